@@ -1,0 +1,30 @@
+// Package config holds the configuration files' shapes. The layered resolver that reads them lives
+// beside these types and stays pure: it is handed bytes, never paths.
+package config
+
+// File is the shape of both configuration files: .abcd/config.json in the repository and
+// config.json under $ABCD_HOME on the machine. Namespaces are claimed by the consumers that read them.
+type File struct {
+	SchemaVersion int     `json:"schema_version" jsonschema:"enum=1"`
+	SetupVersion  int     `json:"setup_version,omitempty" jsonschema:"minimum=1"`
+	Oracle        *Oracle `json:"oracle,omitempty"`
+	Build         *Build  `json:"build,omitempty"`
+}
+
+// Oracle is the oracle namespace: which route reviews take and where the RepoPrompt server is.
+type Oracle struct {
+	Review string `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
+	RP     *RP    `json:"rp,omitempty"`
+}
+
+// RP names the person's RepoPrompt MCP server. Only the machine file may declare it.
+type RP struct {
+	URL  string `json:"url,omitempty" jsonschema:"maxLength=2048"`
+	Tool string `json:"tool,omitempty" jsonschema:"pattern=^[A-Za-z0-9_.-]{1,128}$"`
+}
+
+// Build is the build loop's namespace.
+type Build struct {
+	// DoD is the definition-of-done command an implementer runs before handing a lane back.
+	DoD string `json:"dod,omitempty" jsonschema:"maxLength=1024"`
+}

@@ -1,0 +1,47 @@
+// Package record holds the development record's families: intents, specs, issues and decisions.
+package record
+
+// Ids are a family prefix and sixteen digits: the UTC time to the second (yymmddhhmmss) and four
+// random digits, so two processes or two branches never need a central counter.
+
+// IntentFrontMatter is an intent file's front matter.
+type IntentFrontMatter struct {
+	ID        string `json:"id" jsonschema:"pattern=^itd-[0-9]{16}$"`
+	Type      string `json:"type" jsonschema:"enum=intent"`
+	Title     string `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Lifecycle string `json:"lifecycle" jsonschema:"enum=drafts,enum=planned,enum=shipped"`
+	Kind      string `json:"kind" jsonschema:"enum=standalone,enum=bundle-member,enum=discipline"`
+	Severity  string `json:"severity" jsonschema:"enum=critical,enum=major,enum=minor,enum=trivial"`
+	Created   string `json:"created" jsonschema:"format=date"`
+}
+
+// SpecFrontMatter is a spec file's front matter; Implements names its intent.
+type SpecFrontMatter struct {
+	ID         string `json:"id" jsonschema:"pattern=^spc-[0-9]{16}$"`
+	Type       string `json:"type" jsonschema:"enum=spec"`
+	Title      string `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Lifecycle  string `json:"lifecycle" jsonschema:"enum=open,enum=closed"`
+	Implements string `json:"implements" jsonschema:"pattern=^itd-[0-9]{16}$"`
+	Created    string `json:"created" jsonschema:"format=date"`
+}
+
+// IssueFrontMatter is an issue file's front matter: something noticed, by whom, about what.
+type IssueFrontMatter struct {
+	ID        string   `json:"id" jsonschema:"pattern=^iss-[0-9]{16}$"`
+	Type      string   `json:"type" jsonschema:"enum=issue"`
+	Title     string   `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Lifecycle string   `json:"lifecycle" jsonschema:"enum=open,enum=closed"`
+	Severity  string   `json:"severity" jsonschema:"enum=critical,enum=major,enum=minor,enum=trivial"`
+	Source    string   `json:"source" jsonschema:"minLength=1,maxLength=200"`
+	Related   []string `json:"related" jsonschema:"uniqueItems=true"`
+	Created   string   `json:"created" jsonschema:"format=date"`
+}
+
+// DecisionFrontMatter is a decision file's front matter: a ruling, its date and what it supersedes.
+type DecisionFrontMatter struct {
+	ID         string   `json:"id" jsonschema:"pattern=^dcn-[0-9]{16}$"`
+	Type       string   `json:"type" jsonschema:"enum=decision"`
+	Title      string   `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Date       string   `json:"date" jsonschema:"format=date"`
+	Supersedes []string `json:"supersedes" jsonschema:"uniqueItems=true"`
+}

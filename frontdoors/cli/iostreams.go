@@ -1,0 +1,40 @@
+// Package cli is the command-line front door: cobra wiring that fills each verb's input from args and
+// flags and renders its result. It holds transport and input validation only, never logic.
+package cli
+
+import (
+	"io"
+	"os"
+)
+
+// IO is the streams a command writes to; tests hand in buffers instead of the process's files.
+type IO struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Color is true when stdout is a terminal, NO_COLOR is unset and TERM is not dumb.
+	Color bool
+}
+
+// SystemIO is the process's own streams, with colour decided from the environment.
+func SystemIO(getenv func(string) string) *IO {
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: ColorWanted(isTerminal(os.Stdout), getenv)}
+}
+
+// ColorWanted follows no-color.org: any non-empty NO_COLOR turns colour off.
+func ColorWanted(terminal bool, getenv func(string) string) bool {
+	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// bold wraps s in the terminal's bold sequence when colour is on.
+func (s *IO) bold(t string) string {
+	if !s.Color {
+		return t
+	}
+	return "\x1b[1m" + t + "\x1b[0m"
+}

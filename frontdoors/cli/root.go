@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports/app"
+)
+
+// options are the flags every verb shares.
+type options struct {
+	json bool
+}
+
+// NewRoot builds the command tree over the verb table. Bare abcd runs the status verb.
+func NewRoot(a *app.App, s *IO) *cobra.Command {
+	opts := &options{}
+	root := &cobra.Command{
+		Use:           "abcd",
+		Short:         "Keep a repository's development record and run its build loop with AI agents",
+		Long:          "abcd keeps a repository's development record (intents, specs, issues, decisions) and runs the\nbuild loop that turns a spec into reviewed changes with AI agents.\n\nBare abcd shows the repository's status.",
+		Args:          noArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStatus(cmd.Context(), a, s, opts)
+		},
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.PersistentFlags().BoolVar(&opts.json, "json", false, "print the result as one JSON document (see abcd schema list)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return refusal.New("usage", cmd.CommandPath(), err.Error(),
+			fmt.Sprintf("run `%s --help` for the flags it takes", cmd.CommandPath()))
+	})
+	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts))
+	return root
+}
+
+// Execute runs the command tree with args and returns the process exit code. It is the one place
+// errors become exit codes: a refusal's kind decides, anything else is a fault.
+func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int {
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	if _, ok := refusal.As(err); !ok && isCobraUsage(err) {
+		err = refusal.New("usage", "abcd "+strings.Join(args, " "), err.Error(), "run `abcd --help` for the commands abcd takes")
+	}
+	doc := refusal.DocumentOf(err)
+	if wantsJSON(args) {
+		data, encErr := app.Encode(doc)
+		if encErr == nil {
+			_, _ = s.Out.Write(data)
+		}
+	} else {
+		fmt.Fprintf(s.Err, "abcd: %s: %s: %s\n", doc.Kind, doc.What, doc.Why)
+		if doc.Remedy != "" {
+			fmt.Fprintf(s.Err, "remedy: %s\n", doc.Remedy)
+		}
+	}
+	return doc.ExitCode
+}
+
+// wantsJSON reads --json from the raw args, since a refusal may come before flags are parsed.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// isCobraUsage recognises cobra's own errors for an unknown command, which it returns as plain text.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand flag") || strings.Contains(msg, "flag needs an argument")
+}
+
+// noArgs refuses positional arguments with the usage remedy.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasSubCommands() {
+		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", clip(args[0])),
+			fmt.Sprintf("run `%s --help` for the commands it takes", cmd.CommandPath()))
+	}
+	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
+		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))
+}
+
+// exactArgs refuses anything but n positional arguments, naming the usage line.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == n {
+			return nil
+		}
+		return refusal.New("usage", cmd.CommandPath(),
+			fmt.Sprintf("takes %d argument(s), got %d", n, len(args)),
+			fmt.Sprintf("usage: %s", cmd.UseLine()))
+	}
+}
+
+// verb finds a declared verb; a command without its declaration is a programming error.
+func verb(name string) app.Verb {
+	v, ok := app.Lookup(name)
+	if !ok {
+		panic("cli: no verb declared as " + name)
+	}
+	return v
+}
+
+// command starts a cobra command from the verb's declaration, so names and summaries come from the
+// table and nowhere else.
+func command(name, use string) *cobra.Command {
+	v := verb(name)
+	return &cobra.Command{
+		Use:         use,
+		Short:       v.Summary,
+		Annotations: map[string]string{"verb": v.Name},
+		Args:        noArgs,
+	}
+}
+
+// emit prints a result: its JSON under --json, or the text rendering.
+func emit(s *IO, opts *options, result any, text func() string) error {
+	if opts.json {
+		data, err := app.Encode(result)
+		if err != nil {
+			return err
+		}
+		_, err = s.Out.Write(data)
+		return err
+	}
+	_, err := fmt.Fprint(s.Out, text())
+	return err
+}
+
+// VerbCommands maps each verb name to the command path that runs it; tests hold it to the table.
+func VerbCommands(root *cobra.Command) map[string]string {
+	out := map[string]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if v, ok := c.Annotations["verb"]; ok {
+			out[v] = c.CommandPath()
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return out
+}
+
+func clip(s string) string {
+	const limit = 80
+	if len(s) <= limit {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > limit {
+		r = r[:limit]
+	}
+	return string(r) + "…"
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abcd-dev/abcd/ports/app"
+)
+
+func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
+	group := &cobra.Command{
+		Use:   "schema",
+		Short: "The published JSON Schemas every other tool reads",
+		Args:  noArgs,
+	}
+	list := command("schema_list", "list")
+	list.RunE = func(cmd *cobra.Command, _ []string) error {
+		res, err := a.Run(cmd.Context(), "schema_list", &app.SchemaListInput{})
+		if err != nil {
+			return err
+		}
+		l := res.(app.SchemaListResult)
+		return emit(s, opts, l, func() string {
+			var b strings.Builder
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.bold("NAME"), s.bold("ROLE"), s.bold("DESCRIBES"))
+			for _, e := range l.Schemas {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Role, e.Describes)
+			}
+			_ = tw.Flush()
+			fmt.Fprintf(&b, "\n$id of each: %s<name>.schema.json\n", l.Namespace)
+			return b.String()
+		})
+	}
+	show := command("schema_show", "show NAME")
+	show.Args = exactArgs(1)
+	show.Long = "Print one published JSON Schema. NAME is a name from `abcd schema list`, its file name or its $id."
+	show.ValidArgsFunction = func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		idx, err := a.Schemas.Index()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		names := make([]string, 0, len(idx.Schemas))
+		for _, e := range idx.Schemas {
+			names = append(names, e.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+	show.RunE = func(cmd *cobra.Command, args []string) error {
+		res, err := a.Run(cmd.Context(), "schema_show", &app.SchemaShowInput{Name: args[0]})
+		if err != nil {
+			return err
+		}
+		sh := res.(app.SchemaShowResult)
+		return emit(s, opts, sh, func() string { return string(sh.Schema) })
+	}
+	group.AddCommand(list, show)
+	return group
+}

@@ -1,0 +1,55 @@
+// Command abcd is the composition root: it wires the adapters into the core and hands it to the CLI.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+
+	"github.com/abcd-dev/abcd/adapters/catalog"
+	"github.com/abcd-dev/abcd/adapters/files"
+	"github.com/abcd-dev/abcd/frontdoors/cli"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/schemas"
+)
+
+// Stamped by the Makefile with -ldflags -X.
+var (
+	version = "dev"
+	commit  = ""
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context) int {
+	s := cli.SystemIO(os.Getenv)
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	a := &app.App{
+		Inspector: files.Inspector{Dir: dir, Home: abcdHome()},
+		Schemas:   catalog.New(schemas.Files),
+		Build:     app.BuildInfo{Version: version, Commit: commit, Go: runtime.Version()},
+	}
+	return cli.Execute(ctx, cli.NewRoot(a, s), s, os.Args[1:])
+}
+
+// abcdHome is $ABCD_HOME, or ~/.abcd.
+func abcdHome() string {
+	if h := os.Getenv("ABCD_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".abcd"
+	}
+	return filepath.Join(home, ".abcd")
+}

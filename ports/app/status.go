@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// StatusInput takes nothing: status is of the repository abcd stands in.
+type StatusInput struct{}
+
+// StatusResult is bare abcd: whether a record exists, what is configured, what to do next.
+type StatusResult struct {
+	Repository RepositoryStatus   `json:"repository"`
+	Record     RecordStatus       `json:"record"`
+	Config     []ConfigFileStatus `json:"config"`
+	Next       []NextAction       `json:"next"`
+}
+
+// RepositoryStatus says where abcd stands.
+type RepositoryStatus struct {
+	Root        string `json:"root"`
+	Git         bool   `json:"git"`
+	Initialized bool   `json:"initialized"`
+}
+
+// RecordStatus counts the record's files per lifecycle folder.
+type RecordStatus struct {
+	Present bool          `json:"present"`
+	Total   int           `json:"total" jsonschema:"minimum=0"`
+	Folders []FolderCount `json:"folders"`
+}
+
+// FolderCount is one lifecycle folder's count.
+type FolderCount struct {
+	Family    record.Family `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Lifecycle string        `json:"lifecycle"`
+	Path      string        `json:"path"`
+	Count     int           `json:"count" jsonschema:"minimum=0"`
+}
+
+// ConfigFileStatus is one configuration file abcd reads.
+type ConfigFileStatus struct {
+	Layer   string `json:"layer" jsonschema:"enum=repository,enum=machine"`
+	Kind    string `json:"kind" jsonschema:"enum=config,enum=routing"`
+	Path    string `json:"path"`
+	Present bool   `json:"present"`
+}
+
+// NextAction is a step that makes sense from here, with the reason.
+type NextAction struct {
+	Command string `json:"command" jsonschema:"minLength=1"`
+	Why     string `json:"why" jsonschema:"minLength=1"`
+}
+
+var statusVerb = declare(Verb{
+	Name:       "status",
+	Path:       []string{"status"},
+	Summary:    "Show the repository's record, its configuration and what to do next",
+	ReadOnly:   true,
+	Idempotent: true,
+}, func(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
+	facts, err := a.Inspector.Inspect(ctx)
+	if err != nil {
+		return StatusResult{}, err
+	}
+	return statusOf(facts), nil
+})
+
+// statusOf interprets the facts; kept apart from I/O so every branch is a table test.
+func statusOf(f ports.RepoFacts) StatusResult {
+	res := StatusResult{
+		Repository: RepositoryStatus{Root: f.Root, Git: f.Git, Initialized: f.Initialized},
+		Record:     RecordStatus{Folders: []FolderCount{}},
+		Config: []ConfigFileStatus{
+			{Layer: "repository", Kind: "config", Path: f.RepoConfig.Path, Present: f.RepoConfig.Present},
+			{Layer: "repository", Kind: "routing", Path: f.RepoRouting.Path, Present: f.RepoRouting.Present},
+			{Layer: "machine", Kind: "config", Path: f.MachineConfig.Path, Present: f.MachineConfig.Present},
+			{Layer: "machine", Kind: "routing", Path: f.MachineRouting.Path, Present: f.MachineRouting.Present},
+		},
+		Next: []NextAction{},
+	}
+	for _, folder := range record.Folders() {
+		n := f.Records[folder.Dir]
+		res.Record.Folders = append(res.Record.Folders, FolderCount{
+			Family: folder.Family, Lifecycle: folder.Lifecycle, Path: folder.Dir, Count: n})
+		res.Record.Total += n
+	}
+	res.Record.Present = res.Record.Total > 0
+	switch {
+	case !f.Git:
+		res.Next = append(res.Next, NextAction{Command: "git init",
+			Why: "abcd keeps its record and runs its build loop inside a git repository"})
+	case !f.Initialized:
+		res.Next = append(res.Next, NextAction{Command: "mkdir .abcd",
+			Why: "this repository has no .abcd/ folder yet, where abcd keeps its record and configuration"})
+	}
+	return res
+}

@@ -1,0 +1,95 @@
+// Package app holds the use cases front doors call and the verb table that declares them once.
+package app
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// Verb is one declaration: everything a front door or the schema generator needs to know about it.
+type Verb struct {
+	// Name is the verb's one name: the MCP tool name and its schemas' prefix. Plain [a-z0-9_].
+	Name string
+	// Path is the CLI command words under abcd.
+	Path    []string
+	Summary string
+	// ReadOnly, Destructive, Idempotent and OpenWorld are the MCP tool annotations, true to what the
+	// use case does.
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+	// Dispatches names the roster agents this verb may hand work to; empty for most verbs.
+	Dispatches []string
+
+	inputType  reflect.Type
+	resultType reflect.Type
+	run        func(context.Context, *App, any) (any, error)
+}
+
+// InputType and ResultType are the boundary types the schema generator reflects.
+func (v Verb) InputType() reflect.Type  { return v.inputType }
+func (v Verb) ResultType() reflect.Type { return v.resultType }
+
+// NewInput returns a pointer to a fresh zero input, for a front door to fill.
+func (v Verb) NewInput() any { return reflect.New(v.inputType).Interface() }
+
+// declare binds a typed use case to its declaration, so the table cannot pair a verb with the wrong
+// input or result type.
+func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) Verb {
+	v.inputType = reflect.TypeFor[I]()
+	v.resultType = reflect.TypeFor[R]()
+	v.run = func(ctx context.Context, a *App, in any) (any, error) {
+		typed, ok := in.(*I)
+		if !ok {
+			return nil, fmt.Errorf("verb %s: input is %T, want *%s", v.Name, in, v.inputType)
+		}
+		return run(ctx, a, typed)
+	}
+	return v
+}
+
+// Table is every verb, sorted by name so every listing built from it is deterministic.
+func Table() []Verb {
+	verbs := []Verb{statusVerb, versionVerb, schemaListVerb, schemaShowVerb}
+	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
+	return verbs
+}
+
+// Lookup finds a verb by name.
+func Lookup(name string) (Verb, bool) {
+	for _, v := range Table() {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Verb{}, false
+}
+
+// App is the core a front door drives: use cases over the ports a composition root wired in.
+type App struct {
+	Inspector ports.Inspector
+	Schemas   ports.SchemaCatalog
+	Build     BuildInfo
+}
+
+// BuildInfo is what the binary knows about itself, stamped at link time.
+type BuildInfo struct {
+	Version string
+	Commit  string
+	Go      string
+}
+
+// Run executes the named verb with an input made by that verb's NewInput.
+func (a *App) Run(ctx context.Context, name string, in any) (any, error) {
+	v, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("no verb named %q", name)
+	}
+	return v.run(ctx, a, in)
+}
