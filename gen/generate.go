@@ -255,6 +255,9 @@ func Lint(role contract.Role, data []byte) []string {
 			if ref, ok := t["$ref"].(string); ok && !strings.HasPrefix(ref, "#") {
 				problems = append(problems, path+": $ref leaves the file: "+ref)
 			}
+			if p, ok := t["pattern"].(string); ok && strings.Count(p, "{") != strings.Count(p, "}") {
+				problems = append(problems, fmt.Sprintf("%s: pattern %q was cut at a comma (struct tags split on commas): write it without one", path, p))
+			}
 			if typeAllows(t["type"], "null") {
 				problems = append(problems, path+": allows null")
 			}

@@ -20,7 +20,7 @@ type Oracle struct {
 // RP names the person's RepoPrompt MCP server. Only the machine file may declare it.
 type RP struct {
 	URL  string `json:"url,omitempty" jsonschema:"maxLength=2048"`
-	Tool string `json:"tool,omitempty" jsonschema:"pattern=^[A-Za-z0-9_.-]{1,128}$"`
+	Tool string `json:"tool,omitempty" jsonschema:"pattern=^[A-Za-z0-9_.-]+$,maxLength=128"`
 }
 
 // Build is the build loop's namespace.

@@ -27,7 +27,7 @@ const (
 // FrontMatter is the typed front matter of one agent file. Every key is
 // required.
 type FrontMatter struct {
-	Name                string          `json:"name" jsonschema:"pattern=^[a-z][a-z0-9-]{0,63}$"`
+	Name                string          `json:"name" jsonschema:"pattern=^[a-z][a-z0-9-]*$,maxLength=64"`
 	Description         string          `json:"description" jsonschema:"minLength=1"`
 	PromptVersion       int             `json:"prompt_version" jsonschema:"minimum=1"`
 	ReadsUntrustedInput bool            `json:"reads_untrusted_input"`

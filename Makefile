@@ -1,0 +1,62 @@
+# Every entry point a person or CI uses. `make run` and `make test` need only Go, make, Node 20 and npm.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+GO      ?= go
+MODULES := domain ports adapters frontdoors gen schemas agents tools
+PKGS    := $(addsuffix /...,$(addprefix ./,$(MODULES)))
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || true)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+BIN     := bin/abcd
+FUZZTIME ?= 30s
+export ABCD_BIN := $(CURDIR)/$(BIN)
+
+.PHONY: build run test test-go test-tools vet fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
+
+build: ## build bin/abcd
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
+
+run: build ## build abcd and run its main job in this repository
+	./$(BIN)
+
+test: fmt-check vet schemas-check build test-go test-tools ## everything CI runs
+
+fmt-check:
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; echo "run: gofmt -w $(MODULES)"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+test-go:
+	$(GO) test -count=1 $(PKGS)
+
+tools-deps: tools/node_modules/.package-lock.json
+
+tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.json
+	npm ci --prefix tools --no-audit --no-fund --loglevel=error
+
+test-tools: build tools-deps ## interop: real third-party consumers against the built binary
+	node --test --test-reporter=spec tools/contract/
+
+schemas: ## regenerate schemas/v1 from the Go types
+	$(GO) run ./gen
+
+schemas-check: ## fail on any drift between schemas/v1 and the Go types
+	$(GO) run ./gen -check
+
+schemas-publish: ## record NAMES (comma list or all) as published: gen then refuses to change their meaning
+	$(GO) run ./gen -publish '$(NAMES)'
+
+bench: ## side-by-side ratios against reference runs in the same invocation
+	$(GO) run ./tools/bench/coldstart
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+fuzz: ## run every fuzz target for FUZZTIME each
+	@for spec in $$($(GO) test -list '^Fuzz' $(PKGS) 2>/dev/null | grep -E '^(Fuzz|ok)' | awk '/^Fuzz/{f=f" "$$1} /^ok/{if(f!=""){print $$2":"f}; f=""}' | tr ' ' ','); do \
+	  pkg=$${spec%%:*}; for f in $$(echo $${spec#*:} | tr ',' ' '); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+clean:
+	rm -rf bin tools/node_modules

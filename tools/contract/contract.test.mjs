@@ -1,0 +1,113 @@
+// The contract, read by a consumer that is not Go: every implemented verb's --json output from the
+// built binary is validated by ajv (draft 2020-12) against the schema published in schemas/v1.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const schemaDir = join(root, 'schemas', 'v1');
+const bin = process.env.ABCD_BIN || join(root, 'bin', 'abcd');
+const cases = JSON.parse(readFileSync(join(here, 'cases.json'), 'utf8'));
+const index = JSON.parse(readFileSync(join(schemaDir, 'index.json'), 'utf8'));
+
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
+for (const entry of index.schemas) {
+  ajv.addSchema(JSON.parse(readFileSync(join(schemaDir, entry.file), 'utf8')));
+}
+const validatorFor = (name) => {
+  const id = index.schemas.find((e) => e.name === name)?.id;
+  assert.ok(id, `no schema named ${name} in the index`);
+  return ajv.getSchema(id);
+};
+
+// setup makes the folder a case runs in, and a machine home that is empty.
+function setup(kind) {
+  const dir = mkdtempSync(join(tmpdir(), 'abcd-contract-'));
+  const repo = join(dir, 'repo');
+  const home = join(dir, 'home');
+  mkdirSync(repo);
+  mkdirSync(home, { mode: 0o700 });
+  if (kind !== 'plain') {
+    const git = spawnSync('git', ['init', '-q', repo]);
+    assert.equal(git.status, 0, 'git init');
+  }
+  if (kind === 'record') {
+    const drafts = join(repo, '.abcd', 'development', 'intents', 'drafts');
+    mkdirSync(drafts, { recursive: true });
+    writeFileSync(join(drafts, 'itd-2611300000000001-first.md'), '---\nid: itd-2611300000000001\n---\n');
+    const open = join(repo, '.abcd', 'work', 'issues', 'open');
+    mkdirSync(open, { recursive: true });
+    writeFileSync(join(open, 'iss-2611300000000002-noticed.md'), '---\nid: iss-2611300000000002\n---\n');
+    writeFileSync(join(repo, '.abcd', 'config.json'), '{"schema_version":1}\n');
+  }
+  return { dir, repo, home };
+}
+
+// snapshot lists every path under dir with its size and mode, to prove a refusal wrote nothing.
+function snapshot(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      const st = statSync(p);
+      out.push(`${p} ${st.size} ${st.mode}`);
+      if (st.isDirectory()) walk(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function run(c) {
+  const env = setup(c.setup);
+  try {
+    const before = snapshot(env.dir);
+    const res = spawnSync(bin, c.args, {
+      cwd: env.repo,
+      env: { PATH: process.env.PATH, HOME: env.home, ABCD_HOME: env.home, NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    return { res, before, after: snapshot(env.dir) };
+  } finally {
+    rmSync(env.dir, { recursive: true, force: true });
+  }
+}
+
+test('every published schema compiles under ajv strict mode, draft 2020-12', () => {
+  for (const entry of index.schemas) {
+    assert.ok(ajv.getSchema(entry.id), `${entry.name} did not compile`);
+    assert.equal(entry.id, `${index.namespace}${entry.file}`);
+  }
+});
+
+test('every verb in the index has a case, and every case names a verb in the index', () => {
+  const verbs = new Set(index.schemas.filter((e) => e.verb).map((e) => e.verb));
+  const covered = new Set(cases.filter((c) => !c.refusal).map((c) => c.verb));
+  for (const v of verbs) assert.ok(covered.has(v), `verb ${v} has no case in tools/contract/cases.json`);
+  for (const v of covered) assert.ok(verbs.has(v), `case verb ${v} is not in the index`);
+});
+
+for (const c of cases) {
+  test(c.name, () => {
+    const { res, before, after } = run(c);
+    assert.equal(res.status, c.exit, `exit code; stderr: ${res.stderr}`);
+    assert.ok(res.stdout.endsWith('\n') && res.stdout.indexOf('\n') === res.stdout.length - 1,
+      `stdout must be exactly one JSON document on one line, got: ${JSON.stringify(res.stdout)}`);
+    const doc = JSON.parse(res.stdout);
+    const validate = validatorFor(c.refusal ? 'refusal' : `${c.verb}.result`);
+    assert.ok(validate(doc), `${c.refusal ? 'refusal' : c.verb + '.result'}: ${ajv.errorsText(validate.errors)}\n${res.stdout}`);
+    if (c.refusal) {
+      assert.equal(doc.exit_code, c.exit);
+      assert.ok(doc.remedy.length > 0, 'a refusal names its remedy');
+      assert.deepEqual(after, before, 'a refusal writes nothing');
+    }
+  });
+}
