@@ -15,7 +15,7 @@ export ABCD_BIN := $(CURDIR)/$(BIN)
 .PHONY: build run test test-go test-tools vet fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
 
 build: ## build bin/abcd
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
 
 run: build ## build abcd and run its main job in this repository
 	./$(BIN)

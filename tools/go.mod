@@ -1,3 +1,5 @@
 module github.com/abcd-dev/abcd/tools
 
 go 1.26.8
+
+require gotest.tools/v3 v3.5.2 // indirect

@@ -54,19 +54,21 @@ type NextAction struct {
 	Why     string `json:"why" jsonschema:"minLength=1"`
 }
 
-var statusVerb = declare(Verb{
-	Name:       "status",
-	Path:       []string{"status"},
-	Summary:    "Show the repository's record, its configuration and what to do next",
-	ReadOnly:   true,
-	Idempotent: true,
-}, func(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
-	facts, err := a.Inspector.Inspect(ctx)
-	if err != nil {
-		return StatusResult{}, err
-	}
-	return statusOf(facts), nil
-})
+func statusVerb() Verb {
+	return declare(Verb{
+		Name:       "status",
+		Path:       []string{"status"},
+		Summary:    "Show the repository's record, its configuration and what to do next",
+		ReadOnly:   true,
+		Idempotent: true,
+	}, func(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
+		facts, err := a.Inspector.Inspect(ctx)
+		if err != nil {
+			return StatusResult{}, err
+		}
+		return statusOf(facts), nil
+	})
+}
 
 // statusOf interprets the facts; kept apart from I/O so every branch is a table test.
 func statusOf(f ports.RepoFacts) StatusResult {

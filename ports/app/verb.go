@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -55,15 +56,18 @@ func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) V
 }
 
 // Table is every verb, sorted by name so every listing built from it is deterministic.
-func Table() []Verb {
-	verbs := []Verb{statusVerb, versionVerb, schemaListVerb, schemaShowVerb}
+func Table() []Verb { return slices.Clone(table()) }
+
+// table is built on first use, not at package init, so start-up pays only for what runs.
+var table = sync.OnceValue(func() []Verb {
+	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb()}
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
-}
+})
 
 // Lookup finds a verb by name.
 func Lookup(name string) (Verb, bool) {
-	for _, v := range Table() {
+	for _, v := range table() {
 		if v.Name == name {
 			return v, true
 		}

@@ -17,16 +17,18 @@ type VersionResult struct {
 	SchemaNamespace string `json:"schema_namespace" jsonschema:"format=uri"`
 }
 
-var versionVerb = declare(Verb{
-	Name:       "version",
-	Path:       []string{"version"},
-	Summary:    "Print abcd's version, commit and schema namespace",
-	ReadOnly:   true,
-	Idempotent: true,
-}, func(_ context.Context, a *App, _ *VersionInput) (VersionResult, error) {
-	v := a.Build.Version
-	if v == "" {
-		v = "dev"
-	}
-	return VersionResult{Version: v, Commit: a.Build.Commit, Go: a.Build.Go, SchemaNamespace: contract.Namespace}, nil
-})
+func versionVerb() Verb {
+	return declare(Verb{
+		Name:       "version",
+		Path:       []string{"version"},
+		Summary:    "Print abcd's version, commit and schema namespace",
+		ReadOnly:   true,
+		Idempotent: true,
+	}, func(_ context.Context, a *App, _ *VersionInput) (VersionResult, error) {
+		v := a.Build.Version
+		if v == "" {
+			v = "dev"
+		}
+		return VersionResult{Version: v, Commit: a.Build.Commit, Go: a.Build.Go, SchemaNamespace: contract.Namespace}, nil
+	})
+}

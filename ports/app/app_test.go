@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+var verbName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+func TestVerbTableDeclarations(t *testing.T) {
+	seen := map[string]bool{}
+	paths := map[string]bool{}
+	prev := ""
+	for _, v := range Table() {
+		assert.Assert(t, verbName.MatchString(v.Name), "verb name %q is not plain [a-z0-9_]", v.Name)
+		assert.Assert(t, !seen[v.Name], "verb %s declared twice", v.Name)
+		seen[v.Name] = true
+		assert.Assert(t, v.Name > prev, "table not sorted at %s", v.Name)
+		prev = v.Name
+		assert.Assert(t, len(v.Path) > 0, "verb %s has no CLI path", v.Name)
+		p := strings.Join(v.Path, " ")
+		assert.Assert(t, !paths[p], "CLI path %q used twice", p)
+		paths[p] = true
+		assert.Assert(t, v.Summary != "" && !strings.HasSuffix(v.Summary, "."), "verb %s needs a one-line summary without a full stop", v.Name)
+		assert.Assert(t, !(v.ReadOnly && v.Destructive), "verb %s cannot be read-only and destructive", v.Name)
+		assert.Assert(t, v.InputType() != nil && v.ResultType() != nil, v.Name)
+		assert.Equal(t, v.InputType().Kind().String(), "struct", "verb %s input must be an object", v.Name)
+		assert.Equal(t, v.ResultType().Kind().String(), "struct", "verb %s result must be an object", v.Name)
+		got, ok := Lookup(v.Name)
+		assert.Assert(t, ok)
+		assert.Equal(t, got.Name, v.Name)
+	}
+}
+
+func TestRunRefusesAnInputOfTheWrongType(t *testing.T) {
+	a := &App{}
+	_, err := a.Run(context.Background(), "version", &SchemaShowInput{})
+	assert.ErrorContains(t, err, "verb version: input is *app.SchemaShowInput")
+	_, err = a.Run(context.Background(), "no_such_verb", nil)
+	assert.ErrorContains(t, err, `no verb named "no_such_verb"`)
+}
+
+func TestNewInputIsAFreshPointer(t *testing.T) {
+	v, _ := Lookup("schema_show")
+	in, ok := v.NewInput().(*SchemaShowInput)
+	assert.Assert(t, ok)
+	in.Name = "x"
+	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, "")
+}
+
+func TestStatusOf(t *testing.T) {
+	counts := func(kv map[string]int) map[string]int { return kv }
+	cases := []struct {
+		name    string
+		facts   ports.RepoFacts
+		total   int
+		present bool
+		next    []string
+	}{
+		{"outside git", ports.RepoFacts{Root: "/x"}, 0, false, []string{"git init"}},
+		{"git, no .abcd", ports.RepoFacts{Root: "/x", Git: true}, 0, false, []string{"mkdir .abcd"}},
+		{"initialized, empty", ports.RepoFacts{Root: "/x", Git: true, Initialized: true}, 0, false, []string{}},
+		{"initialized with records", ports.RepoFacts{Root: "/x", Git: true, Initialized: true,
+			Records: counts(map[string]int{".abcd/development/intents/drafts": 2, ".abcd/work/issues/closed": 1})}, 3, true, []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := statusOf(c.facts)
+			assert.Equal(t, st.Record.Total, c.total)
+			assert.Equal(t, st.Record.Present, c.present)
+			assert.Equal(t, len(st.Record.Folders), len(record.Folders()))
+			assert.Equal(t, len(st.Config), 4)
+			cmds := []string{}
+			for _, n := range st.Next {
+				cmds = append(cmds, n.Command)
+				assert.Assert(t, n.Why != "")
+			}
+			assert.DeepEqual(t, cmds, c.next)
+		})
+	}
+}
+
+func TestStatusPassesAFaultThrough(t *testing.T) {
+	a := &App{Inspector: fake.Inspector{Err: errors.New("disk on fire")}}
+	_, err := a.Run(context.Background(), "status", &StatusInput{})
+	assert.ErrorContains(t, err, "disk on fire")
+}
+
+func TestSchemaShow(t *testing.T) {
+	a := &App{Schemas: fake.Schemas{Files: map[string][]byte{"refusal": []byte(`{"type":"object"}`)}}}
+	run := func(name string) (SchemaShowResult, error) {
+		res, err := a.Run(context.Background(), "schema_show", &SchemaShowInput{Name: name})
+		if err != nil {
+			return SchemaShowResult{}, err
+		}
+		return res.(SchemaShowResult), nil
+	}
+	for _, name := range []string{"refusal", "refusal.schema.json", contract.ID("refusal")} {
+		res, err := run(name)
+		assert.NilError(t, err, name)
+		assert.Equal(t, res.Name, "refusal")
+		assert.Equal(t, res.ID, contract.ID("refusal"))
+		assert.Equal(t, string(res.Schema), `{"type":"object"}`)
+	}
+	_, err := run("nope")
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok)
+	assert.Equal(t, r.Code, "schema_unknown")
+	assert.Assert(t, is.Contains(r.Remedy, "abcd schema list"))
+
+	for _, bad := range []string{"../etc/passwd", "Refusal", "", "a b", strings.Repeat("x", 300) + "/"} {
+		_, err := run(bad)
+		r, ok := refusal.As(err)
+		assert.Assert(t, ok, bad)
+		assert.Equal(t, r.Code, "schema_name_invalid")
+		assert.Assert(t, len(r.Why) < 200, "a refusal bounds what it echoes")
+	}
+}
+
+func TestSchemaListNeverNull(t *testing.T) {
+	a := &App{Schemas: fake.Schemas{}}
+	res, err := a.Run(context.Background(), "schema_list", &SchemaListInput{})
+	assert.NilError(t, err)
+	data, err := Encode(res)
+	assert.NilError(t, err)
+	assert.Assert(t, !strings.Contains(string(data), "null"), string(data))
+}
+
+func TestEncodeIsCompactWithOneNewline(t *testing.T) {
+	data, err := Encode(map[string]string{"a": "<b>&"})
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "{\"a\":\"<b>&\"}\n")
+}
+
+func TestVersionDefaults(t *testing.T) {
+	res, err := (&App{}).Run(context.Background(), "version", &VersionInput{})
+	assert.NilError(t, err)
+	v := res.(VersionResult)
+	assert.Equal(t, v.Version, "dev")
+	assert.Equal(t, v.SchemaNamespace, contract.Namespace)
+}

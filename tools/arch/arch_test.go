@@ -1,0 +1,100 @@
+package arch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+var layers = []string{"domain", "ports", "adapters", "frontdoors", "gen", "schemas", "agents", "tools"}
+
+func workspaceRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	assert.NilError(t, err)
+	return root
+}
+
+func listPackages(t *testing.T) []Package {
+	t.Helper()
+	args := []string{"list", "-json=ImportPath,Imports,TestImports,XTestImports"}
+	for _, l := range layers {
+		args = append(args, "./"+l+"/...")
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = workspaceRoot(t)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+	}
+	assert.NilError(t, err)
+	var pkgs []Package
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p Package
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else {
+			assert.NilError(t, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestTheWorkspaceKeepsTheDependencyRule(t *testing.T) {
+	pkgs := listPackages(t)
+	assert.Assert(t, len(pkgs) > 10, "go list found too few packages: %d", len(pkgs))
+	problems := Check(pkgs)
+	assert.Assert(t, len(problems) == 0, "forbidden imports:\n%s", strings.Join(problems, "\n"))
+}
+
+func TestDomainRequiresNoModule(t *testing.T) {
+	cmd := exec.Command("go", "list", "-m", "all")
+	cmd.Dir = filepath.Join(workspaceRoot(t), "domain")
+	cmd.Env = append(cmd.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	lines := strings.Fields(strings.TrimSpace(string(out)))
+	assert.DeepEqual(t, lines, []string{Prefix + "domain"})
+}
+
+func TestCheckNamesEachForbiddenArrow(t *testing.T) {
+	p := func(path string, imports ...string) Package { return Package{ImportPath: path, Imports: imports} }
+	cases := []struct {
+		pkg  Package
+		want string
+	}{
+		{p(Prefix+"domain/oracle", Prefix+"ports"), "domain/oracle imports " + Prefix + "ports: domain may import only domain"},
+		{p(Prefix+"domain/oracle", "github.com/google/uuid"), "domain is standard library only"},
+		{p(Prefix+"ports/app", Prefix+"adapters/files"), "ports may import only domain, ports"},
+		{p(Prefix+"frontdoors/cli", Prefix+"adapters/files"), "front doors reach adapters only in the composition root"},
+		{p(Prefix+"frontdoors/mcp", Prefix+"schemas"), "frontdoors may import only domain, ports, frontdoors"},
+		{p(Prefix+"adapters/files", Prefix+"frontdoors/cli"), "adapters may import only"},
+		{p(Prefix+"adapters/files", "github.com/spf13/cobra"), "third-party import not allowed in adapters"},
+		{p(Prefix+"ports/app", Prefix+"gen"), "nothing imports gen"},
+		{p(Prefix+"ports/app", Prefix+"ports/fake"), "ports/fake is for tests"},
+		{p(Prefix+"ports/app", "gotest.tools/v3/assert"), "third-party import not allowed in ports"},
+		{p("example.com/elsewhere"), "outside the workspace's layers"},
+	}
+	for _, c := range cases {
+		got := Check([]Package{c.pkg})
+		assert.Assert(t, is.Len(got, 1), "%v", c.pkg)
+		assert.Assert(t, is.Contains(got[0], c.want))
+	}
+	allowed := []Package{
+		p(compositionRoot, Prefix+"adapters/files", Prefix+"schemas", Prefix+"frontdoors/cli", "github.com/spf13/cobra"),
+		{ImportPath: Prefix + "ports/app", Imports: []string{"context", Prefix + "domain/refusal"}, TestImports: []string{"gotest.tools/v3/assert", Prefix + "ports/fake"}},
+		p(Prefix+"gen", Prefix+"ports/app", "github.com/invopop/jsonschema"),
+	}
+	assert.Assert(t, is.Len(Check(allowed), 0))
+}

@@ -1,0 +1,130 @@
+// Package arch enforces DESIGN.md's dependency rule over the workspace's real import graph.
+package arch
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Prefix is the workspace's one module path prefix.
+const Prefix = "github.com/abcd-dev/abcd/"
+
+// Package is what the rule needs of one package: its path and what it imports.
+type Package struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// compositionRoot is the one front-door package that may reach adapters.
+const compositionRoot = Prefix + "frontdoors/cmd/abcd"
+
+// inner lists, per layer, the layers its production code may import.
+var inner = map[string][]string{
+	"domain":     {"domain"},
+	"ports":      {"domain", "ports"},
+	"adapters":   {"domain", "ports", "adapters", "schemas", "agents"},
+	"frontdoors": {"domain", "ports", "frontdoors"},
+	"gen":        {"domain", "ports", "gen"},
+	"schemas":    {},
+	"agents":     {},
+	"tools":      {"domain", "ports", "tools"},
+}
+
+// outer lists, per layer, the third-party module prefixes its production code may import.
+var outer = map[string][]string{
+	"frontdoors": {"github.com/spf13/cobra", "github.com/spf13/pflag"},
+	"gen":        {"github.com/invopop/jsonschema"},
+}
+
+// testOnly may be imported by any layer's tests.
+var testOnly = []string{"gotest.tools/v3", "github.com/google/go-cmp"}
+
+// Check returns one line per import the rule does not allow, naming the importer and the import.
+func Check(pkgs []Package) []string {
+	var problems []string
+	for _, p := range pkgs {
+		layer := layerOf(p.ImportPath)
+		if layer == "" {
+			problems = append(problems, fmt.Sprintf("%s is outside the workspace's layers", p.ImportPath))
+			continue
+		}
+		for _, imp := range p.Imports {
+			if why := forbidden(p.ImportPath, layer, imp, false); why != "" {
+				problems = append(problems, fmt.Sprintf("%s imports %s: %s", p.ImportPath, imp, why))
+			}
+		}
+		for _, imp := range append(append([]string{}, p.TestImports...), p.XTestImports...) {
+			if why := forbidden(p.ImportPath, layer, imp, true); why != "" {
+				problems = append(problems, fmt.Sprintf("%s (test) imports %s: %s", p.ImportPath, imp, why))
+			}
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+func layerOf(path string) string {
+	rest, ok := strings.CutPrefix(path, Prefix)
+	if !ok {
+		return ""
+	}
+	layer, _, _ := strings.Cut(rest, "/")
+	if _, known := inner[layer]; !known {
+		return ""
+	}
+	return layer
+}
+
+func forbidden(from, layer, imp string, test bool) string {
+	if isStd(imp) {
+		return ""
+	}
+	if to := layerOf(imp); to != "" {
+		if to == "gen" && layer != "gen" {
+			return "nothing imports gen"
+		}
+		if to == "tools" && layer != "tools" {
+			return "nothing imports tools"
+		}
+		if imp == Prefix+"ports/fake" && !test && from != imp {
+			return "ports/fake is for tests"
+		}
+		if layer == "frontdoors" && from == compositionRoot && (to == "adapters" || to == "schemas" || to == "agents") {
+			return ""
+		}
+		for _, ok := range inner[layer] {
+			if to == ok {
+				return ""
+			}
+		}
+		if layer == "frontdoors" && to == "adapters" {
+			return "front doors reach adapters only in the composition root (frontdoors/cmd/abcd)"
+		}
+		return fmt.Sprintf("%s may import only %s", layer, strings.Join(inner[layer], ", "))
+	}
+	if strings.HasPrefix(imp, Prefix) {
+		return "not a package of a known layer"
+	}
+	allowed := outer[layer]
+	if test {
+		allowed = append(append([]string{}, allowed...), testOnly...)
+	}
+	for _, mod := range allowed {
+		if imp == mod || strings.HasPrefix(imp, mod+"/") {
+			return ""
+		}
+	}
+	if layer == "domain" {
+		return "domain is standard library only"
+	}
+	return fmt.Sprintf("third-party import not allowed in %s (allowed: %s)", layer, strings.Join(allowed, ", "))
+}
+
+// isStd reports a standard-library path: its first element has no dot.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
