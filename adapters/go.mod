@@ -1,3 +1,16 @@
 module github.com/abcd-dev/abcd/adapters
 
 go 1.26.8
+
+require (
+	github.com/abcd-dev/abcd/domain v0.0.0
+	github.com/abcd-dev/abcd/ports v0.0.0
+)
+
+replace github.com/abcd-dev/abcd/domain => ../domain
+
+replace github.com/abcd-dev/abcd/ports => ../ports
+
+replace github.com/abcd-dev/abcd/schemas => ../schemas
+
+replace github.com/abcd-dev/abcd/agents => ../agents

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,9 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 // Execute runs the command tree with args and returns the process exit code. It is the one place
 // errors become exit codes: a refusal's kind decides, anything else is a fault.
 func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int {
+	if args == nil {
+		args = []string{} // cobra reads os.Args when handed nil
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -68,17 +72,23 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 	return doc.ExitCode
 }
 
-// wantsJSON reads --json from the raw args, since a refusal may come before flags are parsed.
+// wantsJSON reads --json from the raw args, since a refusal may come before flags are parsed. It
+// accepts what the flag parser accepts, and the last spelling wins.
 func wantsJSON(args []string) bool {
+	want := false
 	for _, a := range args {
 		if a == "--" {
-			return false
+			break
 		}
-		if a == "--json" || a == "--json=true" {
-			return true
+		if a == "--json" {
+			want = true
+		} else if v, ok := strings.CutPrefix(a, "--json="); ok {
+			if b, err := strconv.ParseBool(v); err == nil {
+				want = b
+			}
 		}
 	}
-	return false
+	return want
 }
 
 // isCobraUsage recognises cobra's own errors for an unknown command, which it returns as plain text.
@@ -120,6 +130,20 @@ func verb(name string) app.Verb {
 		panic("cli: no verb declared as " + name)
 	}
 	return v
+}
+
+// group is a command that only holds subcommands; run bare, it is refused rather than printing help
+// on stdout, so --json still gets one document.
+func group(use, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return refusal.New("usage", cmd.CommandPath(), "needs a subcommand",
+				fmt.Sprintf("run `%s --help` for its subcommands", cmd.CommandPath()))
+		},
+	}
 }
 
 // command starts a cobra command from the verb's declaration, so names and summaries come from the

@@ -11,11 +11,7 @@ import (
 )
 
 func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
-	group := &cobra.Command{
-		Use:   "schema",
-		Short: "The published JSON Schemas every other tool reads",
-		Args:  noArgs,
-	}
+	schema := group("schema", "The published JSON Schemas every other tool reads")
 	list := command("schema_list", "list")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
 		res, err := a.Run(cmd.Context(), "schema_list", &app.SchemaListInput{})
@@ -26,11 +22,15 @@ func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 		return emit(s, opts, l, func() string {
 			var b strings.Builder
 			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.bold("NAME"), s.bold("ROLE"), s.bold("DESCRIBES"))
+			fmt.Fprintf(tw, "NAME\tROLE\tDESCRIBES\n")
 			for _, e := range l.Schemas {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Role, e.Describes)
 			}
 			_ = tw.Flush()
+			// Bold the laid-out header line whole: escapes inside cells would count as width.
+			header, rest, _ := strings.Cut(b.String(), "\n")
+			b.Reset()
+			b.WriteString(s.bold(header) + "\n" + rest)
 			fmt.Fprintf(&b, "\n$id of each: %s<name>.schema.json\n", l.Namespace)
 			return b.String()
 		})
@@ -60,6 +60,6 @@ func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 		sh := res.(app.SchemaShowResult)
 		return emit(s, opts, sh, func() string { return string(sh.Schema) })
 	}
-	group.AddCommand(list, show)
-	return group
+	schema.AddCommand(list, show)
+	return schema
 }

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+// verbArgs is what each verb needs after its command path to produce a result. Every verb in the
+// table must appear here, so a new verb cannot dodge the checks below.
+var verbArgs = map[string][]string{
+	"status":      nil,
+	"version":     nil,
+	"schema_list": nil,
+	"schema_show": {"refusal"},
+}
+
+// emptyApp is the core over fakes that hold as little as they may: zero facts with a nil Records
+// map, an index with no schemas, and a build that knows nothing about itself.
+func emptyApp() *app.App {
+	return &app.App{
+		Inspector: fake.Inspector{Facts: ports.RepoFacts{}},
+		Schemas: fake.Schemas{
+			Idx:   contract.Index{},
+			Files: map[string][]byte{"refusal": []byte(`{}`)},
+		},
+	}
+}
+
+// nulls lists the JSON paths in v that hold null.
+func nulls(v any, path string) []string {
+	switch x := v.(type) {
+	case nil:
+		return []string{path}
+	case map[string]any:
+		var out []string
+		for k, e := range x {
+			out = append(out, nulls(e, path+"."+k)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for i, e := range x {
+			out = append(out, nulls(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return out
+	default:
+		return nil
+	}
+}
+
+// TestJSONResultsHaveNoNull: a consumer reading a schema that promises an array or object must never
+// meet null. Every verb runs with full and with empty fakes, and so do the refusal documents.
+func TestJSONResultsHaveNoNull(t *testing.T) {
+	root := NewRoot(newApp(factsInitialized), &IO{In: strings.NewReader("")})
+	paths := VerbCommands(root)
+	for _, v := range app.Table() {
+		extra, ok := verbArgs[v.Name]
+		assert.Check(t, ok, "verb %q has no entry in verbArgs", v.Name)
+		args := append(append([]string{}, v.Path...), extra...)
+		args = append(args, "--json")
+		for name, a := range map[string]*app.App{
+			"full":  newApp(factsInitialized),
+			"empty": emptyApp(),
+		} {
+			t.Run(v.Name+"/"+name, func(t *testing.T) {
+				assert.Check(t, paths[v.Name] != "", "verb %q has no command", v.Name)
+				res := run(t, a, args...)
+				assert.Equal(t, res.code, 0, "stdout: %s stderr: %s", res.stdout, res.stderr)
+				assert.Check(t, is.Equal(res.stderr, ""))
+				var doc any
+				decodeOne(t, res.stdout, &doc)
+				_, isObject := doc.(map[string]any)
+				assert.Check(t, isObject, "a result is a JSON object: %s", res.stdout)
+				assert.Check(t, is.Len(nulls(doc, "$"), 0), "stdout: %s", res.stdout)
+			})
+		}
+	}
+	for _, tc := range refusals {
+		t.Run("refusal/"+tc.name, func(t *testing.T) {
+			res := run(t, emptyApp(), append(tc.args, "--json")...)
+			var doc any
+			decodeOne(t, res.stdout, &doc)
+			assert.Check(t, is.Len(nulls(doc, "$"), 0), "stdout: %s", res.stdout)
+		})
+	}
+}
+
+// TestJSONResultsDecodeStrictly: each verb's --json stdout is its declared result type, no field more.
+func TestJSONResultsDecodeStrictly(t *testing.T) {
+	for _, v := range app.Table() {
+		t.Run(v.Name, func(t *testing.T) {
+			args := append(append(append([]string{}, v.Path...), verbArgs[v.Name]...), "--json")
+			res := run(t, newApp(factsInitialized), args...)
+			assert.Equal(t, res.code, 0, "stderr: %s", res.stderr)
+			decodeOne(t, res.stdout, reflect.New(v.ResultType()).Interface())
+		})
+	}
+}
