@@ -7,6 +7,11 @@ require (
 	github.com/abcd-dev/abcd/ports v0.0.0
 )
 
+require (
+	github.com/google/go-cmp v0.5.9 // indirect
+	gotest.tools/v3 v3.5.2
+)
+
 replace github.com/abcd-dev/abcd/domain => ../domain
 
 replace github.com/abcd-dev/abcd/ports => ../ports

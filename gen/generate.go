@@ -51,6 +51,7 @@ func documents() []schemaDoc {
 		schemaDoc{"schema_index", contract.RoleDocument, "", "schemas/v1/index.json: every published schema with its $id", reflect.TypeFor[contract.Index]()},
 		schemaDoc{"config", contract.RoleDocument, "", ".abcd/config.json and $ABCD_HOME/config.json: the layered configuration files", reflect.TypeFor[config.File]()},
 		schemaDoc{"oracle_routing", contract.RoleDocument, "", ".abcd/config/oracle-routing.json and $ABCD_HOME/oracle-routing.json: per-agent model-tier routing", reflect.TypeFor[oracle.RoutingFile]()},
+		schemaDoc{"route_request", contract.RoleDocument, "", "the routing block of a step that hands work to an agent: the tier, bound and layer that decided it", reflect.TypeFor[oracle.RequestRouting]()},
 		schemaDoc{"route_receipt", contract.RoleDocument, "", "the route block of a step's receipt: the route asked for, the route that ran, and why they differ", reflect.TypeFor[oracle.Receipt]()},
 		schemaDoc{"intent_front_matter", contract.RoleDocument, "", "the front matter of an intent record (itd-<id>-<slug>.md)", reflect.TypeFor[record.IntentFrontMatter]()},
 		schemaDoc{"spec_front_matter", contract.RoleDocument, "", "the front matter of a spec record (spc-<id>-<slug>.md)", reflect.TypeFor[record.SpecFrontMatter]()},
@@ -90,6 +91,10 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 			return &jsonschema.Schema{Type: "object",
 				PropertyNames:        &jsonschema.Schema{Type: "string", Pattern: `^[a-z][a-z0-9-]{0,63}$`},
 				AdditionalProperties: row}
+		case reflect.TypeFor[config.ProviderTiers]():
+			return &jsonschema.Schema{Type: "object",
+				PropertyNames:        &jsonschema.Schema{Type: "string", Enum: []any{"local", "economy", "frontier"}},
+				AdditionalProperties: &jsonschema.Schema{Type: "string", MinLength: ptr(uint64(1)), MaxLength: ptr(uint64(200))}}
 		case reflect.TypeFor[json.RawMessage]():
 			return &jsonschema.Schema{Type: "object", Description: "a JSON Schema document (draft 2020-12), verbatim"}
 		}

@@ -38,3 +38,25 @@ type SchemaCatalog interface {
 	// Schema returns the bytes of the named schema, or ok false when no schema has that name.
 	Schema(name string) (data []byte, ok bool, err error)
 }
+
+// ConfigFile is one configuration file as found: absent, or its bytes.
+type ConfigFile struct {
+	Path    string
+	Present bool
+	Data    []byte
+}
+
+// ConfigFiles are the four files of the two configuration families.
+type ConfigFiles struct {
+	RepoConfig     ConfigFile
+	MachineConfig  ConfigFile
+	RepoRouting    ConfigFile
+	MachineRouting ConfigFile
+}
+
+// ConfigSource reads the configuration files through the guarded reader. A file that is present but
+// may not be read (a symlink, too large, a machine file another user owns or may write) is an error
+// naming it and the fix; an absent file is an absent layer.
+type ConfigSource interface {
+	ReadConfig(ctx context.Context) (ConfigFiles, error)
+}

@@ -25,10 +25,10 @@ func (in Inspector) Inspect(ctx context.Context) (ports.RepoFacts, error) {
 	root, git := RepoRoot(in.Dir)
 	f := ports.RepoFacts{Root: root, Git: git, Records: map[string]int{}}
 	f.Initialized = isDir(filepath.Join(root, ".abcd"))
-	f.RepoConfig = fact(filepath.Join(root, ".abcd", "config.json"))
-	f.RepoRouting = fact(filepath.Join(root, ".abcd", "config", "oracle-routing.json"))
-	f.MachineConfig = fact(filepath.Join(in.Home, "config.json"))
-	f.MachineRouting = fact(filepath.Join(in.Home, "oracle-routing.json"))
+	f.RepoConfig = fact(RepoConfigPath(root))
+	f.RepoRouting = fact(RepoRoutingPath(root))
+	f.MachineConfig = fact(MachineConfigPath(in.Home))
+	f.MachineRouting = fact(MachineRoutingPath(in.Home))
 	for _, folder := range record.Folders() {
 		if err := ctx.Err(); err != nil {
 			return ports.RepoFacts{}, err

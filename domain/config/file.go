@@ -11,10 +11,31 @@ type File struct {
 	Build         *Build  `json:"build,omitempty"`
 }
 
-// Oracle is the oracle namespace: which route reviews take and where the RepoPrompt server is.
+// Oracle is the oracle namespace: which route reviews take, where the RepoPrompt server is, the
+// OpenAI-compatible providers this machine has, and which agent a provider takes.
 type Oracle struct {
-	Review string `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
-	RP     *RP    `json:"rp,omitempty"`
+	Review string              `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
+	RP     *RP                 `json:"rp,omitempty"`
+	API    map[string]Provider `json:"api,omitempty"`
+	Roles  map[string]Role     `json:"roles,omitempty"`
+}
+
+// Provider is an OpenAI-compatible provider block. Only the machine file may declare it.
+type Provider struct {
+	BaseURL string `json:"base_url,omitempty" jsonschema:"maxLength=2048"`
+	// KeyEnv names the environment variable holding the key; the key itself is never in a file.
+	KeyEnv string `json:"key_env,omitempty" jsonschema:"pattern=^[A-Z_][A-Z0-9_]*$,maxLength=128"`
+	// Tiers maps a tier (local, economy, frontier) to the model the provider serves for it.
+	Tiers ProviderTiers `json:"tiers,omitempty"`
+}
+
+// ProviderTiers maps a tier to a model name.
+type ProviderTiers map[string]string
+
+// Role is what the machine says about one agent.
+type Role struct {
+	// Connection is the provider this machine points the agent at.
+	Connection string `json:"connection,omitempty" jsonschema:"maxLength=64"`
 }
 
 // RP names the person's RepoPrompt MCP server. Only the machine file may declare it.

@@ -1,7 +1,10 @@
 // Package oracle holds the model-tier vocabulary, the routing table's shape and the route receipt.
 package oracle
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Tier is the class of model an agent's step deserves. The set is closed and ordered.
 type Tier string
@@ -33,4 +36,29 @@ func (t Tier) Valid() bool {
 		}
 	}
 	return false
+}
+
+// Escalate returns the tier one step up the ladder local → economy → frontier. Frontier is the top
+// and stays; host-decides is not on the ladder (the harness picks the model) and stays; so does a
+// tier outside the set.
+func Escalate(t Tier) Tier {
+	switch t {
+	case Local:
+		return Economy
+	case Economy:
+		return Frontier
+	}
+	return t
+}
+
+// ParseTier reads a tier's name exactly as the closed set spells it. The refusal names every tier.
+func ParseTier(s string) (Tier, error) {
+	t := Tier(s)
+	if t.Valid() {
+		return t, nil
+	}
+	if s == "" {
+		return "", fmt.Errorf("no tier given: choose one of %s", TierList())
+	}
+	return "", fmt.Errorf("tier %s is not one of %s", echo(s), TierList())
 }

@@ -39,7 +39,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 		return refusal.New("usage", cmd.CommandPath(), err.Error(),
 			fmt.Sprintf("run `%s --help` for the flags it takes", cmd.CommandPath()))
 	})
-	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts))
+	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts))
 	return root
 }
 
@@ -117,10 +117,12 @@ func exactArgs(n int) cobra.PositionalArgs {
 		if len(args) == n {
 			return nil
 		}
-		return refusal.New("usage", cmd.CommandPath(),
-			fmt.Sprintf("takes %d argument(s), got %d", n, len(args)),
-			fmt.Sprintf("usage: %s", cmd.UseLine()))
+		return usageRefusal(cmd, fmt.Sprintf("takes %d argument(s), got %d", n, len(args)))
 	}
+}
+
+func usageRefusal(cmd *cobra.Command, why string) error {
+	return refusal.New("usage", cmd.CommandPath(), why, fmt.Sprintf("usage: %s", cmd.UseLine()))
 }
 
 // verb finds a declared verb; a command without its declaration is a programming error.

@@ -60,7 +60,7 @@ func Table() []Verb { return slices.Clone(table()) }
 
 // table is built on first use, not at package init, so start-up pays only for what runs.
 var table = sync.OnceValue(func() []Verb {
-	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb()}
+	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb()}
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
 })
@@ -79,6 +79,7 @@ func Lookup(name string) (Verb, bool) {
 type App struct {
 	Inspector ports.Inspector
 	Schemas   ports.SchemaCatalog
+	Config    ports.ConfigSource
 	Build     BuildInfo
 }
 

@@ -34,8 +34,10 @@ func run(ctx context.Context) int {
 	if err != nil {
 		dir = "."
 	}
+	home := abcdHome()
 	a := &app.App{
-		Inspector: files.Inspector{Dir: dir, Home: abcdHome()},
+		Inspector: files.Inspector{Dir: dir, Home: home},
+		Config:    files.ConfigSource{Dir: dir, Home: home},
 		Schemas:   catalog.New(schemas.Files),
 		Build:     app.BuildInfo{Version: version, Commit: commit, Go: runtime.Version()},
 	}

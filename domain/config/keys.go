@@ -1,0 +1,245 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Key is one key abcd reads from the configuration files: the one place that says which keys exist,
+// which layer may declare them, their bundled default, and the check a winning value must pass.
+type Key struct {
+	// Pattern is the dotted key; a * segment matches one name (a connection, an agent, a tier).
+	Pattern string
+	// MachineOnly keys say where a person's own data goes (an address, a provider), so a repository
+	// file that declares one is refused.
+	MachineOnly bool
+	// Default is the bundled layer's value, or nil when the key has none.
+	Default json.RawMessage
+	Doc     string
+	check   func(v json.RawMessage) error
+}
+
+// Keys lists every key in a fixed order. Consumers claim the namespaces they read (oracle, build):
+// under a claimed namespace, a key that matches no pattern is refused.
+func Keys() []Key {
+	return []Key{
+		{Pattern: "setup_version", Doc: "the setup abcd ahoy install last ran", check: positiveInt},
+		{Pattern: "build.dod", Doc: "the definition-of-done command an implementer runs before handing a lane back", check: stringMax(1024)},
+		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf("host", "rp")},
+		{Pattern: "oracle.rp.url", MachineOnly: true, Doc: "the RepoPrompt MCP server's address: http(s) on a loopback address", check: loopbackURL},
+		{Pattern: "oracle.rp.tool", MachineOnly: true, Default: json.RawMessage(`"oracle_send"`), Doc: "the RepoPrompt tool reviews are sent to", check: name(128)},
+		{Pattern: "oracle.api.*.base_url", MachineOnly: true, Doc: "an OpenAI-compatible provider's base URL: https, or http on a loopback address", check: providerURL},
+		{Pattern: "oracle.api.*.key_env", MachineOnly: true, Doc: "the environment variable that holds the provider's key (never the key itself)", check: envName},
+		{Pattern: "oracle.api.*.tiers.*", MachineOnly: true, Doc: "the model the provider serves for a tier (local, economy or frontier)", check: stringMax(200)},
+		{Pattern: "oracle.roles.*.connection", MachineOnly: true, Doc: "the provider this machine points an agent at", check: name(64)},
+	}
+}
+
+// Claimed namespaces: a key under one of these must match a pattern. "" is the top level.
+var claimed = map[string]bool{"": true, "build": true, "oracle": true}
+
+// Match finds the key that governs a dotted key, and checks pattern-bound segments (a tier name).
+func Match(key string) (Key, bool) {
+	for _, k := range Keys() {
+		if matches(k.Pattern, key) {
+			if k.Pattern == "oracle.api.*.tiers.*" && !isServedTier(lastSegment(key)) {
+				return Key{}, false
+			}
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+func matches(pattern, key string) bool {
+	ps, ks := strings.Split(pattern, "."), strings.Split(key, ".")
+	if len(ps) != len(ks) {
+		return false
+	}
+	for i := range ps {
+		if ps[i] != "*" && ps[i] != ks[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lastSegment(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }
+
+func isServedTier(t string) bool { return t == "local" || t == "economy" || t == "frontier" }
+
+func namespaceOf(key string) string {
+	ns, _, found := strings.Cut(key, ".")
+	if !found {
+		return ""
+	}
+	return ns
+}
+
+// Claimed returns the patterns a namespace takes, for a refusal to list.
+func Claimed(namespace string) []string {
+	var out []string
+	for _, k := range Keys() {
+		if namespaceOf(k.Pattern) == namespace {
+			out = append(out, k.Pattern)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate refuses a source that declares a key its namespace does not take, or a machine-only key
+// in the repository file (naming machineFile, where it belongs). It does not check values: only a
+// winning value is checked, when it is read.
+func Validate(src Source, machineFile string) error {
+	keys := make([]string, 0, len(src.Values))
+	for k := range src.Values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		k, ok := Match(key)
+		ns := namespaceOf(key)
+		if !ok {
+			if !claimed[ns] {
+				continue
+			}
+			where := "the top level takes"
+			if ns != "" {
+				where = "the " + ns + " namespace takes"
+			}
+			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", Clip(key), where, strings.Join(Claimed(ns), ", "))}
+		}
+		if k.MachineOnly && src.Layer != LayerMachine {
+			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", Clip(key), machineFile)}
+		}
+	}
+	return nil
+}
+
+func positiveInt(v json.RawMessage) error {
+	var n int
+	if err := json.Unmarshal(v, &n); err != nil || n < 1 {
+		return fmt.Errorf("takes a positive whole number")
+	}
+	return nil
+}
+
+func stringOf(v json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", fmt.Errorf("takes a string")
+	}
+	return s, nil
+}
+
+func stringMax(n int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		s, err := stringOf(v)
+		if err != nil {
+			return err
+		}
+		if s == "" || len(s) > n {
+			return fmt.Errorf("takes a string of 1 to %d bytes", n)
+		}
+		return nil
+	}
+}
+
+func oneOf(choices ...string) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		s, err := stringOf(v)
+		if err == nil {
+			for _, c := range choices {
+				if s == c {
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("takes one of %s", strings.Join(choices, " | "))
+	}
+}
+
+func name(max int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		s, err := stringOf(v)
+		if err != nil {
+			return err
+		}
+		if s == "" || len(s) > max || !validSegment(strings.ReplaceAll(s, ".", "_")) {
+			return fmt.Errorf("takes a name of letters, digits, _, - and . (at most %d bytes)", max)
+		}
+		return nil
+	}
+}
+
+func envName(v json.RawMessage) error {
+	s, err := stringOf(v)
+	if err != nil {
+		return err
+	}
+	for i, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return fmt.Errorf("takes an environment variable's name, such as OPENAI_API_KEY")
+		}
+	}
+	if s == "" || len(s) > 128 {
+		return fmt.Errorf("takes an environment variable's name, such as OPENAI_API_KEY")
+	}
+	return nil
+}
+
+// loopbackURL admits http or https to localhost or a loopback address, with no credentials, query or
+// fragment. Its refusals never quote the address.
+func loopbackURL(v json.RawMessage) error {
+	u, err := parseURL(v)
+	if err != nil {
+		return err
+	}
+	if !IsLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("takes an address on this machine (localhost or a loopback address)")
+	}
+	return nil
+}
+
+// providerURL admits https anywhere, or http only to a loopback address.
+func providerURL(v json.RawMessage) error {
+	u, err := parseURL(v)
+	if err != nil {
+		return err
+	}
+	if u.Scheme == "http" && !IsLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("takes https, or http only to a loopback address")
+	}
+	return nil
+}
+
+func parseURL(v json.RawMessage) (*url.URL, error) {
+	s, err := stringOf(v)
+	if err != nil {
+		return nil, err
+	}
+	const form = "takes an http or https URL with a host and no credentials, query or fragment"
+	if len(s) > 2048 {
+		return nil, fmt.Errorf("%s", form)
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return nil, fmt.Errorf("%s", form)
+	}
+	return u, nil
+}
+
+// IsLoopbackHost is true for localhost and loopback IP addresses.
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -1,0 +1,47 @@
+package oracle
+
+import (
+	"testing"
+)
+
+// BenchmarkResolve resolves every agent of the proposal with every layer present and a flag over
+// each, against a machine with connections and defaults.
+func BenchmarkResolve(b *testing.B) {
+	agents := sortedKeys(Proposal())
+	repo, machine := Table{}, Table{}
+	flags := make(map[string]*FlagRoute, len(agents))
+	for _, a := range agents {
+		repo[a] = Row{Tier: Economy, FanOut: 1, Settings: Settings{"temperature": `0.2`, "effort": `"medium"`}}
+		machine[a] = Row{Tier: Local, FanOut: 1, Settings: Settings{"temperature": `0.7`}}
+		fr, err := ParseRoutes([]string{a + "=frontier@openrouter?effort=high,stream=true"}, []string{a}, configuredOpenRouter)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := fr[a]
+		flags[a] = &r
+	}
+	conns := &staticConnections{by: map[string]Connection{"openrouter": openrouter, "local-llm": ollama}}
+	defaults := func(Connection) Settings { return Settings{"max_tokens": `4096`, "temperature": `1`} }
+	l := Layers{Repo: repo, Machine: machine, RepoOrigin: ".abcd/config/oracle-routing.json",
+		MachineOrigin: "~/.abcd/oracle-routing.json", RepoPresent: true, MachinePresent: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, a := range agents {
+			l.Flag = flags[a]
+			r, err := Resolve(a, l, conns, defaults)
+			if err != nil || r.Source != SourceFlag {
+				b.Fatalf("%+v %v", r, err)
+			}
+		}
+	}
+}
+
+// staticConnections answers without recording, so the benchmark measures Resolve alone.
+type staticConnections struct{ by map[string]Connection }
+
+func (s *staticConnections) Serves(Tier) (Connection, bool) { return s.by["openrouter"], true }
+func (s *staticConnections) Named(name string) (Connection, bool) {
+	c, ok := s.by[name]
+	return c, ok
+}
+func (s *staticConnections) Pointed(string) (Connection, bool) { return Connection{}, false }

@@ -1,0 +1,147 @@
+package oracle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// RouteGrammar is the --route flag's grammar, quoted by every refusal of one.
+const RouteGrammar = "<agent>=<tier>[@<connection>][?k=v,...]"
+
+// FlagRoute is one parsed --route flag: the agent it routes, the tier it asks for, the connection it
+// names ("" for none), its settings (nil for none), and its text verbatim.
+type FlagRoute struct {
+	Agent      string
+	Tier       Tier
+	Connection string
+	Settings   Settings
+	Text       string
+}
+
+// RouteError refuses a --route flag. Flag is the flag's text bounded to 80 bytes; Msg says what is
+// wrong and the remedy.
+type RouteError struct {
+	Flag string
+	Msg  string
+}
+
+func (e *RouteError) Error() string {
+	return fmt.Sprintf("--route %q: %s (the grammar is %s)", e.Flag, e.Msg, RouteGrammar)
+}
+
+// ParseRoutes reads an invocation's --route flags. dispatches lists the agents this invocation hands
+// work to; configured says whether this machine has configured a connection (nil: none is). The
+// result maps each routed agent to its flag, never nil.
+//
+// Refused, each as a *RouteError: a flag over 1024 bytes or not UTF-8; bad syntax; an empty or
+// malformed agent; an empty connection after @; a tier outside the set; a setting that is not k=v,
+// has a bad key or value, or is given twice; more than 16 settings; an agent this invocation does not
+// dispatch; an agent routed twice; a connection not configured on this machine.
+//
+// A setting's value is a boolean for true or false, a number when it is a JSON number, and a string
+// otherwise; it is kept as its JSON text and obeys the row rules for values.
+func ParseRoutes(flags []string, dispatches []string, configured func(conn string) bool) (map[string]FlagRoute, error) {
+	out := make(map[string]FlagRoute, len(flags))
+	for _, text := range flags {
+		fr, err := parseRoute(text)
+		if err != nil {
+			return nil, err
+		}
+		refuse := func(format string, args ...any) error {
+			return &RouteError{Flag: clip(text), Msg: fmt.Sprintf(format, args...)}
+		}
+		if !slices.Contains(dispatches, fr.Agent) {
+			list := "no agent"
+			if len(dispatches) > 0 {
+				list = strings.Join(dispatches, ", ")
+			}
+			return nil, refuse("this invocation dispatches %s, not %s: route the agent it dispatches, or drop the flag", list, fr.Agent)
+		}
+		if _, dup := out[fr.Agent]; dup {
+			return nil, refuse("agent %s is routed twice: keep one --route for it", fr.Agent)
+		}
+		if fr.Connection != "" && (configured == nil || !configured(fr.Connection)) {
+			return nil, refuse("%s", notConfigured(fr.Connection))
+		}
+		out[fr.Agent] = fr
+	}
+	return out, nil
+}
+
+// parseRoute reads one flag's text on its own, before the invocation's checks.
+func parseRoute(text string) (FlagRoute, error) {
+	refuse := func(format string, args ...any) (FlagRoute, error) {
+		return FlagRoute{}, &RouteError{Flag: clip(text), Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(text) > MaxRouteBytes {
+		return refuse("is %d bytes, over the limit of %d: shorten it", len(text), MaxRouteBytes)
+	}
+	if !utf8.ValidString(text) {
+		return refuse("is not valid UTF-8")
+	}
+	agent, rest, ok := strings.Cut(text, "=")
+	if !ok {
+		return refuse("bad syntax: no = between the agent and the tier")
+	}
+	if agent == "" {
+		return refuse("names no agent before the =")
+	}
+	if !agentPattern.MatchString(agent) {
+		return refuse("agent %s is not an agent name (a lowercase letter, then lowercase letters, digits or -, at most 64 bytes)", echo(agent))
+	}
+	head, query, hasQuery := strings.Cut(rest, "?")
+	tierText, conn, hasConn := strings.Cut(head, "@")
+	if hasConn && conn == "" {
+		return refuse("names an empty connection after @: name a configured connection, or drop the @")
+	}
+	if strings.ContainsAny(conn, "@=") {
+		return refuse("bad syntax: connection %s holds @ or =", echo(conn))
+	}
+	if tierText == "" {
+		return refuse("names no tier after the =: give one of %s", TierList())
+	}
+	tier, err := ParseTier(tierText)
+	if err != nil {
+		return refuse("tier %s is not one of %s", echo(tierText), TierList())
+	}
+	fr := FlagRoute{Agent: agent, Tier: tier, Connection: conn, Text: text}
+	if !hasQuery {
+		return fr, nil
+	}
+	if query == "" {
+		return refuse("has ? but no setting after it: write ?k=v, or drop the ?")
+	}
+	items := strings.Split(query, ",")
+	if len(items) > MaxSettings {
+		return refuse("gives %d settings, over the limit of %d: remove some", len(items), MaxSettings)
+	}
+	fr.Settings = make(Settings, len(items))
+	for _, item := range items {
+		k, v, ok := strings.Cut(item, "=")
+		if !ok || k == "" || v == "" {
+			return refuse("setting %s is not k=v", echo(item))
+		}
+		if !keyPattern.MatchString(k) {
+			return refuse("setting key %s is not a setting key (a lowercase letter, then lowercase letters, digits or _, at most 64 bytes)", echo(k))
+		}
+		if _, dup := fr.Settings[k]; dup {
+			return refuse("setting %s is given twice: keep one", k)
+		}
+		if msg := checkValue(v); msg != "" {
+			return refuse("setting %s: value %s %s", k, echo(v), msg)
+		}
+		fr.Settings[k] = flagScalar(v)
+	}
+	return fr, nil
+}
+
+// flagScalar types a flag's setting value: true and false are booleans, a JSON number is a number,
+// anything else is a string.
+func flagScalar(v string) Scalar {
+	if v == "true" || v == "false" || numberPattern.MatchString(v) {
+		return Scalar(v)
+	}
+	return stringScalar(v)
+}

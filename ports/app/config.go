@@ -1,0 +1,148 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// ConfigShowInput optionally names one key.
+type ConfigShowInput struct {
+	Key string `json:"key,omitempty" jsonschema:"maxLength=256"`
+}
+
+// ConfigShowResult is every key in force (or the one asked for), the value that won and every layer
+// that sets it.
+type ConfigShowResult struct {
+	Files []ConfigFileStatus `json:"files"`
+	Keys  []ConfigEntry      `json:"keys"`
+}
+
+// ConfigEntry is one key: the winning value, the layer and origin that supplied it, and every
+// layer's value, highest first. Set is false for a key no layer sets.
+type ConfigEntry struct {
+	Key       string             `json:"key"`
+	Set       bool               `json:"set"`
+	Value     oracle.Scalar      `json:"value,omitempty"`
+	Layer     string             `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Origin    string             `json:"origin"`
+	Disagreed bool               `json:"disagreed"`
+	Layers    []ConfigLayerValue `json:"layers"`
+	Doc       string             `json:"doc"`
+}
+
+// ConfigLayerValue is one layer's value for a key.
+type ConfigLayerValue struct {
+	Layer  string        `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled"`
+	Origin string        `json:"origin"`
+	Value  oracle.Scalar `json:"value"`
+	Wins   bool          `json:"wins"`
+	Agrees bool          `json:"agrees"`
+}
+
+func configShowVerb() Verb {
+	return declare(Verb{
+		Name:       "config_show",
+		Path:       []string{"config", "show"},
+		Summary:    "Show every configuration key in force, the layer that won and every layer that disagreed",
+		ReadOnly:   true,
+		Idempotent: true,
+	}, func(ctx context.Context, a *App, in *ConfigShowInput) (ConfigShowResult, error) {
+		files, stack, err := a.loadConfig(ctx)
+		if err != nil {
+			return ConfigShowResult{}, err
+		}
+		res := ConfigShowResult{
+			Files: []ConfigFileStatus{
+				{Layer: "repository", Kind: "config", Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
+				{Layer: "machine", Kind: "config", Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
+			},
+			Keys: []ConfigEntry{},
+		}
+		keys := stack.InForce()
+		if in.Key != "" {
+			if _, ok := config.Match(in.Key); !ok {
+				return ConfigShowResult{}, refusal.New("config_key_unknown", "abcd config show",
+					fmt.Sprintf("%q is not a key abcd reads", config.Clip(in.Key)),
+					"run `abcd config show` to list every key in force, or see docs/configuration.md")
+			}
+			keys = []string{in.Key}
+		}
+		for _, key := range keys {
+			entry, err := configEntry(stack, key)
+			if err != nil {
+				return ConfigShowResult{}, err
+			}
+			res.Keys = append(res.Keys, entry)
+		}
+		return res, nil
+	})
+}
+
+func configEntry(stack *config.Stack, key string) (ConfigEntry, error) {
+	e := ConfigEntry{Key: key, Layer: "none", Layers: []ConfigLayerValue{}}
+	if k, ok := config.Match(key); ok {
+		e.Doc = k.Doc
+	}
+	w, ok, err := stack.Winner(key)
+	if err != nil {
+		return e, configRefusal(err)
+	}
+	if !ok {
+		return e, nil
+	}
+	e.Set, e.Value, e.Layer, e.Origin = true, oracle.Scalar(w.Raw), w.Layer.String(), w.Origin
+	for i, f := range stack.Lookup(key) {
+		agrees := string(f.Raw) == string(w.Raw)
+		e.Layers = append(e.Layers, ConfigLayerValue{Layer: f.Layer.String(), Origin: f.Origin, Value: oracle.Scalar(f.Raw), Wins: i == 0, Agrees: agrees})
+		if !agrees {
+			e.Disagreed = true
+		}
+	}
+	return e, nil
+}
+
+// loadConfig reads, parses and validates both configuration files into a stack. Any fault refuses.
+func (a *App) loadConfig(ctx context.Context) (ports.ConfigFiles, *config.Stack, error) {
+	files, err := a.Config.ReadConfig(ctx)
+	if err != nil {
+		return ports.ConfigFiles{}, nil, err
+	}
+	var layers [2]*config.Source
+	for i, f := range []struct {
+		file  ports.ConfigFile
+		layer config.Layer
+	}{{files.RepoConfig, config.LayerRepo}, {files.MachineConfig, config.LayerMachine}} {
+		if !f.file.Present {
+			continue
+		}
+		src, err := config.ParseConfig(f.layer, f.file.Path, f.file.Data)
+		if err == nil {
+			err = config.Validate(src, files.MachineConfig.Path)
+		}
+		if err != nil {
+			return ports.ConfigFiles{}, nil, configRefusal(err)
+		}
+		layers[i] = &src
+	}
+	return files, config.NewStack(nil, layers[0], layers[1]), nil
+}
+
+// configRefusal turns a domain fault in a configuration file into a refusal naming the file.
+func configRefusal(err error) error {
+	var fe *config.FileError
+	if errors.As(err, &fe) {
+		return refusal.New("config_invalid", fe.File, fe.Msg, "fix the file, or move it aside to use the lower layers")
+	}
+	var ve *config.ValueError
+	if errors.As(err, &ve) {
+		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", config.Clip(ve.Key), ve.Msg),
+			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", config.Clip(ve.Key), ve.Origin))
+	}
+	return err
+}
