@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/abcd-dev/abcd/adapters v0.0.0
+	github.com/abcd-dev/abcd/agents v0.0.0-00010101000000-000000000000
 	github.com/abcd-dev/abcd/domain v0.0.0
 	github.com/abcd-dev/abcd/ports v0.0.0
 	github.com/abcd-dev/abcd/schemas v0.0.0

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/roster"
 )
 
 // FileFact says whether one file abcd reads is present, and where.
@@ -59,4 +60,42 @@ type ConfigFiles struct {
 // naming it and the fix; an absent file is an absent layer.
 type ConfigSource interface {
 	ReadConfig(ctx context.Context) (ConfigFiles, error)
+}
+
+// RosterSource serves the agent roster abcd ships (agents/*.md), parsed strictly.
+type RosterSource interface {
+	Roster() (roster.Roster, error)
+}
+
+// Diagnostics carries what a person should see but no result holds: a skipped routing row, a
+// fallback announced before a step. The CLI writes it to stderr.
+type Diagnostics interface {
+	Warn(msg string)
+}
+
+// Prompter asks the person a yes/no question. Interactive is false when nobody can answer (stdin
+// is not a terminal, or the front door has no person), and then Confirm is never called.
+type Prompter interface {
+	Interactive() bool
+	// Show writes text the person reads before a question (a table), never to stdout.
+	Show(text string)
+	Confirm(ctx context.Context, question string) (bool, error)
+}
+
+// Setup writes what abcd ahoy install adds, relative to the repository root, and the machine files
+// under $ABCD_HOME. Every write is atomic and create-only: what exists is never replaced.
+type Setup interface {
+	// Root is the repository root; git is false outside a git repository.
+	Root() (root string, git bool)
+	MkdirAll(rel string) (created bool, err error)
+	CreateFile(rel string, data []byte) (created bool, err error)
+	Exists(rel string) (bool, error)
+	// RemoveEmptyDir removes rel only when it is an empty folder.
+	RemoveEmptyDir(rel string) (removed bool, err error)
+	// RemoveFileIf removes rel only when its content is exactly data (what install wrote).
+	RemoveFileIf(rel string, data []byte) (removed bool, err error)
+	// MachinePath is the path of a machine file; CreateMachineFile writes it 0600 in a 0700 folder.
+	MachinePath(name string) string
+	MachineExists(name string) (bool, error)
+	CreateMachineFile(name string, data []byte) (created bool, err error)
 }

@@ -2,7 +2,7 @@ package oracle
 
 // Ceiling is every roster agent's fan-out ceiling: how many of one agent may run at once for one step.
 //
-// Ruling (dcn-2609250000000006): no agent contract under agents/ declares a fan-out ceiling, and
+// Ruling, carried from the original design record: no agent contract under agents/ declares a fan-out ceiling, and
 // every agent in the roster is a single prompt that spawns no sub-agent, so each ceiling is 1. A
 // row's fan_out above it is reported and clamped, never raised; 0 or absent means the ceiling. When an
 // agent's contract gains a ceiling field, the number moves there and the proposal test holds it.

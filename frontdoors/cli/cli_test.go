@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -94,7 +95,7 @@ var (
 		RepoConfig:     ports.FileFact{Path: "/work/repo/.abcd/config.json", Present: true},
 		RepoRouting:    ports.FileFact{Path: "/work/repo/.abcd/config/oracle-routing.json"},
 		MachineConfig:  ports.FileFact{Path: "/home/ada/.abcd/config.json", Present: true},
-		MachineRouting: ports.FileFact{Path: "/home/ada/.abcd/oracle-routing.json"},
+		MachineRouting: ports.FileFact{Path: "/home/ada/.abcd/oracle-routing.json", Present: true},
 		Records: map[string]int{
 			".abcd/development/intents/drafts": 2,
 			".abcd/development/specs/open":     1,
@@ -110,7 +111,41 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Inspector: fake.Inspector{Facts: facts},
 		Schemas:   fake.Schemas{Idx: testIndex(), Files: testSchemaFiles()},
 		Build:     testBuild,
+		Config:    fake.Config{Files: configFiles(facts)},
+		Roster:    fake.Roster{R: testRoster()},
+		Setup:     fake.NewSetup("/work/repo", "/home/ada/.abcd"),
+		Prompter:  &fake.Prompter{},
+		Diag:      &fake.Diag{},
 	}
+}
+
+// configFiles are the files the facts say are present, with contents that disagree across layers.
+func configFiles(facts ports.RepoFacts) ports.ConfigFiles {
+	file := func(f ports.FileFact, data string) ports.ConfigFile {
+		if !f.Present {
+			return ports.ConfigFile{Path: f.Path}
+		}
+		return ports.ConfigFile{Path: f.Path, Present: true, Data: []byte(data)}
+	}
+	return ports.ConfigFiles{
+		RepoConfig:     file(facts.RepoConfig, `{"schema_version":1,"build":{"dod":"make test"},"oracle":{"review":"rp"}}`),
+		MachineConfig:  file(facts.MachineConfig, `{"schema_version":1,"oracle":{"review":"host"}}`),
+		RepoRouting:    file(facts.RepoRouting, `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"local"}}}`),
+		MachineRouting: file(facts.MachineRouting, `{"schema_version":1,"agents":{"security-reviewer":{"tier":"economy"},"ruthless-reviewer":{"tier":"economy"}}}`),
+	}
+}
+
+// testRoster is the three shipped agents by name.
+func testRoster() roster.Roster {
+	var agents []roster.Agent
+	for _, n := range []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"} {
+		agents = append(agents, roster.Agent{FrontMatter: roster.FrontMatter{Name: n}})
+	}
+	r, err := roster.New(agents)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // decodeOne asserts stdout is exactly one JSON document ending in one newline, and decodes it into v

@@ -12,23 +12,21 @@ type IO struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// InTTY is true when stdin is a terminal, so a person can answer a question.
+	InTTY bool
 	// Color is true when stdout is a terminal, NO_COLOR is unset and TERM is not dumb.
 	Color bool
 }
 
 // SystemIO is the process's own streams, with colour decided from the environment.
 func SystemIO(getenv func(string) string) *IO {
-	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: ColorWanted(isTerminal(os.Stdout), getenv)}
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTTY: isTerminal(os.Stdin),
+		Color: ColorWanted(isTerminal(os.Stdout), getenv)}
 }
 
 // ColorWanted follows no-color.org: any non-empty NO_COLOR turns colour off.
 func ColorWanted(terminal bool, getenv func(string) string) bool {
 	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // bold wraps s in the terminal's bold sequence when colour is on.

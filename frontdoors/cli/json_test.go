@@ -18,10 +18,13 @@ import (
 // verbArgs is what each verb needs after its command path to produce a result. Every verb in the
 // table must appear here, so a new verb cannot dodge the checks below.
 var verbArgs = map[string][]string{
-	"status":      nil,
-	"version":     nil,
-	"schema_list": nil,
-	"schema_show": {"refusal"},
+	"status":         nil,
+	"version":        nil,
+	"schema_list":    nil,
+	"schema_show":    {"refusal"},
+	"config_show":    nil,
+	"ahoy_install":   {"--yes"},
+	"ahoy_uninstall": nil,
 }
 
 // emptyApp is the core over fakes that hold as little as they may: zero facts with a nil Records
@@ -33,6 +36,11 @@ func emptyApp() *app.App {
 			Idx:   contract.Index{},
 			Files: map[string][]byte{"refusal": []byte(`{}`)},
 		},
+		Config:   fake.Config{},
+		Roster:   fake.Roster{},
+		Setup:    fake.NewSetup("/work/repo", "/home/ada/.abcd"),
+		Prompter: &fake.Prompter{},
+		Diag:     &fake.Diag{},
 	}
 }
 

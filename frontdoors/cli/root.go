@@ -39,7 +39,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 		return refusal.New("usage", cmd.CommandPath(), err.Error(),
 			fmt.Sprintf("run `%s --help` for the flags it takes", cmd.CommandPath()))
 	})
-	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts))
+	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts), newAhoyCmd(a, s, opts))
 	return root
 }
 

@@ -57,6 +57,7 @@ func renderStatus(s *IO, st app.StatusResult) string {
 		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", c.Layer, c.Kind, state, c.Path)
 	}
 	_ = tw.Flush()
+	renderOracle(&b, s, st.Oracle)
 	if len(st.Next) > 0 {
 		fmt.Fprintf(&b, "%s\n", s.bold("next:"))
 		for _, n := range st.Next {
@@ -64,4 +65,34 @@ func renderStatus(s *IO, st app.StatusResult) string {
 		}
 	}
 	return b.String()
+}
+
+func renderOracle(b *strings.Builder, s *IO, o app.OracleBoard) {
+	switch {
+	case !o.Readable:
+		fmt.Fprintf(b, "%s lines left out: %s\n", s.bold("oracle:"), o.Problem)
+		return
+	case o.Accepted:
+		fmt.Fprintf(b, "%s routing table accepted\n", s.bold("oracle:"))
+	default:
+		fmt.Fprintf(b, "%s no routing table accepted: every agent goes to the harness at host-decides\n", s.bold("oracle:"))
+	}
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  AGENT\tREPOSITORY\tMACHINE\tBUNDLED\tROUTE\n")
+	for _, a := range o.Agents {
+		cells := map[string]string{"repository": "-", "machine": "-", "bundled": "-"}
+		for _, l := range a.Layers {
+			cell := string(l.Tier)
+			if l.Wins {
+				cell += "*"
+			}
+			cells[string(l.Layer)] = cell
+		}
+		route := fmt.Sprintf("%s via %s", a.Tier, a.Connection)
+		if a.Fallback != "" {
+			route += " (" + a.Fallback + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.Agent, cells["repository"], cells["machine"], cells["bundled"], route)
+	}
+	_ = tw.Flush()
 }

@@ -70,7 +70,7 @@ func TestStatusOf(t *testing.T) {
 		next    []string
 	}{
 		{"outside git", ports.RepoFacts{Root: "/x"}, 0, false, []string{"git init"}},
-		{"git, no .abcd", ports.RepoFacts{Root: "/x", Git: true}, 0, false, []string{"mkdir .abcd"}},
+		{"git, no .abcd", ports.RepoFacts{Root: "/x", Git: true}, 0, false, []string{"abcd ahoy install"}},
 		{"initialized, empty", ports.RepoFacts{Root: "/x", Git: true, Initialized: true}, 0, false, []string{}},
 		{"initialized with records", ports.RepoFacts{Root: "/x", Git: true, Initialized: true,
 			Records: counts(map[string]int{".abcd/development/intents/drafts": 2, ".abcd/work/issues/closed": 1})}, 3, true, []string{}},

@@ -15,6 +15,7 @@ type StatusResult struct {
 	Repository RepositoryStatus   `json:"repository"`
 	Record     RecordStatus       `json:"record"`
 	Config     []ConfigFileStatus `json:"config"`
+	Oracle     OracleBoard        `json:"oracle"`
 	Next       []NextAction       `json:"next"`
 }
 
@@ -62,11 +63,13 @@ func statusVerb() Verb {
 		ReadOnly:   true,
 		Idempotent: true,
 	}, func(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
-		facts, err := a.Inspector.Inspect(ctx)
+		f, err := a.Inspector.Inspect(ctx)
 		if err != nil {
 			return StatusResult{}, err
 		}
-		return statusOf(facts), nil
+		st := statusOf(f)
+		st.Oracle = a.oracleBoard(ctx)
+		return st, nil
 	})
 }
 
@@ -81,7 +84,8 @@ func statusOf(f ports.RepoFacts) StatusResult {
 			{Layer: "machine", Kind: "config", Path: f.MachineConfig.Path, Present: f.MachineConfig.Present},
 			{Layer: "machine", Kind: "routing", Path: f.MachineRouting.Path, Present: f.MachineRouting.Present},
 		},
-		Next: []NextAction{},
+		Oracle: OracleBoard{Agents: []AgentRoute{}},
+		Next:   []NextAction{},
 	}
 	for _, folder := range record.Folders() {
 		n := f.Records[folder.Dir]
@@ -95,7 +99,7 @@ func statusOf(f ports.RepoFacts) StatusResult {
 		res.Next = append(res.Next, NextAction{Command: "git init",
 			Why: "abcd keeps its record and runs its build loop inside a git repository"})
 	case !f.Initialized:
-		res.Next = append(res.Next, NextAction{Command: "mkdir .abcd",
+		res.Next = append(res.Next, NextAction{Command: "abcd ahoy install",
 			Why: "this repository has no .abcd/ folder yet, where abcd keeps its record and configuration"})
 	}
 	return res

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -60,7 +61,7 @@ func Table() []Verb { return slices.Clone(table()) }
 
 // table is built on first use, not at package init, so start-up pays only for what runs.
 var table = sync.OnceValue(func() []Verb {
-	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb()}
+	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb(), ahoyInstallVerb(), ahoyUninstallVerb()}
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
 })
@@ -80,7 +81,13 @@ type App struct {
 	Inspector ports.Inspector
 	Schemas   ports.SchemaCatalog
 	Config    ports.ConfigSource
-	Build     BuildInfo
+	Roster    ports.RosterSource
+	Diag      ports.Diagnostics
+	Setup     ports.Setup
+	Prompter  ports.Prompter
+	// Connections are the providers this machine has configured; nil is none.
+	Connections oracle.Connections
+	Build       BuildInfo
 }
 
 // BuildInfo is what the binary knows about itself, stamped at link time.

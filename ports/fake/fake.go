@@ -2,9 +2,13 @@
 package fake
 
 import (
+	"bytes"
 	"context"
+	"path"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -31,4 +35,139 @@ func (s Schemas) Schema(name string) ([]byte, bool, error) {
 	}
 	data, ok := s.Files[name]
 	return data, ok, nil
+}
+
+// Config serves fixed configuration files, or Err.
+type Config struct {
+	Files ports.ConfigFiles
+	Err   error
+}
+
+func (c Config) ReadConfig(context.Context) (ports.ConfigFiles, error) { return c.Files, c.Err }
+
+// Roster serves a fixed roster, or Err.
+type Roster struct {
+	R   roster.Roster
+	Err error
+}
+
+func (r Roster) Roster() (roster.Roster, error) { return r.R, r.Err }
+
+// Diag records every warning.
+type Diag struct{ Warnings []string }
+
+func (d *Diag) Warn(msg string) { d.Warnings = append(d.Warnings, msg) }
+
+// Setup is an in-memory repository and machine folder. Paths are slash-separated; Dirs and Files are
+// relative to the root, Machine holds machine files by name.
+type Setup struct {
+	RootDir string
+	NotGit  bool
+	Dirs    map[string]bool
+	Files   map[string][]byte
+	Machine map[string][]byte
+	Home    string
+	Err     error
+}
+
+// NewSetup is an empty git repository at root with an empty machine folder at home.
+func NewSetup(root, home string) *Setup {
+	return &Setup{RootDir: root, Home: home, Dirs: map[string]bool{}, Files: map[string][]byte{}, Machine: map[string][]byte{}}
+}
+
+func (s *Setup) Root() (string, bool) { return s.RootDir, !s.NotGit }
+
+func (s *Setup) MkdirAll(rel string) (bool, error) {
+	if s.Err != nil {
+		return false, s.Err
+	}
+	if s.Dirs[rel] {
+		return false, nil
+	}
+	for p := rel; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		s.Dirs[p] = true
+	}
+	return true, nil
+}
+
+func (s *Setup) CreateFile(rel string, data []byte) (bool, error) {
+	if s.Err != nil {
+		return false, s.Err
+	}
+	if _, ok := s.Files[rel]; ok {
+		return false, nil
+	}
+	s.Files[rel] = append([]byte(nil), data...)
+	return true, nil
+}
+
+func (s *Setup) Exists(rel string) (bool, error) {
+	_, file := s.Files[rel]
+	return file || s.Dirs[rel], s.Err
+}
+
+func (s *Setup) RemoveEmptyDir(rel string) (bool, error) {
+	if !s.Dirs[rel] {
+		return false, s.Err
+	}
+	for p := range s.Dirs {
+		if strings.HasPrefix(p, rel+"/") {
+			return false, nil
+		}
+	}
+	for p := range s.Files {
+		if strings.HasPrefix(p, rel+"/") {
+			return false, nil
+		}
+	}
+	delete(s.Dirs, rel)
+	return true, s.Err
+}
+
+func (s *Setup) RemoveFileIf(rel string, data []byte) (bool, error) {
+	got, ok := s.Files[rel]
+	if !ok || !bytes.Equal(got, data) {
+		return false, s.Err
+	}
+	delete(s.Files, rel)
+	return true, s.Err
+}
+
+func (s *Setup) MachinePath(name string) string { return path.Join(s.Home, name) }
+
+func (s *Setup) MachineExists(name string) (bool, error) {
+	_, ok := s.Machine[name]
+	return ok, s.Err
+}
+
+func (s *Setup) CreateMachineFile(name string, data []byte) (bool, error) {
+	if s.Err != nil {
+		return false, s.Err
+	}
+	if _, ok := s.Machine[name]; ok {
+		return false, nil
+	}
+	s.Machine[name] = append([]byte(nil), data...)
+	return true, nil
+}
+
+// Prompter answers from a script and records every question. With TTY false it is not interactive.
+type Prompter struct {
+	TTY       bool
+	Answers   []bool
+	Questions []string
+	Shown     []string
+}
+
+func (p *Prompter) Interactive() bool { return p.TTY }
+func (p *Prompter) Show(text string)  { p.Shown = append(p.Shown, text) }
+
+func (p *Prompter) Confirm(_ context.Context, q string) (bool, error) {
+	p.Questions = append(p.Questions, q)
+	if len(p.Answers) == 0 {
+		return false, nil
+	}
+	a := p.Answers[0]
+	p.Answers = p.Answers[1:]
+	return a, nil
 }

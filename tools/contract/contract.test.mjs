@@ -29,7 +29,7 @@ const validatorFor = (name) => {
 };
 
 // setup makes the folder a case runs in, and a machine home that is empty.
-function setup(kind) {
+function setup(kind, files = {}, homeFiles = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'abcd-contract-'));
   const repo = join(dir, 'repo');
   const home = join(dir, 'home');
@@ -47,6 +47,13 @@ function setup(kind) {
     mkdirSync(open, { recursive: true });
     writeFileSync(join(open, 'iss-2611300000000002-noticed.md'), '---\nid: iss-2611300000000002\n---\n');
     writeFileSync(join(repo, '.abcd', 'config.json'), '{"schema_version":1}\n');
+  }
+  for (const [rel, body] of Object.entries(files)) {
+    mkdirSync(dirname(join(repo, rel)), { recursive: true });
+    writeFileSync(join(repo, rel), body);
+  }
+  for (const [rel, body] of Object.entries(homeFiles)) {
+    writeFileSync(join(home, rel), body, { mode: 0o600 });
   }
   return { dir, repo, home };
 }
@@ -67,13 +74,14 @@ function snapshot(dir) {
 }
 
 function run(c) {
-  const env = setup(c.setup);
+  const env = setup(c.setup, c.files, c.home_files);
   try {
     const before = snapshot(env.dir);
     const res = spawnSync(bin, c.args, {
       cwd: env.repo,
       env: { PATH: process.env.PATH, HOME: env.home, ABCD_HOME: env.home, NO_COLOR: '1' },
       encoding: 'utf8',
+      input: '',
     });
     return { res, before, after: snapshot(env.dir) };
   } finally {

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/abcd-dev/abcd/adapters/agentfiles"
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
+	"github.com/abcd-dev/abcd/agents"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/schemas"
@@ -38,6 +40,10 @@ func run(ctx context.Context) int {
 	a := &app.App{
 		Inspector: files.Inspector{Dir: dir, Home: home},
 		Config:    files.ConfigSource{Dir: dir, Home: home},
+		Roster:    agentfiles.New(agents.Files),
+		Setup:     files.Setup{Dir: dir, Home: home},
+		Prompter:  cli.NewPrompter(s),
+		Diag:      cli.NewDiag(s),
 		Schemas:   catalog.New(schemas.Files),
 		Build:     app.BuildInfo{Version: version, Commit: commit, Go: runtime.Version()},
 	}

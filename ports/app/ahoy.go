@@ -1,0 +1,327 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// SetupVersion is the setup this abcd's ahoy install lays down.
+const SetupVersion = 1
+
+// AhoyInstallInput: Yes accepts the required steps without asking and skips the optional offers.
+type AhoyInstallInput struct {
+	Yes bool `json:"yes,omitempty"`
+}
+
+// AhoyInstallResult says what each consent category did.
+type AhoyInstallResult struct {
+	Root            string     `json:"root"`
+	Steps           []AhoyStep `json:"steps"`
+	OptionalSkipped []string   `json:"optional_skipped"`
+	Written         []string   `json:"written"`
+}
+
+// AhoyStep is one consent category's outcome.
+type AhoyStep struct {
+	Category string   `json:"category" jsonschema:"enum=record,enum=local-work,enum=oracle-routing-machine,enum=oracle-routing-repository"`
+	Required bool     `json:"required"`
+	Status   string   `json:"status" jsonschema:"enum=created,enum=present,enum=skipped,enum=declined"`
+	Paths    []string `json:"paths"`
+}
+
+const (
+	abcdDir          = ".abcd"
+	repoConfigRel    = ".abcd/config.json"
+	gitignoreRel     = ".abcd/.gitignore"
+	repoRoutingDir   = ".abcd/config"
+	repoRoutingRel   = ".abcd/config/oracle-routing.json"
+	machineRouting   = "oracle-routing.json"
+	gitignoreContent = "# abcd's local run state: never committed\n/.work.local/\n"
+)
+
+func repoConfigContent() []byte {
+	return []byte(fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d\n}\n", SetupVersion))
+}
+
+// proposalFile is the routing file ahoy offers: the bundled proposal, accepted as a table.
+func proposalFile() []byte {
+	data, _ := json.MarshalIndent(oracle.RoutingFile{SchemaVersion: 1, Agents: oracle.Proposal()}, "", "  ")
+	return append(data, '\n')
+}
+
+// ProposalTable renders the proposal for the person to read before the routing question.
+func ProposalTable() string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  AGENT\tTIER\tFAN-OUT\n")
+	p := oracle.Proposal()
+	for _, name := range sortedNames(p) {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\n", name, p[name].Tier, p[name].FanOut)
+	}
+	_ = tw.Flush()
+	return b.String()
+}
+
+func sortedNames(m oracle.RoutingAgents) []string { return slices.Sorted(maps.Keys(m)) }
+
+func recordDirs() []string {
+	dirs := []string{abcdDir}
+	for _, f := range record.Folders() {
+		dirs = append(dirs, f.Dir)
+	}
+	return dirs
+}
+
+func ahoyInstallVerb() Verb {
+	return declare(Verb{
+		Name:       "ahoy_install",
+		Path:       []string{"ahoy", "install"},
+		Summary:    "Set abcd up in this git repository: the record folders, its config and, with consent, the routing table",
+		Idempotent: true,
+	}, ahoyInstall)
+}
+
+func ahoyInstall(ctx context.Context, a *App, in *AhoyInstallInput) (AhoyInstallResult, error) {
+	root, git := a.Setup.Root()
+	if !git {
+		return AhoyInstallResult{}, refusal.New("not_a_repository", "abcd ahoy install",
+			root+" is not inside a git repository", "run `git init` first, or run abcd from inside a repository")
+	}
+	interactive := a.Prompter != nil && a.Prompter.Interactive()
+	if !in.Yes && !interactive {
+		return AhoyInstallResult{}, refusal.New("consent_needed", "abcd ahoy install",
+			"nobody can answer its questions here (stdin is not a terminal)",
+			"run `abcd ahoy install --yes` to accept the required steps and skip the optional ones, or run it in a terminal")
+	}
+	res := AhoyInstallResult{Root: root, Steps: []AhoyStep{}, OptionalSkipped: []string{}, Written: []string{}}
+
+	// What is already there decides what is asked; everything is asked before anything is written.
+	recordMissing, err := a.anyMissing(append(recordDirs(), repoConfigRel)...)
+	if err != nil {
+		return res, err
+	}
+	localMissing, err := a.anyMissing(gitignoreRel)
+	if err != nil {
+		return res, err
+	}
+	machineHas, err := a.Setup.MachineExists(machineRouting)
+	if err != nil {
+		return res, err
+	}
+	repoHas, err := a.Setup.Exists(repoRoutingRel)
+	if err != nil {
+		return res, err
+	}
+
+	ask := func(q string) (bool, error) {
+		if in.Yes {
+			return true, nil
+		}
+		return a.Prompter.Confirm(ctx, q)
+	}
+	if recordMissing {
+		ok, err := ask(fmt.Sprintf("Create abcd's record folders and %s in %s?", repoConfigRel, root))
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			return res, declinedRequired("record")
+		}
+	}
+	if localMissing {
+		ok, err := ask(fmt.Sprintf("Keep abcd's local run state (.abcd/.work.local/) out of git with %s?", gitignoreRel))
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			return res, declinedRequired("local-work")
+		}
+	}
+	machineStatus, repoStatus := "present", "present"
+	if !machineHas {
+		machineStatus = "skipped"
+		if !in.Yes {
+			a.Prompter.Show("abcd proposes a model tier and a fan-out bound for each agent it dispatches:\n" + ProposalTable())
+			ok, err := a.Prompter.Confirm(ctx, fmt.Sprintf("Accept this routing table for your machine (%s)?", a.Setup.MachinePath(machineRouting)))
+			if err != nil {
+				return res, err
+			}
+			machineStatus = map[bool]string{true: "created", false: "declined"}[ok]
+		}
+	}
+	if !repoHas {
+		repoStatus = "skipped"
+		if !in.Yes {
+			ok, err := a.Prompter.Confirm(ctx, fmt.Sprintf("Also commit it for everyone working in this repository (%s)?", repoRoutingRel))
+			if err != nil {
+				return res, err
+			}
+			repoStatus = map[bool]string{true: "created", false: "declined"}[ok]
+		}
+	}
+
+	// Writes, in the categories' order.
+	step := AhoyStep{Category: "record", Required: true, Status: "present", Paths: []string{}}
+	for _, d := range recordDirs() {
+		created, err := a.Setup.MkdirAll(d)
+		if err != nil {
+			return res, err
+		}
+		if created {
+			step.Status, step.Paths, res.Written = "created", append(step.Paths, d+"/"), append(res.Written, d+"/")
+		}
+	}
+	if err := a.create(&step, &res, repoConfigRel, repoConfigContent()); err != nil {
+		return res, err
+	}
+	res.Steps = append(res.Steps, step)
+
+	step = AhoyStep{Category: "local-work", Required: true, Status: "present", Paths: []string{}}
+	if err := a.create(&step, &res, gitignoreRel, []byte(gitignoreContent)); err != nil {
+		return res, err
+	}
+	res.Steps = append(res.Steps, step)
+
+	step = AhoyStep{Category: "oracle-routing-machine", Status: machineStatus, Paths: []string{a.Setup.MachinePath(machineRouting)}}
+	if machineStatus == "created" {
+		created, err := a.Setup.CreateMachineFile(machineRouting, proposalFile())
+		if err != nil {
+			return res, err
+		}
+		if created {
+			res.Written = append(res.Written, a.Setup.MachinePath(machineRouting))
+		} else {
+			step.Status = "present"
+		}
+	}
+	if machineStatus == "skipped" {
+		res.OptionalSkipped = append(res.OptionalSkipped, "oracle-routing-machine")
+	}
+	res.Steps = append(res.Steps, step)
+
+	step = AhoyStep{Category: "oracle-routing-repository", Status: repoStatus, Paths: []string{repoRoutingRel}}
+	if repoStatus == "created" {
+		if _, err := a.Setup.MkdirAll(repoRoutingDir); err != nil {
+			return res, err
+		}
+		created, err := a.Setup.CreateFile(repoRoutingRel, proposalFile())
+		if err != nil {
+			return res, err
+		}
+		if created {
+			res.Written = append(res.Written, repoRoutingRel)
+		} else {
+			step.Status = "present"
+		}
+	}
+	if repoStatus == "skipped" {
+		res.OptionalSkipped = append(res.OptionalSkipped, "oracle-routing-repository")
+	}
+	res.Steps = append(res.Steps, step)
+	return res, nil
+}
+
+func (a *App) anyMissing(rels ...string) (bool, error) {
+	for _, rel := range rels {
+		ok, err := a.Setup.Exists(rel)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (a *App) create(step *AhoyStep, res *AhoyInstallResult, rel string, data []byte) error {
+	created, err := a.Setup.CreateFile(rel, data)
+	if err != nil {
+		return err
+	}
+	if created {
+		step.Status = "created"
+		step.Paths = append(step.Paths, rel)
+		res.Written = append(res.Written, rel)
+	}
+	return nil
+}
+
+func declinedRequired(category string) error {
+	return refusal.New("consent_declined", "abcd ahoy install",
+		fmt.Sprintf("the %s step is required and was declined; nothing was written", category),
+		"run `abcd ahoy install` again and accept it when you are ready")
+}
+
+// AhoyUninstallInput takes nothing.
+type AhoyUninstallInput struct{}
+
+// AhoyUninstallResult lists what was removed and what was kept.
+type AhoyUninstallResult struct {
+	Root    string   `json:"root"`
+	Removed []string `json:"removed"`
+	Kept    []string `json:"kept"`
+}
+
+func ahoyUninstallVerb() Verb {
+	return declare(Verb{
+		Name:        "ahoy_uninstall",
+		Path:        []string{"ahoy", "uninstall"},
+		Summary:     "Remove what ahoy install added, keeping every record, the config files and both routing files",
+		Destructive: true,
+		Idempotent:  true,
+	}, func(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUninstallResult, error) {
+		root, git := a.Setup.Root()
+		if !git {
+			return AhoyUninstallResult{}, refusal.New("not_a_repository", "abcd ahoy uninstall",
+				root+" is not inside a git repository", "run abcd from inside the repository it was installed in")
+		}
+		res := AhoyUninstallResult{Root: root, Removed: []string{}, Kept: []string{}}
+		removed, err := a.Setup.RemoveFileIf(gitignoreRel, []byte(gitignoreContent))
+		if err != nil {
+			return res, err
+		}
+		if removed {
+			res.Removed = append(res.Removed, gitignoreRel)
+		}
+		// Deepest folders first; a folder that holds anything (a record) stays.
+		dirs := append(recordDirs(), ".abcd/development/intents", ".abcd/development/specs", ".abcd/development", ".abcd/work/issues", ".abcd/work")
+		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+		for _, d := range dirs {
+			if d == abcdDir {
+				continue
+			}
+			ok, err := a.Setup.RemoveEmptyDir(d)
+			if err != nil {
+				return res, err
+			}
+			if ok {
+				res.Removed = append(res.Removed, d+"/")
+			} else if exists, _ := a.Setup.Exists(d); exists {
+				res.Kept = append(res.Kept, d+"/")
+			}
+		}
+		for _, keep := range []string{repoConfigRel, repoRoutingRel} {
+			if ok, _ := a.Setup.Exists(keep); ok {
+				res.Kept = append(res.Kept, keep)
+			}
+		}
+		if ok, _ := a.Setup.MachineExists(machineRouting); ok {
+			res.Kept = append(res.Kept, a.Setup.MachinePath(machineRouting))
+		}
+		if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err == nil && ok {
+			res.Removed = append(res.Removed, abcdDir+"/")
+		}
+		return res, nil
+	})
+}

@@ -1,0 +1,169 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// routing is the routing family, read and checked: the tables each file contributes and what was
+// reported while the rest applied.
+type routing struct {
+	layers  oracle.Layers
+	notices []oracle.Notice
+	agents  []string
+}
+
+// loadRouting reads both routing files strictly and checks their rows against the roster. A file
+// that cannot be read, or a row that breaks a rule, refuses; a row for an agent not in the roster is
+// a notice and is skipped.
+func (a *App) loadRouting(files ports.ConfigFiles) (routing, error) {
+	ros, err := a.Roster.Roster()
+	if err != nil {
+		return routing{}, err
+	}
+	known := func(name string) bool { _, ok := ros.Get(name); return ok }
+	r := routing{agents: ros.Names()}
+	for _, f := range []struct {
+		file    ports.ConfigFile
+		table   *oracle.Table
+		origin  *string
+		present *bool
+	}{
+		{files.RepoRouting, &r.layers.Repo, &r.layers.RepoOrigin, &r.layers.RepoPresent},
+		{files.MachineRouting, &r.layers.Machine, &r.layers.MachineOrigin, &r.layers.MachinePresent},
+	} {
+		if !f.file.Present {
+			continue
+		}
+		rf, err := decodeRouting(f.file)
+		if err != nil {
+			return routing{}, err
+		}
+		table, notices, err := oracle.CheckTable(f.file.Path, rf, known)
+		if err != nil {
+			var re *oracle.RowError
+			if errors.As(err, &re) {
+				field := re.Field
+				if re.Agent != "" {
+					field = "agents." + re.Agent + "." + re.Field
+				}
+				return routing{}, refusal.New("routing_invalid", re.Origin, field+" "+re.Msg, "fix the row, or remove it to use the lower layers")
+			}
+			return routing{}, err
+		}
+		*f.table, *f.origin, *f.present = table, f.file.Path, true
+		r.notices = append(r.notices, notices...)
+	}
+	return r, nil
+}
+
+// decodeRouting decodes a routing file strictly: the shared strict check (one object, no key twice at
+// any depth, nothing trailing, bounded), then no unknown member at any level.
+func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
+	if err := config.CheckStrict(f.Path, f.Data); err != nil {
+		return oracle.RoutingFile{}, configRefusal(err)
+	}
+	var rf oracle.RoutingFile
+	dec := json.NewDecoder(bytes.NewReader(f.Data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rf); err != nil {
+		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+config.Clip(err.Error()),
+			"see `abcd schema show oracle_routing` for the shape")
+	}
+	if rf.Agents == nil {
+		rf.Agents = oracle.RoutingAgents{}
+	}
+	return rf, nil
+}
+
+// OracleBoard is bare abcd's oracle section: whether a table is accepted and each agent's route.
+type OracleBoard struct {
+	// Readable is false when a routing file could not be read; Problem then says why and the board
+	// holds no agents.
+	Readable bool         `json:"readable"`
+	Problem  string       `json:"problem"`
+	Accepted bool         `json:"accepted"`
+	Agents   []AgentRoute `json:"agents"`
+}
+
+// AgentRoute is one agent's route and every layer's tier.
+type AgentRoute struct {
+	Agent      string         `json:"agent"`
+	Tier       oracle.Tier    `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	FanOut     int            `json:"fan_out" jsonschema:"minimum=1"`
+	Source     oracle.Source  `json:"source" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Origin     string         `json:"origin"`
+	Connection string         `json:"connection"`
+	Fallback   string         `json:"fallback"`
+	Layers     []RoutingLayer `json:"layers"`
+}
+
+// RoutingLayer is one layer's tier for an agent; Wins marks the one in force.
+type RoutingLayer struct {
+	Layer oracle.Source `json:"layer" jsonschema:"enum=repository,enum=machine,enum=bundled"`
+	Tier  oracle.Tier   `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Wins  bool          `json:"wins"`
+}
+
+// oracleBoard resolves every roster agent. A routing file that cannot be read empties the board and
+// says why; it never stops status.
+func (a *App) oracleBoard(ctx context.Context) OracleBoard {
+	board := OracleBoard{Agents: []AgentRoute{}}
+	files, err := a.Config.ReadConfig(ctx)
+	var r routing
+	if err == nil {
+		r, err = a.loadRouting(files)
+	}
+	if err != nil {
+		board.Problem = problemText(err)
+		return board
+	}
+	board.Readable = true
+	board.Accepted = r.layers.RepoPresent || r.layers.MachinePresent
+	a.warnNotices(r.notices)
+	proposal := oracle.Proposal()
+	for _, agent := range r.agents {
+		route, err := oracle.Resolve(agent, r.layers, oracle.NoConnections{}, nil)
+		if err != nil {
+			board = OracleBoard{Agents: []AgentRoute{}, Problem: config.Clip(err.Error())}
+			return board
+		}
+		ar := AgentRoute{Agent: agent, Tier: route.Row.Tier, FanOut: route.Row.FanOut, Source: route.Source,
+			Origin: route.Origin, Connection: route.Connection.Name, Fallback: route.Fallback, Layers: []RoutingLayer{}}
+		for _, l := range []struct {
+			src   oracle.Source
+			table map[string]oracle.Row
+		}{{oracle.SourceRepository, r.layers.Repo}, {oracle.SourceMachine, r.layers.Machine}, {oracle.SourceBundled, proposal}} {
+			if row, ok := l.table[agent]; ok {
+				ar.Layers = append(ar.Layers, RoutingLayer{Layer: l.src, Tier: row.Tier, Wins: l.src == route.Source})
+			}
+		}
+		board.Agents = append(board.Agents, ar)
+	}
+	return board
+}
+
+func (a *App) warnNotices(notices []oracle.Notice) {
+	if a.Diag == nil {
+		return
+	}
+	for _, n := range notices {
+		a.Diag.Warn(n.String())
+	}
+}
+
+// problemText is a refusal's sentence for a board that cannot show its lines.
+func problemText(err error) string {
+	if r, ok := refusal.As(err); ok {
+		return fmt.Sprintf("%s %s (%s)", r.What, r.Why, r.Remedy)
+	}
+	return err.Error()
+}
