@@ -3,11 +3,12 @@ package oracle
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
 )
 
 // Limits on what the routing files and the --route flag may carry.
@@ -20,10 +21,10 @@ const (
 )
 
 var (
-	agentPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
-	keyPattern    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-	connPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`) // safe to print as a config key segment
-	numberPattern = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+	agentPattern  = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
+	keyPattern    = pattern.New(`^[a-z][a-z0-9_]{0,63}$`)
+	connPattern   = pattern.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`) // safe to print as a config key segment
+	numberPattern = pattern.New(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 )
 
 // ValidAgentName reports whether s has the shape of a roster agent's name.

@@ -7,7 +7,7 @@
 // by MaxFileBytes).
 package roster
 
-import "regexp"
+import "github.com/abcd-dev/abcd/domain/internal/pattern"
 
 // CapabilityScope says whether an agent may change the working tree.
 type CapabilityScope string
@@ -74,9 +74,9 @@ var writeTools = map[string]bool{
 }
 
 var (
-	namePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
-	toolPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\([^()]*\))?$`)
-	keyPattern  = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	namePattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
+	toolPattern = pattern.New(`^[A-Za-z][A-Za-z0-9_]*(\([^()]*\))?$`)
+	keyPattern  = pattern.New(`^[A-Za-z0-9_-]+$`)
 )
 
 // ValidName reports whether s is a well-formed agent name.
