@@ -4,6 +4,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/roster"
@@ -99,3 +100,37 @@ type Setup interface {
 	MachineExists(name string) (bool, error)
 	CreateMachineFile(name string, data []byte) (created bool, err error)
 }
+
+// RecordFile is one record file as a listing or a read found it. Path is relative to the repository
+// root, with forward slashes, so results read the same on every machine.
+type RecordFile struct {
+	Path string
+	Data []byte
+	// Err is a fault in this file alone (a symlink, too large); a listing reports it beside the others.
+	Err error
+}
+
+// RecordStore keeps the record's files. Every write is atomic; creating never replaces.
+type RecordStore interface {
+	// Initialized is false until abcd ahoy install has made .abcd/.
+	Initialized() bool
+	// List returns the record files (<prefix>-*.md) of one lifecycle folder, sorted by name, each read
+	// to at most limit bytes (limit 0: the whole file, bounded by the record maximum).
+	List(ctx context.Context, dir, prefix string, limit int) ([]RecordFile, error)
+	// Read returns one record file whole, bounded.
+	Read(ctx context.Context, path string) ([]byte, error)
+	// Create writes a new file; created is false when the name is taken.
+	Create(ctx context.Context, path string, data []byte) (created bool, err error)
+	// Replace atomically replaces an existing file's content.
+	Replace(ctx context.Context, path string, data []byte) error
+	// Move renames from to to (which must not exist) in one step, then replaces its content with data.
+	Move(ctx context.Context, from, to string, data []byte) error
+	// Lock serialises writers across processes; a held lock is contention (exit 3).
+	Lock(ctx context.Context) (unlock func(), err error)
+}
+
+// Clock is the time, for ids and dates.
+type Clock interface{ Now() time.Time }
+
+// Random is randomness, for the random part of ids.
+type Random interface{ Uint32() uint32 }

@@ -84,10 +84,16 @@ type App struct {
 	Roster    ports.RosterSource
 	Diag      ports.Diagnostics
 	Setup     ports.Setup
+	Records   ports.RecordStore
+	Clock     ports.Clock
+	Random    ports.Random
 	Prompter  ports.Prompter
 	// Connections are the providers this machine has configured; nil is none.
 	Connections oracle.Connections
-	Build       BuildInfo
+	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
+	// the composition root offers none.
+	Reroot func(dir string) *App
+	Build  BuildInfo
 }
 
 // BuildInfo is what the binary knows about itself, stamped at link time.

@@ -36,18 +36,28 @@ func run(ctx context.Context) int {
 	if err != nil {
 		dir = "."
 	}
-	home := abcdHome()
-	a := &app.App{
-		Inspector: files.Inspector{Dir: dir, Home: home},
-		Config:    files.ConfigSource{Dir: dir, Home: home},
-		Roster:    agentfiles.New(agents.Files),
-		Setup:     files.Setup{Dir: dir, Home: home},
-		Prompter:  cli.NewPrompter(s),
-		Diag:      cli.NewDiag(s),
-		Schemas:   catalog.New(schemas.Files),
-		Build:     app.BuildInfo{Version: version, Commit: commit, Go: runtime.Version()},
+	return cli.Execute(ctx, cli.NewRoot(wire(s, dir, abcdHome()), s), s, os.Args[1:])
+}
+
+// wire builds the core for the repository containing dir and the machine folder home.
+func wire(s *cli.IO, dir, home string) *app.App {
+	ros := agentfiles.New(agents.Files)
+	cat := catalog.New(schemas.Files)
+	var build func(dir string) *app.App
+	build = func(dir string) *app.App {
+		return &app.App{
+			Inspector: files.Inspector{Dir: dir, Home: home},
+			Config:    files.ConfigSource{Dir: dir, Home: home},
+			Roster:    ros,
+			Setup:     files.Setup{Dir: dir, Home: home},
+			Prompter:  cli.NewPrompter(s),
+			Diag:      cli.NewDiag(s),
+			Schemas:   cat,
+			Build:     app.BuildInfo{Version: version, Commit: commit, Go: runtime.Version()},
+			Reroot:    build,
+		}
 	}
-	return cli.Execute(ctx, cli.NewRoot(a, s), s, os.Args[1:])
+	return build(dir)
 }
 
 // abcdHome is $ABCD_HOME, or ~/.abcd.
