@@ -143,6 +143,10 @@ func (s Setup) CreateMachineFile(name string, data []byte) (bool, error) {
 			"replace the link with a folder, or point ABCD_HOME at one")
 	case !st.IsDir():
 		return false, refusal.New("not_a_folder", s.Home, "is not a folder", "move it aside, or point ABCD_HOME at a folder")
+	case st.Mode().Perm()&0o077 != 0:
+		return false, refusal.New("machine_folder_open", s.Home,
+			fmt.Sprintf("is open to group or others (mode %04o), and abcd keeps its machine files in a folder only you can enter", st.Mode().Perm()),
+			fmt.Sprintf("run `chmod 700 %s`", s.Home))
 	}
 	return createOnly(s.MachinePath(name), data, 0o600)
 }
@@ -192,10 +196,7 @@ func createOnly(path string, data []byte, mode os.FileMode) (bool, error) {
 		// A filesystem with no hard links (FAT, some network mounts): create exclusively instead.
 		return createExclusive(path, data, mode)
 	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	syncDir(dir)
 	return true, nil
 }
 

@@ -48,12 +48,15 @@ func (s *Stack) Lookup(key string) []Found {
 	return out
 }
 
-// InForce lists every key any layer sets, sorted.
+// InForce lists every key abcd reads that any layer sets, sorted. Keys under a namespace abcd does
+// not claim belong to another tool and are left out.
 func (s *Stack) InForce() []string {
 	set := map[string]bool{}
 	for _, src := range s.sources {
 		for k := range src.Values {
-			set[k] = true
+			if _, ok := Match(k); ok {
+				set[k] = true
+			}
 		}
 	}
 	keys := make([]string, 0, len(set))

@@ -293,6 +293,8 @@ func ahoyUninstallVerb() Verb {
 		}
 		if removed {
 			res.Removed = append(res.Removed, gitignoreRel)
+		} else if ok, _ := a.Setup.Exists(gitignoreRel); ok {
+			res.Kept = append(res.Kept, gitignoreRel) // edited since install: it is the person's now
 		}
 		// Deepest folders first; a folder that holds anything (a record) stays.
 		dirs := append(recordDirs(), ".abcd/development/intents", ".abcd/development/specs", ".abcd/development", ".abcd/work/issues", ".abcd/work")

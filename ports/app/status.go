@@ -69,6 +69,14 @@ func statusVerb() Verb {
 		}
 		st := statusOf(f)
 		st.Oracle = a.oracleBoard(ctx)
+		switch {
+		case !st.Oracle.Readable:
+			st.Next = append(st.Next, NextAction{Command: "abcd config show",
+				Why: "a configuration or routing file cannot be read, so the oracle lines are left out: " + st.Oracle.Problem})
+		case f.Initialized && !st.Oracle.Accepted:
+			st.Next = append(st.Next, NextAction{Command: "abcd ahoy install",
+				Why: "no routing table is accepted, so every agent goes to your harness at host-decides; ahoy install offers abcd's proposal"})
+		}
 		return st, nil
 	})
 }

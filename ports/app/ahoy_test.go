@@ -1,0 +1,470 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+const (
+	ahoyRoot           = "/work/repo"
+	ahoyHome           = "/home/ada/.abcd"
+	ahoyMachineRouting = "/home/ada/.abcd/oracle-routing.json"
+	ahoyRepoRouting    = ".abcd/config/oracle-routing.json"
+)
+
+// ahoyLog is a fake.Prompter that also keeps one log of what was shown and asked, in order, so a test
+// can see the proposal table come before the question it explains.
+type ahoyLog struct {
+	*fake.Prompter
+	events []string
+}
+
+func (p *ahoyLog) Show(text string) {
+	p.events = append(p.events, "show: "+text)
+	p.Prompter.Show(text)
+}
+
+func (p *ahoyLog) Confirm(ctx context.Context, q string) (bool, error) {
+	p.events = append(p.events, "ask: "+q)
+	return p.Prompter.Confirm(ctx, q)
+}
+
+func ahoyApp(s *fake.Setup, p *fake.Prompter) (*App, *ahoyLog) {
+	log := &ahoyLog{Prompter: p}
+	return &App{Setup: s, Prompter: log}, log
+}
+
+func install(t *testing.T, a *App, yes bool) (AhoyInstallResult, error) {
+	t.Helper()
+	res, err := a.Run(context.Background(), "ahoy_install", &AhoyInstallInput{Yes: yes})
+	if err != nil {
+		return AhoyInstallResult{}, err
+	}
+	return res.(AhoyInstallResult), nil
+}
+
+func uninstall(t *testing.T, a *App) (AhoyUninstallResult, error) {
+	t.Helper()
+	res, err := a.Run(context.Background(), "ahoy_uninstall", &AhoyUninstallInput{})
+	if err != nil {
+		return AhoyUninstallResult{}, err
+	}
+	return res.(AhoyUninstallResult), nil
+}
+
+// setupState is a deep copy of everything a fake.Setup holds, to compare before and after.
+type setupState struct {
+	Dirs    map[string]bool
+	Files   map[string]string
+	Machine map[string]string
+}
+
+func stateOf(s *fake.Setup) setupState {
+	st := setupState{Dirs: maps.Clone(s.Dirs), Files: map[string]string{}, Machine: map[string]string{}}
+	for k, v := range s.Files {
+		st.Files[k] = string(v)
+	}
+	for k, v := range s.Machine {
+		st.Machine[k] = string(v)
+	}
+	return st
+}
+
+// assertRefusal checks err is a refusal (exit 2) with the code, and returns it.
+func assertRefusal(t *testing.T, err error, code string) *refusal.Error {
+	t.Helper()
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "want a refusal with code %s, got %v", code, err)
+	assert.Equal(t, r.Code, code)
+	assert.Equal(t, r.Kind, refusal.Refused)
+	assert.Equal(t, r.Kind.ExitCode(), 2)
+	assert.Assert(t, r.What != "" && r.Why != "" && r.Remedy != "", "a refusal names what, why and the remedy: %+v", r)
+	return r
+}
+
+func recordFolderPaths() []string {
+	var out []string
+	for _, f := range record.Folders() {
+		out = append(out, f.Dir)
+	}
+	return out
+}
+
+func stepCategories(steps []AhoyStep) []string {
+	out := []string{}
+	for _, s := range steps {
+		out = append(out, s.Category)
+	}
+	return out
+}
+
+func stepStatus(steps []AhoyStep) map[string]string {
+	out := map[string]string{}
+	for _, s := range steps {
+		out[s.Category] = s.Status
+	}
+	return out
+}
+
+var ahoyCategories = []string{"record", "local-work", "oracle-routing-machine", "oracle-routing-repository"}
+
+// decodeRoutingStrict decodes a routing file refusing unknown members and trailing content.
+func decodeRoutingStrict(t *testing.T, data []byte) oracle.RoutingFile {
+	t.Helper()
+	var rf oracle.RoutingFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	assert.NilError(t, dec.Decode(&rf), "routing file: %s", data)
+	assert.Assert(t, !dec.More(), "routing file has trailing content: %s", data)
+	return rf
+}
+
+func TestAhoyInstallYesLaysDownTheRequiredStepsOnly(t *testing.T) {
+	s := fake.NewSetup(ahoyRoot, ahoyHome)
+	p := &fake.Prompter{TTY: true}
+	a, log := ahoyApp(s, p)
+
+	res, err := install(t, a, true)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(log.events, 0), "--yes asks nothing and shows nothing: %v", log.events)
+	assert.Equal(t, res.Root, ahoyRoot)
+
+	// The record folders, each one a folder the fake holds.
+	assert.Check(t, s.Dirs[".abcd"])
+	for _, d := range recordFolderPaths() {
+		assert.Check(t, s.Dirs[d], "record folder %s not created", d)
+	}
+
+	// .abcd/config.json: valid JSON with schema_version 1 and setup_version 1, nothing else.
+	data, ok := s.Files[".abcd/config.json"]
+	assert.Assert(t, ok, ".abcd/config.json not written")
+	var cfg map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	assert.NilError(t, dec.Decode(&cfg), "%s", data)
+	assert.Assert(t, !dec.More())
+	assert.DeepEqual(t, cfg, map[string]json.RawMessage{
+		"schema_version": json.RawMessage("1"),
+		"setup_version":  json.RawMessage("1"),
+	})
+
+	// .abcd/.gitignore keeps the local run state out of git.
+	gi, ok := s.Files[".abcd/.gitignore"]
+	assert.Assert(t, ok, ".abcd/.gitignore not written")
+	assert.Check(t, is.Contains(string(gi), "/.work.local/"))
+
+	// No routing file anywhere: --yes skips both offers and says so.
+	assert.Check(t, is.Len(s.Machine, 0))
+	_, repoRouting := s.Files[ahoyRepoRouting]
+	assert.Check(t, !repoRouting, "--yes wrote the repository routing file")
+	assert.DeepEqual(t, res.OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
+
+	// The steps come in the fixed order, and say what they did.
+	assert.DeepEqual(t, stepCategories(res.Steps), ahoyCategories)
+	assert.DeepEqual(t, stepStatus(res.Steps), map[string]string{
+		"record": "created", "local-work": "created",
+		"oracle-routing-machine": "skipped", "oracle-routing-repository": "skipped",
+	})
+	assert.Check(t, res.Steps[0].Required && res.Steps[1].Required)
+	assert.Check(t, !res.Steps[2].Required && !res.Steps[3].Required)
+	assert.Check(t, is.Contains(res.Written, ".abcd/config.json"))
+	assert.Check(t, is.Contains(res.Written, ".abcd/.gitignore"))
+	for _, w := range res.Written {
+		assert.Check(t, !strings.Contains(w, "oracle-routing"), "written: %v", res.Written)
+	}
+}
+
+func TestAhoyInstallAsksInOrderAndShowsTheProposalFirst(t *testing.T) {
+	s := fake.NewSetup(ahoyRoot, ahoyHome)
+	// yes to record, yes to local work, yes to the machine table, no to the repository table.
+	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, true, false}}
+	a, log := ahoyApp(s, p)
+
+	res, err := install(t, a, false)
+	assert.NilError(t, err)
+
+	assert.Assert(t, is.Len(p.Questions, 4), "questions: %v", p.Questions)
+	assert.Check(t, is.Contains(p.Questions[0], ".abcd/config.json"), "first the record: %q", p.Questions[0])
+	assert.Check(t, is.Contains(p.Questions[1], ".abcd/.gitignore"), "then local work: %q", p.Questions[1])
+	assert.Check(t, is.Contains(p.Questions[2], ahoyMachineRouting), "then the machine table: %q", p.Questions[2])
+	assert.Check(t, is.Contains(p.Questions[3], ahoyRepoRouting), "then the repository table: %q", p.Questions[3])
+
+	// The proposal table is shown once, right before the machine question.
+	assert.Assert(t, is.Len(log.events, 5), "events: %v", log.events)
+	assert.Check(t, strings.HasPrefix(log.events[2], "show: "), "the table comes before the machine question: %v", log.events)
+	assert.Check(t, strings.HasPrefix(log.events[3], "ask: ") && strings.Contains(log.events[3], ahoyMachineRouting), "%v", log.events)
+	table := strings.TrimPrefix(log.events[2], "show: ")
+	assert.Check(t, regexp.MustCompile(`(?m)AGENT\s+TIER\s+FAN-OUT`).MatchString(table), "table heading missing:\n%s", table)
+	proposal := oracle.Proposal()
+	assert.Assert(t, len(proposal) == 3, "the proposal names the three shipped agents")
+	for name, row := range proposal {
+		line := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `\s+` + regexp.QuoteMeta(string(row.Tier)) + `\s+1\s*$`)
+		assert.Check(t, line.MatchString(table), "table has no row %s %s %d:\n%s", name, row.Tier, row.FanOut, table)
+	}
+
+	// Yes to the machine writes the machine file only, holding the proposal as a table.
+	data, ok := s.Machine["oracle-routing.json"]
+	assert.Assert(t, ok, "machine routing file not written")
+	assert.DeepEqual(t, decodeRoutingStrict(t, data), oracle.RoutingFile{SchemaVersion: 1, Agents: oracle.Proposal()})
+	_, repoRouting := s.Files[ahoyRepoRouting]
+	assert.Check(t, !repoRouting, "no to the repository wrote it anyway")
+	assert.DeepEqual(t, stepStatus(res.Steps), map[string]string{
+		"record": "created", "local-work": "created",
+		"oracle-routing-machine": "created", "oracle-routing-repository": "declined",
+	})
+	assert.Check(t, is.Contains(res.Written, ahoyMachineRouting))
+
+	// A second install asks only the repository question; a separate yes writes that file.
+	p2 := &fake.Prompter{TTY: true, Answers: []bool{true}}
+	a2, log2 := ahoyApp(s, p2)
+	machineBefore := string(s.Machine["oracle-routing.json"])
+	res2, err := install(t, a2, false)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(p2.Questions, 1), "questions: %v", p2.Questions)
+	assert.Check(t, is.Contains(p2.Questions[0], ahoyRepoRouting))
+	assert.Check(t, is.Len(p2.Shown, 0), "the machine table is present: nothing to show: %v", log2.events)
+	repoData, ok := s.Files[ahoyRepoRouting]
+	assert.Assert(t, ok, "a yes to the repository question did not write it")
+	assert.DeepEqual(t, decodeRoutingStrict(t, repoData), oracle.RoutingFile{SchemaVersion: 1, Agents: oracle.Proposal()})
+	assert.Equal(t, string(s.Machine["oracle-routing.json"]), machineBefore)
+	assert.DeepEqual(t, res2.Written, []string{ahoyRepoRouting})
+	assert.DeepEqual(t, stepStatus(res2.Steps), map[string]string{
+		"record": "present", "local-work": "present",
+		"oracle-routing-machine": "present", "oracle-routing-repository": "created",
+	})
+}
+
+func TestAhoyInstallDecliningARequiredStepWritesNothing(t *testing.T) {
+	cases := []struct {
+		name     string
+		answers  []bool
+		asked    int
+		category string
+	}{
+		{"record declined", []bool{false, true, true, true}, 1, "record"},
+		{"local work declined", []bool{true, false, true, true}, 2, "local-work"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := fake.NewSetup(ahoyRoot, ahoyHome)
+			before := stateOf(s)
+			p := &fake.Prompter{TTY: true, Answers: c.answers}
+			a, _ := ahoyApp(s, p)
+
+			_, err := install(t, a, false)
+			r := assertRefusal(t, err, "consent_declined")
+			assert.Check(t, is.Contains(r.Why, c.category))
+			assert.Check(t, is.Contains(r.Remedy, "abcd ahoy install"))
+			assert.Check(t, is.Len(p.Questions, c.asked), "asked after a required step was declined: %v", p.Questions)
+			assert.DeepEqual(t, stateOf(s), before)
+		})
+	}
+}
+
+func TestAhoyInstallDecliningRoutingWritesNothingAndOffersAgain(t *testing.T) {
+	s := fake.NewSetup(ahoyRoot, ahoyHome)
+	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, false, false}}
+	a, _ := ahoyApp(s, p)
+	res, err := install(t, a, false)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(s.Machine, 0), "a declined machine table was written")
+	_, repoRouting := s.Files[ahoyRepoRouting]
+	assert.Check(t, !repoRouting, "a declined repository table was written")
+	assert.Check(t, !s.Dirs[".abcd/config"], "a declined repository table left its folder")
+	assert.DeepEqual(t, stepStatus(res.Steps), map[string]string{
+		"record": "created", "local-work": "created",
+		"oracle-routing-machine": "declined", "oracle-routing-repository": "declined",
+	})
+	for _, w := range res.Written {
+		assert.Check(t, !strings.Contains(w, "oracle-routing"), "written: %v", res.Written)
+	}
+
+	// Next time both offers come again, the table before the machine question; the required steps
+	// are in place and not asked about.
+	before := stateOf(s)
+	p2 := &fake.Prompter{TTY: true, Answers: []bool{false, false}}
+	a2, log2 := ahoyApp(s, p2)
+	res2, err := install(t, a2, false)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(p2.Questions, 2), "questions: %v", p2.Questions)
+	assert.Check(t, is.Contains(p2.Questions[0], ahoyMachineRouting))
+	assert.Check(t, is.Contains(p2.Questions[1], ahoyRepoRouting))
+	assert.Check(t, is.Len(p2.Shown, 1))
+	assert.Check(t, strings.HasPrefix(log2.events[0], "show: "), "%v", log2.events)
+	assert.DeepEqual(t, stateOf(s), before)
+	assert.DeepEqual(t, res2.Written, []string{})
+}
+
+func TestAhoyInstallReRunAfterAFullInstallIsIdempotent(t *testing.T) {
+	s := fake.NewSetup(ahoyRoot, ahoyHome)
+	a, _ := ahoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}})
+	_, err := install(t, a, false)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(s.Machine, 1))
+	_, ok := s.Files[ahoyRepoRouting]
+	assert.Assert(t, ok)
+
+	before := stateOf(s)
+	p := &fake.Prompter{TTY: true, Answers: []bool{false, false, false, false}}
+	a2, log := ahoyApp(s, p)
+	res, err := install(t, a2, false)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(log.events, 0), "a re-run asked or showed: %v", log.events)
+	assert.DeepEqual(t, stateOf(s), before)
+	assert.DeepEqual(t, res.Written, []string{})
+	assert.DeepEqual(t, res.OptionalSkipped, []string{})
+	assert.DeepEqual(t, stepCategories(res.Steps), ahoyCategories)
+	for _, st := range res.Steps {
+		assert.Check(t, is.Equal(st.Status, "present"), st.Category)
+	}
+
+	// --yes on the same tree changes nothing either.
+	res, err = install(t, a2, true)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, stateOf(s), before)
+	assert.DeepEqual(t, res.Written, []string{})
+}
+
+func TestAhoyInstallYesTwiceIsIdempotent(t *testing.T) {
+	s := fake.NewSetup(ahoyRoot, ahoyHome)
+	a, _ := ahoyApp(s, &fake.Prompter{})
+	_, err := install(t, a, true)
+	assert.NilError(t, err)
+	before := stateOf(s)
+	res, err := install(t, a, true)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, stateOf(s), before)
+	assert.DeepEqual(t, res.Written, []string{})
+	assert.DeepEqual(t, res.OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
+}
+
+func TestAhoyInstallNonInteractiveWithoutYesIsRefused(t *testing.T) {
+	empty := stateOf(fake.NewSetup(ahoyRoot, ahoyHome))
+	t.Run("not a terminal", func(t *testing.T) {
+		s := fake.NewSetup(ahoyRoot, ahoyHome)
+		a, log := ahoyApp(s, &fake.Prompter{TTY: false, Answers: []bool{true, true, true, true}})
+		_, err := install(t, a, false)
+		r := assertRefusal(t, err, "consent_needed")
+		assert.Check(t, is.Contains(r.Remedy, "--yes"))
+		assert.Check(t, is.Len(log.events, 0), "a prompter that is not interactive was used: %v", log.events)
+		assert.DeepEqual(t, stateOf(s), empty)
+	})
+	t.Run("no prompter at all", func(t *testing.T) {
+		s := fake.NewSetup(ahoyRoot, ahoyHome)
+		_, err := install(t, &App{Setup: s}, false)
+		assertRefusal(t, err, "consent_needed")
+		assert.DeepEqual(t, stateOf(s), empty)
+	})
+	t.Run("--yes needs no prompter", func(t *testing.T) {
+		s := fake.NewSetup(ahoyRoot, ahoyHome)
+		_, err := install(t, &App{Setup: s}, true)
+		assert.NilError(t, err)
+		assert.Check(t, s.Dirs[".abcd"])
+	})
+}
+
+func TestAhoyOutsideGitIsRefused(t *testing.T) {
+	for _, yes := range []bool{true, false} {
+		s := fake.NewSetup("/work/scratch", ahoyHome)
+		s.NotGit = true
+		a, log := ahoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}})
+		_, err := install(t, a, yes)
+		r := assertRefusal(t, err, "not_a_repository")
+		assert.Check(t, is.Contains(r.Why, "/work/scratch"))
+		assert.Check(t, is.Contains(r.Remedy, "git init"))
+		assert.Check(t, is.Len(log.events, 0))
+		assert.Check(t, is.Len(s.Dirs, 0))
+		assert.Check(t, is.Len(s.Files, 0))
+		assert.Check(t, is.Len(s.Machine, 0))
+	}
+	s := fake.NewSetup("/work/scratch", ahoyHome)
+	s.NotGit = true
+	_, err := uninstall(t, &App{Setup: s})
+	assertRefusal(t, err, "not_a_repository")
+}
+
+// fullInstall installs everything: required steps and both routing files.
+func fullInstall(t *testing.T) *fake.Setup {
+	t.Helper()
+	s := fake.NewSetup(ahoyRoot, ahoyHome)
+	a, _ := ahoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}})
+	_, err := install(t, a, false)
+	assert.NilError(t, err)
+	return s
+}
+
+func TestAhoyUninstallRemovesWhatInstallAddedAndKeepsThePersons(t *testing.T) {
+	s := fullInstall(t)
+	routingRepo := string(s.Files[ahoyRepoRouting])
+	routingMachine := string(s.Machine["oracle-routing.json"])
+	config := string(s.Files[".abcd/config.json"])
+
+	res, err := uninstall(t, &App{Setup: s})
+	assert.NilError(t, err)
+	assert.Equal(t, res.Root, ahoyRoot)
+
+	// The unchanged .gitignore and every empty record folder go.
+	_, gi := s.Files[".abcd/.gitignore"]
+	assert.Check(t, !gi, ".abcd/.gitignore was not removed")
+	assert.Check(t, is.Contains(res.Removed, ".abcd/.gitignore"))
+	for _, d := range recordFolderPaths() {
+		assert.Check(t, !s.Dirs[d], "empty record folder %s was not removed", d)
+		assert.Check(t, is.Contains(res.Removed, d+"/"))
+	}
+
+	// The config file and both routing files stay, listed under kept.
+	assert.Equal(t, string(s.Files[".abcd/config.json"]), config)
+	assert.Equal(t, string(s.Files[ahoyRepoRouting]), routingRepo)
+	assert.Equal(t, string(s.Machine["oracle-routing.json"]), routingMachine)
+	assert.Check(t, is.Contains(res.Kept, ".abcd/config.json"))
+	assert.Check(t, is.Contains(res.Kept, ahoyRepoRouting))
+	assert.Check(t, is.Contains(res.Kept, ahoyMachineRouting))
+	for _, k := range []string{".abcd/config.json", ahoyRepoRouting, ahoyMachineRouting} {
+		assert.Check(t, !slices.Contains(res.Removed, k), "%s listed as removed", k)
+	}
+	assert.Check(t, s.Dirs[".abcd"], ".abcd/ removed while it holds the config")
+
+	// Uninstall again: nothing more to remove, the person's files still kept.
+	res, err = uninstall(t, &App{Setup: s})
+	assert.NilError(t, err)
+	assert.DeepEqual(t, res.Removed, []string{})
+	assert.Check(t, is.Contains(res.Kept, ".abcd/config.json"))
+}
+
+func TestAhoyUninstallKeepsAnEditedGitignoreAndRecords(t *testing.T) {
+	s := fullInstall(t)
+	edited := string(s.Files[".abcd/.gitignore"]) + "/scratch/\n"
+	s.Files[".abcd/.gitignore"] = []byte(edited)
+	const issue = ".abcd/work/issues/open/iss-0001-keep-me.md"
+	s.Files[issue] = []byte("---\nid: iss-0001\n---\n")
+
+	res, err := uninstall(t, &App{Setup: s})
+	assert.NilError(t, err)
+
+	assert.Equal(t, string(s.Files[".abcd/.gitignore"]), edited, "an edited .gitignore was touched")
+	assert.Check(t, !slices.Contains(res.Removed, ".abcd/.gitignore"), "removed: %v", res.Removed)
+
+	// The folder holding a record stays (and its parents), listed as kept; its empty siblings go.
+	assert.Equal(t, string(s.Files[issue]), "---\nid: iss-0001\n---\n")
+	for _, d := range []string{".abcd/work/issues/open", ".abcd/work/issues", ".abcd/work"} {
+		assert.Check(t, s.Dirs[d], "%s removed while it holds a record", d)
+		assert.Check(t, is.Contains(res.Kept, d+"/"))
+		assert.Check(t, !slices.Contains(res.Removed, d+"/"))
+	}
+	assert.Check(t, !s.Dirs[".abcd/work/issues/closed"])
+	assert.Check(t, is.Contains(res.Removed, ".abcd/work/issues/closed/"))
+	assert.Check(t, !s.Dirs[".abcd/development/intents/drafts"])
+}

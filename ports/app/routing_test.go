@@ -1,0 +1,306 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+const (
+	rtRepoPath    = "/work/repo/.abcd/config/oracle-routing.json"
+	rtMachinePath = "/home/ada/.abcd/oracle-routing.json"
+)
+
+var rtAgents = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
+
+func rtRoster(t *testing.T) roster.Roster {
+	t.Helper()
+	var agents []roster.Agent
+	for _, n := range rtAgents {
+		agents = append(agents, roster.Agent{FrontMatter: roster.FrontMatter{Name: n}})
+	}
+	r, err := roster.New(agents)
+	assert.NilError(t, err)
+	return r
+}
+
+// rtStatus runs status over an initialized repository with the two routing files ("" is absent).
+func rtStatus(t *testing.T, repo, machine string) (StatusResult, *fake.Diag) {
+	t.Helper()
+	file := func(path, data string) ports.ConfigFile {
+		if data == "" {
+			return ports.ConfigFile{Path: path}
+		}
+		return ports.ConfigFile{Path: path, Present: true, Data: []byte(data)}
+	}
+	files := ports.ConfigFiles{
+		RepoConfig:     ports.ConfigFile{Path: "/work/repo/.abcd/config.json"},
+		MachineConfig:  ports.ConfigFile{Path: "/home/ada/.abcd/config.json"},
+		RepoRouting:    file(rtRepoPath, repo),
+		MachineRouting: file(rtMachinePath, machine),
+	}
+	diag := &fake.Diag{}
+	a := &App{
+		Inspector: fake.Inspector{Facts: ports.RepoFacts{Root: "/work/repo", Git: true, Initialized: true, Records: map[string]int{}}},
+		Config:    fake.Config{Files: files},
+		Roster:    fake.Roster{R: rtRoster(t)},
+		Diag:      diag,
+	}
+	res, err := a.Run(context.Background(), "status", &StatusInput{})
+	assert.NilError(t, err, "status never stops on the routing table")
+	return res.(StatusResult), diag
+}
+
+func rtAgent(t *testing.T, b OracleBoard, name string) AgentRoute {
+	t.Helper()
+	for _, a := range b.Agents {
+		if a.Agent == name {
+			return a
+		}
+	}
+	t.Fatalf("agent %s not on the board: %+v", name, b.Agents)
+	return AgentRoute{}
+}
+
+func rtNames(b OracleBoard) []string {
+	out := []string{}
+	for _, a := range b.Agents {
+		out = append(out, a.Agent)
+	}
+	return out
+}
+
+func TestBoardWithNoRoutingFile(t *testing.T) {
+	st, diag := rtStatus(t, "", "")
+	b := st.Oracle
+	assert.Check(t, b.Readable)
+	assert.Check(t, is.Equal(b.Problem, ""))
+	assert.Check(t, !b.Accepted, "no table is accepted without a routing file")
+	assert.DeepEqual(t, rtNames(b), rtAgents)
+	for _, a := range b.Agents {
+		assert.Check(t, is.Equal(a.Source, oracle.SourceNone), a.Agent)
+		assert.Check(t, is.Equal(a.Tier, oracle.HostDecides), a.Agent)
+		assert.Check(t, is.Equal(a.Connection, "host"), a.Agent)
+		assert.Check(t, is.Equal(a.FanOut, 1), a.Agent)
+		assert.Check(t, is.Equal(a.Fallback, ""), a.Agent)
+		for _, l := range a.Layers {
+			assert.Check(t, !l.Wins, "%s: no layer wins when no table is accepted: %+v", a.Agent, a.Layers)
+		}
+	}
+	assert.Check(t, is.Len(diag.Warnings, 0))
+	// An initialized repository with no accepted table is pointed at the offer.
+	assert.Check(t, is.DeepEqual(rtNextCommands(st), []string{"abcd ahoy install"}))
+}
+
+func TestBoardMachineTableAcceptsTheProposal(t *testing.T) {
+	st, _ := rtStatus(t, "", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"economy"}}}`)
+	b := st.Oracle
+	assert.Assert(t, b.Readable, b.Problem)
+	assert.Check(t, b.Accepted)
+	assert.DeepEqual(t, rtNames(b), rtAgents)
+
+	// The machine row wins over the bundled one.
+	rr := rtAgent(t, b, "ruthless-reviewer")
+	assert.Check(t, is.Equal(rr.Source, oracle.SourceMachine))
+	assert.Check(t, is.Equal(rr.Origin, rtMachinePath))
+	assert.Check(t, is.Equal(rr.Tier, oracle.Economy))
+	assert.DeepEqual(t, rr.Layers, []RoutingLayer{
+		{Layer: oracle.SourceMachine, Tier: oracle.Economy, Wins: true},
+		{Layer: oracle.SourceBundled, Tier: oracle.Proposal()["ruthless-reviewer"].Tier, Wins: false},
+	})
+
+	// Agents without a row come from the bundled proposal, which wins for them.
+	for _, name := range []string{"intent-auditor", "security-reviewer"} {
+		a := rtAgent(t, b, name)
+		assert.Check(t, is.Equal(a.Source, oracle.SourceBundled), name)
+		assert.Check(t, is.Equal(a.Origin, oracle.BundledOrigin), name)
+		assert.Check(t, is.Equal(a.Tier, oracle.Proposal()[name].Tier), name)
+		assert.Check(t, is.DeepEqual(a.Layers, []RoutingLayer{{Layer: oracle.SourceBundled, Tier: oracle.Proposal()[name].Tier, Wins: true}}), name)
+		// No connection serves frontier here: the harness takes the step, and says why.
+		assert.Check(t, is.Equal(a.Connection, "host"), name)
+		assert.Check(t, is.Contains(a.Fallback, string(a.Tier)), name)
+	}
+}
+
+func TestBoardEmptyMachineTableStillAccepts(t *testing.T) {
+	st, _ := rtStatus(t, "", `{"schema_version":1,"agents":{}}`)
+	assert.Assert(t, st.Oracle.Readable, st.Oracle.Problem)
+	assert.Check(t, st.Oracle.Accepted)
+	for _, a := range st.Oracle.Agents {
+		assert.Check(t, is.Equal(a.Source, oracle.SourceBundled), a.Agent)
+	}
+}
+
+func TestBoardRepositoryRowWinsOverMachineRow(t *testing.T) {
+	st, _ := rtStatus(t,
+		`{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"local"}}}`,
+		`{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"economy"},"security-reviewer":{"tier":"host-decides"}}}`)
+	b := st.Oracle
+	assert.Assert(t, b.Readable, b.Problem)
+	assert.Check(t, b.Accepted)
+
+	rr := rtAgent(t, b, "ruthless-reviewer")
+	assert.Check(t, is.Equal(rr.Source, oracle.SourceRepository))
+	assert.Check(t, is.Equal(rr.Origin, rtRepoPath))
+	assert.Check(t, is.Equal(rr.Tier, oracle.Local))
+	assert.DeepEqual(t, rr.Layers, []RoutingLayer{
+		{Layer: oracle.SourceRepository, Tier: oracle.Local, Wins: true},
+		{Layer: oracle.SourceMachine, Tier: oracle.Economy, Wins: false},
+		{Layer: oracle.SourceBundled, Tier: oracle.Frontier, Wins: false},
+	})
+
+	sr := rtAgent(t, b, "security-reviewer")
+	assert.Check(t, is.Equal(sr.Source, oracle.SourceMachine))
+	assert.Check(t, is.Equal(sr.Tier, oracle.HostDecides))
+	assert.Check(t, is.Equal(sr.Connection, "host"))
+	assert.Check(t, is.Equal(sr.Fallback, ""), "host-decides goes to the harness by choice, not as a fallback")
+
+	assert.Check(t, is.Equal(rtAgent(t, b, "intent-auditor").Source, oracle.SourceBundled))
+}
+
+func TestBoardSkipsARowForAnAgentNotInTheRoster(t *testing.T) {
+	st, diag := rtStatus(t, "",
+		`{"schema_version":1,"agents":{"ghost-writer":{"tier":"bogus","fan_out":-3},"ruthless-reviewer":{"tier":"economy"}}}`)
+	b := st.Oracle
+	assert.Assert(t, b.Readable, b.Problem)
+	assert.DeepEqual(t, rtNames(b), rtAgents)
+	assert.Assert(t, is.Len(diag.Warnings, 1), "warnings: %v", diag.Warnings)
+	assert.Check(t, is.Contains(diag.Warnings[0], "ghost-writer"))
+	assert.Check(t, is.Contains(diag.Warnings[0], rtMachinePath))
+	// The rest of the file applies.
+	assert.Check(t, is.Equal(rtAgent(t, b, "ruthless-reviewer").Source, oracle.SourceMachine))
+	assert.Check(t, is.Equal(rtAgent(t, b, "ruthless-reviewer").Tier, oracle.Economy))
+}
+
+func TestBoardClampsAFanOutAboveTheCeiling(t *testing.T) {
+	st, diag := rtStatus(t, `{"schema_version":1,"agents":{"security-reviewer":{"tier":"frontier","fan_out":5}}}`, "")
+	b := st.Oracle
+	assert.Assert(t, b.Readable, b.Problem)
+	sr := rtAgent(t, b, "security-reviewer")
+	assert.Check(t, is.Equal(sr.FanOut, oracle.Ceiling))
+	assert.Check(t, is.Equal(sr.Source, oracle.SourceRepository))
+	assert.Assert(t, is.Len(diag.Warnings, 1), "warnings: %v", diag.Warnings)
+	assert.Check(t, is.Contains(diag.Warnings[0], "security-reviewer"))
+	assert.Check(t, is.Contains(diag.Warnings[0], "fan_out 5"))
+	assert.Check(t, is.Contains(diag.Warnings[0], rtRepoPath))
+}
+
+func TestBoardUnreadableRoutingFile(t *testing.T) {
+	cases := []struct {
+		name          string
+		repo, machine string
+		file          string
+		problem       []string
+	}{
+		{"unknown member in a row", "", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tierr":"economy"}}}`,
+			rtMachinePath, []string{"tierr"}},
+		{"unknown member at the top", `{"schema_version":1,"agents":{},"agentz":{}}`, "",
+			rtRepoPath, []string{"agentz"}},
+		{"duplicate key in a row", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"local","tier":"frontier"}}}`, "",
+			rtRepoPath, []string{"twice"}},
+		{"trailing content", "", `{"schema_version":1,"agents":{}} {}`, rtMachinePath, []string{"after its object"}},
+		{"wrong schema_version", `{"schema_version":2,"agents":{}}`, "", rtRepoPath, []string{"schema_version"}},
+		{"bad tier", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"ultra"}}}`, "",
+			rtRepoPath, []string{"ruthless-reviewer", "ultra", oracle.TierList()}},
+		{"missing tier", "", `{"schema_version":1,"agents":{"intent-auditor":{"fan_out":1}}}`,
+			rtMachinePath, []string{"intent-auditor", "tier"}},
+		{"negative fan_out", "", `{"schema_version":1,"agents":{"intent-auditor":{"tier":"local","fan_out":-1}}}`,
+			rtMachinePath, []string{"fan_out"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _ := rtStatus(t, c.repo, c.machine)
+			b := st.Oracle
+			assert.Check(t, !b.Readable)
+			assert.Check(t, !b.Accepted)
+			assert.Check(t, b.Agents != nil && len(b.Agents) == 0, "an unreadable board holds no agents: %+v", b.Agents)
+			assert.Check(t, is.Contains(b.Problem, c.file), "the problem names the file")
+			for _, p := range c.problem {
+				assert.Check(t, is.Contains(b.Problem, p))
+			}
+		})
+	}
+}
+
+func TestBoardReadFaultLeavesStatusStanding(t *testing.T) {
+	guarded := refusal.New("config_file", rtMachinePath, "is a symbolic link, which abcd does not follow for configuration", "replace the link with the file itself")
+	a := &App{
+		Inspector: fake.Inspector{Facts: ports.RepoFacts{Root: "/work/repo", Git: true, Initialized: true}},
+		Config:    fake.Config{Err: guarded},
+		Roster:    fake.Roster{R: rtRoster(t)},
+	}
+	res, err := a.Run(context.Background(), "status", &StatusInput{})
+	assert.NilError(t, err)
+	b := res.(StatusResult).Oracle
+	assert.Check(t, !b.Readable)
+	assert.Check(t, is.Contains(b.Problem, rtMachinePath))
+	assert.Check(t, is.Contains(b.Problem, "symbolic link"))
+}
+
+// TestStatusSuggestsConfigShowWhenTheBoardIsUnreadable: status still succeeds, and points at the
+// command that shows what is in force.
+func TestStatusSuggestsConfigShowWhenTheBoardIsUnreadable(t *testing.T) {
+	for name, files := range map[string][2]string{
+		"unknown member": {"", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tierr":"economy"}}}`},
+		"duplicate key":  {`{"schema_version":1,"agents":{},"agents":{}}`, ""},
+		"bad tier":       {`{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"ultra"}}}`, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, _ := rtStatus(t, files[0], files[1])
+			assert.Assert(t, !st.Oracle.Readable)
+			assert.Check(t, is.Contains(rtNextCommands(st), "abcd config show"), "next: %+v", st.Next)
+			for _, n := range st.Next {
+				assert.Check(t, n.Why != "", "a next action says why")
+			}
+		})
+	}
+}
+
+func rtNextCommands(st StatusResult) []string {
+	cmds := []string{}
+	for _, n := range st.Next {
+		cmds = append(cmds, n.Command)
+	}
+	return cmds
+}
+
+func TestRoutesOnAVerbThatDispatchesNothing(t *testing.T) {
+	a := &App{}
+	checked := 0
+	for _, v := range Table() {
+		if len(v.Dispatches) > 0 {
+			continue
+		}
+		checked++
+		routes, err := a.Routes(v.Name, nil)
+		assert.NilError(t, err, v.Name)
+		assert.Check(t, is.Len(routes, 0), v.Name)
+		routes, err = a.Routes(v.Name, []string{})
+		assert.NilError(t, err, v.Name)
+		assert.Check(t, is.Len(routes, 0), v.Name)
+
+		for _, flag := range []string{"ruthless-reviewer=frontier", "intent-auditor=local@acme", "nobody=bogus"} {
+			_, err := a.Routes(v.Name, []string{flag})
+			r := assertRefusal(t, err, "route_invalid")
+			assert.Check(t, is.Contains(r.What, flag), "%s: the refusal quotes the flag", v.Name)
+			assert.Check(t, is.Contains(r.Remedy, oracle.RouteGrammar), "%s: the refusal quotes the grammar", v.Name)
+			assert.Check(t, is.Contains(r.Remedy, oracle.TierList()), v.Name)
+		}
+	}
+	assert.Assert(t, checked > 0)
+
+	_, err := a.Routes("no_such_verb", nil)
+	assert.Assert(t, err != nil)
+	_, isRefusal := refusal.As(err)
+	assert.Check(t, !isRefusal, "an unknown verb is a programming error, not a refusal")
+	assert.Check(t, strings.Contains(err.Error(), "no_such_verb"))
+}
