@@ -1,8 +1,13 @@
 // Package record holds the development record's families: intents, specs, issues and decisions.
+//
+// A record is a markdown file: a front matter block between --- lines (flat key: value lines, the
+// keys fixed per family), then "## Heading" sections. The package is pure: callers hand in bytes they
+// have read (bounded by MaxFileBytes, or HeaderReadBytes for a listing), times and random numbers.
+// Every parser refuses with a *ParseError that names the line and the remedy.
 package record
 
 // Ids are a family prefix and sixteen digits: the UTC time to the second (yymmddhhmmss) and four
-// random digits, so two processes or two branches never need a central counter.
+// random digits, so two processes or two branches never need a central counter (see NewID).
 
 // IntentFrontMatter is an intent file's front matter.
 type IntentFrontMatter struct {

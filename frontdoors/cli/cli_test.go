@@ -116,6 +116,9 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Setup:     fake.NewSetup("/work/repo", "/home/ada/.abcd"),
 		Prompter:  &fake.Prompter{},
 		Diag:      &fake.Diag{},
+		Records:   seededRecords(),
+		Clock:     fake.Clock{T: testNow},
+		Random:    &fake.Random{},
 	}
 }
 

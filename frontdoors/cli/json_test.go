@@ -25,6 +25,24 @@ var verbArgs = map[string][]string{
 	"config_show":    nil,
 	"ahoy_install":   {"--yes"},
 	"ahoy_uninstall": nil,
+	"lint":           nil,
+	"intent_new":     {"A new intent"},
+	"intent_list":    nil,
+	"intent_show":    {"draft-intent"},
+	"intent_ready":   {"draft-intent"},
+	"intent_plan":    {"draft-intent"},
+	"intent_ship":    {"planned-intent"},
+	"spec_new":       {"--intent", "planned-intent", "Another spec"},
+	"spec_list":      nil,
+	"spec_show":      {"open-spec"},
+	"spec_close":     {"open-spec"},
+	"capture":        {"It flickers on resize", "--related", "draft-intent"},
+	"issue_list":     nil,
+	"issue_show":     {"noticed-issue"},
+	"issue_close":    {"noticed-issue", "--why", "fixed"},
+	"decision_new":   {"Another decision", "--supersedes", "a-decision"},
+	"decision_list":  nil,
+	"decision_show":  {"a-decision"},
 }
 
 // emptyApp is the core over fakes that hold as little as they may: zero facts with a nil Records
@@ -41,6 +59,9 @@ func emptyApp() *app.App {
 		Setup:    fake.NewSetup("/work/repo", "/home/ada/.abcd"),
 		Prompter: &fake.Prompter{},
 		Diag:     &fake.Diag{},
+		Records:  seededRecords(),
+		Clock:    fake.Clock{T: testNow},
+		Random:   &fake.Random{},
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,6 +41,8 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 			fmt.Sprintf("run `%s --help` for the flags it takes", cmd.CommandPath()))
 	})
 	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts), newAhoyCmd(a, s, opts))
+	root.AddCommand(recordCommands(a, s, opts)...)
+	root.AddCommand(newMCPCmd(a, s))
 	return root
 }
 
@@ -53,6 +56,10 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
 	}
 	if _, ok := refusal.As(err); !ok && isCobraUsage(err) {
 		err = refusal.New("usage", "abcd "+strings.Join(args, " "), err.Error(), "run `abcd --help` for the commands abcd takes")
@@ -71,6 +78,12 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 	}
 	return doc.ExitCode
 }
+
+// exitCode ends a command whose result is already printed with a code other than 0: lint's
+// error-level findings exit 1.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // wantsJSON reads --json from the raw args, since a refusal may come before flags are parsed. It
 // accepts what the flag parser accepts, and the last spelling wins.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/ports"
@@ -77,6 +78,13 @@ func statusVerb() Verb {
 			st.Next = append(st.Next, NextAction{Command: "abcd ahoy install",
 				Why: "no routing table is accepted, so every agent goes to your harness at host-decides; ahoy install offers abcd's proposal"})
 		}
+		if f.Initialized && a.Records != nil {
+			next, err := a.recordNext(ctx)
+			if err != nil {
+				return StatusResult{}, err
+			}
+			st.Next = append(st.Next, next...)
+		}
 		return st, nil
 	})
 }
@@ -111,4 +119,43 @@ func statusOf(f ports.RepoFacts) StatusResult {
 			Why: "this repository has no .abcd/ folder yet, where abcd keeps its record and configuration"})
 	}
 	return res
+}
+
+// maxRecordNext bounds how many record suggestions status makes.
+const maxRecordNext = 5
+
+// recordNext suggests the record's next steps: a draft intent whose own checks pass is ready to plan.
+func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
+	drafts, err := a.list(ctx, record.Intents, "drafts")
+	if err != nil {
+		return nil, err
+	}
+	next := []NextAction{}
+	for _, l := range drafts {
+		if len(next) == maxRecordNext {
+			break
+		}
+		if l.err != nil {
+			continue
+		}
+		data, err := a.readFull(ctx, l.file.Path)
+		if err != nil {
+			continue
+		}
+		it, err := record.ParseIntent(l.file.Path, data)
+		if err != nil {
+			continue
+		}
+		ready := true
+		for _, c := range record.Readiness(it, nil) {
+			if c.Name != "linked_spec" {
+				ready = ready && c.OK
+			}
+		}
+		if ready {
+			next = append(next, NextAction{Command: "abcd intent plan " + it.Front.ID,
+				Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)})
+		}
+	}
+	return next, nil
 }

@@ -61,7 +61,11 @@ func Table() []Verb { return slices.Clone(table()) }
 
 // table is built on first use, not at package init, so start-up pays only for what runs.
 var table = sync.OnceValue(func() []Verb {
-	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb(), ahoyInstallVerb(), ahoyUninstallVerb()}
+	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb(), ahoyInstallVerb(), ahoyUninstallVerb(), lintVerb()}
+	verbs = append(verbs, intentVerbs()...)
+	verbs = append(verbs, specVerbs()...)
+	verbs = append(verbs, issueVerbs()...)
+	verbs = append(verbs, decisionVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
 })

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"path"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -171,3 +174,88 @@ func (p *Prompter) Confirm(_ context.Context, q string) (bool, error) {
 	p.Answers = p.Answers[1:]
 	return a, nil
 }
+
+// Records is an in-memory record store keyed by path.
+type Records struct {
+	Init  bool
+	Files map[string][]byte
+	// Locked makes Lock report contention.
+	Locked bool
+}
+
+// NewRecords is an initialized, empty record.
+func NewRecords() *Records { return &Records{Init: true, Files: map[string][]byte{}} }
+
+func (r *Records) Initialized() bool { return r.Init }
+
+func (r *Records) List(_ context.Context, dir, prefix string, limit int) ([]ports.RecordFile, error) {
+	var names []string
+	for p := range r.Files {
+		if path.Dir(p) == dir && strings.HasPrefix(path.Base(p), prefix+"-") && strings.HasSuffix(p, ".md") {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	out := []ports.RecordFile{}
+	for _, p := range names {
+		data := r.Files[p]
+		if limit > 0 && len(data) > limit {
+			data = data[:limit]
+		}
+		out = append(out, ports.RecordFile{Path: p, Data: append([]byte(nil), data...)})
+	}
+	return out, nil
+}
+
+func (r *Records) Read(_ context.Context, p string) ([]byte, error) {
+	data, ok := r.Files[p]
+	if !ok {
+		return nil, refusal.New("record_missing", p, "does not exist", "list the records")
+	}
+	return append([]byte(nil), data...), nil
+}
+
+func (r *Records) Create(_ context.Context, p string, data []byte) (bool, error) {
+	if _, ok := r.Files[p]; ok {
+		return false, nil
+	}
+	r.Files[p] = append([]byte(nil), data...)
+	return true, nil
+}
+
+func (r *Records) Replace(_ context.Context, p string, data []byte) error {
+	if _, ok := r.Files[p]; !ok {
+		return refusal.New("record_missing", p, "does not exist", "list the records")
+	}
+	r.Files[p] = append([]byte(nil), data...)
+	return nil
+}
+
+func (r *Records) Move(_ context.Context, from, to string, data []byte) error {
+	if _, ok := r.Files[to]; ok {
+		return refusal.New("record_exists", to, "already exists", "lint the record")
+	}
+	if _, ok := r.Files[from]; !ok {
+		return refusal.New("record_missing", from, "does not exist", "list the records")
+	}
+	delete(r.Files, from)
+	r.Files[to] = append([]byte(nil), data...)
+	return nil
+}
+
+func (r *Records) Lock(context.Context) (func(), error) {
+	if r.Locked {
+		return nil, refusal.Busy("record_locked", ".abcd/.work.local/record.lock", "another abcd is changing the record", "try again")
+	}
+	return func() {}, nil
+}
+
+// Clock is a fixed time.
+type Clock struct{ T time.Time }
+
+func (c Clock) Now() time.Time { return c.T }
+
+// Random counts up from N, so ids are distinct and predictable.
+type Random struct{ N uint32 }
+
+func (r *Random) Uint32() uint32 { r.N++; return r.N }

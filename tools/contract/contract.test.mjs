@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -65,7 +66,8 @@ function snapshot(dir) {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       const st = statSync(p);
-      out.push(`${p} ${st.size} ${st.mode}`);
+      const hash = st.isFile() ? createHash('sha256').update(readFileSync(p)).digest('hex') : '-';
+      out.push(`${p} ${st.size} ${st.mode} ${hash}`);
       if (st.isDirectory()) walk(p);
     }
   };
@@ -76,10 +78,21 @@ function snapshot(dir) {
 function run(c) {
   const env = setup(c.setup, c.files, c.home_files);
   try {
+    const childEnv = { PATH: process.env.PATH, HOME: env.home, ABCD_HOME: env.home, NO_COLOR: '1' };
+    // pre: commands that build the repository state the case runs in (ids are unknown in advance, so
+    // cases name records by slug fragment).
+    for (const args of c.pre ?? []) {
+      const r = spawnSync(bin, args, { cwd: env.repo, env: childEnv, encoding: 'utf8', input: '' });
+      assert.equal(r.status, 0, `pre ${args.join(' ')}: ${r.stderr}`);
+    }
+    for (const [rel, body] of Object.entries(c.after_pre_files ?? {})) {
+      mkdirSync(dirname(join(env.repo, rel)), { recursive: true });
+      writeFileSync(join(env.repo, rel), body);
+    }
     const before = snapshot(env.dir);
     const res = spawnSync(bin, c.args, {
       cwd: env.repo,
-      env: { PATH: process.env.PATH, HOME: env.home, ABCD_HOME: env.home, NO_COLOR: '1' },
+      env: childEnv,
       encoding: 'utf8',
       input: '',
     });

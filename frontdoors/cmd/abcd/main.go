@@ -11,6 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/agentfiles"
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
+	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
 	"github.com/abcd-dev/abcd/ports/app"
@@ -50,6 +51,9 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Config:    files.ConfigSource{Dir: dir, Home: home},
 			Roster:    ros,
 			Setup:     files.Setup{Dir: dir, Home: home},
+			Records:   files.Records{Dir: dir},
+			Clock:     system.Clock{},
+			Random:    system.Random{},
 			Prompter:  cli.NewPrompter(s),
 			Diag:      cli.NewDiag(s),
 			Schemas:   cat,

@@ -1,0 +1,107 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Check is one named check of the readiness gate: whether it passed, what was found, and (when it
+// did not pass) the remedy.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Remedy string `json:"remedy"`
+}
+
+// Readiness runs the gate an intent passes before its build: press_release (the Press Release section
+// is written), acceptance_criteria (at least one criterion; ParseIntent has already refused any not
+// in Given/When/Then form), open_questions (none unresolved) and linked_spec (an open spec implementing
+// the intent with at least one step), in that order. specs may hold any specs; those implementing
+// other intents are ignored.
+func Readiness(i Intent, specs []Spec) []Check {
+	id, file := i.Front.ID, i.File
+	checks := make([]Check, 0, 4)
+
+	pr := Check{Name: "press_release"}
+	if s, ok := FindSection(i.Sections, SectionPressRelease); !ok {
+		pr.Detail = "no ## " + SectionPressRelease + " section"
+		pr.Remedy = fmt.Sprintf("add a ## %s section to %s: the announcement, written as if the work has shipped", SectionPressRelease, file)
+	} else if !Written(s) {
+		pr.Detail = fmt.Sprintf("## %s (line %d) holds only placeholders", SectionPressRelease, s.Line)
+		pr.Remedy = fmt.Sprintf("write the ## %s section of %s in place of its placeholder: who it is for, what they can now do, and why it matters", SectionPressRelease, file)
+	} else {
+		pr.OK, pr.Detail = true, fmt.Sprintf("## %s is written", SectionPressRelease)
+	}
+	checks = append(checks, pr)
+
+	ac := Check{Name: "acceptance_criteria"}
+	if n := len(i.Criteria); n == 0 {
+		ac.Detail = "no acceptance criterion"
+		ac.Remedy = fmt.Sprintf("under ## %s in %s, write at least one line as - ac-1: Given <context>, when <action>, then <outcome>", SectionCriteria, file)
+	} else {
+		ids := make([]string, n)
+		for k, c := range i.Criteria {
+			ids[k] = c.ID
+		}
+		ac.OK, ac.Detail = true, fmt.Sprintf("%d %s in Given/When/Then form: %s", n, plural(n, "criterion", "criteria"), strings.Join(ids, ", "))
+	}
+	checks = append(checks, ac)
+
+	oq := Check{Name: "open_questions"}
+	var open []string
+	for _, q := range i.Questions {
+		if !q.Resolved {
+			open = append(open, fmt.Sprintf("line %d: %s", q.Line, q.Text))
+		}
+	}
+	if len(open) > 0 {
+		oq.Detail = fmt.Sprintf("%d unresolved %s (%s)", len(open), plural(len(open), "question", "questions"), strings.Join(open, "; "))
+		oq.Remedy = fmt.Sprintf("answer each open question in %s and mark it - [x] (or move what stays open to ## %s)", file, SectionWhatsOutOfScope)
+	} else {
+		oq.OK = true
+		oq.Detail = fmt.Sprintf("no unresolved question (%d resolved)", len(i.Questions))
+	}
+	checks = append(checks, oq)
+
+	ls := Check{Name: "linked_spec"}
+	var stepless, closed []Spec
+	for _, s := range specs {
+		if s.Front.Implements != id {
+			continue
+		}
+		switch {
+		case s.Front.Lifecycle != "open":
+			closed = append(closed, s)
+		case len(s.Steps) == 0:
+			stepless = append(stepless, s)
+		case !ls.OK:
+			ls.OK = true
+			ls.Detail = fmt.Sprintf("open spec %s has %d %s", s.Front.ID, len(s.Steps), plural(len(s.Steps), "step", "steps"))
+		}
+	}
+	switch {
+	case ls.OK:
+	case len(stepless) > 0:
+		s := stepless[0]
+		ls.Detail = fmt.Sprintf("open spec %s has no step", s.Front.ID)
+		ls.Remedy = fmt.Sprintf("under ## %s in %s, write the steps as a numbered list: 1. text", SectionSteps, s.File)
+	case i.Front.Lifecycle == "drafts":
+		ls.Detail = "no open spec implements " + id
+		ls.Remedy = "run abcd intent plan " + id + " to create its spec"
+	default:
+		ls.Detail = "no open spec implements " + id
+		if len(closed) > 0 {
+			ls.Detail += fmt.Sprintf(" (%d closed)", len(closed))
+		}
+		ls.Remedy = fmt.Sprintf("run abcd spec new --intent %s \"<title>\" to create one", id)
+	}
+	return append(checks, ls)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

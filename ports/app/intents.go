@@ -1,0 +1,265 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// RefInput names one record by full id, unique id prefix or unique slug fragment.
+type RefInput struct {
+	Ref string `json:"ref" jsonschema:"minLength=1,maxLength=200"`
+}
+
+// TitleInput is a new record's title.
+type TitleInput struct {
+	Title string `json:"title" jsonschema:"minLength=1,maxLength=200"`
+}
+
+// LifecycleInput optionally narrows a listing to one lifecycle folder.
+type LifecycleInput struct {
+	Lifecycle string `json:"lifecycle,omitempty" jsonschema:"maxLength=16"`
+}
+
+// RecordListResult is a listing: the records that parsed, and the files that did not, beside them.
+type RecordListResult struct {
+	Records  []RecordSummary `json:"records"`
+	Problems []RecordProblem `json:"problems"`
+}
+
+// RecordCreated is a record a verb created.
+type RecordCreated struct {
+	Record RecordSummary `json:"record"`
+	// Next says what to fill in before the record is useful.
+	Next string `json:"next"`
+}
+
+// CriterionView is one acceptance criterion.
+type CriterionView struct {
+	ID   string `json:"id" jsonschema:"pattern=^ac-[0-9]+$"`
+	Text string `json:"text"`
+}
+
+// QuestionView is one open question.
+type QuestionView struct {
+	Text     string `json:"text"`
+	Resolved bool   `json:"resolved"`
+}
+
+// IntentShowResult is one intent whole, with the specs that implement it.
+type IntentShowResult struct {
+	Intent    RecordSummary   `json:"intent"`
+	Kind      string          `json:"kind"`
+	Sections  []SectionView   `json:"sections"`
+	Criteria  []CriterionView `json:"criteria"`
+	Questions []QuestionView  `json:"questions"`
+	Specs     []RecordSummary `json:"specs"`
+}
+
+// IntentReadyResult is the readiness gate: each named check with ok, detail and remedy.
+type IntentReadyResult struct {
+	Intent RecordSummary  `json:"intent"`
+	Ready  bool           `json:"ready"`
+	Checks []record.Check `json:"checks"`
+}
+
+// MoveResult is a record moved between lifecycle folders.
+type MoveResult struct {
+	Record RecordSummary `json:"record"`
+	From   string        `json:"from"`
+	To     string        `json:"to"`
+}
+
+// IntentPlanResult is an intent planned, with the spec created for it.
+type IntentPlanResult struct {
+	Intent RecordSummary `json:"intent"`
+	Spec   RecordSummary `json:"spec"`
+	From   string        `json:"from"`
+	To     string        `json:"to"`
+}
+
+func intentVerbs() []Verb {
+	return []Verb{
+		declare(Verb{Name: "intent_new", Path: []string{"intent", "new"}, Summary: "Draft a new intent from the template"},
+			func(ctx context.Context, a *App, in *TitleInput) (RecordCreated, error) {
+				title, err := checkTitle("abcd intent new", in.Title)
+				if err != nil {
+					return RecordCreated{}, err
+				}
+				return locked(ctx, a, "abcd intent new", func() (RecordCreated, error) {
+					var created record.Intent
+					_, p, err := a.newRecord(ctx, record.Intents, "drafts", func(id string) (string, []byte) {
+						created = record.NewIntent(id, title, a.Clock.Now())
+						return record.Slug(title), record.RenderIntent(created)
+					})
+					if err != nil {
+						return RecordCreated{}, err
+					}
+					s := RecordSummary{Family: string(record.Intents), Lifecycle: "drafts", Path: p}
+					fillSummary(&s, created.Front)
+					return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, then run `abcd intent ready %s`", p, created.Front.ID)}, nil
+				})
+			}),
+		declare(Verb{Name: "intent_list", Path: []string{"intent", "list"}, Summary: "List intents, optionally of one lifecycle", ReadOnly: true, Idempotent: true},
+			func(ctx context.Context, a *App, in *LifecycleInput) (RecordListResult, error) {
+				return a.listVerb(ctx, record.Intents, "abcd intent list", in.Lifecycle)
+			}),
+		declare(Verb{Name: "intent_show", Path: []string{"intent", "show"}, Summary: "Show one intent with its criteria, questions and specs", ReadOnly: true, Idempotent: true},
+			func(ctx context.Context, a *App, in *RefInput) (IntentShowResult, error) {
+				l, it, err := a.intent(ctx, "abcd intent show", in.Ref)
+				if err != nil {
+					return IntentShowResult{}, err
+				}
+				specs, _, err := a.specsOf(ctx, it.Front.ID)
+				if err != nil {
+					return IntentShowResult{}, err
+				}
+				res := IntentShowResult{Intent: l.summary, Kind: it.Front.Kind, Sections: sections(it.Sections),
+					Criteria: []CriterionView{}, Questions: []QuestionView{}, Specs: specs}
+				for _, c := range it.Criteria {
+					res.Criteria = append(res.Criteria, CriterionView{ID: c.ID, Text: c.Text})
+				}
+				for _, q := range it.Questions {
+					res.Questions = append(res.Questions, QuestionView{Text: q.Text, Resolved: q.Resolved})
+				}
+				return res, nil
+			}),
+		declare(Verb{Name: "intent_ready", Path: []string{"intent", "ready"}, Summary: "Run the readiness gate on one intent: each check with ok, detail and remedy", ReadOnly: true, Idempotent: true},
+			func(ctx context.Context, a *App, in *RefInput) (IntentReadyResult, error) {
+				l, it, err := a.intent(ctx, "abcd intent ready", in.Ref)
+				if err != nil {
+					return IntentReadyResult{}, err
+				}
+				return a.readiness(ctx, l, it)
+			}),
+		declare(Verb{Name: "intent_plan", Path: []string{"intent", "plan"}, Summary: "Move a draft intent to planned and create its spec from the template"},
+			func(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, error) {
+				return locked(ctx, a, "abcd intent plan", func() (IntentPlanResult, error) {
+					l, it, err := a.intent(ctx, "abcd intent plan", in.Ref)
+					if err != nil {
+						return IntentPlanResult{}, err
+					}
+					if err := record.CanMove(record.Intents, l.summary.Lifecycle, "planned"); err != nil {
+						return IntentPlanResult{}, refusal.New("transition_refused", l.summary.ID, err.Error(), "see the lifecycle in docs/record.md")
+					}
+					// Move first: a failure after it leaves a planned intent whose spec `abcd spec new`
+					// makes, never a second spec from a re-run.
+					dst, err := a.move(ctx, record.Intents, l, "planned", nil)
+					if err != nil {
+						return IntentPlanResult{}, err
+					}
+					moved := l.summary
+					moved.Lifecycle, moved.Path = "planned", dst
+					front := it.Front
+					front.Lifecycle = "planned"
+					spec, err := a.createSpec(ctx, front, it.Front.Title)
+					if err != nil {
+						return IntentPlanResult{}, err
+					}
+					return IntentPlanResult{Intent: moved, Spec: spec, From: l.file.Path, To: dst}, nil
+				})
+			}),
+		declare(Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Summary: "Move a planned intent to shipped once none of its specs is open"},
+			func(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
+				return locked(ctx, a, "abcd intent ship", func() (MoveResult, error) {
+					l, it, err := a.intent(ctx, "abcd intent ship", in.Ref)
+					if err != nil {
+						return MoveResult{}, err
+					}
+					specs, _, err := a.specsOf(ctx, it.Front.ID)
+					if err != nil {
+						return MoveResult{}, err
+					}
+					for _, s := range specs {
+						if s.Lifecycle == "open" {
+							return MoveResult{}, refusal.New("spec_open", l.summary.ID,
+								fmt.Sprintf("its spec %s is still open", s.ID), fmt.Sprintf("close it first: `abcd spec close %s`", s.ID))
+						}
+					}
+					return a.moveVerb(ctx, record.Intents, l, "shipped")
+				})
+			}),
+	}
+}
+
+func (a *App) listVerb(ctx context.Context, fam record.Family, what, lifecycle string) (RecordListResult, error) {
+	if err := lifecycleInput(fam, what, lifecycle); err != nil {
+		return RecordListResult{}, err
+	}
+	ls, err := a.list(ctx, fam, lifecycle)
+	if err != nil {
+		return RecordListResult{}, err
+	}
+	recs, probs := summaries(ls)
+	return RecordListResult{Records: recs, Problems: probs}, nil
+}
+
+func (a *App) moveVerb(ctx context.Context, fam record.Family, l loaded, to string) (MoveResult, error) {
+	dst, err := a.move(ctx, fam, l, to, nil)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	moved := l.summary
+	moved.Lifecycle, moved.Path = to, dst
+	return MoveResult{Record: moved, From: l.file.Path, To: dst}, nil
+}
+
+// intent resolves and parses one intent whole.
+func (a *App) intent(ctx context.Context, what, ref string) (loaded, record.Intent, error) {
+	if err := a.initialized(what); err != nil {
+		return loaded{}, record.Intent{}, err
+	}
+	l, err := a.resolve(ctx, record.Intents, what, ref)
+	if err != nil {
+		return loaded{}, record.Intent{}, err
+	}
+	data, err := a.readFull(ctx, l.file.Path)
+	if err != nil {
+		return loaded{}, record.Intent{}, err
+	}
+	it, err := record.ParseIntent(l.file.Path, data)
+	if err != nil {
+		return loaded{}, record.Intent{}, refusal.New("record_malformed", l.file.Path, err.Error(), "fix the file (abcd lint lists every problem)")
+	}
+	return l, it, nil
+}
+
+// specsOf lists the specs implementing an intent, and parses them whole.
+func (a *App) specsOf(ctx context.Context, intentID string) ([]RecordSummary, []record.Spec, error) {
+	ls, err := a.list(ctx, record.Specs, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	sums, parsed := []RecordSummary{}, []record.Spec{}
+	for _, l := range ls {
+		if l.err != nil || l.summary.Implements != intentID {
+			continue
+		}
+		sums = append(sums, l.summary)
+		data, err := a.readFull(ctx, l.file.Path)
+		if err != nil {
+			continue
+		}
+		if s, err := record.ParseSpec(l.file.Path, data); err == nil {
+			if l.summary.Lifecycle == "open" {
+				parsed = append(parsed, s)
+			}
+		}
+	}
+	return sums, parsed, nil
+}
+
+func (a *App) readiness(ctx context.Context, l loaded, it record.Intent) (IntentReadyResult, error) {
+	_, specs, err := a.specsOf(ctx, it.Front.ID)
+	if err != nil {
+		return IntentReadyResult{}, err
+	}
+	checks := record.Readiness(it, specs)
+	ready := true
+	for _, c := range checks {
+		ready = ready && c.OK
+	}
+	return IntentReadyResult{Intent: l.summary, Ready: ready, Checks: checks}, nil
+}

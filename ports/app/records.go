@@ -1,0 +1,301 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// RecordSummary is one record as a listing shows it.
+type RecordSummary struct {
+	ID         string `json:"id"`
+	Family     string `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Title      string `json:"title"`
+	Lifecycle  string `json:"lifecycle"`
+	Path       string `json:"path"`
+	Severity   string `json:"severity,omitempty"`
+	Implements string `json:"implements,omitempty"`
+	Date       string `json:"date"`
+}
+
+// RecordProblem is a file a listing could not read, reported beside the others.
+type RecordProblem struct {
+	Path    string `json:"path"`
+	Problem string `json:"problem"`
+}
+
+// SectionView is one section of a record.
+type SectionView struct {
+	Heading string `json:"heading"`
+	Body    string `json:"body"`
+	Written bool   `json:"written"`
+}
+
+// loaded is one record file of a family, parsed as far as a listing needs.
+type loaded struct {
+	summary RecordSummary
+	slug    string
+	file    ports.RecordFile
+	header  any
+	err     error
+}
+
+const maxTitleBytes = 200
+
+// checkTitle refuses an empty or unprintable title, naming the remedy.
+func checkTitle(what, title string) (string, error) {
+	t := strings.TrimSpace(title)
+	switch {
+	case t == "":
+		return "", refusal.New("title_empty", what, "the title is empty", "give a short title in quotes, e.g. "+what+` "Faster cold start"`)
+	case len(t) > maxTitleBytes:
+		return "", refusal.New("title_too_long", what, fmt.Sprintf("the title is %d bytes; at most %d", len(t), maxTitleBytes), "shorten the title; put detail in the record's sections")
+	case !utf8.ValidString(t) || strings.IndexFunc(t, unicode.IsControl) >= 0:
+		return "", refusal.New("title_invalid", what, "the title holds invalid UTF-8 or control characters", "use plain text on one line")
+	}
+	return t, nil
+}
+
+// initialized refuses record verbs before ahoy install.
+func (a *App) initialized(what string) error {
+	if !a.Records.Initialized() {
+		return refusal.New("not_initialized", what, "this repository has no .abcd/ record yet", "run `abcd ahoy install` first")
+	}
+	return nil
+}
+
+// list loads every record of a family (front matter only, bounded reads), optionally of one
+// lifecycle. A file that cannot be read or parsed is kept with its error.
+func (a *App) list(ctx context.Context, fam record.Family, lifecycle string) ([]loaded, error) {
+	var out []loaded
+	for _, folder := range record.Folders() {
+		if folder.Family != fam || (lifecycle != "" && folder.Lifecycle != lifecycle) {
+			continue
+		}
+		files, err := a.Records.List(ctx, folder.Dir, folder.Prefix, record.HeaderReadBytes)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			l := loaded{file: f, slug: slugOf(f.Path), summary: RecordSummary{Family: string(fam), Lifecycle: folder.Lifecycle, Path: f.Path}}
+			if f.Err != nil {
+				l.err = f.Err
+			} else {
+				l.header, _, l.err = record.ParseHeader(fam, f.Path, f.Data)
+			}
+			if l.err == nil {
+				fillSummary(&l.summary, l.header)
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+func fillSummary(s *RecordSummary, header any) {
+	switch h := header.(type) {
+	case record.IntentFrontMatter:
+		s.ID, s.Title, s.Severity, s.Date = h.ID, h.Title, h.Severity, h.Created
+	case record.SpecFrontMatter:
+		s.ID, s.Title, s.Implements, s.Date = h.ID, h.Title, h.Implements, h.Created
+	case record.IssueFrontMatter:
+		s.ID, s.Title, s.Severity, s.Date = h.ID, h.Title, h.Severity, h.Created
+	case record.DecisionFrontMatter:
+		s.ID, s.Title, s.Date = h.ID, h.Title, h.Date
+	}
+}
+
+// slugOf is the slug part of <prefix>-<id>-<slug>.md.
+func slugOf(p string) string {
+	name := strings.TrimSuffix(path.Base(p), ".md")
+	parts := strings.SplitN(name, "-", 3)
+	if len(parts) < 3 {
+		return ""
+	}
+	return parts[2]
+}
+
+func summaries(ls []loaded) ([]RecordSummary, []RecordProblem) {
+	sums, probs := []RecordSummary{}, []RecordProblem{}
+	for _, l := range ls {
+		if l.err != nil {
+			probs = append(probs, RecordProblem{Path: l.file.Path, Problem: recordProblem(l.err)})
+			continue
+		}
+		sums = append(sums, l.summary)
+	}
+	return sums, probs
+}
+
+// resolve finds one record of a family by full id, unique id prefix or unique slug fragment.
+func (a *App) resolve(ctx context.Context, fam record.Family, what, ref string) (loaded, error) {
+	ls, err := a.list(ctx, fam, "")
+	if err != nil {
+		return loaded{}, err
+	}
+	refs := make([]record.Ref, 0, len(ls))
+	byFile := map[string]loaded{}
+	for _, l := range ls {
+		id := l.summary.ID
+		if l.err != nil {
+			id = idFromName(l.file.Path)
+		}
+		refs = append(refs, record.Ref{ID: id, Slug: l.slug, File: l.file.Path})
+		byFile[l.file.Path] = l
+	}
+	r, err := record.ResolveRef(ref, refs)
+	if err != nil {
+		var re *record.RefError
+		if errors.As(err, &re) {
+			remedy := fmt.Sprintf("run `abcd %s list` to see them", singular(fam))
+			if len(re.Candidates) > 1 {
+				remedy = "give more of the id; candidates: " + candidateList(re.Candidates)
+			}
+			return loaded{}, refusal.New("ref_unresolved", what, err.Error(), remedy)
+		}
+		return loaded{}, refusal.New("ref_invalid", what, err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
+	}
+	l := byFile[r.File]
+	if l.err != nil {
+		return loaded{}, refusal.New("record_malformed", l.file.Path, problemText(l.err), "fix the file's front matter (abcd lint lists every problem)")
+	}
+	return l, nil
+}
+
+func candidateList(c []record.Ref) string {
+	parts := make([]string, 0, len(c))
+	for _, r := range c {
+		parts = append(parts, r.ID+" ("+r.Slug+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func idFromName(p string) string {
+	name := strings.TrimSuffix(path.Base(p), ".md")
+	parts := strings.SplitN(name, "-", 3)
+	if len(parts) < 2 {
+		return name
+	}
+	return parts[0] + "-" + parts[1]
+}
+
+func singular(f record.Family) string { return strings.TrimSuffix(string(f), "s") }
+
+// readFull reads one record whole (bounded) for show and for changes.
+func (a *App) readFull(ctx context.Context, p string) ([]byte, error) { return a.Records.Read(ctx, p) }
+
+// newRecord creates a record file under a fresh id, retrying with new random digits if the id is
+// taken (two processes in the same second).
+func (a *App) newRecord(ctx context.Context, fam record.Family, lifecycle string, render func(id string) (slug string, data []byte)) (string, string, error) {
+	folder, ok := record.FolderOf(fam, lifecycle)
+	if !ok {
+		return "", "", fmt.Errorf("no folder for %s %s", fam, lifecycle)
+	}
+	existing, err := a.list(ctx, fam, "")
+	if err != nil {
+		return "", "", err
+	}
+	taken := map[string]bool{}
+	for _, l := range existing {
+		taken[idFromName(l.file.Path)] = true
+	}
+	for try := 0; try < 16; try++ {
+		id := record.NewID(fam, a.Clock.Now(), a.Random.Uint32())
+		if taken[id] {
+			continue
+		}
+		slug, data := render(id)
+		p := folder.Dir + "/" + record.FileName(id, slug)
+		created, err := a.Records.Create(ctx, p, data)
+		if err != nil {
+			return "", "", err
+		}
+		if created {
+			return id, p, nil
+		}
+	}
+	return "", "", refusal.Busy("id_contention", "abcd "+singular(fam)+" new", "no free id after 16 tries", "run the command again")
+}
+
+// move changes a record's lifecycle: the transition must be allowed; the file is renamed into the
+// new folder and its front matter's lifecycle updated.
+func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, error) {
+	if err := record.CanMove(fam, l.summary.Lifecycle, to); err != nil {
+		return "", refusal.New("transition_refused", l.summary.ID, err.Error(), "see the lifecycle in docs/record.md")
+	}
+	data, err := a.readFull(ctx, l.file.Path)
+	if err != nil {
+		return "", err
+	}
+	data, err = record.SetLifecycle(data, to)
+	if err != nil {
+		return "", refusal.New("record_malformed", l.file.Path, err.Error(), "fix the file's front matter (abcd lint lists every problem)")
+	}
+	if edit != nil {
+		if data, err = edit(data); err != nil {
+			return "", err
+		}
+	}
+	folder, _ := record.FolderOf(fam, to)
+	dst := folder.Dir + "/" + path.Base(l.file.Path)
+	if err := a.Records.Move(ctx, l.file.Path, dst, data); err != nil {
+		return "", err
+	}
+	return dst, nil
+}
+
+// locked runs f under the record lock, after checking the record exists.
+func locked[R any](ctx context.Context, a *App, what string, f func() (R, error)) (R, error) {
+	var zero R
+	if err := a.initialized(what); err != nil {
+		return zero, err
+	}
+	unlock, err := a.Records.Lock(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer unlock()
+	return f()
+}
+
+func sections(ss []record.Section) []SectionView {
+	out := make([]SectionView, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, SectionView{Heading: s.Heading, Body: s.Body, Written: record.Written(s)})
+	}
+	return out
+}
+
+// lifecycleInput checks a --lifecycle value against the family's folders.
+func lifecycleInput(fam record.Family, what, lc string) error {
+	if lc == "" || slices.Contains(record.Lifecycles(fam), lc) {
+		return nil
+	}
+	return refusal.New("lifecycle_unknown", what, fmt.Sprintf("%q is not a lifecycle of %s", clip(lc), fam),
+		"use one of "+strings.Join(record.Lifecycles(fam), ", "))
+}
+
+// recordProblem says what is wrong with one file without repeating its path, which the problem
+// already carries.
+func recordProblem(err error) string {
+	var pe *record.ParseError
+	if errors.As(err, &pe) {
+		if pe.Line > 0 {
+			return fmt.Sprintf("line %d: %s", pe.Line, pe.Msg)
+		}
+		return pe.Msg
+	}
+	if r, ok := refusal.As(err); ok {
+		return r.Why + " (" + r.Remedy + ")"
+	}
+	return err.Error()
+}
