@@ -42,7 +42,6 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	})
 	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts), newAhoyCmd(a, s, opts))
 	root.AddCommand(recordCommands(a, s, opts)...)
-	root.AddCommand(newMCPCmd(a, s))
 	return root
 }
 
