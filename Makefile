@@ -50,6 +50,7 @@ schemas-publish: ## record NAMES (comma list or all) as published: gen then refu
 
 bench: ## side-by-side ratios against reference runs in the same invocation
 	$(GO) run ./tools/bench/coldstart
+	$(GO) run ./tools/bench/records
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 fuzz: ## run every fuzz target for FUZZTIME each

@@ -10,8 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"time"
+
+	"github.com/abcd-dev/abcd/tools/bench/benchkit"
 )
 
 func main() {
@@ -32,12 +33,8 @@ func run(runs int) error {
 	abcd := filepath.Join(dir, "abcd")
 	hello := filepath.Join(dir, "hello")
 	for _, b := range []struct{ out, pkg string }{{abcd, "./frontdoors/cmd/abcd"}, {hello, "./tools/bench/hello"}} {
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", b.out, b.pkg)
-		// Static, as `make build` builds abcd: no dynamic loader at start.
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("building %s: %w", b.pkg, err)
+		if err := benchkit.Build(b.out, b.pkg); err != nil {
+			return err
 		}
 	}
 	home := filepath.Join(dir, "home")
@@ -62,15 +59,15 @@ func run(runs int) error {
 	}
 	var tv, ts, th []time.Duration
 	for i := 0; i < runs+10; i++ {
-		v, err := timeRun(env, repo, abcd, "version")
+		v, err := benchkit.Time(env, repo, abcd, "version")
 		if err != nil {
 			return err
 		}
-		s, err := timeRun(env, repo, abcd, "--json")
+		s, err := benchkit.Time(env, repo, abcd, "--json")
 		if err != nil {
 			return err
 		}
-		h, err := timeRun(env, repo, hello)
+		h, err := benchkit.Time(env, repo, hello)
 		if err != nil {
 			return err
 		}
@@ -78,31 +75,10 @@ func run(runs int) error {
 			tv, ts, th = append(tv, v), append(ts, s), append(th, h)
 		}
 	}
-	mh := median(th)
+	mh := benchkit.Median(th)
 	fmt.Printf("cold start, %d alternating runs each (median, p90, ratio of medians to hello-world):\n", runs)
-	fmt.Printf("  hello-world      %8.3f ms  %8.3f ms\n", ms(mh), ms(p90(th)))
-	fmt.Printf("  abcd version     %8.3f ms  %8.3f ms  %5.2f  (target <= 1.50)\n", ms(median(tv)), ms(p90(tv)), float64(median(tv))/float64(mh))
-	fmt.Printf("  abcd --json      %8.3f ms  %8.3f ms  %5.2f  (status and the routing board, set-up repository)\n", ms(median(ts)), ms(p90(ts)), float64(median(ts))/float64(mh))
+	fmt.Printf("  hello-world      %8.3f ms  %8.3f ms\n", benchkit.MS(mh), benchkit.MS(benchkit.P90(th)))
+	fmt.Printf("  abcd version     %8.3f ms  %8.3f ms  %5.2f  (target <= 1.50)\n", benchkit.MS(benchkit.Median(tv)), benchkit.MS(benchkit.P90(tv)), float64(benchkit.Median(tv))/float64(mh))
+	fmt.Printf("  abcd --json      %8.3f ms  %8.3f ms  %5.2f  (status and the routing board, set-up repository)\n", benchkit.MS(benchkit.Median(ts)), benchkit.MS(benchkit.P90(ts)), float64(benchkit.Median(ts))/float64(mh))
 	return nil
 }
-
-func timeRun(env []string, dir, bin string, args ...string) (time.Duration, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Env, cmd.Dir = env, dir
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%s: %w", bin, err)
-	}
-	return time.Since(start), nil
-}
-
-func median(d []time.Duration) time.Duration { return pct(d, 50) }
-func p90(d []time.Duration) time.Duration    { return pct(d, 90) }
-
-func pct(d []time.Duration, p int) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)*p/100]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
