@@ -134,3 +134,62 @@ type Clock interface{ Now() time.Time }
 
 // Random is randomness, for the random part of ids.
 type Random interface{ Uint32() uint32 }
+
+// Git is what the build loop asks of the repository's history. Every call is bounded in time.
+type Git interface {
+	// Resolve turns a ref into a full commit id; an unknown ref is a refusal naming it.
+	Resolve(ctx context.Context, ref string) (string, error)
+	// CurrentBranch is the checked-out branch ("" when HEAD is detached).
+	CurrentBranch(ctx context.Context) (string, error)
+	// CreateBranch creates name at commit; an existing branch is a refusal.
+	CreateBranch(ctx context.Context, name, commit string) error
+	// IsAncestor reports whether commit is reachable from (an ancestor of, or equal to) head.
+	IsAncestor(ctx context.Context, commit, head string) (bool, error)
+	// Diff is git's own diff from base to head (no external diff, textconv or colour), at most max
+	// bytes; truncated is true when it was cut.
+	Diff(ctx context.Context, base, head string, max int) (diff []byte, truncated bool, err error)
+}
+
+// RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
+// atomic writes, bounded reads. Paths are repository-relative with forward slashes.
+type RunStore interface {
+	// Lock takes a run's lock, waiting at most wait; still held is contention (exit 3).
+	Lock(ctx context.Context, run string, wait time.Duration) (unlock func(), err error)
+	// Runs lists the run ids, oldest first.
+	Runs(ctx context.Context) ([]string, error)
+	// Create makes a new run's folder; false when it exists.
+	Create(ctx context.Context, run string) (bool, error)
+	// Write atomically writes a file of the run (its state, a brief), making folders as needed.
+	Write(ctx context.Context, path string, data []byte) error
+	// Read reads a file under the run folder: regular, not a symbolic link, at most max bytes (a
+	// larger file is refused naming the bound).
+	Read(ctx context.Context, path string, max int) ([]byte, error)
+	// CheckFile says what is wrong with path as a file an agent wrote inside dir ("" when it is a
+	// regular file inside dir).
+	CheckFile(ctx context.Context, dir, path string) string
+	// Remove deletes a run file; an absent one is not an error.
+	Remove(ctx context.Context, path string) error
+}
+
+// Validator routes a review elsewhere than the person's harness. The host route is the loop's own
+// default (an await for the harness); an adapter that cannot take a review returns a fallback.
+type Validator interface {
+	// Route is the name a receipt records for this validator (rp, or a connection name).
+	Route() string
+	// Review sends the request and returns the reviewer's whole return, or a fallback reason.
+	Review(ctx context.Context, req ReviewRequest) (ReviewOutcome, error)
+}
+
+// ReviewRequest is what a validator route is handed: the brief a host agent would read.
+type ReviewRequest struct {
+	Run, Lane, Role string
+	Round           int
+	Brief           []byte
+}
+
+// ReviewOutcome is a route's answer: the return bytes, or the reason it did not return.
+type ReviewOutcome struct {
+	Return         []byte
+	FallbackReason string
+	FallbackDetail string
+}

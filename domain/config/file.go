@@ -48,4 +48,6 @@ type RP struct {
 type Build struct {
 	// DoD is the definition-of-done command an implementer runs before handing a lane back.
 	DoD string `json:"dod,omitempty" jsonschema:"maxLength=1024"`
+	// FixRounds is how many failed validation rounds a lane may have before it is handed back.
+	FixRounds int `json:"fix_rounds,omitempty" jsonschema:"minimum=1,maximum=10"`
 }

@@ -29,6 +29,7 @@ func Keys() []Key {
 	return []Key{
 		{Pattern: "setup_version", Doc: "the setup abcd ahoy install last ran", check: positiveInt},
 		{Pattern: "build.dod", Doc: "the definition-of-done command an implementer runs before handing a lane back", check: stringMax(1024)},
+		{Pattern: "build.fix_rounds", Default: json.RawMessage(`3`), Doc: "failed validation rounds a lane may have before it is handed back", check: intRange(1, 10)},
 		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf("host", "rp")},
 		{Pattern: "oracle.rp.url", MachineOnly: true, Doc: "the RepoPrompt MCP server's address: http(s) on a loopback address", check: loopbackURL},
 		{Pattern: "oracle.rp.tool", MachineOnly: true, Default: json.RawMessage(`"oracle_send"`), Doc: "the RepoPrompt tool reviews are sent to", check: name(128)},
@@ -127,6 +128,16 @@ func positiveInt(v json.RawMessage) error {
 		return fmt.Errorf("takes a positive whole number")
 	}
 	return nil
+}
+
+func intRange(lo, hi int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		var n int
+		if err := json.Unmarshal(v, &n); err != nil || n < lo || n > hi {
+			return fmt.Errorf("takes a whole number from %d to %d", lo, hi)
+		}
+		return nil
+	}
 }
 
 func stringOf(v json.RawMessage) (string, error) {

@@ -91,7 +91,11 @@ type App struct {
 	Records   ports.RecordStore
 	Clock     ports.Clock
 	Random    ports.Random
-	Prompter  ports.Prompter
+	Git       ports.Git
+	Runs      ports.RunStore
+	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
+	Validators map[string]ports.Validator
+	Prompter   ports.Prompter
 	// Connections are the providers this machine has configured; nil is none.
 	Connections oracle.Connections
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where

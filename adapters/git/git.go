@@ -1,0 +1,142 @@
+// Package git implements ports.Git with the git command line, bounded in time, never paging,
+// prompting or running an external diff or textconv.
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// Timeout bounds each git call.
+const Timeout = 30 * time.Second
+
+// Git runs git in the repository containing Dir.
+type Git struct {
+	Dir string
+}
+
+func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	full := append([]string{"-c", "core.pager=cat", "-c", "color.ui=false", "-c", "diff.external=", "--no-pager"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = g.Dir
+	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
+	var out limitedBuffer
+	out.max = stdoutMax
+	var errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, false, fmt.Errorf("git %s took longer than %s", args[0], Timeout)
+	}
+	if err != nil && !(out.cut && isSignalPipe(err)) {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return out.Bytes(), out.cut, &exitError{code: ee.ExitCode(), stderr: strings.TrimSpace(errOut.String())}
+		}
+		return nil, false, fmt.Errorf("git: %w", err)
+	}
+	return out.Bytes(), out.cut, nil
+}
+
+type exitError struct {
+	code   int
+	stderr string
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("git exited %d: %s", e.code, e.stderr) }
+
+func isSignalPipe(err error) bool { return strings.Contains(err.Error(), "broken pipe") }
+
+// limitedBuffer keeps at most max bytes and notes that it cut. It holds its buffer in a field, not
+// embedded, so io.Copy cannot reach bytes.Buffer's ReadFrom and bypass the bound.
+type limitedBuffer struct {
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.max > 0 && b.buf.Len()+len(p) > b.max {
+		if room := b.max - b.buf.Len(); room > 0 {
+			b.buf.Write(p[:room])
+		}
+		b.cut = true
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+// Bytes is what was kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+// Resolve turns a ref into a commit id.
+func (g Git) Resolve(ctx context.Context, ref string) (string, error) {
+	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n\x00") {
+		return "", refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", clip(ref)), "give a branch, tag or commit, such as main")
+	}
+	out, _, err := g.run(ctx, 1<<10, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return "", refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", clip(ref)), "give a branch, tag or commit that exists, such as main")
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// CurrentBranch is the checked-out branch.
+func (g Git) CurrentBranch(ctx context.Context) (string, error) {
+	out, _, err := g.run(ctx, 1<<10, "symbolic-ref", "--quiet", "--short", "HEAD")
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return "", nil
+	}
+	return strings.TrimSpace(string(out)), err
+}
+
+// CreateBranch creates a branch at a commit, refusing to move an existing one.
+func (g Git) CreateBranch(ctx context.Context, name, commit string) error {
+	if _, _, err := g.run(ctx, 1<<10, "check-ref-format", "--branch", name); err != nil {
+		return refusal.New("branch_invalid", name, "is not a valid branch name", "this is a bug in abcd's branch naming; report it")
+	}
+	_, _, err := g.run(ctx, 1<<10, "branch", "--no-track", "--end-of-options", name, commit)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return refusal.New("branch_exists", name, "cannot be created: "+clip(ee.stderr), "delete the stale branch, or start a new run")
+	}
+	return err
+}
+
+// IsAncestor reports whether commit is reachable from head.
+func (g Git) IsAncestor(ctx context.Context, commit, head string) (bool, error) {
+	_, _, err := g.run(ctx, 1<<10, "merge-base", "--is-ancestor", "--end-of-options", commit, head)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return false, nil // exit 1: not an ancestor; 128: an unknown commit, which is not reachable either
+	}
+	return err == nil, err
+}
+
+// Diff is the change from base to head, bounded.
+func (g Git) Diff(ctx context.Context, base, head string, max int) ([]byte, bool, error) {
+	out, cut, err := g.run(ctx, max, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--end-of-options", base, head)
+	return out, cut, err
+}
+
+// clip bounds text a refusal echoes.
+func clip(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return s[:80] + "…"
+}

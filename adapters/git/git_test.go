@@ -1,0 +1,96 @@
+package git
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/fs"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// repo is a git repository with two commits on main.
+func repo(t *testing.T) (*fs.Dir, []string) {
+	t.Helper()
+	dir := fs.NewDir(t, "git")
+	run := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir.Path()
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, string(out))
+		return strings.TrimSpace(string(out))
+	}
+	run("init", "-q", "-b", "main")
+	assert.NilError(t, os.WriteFile(dir.Join("a.txt"), []byte("one\n"), 0o644))
+	run("add", "a.txt")
+	run("commit", "-q", "-m", "one")
+	first := run("rev-parse", "HEAD")
+	assert.NilError(t, os.WriteFile(dir.Join("a.txt"), []byte("one\ntwo\n"), 0o644))
+	run("commit", "-q", "-am", "two")
+	second := run("rev-parse", "HEAD")
+	return dir, []string{first, second}
+}
+
+func TestResolveAndAncestry(t *testing.T) {
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	head, err := g.Resolve(ctx, "HEAD")
+	assert.NilError(t, err)
+	assert.Equal(t, head, commits[1])
+	main, err := g.Resolve(ctx, "main")
+	assert.NilError(t, err)
+	assert.Equal(t, main, commits[1])
+
+	for _, bad := range []string{"nope", "--output=/tmp/x", "", "a b"} {
+		_, err := g.Resolve(ctx, bad)
+		r, ok := refusal.As(err)
+		assert.Assert(t, ok, "%q: %v", bad, err)
+		assert.Equal(t, r.Kind, refusal.Refused)
+	}
+
+	ok, err := g.IsAncestor(ctx, commits[0], commits[1])
+	assert.NilError(t, err)
+	assert.Assert(t, ok)
+	ok, err = g.IsAncestor(ctx, commits[1], commits[0])
+	assert.NilError(t, err)
+	assert.Assert(t, !ok)
+	ok, err = g.IsAncestor(ctx, strings.Repeat("0", 40), commits[1])
+	assert.NilError(t, err)
+	assert.Assert(t, !ok, "an unknown commit is not reachable")
+}
+
+func TestBranchesAndDiff(t *testing.T) {
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	cur, err := g.CurrentBranch(ctx)
+	assert.NilError(t, err)
+	assert.Equal(t, cur, "main")
+
+	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-1", commits[0]))
+	at, err := g.Resolve(ctx, "abcd/run-1/lane-1")
+	assert.NilError(t, err)
+	assert.Equal(t, at, commits[0])
+	err = g.CreateBranch(ctx, "abcd/run-1/lane-1", commits[1])
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "an existing branch is never moved: %v", err)
+	assert.Equal(t, r.Code, "branch_exists")
+	at, _ = g.Resolve(ctx, "abcd/run-1/lane-1")
+	assert.Equal(t, at, commits[0])
+
+	diff, cut, err := g.Diff(ctx, commits[0], commits[1], 1<<20)
+	assert.NilError(t, err)
+	assert.Assert(t, !cut)
+	assert.Assert(t, is.Contains(string(diff), "+two"))
+	diff, cut, err = g.Diff(ctx, commits[0], commits[1], 10)
+	assert.NilError(t, err)
+	assert.Assert(t, cut)
+	assert.Equal(t, len(diff), 10)
+}

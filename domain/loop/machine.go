@@ -1,0 +1,306 @@
+package loop
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/oracle"
+)
+
+// LaneSpec is a lane to create: a spec step, or the one lane of a review or audit run.
+type LaneSpec struct {
+	Step   int
+	Text   string
+	Branch string
+	// Head is the commit a review or audit run validates; empty for a spec lane, whose head comes
+	// from its implementer's receipt.
+	Head string
+}
+
+// Options are a new run's settings.
+type Options struct {
+	Run, Spec, Intent, Base, Created, DoD string
+	Criteria                              []string
+	FixRounds                             int
+	// Validators review each round; an audit run has only the intent-auditor.
+	Validators []string
+}
+
+// New starts a run. Spec lanes begin at brief; review and audit lanes begin at validate on their
+// head, round 1.
+func New(kind Kind, o Options, lanes []LaneSpec) State {
+	if o.FixRounds <= 0 {
+		o.FixRounds = DefaultFixRounds
+	}
+	s := State{SchemaVersion: SchemaVersion, Run: o.Run, Kind: kind, Spec: o.Spec, Intent: o.Intent,
+		Criteria: o.Criteria, Base: o.Base, Created: o.Created, DoD: o.DoD, FixRounds: o.FixRounds,
+		Validators: o.Validators}
+	for i, ls := range lanes {
+		l := Lane{ID: fmt.Sprintf("lane-%d", i+1), Step: ls.Step, Text: ls.Text, Branch: ls.Branch, Stage: StageBrief}
+		if kind != KindSpec {
+			l.Stage, l.Head, l.Round = StageValidate, ls.Head, 1
+		}
+		s.Lanes = append(s.Lanes, l)
+	}
+	return s.normalised()
+}
+
+// Plan is an await the next step should open.
+type Plan struct {
+	Lane  int
+	Kind  AwaitKind
+	Role  string
+	Round int
+}
+
+// Pending lists, in a fixed order, the awaits the loop needs opened now: a brief lane's
+// implementer, a fix lane's implementer, and each validator of a lane's current round not yet
+// opened or answered. The intent-auditor joins a spec run's last lane only once every other lane is
+// done and that lane's reviewers have passed the round.
+func Pending(s State) []Plan {
+	var plans []Plan
+	for i, l := range s.Lanes {
+		switch l.Stage {
+		case StageBrief:
+			plans = append(plans, Plan{Lane: i, Kind: AwaitImplement, Role: RoleImplementer})
+		case StageFix:
+			if !l.awaiting(AwaitFix, RoleImplementer, l.Round) {
+				plans = append(plans, Plan{Lane: i, Kind: AwaitFix, Role: RoleImplementer, Round: l.Round})
+			}
+		case StageValidate:
+			for _, role := range s.Validators {
+				if role == RoleAuditor && s.Kind == KindSpec {
+					continue
+				}
+				if !l.awaiting("", role, l.Round) && !l.answered(role, l.Round) {
+					plans = append(plans, Plan{Lane: i, Kind: kindFor(role), Role: role, Round: l.Round})
+				}
+			}
+			if s.Kind == KindSpec && s.auditorDue(i) {
+				plans = append(plans, Plan{Lane: i, Kind: AwaitAudit, Role: RoleAuditor, Round: l.Round})
+			}
+		}
+	}
+	return plans
+}
+
+func kindFor(role string) AwaitKind {
+	if role == RoleAuditor {
+		return AwaitAudit
+	}
+	return AwaitReview
+}
+
+// auditorDue: lane i is the last lane, every other lane is done, its reviewers passed this round,
+// and the auditor is neither awaited nor answered in it.
+func (s State) auditorDue(i int) bool {
+	if i != len(s.Lanes)-1 {
+		return false
+	}
+	l := s.Lanes[i]
+	for j, other := range s.Lanes {
+		if j != i && other.Stage != StageDone {
+			return false
+		}
+	}
+	for _, role := range s.Validators {
+		if role == RoleAuditor {
+			continue
+		}
+		v, ok := l.verdict(role, l.Round)
+		if !ok || !v.Pass {
+			return false
+		}
+	}
+	return !l.awaiting("", RoleAuditor, l.Round) && !l.answered(RoleAuditor, l.Round)
+}
+
+func (l Lane) awaiting(kind AwaitKind, role string, round int) bool {
+	for _, a := range l.Awaits {
+		if a.Role == role && a.Round == round && (kind == "" || a.Kind == kind) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l Lane) answered(role string, round int) bool {
+	_, ok := l.verdict(role, round)
+	return ok
+}
+
+func (l Lane) verdict(role string, round int) (Verdict, bool) {
+	for _, r := range l.Rounds {
+		if r.N != round {
+			continue
+		}
+		for _, v := range r.Verdicts {
+			if v.Role == role {
+				return v, true
+			}
+		}
+	}
+	return Verdict{}, false
+}
+
+// Open records an await the step opened for a plan, and moves a brief lane to implement.
+func (s *State) Open(p Plan, brief, ret string, routing Routing, at string) Await {
+	s.Counter++
+	a := Await{ID: fmt.Sprintf("await-%d", s.Counter), Kind: p.Kind, Role: p.Role, Round: p.Round,
+		Brief: brief, Return: ret, Routing: routing, Opened: at}
+	l := &s.Lanes[p.Lane]
+	l.Awaits = append(l.Awaits, a)
+	if l.Stage == StageBrief {
+		l.Stage = StageImplement
+	}
+	s.Changes++
+	return a
+}
+
+// OpenAwaits lists every open await, lane by lane.
+func (s State) OpenAwaits() []Await {
+	var out []Await
+	for _, l := range s.Lanes {
+		out = append(out, l.Awaits...)
+	}
+	return out
+}
+
+// Find locates the open await whose return path is ret.
+func (s State) Find(ret string) (lane, idx int, ok bool) {
+	for i, l := range s.Lanes {
+		for j, a := range l.Awaits {
+			if a.Return == ret {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// RecordImplementation closes an implement or fix await with its verified receipt: the lane moves
+// to validate on the receipt's head, in round 1 or the round after the failed one.
+func (s *State) RecordImplementation(lane, idx int, impl Implementation) error {
+	l := &s.Lanes[lane]
+	a := l.Awaits[idx]
+	if a.Kind != AwaitImplement && a.Kind != AwaitFix {
+		return fmt.Errorf("await %s waits for a %s return, not an implementer's receipt", a.ID, a.Role)
+	}
+	impl.Round = a.Round
+	l.Implementations = append(l.Implementations, impl)
+	l.Head = impl.Head
+	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)
+	l.Stage = StageValidate
+	l.Round = a.Round + 1
+	s.Changes++
+	return nil
+}
+
+// RecordVerdict closes a validator's await with its verified verdict, then settles the round when
+// every validator due in it has answered: all passing makes the lane done (after the auditor, on a
+// spec run's last lane); any failing either opens a fix (with every validator's tier escalated for
+// the next round by the caller through Escalated) or, after FixRounds failed rounds, hands the lane
+// back with the findings.
+func (s *State) RecordVerdict(lane, idx int, v Verdict) error {
+	l := &s.Lanes[lane]
+	a := l.Awaits[idx]
+	if a.Kind != AwaitReview && a.Kind != AwaitAudit {
+		return fmt.Errorf("await %s waits for an implementer's receipt, not a verdict", a.ID)
+	}
+	v.Role = a.Role
+	v.Routing = a.Routing
+	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)
+	r := l.round(a.Round)
+	r.Verdicts = append(r.Verdicts, v)
+	s.Changes++
+	s.settle(lane)
+	return nil
+}
+
+func (l *Lane) round(n int) *Round {
+	for i := range l.Rounds {
+		if l.Rounds[i].N == n {
+			return &l.Rounds[i]
+		}
+	}
+	l.Rounds = append(l.Rounds, Round{N: n, Verdicts: []Verdict{}})
+	return &l.Rounds[len(l.Rounds)-1]
+}
+
+// settle decides a lane's round once nothing in it is awaited.
+func (s *State) settle(lane int) {
+	l := &s.Lanes[lane]
+	if l.Stage != StageValidate {
+		return
+	}
+	for _, a := range l.Awaits {
+		if a.Round == l.Round {
+			return
+		}
+	}
+	r := l.round(l.Round)
+	var failed []Verdict
+	for _, role := range s.Validators {
+		if role == RoleAuditor && s.Kind == KindSpec {
+			continue
+		}
+		v, ok := l.verdict(role, l.Round)
+		if !ok {
+			return // a validator of this round has not been opened yet
+		}
+		if !v.Pass {
+			failed = append(failed, v)
+		}
+	}
+	if audit, ok := l.verdict(RoleAuditor, l.Round); ok && !audit.Pass {
+		failed = append(failed, audit)
+	}
+	if len(failed) == 0 {
+		if s.Kind == KindSpec && lane == len(s.Lanes)-1 && hasRole(s.Validators, RoleAuditor) && !l.answered(RoleAuditor, l.Round) {
+			return // the auditor joins once every other lane is done
+		}
+		l.Stage = StageDone
+		return
+	}
+	l.Failed++
+	l.Findings = findingsOf(r.N, failed)
+	if s.Kind != KindSpec || l.Failed >= s.FixRounds {
+		l.Stage = StageHandedBack
+		return
+	}
+	// The next round's validators are fresh and one tier up from what this round asked.
+	for _, v := range r.Verdicts {
+		if t := oracle.Tier(v.Routing.Tier); t.Valid() {
+			l.Tiers[v.Role] = string(oracle.Escalate(t))
+		}
+	}
+	l.Stage = StageFix
+}
+
+func hasRole(roles []string, role string) bool {
+	for _, r := range roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+func findingsOf(round int, failed []Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Round %d failed.\n", round)
+	for _, v := range failed {
+		fmt.Fprintf(&b, "\n### %s: %s\n\n%s\n", v.Role, v.Word, strings.TrimSpace(v.Findings))
+	}
+	return b.String()
+}
+
+// Finished reports whether no lane can move any more.
+func (s State) Finished() bool {
+	for _, l := range s.Lanes {
+		if l.Stage != StageDone && l.Stage != StageHandedBack {
+			return false
+		}
+	}
+	return true
+}
