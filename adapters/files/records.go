@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
@@ -170,30 +171,38 @@ func (r Records) Move(ctx context.Context, from, to string, data []byte) error {
 	return replaceAtomic(dst, data, 0o644)
 }
 
-// Lock takes an exclusive lock on .abcd/.work.local/record.lock; the kernel releases it when the
-// process ends, so a crash never leaves a stale lock.
+// Lock takes an exclusive flock on the .abcd folder itself: nothing is created to lock, so a refused
+// command writes nothing, and the kernel releases it when the process ends, so a crash never leaves
+// a stale lock.
 func (r Records) Lock(ctx context.Context) (func(), error) {
-	dir := filepath.Join(r.root(), ".abcd", ".work.local")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	unlock, err := flockDir(filepath.Join(r.root(), ".abcd"), 0)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record right now", "run the command again in a moment")
 	}
-	path := filepath.Join(dir, "record.lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	return unlock, err
+}
+
+// flockDir locks a folder exclusively, retrying for at most wait.
+func flockDir(dir string, wait time.Duration) (func(), error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		_ = f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, refusal.Busy("record_locked", ".abcd/.work.local/record.lock",
-				"another abcd is changing the record right now", "run the command again in a moment")
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				_ = f.Close()
+			}, nil
 		}
-		return nil, err
+		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
+			_ = f.Close()
+			return nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		_ = f.Close()
-	}, nil
 }
 
 func replaceAtomic(path string, data []byte, mode os.FileMode) error {

@@ -38,39 +38,22 @@ func (r Runs) abs(rel string) (string, error) {
 // mkdirPrivate makes dir and its parents 0700.
 func mkdirPrivate(dir string) error { return os.MkdirAll(dir, 0o700) }
 
-// Lock takes the run's lock with a bounded wait.
+// Lock takes the run's lock (an flock on its folder) with a bounded wait. An unknown run is refused
+// before anything is created.
 func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(), error) {
 	dir, err := r.abs(runRoot + "/" + run)
 	if err != nil {
 		return nil, err
 	}
-	if err := mkdirPrivate(dir); err != nil {
-		return nil, err
+	unlock, err := flockDir(dir, wait)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, refusal.New("run_unknown", run, "is not a run in this repository", "run `abcd implement status` to list the runs")
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return nil, refusal.Busy("run_locked", run, fmt.Sprintf("another abcd held the run's lock for more than %s", wait),
+			"run the command again in a moment")
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				_ = f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			_ = f.Close()
-			return nil, err
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			_ = f.Close()
-			return nil, refusal.Busy("run_locked", run, fmt.Sprintf("another abcd held the run's lock for more than %s", wait),
-				"run the command again in a moment")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return unlock, err
 }
 
 // Runs lists run ids, sorted (ids sort by time).

@@ -78,7 +78,7 @@ func TestConfigShowListsEveryKeyInForceWithItsLayers(t *testing.T) {
 		{Layer: "machine", Kind: "config", Path: cfgMachinePath, Present: true},
 	})
 	// Every key any layer sets, the bundled defaults among them, sorted.
-	assert.DeepEqual(t, keysOf(res), []string{"build.dod", "oracle.review", "oracle.rp.tool", "oracle.rp.url", "setup_version"})
+	assert.DeepEqual(t, keysOf(res), []string{"build.dod", "build.fix_rounds", "oracle.review", "oracle.rp.tool", "oracle.rp.url", "setup_version"})
 
 	// The repository and the machine (and the bundled default) disagree: the repository wins.
 	review := entryByKey(t, res, "oracle.review")
@@ -121,8 +121,8 @@ func TestConfigShowBundledDefaults(t *testing.T) {
 		{Layer: "repository", Kind: "config", Path: cfgRepoPath, Present: false},
 		{Layer: "machine", Kind: "config", Path: cfgMachinePath, Present: false},
 	})
-	assert.DeepEqual(t, keysOf(res), []string{"oracle.review", "oracle.rp.tool"})
-	for key, value := range map[string]string{"oracle.review": `"host"`, "oracle.rp.tool": `"oracle_send"`} {
+	assert.DeepEqual(t, keysOf(res), []string{"build.fix_rounds", "oracle.review", "oracle.rp.tool"})
+	for key, value := range map[string]string{"build.fix_rounds": "3", "oracle.review": `"host"`, "oracle.rp.tool": `"oracle_send"`} {
 		e := entryByKey(t, res, key)
 		assert.Check(t, e.Set, key)
 		assert.Check(t, is.Equal(e.Layer, "bundled"), key)

@@ -43,10 +43,11 @@ func issueVerbs() []Verb {
 					return RecordCreated{}, refusal.New("text_invalid", "abcd capture", "the text is empty or holds control characters",
 						`say what you noticed in quotes: abcd capture "the status line flickers on resize"`)
 				}
-				title, _, _ := strings.Cut(text, "\n")
-				if len(title) > maxTitleBytes {
-					title = clipBytes(title, maxTitleBytes)
+				if err := record.CheckBody(text); err != nil {
+					return RecordCreated{}, refusal.New("text_invalid", "abcd capture", err.Error(), "rephrase the text; a record's body cannot hold its own section headings or an unclosed code fence")
 				}
+				title, _, _ := strings.Cut(text, "\n")
+				title = strings.TrimSpace(clipBytes(strings.TrimSpace(title), maxTitleBytes))
 				severity := in.Severity
 				if severity == "" {
 					severity = "minor"
@@ -58,6 +59,9 @@ func issueVerbs() []Verb {
 				source := strings.TrimSpace(in.Source)
 				if source == "" {
 					source = "abcd capture"
+				}
+				if err := record.CheckTitle(source); err != nil {
+					return RecordCreated{}, refusal.New("source_invalid", "abcd capture --source", err.Error(), "name who or what noticed it in plain text, at most 200 characters")
 				}
 				return locked(ctx, a, "abcd capture", func() (RecordCreated, error) {
 					related, err := a.resolveAny(ctx, "abcd capture --related", in.Related)
@@ -94,6 +98,9 @@ func issueVerbs() []Verb {
 				why := strings.TrimSpace(in.Why)
 				if why == "" {
 					return MoveResult{}, refusal.New("why_empty", "abcd issue close", "no reason was given", `say why with --why "fixed in ..."`)
+				}
+				if err := record.CheckBody(why); err != nil {
+					return MoveResult{}, refusal.New("why_invalid", "abcd issue close --why", err.Error(), "rephrase the reason; it cannot hold section headings or an unclosed code fence")
 				}
 				return locked(ctx, a, "abcd issue close", func() (MoveResult, error) {
 					l, _, err := a.issue(ctx, "abcd issue close", in.Ref)

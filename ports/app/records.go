@@ -155,6 +155,9 @@ func (a *App) resolve(ctx context.Context, fam record.Family, what, ref string) 
 	r, err := record.ResolveRef(ref, refs)
 	if err != nil {
 		var re *record.RefError
+		if errors.As(err, &re) && re.Reason != "" {
+			return loaded{}, refusal.New("ref_invalid", what, err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
+		}
 		if errors.As(err, &re) {
 			remedy := fmt.Sprintf("run `abcd %s list` to see them", singular(fam))
 			if len(re.Candidates) > 1 {
@@ -242,6 +245,10 @@ func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, 
 	}
 	if edit != nil {
 		if data, err = edit(data); err != nil {
+			var pe *record.ParseError
+			if errors.As(err, &pe) {
+				return "", refusal.New("edit_refused", l.file.Path, err.Error(), "change the text so the record stays well-formed")
+			}
 			return "", err
 		}
 	}

@@ -1,0 +1,950 @@
+package app_test
+
+// The record verbs (intent, spec, capture, issue, decision, lint, status's next) run through
+// app.Run over the in-memory record store, a fixed clock and predictable randomness.
+
+import (
+	"context"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+// recNow is the fixed clock: ids made now start with 260701123005.
+var recNow = time.Date(2026, 7, 1, 12, 30, 5, 0, time.UTC)
+
+const (
+	recDrafts        = ".abcd/development/intents/drafts"
+	recPlanned       = ".abcd/development/intents/planned"
+	recShipped       = ".abcd/development/intents/shipped"
+	recSpecsOpen     = ".abcd/development/specs/open"
+	recSpecsClosed   = ".abcd/development/specs/closed"
+	recIssuesOpen    = ".abcd/work/issues/open"
+	recIssuesClosed  = ".abcd/work/issues/closed"
+	recDecisions     = ".abcd/development/decisions"
+	recPressRelease  = "Today anyone can start abcd in under 50 ms."
+	recCriterion     = "- ac-1: Given a cold machine, when I run abcd, then it answers within 50 ms."
+	recTwoSteps      = "1. Make config loading lazy.\n2. Build the binary static."
+	recMutatingVerbs = "capture decision_new intent_new intent_plan intent_ship issue_close spec_close spec_new"
+)
+
+// recApp is the core over the record store r, with every other port a fake.
+func recApp(r *fake.Records) *app.App {
+	return &app.App{
+		Records: r,
+		Clock:   fake.Clock{T: recNow},
+		Random:  &fake.Random{},
+		Roster:  fake.Roster{},
+		Config:  fake.Config{},
+		Inspector: fake.Inspector{Facts: ports.RepoFacts{Root: "/work/repo", Git: true, Initialized: r.Init,
+			Records: map[string]int{}}},
+	}
+}
+
+// recRun runs a verb that must succeed and returns its typed result.
+func recRun[R any](t *testing.T, a *app.App, verb string, in any) R {
+	t.Helper()
+	res, err := a.Run(context.Background(), verb, in)
+	assert.NilError(t, err, "%s", verb)
+	r, ok := res.(R)
+	assert.Assert(t, ok, "%s returned %T", verb, res)
+	return r
+}
+
+// recRefused asserts err is a refusal of kind and code ("" for any code).
+func recRefused(t *testing.T, err error, kind refusal.Kind, code string) *refusal.Error {
+	t.Helper()
+	assert.Assert(t, err != nil, "want refusal %q, got success", code)
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "want refusal %q, got %T: %v", code, err, err)
+	assert.Check(t, is.Equal(r.Kind, kind), "%v", err)
+	if code != "" {
+		assert.Check(t, is.Equal(r.Code, code), "%v", err)
+	}
+	assert.Check(t, r.What != "" && r.Why != "" && r.Remedy != "", "a refusal names what, why and the remedy: %+v", r)
+	return r
+}
+
+func recClone(m map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = append([]byte(nil), v...)
+	}
+	return out
+}
+
+// recFill replaces the body of the ## heading section of a record with text.
+func recFill(t *testing.T, data []byte, heading, text string) []byte {
+	t.Helper()
+	s := string(data)
+	h := "\n## " + heading + "\n"
+	i := strings.Index(s, h)
+	assert.Assert(t, i >= 0, "no ## %s in:\n%s", heading, s)
+	rest := s[i+len(h):]
+	tail := ""
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		tail = rest[j:]
+	}
+	return []byte(s[:i] + h + "\n" + text + "\n" + tail)
+}
+
+// recEdit edits one section of a stored record in place, as a person would.
+func recEdit(t *testing.T, r *fake.Records, p, heading, text string) {
+	t.Helper()
+	data, ok := r.Files[p]
+	assert.Assert(t, ok, "no file %s", p)
+	r.Files[p] = recFill(t, data, heading, text)
+}
+
+// recNewIntent drafts an intent; with filled, its press release and a criterion are written.
+func recNewIntent(t *testing.T, a *app.App, r *fake.Records, title string, filled bool) app.RecordSummary {
+	t.Helper()
+	c := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: title})
+	if filled {
+		recEdit(t, r, c.Record.Path, "Press Release", recPressRelease)
+		recEdit(t, r, c.Record.Path, "Acceptance Criteria", recCriterion)
+	}
+	return c.Record
+}
+
+// recPlan plans an intent and, with steps, writes two steps into its spec.
+func recPlan(t *testing.T, a *app.App, r *fake.Records, id string, steps bool) app.IntentPlanResult {
+	t.Helper()
+	p := recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: id})
+	if steps {
+		recEdit(t, r, p.Spec.Path, "Steps", recTwoSteps)
+	}
+	return p
+}
+
+// recWorld is a record with one of each thing a mutating verb acts on.
+type recWorld struct {
+	r *fake.Records
+	a *app.App
+	// intents
+	draft, draft2, planned, shippable, shipped string
+	// specs
+	openSpec, closedSpec string
+	issue, decision      string
+}
+
+func newRecWorld(t *testing.T) recWorld {
+	t.Helper()
+	r := fake.NewRecords()
+	a := recApp(r)
+	w := recWorld{r: r, a: a}
+	w.draft = recNewIntent(t, a, r, "Faster cold start", true).ID
+	w.draft2 = recNewIntent(t, a, r, "Faster warm start", false).ID
+	w.planned = recNewIntent(t, a, r, "Planned thing", true).ID
+	w.openSpec = recPlan(t, a, r, w.planned, true).Spec.ID
+
+	w.shippable = recNewIntent(t, a, r, "Shippable", true).ID
+	sp := recPlan(t, a, r, w.shippable, true)
+	recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: sp.Spec.ID})
+
+	w.shipped = recNewIntent(t, a, r, "Already out", true).ID
+	sp = recPlan(t, a, r, w.shipped, true)
+	w.closedSpec = sp.Spec.ID
+	recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: w.closedSpec})
+	recRun[app.MoveResult](t, a, "intent_ship", &app.RefInput{Ref: w.shipped})
+
+	w.issue = recRun[app.RecordCreated](t, a, "capture", &app.CaptureInput{Text: "The status line flickers"}).Record.ID
+	w.decision = recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{Title: "Use flock for the record lock"}).Record.ID
+	return w
+}
+
+// validInputs is an input for each mutating verb that succeeds on a fresh recWorld.
+func (w recWorld) validInputs() map[string]func() any {
+	return map[string]func() any{
+		"intent_new":   func() any { return &app.TitleInput{Title: "Another intent"} },
+		"intent_plan":  func() any { return &app.RefInput{Ref: w.draft} },
+		"intent_ship":  func() any { return &app.RefInput{Ref: w.shippable} },
+		"spec_new":     func() any { return &app.SpecNewInput{Intent: w.planned, Title: "A second spec"} },
+		"spec_close":   func() any { return &app.RefInput{Ref: w.openSpec} },
+		"capture":      func() any { return &app.CaptureInput{Text: "Something else", Related: []string{w.draft}} },
+		"issue_close":  func() any { return &app.IssueCloseInput{Ref: w.issue, Why: "fixed"} },
+		"decision_new": func() any { return &app.DecisionNewInput{Title: "Another ruling", Supersedes: []string{w.decision}} },
+	}
+}
+
+func TestRecordMutatingVerbsAreTheOnesCovered(t *testing.T) {
+	var got []string
+	for _, v := range app.Table() {
+		if !v.ReadOnly && slices.Contains([]string{"intent", "spec", "capture", "issue", "decision"}, v.Path[0]) {
+			got = append(got, v.Name)
+		}
+	}
+	slices.Sort(got)
+	assert.DeepEqual(t, got, strings.Fields(recMutatingVerbs))
+}
+
+func TestRecordIntentNewCreatesAParseableDraft(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	res := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "  Faster cold start  "})
+
+	id := "itd-2607011230050001" // the clock's second, then the first random draw
+	assert.Check(t, regexp.MustCompile(`^itd-260701123005[0-9]{4}$`).MatchString(res.Record.ID), res.Record.ID)
+	assert.Check(t, is.Equal(res.Record.ID, id))
+	wantPath := recDrafts + "/" + id + "-faster-cold-start.md"
+	assert.Check(t, is.DeepEqual(res.Record, app.RecordSummary{ID: id, Family: "intents", Title: "Faster cold start",
+		Lifecycle: "drafts", Path: wantPath, Severity: "major", Date: "2026-07-01"}))
+	assert.Check(t, strings.Contains(res.Next, wantPath) && strings.Contains(res.Next, "abcd intent ready "+id), res.Next)
+	assert.Check(t, is.DeepEqual(slices.Sorted(maps.Keys(r.Files)), []string{wantPath}))
+
+	it, err := record.ParseIntent(wantPath, r.Files[wantPath])
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(it.Front, record.IntentFrontMatter{ID: id, Type: "intent", Title: "Faster cold start",
+		Lifecycle: "drafts", Kind: "standalone", Severity: "major", Created: "2026-07-01"}))
+	for _, h := range []string{"Press Release", "Why This Matters", "What's In Scope", "What's Out of Scope",
+		"Acceptance Criteria", "Open Questions", "Audit Notes"} {
+		s, ok := record.FindSection(it.Sections, h)
+		assert.Check(t, ok, "no ## %s", h)
+		assert.Check(t, !record.Written(s), "## %s of a new draft holds more than its placeholder", h)
+	}
+
+	// The result's shape is the listing's: intent list and intent show report the same summary.
+	l := recRun[app.RecordListResult](t, a, "intent_list", &app.LifecycleInput{})
+	assert.Check(t, is.DeepEqual(l.Records, []app.RecordSummary{res.Record}))
+	assert.Check(t, is.Len(l.Problems, 0))
+}
+
+func TestRecordIntentNewUsesTheUTCDateAndSlugsTheTitle(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	// 23:30 five hours west of UTC is 04:30 the next day in UTC.
+	a.Clock = fake.Clock{T: time.Date(2026, 7, 1, 23, 30, 5, 0, time.FixedZone("west", -5*3600))}
+	res := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Don't break the Café's API!"})
+	assert.Check(t, is.Equal(res.Record.ID, "itd-2607020430050001"))
+	assert.Check(t, is.Equal(res.Record.Date, "2026-07-02"))
+	assert.Check(t, is.Equal(res.Record.Path, recDrafts+"/itd-2607020430050001-dont-break-the-cafes-api.md"))
+	it, err := record.ParseIntent(res.Record.Path, r.Files[res.Record.Path])
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(it.Front.Created, "2026-07-02"))
+	assert.Check(t, is.Equal(it.Front.Title, "Don't break the Café's API!"))
+}
+
+// repeating is randomness that draws from a fixed list, then repeats its last value.
+type repeating struct {
+	vals []uint32
+	n    int
+}
+
+func (r *repeating) Uint32() uint32 {
+	v := r.vals[min(r.n, len(r.vals)-1)]
+	r.n++
+	return v
+}
+
+func TestRecordIntentNewRetriesATakenID(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	a.Random = &repeating{vals: []uint32{7, 7, 10008}}
+	first := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Same title"})
+	second := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Same title"})
+	assert.Check(t, is.Equal(first.Record.ID, "itd-2607011230050007"))
+	assert.Check(t, is.Equal(second.Record.ID, "itd-2607011230050008"), "the same second and draw must retry to a fresh id")
+	assert.Check(t, is.Len(r.Files, 2))
+	for _, p := range []string{first.Record.Path, second.Record.Path} {
+		_, ok := r.Files[p]
+		assert.Check(t, ok, "missing %s", p)
+	}
+	// A different title with the taken id is retried too: the id, not the file name, must be fresh.
+	a.Random = &repeating{vals: []uint32{7, 8, 9}}
+	third := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Other title"})
+	assert.Check(t, is.Equal(third.Record.ID, "itd-2607011230050009"))
+}
+
+func TestRecordIntentNewGivesUpWhenEveryDrawIsTaken(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	a.Random = &repeating{vals: []uint32{7}}
+	recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "First"})
+	before := recClone(r.Files)
+	_, err := a.Run(context.Background(), "intent_new", &app.TitleInput{Title: "Second"})
+	re := recRefused(t, err, refusal.Contention, "id_contention")
+	assert.Check(t, is.Equal(re.Kind.ExitCode(), 3))
+	assert.Check(t, is.DeepEqual(r.Files, before))
+}
+
+func TestRecordTitlesAreChecked(t *testing.T) {
+	cases := []struct {
+		name, title, code string
+	}{
+		{"empty", "", "title_empty"},
+		{"blank", " \t ", "title_empty"},
+		{"over 200 bytes", strings.Repeat("a", 201), "title_too_long"},
+		{"over 200 bytes in fewer characters", strings.Repeat("é", 101), "title_too_long"},
+		{"NUL", "a\x00b", "title_invalid"},
+		{"newline", "two\nlines", "title_invalid"},
+		{"tab", "a\tb", "title_invalid"},
+		{"escape", "red \x1b[31m", "title_invalid"},
+		{"C1 control", "a\u0085b", "title_invalid"},
+		{"invalid UTF-8", "a\xffb", "title_invalid"},
+	}
+	for _, verb := range []string{"intent_new", "decision_new", "spec_new"} {
+		for _, c := range cases {
+			t.Run(verb+"/"+c.name, func(t *testing.T) {
+				w := newRecWorld(t)
+				var in any
+				switch verb {
+				case "intent_new":
+					in = &app.TitleInput{Title: c.title}
+				case "decision_new":
+					in = &app.DecisionNewInput{Title: c.title}
+				case "spec_new":
+					in = &app.SpecNewInput{Intent: w.planned, Title: c.title}
+				}
+				before := recClone(w.r.Files)
+				_, err := w.a.Run(context.Background(), verb, in)
+				re := recRefused(t, err, refusal.Refused, c.code)
+				assert.Check(t, is.Equal(re.Kind.ExitCode(), 2))
+				assert.Check(t, is.DeepEqual(w.r.Files, before))
+			})
+		}
+	}
+	t.Run("exactly 200 bytes is accepted", func(t *testing.T) {
+		r := fake.NewRecords()
+		res := recRun[app.RecordCreated](t, recApp(r), "intent_new", &app.TitleInput{Title: strings.Repeat("é", 100)})
+		_, err := record.ParseIntent(res.Record.Path, r.Files[res.Record.Path])
+		assert.NilError(t, err)
+	})
+}
+
+// TestRecordRefusalsChangeNothing: every refusal of every mutating verb leaves the store byte for
+// byte as it was, with exit code 2 (refused) or 3 (contention).
+func TestRecordRefusalsChangeNothing(t *testing.T) {
+	type refCase struct {
+		name, verb string
+		in         func(w recWorld) any
+		code       string
+		remedyHas  func(w recWorld) []string
+	}
+	ref := func(s string) func(recWorld) any { return func(recWorld) any { return &app.RefInput{Ref: s} } }
+	long := strings.Repeat("a", 300)
+	cases := []refCase{
+		{name: "plan: unknown ref", verb: "intent_plan", in: ref("no-such-thing"), code: "ref_unresolved"},
+		{name: "plan: ambiguous ref", verb: "intent_plan", in: ref("faster"), code: "ref_unresolved",
+			remedyHas: func(w recWorld) []string { return []string{"candidates", w.draft, w.draft2} }},
+		{name: "plan: ambiguous id prefix", verb: "intent_plan", in: ref("itd-2607"), code: "ref_unresolved",
+			remedyHas: func(w recWorld) []string { return []string{"candidates", w.draft, w.draft2} }},
+		{name: "plan: path ref", verb: "intent_plan", in: ref("../x")},
+		{name: "plan: absolute path ref", verb: "intent_plan", in: ref("/etc/passwd")},
+		{name: "plan: 300-byte ref", verb: "intent_plan", in: ref(long)},
+		{name: "plan: control character ref", verb: "intent_plan", in: ref("fast\x00er")},
+		{name: "plan: empty ref", verb: "intent_plan", in: ref("")},
+		{name: "ship: path ref", verb: "intent_ship", in: ref("../x")},
+		{name: "ship: 300-byte ref", verb: "intent_ship", in: ref(long)},
+		{name: "spec close: path ref", verb: "spec_close", in: ref(`..\x`)},
+		{name: "spec close: unknown ref", verb: "spec_close", in: ref("no-such-thing"), code: "ref_unresolved"},
+		{name: "issue close: path ref", verb: "issue_close", code: "",
+			in: func(recWorld) any { return &app.IssueCloseInput{Ref: "../x", Why: "fixed"} }},
+		{name: "issue close: unknown ref", verb: "issue_close", code: "ref_unresolved",
+			in: func(recWorld) any { return &app.IssueCloseInput{Ref: "no-such-thing", Why: "fixed"} }},
+		{name: "plan a planned intent", verb: "intent_plan", code: "transition_refused",
+			in: func(w recWorld) any { return &app.RefInput{Ref: w.planned} }},
+		{name: "plan a shipped intent", verb: "intent_plan", code: "transition_refused",
+			in: func(w recWorld) any { return &app.RefInput{Ref: w.shipped} }},
+		{name: "close a closed spec", verb: "spec_close", code: "transition_refused",
+			in: func(w recWorld) any { return &app.RefInput{Ref: w.closedSpec} }},
+		{name: "ship a draft", verb: "intent_ship", code: "transition_refused",
+			in: func(w recWorld) any { return &app.RefInput{Ref: w.draft} }},
+		{name: "ship a shipped intent", verb: "intent_ship", code: "transition_refused",
+			in: func(w recWorld) any { return &app.RefInput{Ref: w.shipped} }},
+		{name: "ship with an open spec", verb: "intent_ship", code: "spec_open",
+			in:        func(w recWorld) any { return &app.RefInput{Ref: w.planned} },
+			remedyHas: func(w recWorld) []string { return []string{"abcd spec close " + w.openSpec} }},
+		{name: "spec new for a shipped intent", verb: "spec_new", code: "intent_shipped",
+			in: func(w recWorld) any { return &app.SpecNewInput{Intent: w.shipped, Title: "More"} }},
+		{name: "spec new for an unknown intent", verb: "spec_new", code: "ref_unresolved",
+			in: func(w recWorld) any { return &app.SpecNewInput{Intent: "no-such-thing", Title: "More"} }},
+		{name: "spec new for an ambiguous intent", verb: "spec_new", code: "ref_unresolved",
+			in:        func(w recWorld) any { return &app.SpecNewInput{Intent: "faster", Title: "More"} },
+			remedyHas: func(w recWorld) []string { return []string{w.draft, w.draft2} }},
+		{name: "capture: bad severity", verb: "capture", code: "severity_unknown",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Severity: "urgent"} }},
+		{name: "capture: unknown related", verb: "capture", code: "ref_unresolved",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{w.draft, "no-such-thing"}} }},
+		{name: "capture: unknown related id", verb: "capture", code: "ref_unresolved",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{"spc-2607011230059999"}} }},
+		{name: "capture: ambiguous related", verb: "capture", code: "ref_unresolved",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{"faster"}} }},
+		{name: "capture: path related", verb: "capture",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{"../x"}} }},
+		{name: "capture: empty text", verb: "capture", code: "text_invalid",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "  "} }},
+		{name: "capture: control character", verb: "capture", code: "text_invalid",
+			in: func(w recWorld) any { return &app.CaptureInput{Text: "a\x00b"} }},
+		{name: "issue close without why", verb: "issue_close", code: "why_empty",
+			in: func(w recWorld) any { return &app.IssueCloseInput{Ref: w.issue} }},
+		{name: "issue close with a blank why", verb: "issue_close", code: "why_empty",
+			in: func(w recWorld) any { return &app.IssueCloseInput{Ref: w.issue, Why: " \n "} }},
+		{name: "decision superseding an unknown decision", verb: "decision_new", code: "ref_unresolved",
+			in: func(w recWorld) any {
+				return &app.DecisionNewInput{Title: "New ruling", Supersedes: []string{w.decision, "dcn-2607011230059999"}}
+			}},
+		{name: "decision superseding an intent", verb: "decision_new", code: "ref_unresolved",
+			in: func(w recWorld) any { return &app.DecisionNewInput{Title: "New ruling", Supersedes: []string{w.draft}} }},
+		{name: "intent new: empty title", verb: "intent_new", code: "title_empty",
+			in: func(w recWorld) any { return &app.TitleInput{} }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newRecWorld(t)
+			before := recClone(w.r.Files)
+			_, err := w.a.Run(context.Background(), c.verb, c.in(w))
+			re := recRefused(t, err, refusal.Refused, c.code)
+			assert.Check(t, is.Equal(re.Kind.ExitCode(), 2))
+			if c.remedyHas != nil {
+				for _, s := range c.remedyHas(w) {
+					assert.Check(t, is.Contains(re.Remedy, s))
+				}
+			}
+			assert.Check(t, is.DeepEqual(w.r.Files, before))
+		})
+	}
+
+	// Each mutating verb, with an input it accepts, before ahoy install and under a held lock.
+	for verb := range newRecWorld(t).validInputs() {
+		t.Run(verb+": not initialized", func(t *testing.T) {
+			w := newRecWorld(t)
+			w.r.Init = false
+			before := recClone(w.r.Files)
+			_, err := w.a.Run(context.Background(), verb, w.validInputs()[verb]())
+			re := recRefused(t, err, refusal.Refused, "not_initialized")
+			assert.Check(t, is.Contains(re.Remedy, "abcd ahoy install"))
+			assert.Check(t, is.DeepEqual(w.r.Files, before))
+		})
+		t.Run(verb+": lock held", func(t *testing.T) {
+			w := newRecWorld(t)
+			w.r.Locked = true
+			before := recClone(w.r.Files)
+			_, err := w.a.Run(context.Background(), verb, w.validInputs()[verb]())
+			re := recRefused(t, err, refusal.Contention, "record_locked")
+			assert.Check(t, is.Equal(re.Kind.ExitCode(), 3))
+			assert.Check(t, is.Equal(refusal.DocumentOf(err).ExitCode, 3))
+			assert.Check(t, is.DeepEqual(w.r.Files, before))
+		})
+		t.Run(verb+": the input is valid", func(t *testing.T) {
+			w := newRecWorld(t)
+			before := len(w.r.Files)
+			_, err := w.a.Run(context.Background(), verb, w.validInputs()[verb]())
+			assert.NilError(t, err)
+			assert.Check(t, len(w.r.Files) >= before)
+		})
+	}
+}
+
+// TestRecordHostileRefIsRefusedAsNotARef: a ref that is not a ref at all (a path, control
+// characters, over 200 bytes, empty) is refused as ref_invalid, with the remedy saying what a ref
+// is, not as a ref that matched nothing.
+func TestRecordHostileRefIsRefusedAsNotARef(t *testing.T) {
+	for _, ref := range []string{"../x", "/etc/passwd", `a\b`, strings.Repeat("a", 300), "a\x00b", ""} {
+		t.Run(ref[:min(len(ref), 12)], func(t *testing.T) {
+			w := newRecWorld(t)
+			before := recClone(w.r.Files)
+			_, err := w.a.Run(context.Background(), "intent_plan", &app.RefInput{Ref: ref})
+			re := recRefused(t, err, refusal.Refused, "ref_invalid")
+			assert.Check(t, is.Contains(re.Remedy, "slug fragment"))
+			assert.Check(t, is.DeepEqual(w.r.Files, before))
+		})
+	}
+}
+
+func TestRecordRefs(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	cold := recNewIntent(t, a, r, "Faster cold start", false)
+	a.Clock = fake.Clock{T: time.Date(2026, 8, 15, 9, 0, 0, 0, time.UTC)}
+	warm := recNewIntent(t, a, r, "Faster warm start", false)
+	a.Clock = fake.Clock{T: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
+	coldOnly := recNewIntent(t, a, r, "Cold", false)
+
+	show := func(ref string) (app.IntentShowResult, error) {
+		res, err := a.Run(context.Background(), "intent_show", &app.RefInput{Ref: ref})
+		if err != nil {
+			return app.IntentShowResult{}, err
+		}
+		return res.(app.IntentShowResult), nil
+	}
+	for ref, want := range map[string]string{
+		cold.ID:                     cold.ID, // full id
+		"itd-2607":                  cold.ID, // unique id prefix
+		"itd-2608":                  warm.ID,
+		strings.ToUpper(warm.ID):    warm.ID, // case does not matter
+		"  " + warm.ID + " ":        warm.ID, // surrounding white space is trimmed
+		"warm":                      warm.ID, // unique slug fragment
+		"cold-st":                   cold.ID,
+		"cold":                      coldOnly.ID, // an exact slug beats the slugs it is part of
+		"faster-cold-start":         cold.ID,
+		cold.ID + "-anything":       cold.ID, // a file name counts as its id
+		path0(cold.Path):            cold.ID,
+		cold.ID[:len(cold.ID)-4]:    cold.ID,
+		coldOnly.ID[:len("itd-26")]: "",
+	} {
+		res, err := show(ref)
+		if want == "" {
+			recRefused(t, err, refusal.Refused, "ref_unresolved")
+			continue
+		}
+		assert.Check(t, err, "ref %q", ref)
+		if err == nil {
+			assert.Check(t, is.Equal(res.Intent.ID, want), "ref %q", ref)
+		}
+	}
+
+	// An exact id beats an id it is a prefix of: a malformed file named with one more digit.
+	longer := recDrafts + "/" + cold.ID + "1-broken.md"
+	r.Files[longer] = []byte("not a record\n")
+	res, err := show(cold.ID)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Intent.ID, cold.ID))
+	_, err = show(cold.ID[:len(cold.ID)-1])
+	re := recRefused(t, err, refusal.Refused, "ref_unresolved")
+	assert.Check(t, is.Contains(re.Remedy, cold.ID))
+	assert.Check(t, is.Contains(re.Remedy, cold.ID+"1"))
+	// Naming the malformed file itself is refused with the fix, and a mutating verb writes nothing.
+	before := recClone(r.Files)
+	_, err = a.Run(context.Background(), "intent_plan", &app.RefInput{Ref: "broken"})
+	re = recRefused(t, err, refusal.Refused, "record_malformed")
+	assert.Check(t, is.Contains(re.What, longer))
+	assert.Check(t, is.DeepEqual(r.Files, before))
+}
+
+// path0 is the base name of a record path.
+func path0(p string) string { return p[strings.LastIndex(p, "/")+1:] }
+
+func TestRecordIntentPlanMovesTheDraftAndCreatesItsSpec(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	in := recNewIntent(t, a, r, "Faster cold start", true)
+	draftBytes := append([]byte(nil), r.Files[in.Path]...)
+
+	res := recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: "cold"})
+	to := recPlanned + "/" + path0(in.Path)
+	assert.Check(t, is.Equal(res.From, in.Path))
+	assert.Check(t, is.Equal(res.To, to))
+	assert.Check(t, is.Equal(res.Intent.ID, in.ID))
+	assert.Check(t, is.Equal(res.Intent.Lifecycle, "planned"))
+	assert.Check(t, is.Equal(res.Intent.Path, to))
+	_, stillThere := r.Files[in.Path]
+	assert.Check(t, !stillThere, "the draft is still in drafts/")
+
+	// The planned file is the draft with its lifecycle line changed, nothing else.
+	want := strings.Replace(string(draftBytes), "\nlifecycle: drafts\n", "\nlifecycle: planned\n", 1)
+	assert.Check(t, is.Equal(string(r.Files[to]), want))
+	it, err := record.ParseIntent(to, r.Files[to])
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(it.Front.Lifecycle, "planned"))
+
+	// Its spec: open, implementing the intent, from the template.
+	assert.Check(t, is.Equal(res.Spec.Family, "specs"))
+	assert.Check(t, is.Equal(res.Spec.Lifecycle, "open"))
+	assert.Check(t, is.Equal(res.Spec.Implements, in.ID))
+	assert.Check(t, strings.HasPrefix(res.Spec.Path, recSpecsOpen+"/spc-260701123005"), res.Spec.Path)
+	sp, err := record.ParseSpec(res.Spec.Path, r.Files[res.Spec.Path])
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(sp.Front.ID, res.Spec.ID))
+	assert.Check(t, is.Equal(sp.Front.Implements, in.ID))
+	assert.Check(t, is.Equal(sp.Front.Lifecycle, "open"))
+	assert.Check(t, is.Equal(sp.Front.Created, "2026-07-01"))
+	assert.Check(t, is.Len(sp.Steps, 0))
+	assert.Check(t, is.Len(r.Files, 2))
+
+	// The intent shows its spec; lint sees no error.
+	show := recRun[app.IntentShowResult](t, a, "intent_show", &app.RefInput{Ref: in.ID})
+	assert.Check(t, is.DeepEqual(show.Specs, []app.RecordSummary{res.Spec}))
+	lint := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
+}
+
+func checkNames(cs []record.Check) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func checkOK(cs []record.Check) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range cs {
+		out[c.Name] = c.OK
+	}
+	return out
+}
+
+func TestRecordIntentReadyGate(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	in := recNewIntent(t, a, r, "Faster cold start", false)
+	ready := func(ref string) app.IntentReadyResult {
+		t.Helper()
+		before := recClone(r.Files)
+		res := recRun[app.IntentReadyResult](t, a, "intent_ready", &app.RefInput{Ref: ref})
+		assert.Check(t, is.DeepEqual(r.Files, before), "intent ready wrote")
+		assert.Check(t, is.DeepEqual(checkNames(res.Checks), []string{"press_release", "acceptance_criteria", "open_questions", "linked_spec"}))
+		ok := true
+		for _, c := range res.Checks {
+			ok = ok && c.OK
+			if !c.OK {
+				assert.Check(t, c.Remedy != "", "check %s fails without a remedy", c.Name)
+			}
+			assert.Check(t, c.Detail != "", "check %s has no detail", c.Name)
+		}
+		assert.Check(t, is.Equal(res.Ready, ok))
+		return res
+	}
+
+	res := ready(in.ID)
+	assert.Check(t, !res.Ready)
+	assert.Check(t, is.DeepEqual(checkOK(res.Checks), map[string]bool{"press_release": false, "acceptance_criteria": false, "open_questions": true, "linked_spec": false}))
+	assert.Check(t, is.Contains(res.Checks[3].Remedy, "abcd intent plan "+in.ID))
+
+	recEdit(t, r, in.Path, "Press Release", recPressRelease)
+	res = ready(in.ID)
+	assert.Check(t, is.DeepEqual(checkOK(res.Checks), map[string]bool{"press_release": true, "acceptance_criteria": false, "open_questions": true, "linked_spec": false}))
+
+	recEdit(t, r, in.Path, "Acceptance Criteria", recCriterion)
+	recEdit(t, r, in.Path, "Open Questions", "- [ ] Which machines count as cold?\n- [x] Is 50 ms enough?")
+	res = ready(in.ID)
+	assert.Check(t, is.DeepEqual(checkOK(res.Checks), map[string]bool{"press_release": true, "acceptance_criteria": true, "open_questions": false, "linked_spec": false}))
+	assert.Check(t, is.Contains(res.Checks[2].Detail, "Which machines count as cold?"))
+
+	recEdit(t, r, in.Path, "Open Questions", "- [x] Which machines count as cold?\n- [x] Is 50 ms enough?")
+	res = ready(in.ID)
+	assert.Check(t, is.DeepEqual(checkOK(res.Checks), map[string]bool{"press_release": true, "acceptance_criteria": true, "open_questions": true, "linked_spec": false}))
+
+	plan := recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: in.ID})
+	res = ready(in.ID)
+	assert.Check(t, !res.Ready, "a spec without a step is not enough")
+	assert.Check(t, is.Contains(res.Checks[3].Detail, "has no step"))
+	assert.Check(t, is.Contains(res.Checks[3].Remedy, plan.Spec.Path))
+
+	recEdit(t, r, plan.Spec.Path, "Steps", recTwoSteps)
+	res = ready("cold")
+	assert.Check(t, res.Ready, "%+v", res.Checks)
+	assert.Check(t, is.Equal(res.Intent.Lifecycle, "planned"))
+
+	spec := recRun[app.SpecShowResult](t, a, "spec_show", &app.RefInput{Ref: plan.Spec.ID})
+	assert.Check(t, is.DeepEqual(spec.Steps, []app.StepView{{N: 1, Text: "Make config loading lazy."}, {N: 2, Text: "Build the binary static."}}))
+
+	// Closing the spec leaves no open spec: not ready again.
+	recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: plan.Spec.ID})
+	res = ready(in.ID)
+	assert.Check(t, !res.Ready)
+	assert.Check(t, !res.Checks[3].OK)
+}
+
+func TestRecordIntentShipAfterItsSpecCloses(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	in := recNewIntent(t, a, r, "Faster cold start", true)
+	plan := recPlan(t, a, r, in.ID, true)
+
+	before := recClone(r.Files)
+	_, err := a.Run(context.Background(), "intent_ship", &app.RefInput{Ref: in.ID})
+	recRefused(t, err, refusal.Refused, "spec_open")
+	assert.Check(t, is.DeepEqual(r.Files, before))
+
+	closed := recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: plan.Spec.ID})
+	assert.Check(t, is.Equal(closed.To, recSpecsClosed+"/"+path0(plan.Spec.Path)))
+	sp, err := record.ParseSpec(closed.To, r.Files[closed.To])
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(sp.Front.Lifecycle, "closed"))
+
+	shipped := recRun[app.MoveResult](t, a, "intent_ship", &app.RefInput{Ref: in.ID})
+	assert.Check(t, is.Equal(shipped.From, plan.Intent.Path))
+	assert.Check(t, is.Equal(shipped.To, recShipped+"/"+path0(in.Path)))
+	assert.Check(t, is.Equal(shipped.Record.Lifecycle, "shipped"))
+	it, err := record.ParseIntent(shipped.To, r.Files[shipped.To])
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(it.Front.Lifecycle, "shipped"))
+	assert.Check(t, is.Len(r.Files, 2))
+
+	lint := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
+	assert.Check(t, is.Equal(lint.Warnings, 0), "%+v", lint.Findings)
+}
+
+func TestRecordIssueCloseAppendsTheResolution(t *testing.T) {
+	w := newRecWorld(t)
+	c := recRun[app.RecordCreated](t, w.a, "capture", &app.CaptureInput{
+		Text: "The spinner hides errors\n\nRun abcd with a bad config.", Severity: "major", Source: "ada",
+		Related: []string{"cold", w.planned, w.openSpec, w.decision}})
+	assert.Check(t, is.Equal(c.Record.Title, "The spinner hides errors"))
+	assert.Check(t, is.Equal(c.Record.Severity, "major"))
+	is1, err := record.ParseIssue(c.Record.Path, w.r.Files[c.Record.Path])
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(is1.Front.Related, []string{w.draft, w.planned, w.openSpec, w.decision}))
+	assert.Check(t, is.Equal(is1.Front.Source, "ada"))
+
+	why := "Fixed: errors now print above the spinner."
+	res := recRun[app.MoveResult](t, w.a, "issue_close", &app.IssueCloseInput{Ref: c.Record.ID, Why: "  " + why + "\n"})
+	to := recIssuesClosed + "/" + path0(c.Record.Path)
+	assert.Check(t, is.Equal(res.From, c.Record.Path))
+	assert.Check(t, is.Equal(res.To, to))
+	assert.Check(t, is.Equal(res.Record.Lifecycle, "closed"))
+	_, still := w.r.Files[c.Record.Path]
+	assert.Check(t, !still)
+	closed, err := record.ParseIssue(to, w.r.Files[to])
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(closed.Front.Lifecycle, "closed"))
+	sec, ok := record.FindSection(closed.Sections, "Resolution")
+	assert.Assert(t, ok, "no ## Resolution in:\n%s", w.r.Files[to])
+	assert.Check(t, is.Contains(sec.Body, why))
+	sum, _ := record.FindSection(closed.Sections, "Summary")
+	assert.Check(t, is.Contains(sum.Body, "Run abcd with a bad config."))
+
+	show := recRun[app.RecordShowResult](t, w.a, "issue_show", &app.RefInput{Ref: c.Record.ID})
+	assert.Check(t, is.Equal(show.Record.Lifecycle, "closed"))
+	assert.Check(t, is.Len(show.Related, 4))
+
+	// Closing it again is a transition the lifecycle does not allow.
+	before := recClone(w.r.Files)
+	_, err = w.a.Run(context.Background(), "issue_close", &app.IssueCloseInput{Ref: c.Record.ID, Why: "again"})
+	recRefused(t, err, refusal.Refused, "transition_refused")
+	assert.Check(t, is.DeepEqual(w.r.Files, before))
+}
+
+// TestRecordIssueCloseRefusesAWhyItCannotWrite: a --why the record cannot hold (a line that would
+// start a section, an unclosed code fence) is bad input: a refusal (exit 2), not a fault (exit 1).
+func TestRecordIssueCloseRefusesAWhyItCannotWrite(t *testing.T) {
+	for name, why := range map[string]string{
+		"a heading line": "fixed\n## Sneaky",
+		"an open fence":  "fixed\n```\ncode",
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newRecWorld(t)
+			before := recClone(w.r.Files)
+			_, err := w.a.Run(context.Background(), "issue_close", &app.IssueCloseInput{Ref: w.issue, Why: why})
+			recRefused(t, err, refusal.Refused, "")
+			assert.Check(t, is.DeepEqual(w.r.Files, before))
+		})
+	}
+}
+
+// TestRecordCaptureNeverWritesAnUnreadableIssue: whatever capture accepts, it writes an issue that
+// parses, that lint passes and that issue close can close; what it cannot write that way it refuses,
+// writing nothing.
+func TestRecordCaptureNeverWritesAnUnreadableIssue(t *testing.T) {
+	for name, in := range map[string]app.CaptureInput{
+		"first line ends in a space":       {Text: "trailing space \nsecond line"},
+		"a line that starts a section":     {Text: "it breaks\n## Notes\nsee above"},
+		"an open code fence":               {Text: "it breaks\n```\nstack trace"},
+		"a source with a control":          {Text: "it breaks", Source: "ada\x01"},
+		"a source over 200 characters":     {Text: "it breaks", Source: strings.Repeat("s", 201)},
+		"a long first line cut at a space": {Text: strings.Repeat("a", 199) + " " + strings.Repeat("b", 20)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newRecWorld(t)
+			before := recClone(w.r.Files)
+			res, err := w.a.Run(context.Background(), "capture", &in)
+			if err != nil {
+				recRefused(t, err, refusal.Refused, "")
+				assert.Check(t, is.DeepEqual(w.r.Files, before))
+				return
+			}
+			c := res.(app.RecordCreated)
+			_, perr := record.ParseIssue(c.Record.Path, w.r.Files[c.Record.Path])
+			assert.Check(t, perr, "capture wrote an issue that does not parse:\n%s", w.r.Files[c.Record.Path])
+			lint := recRun[app.LintResult](t, w.a, "lint", &app.EmptyInput{})
+			assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
+			_, err = w.a.Run(context.Background(), "issue_close", &app.IssueCloseInput{Ref: c.Record.ID, Why: "fixed"})
+			assert.Check(t, err, "the captured issue cannot be closed")
+		})
+	}
+}
+
+func TestRecordDecisionSupersedesRecordsResolvedIDs(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	first := recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{Title: "Use flock"})
+	assert.Check(t, is.Equal(first.Record.Family, "decisions"))
+	assert.Check(t, is.Equal(first.Record.Lifecycle, ""))
+	assert.Check(t, is.Equal(first.Record.Date, "2026-07-01"))
+	assert.Check(t, is.Equal(path0(first.Record.Path[:strings.LastIndex(first.Record.Path, "/")]), "decisions"))
+	second := recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{Title: "Use fcntl locks"})
+
+	third := recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{
+		Title: "Use the kernel's lock", Supersedes: []string{"flock", second.Record.ID, first.Record.ID}})
+	d, err := record.ParseDecision(third.Record.Path, r.Files[third.Record.Path])
+	assert.NilError(t, err)
+	want := []string{first.Record.ID, second.Record.ID}
+	assert.Check(t, is.DeepEqual(d.Front.Supersedes, want))
+	sec, _ := record.FindSection(d.Sections, "Supersedes")
+	assert.Check(t, is.Equal(sec.Body, "- "+first.Record.ID+"\n- "+second.Record.ID))
+	show := recRun[app.RecordShowResult](t, a, "decision_show", &app.RefInput{Ref: "kernel"})
+	assert.Check(t, is.DeepEqual(show.Related, want))
+
+	none := recRun[app.RecordShowResult](t, a, "decision_show", &app.RefInput{Ref: first.Record.ID})
+	assert.Check(t, is.DeepEqual(none.Related, []string{}))
+	l := recRun[app.RecordListResult](t, a, "decision_list", &app.EmptyInput{})
+	assert.Check(t, is.Len(l.Records, 3))
+	lint := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
+}
+
+func TestRecordListsReportAMalformedFileBesideTheOthers(t *testing.T) {
+	w := newRecWorld(t)
+	bad := map[string]string{
+		"intent_list":   recDrafts + "/itd-2607011230059990-broken.md",
+		"spec_list":     recSpecsOpen + "/spc-2607011230059991-broken.md",
+		"issue_list":    recIssuesOpen + "/iss-2607011230059992-broken.md",
+		"decision_list": recDecisions + "/dcn-2607011230059993-broken.md",
+	}
+	want := map[string]int{"intent_list": 5, "spec_list": 3, "issue_list": 1, "decision_list": 1}
+	for _, p := range bad {
+		w.r.Files[p] = []byte("---\nid: nope\n---\n")
+	}
+	// A second problem: the front matter closes but misses keys.
+	w.r.Files[recPlanned+"/itd-2607011230059994-half.md"] = []byte("---\nid: itd-2607011230059994\ntype: intent\n---\n")
+	for verb, p := range bad {
+		t.Run(verb, func(t *testing.T) {
+			var in any = &app.LifecycleInput{}
+			if verb == "decision_list" {
+				in = &app.EmptyInput{}
+			}
+			l := recRun[app.RecordListResult](t, w.a, verb, in)
+			assert.Check(t, is.Len(l.Records, want[verb]))
+			paths := []string{}
+			for _, pr := range l.Problems {
+				paths = append(paths, pr.Path)
+				assert.Check(t, pr.Problem != "", "problem without a reason: %s", pr.Path)
+			}
+			assert.Check(t, slices.Contains(paths, p), "%v", paths)
+			for _, rec := range l.Records {
+				assert.Check(t, rec.ID != "" && rec.Title != "" && rec.Path != "", "%+v", rec)
+			}
+		})
+	}
+	l := recRun[app.RecordListResult](t, w.a, "intent_list", &app.LifecycleInput{})
+	assert.Check(t, is.Len(l.Problems, 2))
+	l = recRun[app.RecordListResult](t, w.a, "intent_list", &app.LifecycleInput{Lifecycle: "drafts"})
+	assert.Check(t, is.Len(l.Records, 2))
+	assert.Check(t, is.Len(l.Problems, 1))
+	for _, rec := range l.Records {
+		assert.Check(t, is.Equal(rec.Lifecycle, "drafts"))
+	}
+	l = recRun[app.RecordListResult](t, w.a, "intent_list", &app.LifecycleInput{Lifecycle: "shipped"})
+	assert.Check(t, is.DeepEqual(recIDs(l.Records), []string{w.shipped}))
+
+	_, err := w.a.Run(context.Background(), "intent_list", &app.LifecycleInput{Lifecycle: "open"})
+	recRefused(t, err, refusal.Refused, "lifecycle_unknown")
+}
+
+func recIDs(rs []app.RecordSummary) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+func TestRecordLintFindings(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	good := recNewIntent(t, a, r, "Faster cold start", true)
+	plan := recPlan(t, a, r, good.ID, true)
+	clean := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	assert.Check(t, is.DeepEqual(clean, app.LintResult{Checked: 2, Findings: []record.Finding{}}))
+
+	// A duplicate id: the same intent in drafts under two names.
+	dup := "itd-2607011230058888"
+	dupIntent := record.NewIntent(dup, "Twice", recNow)
+	dupData := recFill(t, recFill(t, record.RenderIntent(dupIntent), "Press Release", recPressRelease), "Acceptance Criteria", recCriterion)
+	dupA, dupB := recDrafts+"/"+dup+"-one.md", recDrafts+"/"+dup+"-two.md"
+	r.Files[dupA], r.Files[dupB] = dupData, dupData
+	// A broken reference: a spec implementing an intent no record has.
+	orphan := record.NewSpec("spc-2607011230057777", "Orphan", record.IntentFrontMatter{ID: "itd-2607011230050000"}, recNow)
+	orphanPath := recSpecsOpen + "/spc-2607011230057777-orphan.md"
+	r.Files[orphanPath] = recFill(t, record.RenderSpec(orphan), "Steps", recTwoSteps)
+	// A wrong folder: a draft (by its front matter) in planned/.
+	stray := record.NewIntent("itd-2607011230056666", "Stray", recNow)
+	strayPath := recPlanned + "/itd-2607011230056666-stray.md"
+	r.Files[strayPath] = recFill(t, recFill(t, record.RenderIntent(stray), "Press Release", recPressRelease), "Acceptance Criteria", recCriterion)
+	// Malformed front matter.
+	brokenPath := recIssuesOpen + "/iss-2607011230055555-broken.md"
+	r.Files[brokenPath] = []byte("---\nid: iss-2607011230055555\ntype: issue\nbogus: 1\n---\n")
+	// A warning: a draft with no criterion.
+	thin := recNewIntent(t, a, r, "Thin draft", false)
+
+	before := recClone(r.Files)
+	res := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	assert.Check(t, is.DeepEqual(r.Files, before), "lint wrote")
+	assert.Check(t, is.Equal(res.Checked, len(r.Files)))
+	errs, warns := 0, 0
+	byCode := map[string][]string{}
+	for _, f := range res.Findings {
+		switch f.Level {
+		case "error":
+			errs++
+		case "warning":
+			warns++
+		default:
+			t.Errorf("finding with level %q", f.Level)
+		}
+		assert.Check(t, f.Message != "" && f.Remedy != "", "%+v", f)
+		byCode[f.Code] = append(byCode[f.Code], f.File)
+	}
+	assert.Check(t, is.Equal(res.Errors, errs))
+	assert.Check(t, is.Equal(res.Warnings, warns))
+	assert.Check(t, is.DeepEqual(byCode["duplicate_id"], []string{dupA, dupB}))
+	assert.Check(t, is.DeepEqual(byCode["broken_reference"], []string{orphanPath}))
+	assert.Check(t, is.DeepEqual(byCode["wrong_folder"], []string{strayPath}))
+	assert.Check(t, is.DeepEqual(byCode["malformed"], []string{brokenPath}))
+	assert.Check(t, is.DeepEqual(byCode["no_criteria"], []string{thin.Path}))
+	assert.Check(t, is.Equal(res.Errors, 5), "%+v", res.Findings)
+	assert.Check(t, is.Equal(res.Warnings, 1), "%+v", res.Findings)
+	for _, f := range res.Findings {
+		assert.Check(t, f.File != plan.Intent.Path && f.File != plan.Spec.Path, "the good records have a finding: %+v", f)
+	}
+
+	r.Init = false
+	_, err := a.Run(context.Background(), "lint", &app.EmptyInput{})
+	recRefused(t, err, refusal.Refused, "not_initialized")
+}
+
+func TestRecordStatusSuggestsPlanningAReadyDraftOnly(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	ready := recNewIntent(t, a, r, "Ready draft", true)
+	recNewIntent(t, a, r, "Placeholder draft", false)
+	open := recNewIntent(t, a, r, "Questioning draft", true)
+	recEdit(t, r, open.Path, "Open Questions", "- [ ] Is this wanted?")
+	planned := recNewIntent(t, a, r, "Planned already", true)
+	recPlan(t, a, r, planned.ID, true)
+	r.Files[recDrafts+"/itd-2607011230059999-broken.md"] = []byte("garbage\n")
+
+	before := recClone(r.Files)
+	st := recRun[app.StatusResult](t, a, "status", &app.StatusInput{})
+	assert.Check(t, is.DeepEqual(r.Files, before), "status wrote")
+	var plans []app.NextAction
+	for _, n := range st.Next {
+		if strings.HasPrefix(n.Command, "abcd intent plan") {
+			plans = append(plans, n)
+		}
+	}
+	assert.Assert(t, is.Len(plans, 1), "%+v", st.Next)
+	assert.Check(t, is.Equal(plans[0].Command, "abcd intent plan "+ready.ID))
+	assert.Check(t, is.Contains(plans[0].Why, "Ready draft"))
+
+	// Once it is planned, nothing is left to plan.
+	recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: ready.ID})
+	st = recRun[app.StatusResult](t, a, "status", &app.StatusInput{})
+	for _, n := range st.Next {
+		assert.Check(t, !strings.HasPrefix(n.Command, "abcd intent plan"), "%+v", st.Next)
+	}
+}
