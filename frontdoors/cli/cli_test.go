@@ -119,6 +119,8 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Records:   seededRecords(),
 		Clock:     fake.Clock{T: testNow},
 		Random:    &fake.Random{},
+		Git:       seededGit(),
+		Runs:      seededRuns(),
 	}
 }
 

@@ -20,6 +20,7 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		refCmd(a, s, opts, "intent_ready", "ready REF", renderReady),
 		refCmd(a, s, opts, "intent_plan", "plan REF", renderPlan),
 		refCmd(a, s, opts, "intent_ship", "ship REF", renderMove),
+		intentAuditCmd(a, s, opts),
 	)
 	spec := group("spec", "Specs: how an intent is built, step by step")
 	specNew := command("spec_new", "new --intent REF TITLE")

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/ports/fake"
 )
@@ -64,3 +65,47 @@ func seededRecords() *fake.Records {
 		record.RenderDecision(record.NewDecision(seedDecisionID, "A decision", []string{}, testNow)))
 	return r
 }
+
+const (
+	seedBase    = "1111111111111111111111111111111111111111"
+	seedFeature = "2222222222222222222222222222222222222222"
+	seedLaneTip = "3333333333333333333333333333333333333333"
+	seedRunID   = "run-2611301100000009"
+)
+
+// seededGit is main at the base, a feature branch one commit ahead (checked out), and the seeded
+// run's lane branch with the implementer's commit on it.
+func seededGit() *fake.Git {
+	g := fake.NewGit(seedBase)
+	g.Branches["feature"] = seedBase
+	g.Commit("feature", seedFeature)
+	g.Head = "feature"
+	g.Branches["abcd/"+seedRunID+"/lane-1"] = seedBase
+	g.Commit("abcd/"+seedRunID+"/lane-1", seedLaneTip)
+	return g
+}
+
+// seededRuns holds one spec run whose lane-1 awaits its implementer, with the receipt, its output
+// and its report written: `implement receipt` on it records and opens the reviewers.
+func seededRuns() *fake.Runs {
+	r := fake.NewRuns()
+	s := loop.New(loop.KindSpec, loop.Options{Run: seedRunID, Spec: seedOpenSpecID, Intent: seedDraftID, Base: seedBase,
+		Created: "2026-11-30T12:00:00Z", DoD: "make test", Criteria: []string{"ac-1"},
+		Validators: []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAuditor}},
+		[]loop.LaneSpec{{Step: 1, Text: "Make it lazy.", Branch: "abcd/" + seedRunID + "/lane-1"}})
+	plan := loop.Pending(s)[0]
+	brief, ret := loop.AwaitPaths(seedRunID, "lane-1", plan)
+	s.Open(plan, brief, ret, loop.Routing{Agent: "implementer", Tier: "host-decides", FanOut: 1, Source: "none", Connection: "host", Route: "host", Ran: "host"}, "2026-11-30T12:00:00Z")
+	r.Dirs[seedRunID] = true
+	r.Files[loop.RunDir(seedRunID)+"/state.json"] = loop.Encode(s)
+	r.Files[brief] = []byte("# brief\n")
+	lane := loop.LaneDir(seedRunID, "lane-1")
+	r.Files[lane+"/dod.txt"] = []byte("ok\n")
+	r.Files[lane+"/report.md"] = []byte("Made it lazy.\n")
+	r.Files[ret] = []byte(`{"schema_version":1,"run":"` + seedRunID + `","lane":"lane-1","branch":"abcd/` + seedRunID + `/lane-1",` +
+		`"commits":["` + seedLaneTip + `"],"dod":{"command":"make test","exit_code":0,"output":"dod.txt"},"report":"report.md","model":"test-model"}`)
+	return r
+}
+
+// seedReceiptPath is the seeded run's open return path.
+func seedReceiptPath() string { return loop.LaneDir(seedRunID, "lane-1") + "/implement/receipt.json" }

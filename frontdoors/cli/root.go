@@ -42,6 +42,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	})
 	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts), newAhoyCmd(a, s, opts))
 	root.AddCommand(recordCommands(a, s, opts)...)
+	root.AddCommand(implementCommands(a, s, opts)...)
 	return root
 }
 

@@ -56,7 +56,9 @@ func TestRouteFlagFollowsDispatches(t *testing.T) {
 func TestRouteFlagRefusesAnAgentTheVerbDoesNotDispatch(t *testing.T) {
 	a := newApp(factsInitialized)
 	cmd := &cobra.Command{Use: "throwaway", RunE: func(*cobra.Command, []string) error { return nil }}
-	routes := routeFlag(a, cmd, "status")
+	var texts []string
+	routeFlag(cmd, &texts)
+	routes := func() (map[string]oracle.FlagRoute, error) { return a.Routes("status", texts) }
 
 	f := cmd.Flags().Lookup("route")
 	assert.Assert(t, f != nil, "routeFlag registered no --route")
@@ -82,7 +84,9 @@ func TestRouteFlagRefusesAnAgentTheVerbDoesNotDispatch(t *testing.T) {
 func TestRouteFlagRepeats(t *testing.T) {
 	a := newApp(factsInitialized)
 	cmd := &cobra.Command{Use: "throwaway"}
-	routes := routeFlag(a, cmd, "status")
+	var texts []string
+	routeFlag(cmd, &texts)
+	routes := func() (map[string]oracle.FlagRoute, error) { return a.Routes("status", texts) }
 	// A value holding a comma stays one flag: settings are comma-separated inside it.
 	assert.NilError(t, cmd.Flags().Parse([]string{"--route", "intent-auditor=local?a=1,b=2", "--route=ruthless-reviewer=economy"}))
 	vals, err := cmd.Flags().GetStringArray("route")

@@ -182,7 +182,8 @@ func (w recWorld) validInputs() map[string]func() any {
 func TestRecordMutatingVerbsAreTheOnesCovered(t *testing.T) {
 	var got []string
 	for _, v := range app.Table() {
-		if !v.ReadOnly && slices.Contains([]string{"intent", "spec", "capture", "issue", "decision"}, v.Path[0]) {
+		// intent audit opens a build-loop run; its refusals are covered with the loop's.
+		if !v.ReadOnly && v.Name != "intent_audit" && slices.Contains([]string{"intent", "spec", "capture", "issue", "decision"}, v.Path[0]) {
 			got = append(got, v.Name)
 		}
 	}

@@ -59,16 +59,23 @@ func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) V
 // Table is every verb, sorted by name so every listing built from it is deterministic.
 func Table() []Verb { return slices.Clone(table()) }
 
-// table is built on first use, not at package init, so start-up pays only for what runs.
-var table = sync.OnceValue(func() []Verb {
+// table is built on first use, not at package init, so start-up pays only for what runs. It is
+// assigned in init because use cases reach the table themselves (Routes looks a verb up).
+var table func() []Verb
+
+func init() { table = sync.OnceValue(buildTable) }
+
+func buildTable() []Verb {
 	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb(), ahoyInstallVerb(), ahoyUninstallVerb(), lintVerb()}
 	verbs = append(verbs, intentVerbs()...)
 	verbs = append(verbs, specVerbs()...)
 	verbs = append(verbs, issueVerbs()...)
 	verbs = append(verbs, decisionVerbs()...)
+	verbs = append(verbs, implementVerbs()...)
+	verbs = append(verbs, reviewVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
-})
+}
 
 // Lookup finds a verb by name.
 func Lookup(name string) (Verb, bool) {

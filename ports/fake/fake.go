@@ -259,3 +259,158 @@ func (c Clock) Now() time.Time { return c.T }
 type Random struct{ N uint32 }
 
 func (r *Random) Uint32() uint32 { r.N++; return r.N }
+
+// Git is an in-memory history: commits with their parents, branches, and HEAD.
+type Git struct {
+	Parents  map[string]string // commit → parent ("" for a root)
+	Branches map[string]string // branch → commit
+	Head     string            // the checked-out branch
+	DiffText string
+}
+
+// NewGit is a history of one root commit on main, checked out.
+func NewGit(root string) *Git {
+	return &Git{Parents: map[string]string{root: ""}, Branches: map[string]string{"main": root}, Head: "main", DiffText: "diff --git a/x b/x\n+change\n"}
+}
+
+// Commit adds a commit on top of a branch and moves the branch.
+func (g *Git) Commit(branch, sha string) {
+	g.Parents[sha] = g.Branches[branch]
+	g.Branches[branch] = sha
+}
+
+func (g *Git) Resolve(_ context.Context, ref string) (string, error) {
+	if ref == "HEAD" {
+		ref = g.Head
+	}
+	if sha, ok := g.Branches[ref]; ok {
+		return sha, nil
+	}
+	if _, ok := g.Parents[ref]; ok {
+		return ref, nil
+	}
+	return "", refusal.New("ref_unknown", "git ref", ref+" names no commit", "give a ref that exists")
+}
+
+func (g *Git) CurrentBranch(context.Context) (string, error) { return g.Head, nil }
+
+func (g *Git) CreateBranch(_ context.Context, name, commit string) error {
+	if _, ok := g.Branches[name]; ok {
+		return refusal.New("branch_exists", name, "exists", "start a new run")
+	}
+	g.Branches[name] = commit
+	return nil
+}
+
+func (g *Git) IsAncestor(_ context.Context, commit, head string) (bool, error) {
+	for c := head; c != ""; c = g.Parents[c] {
+		if c == commit {
+			return true, nil
+		}
+		if _, ok := g.Parents[c]; !ok {
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error) {
+	d := []byte(g.DiffText)
+	if len(d) > max {
+		return d[:max], true, nil
+	}
+	return d, false, nil
+}
+
+// Runs is an in-memory run store keyed by path.
+type Runs struct {
+	Files map[string][]byte
+	Dirs  map[string]bool
+	// Held names runs whose lock another process holds.
+	Held map[string]bool
+}
+
+// NewRuns is an empty run store.
+func NewRuns() *Runs {
+	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}}
+}
+
+const runRoot = ".abcd/.work.local/run/"
+
+func (r *Runs) Lock(_ context.Context, run string, _ time.Duration) (func(), error) {
+	if !r.Dirs[run] {
+		return nil, refusal.New("run_unknown", run, "is not a run", "list the runs")
+	}
+	if r.Held[run] {
+		return nil, refusal.Busy("run_locked", run, "another abcd holds the run's lock", "try again")
+	}
+	return func() {}, nil
+}
+
+func (r *Runs) Runs(context.Context) ([]string, error) {
+	out := []string{}
+	for run := range r.Dirs {
+		if _, ok := r.Files[runRoot+run+"/state.json"]; ok {
+			out = append(out, run)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (r *Runs) Create(_ context.Context, run string) (bool, error) {
+	if r.Dirs[run] {
+		return false, nil
+	}
+	r.Dirs[run] = true
+	return true, nil
+}
+
+func (r *Runs) Write(_ context.Context, p string, data []byte) error {
+	if !strings.HasPrefix(p, runRoot) {
+		return refusal.New("run_path_invalid", p, "is not under "+runRoot, "use a run path")
+	}
+	r.Files[p] = append([]byte(nil), data...)
+	return nil
+}
+
+func (r *Runs) Read(_ context.Context, p string, max int) ([]byte, error) {
+	data, ok := r.Files[p]
+	if !ok {
+		return nil, refusal.New("return_missing", p, "does not exist yet", "let the agent write it")
+	}
+	if len(data) > max {
+		return nil, refusal.New("return_too_large", p, "is too large", "shorten it")
+	}
+	return append([]byte(nil), data...), nil
+}
+
+func (r *Runs) CheckFile(_ context.Context, dir, p string) string {
+	if !strings.HasPrefix(p, dir+"/") || strings.Contains(p, "..") {
+		return p + " is not inside " + dir
+	}
+	if _, ok := r.Files[p]; !ok {
+		return p + " does not exist"
+	}
+	return ""
+}
+
+func (r *Runs) Remove(_ context.Context, p string) error {
+	delete(r.Files, p)
+	return nil
+}
+
+// Validator answers every review with a fixed outcome, recording the requests.
+type Validator struct {
+	Name     string
+	Outcome  ports.ReviewOutcome
+	Err      error
+	Requests []ports.ReviewRequest
+}
+
+func (v *Validator) Route() string { return v.Name }
+
+func (v *Validator) Review(_ context.Context, req ports.ReviewRequest) (ports.ReviewOutcome, error) {
+	v.Requests = append(v.Requests, req)
+	return v.Outcome, v.Err
+}

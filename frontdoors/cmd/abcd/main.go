@@ -11,6 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/agentfiles"
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
+	"github.com/abcd-dev/abcd/adapters/git"
 	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
@@ -54,6 +55,8 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Records:   files.Records{Dir: dir},
 			Clock:     system.Clock{},
 			Random:    system.Random{},
+			Git:       git.Git{Dir: dir},
+			Runs:      files.Runs{Dir: dir},
 			Prompter:  cli.NewPrompter(s),
 			Diag:      cli.NewDiag(s),
 			Schemas:   cat,

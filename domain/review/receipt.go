@@ -1,0 +1,222 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
+)
+
+// MaxCommits bounds the commits one receipt may list.
+const MaxCommits = 200
+
+// commitID is a full commit id: SHA-1 (40 hex) or SHA-256 (64 hex), lowercase as git prints it.
+var commitID = pattern.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// DoD is the definition-of-done command the implementer ran, its exit code and where its output is.
+type DoD struct {
+	Command  string `json:"command" jsonschema:"minLength=1,maxLength=1024"`
+	ExitCode int    `json:"exit_code"`
+	// Output is a file holding the command's output, relative to the lane folder.
+	Output string `json:"output" jsonschema:"minLength=1,maxLength=1024"`
+}
+
+// ImplementerReceipt is what the implementer hands back: the commits it made on the lane's branch,
+// the definition-of-done run, its report, and the model that did the work.
+type ImplementerReceipt struct {
+	SchemaVersion int    `json:"schema_version" jsonschema:"enum=1"`
+	Run           string `json:"run" jsonschema:"minLength=1,maxLength=64"`
+	Lane          string `json:"lane" jsonschema:"minLength=1,maxLength=64"`
+	Branch        string `json:"branch" jsonschema:"minLength=1,maxLength=255"`
+	// Commits are full commit ids, 40 hex characters (or 64 in a SHA-256 repository).
+	Commits []string `json:"commits" jsonschema:"minItems=1,maxItems=200,uniqueItems=true,pattern=^[0-9a-f]{40}([0-9a-f]{24})?$"`
+	DoD     DoD      `json:"dod"`
+	// Report is a file holding the implementer's report, relative to the lane folder.
+	Report string `json:"report" jsonschema:"minLength=1,maxLength=1024"`
+	Model  string `json:"model" jsonschema:"minLength=1,maxLength=200"`
+}
+
+// DecodeImplementerReceipt reads an implementer's receipt: strict JSON of at most MaxReceiptBytes,
+// with every member present, typed and within its bounds; 1 to 200 distinct full commit ids; a
+// definition-of-done exit code of 0; output and report paths that stay inside the lane folder.
+// Every problem is named at once. Whether the run, lane, branch and commits are true is for the
+// caller to say, with CheckReceiptFacts.
+func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
+	var p problems
+	if !strict("the receipt", data, MaxReceiptBytes, &p) {
+		return ImplementerReceipt{}, p.err()
+	}
+	var r ImplementerReceipt
+	var rawCommits, rawDoD json.RawMessage
+	got := decodeObject(data, "the receipt", "", []field{
+		{"schema_version", &r.SchemaVersion, "the number 1"},
+		{"run", &r.Run, "a string, the run's id"},
+		{"lane", &r.Lane, "a string, the lane's id"},
+		{"branch", &r.Branch, "a string, the lane's branch"},
+		{"commits", &rawCommits, "an array of the lane's full commit ids"},
+		{"dod", &rawDoD, "an object with command, exit_code and output"},
+		{"report", &r.Report, "a string, the report file relative to the lane folder"},
+		{"model", &r.Model, "a string, the model that did the work"},
+	}, &p)
+	if got["schema_version"] && r.SchemaVersion != 1 {
+		p.add("\"schema_version\" is %d; this abcd reads version 1: write \"schema_version\": 1", r.SchemaVersion)
+	}
+	for _, s := range []struct {
+		name, value string
+		max         int
+	}{{"run", r.Run, 64}, {"lane", r.Lane, 64}, {"branch", r.Branch, 255}, {"model", r.Model, 200}} {
+		if got[s.name] {
+			checkLength(s.name, s.value, s.max, &p)
+		}
+	}
+	if got["commits"] {
+		r.Commits = decodeCommits(rawCommits, &p)
+	}
+	if got["dod"] {
+		r.DoD = decodeDoD(rawDoD, &p)
+	}
+	if got["report"] {
+		checkLanePath("report", r.Report, &p)
+	}
+	if err := p.err(); err != nil {
+		return ImplementerReceipt{}, err
+	}
+	return r, nil
+}
+
+// checkLength refuses an empty (or blank) value or one longer than max characters.
+func checkLength(name, value string, max int, p *problems) {
+	if strings.TrimSpace(value) == "" {
+		p.add("%q is empty: write it", name)
+	} else if n := utf8.RuneCountInString(value); n > max {
+		p.add("%q is %d characters, more than %d: shorten it", name, n, max)
+	}
+}
+
+func decodeCommits(raw json.RawMessage, p *problems) []string {
+	elems, ok := decodeArray(raw, "commits", "an array of the lane's full commit ids", p)
+	if !ok {
+		return nil
+	}
+	switch {
+	case len(elems) == 0:
+		p.add("\"commits\" is empty: list the commits the lane made, from 1 to %d", MaxCommits)
+	case len(elems) > MaxCommits:
+		p.add("\"commits\" lists %d commits, more than %d: a lane's change must fit in %d commits", len(elems), MaxCommits, MaxCommits)
+	}
+	out := make([]string, 0, len(elems))
+	first := map[string]int{}
+	for i, e := range elems {
+		var c string
+		at := fmt.Sprintf("commits[%d]", i)
+		if !decodeValue(e, &c) {
+			p.add("%q must be a string, a full commit id; it is %s", at, describe(e))
+			continue
+		}
+		out = append(out, c)
+		if !commitID.MatchString(c) {
+			p.add("%s %q is not a full commit id: write the 40 (or 64) lowercase hex characters git rev-parse prints", at, config.Clip(c))
+			continue
+		}
+		if j, dup := first[c]; dup {
+			p.add("%s repeats commits[%d] (%s): list each commit once", at, j, c)
+			continue
+		}
+		first[c] = i
+	}
+	return out
+}
+
+func decodeDoD(raw json.RawMessage, p *problems) DoD {
+	var d DoD
+	got := decodeObject(raw, "\"dod\"", "dod.", []field{
+		{"command", &d.Command, "a string, the definition-of-done command as run"},
+		{"exit_code", &d.ExitCode, "a whole number, the command's exit code"},
+		{"output", &d.Output, "a string, the output file relative to the lane folder"},
+	}, p)
+	if got["command"] {
+		checkLength("dod.command", d.Command, 1024, p)
+	}
+	if got["exit_code"] && d.ExitCode != 0 {
+		p.add("the definition-of-done command %q exited %d: a lane is done only when it exits 0; fix what fails, run it again and hand back a new receipt", config.Clip(d.Command), d.ExitCode)
+	}
+	if got["output"] {
+		checkLanePath("dod.output", d.Output, p)
+	}
+	return d
+}
+
+// checkLanePath refuses a file name that could leave the lane folder or is not a plain relative
+// path: empty, too long, absolute, with a drive letter, a backslash, a ".." segment or a control
+// character, or naming the folder itself.
+func checkLanePath(name, value string, p *problems) {
+	const max = 1024
+	const remedy = "name a file inside the lane folder, relative to it, with / between folders"
+	if value == "" {
+		p.add("%q is empty: %s", name, remedy)
+		return
+	}
+	if n := utf8.RuneCountInString(value); n > max {
+		p.add("%q is %d characters, more than %d: %s", name, n, max, remedy)
+	}
+	if strings.ContainsFunc(value, unicode.IsControl) {
+		p.add("%q %q has a control character: %s", name, config.Clip(value), remedy)
+	}
+	if strings.Contains(value, `\`) {
+		p.add("%q %q has a backslash: %s", name, config.Clip(value), remedy)
+	}
+	if strings.HasPrefix(value, "/") {
+		p.add("%q %q is an absolute path: %s", name, config.Clip(value), remedy)
+	} else if len(value) >= 2 && value[1] == ':' && ('a' <= value[0]|0x20 && value[0]|0x20 <= 'z') {
+		p.add("%q %q starts with a drive letter: %s", name, config.Clip(value), remedy)
+	}
+	if contains(strings.Split(value, "/"), "..") {
+		p.add("%q %q has a \"..\" segment: %s", name, config.Clip(value), remedy)
+	} else if path.Clean(value) == "." {
+		p.add("%q %q names the lane folder itself, not a file: %s", name, config.Clip(value), remedy)
+	}
+}
+
+// ReceiptFacts are what only the caller can know about a receipt: the run, lane and branch it was
+// awaited for, and what git and the filesystem say. Nil slices and empty problems mean "fine".
+type ReceiptFacts struct {
+	Run, Lane, Branch string
+	// Unreachable lists the receipt's commits not reachable from the lane branch.
+	Unreachable []string
+	// FromBase lists the receipt's commits already reachable from the base.
+	FromBase []string
+	// OutputProblem and ReportProblem say what is wrong with the file, e.g. "is a symlink" or
+	// "does not exist"; "" when it is a regular file inside the lane folder.
+	OutputProblem, ReportProblem string
+}
+
+// CheckReceiptFacts names every gap between a decoded receipt and the facts, in a *ReturnError, or
+// returns nil. Run, lane and branch are always compared, so a fact left empty fails closed.
+func CheckReceiptFacts(r ImplementerReceipt, f ReceiptFacts) error {
+	var p problems
+	for _, m := range []struct{ name, got, want string }{
+		{"run", r.Run, f.Run}, {"lane", r.Lane, f.Lane}, {"branch", r.Branch, f.Branch},
+	} {
+		if m.got != m.want {
+			p.add("the receipt names the %s %q, but it was awaited for %q: write \"%s\": %q", m.name, config.Clip(m.got), m.want, m.name, m.want)
+		}
+	}
+	for _, c := range f.Unreachable {
+		p.add("the commit %s is not reachable from the lane branch %q: commit the work on that branch, or remove the id", config.Clip(c), f.Branch)
+	}
+	for _, c := range f.FromBase {
+		p.add("the commit %s is already reachable from the base: list only the commits the lane made", config.Clip(c))
+	}
+	if f.OutputProblem != "" {
+		p.add("the definition-of-done output %q %s: write the command's output to a regular file inside the lane folder", config.Clip(r.DoD.Output), f.OutputProblem)
+	}
+	if f.ReportProblem != "" {
+		p.add("the report %q %s: write the report to a regular file inside the lane folder", config.Clip(r.Report), f.ReportProblem)
+	}
+	return p.err()
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abcd-dev/abcd/ports/app"
+)
+
+// implementCommands are the build loop's verbs: implement start|step|receipt|status|record, and review.
+func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
+	impl := group("implement", "The build loop: a spec's steps as lanes, implemented and reviewed by fresh agents")
+
+	start := command("implement_start", "start SPEC")
+	startIn := &app.ImplementStartInput{}
+	start.Flags().StringVar(&startIn.Base, "base", "", "the commit lanes branch from (default: HEAD)")
+	start.Args = exactArgs(1)
+	start.RunE = func(cmd *cobra.Command, args []string) error {
+		startIn.Spec = args[0]
+		return runAndEmit(cmd, a, s, opts, "implement_start", startIn, renderStep)
+	}
+
+	step := command("implement_step", "step")
+	stepIn := &app.StepInput{}
+	step.Flags().StringVar(&stepIn.Run, "run", "", "the run (default: the newest unfinished one)")
+	routeFlag(step, &stepIn.Routes)
+	step.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runAndEmit(cmd, a, s, opts, "implement_step", stepIn, renderStep)
+	}
+
+	receipt := command("implement_receipt", "receipt PATH")
+	recIn := &app.ReceiptInput{}
+	receipt.Flags().StringVar(&recIn.Run, "run", "", "the run (default: the one the path is under)")
+	receipt.Args = exactArgs(1)
+	receipt.RunE = func(cmd *cobra.Command, args []string) error {
+		recIn.Path = args[0]
+		return runAndEmit(cmd, a, s, opts, "implement_receipt", recIn, renderStep)
+	}
+
+	status := command("implement_status", "status")
+	statusIn := &app.RunInput{}
+	status.Flags().StringVar(&statusIn.Run, "run", "", "only this run")
+	status.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runAndEmit(cmd, a, s, opts, "implement_status", statusIn, renderImplementStatus)
+	}
+
+	rec := command("implement_record", "record")
+	recordIn := &app.RunInput{}
+	rec.Flags().StringVar(&recordIn.Run, "run", "", "the run (default: the newest)")
+	rec.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runAndEmit(cmd, a, s, opts, "implement_record", recordIn, renderRecord)
+	}
+	impl.AddCommand(start, step, receipt, status, rec)
+
+	rev := command("review", "review")
+	revIn := &app.ReviewInput{}
+	rev.Flags().StringVar(&revIn.Role, "role", "", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)")
+	rev.Flags().StringVar(&revIn.Base, "base", "", "the commit the changes start from (default: main)")
+	routeFlag(rev, &revIn.Routes)
+	rev.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runAndEmit(cmd, a, s, opts, "review", revIn, renderStep)
+	}
+	return []*cobra.Command{impl, rev}
+}
+
+// intentAuditCmd is `abcd intent audit`.
+func intentAuditCmd(a *app.App, s *IO, opts *options) *cobra.Command {
+	cmd := command("intent_audit", "audit REF")
+	in := &app.IntentAuditInput{}
+	cmd.Flags().StringVar(&in.Base, "base", "", "the commit the delivered changes start from (default: main)")
+	routeFlag(cmd, &in.Routes)
+	cmd.Args = exactArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		in.Intent = args[0]
+		return runAndEmit(cmd, a, s, opts, "intent_audit", in, renderStep)
+	}
+	return cmd
+}
+
+func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
+	state := "in progress"
+	if r.Finished {
+		state = "finished"
+	}
+	fmt.Fprintf(b, "%s %s (%s, %s)", s.bold("run"), r.Run, r.Kind, state)
+	if r.Spec != "" {
+		fmt.Fprintf(b, " spec %s", r.Spec)
+	}
+	if r.Intent != "" {
+		fmt.Fprintf(b, " intent %s", r.Intent)
+	}
+	b.WriteString("\n")
+	for _, l := range r.Lanes {
+		fmt.Fprintf(b, "  %s  %-11s round %d", l.ID, l.Stage, l.Round)
+		if l.Failed > 0 {
+			fmt.Fprintf(b, ", %d failed", l.Failed)
+		}
+		if l.Text != "" {
+			fmt.Fprintf(b, "  %s", l.Text)
+		}
+		b.WriteString("\n")
+	}
+}
+
+func renderStep(s *IO, r app.StepResult) string {
+	var b strings.Builder
+	renderRunLine(&b, s, r.Run)
+	if r.Recorded != nil {
+		fmt.Fprintf(&b, "recorded: %s %s %s (%s)\n", r.Recorded.Lane, r.Recorded.Role, r.Recorded.Word, r.Recorded.Route)
+	}
+	for _, d := range r.Did {
+		fmt.Fprintf(&b, "did: %s\n", d)
+	}
+	for _, n := range r.Next {
+		fmt.Fprintf(&b, "next: %s\n", n)
+	}
+	return b.String()
+}
+
+func renderImplementStatus(s *IO, r app.ImplementStatusResult) string {
+	var b strings.Builder
+	if len(r.Runs) == 0 {
+		b.WriteString("no runs\n")
+	}
+	for _, run := range r.Runs {
+		renderRunLine(&b, s, run)
+		for _, aw := range run.Awaits {
+			fmt.Fprintf(&b, "  awaiting %s (%s, round %d): %s\n", aw.Role, aw.Lane, aw.Round, aw.Return)
+		}
+	}
+	return b.String()
+}
+
+func renderRecord(s *IO, r app.ImplementRecordResult) string {
+	var b strings.Builder
+	renderRunLine(&b, s, r.Run)
+	for _, im := range r.Implementations {
+		fmt.Fprintf(&b, "  %s round %d: %d commits to %s by %s\n", im.Lane, im.Round, len(im.Commits), short(im.Head), im.Model)
+	}
+	for _, v := range r.Verdicts {
+		fmt.Fprintf(&b, "  %s round %d %s: %s (tier %s, asked %s, ran %s)\n", v.Lane, v.Round, v.Role, v.Word, v.Tier, v.Route, v.Ran)
+	}
+	for _, f := range r.Fallbacks {
+		fmt.Fprintf(&b, "  fallback %s round %d %s: asked %s, %s (%s), ran %s\n", f.Lane, f.Round, f.Role, f.Asked, f.Reason, f.Detail, f.Ran)
+	}
+	for _, c := range r.ByRoute {
+		fmt.Fprintf(&b, "  route %s: %d verdicts, %d passed, %d failed\n", c.Name, c.Total, c.Passed, c.Failed)
+	}
+	for _, c := range r.ByRole {
+		fmt.Fprintf(&b, "  role %s: %d verdicts, %d passed, %d failed\n", c.Name, c.Total, c.Passed, c.Failed)
+	}
+	return b.String()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
