@@ -26,9 +26,13 @@ func (e *FileError) Error() string { return e.File + ": " + e.Msg }
 
 // CheckStrict accepts exactly one JSON object with no key named twice at any depth, nothing after it,
 // valid UTF-8, and nesting of at most 32 levels. It reports the first fault.
-func CheckStrict(file string, data []byte) error {
-	if len(data) > MaxFileBytes {
-		return &FileError{file, fmt.Sprintf("is larger than %d bytes", MaxFileBytes)}
+func CheckStrict(file string, data []byte) error { return CheckStrictMax(file, data, MaxFileBytes) }
+
+// CheckStrictMax is CheckStrict with another size bound, for documents larger than configuration
+// (a run's state).
+func CheckStrictMax(file string, data []byte, max int) error {
+	if len(data) > max {
+		return &FileError{file, fmt.Sprintf("is larger than %d bytes", max)}
 	}
 	if !utf8.Valid(data) {
 		return &FileError{file, "is not valid UTF-8"}

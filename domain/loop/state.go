@@ -169,7 +169,7 @@ func Decode(file string, data []byte) (State, error) {
 	if len(data) > MaxStateBytes {
 		return State{}, fmt.Errorf("%s is larger than %d bytes", file, MaxStateBytes)
 	}
-	if err := config.CheckStrict(file, data); err != nil {
+	if err := config.CheckStrictMax(file, data, MaxStateBytes); err != nil {
 		return State{}, err
 	}
 	var s State
@@ -181,16 +181,86 @@ func Decode(file string, data []byte) (State, error) {
 	if s.SchemaVersion != SchemaVersion {
 		return State{}, fmt.Errorf("%s declares schema_version %d; this abcd reads version %d", file, s.SchemaVersion, SchemaVersion)
 	}
-	return s.normalised(), nil
+	s = s.normalised()
+	// encoding/json matches keys in any case; the state's keys must be exactly the ones abcd writes.
+	if key, ok := unknownKey(data, Encode(s)); !ok {
+		return State{}, fmt.Errorf("%s: key %q is not one abcd writes (keys are case-sensitive)", file, config.Clip(key))
+	}
+	return s, nil
+}
+
+// Check refuses a decoded state whose values mean nothing to the machine: callers that are about to
+// step a run check it after Decode, which checks only the shape.
+func (s State) Check() error {
+	switch s.Kind {
+	case KindSpec, KindReview, KindAudit:
+	default:
+		return fmt.Errorf("kind %q is not spec, review or audit", config.Clip(string(s.Kind)))
+	}
+	if s.Run == "" {
+		return fmt.Errorf("run is empty")
+	}
+	if s.FixRounds < 1 {
+		return fmt.Errorf("fix_rounds is %d; at least 1", s.FixRounds)
+	}
+	for _, l := range s.Lanes {
+		switch l.Stage {
+		case StageBrief, StageImplement, StageValidate, StageFix, StageDone, StageHandedBack:
+		default:
+			return fmt.Errorf("lane %s has stage %q", config.Clip(l.ID), config.Clip(string(l.Stage)))
+		}
+	}
+	return nil
+}
+
+// unknownKey reports the first object key of data (as a path) that want does not hold exactly.
+func unknownKey(data, want []byte) (string, bool) {
+	var got, ref any
+	if json.Unmarshal(data, &got) != nil || json.Unmarshal(want, &ref) != nil {
+		return "", false
+	}
+	return sameKeys(got, ref, "")
+}
+
+func sameKeys(got, ref any, path string) (string, bool) {
+	switch g := got.(type) {
+	case map[string]any:
+		r, _ := ref.(map[string]any)
+		for k, v := range g {
+			rv, ok := r[k]
+			if !ok {
+				return path + "." + k, false
+			}
+			if key, ok := sameKeys(v, rv, path+"."+k); !ok {
+				return key, false
+			}
+		}
+	case []any:
+		r, _ := ref.([]any)
+		for i := range g {
+			if i >= len(r) {
+				return path, false
+			}
+			if key, ok := sameKeys(g[i], r[i], path); !ok {
+				return key, false
+			}
+		}
+	}
+	return "", true
 }
 
 // Encode writes the state with every list and map present (never null).
 func Encode(s State) []byte {
-	data, _ := json.MarshalIndent(s.normalised(), "", "  ")
-	return append(data, '\n')
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // findings quote code; escaping < > & would only grow the file
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(s.normalised())
+	return buf.Bytes()
 }
 
 func (s State) normalised() State {
+	s.Lanes = append([]Lane(nil), s.Lanes...) // never write into the caller's lanes
 	s.Criteria = nonNil(s.Criteria)
 	s.Validators = nonNil(s.Validators)
 	if s.Lanes == nil {

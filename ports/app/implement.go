@@ -264,6 +264,9 @@ func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
 		return loop.State{}, err
 	}
 	s, err := loop.Decode(statePath(run), data)
+	if err == nil {
+		err = s.Check()
+	}
 	if err != nil {
 		return loop.State{}, refusal.New("run_state_invalid", statePath(run), err.Error(), "the state file was edited by hand; restore it from the last good copy")
 	}
