@@ -20,6 +20,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -57,6 +58,9 @@ func documents() []schemaDoc {
 		schemaDoc{"spec_front_matter", contract.RoleDocument, "", "the front matter of a spec record (spc-<id>-<slug>.md)", reflect.TypeFor[record.SpecFrontMatter]()},
 		schemaDoc{"issue_front_matter", contract.RoleDocument, "", "the front matter of an issue record (iss-<id>-<slug>.md)", reflect.TypeFor[record.IssueFrontMatter]()},
 		schemaDoc{"decision_front_matter", contract.RoleDocument, "", "the front matter of a decision record (dcn-<id>-<slug>.md)", reflect.TypeFor[record.DecisionFrontMatter]()},
+		schemaDoc{"implementer_receipt", contract.RoleDocument, "", "the receipt an implementer agent writes at its await's return path", reflect.TypeFor[review.ImplementerReceipt]()},
+		schemaDoc{"audit_return", contract.RoleDocument, "", "the intent-auditor's return: one verdict per acceptance criterion", reflect.TypeFor[review.AuditReturn]()},
+		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 	)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].name < docs[j].name })
