@@ -402,8 +402,10 @@ func (r *Runs) Remove(_ context.Context, p string) error {
 
 // Validator answers every review with a fixed outcome, recording the requests.
 type Validator struct {
-	Name     string
-	Outcome  ports.ReviewOutcome
+	Name    string
+	Outcome ports.ReviewOutcome
+	// Answer, when set, answers per request instead of Outcome.
+	Answer   func(ports.ReviewRequest) ports.ReviewOutcome
 	Err      error
 	Requests []ports.ReviewRequest
 }
@@ -412,5 +414,8 @@ func (v *Validator) Route() string { return v.Name }
 
 func (v *Validator) Review(_ context.Context, req ports.ReviewRequest) (ports.ReviewOutcome, error) {
 	v.Requests = append(v.Requests, req)
+	if v.Answer != nil {
+		return v.Answer(req), v.Err
+	}
 	return v.Outcome, v.Err
 }

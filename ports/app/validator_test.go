@@ -1,0 +1,158 @@
+package app_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+const (
+	vBase = "1111111111111111111111111111111111111111"
+	vWork = "2222222222222222222222222222222222222222"
+)
+
+// loopWorld is a planned, ready intent with a one-step spec, a machine config routing reviews to
+// rp at a loopback address, and a run whose lane has its implementer's receipt recorded.
+type loopWorld struct {
+	a   *app.App
+	g   *fake.Git
+	rs  *fake.Runs
+	run string
+}
+
+func newLoopWorld(t *testing.T, v ports.Validator) loopWorld {
+	t.Helper()
+	r := fake.NewRecords()
+	a := recApp(r)
+	intent := recNewIntent(t, a, r, "Faster cold start", true).ID
+	spec := recPlan(t, a, r, intent, true).Spec.ID
+	g := fake.NewGit(vBase)
+	rs := fake.NewRuns()
+	a.Git, a.Runs = g, rs
+	a.Config = fake.Config{Files: ports.ConfigFiles{
+		RepoConfig:    ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"oracle":{"review":"rp"},"build":{"dod":"true"}}`)},
+		MachineConfig: ports.ConfigFile{Path: "/home/ada/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"oracle":{"rp":{"url":"http://127.0.0.1:8765/mcp"}}}`)},
+	}}
+	a.Roster = fake.Roster{R: loopRoster(t)}
+	a.Diag = &fake.Diag{}
+	if v != nil {
+		a.Validators = map[string]ports.Validator{"rp": v}
+	}
+	start := recRun[app.StepResult](t, a, "implement_start", &app.ImplementStartInput{Spec: spec})
+	run := start.Run.Run
+	step := recRun[app.StepResult](t, a, "implement_step", &app.StepInput{Run: run})
+	impl := step.Run.Awaits[0]
+	g.Commit(start.Run.Lanes[0].Branch, vWork)
+	lane := loop.LaneDir(run, "lane-1")
+	rs.Files[lane+"/dod.txt"] = []byte("ok")
+	rs.Files[lane+"/report.md"] = []byte("done")
+	rs.Files[impl.Return] = []byte(fmt.Sprintf(`{"schema_version":1,"run":%q,"lane":"lane-1","branch":%q,"commits":[%q],`+
+		`"dod":{"command":"true","exit_code":0,"output":"dod.txt"},"report":"report.md","model":"m"}`, run, start.Run.Lanes[0].Branch, vWork))
+	return loopWorld{a: a, g: g, rs: rs, run: run}
+}
+
+func (w loopWorld) receipt(t *testing.T) app.StepResult {
+	t.Helper()
+	return recRun[app.StepResult](t, w.a, "implement_receipt", &app.ReceiptInput{Path: loop.LaneDir(w.run, "lane-1") + "/implement/receipt.json"})
+}
+
+func (w loopWorld) record(t *testing.T) app.ImplementRecordResult {
+	t.Helper()
+	return recRun[app.ImplementRecordResult](t, w.a, "implement_record", &app.RunInput{Run: w.run})
+}
+
+// The Validator port's fault table: a route that answers is recorded as the route's; every way it
+// does not return leaves the review on the host with a fallback receipt naming why.
+func TestReviewsTakeTheValidatorRouteOrFallBack(t *testing.T) {
+	passing := func(req ports.ReviewRequest) ports.ReviewOutcome {
+		word := map[string]string{loop.RoleRuthless: "SHIP", loop.RoleSecurity: "APPROVE"}[req.Role]
+		return ports.ReviewOutcome{Return: []byte("## Verdict\n\n" + word + "\n\nNothing to fix.\n")}
+	}
+	for _, c := range []struct {
+		name      string
+		validator *fake.Validator
+		reason    string // "" when the route answered
+	}{
+		{"the route answers", &fake.Validator{Name: "rp", Answer: passing}, ""},
+		{"the route refuses", &fake.Validator{Name: "rp", Outcome: ports.ReviewOutcome{FallbackReason: "refused", FallbackDetail: "the server said no"}}, "refused"},
+		{"the route times out", &fake.Validator{Name: "rp", Outcome: ports.ReviewOutcome{FallbackReason: "timeout", FallbackDetail: "30 minutes passed"}}, "timeout"},
+		{"the route fails", &fake.Validator{Name: "rp", Err: errors.New("connection reset")}, "failed"},
+		{"the answer has no verdict", &fake.Validator{Name: "rp", Outcome: ports.ReviewOutcome{Return: []byte("I liked it.")}}, "invalid"},
+		{"no adapter in this build", nil, "not-available"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var v ports.Validator
+			if c.validator != nil {
+				v = c.validator
+			}
+			w := newLoopWorld(t, v)
+			res := w.receipt(t)
+			story := w.record(t)
+			reviewers := map[string]bool{}
+			for _, aw := range res.Run.Awaits {
+				if aw.Role == loop.RoleRuthless || aw.Role == loop.RoleSecurity {
+					reviewers[aw.Role] = true
+				}
+			}
+			if c.reason == "" {
+				// Both reviews came back over rp: recorded as the route's, nothing left for the host.
+				assert.Check(t, is.Len(story.Verdicts, 2))
+				for _, vd := range story.Verdicts {
+					assert.Check(t, is.Equal(vd.Route, "rp"))
+					assert.Check(t, is.Equal(vd.Ran, "rp"))
+				}
+				assert.Check(t, is.Len(story.Fallbacks, 0))
+				assert.Check(t, is.Len(reviewers, 0))
+				assert.Check(t, is.Len(c.validator.Requests, 2))
+				return
+			}
+			// Every review the route did not return is on the host, with a receipt saying why.
+			assert.Check(t, is.Len(story.Verdicts, 0))
+			assert.Check(t, is.DeepEqual(reviewers, map[string]bool{loop.RoleRuthless: true, loop.RoleSecurity: true}))
+			assert.Assert(t, is.Len(story.Fallbacks, 2))
+			for _, f := range story.Fallbacks {
+				assert.Check(t, is.Equal(f.Reason, c.reason))
+				assert.Check(t, is.Equal(f.Asked, "rp"))
+				assert.Check(t, is.Equal(f.Ran, "host"))
+				assert.Check(t, !containsAny(f.Detail, "127.0.0.1", "8765"), "a fallback never quotes the address: %s", f.Detail)
+			}
+			// Nothing stands at a return path the host's agent writes to.
+			for _, aw := range res.Run.Awaits {
+				_, written := w.rs.Files[aw.Return]
+				assert.Check(t, !written, "%s holds the route's answer", aw.Return)
+			}
+		})
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		for i := 0; i+len(sub) <= len(s); i++ {
+			if s[i:i+len(sub)] == sub {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loopRoster is the three shipped agents by name.
+func loopRoster(t *testing.T) roster.Roster {
+	t.Helper()
+	var agents []roster.Agent
+	for _, n := range []string{loop.RoleAuditor, loop.RoleRuthless, loop.RoleSecurity} {
+		agents = append(agents, roster.Agent{FrontMatter: roster.FrontMatter{Name: n}})
+	}
+	r, err := roster.New(agents)
+	assert.NilError(t, err)
+	return r
+}
