@@ -124,7 +124,8 @@ func statusOf(f ports.RepoFacts) StatusResult {
 // maxRecordNext bounds how many record suggestions status makes.
 const maxRecordNext = 5
 
-// recordNext suggests the record's next steps: a draft intent whose own checks pass is ready to plan.
+// recordNext suggests the record's next steps: a draft intent whose own checks pass is ready to
+// plan, and an open spec whose intent passes the readiness gate is ready to build.
 func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 	drafts, err := a.list(ctx, record.Intents, "drafts")
 	if err != nil {
@@ -155,6 +156,27 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 		if ready {
 			next = append(next, NextAction{Command: "abcd intent plan " + it.Front.ID,
 				Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)})
+		}
+	}
+	specs, err := a.list(ctx, record.Specs, "open")
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range specs {
+		if len(next) == maxRecordNext {
+			break
+		}
+		if l.err != nil {
+			continue
+		}
+		il, it, err := a.intent(ctx, "abcd", l.summary.Implements)
+		if err != nil {
+			continue
+		}
+		ready, err := a.readiness(ctx, il, it)
+		if err == nil && ready.Ready {
+			next = append(next, NextAction{Command: "abcd implement start " + l.summary.ID,
+				Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)})
 		}
 	}
 	return next, nil
