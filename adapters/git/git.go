@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
@@ -81,12 +82,12 @@ func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 // Resolve turns a ref into a commit id.
 func (g Git) Resolve(ctx context.Context, ref string) (string, error) {
 	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n\x00") {
-		return "", refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", clip(ref)), "give a branch, tag or commit, such as main")
+		return "", refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", config.Clip(ref)), "give a branch, tag or commit, such as main")
 	}
 	out, _, err := g.run(ctx, 1<<10, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return "", refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", clip(ref)), "give a branch, tag or commit that exists, such as main")
+		return "", refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", config.Clip(ref)), "give a branch, tag or commit that exists, such as main")
 	}
 	if err != nil {
 		return "", err
@@ -112,7 +113,7 @@ func (g Git) CreateBranch(ctx context.Context, name, commit string) error {
 	_, _, err := g.run(ctx, 1<<10, "branch", "--no-track", "--end-of-options", name, commit)
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return refusal.New("branch_exists", name, "cannot be created: "+clip(ee.stderr), "delete the stale branch, or start a new run")
+		return refusal.New("branch_exists", name, "cannot be created: "+config.Clip(ee.stderr), "delete the stale branch, or start a new run")
 	}
 	return err
 }
@@ -131,12 +132,4 @@ func (g Git) IsAncestor(ctx context.Context, commit, head string) (bool, error) 
 func (g Git) Diff(ctx context.Context, base, head string, max int) ([]byte, bool, error) {
 	out, cut, err := g.run(ctx, max, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--end-of-options", base, head)
 	return out, cut, err
-}
-
-// clip bounds text a refusal echoes.
-func clip(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	return s[:80] + "…"
 }

@@ -106,18 +106,3 @@ func schemaShowVerb() Verb {
 		return SchemaShowResult{Name: name, ID: contract.ID(name), Schema: data}, nil
 	})
 }
-
-// clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
-func clip(s string) string {
-	const limit = 80
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -126,3 +127,6 @@ func (a *App) Run(ctx context.Context, name string, in any) (any, error) {
 	}
 	return v.run(ctx, a, in)
 }
+
+// clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
+func clip(s string) string { return config.Clip(s) }
