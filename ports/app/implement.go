@@ -521,6 +521,13 @@ func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p l
 
 func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult, error) {
 	p := strings.TrimPrefix(path.Clean(strings.ReplaceAll(in.Path, "\\", "/")), "./")
+	// An absolute path inside the repository (as an agent may print it) names the same await.
+	if strings.HasPrefix(p, "/") && a.Setup != nil {
+		root, _ := a.Setup.Root()
+		if rel, ok := strings.CutPrefix(p, path.Clean(strings.ReplaceAll(root, "\\", "/"))+"/"); ok {
+			p = rel
+		}
+	}
 	run := in.Run
 	if run == "" {
 		rest, ok := strings.CutPrefix(p, ".abcd/.work.local/run/")
