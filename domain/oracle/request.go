@@ -32,14 +32,18 @@ func (r Route) Request() RequestRouting {
 // Receipt renders the route block of the step's receipt. tried and used name the connections the step
 // was tried on and ran on; fallbackReason says why they differ from the route ("" takes the route's
 // own Fallback); modelReported is what the host or provider said ran, bounded to 200 bytes on a rune
-// boundary. SettingsSent is the route's merged settings, never nil.
+// boundary. SettingsSent is what was sent: the route's merged settings when a connection ran the
+// step, and nothing (an empty map, never nil) when the harness did, since nothing reaches it.
 func (r Route) Receipt(tried, used, fallbackReason, modelReported string) Receipt {
 	if fallbackReason == "" {
 		fallbackReason = r.Fallback
 	}
-	sent := maps.Clone(r.Settings)
-	if sent == nil {
-		sent = Settings{}
+	sent := Settings{}
+	if used != "" && used != HarnessName {
+		sent = maps.Clone(r.Settings)
+		if sent == nil {
+			sent = Settings{}
+		}
 	}
 	return Receipt{
 		Agent:           r.Agent,
