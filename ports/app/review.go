@@ -40,6 +40,8 @@ type RecordVerdictView struct {
 	Return   string `json:"return"`
 	SHA256   string `json:"sha256"`
 	Findings string `json:"findings"`
+	// Receipt is the route block: what was asked, tried and used, and why they differ.
+	Receipt oracle.Receipt `json:"receipt"`
 }
 
 // FallbackView is a fallback receipt.
@@ -243,7 +245,8 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 		for _, r := range l.Rounds {
 			for _, v := range r.Verdicts {
 				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
-					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings})
+					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
+					Receipt: routeReceipt(s, l.ID, r.N, v)})
 				bump(routes, v.Routing.Ran, v.Pass)
 				bump(roles, v.Role, v.Pass)
 			}
@@ -290,4 +293,22 @@ func runView(s loop.State) RunView {
 		}
 	}
 	return v
+}
+
+// routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
+// fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the
+// tier), if any.
+func routeReceipt(s loop.State, lane string, round int, v loop.Verdict) oracle.Receipt {
+	tried := v.Routing.Connection
+	if v.Routing.Route != "" && v.Routing.Route != "host" {
+		tried = v.Routing.Route
+	}
+	reason := v.Routing.Fallback
+	for _, f := range s.Fallbacks {
+		if f.Lane == lane && f.Round == round && f.Role == v.Role {
+			reason = review.FallbackReason(f.Reason).Sentence()
+		}
+	}
+	route := oracle.Route{Agent: v.Role, Row: oracle.Row{Tier: oracle.Tier(v.Routing.Tier)}, Override: v.Routing.Override}
+	return route.Receipt(tried, v.Routing.Ran, reason, "")
 }

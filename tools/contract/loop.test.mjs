@@ -342,6 +342,12 @@ test('abcd review: a one-lane review of the branch, and a fallback receipt when 
     assert.equal(story.fallbacks.length, 2);
     assert.ok(story.fallbacks.every((f) => f.asked === 'rp' && f.reason === 'absent' && f.ran === 'host'));
     assert.ok(story.verdicts.every((v) => v.route === 'rp' && v.ran === 'host'));
+    for (const v of story.verdicts) {
+      assert.equal(v.receipt.connection_tried, 'rp');
+      assert.equal(v.receipt.connection_used, 'host');
+      assert.match(v.receipt.fallback_reason, /no server/);
+      assert.deepEqual(v.receipt.settings_sent, {});
+    }
 
     repo.refused('review', 'review', '--role', 'intent-auditor', '--base', 'main');
     repo.refused('review', 'review', '--base', 'feature');
