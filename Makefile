@@ -37,7 +37,7 @@ tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.jso
 	npm ci --prefix tools --no-audit --no-fund --loglevel=error
 
 test-tools: build tools-deps ## interop: real third-party consumers, MCP clients, harnesses and the conformance suite against the built binary
-	node --test --test-reporter=spec tools/contract/
+	node --test --test-reporter=spec tools/contract/ tools/mcp/
 
 schemas: ## regenerate schemas/v1 from the Go types
 	$(GO) run ./gen
@@ -50,6 +50,7 @@ schemas-publish: ## record NAMES (comma list or all) as published: gen then refu
 
 bench: ## side-by-side ratios against reference runs in the same invocation
 	$(GO) run ./tools/bench/coldstart
+	$(GO) run ./tools/mcp/bench
 	$(GO) run ./tools/bench/records
 	$(GO) run ./tools/bench/loop
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
@@ -57,7 +58,7 @@ bench: ## side-by-side ratios against reference runs in the same invocation
 fuzz: ## run every fuzz target for FUZZTIME each
 	@for spec in $$($(GO) test -list '^Fuzz' $(PKGS) 2>/dev/null | grep -E '^(Fuzz|ok)' | awk '/^Fuzz/{f=f" "$$1} /^ok/{if(f!=""){print $$2":"f}; f=""}' | tr ' ' ','); do \
 	  pkg=$${spec%%:*}; for f in $$(echo $${spec#*:} | tr ',' ' '); do \
-	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	  done; done
 
 clean:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -43,6 +44,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts), newAhoyCmd(a, s, opts))
 	root.AddCommand(recordCommands(a, s, opts)...)
 	root.AddCommand(implementCommands(a, s, opts)...)
+	root.AddCommand(newMCPCmd(a, s))
 	return root
 }
 
@@ -203,14 +205,5 @@ func VerbCommands(root *cobra.Command) map[string]string {
 	return out
 }
 
-func clip(s string) string {
-	const limit = 80
-	if len(s) <= limit {
-		return s
-	}
-	r := []rune(s)
-	if len(r) > limit {
-		r = r[:limit]
-	}
-	return string(r) + "…"
-}
+// clip bounds text a refusal echoes back.
+func clip(s string) string { return config.Clip(s) }

@@ -1,0 +1,764 @@
+// Package jsonschema checks a value parsed by jsonstrict against a JSON Schema (draft 2020-12), for
+// the subset of keywords abcd's published schemas use and a little more. It fails closed: a schema
+// naming a keyword this package does not implement does not compile, so no constraint is ever
+// skipped silently. Annotations (title, description, default, examples, $comment, x-*) are read and
+// ignored; format is checked for the formats it names below and otherwise treated as an annotation,
+// as 2020-12 prescribes.
+package jsonschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+)
+
+// Dialect is the one $schema this package accepts; a schema without $schema is read as it.
+const Dialect = "https://json-schema.org/draft/2020-12/schema"
+
+// Schema is a compiled schema.
+type Schema struct {
+	root *node
+}
+
+// node is one (sub)schema. A boolean schema has only always set.
+type node struct {
+	always *bool // true or false schema
+
+	types    []string
+	enum     []any
+	constant *any
+	hasConst bool
+
+	properties    map[string]*node
+	propNames     []string // sorted, for deterministic reports
+	required      []string
+	additional    *node // nil: anything allowed
+	patternProps  []patternProp
+	propertyNames *node
+	minProperties int
+	maxProperties int // -1: unbounded
+
+	items       *node
+	minItems    int
+	maxItems    int // -1
+	uniqueItems bool
+
+	minLength int
+	maxLength int // -1
+	pattern   *regexp.Regexp
+	format    string
+
+	minimum, maximum       *float64
+	exclMinimum, exclMaxim *float64
+	multipleOf             *float64
+
+	allOf, anyOf, oneOf []*node
+	not                 *node
+
+	ref     string
+	defs    map[string]*node
+	rootRef *node // the document root, for $ref resolution
+}
+
+type patternProp struct {
+	re   *regexp.Regexp
+	node *node
+}
+
+// Compile reads a schema document. The document is parsed strictly (no key twice, UTF-8).
+func Compile(doc []byte) (*Schema, error) {
+	v, err := jsonstrict.Parse(doc, jsonstrict.Limits{MaxDepth: 128})
+	if err != nil {
+		return nil, fmt.Errorf("schema is not strict JSON: %w", err)
+	}
+	return CompileValue(v)
+}
+
+// CompileValue compiles a schema already parsed.
+func CompileValue(v any) (*Schema, error) {
+	c := &compiler{}
+	root, err := c.compile(v, "#", true)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range c.nodes {
+		n.rootRef = root
+	}
+	for _, n := range c.nodes {
+		if n.ref != "" {
+			if _, err := root.resolve(n.ref); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &Schema{root: root}, nil
+}
+
+type compiler struct {
+	nodes []*node
+}
+
+// annotations are keywords that constrain nothing.
+var annotations = map[string]bool{
+	"$schema": true, "$id": true, "$comment": true, "title": true, "description": true, "default": true,
+	"examples": true, "deprecated": true, "readOnly": true, "writeOnly": true, "$anchor": true,
+	"contentEncoding": true, "contentMediaType": true,
+}
+
+func (c *compiler) compile(v any, at string, top bool) (*node, error) {
+	n := &node{maxProperties: -1, maxItems: -1, maxLength: -1}
+	c.nodes = append(c.nodes, n)
+	if b, ok := v.(bool); ok {
+		n.always = &b
+		return n, nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: a schema is an object or a boolean", at)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		val := obj[k]
+		where := at + "/" + k
+		var err error
+		switch {
+		case k == "$schema":
+			if s, ok := val.(string); !ok || strings.TrimSuffix(s, "#") != Dialect {
+				return nil, fmt.Errorf("%s: dialect %v is not supported (only %s)", where, val, Dialect)
+			}
+		case k == "$id" && !top:
+			return nil, fmt.Errorf("%s: an embedded $id is not supported", where)
+		case annotations[k] || strings.HasPrefix(k, "x-"):
+		case k == "type":
+			n.types, err = typeList(val, where)
+		case k == "enum":
+			arr, ok := val.([]any)
+			if !ok || len(arr) == 0 {
+				return nil, fmt.Errorf("%s: enum is a non-empty array", where)
+			}
+			n.enum = arr
+		case k == "const":
+			cv := val
+			n.constant, n.hasConst = &cv, true
+		case k == "properties":
+			props, ok := val.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: properties is an object", where)
+			}
+			n.properties = map[string]*node{}
+			for name, sub := range props {
+				if n.properties[name], err = c.compile(sub, where+"/"+name, false); err != nil {
+					return nil, err
+				}
+				n.propNames = append(n.propNames, name)
+			}
+			slices.Sort(n.propNames)
+		case k == "required":
+			n.required, err = stringList(val, where)
+		case k == "additionalProperties":
+			n.additional, err = c.compile(val, where, false)
+		case k == "patternProperties":
+			props, ok := val.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: patternProperties is an object", where)
+			}
+			pats := make([]string, 0, len(props))
+			for p := range props {
+				pats = append(pats, p)
+			}
+			slices.Sort(pats)
+			for _, p := range pats {
+				re, rerr := regexp.Compile(p)
+				if rerr != nil {
+					return nil, fmt.Errorf("%s: pattern %q: %v", where, p, rerr)
+				}
+				sub, serr := c.compile(props[p], where+"/"+p, false)
+				if serr != nil {
+					return nil, serr
+				}
+				n.patternProps = append(n.patternProps, patternProp{re, sub})
+			}
+		case k == "propertyNames":
+			n.propertyNames, err = c.compile(val, where, false)
+		case k == "minProperties":
+			n.minProperties, err = count(val, where)
+		case k == "maxProperties":
+			n.maxProperties, err = count(val, where)
+		case k == "items":
+			n.items, err = c.compile(val, where, false)
+		case k == "minItems":
+			n.minItems, err = count(val, where)
+		case k == "maxItems":
+			n.maxItems, err = count(val, where)
+		case k == "uniqueItems":
+			b, ok := val.(bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: uniqueItems is a boolean", where)
+			}
+			n.uniqueItems = b
+		case k == "minLength":
+			n.minLength, err = count(val, where)
+		case k == "maxLength":
+			n.maxLength, err = count(val, where)
+		case k == "pattern":
+			s, ok := val.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: pattern is a string", where)
+			}
+			if n.pattern, err = regexp.Compile(s); err != nil {
+				return nil, fmt.Errorf("%s: pattern %q cannot be checked here: %v", where, s, err)
+			}
+		case k == "format":
+			s, ok := val.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: format is a string", where)
+			}
+			n.format = s
+		case k == "minimum":
+			n.minimum, err = number(val, where)
+		case k == "maximum":
+			n.maximum, err = number(val, where)
+		case k == "exclusiveMinimum":
+			n.exclMinimum, err = number(val, where)
+		case k == "exclusiveMaximum":
+			n.exclMaxim, err = number(val, where)
+		case k == "multipleOf":
+			if n.multipleOf, err = number(val, where); err == nil && *n.multipleOf <= 0 {
+				err = fmt.Errorf("%s: multipleOf is greater than 0", where)
+			}
+		case k == "allOf" || k == "anyOf" || k == "oneOf":
+			arr, ok := val.([]any)
+			if !ok || len(arr) == 0 {
+				return nil, fmt.Errorf("%s: %s is a non-empty array of schemas", where, k)
+			}
+			var subs []*node
+			for i, sub := range arr {
+				s, serr := c.compile(sub, fmt.Sprintf("%s/%d", where, i), false)
+				if serr != nil {
+					return nil, serr
+				}
+				subs = append(subs, s)
+			}
+			switch k {
+			case "allOf":
+				n.allOf = subs
+			case "anyOf":
+				n.anyOf = subs
+			default:
+				n.oneOf = subs
+			}
+		case k == "not":
+			n.not, err = c.compile(val, where, false)
+		case k == "$ref":
+			s, ok := val.(string)
+			if !ok || !strings.HasPrefix(s, "#/$defs/") {
+				return nil, fmt.Errorf("%s: only local references of the form #/$defs/<name> are supported, got %v", where, val)
+			}
+			n.ref = s
+		case k == "$defs" && top:
+			defs, ok := val.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: $defs is an object", where)
+			}
+			n.defs = map[string]*node{}
+			for name, sub := range defs {
+				if n.defs[name], err = c.compile(sub, where+"/"+name, false); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, fmt.Errorf("%s: keyword %q is not supported by this validator, so it cannot be enforced", where, k)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func (n *node) resolve(ref string) (*node, error) {
+	name := strings.TrimPrefix(ref, "#/$defs/")
+	if n.rootRef != nil && n.rootRef.defs != nil {
+		if d, ok := n.rootRef.defs[name]; ok {
+			return d, nil
+		}
+	}
+	if n.defs != nil {
+		if d, ok := n.defs[name]; ok {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("reference %s names no entry in $defs", ref)
+}
+
+var knownTypes = map[string]bool{"object": true, "array": true, "string": true, "number": true, "integer": true, "boolean": true, "null": true}
+
+func typeList(v any, where string) ([]string, error) {
+	switch t := v.(type) {
+	case string:
+		if !knownTypes[t] {
+			return nil, fmt.Errorf("%s: unknown type %q", where, t)
+		}
+		return []string{t}, nil
+	case []any:
+		out, err := stringList(t, where)
+		for _, s := range out {
+			if !knownTypes[s] {
+				return nil, fmt.Errorf("%s: unknown type %q", where, s)
+			}
+		}
+		return out, err
+	}
+	return nil, fmt.Errorf("%s: type is a string or an array of strings", where)
+}
+
+func stringList(v any, where string) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an array of strings", where)
+	}
+	out := make([]string, 0, len(arr))
+	for _, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: want an array of strings", where)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func count(v any, where string) (int, error) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("%s: want a non-negative integer", where)
+	}
+	n, err := strconv.Atoi(string(num))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s: want a non-negative integer", where)
+	}
+	return n, nil
+}
+
+func number(v any, where string) (*float64, error) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return nil, fmt.Errorf("%s: want a number", where)
+	}
+	f, err := num.Float64()
+	if err != nil {
+		return nil, fmt.Errorf("%s: want a number", where)
+	}
+	return &f, nil
+}
+
+// Error is the first way a value fails its schema: Path locates the value (empty for the root; like
+// name or steps[2].status), Msg says what is wrong.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// Validate checks v, as jsonstrict.Parse returns it, and reports the first failure in a
+// deterministic order.
+func (s *Schema) Validate(v any) *Error {
+	return s.root.check(v, "", 0)
+}
+
+const maxRefDepth = 64
+
+func (n *node) check(v any, path string, refDepth int) *Error {
+	if n.always != nil {
+		if *n.always {
+			return nil
+		}
+		return &Error{path, "is not allowed here"}
+	}
+	if n.ref != "" {
+		if refDepth > maxRefDepth {
+			return &Error{path, "nests references too deeply"}
+		}
+		target, err := n.resolve(n.ref)
+		if err != nil {
+			return &Error{path, err.Error()}
+		}
+		if e := target.check(v, path, refDepth+1); e != nil {
+			return e
+		}
+	}
+	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return isType(v, t) }) {
+		return &Error{path, fmt.Sprintf("must be %s, got %s", typePhrase(n.types), kindOf(v))}
+	}
+	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return equal(e, v) }) {
+		return &Error{path, "must be one of " + enumPhrase(n.enum)}
+	}
+	if n.hasConst && !equal(*n.constant, v) {
+		return &Error{path, "must be " + compact(*n.constant)}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if e := n.checkObject(x, path, refDepth); e != nil {
+			return e
+		}
+	case []any:
+		if e := n.checkArray(x, path, refDepth); e != nil {
+			return e
+		}
+	case string:
+		if e := n.checkString(x, path); e != nil {
+			return e
+		}
+	case json.Number:
+		if e := n.checkNumber(x, path); e != nil {
+			return e
+		}
+	}
+	for _, sub := range n.allOf {
+		if e := sub.check(v, path, refDepth); e != nil {
+			return e
+		}
+	}
+	if n.anyOf != nil && !slices.ContainsFunc(n.anyOf, func(s *node) bool { return s.check(v, path, refDepth) == nil }) {
+		return &Error{path, "matches none of the allowed shapes"}
+	}
+	if n.oneOf != nil {
+		matched := 0
+		for _, sub := range n.oneOf {
+			if sub.check(v, path, refDepth) == nil {
+				matched++
+			}
+		}
+		if matched != 1 {
+			if matched == 0 {
+				return &Error{path, "matches none of the allowed shapes"}
+			}
+			return &Error{path, "matches more than one of the allowed shapes"}
+		}
+	}
+	if n.not != nil && n.not.check(v, path, refDepth) == nil {
+		return &Error{path, "has a shape that is not allowed"}
+	}
+	return nil
+}
+
+func (n *node) checkObject(obj map[string]any, path string, refDepth int) *Error {
+	for _, r := range n.required {
+		if _, ok := obj[r]; !ok {
+			return &Error{path, fmt.Sprintf("the required field %q is missing", r)}
+		}
+	}
+	if len(obj) < n.minProperties {
+		return &Error{path, fmt.Sprintf("must have at least %d fields", n.minProperties)}
+	}
+	if n.maxProperties >= 0 && len(obj) > n.maxProperties {
+		return &Error{path, fmt.Sprintf("must have at most %d fields", n.maxProperties)}
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sub := join(path, k)
+		if n.propertyNames != nil {
+			if e := n.propertyNames.check(k, sub, refDepth); e != nil {
+				return &Error{sub, "is not an allowed field name: " + e.Msg}
+			}
+		}
+		matched := false
+		if p, ok := n.properties[k]; ok {
+			matched = true
+			if e := p.check(obj[k], sub, refDepth); e != nil {
+				return e
+			}
+		}
+		for _, pp := range n.patternProps {
+			if pp.re.MatchString(k) {
+				matched = true
+				if e := pp.node.check(obj[k], sub, refDepth); e != nil {
+					return e
+				}
+			}
+		}
+		if !matched && n.additional != nil {
+			if n.additional.always != nil && !*n.additional.always {
+				return &Error{path, fmt.Sprintf("the field %q is not one this input takes (takes: %s)", clip(k), fieldList(n.propNames))}
+			}
+			if e := n.additional.check(obj[k], sub, refDepth); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+func fieldList(names []string) string {
+	if len(names) == 0 {
+		return "no fields"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (n *node) checkArray(arr []any, path string, refDepth int) *Error {
+	if len(arr) < n.minItems {
+		return &Error{path, fmt.Sprintf("must have at least %d items", n.minItems)}
+	}
+	if n.maxItems >= 0 && len(arr) > n.maxItems {
+		return &Error{path, fmt.Sprintf("must have at most %d items", n.maxItems)}
+	}
+	if n.items != nil {
+		for i, e := range arr {
+			if err := n.items.check(e, fmt.Sprintf("%s[%d]", path, i), refDepth); err != nil {
+				return err
+			}
+		}
+	}
+	if n.uniqueItems {
+		for i := range arr {
+			for j := i + 1; j < len(arr); j++ {
+				if equal(arr[i], arr[j]) {
+					return &Error{path, fmt.Sprintf("items %d and %d are the same; each must be unique", i, j)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (n *node) checkString(s, path string) *Error {
+	if n.minLength > 0 || n.maxLength >= 0 {
+		l := utf8.RuneCountInString(s)
+		if l < n.minLength {
+			if n.minLength == 1 {
+				return &Error{path, "must not be empty"}
+			}
+			return &Error{path, fmt.Sprintf("must be at least %d characters", n.minLength)}
+		}
+		if n.maxLength >= 0 && l > n.maxLength {
+			return &Error{path, fmt.Sprintf("must be at most %d characters, got %d", n.maxLength, l)}
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		return &Error{path, fmt.Sprintf("must match the pattern %s", n.pattern.String())}
+	}
+	if n.format != "" {
+		if msg := checkFormat(n.format, s); msg != "" {
+			return &Error{path, msg}
+		}
+	}
+	return nil
+}
+
+// checkFormat asserts the formats abcd's schemas use; any other format name is an annotation.
+func checkFormat(format, s string) string {
+	switch format {
+	case "uri":
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme == "" {
+			return "must be an absolute URI"
+		}
+	case "date-time":
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return "must be an RFC 3339 date-time"
+		}
+	case "date":
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return "must be a date (YYYY-MM-DD)"
+		}
+	}
+	return ""
+}
+
+func (n *node) checkNumber(num json.Number, path string) *Error {
+	f, err := num.Float64()
+	if err != nil {
+		return &Error{path, "is not a number this server can read"}
+	}
+	if n.minimum != nil && f < *n.minimum {
+		return &Error{path, fmt.Sprintf("must be at least %s", fmtNum(*n.minimum))}
+	}
+	if n.maximum != nil && f > *n.maximum {
+		return &Error{path, fmt.Sprintf("must be at most %s", fmtNum(*n.maximum))}
+	}
+	if n.exclMinimum != nil && f <= *n.exclMinimum {
+		return &Error{path, fmt.Sprintf("must be greater than %s", fmtNum(*n.exclMinimum))}
+	}
+	if n.exclMaxim != nil && f >= *n.exclMaxim {
+		return &Error{path, fmt.Sprintf("must be less than %s", fmtNum(*n.exclMaxim))}
+	}
+	if n.multipleOf != nil {
+		q := f / *n.multipleOf
+		if math.Abs(q-math.Round(q)) > 1e-9 {
+			return &Error{path, fmt.Sprintf("must be a multiple of %s", fmtNum(*n.multipleOf))}
+		}
+	}
+	return nil
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func isType(v any, t string) bool {
+	switch t {
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "null":
+		return v == nil
+	case "number":
+		_, ok := v.(json.Number)
+		return ok
+	case "integer":
+		num, ok := v.(json.Number)
+		if !ok {
+			return false
+		}
+		if !strings.ContainsAny(string(num), ".eE") {
+			return true
+		}
+		f, err := num.Float64()
+		return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
+	}
+	return false
+}
+
+func kindOf(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	case json.Number:
+		if isType(x, "integer") {
+			return "an integer"
+		}
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func typePhrase(types []string) string {
+	words := make([]string, len(types))
+	for i, t := range types {
+		switch t {
+		case "object", "array", "integer":
+			words[i] = "an " + t
+		case "null":
+			words[i] = "null"
+		default:
+			words[i] = "a " + t
+		}
+	}
+	return strings.Join(words, " or ")
+}
+
+func enumPhrase(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = compact(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// equal is JSON equality: numbers compare by value, objects by members, arrays in order.
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		fx, ex := x.Float64()
+		fy, ey := y.Float64()
+		return ex == nil && ey == nil && fx == fy
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !equal(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a == b
+	}
+}
+
+func clip(s string) string {
+	const limit = 64
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,352 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
+	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+func callLine(id any, tool string, args any) string {
+	p := map[string]any{"name": tool}
+	if args != nil {
+		p["arguments"] = args
+	}
+	return request(id, "tools/call", p)
+}
+
+// nulls lists the paths in a JSON document that hold null.
+func nulls(v any, path string) []string {
+	switch x := v.(type) {
+	case nil:
+		return []string{path}
+	case map[string]any:
+		var out []string
+		for k, e := range x {
+			out = append(out, nulls(e, path+"."+k)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for i, e := range x {
+			out = append(out, nulls(e, path+"["+itoa(i)+"]")...)
+		}
+		return out
+	}
+	return nil
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// inProcessVerbs are the verbs whose use cases run entirely over the fakes testApp wires; every verb
+// runs end to end against real files in the parity test.
+var inProcessVerbs = []string{"status", "version", "schema_list", "schema_show", "config_show"}
+
+// TestCallReturnsTheVerbsDocument: structuredContent is the bytes app.Encode gives for the verb's
+// result (what --json prints, without its newline), the text block is the same JSON, the document
+// has no null and it validates against the tool's outputSchema.
+func TestCallReturnsTheVerbsDocument(t *testing.T) {
+	a := testApp(t)
+	s, _ := newServer(t, a)
+	n := 0
+	for _, name := range inProcessVerbs {
+		v, ok := app.Lookup(name)
+		assert.Assert(t, ok, name)
+		inDoc, _, _ := a.Schemas.Schema(name + ".input")
+		outDoc, _, _ := a.Schemas.Schema(name + ".result")
+		out, err := jsonschema.Compile(outDoc)
+		assert.NilError(t, err)
+		for _, sample := range samplesFor(t, v, inDoc, nil) {
+			n++
+			replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, name, sample))
+			r := byID(t, replies, "1")
+			in, err := decodeInput(v, sample)
+			assert.NilError(t, err)
+			res, runErr := a.Run(context.Background(), name, in)
+			if runErr != nil {
+				doc := refusalOf(t, r)
+				want, _ := app.Encode(refusal.DocumentOf(runErr))
+				got, _ := json.Marshal(doc)
+				assert.Check(t, is.Equal(decodeToolResult(t, r).Content[0].Text, strings.TrimSuffix(string(want), "\n")), "%s %v", name, sample)
+				assert.Check(t, len(got) > 0)
+				continue
+			}
+			want, err := app.Encode(res)
+			assert.NilError(t, err)
+			tr := decodeToolResult(t, r)
+			assert.Check(t, !tr.IsError, r.line)
+			assert.Check(t, is.Equal(string(tr.StructuredContent), strings.TrimSuffix(string(want), "\n")), "%s %v", name, sample)
+			assert.Check(t, is.Equal(tr.Content[0].Text, string(tr.StructuredContent)))
+			tree, err := jsonstrict.Parse(tr.StructuredContent, jsonstrict.Limits{MaxDepth: 128})
+			assert.NilError(t, err)
+			assert.Check(t, is.Len(nulls(tree, "$"), 0), "%s: null where the schema promises a value", name)
+			assert.Check(t, out.Validate(tree) == nil, "%s: %v", name, out.Validate(tree))
+		}
+	}
+	assert.Check(t, n >= len(inProcessVerbs))
+}
+
+// guardedSetup fails the test on any write: a refused call must never reach one.
+type guardedSetup struct {
+	*fake.Setup
+	t *testing.T
+}
+
+func (g guardedSetup) MkdirAll(rel string) (bool, error) {
+	g.t.Errorf("MkdirAll(%s) on a refused call", rel)
+	return false, nil
+}
+func (g guardedSetup) CreateFile(rel string, _ []byte) (bool, error) {
+	g.t.Errorf("CreateFile(%s) on a refused call", rel)
+	return false, nil
+}
+func (g guardedSetup) RemoveEmptyDir(rel string) (bool, error) {
+	g.t.Errorf("RemoveEmptyDir(%s) on a refused call", rel)
+	return false, nil
+}
+func (g guardedSetup) RemoveFileIf(rel string, _ []byte) (bool, error) {
+	g.t.Errorf("RemoveFileIf(%s) on a refused call", rel)
+	return false, nil
+}
+func (g guardedSetup) CreateMachineFile(name string, _ []byte) (bool, error) {
+	g.t.Errorf("CreateMachineFile(%s) on a refused call", name)
+	return false, nil
+}
+
+var _ ports.Setup = guardedSetup{}
+
+// TestBadArgumentsAreToolErrors: for every tool, arguments that break its schema (an unknown field,
+// a value of the wrong type, a string too long, a control character, a key named twice, nesting too
+// deep) come back as isError results carrying a refusal, and the verb never runs.
+func TestBadArgumentsAreToolErrors(t *testing.T) {
+	a := testApp(t)
+	a.Setup = guardedSetup{fake.NewSetup("/work/repo", "/home/ada/.abcd"), t}
+	s, _ := newServer(t, a)
+	type hostile struct {
+		line string
+		code string
+	}
+	var cases []hostile
+	id := 100
+	add := func(line, code string) { cases = append(cases, hostile{line, code}); id++ }
+	for _, name := range s.Tools() {
+		v, _ := app.Lookup(name)
+		inDoc, _, _ := a.Schemas.Schema(name + ".input")
+		base := samplesFor(t, v, inDoc, nil)[0]
+		with := func(k string, val any) map[string]any {
+			m := map[string]any{}
+			for bk, bv := range base {
+				m[bk] = bv
+			}
+			m[k] = val
+			return m
+		}
+		add(callLine(id, name, with("zz_not_a_field", "x")), "input_invalid")
+		add(callLine(id, name, with("bad\x00name", "x")), "input_unsafe")
+		var schema struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		assert.NilError(t, json.Unmarshal(inDoc, &schema))
+		props := make([]string, 0, len(schema.Properties))
+		for p := range schema.Properties {
+			props = append(props, p)
+		}
+		slices.Sort(props)
+		for _, p := range props {
+			for _, wrong := range wrongTypeValues(schema.Properties[p]) {
+				add(callLine(id, name, with(p, wrong)), "input_invalid")
+			}
+			if schema.Properties[p]["type"] == "string" {
+				add(callLine(id, name, with(p, strings.Repeat("x", 2<<20))), "input_too_large")
+				add(callLine(id, name, with(p, "a\x00b")), "input_unsafe")
+				add(callLine(id, name, with(p, "a\x1b[31mred")), "input_unsafe")
+			}
+		}
+		// A key named twice, and nesting past the bound, are read before any schema applies.
+		add(`{"jsonrpc":"2.0","id":`+itoa(id)+`,"method":"tools/call","params":{"name":"`+name+`","arguments":{"zz":1,"zz":2}}}`, "input_invalid")
+		add(`{"jsonrpc":"2.0","id":`+itoa(id)+`,"method":"tools/call","params":{"name":"`+name+`","arguments":{"zz":`+strings.Repeat("[", 70)+strings.Repeat("]", 70)+`}}}`, "input_too_large")
+	}
+	lines := []string{initializeLine(0, Legacy20251125)}
+	for _, c := range cases {
+		lines = append(lines, c.line)
+	}
+	replies := exchange(t, s, lines...)
+	for i, c := range cases {
+		r := byID(t, replies, itoa(100+i))
+		doc := refusalOf(t, r)
+		assert.Check(t, is.Equal(doc["code"], c.code), "%.200s -> %s", c.line, r.line)
+		assert.Check(t, is.Equal(doc["kind"], "refused"))
+		assert.Check(t, is.Equal(doc["exit_code"], float64(2)))
+		assert.Check(t, doc["remedy"] != "", r.line)
+		assert.Check(t, len(r.line) < 4096, "a refusal echoes bounded text: %d bytes", len(r.line))
+	}
+	assert.Check(t, len(cases) > 3*len(s.Tools()))
+}
+
+func TestMalformedCallsAreProtocolErrors(t *testing.T) {
+	s := mustServer(t)
+	replies := exchange(t, s, initializeLine(0, Legacy20251125),
+		callLine(1, "no_such_tool", map[string]any{}),
+		request(2, "tools/call", map[string]any{"arguments": map[string]any{}}),
+		request(3, "tools/call", map[string]any{"name": 7}),
+		callLine(4, "version", []any{}),
+		callLine(5, "version", "x"),
+		request(6, "tools/call", map[string]any{"name": "version", "arguments": nil}),
+		request(7, "tools/call", nil),
+		request(8, "tools/call", map[string]any{"name": "version"}), // arguments may be left out
+	)
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7"} {
+		r := byID(t, replies, id)
+		assert.Assert(t, r.Error != nil, r.line)
+		assert.Check(t, is.Equal(r.Error.Code, codeInvalidParams), r.line)
+	}
+	assert.Check(t, is.Contains(byID(t, replies, "1").Error.Message, "Unknown tool: no_such_tool"))
+	assert.Check(t, !decodeToolResult(t, byID(t, replies, "8")).IsError)
+}
+
+// TestConsentIsNeverAskedOverMCP: the server's core has no Prompter, so a verb that needs consent
+// refuses unless its input gives it, even when the front door that built the core could ask.
+func TestConsentIsNeverAskedOverMCP(t *testing.T) {
+	a := testApp(t)
+	prompter := &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}}
+	setup := fake.NewSetup("/work/repo", "/home/ada/.abcd")
+	a.Prompter, a.Setup = prompter, setup
+	s, _ := newServer(t, a)
+	replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, "ahoy_install", map[string]any{}))
+	doc := refusalOf(t, byID(t, replies, "1"))
+	assert.Check(t, is.Equal(doc["code"], "consent_needed"))
+	assert.Check(t, is.Len(prompter.Questions, 0))
+	assert.Check(t, is.Len(prompter.Shown, 0))
+	assert.Check(t, is.Len(setup.Files, 0))
+	assert.Check(t, is.Len(setup.Dirs, 0))
+	assert.Check(t, a.Prompter == prompter, "the caller's core is not changed")
+
+	replies = exchange(t, s, initializeLine(0, Legacy20251125), callLine(2, "ahoy_install", map[string]any{"yes": true}))
+	tr := decodeToolResult(t, byID(t, replies, "2"))
+	assert.Check(t, !tr.IsError, byID(t, replies, "2").line)
+	assert.Check(t, len(setup.Files) > 0)
+	assert.Check(t, is.Len(prompter.Questions, 0))
+}
+
+// TestToolCallSentAsNotificationDoesNothing: a tools/call without an id is not a request; it is not
+// run, so nothing is written for a result nobody could see.
+func TestToolCallSentAsNotificationDoesNothing(t *testing.T) {
+	a := testApp(t)
+	a.Setup = guardedSetup{fake.NewSetup("/work/repo", "/home/ada/.abcd"), t}
+	s, _ := newServer(t, a)
+	replies := exchange(t, s, initializeLine(0, Legacy20251125),
+		notification("tools/call", map[string]any{"name": "ahoy_install", "arguments": map[string]any{"yes": true}}),
+		notification("tools/call", modernParams(map[string]any{"name": "ahoy_install", "arguments": map[string]any{"yes": true}})))
+	assert.Check(t, is.Len(replies, 1))
+}
+
+// TestAResultThatBreaksItsOutputSchemaIsAFault: the server checks each result against the schema
+// the client holds; a result that does not match is never sent as structuredContent.
+func TestAResultThatBreaksItsOutputSchemaIsAFault(t *testing.T) {
+	a := testApp(t)
+	sch := a.Schemas.(fake.Schemas)
+	files := map[string][]byte{}
+	for k, v := range sch.Files {
+		files[k] = v
+	}
+	files["version.result"] = []byte(`{"$id":"https://schemas.abcd.dev/v1/version.result.schema.json","type":"object","required":["not_there"],"properties":{"not_there":{"type":"string"}}}`)
+	a.Schemas = fake.Schemas{Idx: sch.Idx, Files: files}
+	s, log := newServer(t, a)
+	replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, "version", map[string]any{}), request(2, "ping", nil))
+	doc := refusalOf(t, byID(t, replies, "1"))
+	assert.Check(t, is.Equal(doc["kind"], "fault"))
+	assert.Check(t, is.Equal(doc["code"], "result_invalid"))
+	assert.Check(t, is.Contains(log.String(), "does not match version.result"))
+	assert.Check(t, is.Equal(string(byID(t, replies, "2").Result), `{}`))
+}
+
+type panickingInspector struct{}
+
+func (panickingInspector) Inspect(context.Context) (ports.RepoFacts, error) { panic("boom") }
+
+func TestAPanickingVerbIsAFaultAndTheServerServesOn(t *testing.T) {
+	a := testApp(t)
+	a.Inspector = panickingInspector{}
+	s, log := newServer(t, a)
+	replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, "status", map[string]any{}), callLine(2, "version", map[string]any{}))
+	doc := refusalOf(t, byID(t, replies, "1"))
+	assert.Check(t, is.Equal(doc["kind"], "fault"))
+	assert.Check(t, is.Equal(doc["exit_code"], float64(1)))
+	assert.Check(t, is.Contains(log.String(), "tool status panicked: boom"))
+	assert.Check(t, !decodeToolResult(t, byID(t, replies, "2")).IsError)
+}
+
+func TestGuardStrings(t *testing.T) {
+	for _, c := range []struct {
+		args map[string]any
+		want string // empty: allowed
+	}{
+		{map[string]any{"ref": "itd-2611300000000001"}, ""},
+		{map[string]any{"ref": "first-intent"}, ""},
+		{map[string]any{"title": "Fix ../ handling in paths / routes"}, ""}, // free text may say anything
+		{map[string]any{"text": "line one\nline two\ttabbed"}, ""},
+		{map[string]any{"ref": "../../etc/passwd"}, "ref: a reference holds a path separator"},
+		{map[string]any{"ref": ".."}, "ref: a reference holds a parent segment (..)"},
+		{map[string]any{"intent": `..\..\x`}, "intent: a reference holds a path separator"},
+		{map[string]any{"ref": "/etc/passwd"}, "ref: a reference holds a path separator"},
+		{map[string]any{"ref": "-rf"}, "ref: a reference starts with -"},
+		{map[string]any{"ref": ".hidden"}, "ref: a reference starts with ."},
+		{map[string]any{"ref": "~root"}, "ref: a reference starts with ~"},
+		{map[string]any{"related": []any{"ok", "a/b"}}, "related: a reference holds a path separator"},
+		{map[string]any{"supersedes": []any{"x\ny"}}, "supersedes: a reference holds a line break or tab"},
+		{map[string]any{"parent_ref": "a/b"}, "parent_ref: a reference holds a path separator"},
+		{map[string]any{"title": "nul\x00here"}, "title: holds a NUL character"},
+		{map[string]any{"title": "bell\x07"}, "title: holds the control character U+0007"},
+		{map[string]any{"title": "c1\u0085"}, "title: holds the control character U+0085"},
+		{map[string]any{"nested": map[string]any{"ref": "a/b"}}, "nested.ref: a reference holds a path separator"},
+		{map[string]any{"list": []any{"ok", "\x1b"}}, "list[1]: holds the control character U+001B"},
+		{map[string]any{"run": "run-2611300253503525"}, ""},
+		{map[string]any{"run": "../run-1"}, "run: a reference holds a path separator"},
+		{map[string]any{"path": ".abcd/.work.local/run/run-1/lane-1/return.md"}, ""},
+		{map[string]any{"path": "../../etc/passwd"}, "path: a path climbs out with .."},
+		{map[string]any{"path": ".abcd/../../x"}, "path: a path climbs out with .."},
+		{map[string]any{"path": "/etc/passwd"}, "path: a path is absolute; give it relative to the repository"},
+		{map[string]any{"path": "C:/Windows"}, "path: a path is absolute; give it relative to the repository"},
+		{map[string]any{"path": "~/.ssh/id_rsa"}, "path: a path starts with ~; give it relative to the repository"},
+		{map[string]any{"path": `a\b`}, "path: a path holds a backslash; use forward slashes"},
+		{map[string]any{"report_file": "x/../../y"}, "report_file: a path climbs out with .."},
+		{map[string]any{"paths": []any{"ok/a", "../b"}}, "paths: a path climbs out with .."},
+	} {
+		err := guardStrings("t", c.args, "")
+		if c.want == "" {
+			assert.Check(t, err == nil, "%v: %v", c.args, err)
+			continue
+		}
+		r, ok := refusal.As(err)
+		if assert.Check(t, ok, "%v: want a refusal", c.args) {
+			assert.Check(t, is.Equal(r.Code, "input_unsafe"))
+			assert.Check(t, is.Equal(r.Why, c.want))
+		}
+	}
+}
+
+// TestEncodingKeepsTheDocumentsBytes: a result's bytes reach the wire unchanged, HTML-significant
+// characters included (the CLI does not escape them either).
+func TestEncodingKeepsTheDocumentsBytes(t *testing.T) {
+	a := testApp(t)
+	s, _ := newServer(t, a)
+	replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, "schema_list", map[string]any{}))
+	tr := decodeToolResult(t, byID(t, replies, "1"))
+	res, err := a.Run(context.Background(), "schema_list", &app.SchemaListInput{})
+	assert.NilError(t, err)
+	want, _ := app.Encode(res)
+	assert.Check(t, bytes.Contains(want, []byte("<name>")), "the index describes files as <name>: the case this test is about")
+	assert.Check(t, is.Equal(string(tr.StructuredContent)+"\n", string(want)))
+}

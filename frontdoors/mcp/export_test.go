@@ -1,0 +1,10 @@
+package mcp
+
+// Test helpers the end-to-end tests (package mcp_test) share with the package's own tests.
+var (
+	SamplesFor      = samplesFor
+	WrongTypeValues = wrongTypeValues
+	IsRefField      = isRefField
+	IsPathField     = isPathField
+	Nulls           = nulls
+)

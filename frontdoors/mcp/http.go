@@ -1,0 +1,438 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Endpoint is the path of the MCP endpoint.
+const Endpoint = "/mcp"
+
+// HTTP bounds.
+const (
+	maxHTTPInFlight = 32
+	maxSessions     = 256
+	sessionIdle     = 30 * time.Minute
+)
+
+// LoopbackError says why a bind address is refused.
+type LoopbackError struct{ Addr, Why string }
+
+func (e *LoopbackError) Error() string { return fmt.Sprintf("%s: %s", e.Addr, e.Why) }
+
+// ParseLoopbackAddr checks a --http address: host:port where host is a loopback IP or localhost and
+// port is a number (0 picks a free one). It returns the address to listen on; localhost becomes
+// 127.0.0.1, so no name lookup can move the listener off loopback.
+func ParseLoopbackAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", &LoopbackError{addr, "is not host:port"}
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return "", &LoopbackError{addr, "the port is not a number from 0 to 65535"}
+	}
+	if strings.EqualFold(host, "localhost") {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return "", &LoopbackError{addr, "is not a loopback address; abcd serves MCP over HTTP on loopback only"}
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(p)), nil
+}
+
+// ServeHTTP serves Streamable HTTP at Endpoint on ln, a loopback listener, until ctx ends; then it
+// stops accepting, lets requests in progress finish for a few seconds, and returns.
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
+	tcp, ok := ln.Addr().(*net.TCPAddr)
+	if !ok || !tcp.IP.IsLoopback() {
+		return &LoopbackError{ln.Addr().String(), "is not a loopback TCP address"}
+	}
+	srv := &http.Server{
+		Handler:           s.HTTPHandler(tcp),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      callTimeout + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(logWriter{s}, "", 0),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := srv.Shutdown(shutdown)
+		<-done
+		return err
+	}
+}
+
+type logWriter struct{ s *Server }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.s.logf("%s", strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// HTTPHandler is the MCP endpoint for a server listening at addr. Host and Origin must name that
+// listener (127.0.0.1, localhost or [::1] with its port), which defeats DNS rebinding.
+func (s *Server) HTTPHandler(addr *net.TCPAddr) http.Handler {
+	port := strconv.Itoa(addr.Port)
+	hosts := map[string]bool{
+		"127.0.0.1:" + port:                      true,
+		"localhost:" + port:                      true,
+		"[::1]:" + port:                          true,
+		net.JoinHostPort(addr.IP.String(), port): true,
+	}
+	return &httpEndpoint{s: s, hosts: hosts, sessions: newSessionTable(), slots: make(chan struct{}, maxHTTPInFlight)}
+}
+
+type httpEndpoint struct {
+	s        *Server
+	hosts    map[string]bool
+	sessions *sessionTable
+	slots    chan struct{}
+}
+
+func (h *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	if !h.hosts[strings.ToLower(r.Host)] {
+		h.fail(w, http.StatusForbidden, nil, newError(codeInvalidRequest, "Forbidden: the Host header does not name this loopback server"))
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" || len(r.Header.Values("Origin")) > 0 {
+		if !h.originAllowed(origin) {
+			h.fail(w, http.StatusForbidden, nil, newError(codeInvalidRequest, "Forbidden: the Origin is not this loopback server"))
+			return
+		}
+	}
+	if r.URL.Path != Endpoint {
+		h.fail(w, http.StatusNotFound, nil, newError(codeInvalidRequest, "Not Found: the MCP endpoint is "+Endpoint))
+		return
+	}
+	select {
+	case h.slots <- struct{}{}:
+		defer func() { <-h.slots }()
+	case <-r.Context().Done():
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "POST, DELETE")
+		h.fail(w, http.StatusMethodNotAllowed, nil, newError(codeInvalidRequest,
+			"Method Not Allowed: POST a JSON-RPC message; this server offers no standalone event stream"))
+	}
+}
+
+func (h *httpEndpoint) originAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" || u.Path != "" && u.Path != "/" || u.User != nil {
+		return false
+	}
+	return h.hosts[strings.ToLower(u.Host)]
+}
+
+func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		h.fail(w, http.StatusUnsupportedMediaType, nil, newError(codeInvalidRequest, "Unsupported Media Type: send Content-Type: application/json"))
+		return
+	}
+	if !acceptsJSON(r.Header.Values("Accept")) {
+		h.fail(w, http.StatusNotAcceptable, nil, newError(codeInvalidRequest, "Not Acceptable: the Accept header must allow application/json"))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			h.fail(w, http.StatusRequestEntityTooLarge, nil, newError(codeInvalidRequest, "Invalid Request: the message is larger than 16 MiB"))
+			return
+		}
+		h.fail(w, http.StatusBadRequest, nil, newError(codeParseError, "Parse error: the body could not be read"))
+		return
+	}
+	m, id, perr := parseMessage(body)
+	if perr != nil {
+		h.fail(w, statusOf(perr, http.StatusBadRequest), id, perr)
+		return
+	}
+	if m.response {
+		w.WriteHeader(http.StatusAccepted) // this server sends no requests; a response is dropped
+		return
+	}
+	hdr := readHeaders(r)
+	e, cerr := h.s.classify(m, hdr)
+	if cerr != nil {
+		h.fail(w, statusOf(cerr, http.StatusBadRequest), m.id, cerr)
+		return
+	}
+	if m.isNotification() {
+		h.notification(w, r, m, e)
+		return
+	}
+	if isNotificationMethod(m.method) {
+		h.fail(w, http.StatusNotFound, m.id, newError(codeMethodNotFound, "Method not found: "+clip(m.method)+" is a notification; send it without an id"))
+		return
+	}
+	switch e {
+	case eraInitialize:
+		version, res, ierr := h.s.initialize(m)
+		if ierr != nil {
+			h.fail(w, http.StatusBadRequest, m.id, ierr)
+			return
+		}
+		id, serr := h.sessions.create(version)
+		if serr != nil {
+			h.fail(w, http.StatusServiceUnavailable, m.id, newError(codeInternalError, "Internal error: no session could be created"))
+			return
+		}
+		w.Header().Set("Mcp-Session-Id", id)
+		h.reply(w, http.StatusOK, outbound{ID: m.id, Result: res})
+	case eraLegacy:
+		sess, status, serr := h.session(r, hdr, m.method == "ping")
+		if serr != nil {
+			h.fail(w, status, m.id, serr)
+			return
+		}
+		version := Legacy20251125
+		if sess != nil {
+			version, _ = sess.get()
+		}
+		res, derr := h.s.dispatch(r.Context(), m, eraLegacy, version)
+		h.reply(w, http.StatusOK, outbound{ID: m.id, Result: res, Error: derr})
+	case eraModern:
+		res, derr := h.s.dispatch(r.Context(), m, eraModern, "")
+		status := http.StatusOK
+		if derr != nil {
+			status = statusOf(derr, http.StatusOK)
+		}
+		h.reply(w, status, outbound{ID: m.id, Result: res, Error: derr})
+	}
+}
+
+// session finds the legacy session a request belongs to. Outside a session only ping is served.
+func (h *httpEndpoint) session(r *http.Request, hdr *httpHeaders, optional bool) (*legacyState, int, *rpcError) {
+	ids := r.Header.Values("Mcp-Session-Id")
+	if len(ids) == 0 {
+		if optional {
+			return nil, 0, nil
+		}
+		return nil, http.StatusBadRequest, newError(codeInvalidRequest,
+			"Bad Request: an Mcp-Session-Id header is required; send initialize first (or use 2026-07-28 with _meta on every request)")
+	}
+	sess := h.sessions.get(strings.TrimSpace(ids[0]))
+	if sess == nil {
+		return nil, http.StatusNotFound, newError(codeInvalidRequest, "Session not found: it ended or never existed; send initialize to start a new one")
+	}
+	version, _ := sess.get()
+	if hdr.hasProtocolVersion && hdr.protocolVersion != version {
+		return nil, http.StatusBadRequest, newError(codeInvalidRequest, fmt.Sprintf(
+			"Bad Request: MCP-Protocol-Version %s is not the version this session negotiated (%s)", clip(hdr.protocolVersion), version))
+	}
+	return sess, 0, nil
+}
+
+func (h *httpEndpoint) notification(w http.ResponseWriter, r *http.Request, m *message, e era) {
+	if e == eraLegacy {
+		sess, status, serr := h.session(r, readHeaders(r), false)
+		if serr != nil {
+			h.fail(w, status, nil, serr)
+			return
+		}
+		if m.method == "notifications/initialized" {
+			sess.mu.Lock()
+			sess.initialized = true
+			sess.mu.Unlock()
+		}
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func (h *httpEndpoint) delete(w http.ResponseWriter, r *http.Request) {
+	ids := r.Header.Values("Mcp-Session-Id")
+	if len(ids) == 0 {
+		h.fail(w, http.StatusBadRequest, nil, newError(codeInvalidRequest, "Bad Request: DELETE ends a session named by Mcp-Session-Id"))
+		return
+	}
+	if !h.sessions.remove(strings.TrimSpace(ids[0])) {
+		h.fail(w, http.StatusNotFound, nil, newError(codeInvalidRequest, "Session not found"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *httpEndpoint) fail(w http.ResponseWriter, status int, id []byte, e *rpcError) {
+	h.reply(w, status, outbound{ID: id, Error: e})
+}
+
+func (h *httpEndpoint) reply(w http.ResponseWriter, status int, o outbound) {
+	data := encodeOutbound(o)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+func statusOf(e *rpcError, fallback int) int {
+	if e.status != 0 {
+		return e.status
+	}
+	return fallback
+}
+
+func readHeaders(r *http.Request) *httpHeaders {
+	get := func(name string) (string, bool) {
+		vals := r.Header.Values(name)
+		if len(vals) == 0 {
+			return "", false
+		}
+		return strings.Trim(vals[0], " \t"), true
+	}
+	h := &httpHeaders{}
+	h.protocolVersion, h.hasProtocolVersion = get("MCP-Protocol-Version")
+	h.method, h.hasMethod = get("Mcp-Method")
+	h.name, h.hasName = get("Mcp-Name")
+	return h
+}
+
+// acceptsJSON reads Accept headers: absent means anything; otherwise a range must admit
+// application/json with a non-zero quality.
+func acceptsJSON(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if q, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(q, 64); err != nil || f == 0 {
+					continue
+				}
+			}
+			if mt == "application/json" || mt == "application/*" || mt == "*/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeHeaderValue reads an Mcp-Name or Mcp-Param value: plain visible ASCII, or the base64
+// sentinel =?base64?...?= around UTF-8.
+func decodeHeaderValue(v string) (string, bool) {
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if inner, ok = strings.CutSuffix(inner, "?="); !ok {
+			return "", false
+		}
+		b, err := base64.StdEncoding.DecodeString(inner)
+		if err != nil || !utf8.Valid(b) {
+			return "", false
+		}
+		return string(b), true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c != '\t' && (c < 0x20 || c > 0x7e) {
+			return "", false
+		}
+	}
+	return v, true
+}
+
+// sessionTable holds the legacy sessions of the HTTP transport: bounded in number, dropped after
+// sessionIdle without a request, the least recently used first when full.
+type sessionTable struct {
+	mu   sync.Mutex
+	m    map[string]*session
+	now  func() time.Time
+	max  int
+	idle time.Duration
+}
+
+type session struct {
+	legacyState
+	last time.Time
+}
+
+func newSessionTable() *sessionTable {
+	return &sessionTable{m: map[string]*session{}, now: time.Now, max: maxSessions, idle: sessionIdle}
+}
+
+func (t *sessionTable) create(version string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(b[:])
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	var oldest string
+	for k, s := range t.m {
+		if now.Sub(s.last) > t.idle {
+			delete(t.m, k)
+			continue
+		}
+		if oldest == "" || s.last.Before(t.m[oldest].last) {
+			oldest = k
+		}
+	}
+	if len(t.m) >= t.max && oldest != "" {
+		delete(t.m, oldest)
+	}
+	s := &session{last: now}
+	s.version = version
+	t.m[id] = s
+	return id, nil
+}
+
+func (t *sessionTable) get(id string) *legacyState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.m[id]
+	if !ok {
+		return nil
+	}
+	now := t.now()
+	if now.Sub(s.last) > t.idle {
+		delete(t.m, id)
+		return nil
+	}
+	s.last = now
+	return &s.legacyState
+}
+
+func (t *sessionTable) remove(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.m[id]
+	delete(t.m, id)
+	return ok
+}

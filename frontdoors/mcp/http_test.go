@@ -1,0 +1,298 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+type httpHarness struct {
+	t    *testing.T
+	url  string
+	host string
+}
+
+func startHTTP(t *testing.T, s *Server) *httpHarness {
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.Handler = s.HTTPHandler(srv.Listener.Addr().(*net.TCPAddr))
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return &httpHarness{t: t, url: srv.URL + Endpoint, host: strings.TrimPrefix(srv.URL, "http://")}
+}
+
+type httpReply struct {
+	status  int
+	header  http.Header
+	body    string
+	message reply
+}
+
+func (h *httpHarness) post(body string, headers map[string]string) httpReply {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+	assert.NilError(h.t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	return h.do(req)
+}
+
+func (h *httpHarness) do(req *http.Request) httpReply {
+	h.t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	assert.NilError(h.t, err)
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	assert.NilError(h.t, err)
+	out := httpReply{status: res.StatusCode, header: res.Header, body: string(data)}
+	if len(data) > 0 {
+		assert.Check(h.t, is.Equal(res.Header.Get("Content-Type"), "application/json"), string(data))
+		assert.NilError(h.t, json.Unmarshal(data, &out.message), string(data))
+		out.message.line = string(data)
+	}
+	return out
+}
+
+// modernHeaders are the headers a 2026-07-28 request mirrors from its body.
+func modernHeaders(method, name string) map[string]string {
+	h := map[string]string{"MCP-Protocol-Version": Modern, "Mcp-Method": method}
+	if name != "" {
+		h["Mcp-Name"] = name
+	}
+	return h
+}
+
+func TestHTTPModernRequests(t *testing.T) {
+	h := startHTTP(t, mustServer(t))
+	ok := h.post(request(1, "tools/call", modernParams(map[string]any{"name": "version", "arguments": map[string]any{}})), modernHeaders("tools/call", "version"))
+	assert.Check(t, is.Equal(ok.status, http.StatusOK), ok.body)
+	assert.Check(t, is.Equal(ok.header.Get("Mcp-Session-Id"), ""), "the modern era has no sessions")
+	var tr toolResult
+	assert.NilError(t, json.Unmarshal(ok.message.Result, &tr))
+	assert.Check(t, !tr.IsError && tr.ResultType == "complete", ok.body)
+
+	b64 := h.post(request(2, "tools/call", modernParams(map[string]any{"name": "version", "arguments": map[string]any{}})),
+		modernHeaders("tools/call", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("version"))+"?="))
+	assert.Check(t, is.Equal(b64.status, http.StatusOK), b64.body)
+
+	for _, c := range []struct {
+		name    string
+		body    string
+		headers map[string]string
+		status  int
+		code    int
+	}{
+		{"Mcp-Name disagrees", request(3, "tools/call", modernParams(map[string]any{"name": "version"})), modernHeaders("tools/call", "status"), 400, codeHeaderMismatch},
+		{"Mcp-Name missing", request(4, "tools/call", modernParams(map[string]any{"name": "version"})), modernHeaders("tools/call", ""), 400, codeHeaderMismatch},
+		{"Mcp-Name bad base64", request(5, "tools/call", modernParams(map[string]any{"name": "version"})), modernHeaders("tools/call", "=?base64?***?="), 400, codeHeaderMismatch},
+		{"Mcp-Method disagrees", request(6, "tools/list", modernParams(nil)), modernHeaders("prompts/list", ""), 400, codeHeaderMismatch},
+		{"Mcp-Method missing", request(7, "tools/list", modernParams(nil)), map[string]string{"MCP-Protocol-Version": Modern}, 400, codeHeaderMismatch},
+		{"Mcp-Method case differs", request(8, "tools/list", modernParams(nil)), modernHeaders("TOOLS/LIST", ""), 400, codeHeaderMismatch},
+		{"version header missing", request(9, "tools/list", modernParams(nil)), map[string]string{"Mcp-Method": "tools/list"}, 400, codeHeaderMismatch},
+		{"version header disagrees", request(10, "tools/list", modernParams(nil)), map[string]string{"MCP-Protocol-Version": Legacy20251125, "Mcp-Method": "tools/list"}, 400, codeHeaderMismatch},
+		{"no _meta under a modern header", request(11, "tools/list", nil), modernHeaders("tools/list", ""), 400, codeInvalidParams},
+		{"unsupported version", request(12, "server/discover", map[string]any{"_meta": map[string]any{metaProtocolVersion: "v999", metaClientCapabilities: map[string]any{}}}),
+			map[string]string{"MCP-Protocol-Version": "v999", "Mcp-Method": "server/discover"}, 400, codeUnsupportedVersion},
+		{"initialize under a modern header", initializeLine(13, Legacy20251125), modernHeaders("initialize", ""), 400, codeHeaderMismatch},
+		{"a removed method", request(14, "ping", modernParams(nil)), modernHeaders("ping", ""), 404, codeMethodNotFound},
+		{"an unknown method", request(15, "unknown/method", modernParams(nil)), modernHeaders("unknown/method", ""), 404, codeMethodNotFound},
+		{"an unknown tool is in-band", request(16, "tools/call", modernParams(map[string]any{"name": "nope"})), modernHeaders("tools/call", "nope"), 200, codeInvalidParams},
+	} {
+		r := h.post(c.body, c.headers)
+		assert.Check(t, is.Equal(r.status, c.status), "%s: %s", c.name, r.body)
+		if assert.Check(t, r.message.Error != nil, "%s: %s", c.name, r.body) {
+			assert.Check(t, is.Equal(r.message.Error.Code, c.code), "%s: %s", c.name, r.body)
+			assert.Check(t, r.message.ID != nil, "%s: the error carries the request id: %s", c.name, r.body)
+		}
+	}
+	lower := h.post(request(17, "tools/list", modernParams(nil)), map[string]string{"mcp-protocol-version": Modern, "MCP-METHOD": "tools/list"})
+	assert.Check(t, is.Equal(lower.status, http.StatusOK), "header names are case-insensitive: %s", lower.body)
+	spaced := h.post(request(18, "tools/call", modernParams(map[string]any{"name": "version"})), modernHeaders("tools/call", "  version  "))
+	assert.Check(t, is.Equal(spaced.status, http.StatusOK), "whitespace around a header value is not part of it: %s", spaced.body)
+	note := h.post(notification("notifications/cancelled", map[string]any{"requestId": 1}), modernHeaders("notifications/cancelled", ""))
+	assert.Check(t, is.Equal(note.status, http.StatusAccepted))
+	assert.Check(t, is.Equal(note.body, ""))
+}
+
+// TestHTTPLegacySessions: initialize opens a session named by Mcp-Session-Id; requests outside a
+// session are refused, an ended or unknown session is 404, DELETE ends one.
+func TestHTTPLegacySessions(t *testing.T) {
+	h := startHTTP(t, mustServer(t))
+	init := h.post(initializeLine(1, Legacy20250618), nil)
+	assert.Assert(t, is.Equal(init.status, http.StatusOK), init.body)
+	sid := init.header.Get("Mcp-Session-Id")
+	assert.Assert(t, len(sid) >= 32, "a session id: %q", sid)
+	for _, c := range sid {
+		assert.Check(t, c >= 0x21 && c <= 0x7e, "visible ASCII only: %q", sid)
+	}
+	withSession := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": Legacy20250618}
+	assert.Check(t, is.Equal(h.post(notification("notifications/initialized", nil), withSession).status, http.StatusAccepted))
+	list := h.post(request(2, "tools/list", nil), withSession)
+	assert.Check(t, is.Equal(list.status, http.StatusOK), list.body)
+	assert.Check(t, !strings.Contains(list.body, "resultType"), "a session result is a handshake-era result")
+
+	noSession := h.post(request(3, "tools/list", nil), map[string]string{"MCP-Protocol-Version": Legacy20250618})
+	assert.Check(t, is.Equal(noSession.status, http.StatusBadRequest), noSession.body)
+	wrongVersion := h.post(request(4, "tools/list", nil), map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": Legacy20251125})
+	assert.Check(t, is.Equal(wrongVersion.status, http.StatusBadRequest), wrongVersion.body)
+	unknown := h.post(request(5, "tools/list", nil), map[string]string{"Mcp-Session-Id": "nope"})
+	assert.Check(t, is.Equal(unknown.status, http.StatusNotFound), unknown.body)
+	ping := h.post(request(6, "ping", nil), nil)
+	assert.Check(t, is.Equal(ping.status, http.StatusOK), "ping needs no session: %s", ping.body)
+
+	del, _ := http.NewRequest(http.MethodDelete, h.url, nil)
+	del.Header.Set("Mcp-Session-Id", sid)
+	assert.Check(t, is.Equal(h.do(del).status, http.StatusNoContent))
+	after := h.post(request(7, "tools/list", nil), withSession)
+	assert.Check(t, is.Equal(after.status, http.StatusNotFound), after.body)
+	del2, _ := http.NewRequest(http.MethodDelete, h.url, nil)
+	del2.Header.Set("Mcp-Session-Id", sid)
+	assert.Check(t, is.Equal(h.do(del2).status, http.StatusNotFound))
+}
+
+// TestHTTPRefusesDNSRebinding: Host and Origin must name this loopback server.
+func TestHTTPRefusesDNSRebinding(t *testing.T) {
+	h := startHTTP(t, mustServer(t))
+	_, port, _ := net.SplitHostPort(h.host)
+	body := request(1, "tools/list", modernParams(nil))
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+		status  int
+	}{
+		{"the listener's own host", map[string]string{}, 200},
+		{"localhost with the port", map[string]string{"Host": "localhost:" + port}, 200},
+		{"a same-origin Origin", map[string]string{"Origin": "http://127.0.0.1:" + port}, 200},
+		{"a localhost Origin", map[string]string{"Origin": "http://localhost:" + port}, 200},
+		{"a rebinding Host", map[string]string{"Host": "evil.example.com"}, 403},
+		{"a rebinding Host with the port", map[string]string{"Host": "evil.example.com:" + port}, 403},
+		{"localhost on another port", map[string]string{"Host": "localhost:1"}, 403},
+		{"a foreign Origin", map[string]string{"Origin": "http://evil.example.com"}, 403},
+		{"a loopback Origin on another port", map[string]string{"Origin": "http://localhost:1"}, 403},
+		{"an https Origin", map[string]string{"Origin": "https://127.0.0.1:" + port}, 403},
+		{"a null Origin", map[string]string{"Origin": "null"}, 403},
+	} {
+		headers := modernHeaders("tools/list", "")
+		for k, v := range c.headers {
+			headers[k] = v
+		}
+		r := h.post(body, headers)
+		assert.Check(t, is.Equal(r.status, c.status), "%s: %s", c.name, r.body)
+	}
+}
+
+func TestHTTPTransportRules(t *testing.T) {
+	h := startHTTP(t, mustServer(t))
+	get, _ := http.NewRequest(http.MethodGet, h.url, nil)
+	r := h.do(get)
+	assert.Check(t, is.Equal(r.status, http.StatusMethodNotAllowed))
+	assert.Check(t, is.Equal(r.header.Get("Allow"), "POST, DELETE"))
+
+	r = h.post(request(1, "tools/list", modernParams(nil)), map[string]string{"Content-Type": "text/plain"})
+	assert.Check(t, is.Equal(r.status, http.StatusUnsupportedMediaType))
+	r = h.post(request(1, "tools/list", modernParams(nil)), map[string]string{"Accept": "text/html"})
+	assert.Check(t, is.Equal(r.status, http.StatusNotAcceptable))
+	hdr := modernHeaders("tools/list", "")
+	hdr["Accept"] = ""
+	r = h.post(request(1, "tools/list", modernParams(nil)), hdr)
+	assert.Check(t, is.Equal(r.status, http.StatusOK), "no Accept header accepts anything: %s", r.body)
+
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","pad":"` + strings.Repeat("x", MaxMessageBytes) + `"}`
+	r = h.post(big, nil)
+	assert.Check(t, is.Equal(r.status, http.StatusRequestEntityTooLarge))
+
+	r = h.post(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil)
+	assert.Check(t, is.Equal(r.status, http.StatusBadRequest))
+	assert.Check(t, is.Equal(r.message.Error.Code, codeInvalidRequest))
+	r = h.post(`{"jsonrpc":"2.0","id":1,`, nil)
+	assert.Check(t, is.Equal(r.status, http.StatusBadRequest))
+	assert.Check(t, is.Equal(r.message.Error.Code, codeParseError))
+	assert.Check(t, r.message.ID == nil && !strings.Contains(r.body, `"id":null`), r.body)
+
+	other, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(h.url, Endpoint)+"/other", strings.NewReader("{}"))
+	other.Header.Set("Content-Type", "application/json")
+	assert.Check(t, is.Equal(h.do(other).status, http.StatusNotFound))
+}
+
+func TestParseLoopbackAddr(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{"127.0.0.1:8080", "127.0.0.1:8080", ""},
+		{"127.0.0.1:0", "127.0.0.1:0", ""},
+		{"localhost:9000", "127.0.0.1:9000", ""},
+		{"LOCALHOST:9000", "127.0.0.1:9000", ""},
+		{"[::1]:7000", "[::1]:7000", ""},
+		{"127.1.2.3:80", "127.1.2.3:80", ""},
+		{"0.0.0.0:8080", "", "not a loopback address"},
+		{"[::]:8080", "", "not a loopback address"},
+		{":8080", "", "not a loopback address"},
+		{"192.168.1.10:8080", "", "not a loopback address"},
+		{"example.com:8080", "", "not a loopback address"},
+		{"127.0.0.1", "", "is not host:port"},
+		{"127.0.0.1:http", "", "port is not a number"},
+		{"127.0.0.1:70000", "", "port is not a number"},
+	} {
+		got, err := ParseLoopbackAddr(c.in)
+		if c.err != "" {
+			assert.Check(t, is.ErrorContains(err, c.err), c.in)
+			continue
+		}
+		assert.Check(t, err, c.in)
+		assert.Check(t, is.Equal(got, c.want), c.in)
+	}
+}
+
+func TestServeHTTPStopsWithItsContext(t *testing.T) {
+	s := mustServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	assert.NilError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeHTTP(ctx, ln) }()
+	h := &httpHarness{t: t, url: "http://" + ln.Addr().String() + Endpoint}
+	r := h.post(request(1, "tools/list", modernParams(nil)), modernHeaders("tools/list", ""))
+	assert.Check(t, is.Equal(r.status, http.StatusOK))
+	cancel()
+	select {
+	case err := <-done:
+		assert.Check(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeHTTP did not return after its context ended")
+	}
+}
+
+func TestSessionTableIsBounded(t *testing.T) {
+	tbl := newSessionTable()
+	now := time.Unix(1000, 0)
+	tbl.now = func() time.Time { return now }
+	tbl.max = 3
+	first, _ := tbl.create(Legacy20251125)
+	for range 5 {
+		now = now.Add(time.Second)
+		_, _ = tbl.create(Legacy20251125)
+	}
+	assert.Check(t, is.Len(tbl.m, 3))
+	assert.Check(t, tbl.get(first) == nil, "the least recently used session went first")
+	id, _ := tbl.create(Legacy20250618)
+	now = now.Add(sessionIdle + time.Second)
+	assert.Check(t, tbl.get(id) == nil, "an idle session ends")
+}

