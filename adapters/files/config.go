@@ -25,6 +25,13 @@ func MachineRoutingPath(home string) string { return filepath.Join(home, "oracle
 // ReadConfig reads all four files; the first file that may not be read refuses the lot.
 func (c ConfigSource) ReadConfig(ctx context.Context) (ports.ConfigFiles, error) {
 	root, _ := RepoRoot(c.Dir)
+	// A repository file is read only through real folders: a committed .abcd or .abcd/config that is
+	// a link could point the repository layer anywhere on the machine.
+	for _, rel := range []string{".abcd/config.json", ".abcd/config/oracle-routing.json"} {
+		if _, err := (Setup{Dir: c.Dir}).resolve(rel); err != nil {
+			return ports.ConfigFiles{}, err
+		}
+	}
 	var out ports.ConfigFiles
 	for _, f := range []struct {
 		dst     *ports.ConfigFile

@@ -140,6 +140,13 @@ func (r Records) Replace(_ context.Context, rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	// Replace never creates: a record moved or removed meanwhile is not brought back.
+	if ok, err := lexists(full); err != nil || !ok {
+		if err == nil {
+			err = refusal.New("record_missing", rel, "no longer exists (it was moved or removed meanwhile)", "run the command again")
+		}
+		return err
+	}
 	return replaceAtomic(full, data, 0o644)
 }
 

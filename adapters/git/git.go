@@ -30,23 +30,26 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.Dir
 	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
-	var out limitedBuffer
-	out.max = stdoutMax
-	var errOut bytes.Buffer
+	out := limitedBuffer{max: stdoutMax}
+	errOut := limitedBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, false, fmt.Errorf("git %s took longer than %s", args[0], Timeout)
 	}
-	if err != nil && !(out.cut && isSignalPipe(err)) {
+	// Past the bound the buffer refuses more, so git stops on a broken pipe: that is a cut, not a fault.
+	if err != nil && !out.cut {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return out.Bytes(), out.cut, &exitError{code: ee.ExitCode(), stderr: strings.TrimSpace(errOut.String())}
+			return out.Bytes(), out.cut, &exitError{code: ee.ExitCode(), stderr: config.Clip(strings.TrimSpace(string(errOut.Bytes())))}
 		}
 		return nil, false, fmt.Errorf("git: %w", err)
 	}
 	return out.Bytes(), out.cut, nil
 }
+
+// errBound stops a writer that reached its bound.
+var errBound = errors.New("output bound reached")
 
 type exitError struct {
 	code   int
@@ -54,8 +57,6 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return fmt.Sprintf("git exited %d: %s", e.code, e.stderr) }
-
-func isSignalPipe(err error) bool { return strings.Contains(err.Error(), "broken pipe") }
 
 // limitedBuffer keeps at most max bytes and notes that it cut. It holds its buffer in a field, not
 // embedded, so io.Copy cannot reach bytes.Buffer's ReadFrom and bypass the bound.
@@ -67,11 +68,12 @@ type limitedBuffer struct {
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	if b.max > 0 && b.buf.Len()+len(p) > b.max {
-		if room := b.max - b.buf.Len(); room > 0 {
+		room := b.max - b.buf.Len()
+		if room > 0 {
 			b.buf.Write(p[:room])
 		}
 		b.cut = true
-		return len(p), nil
+		return max(room, 0), errBound
 	}
 	return b.buf.Write(p)
 }

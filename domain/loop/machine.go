@@ -210,6 +210,8 @@ func (s *State) RecordVerdict(lane, idx int, v Verdict) error {
 	}
 	v.Role = a.Role
 	v.Routing = a.Routing
+	// The state keeps a bounded excerpt; the whole return stays at its path, named with its digest.
+	v.Findings = excerpt(v.Findings, MaxFindingsInState)
 	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)
 	r := l.round(a.Round)
 	r.Verdicts = append(r.Verdicts, v)
@@ -293,9 +295,26 @@ func findingsOf(round int, failed []Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d failed.\n", round)
 	for _, v := range failed {
-		fmt.Fprintf(&b, "\n### %s: %s\n\n%s\n", v.Role, v.Word, strings.TrimSpace(v.Findings))
+		fmt.Fprintf(&b, "\n### %s: %s\n\nThe whole return: %s\n\n%s\n", v.Role, v.Word, v.Return, strings.TrimSpace(v.Findings))
 	}
 	return b.String()
+}
+
+// MaxFindingsInState bounds the findings a verdict keeps in the state file, so rounds of long
+// returns never grow it past MaxStateBytes; the brief names the return file for the rest.
+const MaxFindingsInState = 16 << 10
+
+// excerpt cuts s to at most max bytes on a rune boundary, saying where the rest is.
+func excerpt(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const note = "\n[cut here: the rest is in the whole return]"
+	cut := max - len(note)
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + note
 }
 
 // Finished reports whether no lane can move any more.

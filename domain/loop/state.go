@@ -61,19 +61,22 @@ const (
 
 // State is a run's whole story, as .abcd/.work.local/run/<run>/state.json holds it.
 type State struct {
-	SchemaVersion int        `json:"schema_version"`
-	Run           string     `json:"run"`
-	Kind          Kind       `json:"kind"`
-	Spec          string     `json:"spec"`
-	Intent        string     `json:"intent"`
-	Criteria      []string   `json:"criteria"`
-	Base          string     `json:"base"`
-	Created       string     `json:"created"`
-	DoD           string     `json:"dod"`
-	FixRounds     int        `json:"fix_rounds"`
-	Validators    []string   `json:"validators"`
-	Lanes         []Lane     `json:"lanes"`
-	Fallbacks     []Fallback `json:"fallbacks"`
+	SchemaVersion int      `json:"schema_version"`
+	Run           string   `json:"run"`
+	Kind          Kind     `json:"kind"`
+	Spec          string   `json:"spec"`
+	Intent        string   `json:"intent"`
+	Criteria      []string `json:"criteria"`
+	Base          string   `json:"base"`
+	Created       string   `json:"created"`
+	DoD           string   `json:"dod"`
+	FixRounds     int      `json:"fix_rounds"`
+	Validators    []string `json:"validators"`
+	// Routes are the --route flags a step was given, kept so every await the run opens later
+	// (from a receipt) is routed by them too.
+	Routes    []string   `json:"routes"`
+	Lanes     []Lane     `json:"lanes"`
+	Fallbacks []Fallback `json:"fallbacks"`
 	// Changes counts every recorded change, so a reader can tell two states apart.
 	Changes int `json:"changes"`
 	Counter int `json:"counter"`
@@ -263,6 +266,7 @@ func (s State) normalised() State {
 	s.Lanes = append([]Lane(nil), s.Lanes...) // never write into the caller's lanes
 	s.Criteria = nonNil(s.Criteria)
 	s.Validators = nonNil(s.Validators)
+	s.Routes = nonNil(s.Routes)
 	if s.Lanes == nil {
 		s.Lanes = []Lane{}
 	}

@@ -92,7 +92,8 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return refusal.New("mcp_listen_failed", "abcd mcp serve --http "+clip(opts.http), "cannot listen: "+clip(err.Error()),
+		// A busy port may free up: contention, not bad input.
+		return refusal.Busy("mcp_listen_failed", "abcd mcp serve --http "+clip(opts.http), "cannot listen: "+clip(err.Error()),
 			"pick a free port, or --http 127.0.0.1:0 to let the system pick one (the address is printed on stderr)")
 	}
 	fmt.Fprintf(s.Err, "abcd mcp: serving %d tools at http://%s%s for %s\n", len(srv.Tools()), ln.Addr(), mcp.Endpoint, where)

@@ -45,6 +45,9 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(recordCommands(a, s, opts)...)
 	root.AddCommand(implementCommands(a, s, opts)...)
 	root.AddCommand(newMCPCmd(a, s))
+	root.SetHelpCommand(helpCommand(root))
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(completionCommand(root))
 	return root
 }
 
@@ -55,7 +58,10 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 		args = []string{} // cobra reads os.Args when handed nil
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := helpUnderJSON(args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return 0
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,14 +79,16 @@ type LaneView struct {
 
 // RunView is one run's standing.
 type RunView struct {
-	Run      string      `json:"run"`
-	Kind     string      `json:"kind" jsonschema:"enum=spec,enum=review,enum=audit"`
-	Spec     string      `json:"spec"`
-	Intent   string      `json:"intent"`
-	Base     string      `json:"base"`
-	Finished bool        `json:"finished"`
-	Lanes    []LaneView  `json:"lanes"`
-	Awaits   []AwaitView `json:"awaits"`
+	Run      string `json:"run"`
+	Kind     string `json:"kind" jsonschema:"enum=spec,enum=review,enum=audit,enum=unknown"`
+	Spec     string `json:"spec"`
+	Intent   string `json:"intent"`
+	Base     string `json:"base"`
+	Finished bool   `json:"finished"`
+	// Problem says why a run could not be read ("" for every readable run).
+	Problem string      `json:"problem"`
+	Lanes   []LaneView  `json:"lanes"`
+	Awaits  []AwaitView `json:"awaits"`
 }
 
 // StepResult is what a step or a receipt did, and what the harness should do next.
@@ -130,8 +133,13 @@ func implementVerbs() []Verb {
 					return StepResult{}, err
 				}
 				return a.withRun(ctx, run, func(s *loop.State) (StepResult, bool, error) {
+					changed := false
+					if len(in.Routes) > 0 && !slices.Equal(in.Routes, s.Routes) {
+						// Kept in the run: awaits a receipt opens later are routed by them too.
+						s.Routes, changed = in.Routes, true
+					}
 					did, err := a.advance(ctx, s, routes)
-					return StepResult{Did: did}, len(did) > 0, err
+					return StepResult{Did: did}, changed || len(did) > 0, err
 				})
 			}),
 		declare(Verb{Name: "implement_receipt", Path: []string{"implement", "receipt"},
@@ -148,7 +156,12 @@ func implementVerbs() []Verb {
 				for _, id := range ids {
 					s, err := a.loadRun(ctx, id)
 					if err != nil {
-						return ImplementStatusResult{}, err
+						if in.Run != "" {
+							return ImplementStatusResult{}, err
+						}
+						// One broken run is reported beside the others, never instead of them.
+						res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{}})
+						continue
 					}
 					res.Runs = append(res.Runs, runView(s))
 				}
@@ -199,7 +212,7 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 		if err != nil {
 			return StepResult{}, err
 		}
-		_, stack, err := a.loadConfig(ctx)
+		files, stack, err := a.loadConfig(ctx)
 		if err != nil {
 			return StepResult{}, err
 		}
@@ -211,10 +224,23 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 		if err != nil {
 			return StepResult{}, configRefusal(err)
 		}
-		runID := a.newRunID()
+		// Everything that can refuse is checked before anything is written.
+		if _, err := a.loadRouting(files); err != nil {
+			return StepResult{}, err
+		}
+		runID, err := a.freshRun(ctx)
+		if err != nil {
+			return StepResult{}, err
+		}
 		var lanes []loop.LaneSpec
 		for _, st := range spec.Steps {
 			lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, Branch: fmt.Sprintf("abcd/%s/lane-%d", runID, st.N)})
+		}
+		for _, ln := range lanes {
+			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
+				_ = a.Runs.Remove(ctx, loop.RunDir(runID)) // the empty folder freshRun made
+				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
+			}
 		}
 		criteria := []string{}
 		for _, c := range it.Criteria {
@@ -223,9 +249,6 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 		s := loop.New(loop.KindSpec, loop.Options{Run: runID, Spec: spec.Front.ID, Intent: it.Front.ID, Base: baseSHA,
 			Created: a.now(), DoD: dod.V, FixRounds: fix.V, Criteria: criteria,
 			Validators: []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAuditor}}, lanes)
-		if _, err := a.Runs.Create(ctx, runID); err != nil {
-			return StepResult{}, err
-		}
 		for _, ln := range s.Lanes {
 			if err := a.Git.CreateBranch(ctx, ln.Branch, baseSHA); err != nil {
 				return StepResult{}, err
@@ -240,6 +263,22 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 }
 
 func (a *App) now() string { return a.Clock.Now().UTC().Format(time.RFC3339) }
+
+// freshRun creates a new run's folder under a fresh id, retrying with new random digits when two
+// invocations drew the same id in the same second.
+func (a *App) freshRun(ctx context.Context) (string, error) {
+	for try := 0; try < 16; try++ {
+		id := a.newRunID()
+		created, err := a.Runs.Create(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if created {
+			return id, nil
+		}
+	}
+	return "", refusal.Busy("run_id_contention", "abcd implement", "no free run id after 16 tries", "run the command again")
+}
 
 // newRunID is run-<yymmddhhmmss><4 random digits>, sorting by time like record ids.
 func (a *App) newRunID() string {
@@ -274,7 +313,12 @@ func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
 }
 
 func (a *App) saveRun(ctx context.Context, s loop.State) error {
-	return a.Runs.Write(ctx, statePath(s.Run), loop.Encode(s))
+	data := loop.Encode(s)
+	if len(data) > loop.MaxStateBytes {
+		return refusal.New("run_state_too_large", s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
+			"shorten the return (its findings) and hand it in again; nothing was recorded")
+	}
+	return a.Runs.Write(ctx, statePath(s.Run), data)
 }
 
 // runIDs is one named run, or every run.
@@ -358,8 +402,11 @@ func nextSentences(s loop.State) []string {
 	for _, aw := range s.OpenAwaits() {
 		next = append(next, loop.Next(aw))
 	}
-	if len(next) == 0 && s.Finished() {
+	switch {
+	case len(next) == 0 && s.Finished():
 		next = append(next, fmt.Sprintf("the run is finished: `abcd implement record --run %s` tells its whole story", s.Run))
+	case len(next) == 0:
+		next = append(next, fmt.Sprintf("run `abcd implement step --run %s` to open what is due", s.Run))
 	}
 	return next
 }
@@ -367,10 +414,43 @@ func nextSentences(s loop.State) []string {
 // advance opens every await the loop needs now: resolving each agent's route, writing its brief,
 // and recording a fallback when a route asked for cannot take the step.
 func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]oracle.FlagRoute) ([]string, error) {
-	plans := loop.Pending(*s)
-	if len(plans) == 0 {
-		return nil, nil
+	if routes == nil && len(s.Routes) > 0 {
+		var err error
+		if routes, err = a.Routes(routeVerb(s.Kind), s.Routes); err != nil {
+			return nil, err
+		}
 	}
+	var did []string
+	// A route that answers at once records verdicts that can make more awaits due (the next round,
+	// the auditor), so open until nothing new is planned. Each pass opens or records at least one
+	// await, and a run has finitely many, so this ends; the bound is a guard against a bug.
+	for pass := 0; pass < 64; pass++ {
+		plans := loop.Pending(*s)
+		if len(plans) == 0 {
+			return did, nil
+		}
+		more, err := a.open(ctx, s, plans, routes)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, more...)
+	}
+	return did, nil
+}
+
+// routeVerb is the verb whose dispatches a run's kept --route flags are checked against.
+func routeVerb(k loop.Kind) string {
+	switch k {
+	case loop.KindReview:
+		return "review"
+	case loop.KindAudit:
+		return "intent_audit"
+	}
+	return "implement_step"
+}
+
+// open opens the awaits of one pass of plans.
+func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes map[string]oracle.FlagRoute) ([]string, error) {
 	files, stack, err := a.loadConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -662,13 +742,17 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 		if err != nil {
 			return refuse(err)
 		}
-		if err := a.recordVerdict(s, lane, idx, v, ret, data, ran); err != nil {
-			return err
-		}
+		var notes string
 		if s.Kind == loop.KindAudit {
-			return a.writeAuditNotes(ctx, s, audit, v)
+			if notes, err = a.auditNotes(s, audit, v, ret); err != nil {
+				return err
+			}
+			// The intent is written first: a refusal there leaves the run as it was.
+			if err := a.writeAuditNotes(ctx, s, notes); err != nil {
+				return err
+			}
 		}
-		return nil
+		return a.recordVerdict(s, lane, idx, v, ret, data, ran)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -89,8 +90,7 @@ func reviewVerbs() []Verb {
 			Summary:    "Review the current branch's changes now: fresh ruthless and security reviewers through the validator routing",
 			Dispatches: []string{loop.RoleRuthless, loop.RoleSecurity}},
 			func(ctx context.Context, a *App, in *ReviewInput) (StepResult, error) {
-				routes, err := a.Routes("review", in.Routes)
-				if err != nil {
+				if _, err := a.Routes("review", in.Routes); err != nil {
 					return StepResult{}, err
 				}
 				validators := []string{loop.RoleRuthless, loop.RoleSecurity}
@@ -101,14 +101,13 @@ func reviewVerbs() []Verb {
 					}
 					validators = []string{in.Role}
 				}
-				return a.oneLaneRun(ctx, loop.KindReview, "abcd review", in.Base, "", validators, routes)
+				return a.oneLaneRun(ctx, loop.KindReview, "abcd review", in.Base, "", validators, in.Routes)
 			}),
 		declare(Verb{Name: "intent_audit", Path: []string{"intent", "audit"},
 			Summary:    "Hand the intent-auditor an intent and the delivered changes; its per-criterion verdict goes into the intent's Audit Notes",
 			Dispatches: []string{loop.RoleAuditor}},
 			func(ctx context.Context, a *App, in *IntentAuditInput) (StepResult, error) {
-				routes, err := a.Routes("intent_audit", in.Routes)
-				if err != nil {
+				if _, err := a.Routes("intent_audit", in.Routes); err != nil {
 					return StepResult{}, err
 				}
 				_, it, err := a.intent(ctx, "abcd intent audit", in.Intent)
@@ -119,13 +118,13 @@ func reviewVerbs() []Verb {
 					return StepResult{}, refusal.New("intent_no_criteria", it.Front.ID, "has no acceptance criteria to audit against",
 						"write its ## Acceptance Criteria first")
 				}
-				return a.oneLaneRun(ctx, loop.KindAudit, "abcd intent audit", in.Base, it.Front.ID, []string{loop.RoleAuditor}, routes)
+				return a.oneLaneRun(ctx, loop.KindAudit, "abcd intent audit", in.Base, it.Front.ID, []string{loop.RoleAuditor}, in.Routes)
 			}),
 	}
 }
 
 // oneLaneRun creates a review or audit run over the current branch's head and opens its awaits.
-func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, what, base, intentID string, validators []string, routes map[string]oracle.FlagRoute) (StepResult, error) {
+func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, what, base, intentID string, validators []string, routes []string) (StepResult, error) {
 	if err := a.initialized(what); err != nil {
 		return StepResult{}, err
 	}
@@ -162,31 +161,57 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, what, base, intent
 			criteria = append(criteria, c.ID)
 		}
 	}
-	runID := a.newRunID()
+	// What advance reads is checked before anything is written, so a refusal leaves no run.
+	if err := a.preflight(ctx); err != nil {
+		return StepResult{}, err
+	}
+	runID, err := a.freshRun(ctx)
+	if err != nil {
+		return StepResult{}, err
+	}
 	s := loop.New(kind, loop.Options{Run: runID, Intent: intentID, Base: baseSHA, Created: a.now(), Criteria: criteria, Validators: validators},
 		[]loop.LaneSpec{{Step: 0, Text: "", Branch: branch, Head: head}})
-	if _, err := a.Runs.Create(ctx, runID); err != nil {
-		return StepResult{}, err
-	}
+	s.Routes = routes
 	if err := a.saveRun(ctx, s); err != nil {
+		_ = a.Runs.Remove(ctx, loop.RunDir(runID))
 		return StepResult{}, err
 	}
-	return a.withRun(ctx, runID, func(s *loop.State) (StepResult, bool, error) {
-		did, err := a.advance(ctx, s, routes)
+	res, err := a.withRun(ctx, runID, func(s *loop.State) (StepResult, bool, error) {
+		did, err := a.advance(ctx, s, nil)
 		return StepResult{Did: append([]string{fmt.Sprintf("created %s run %s over %s..%s", kind, runID, short(baseSHA), short(head))}, did...)}, true, err
 	})
+	if err != nil {
+		// The run never opened an await: take it back, so no orphan stands as the newest run.
+		_ = a.Runs.Remove(ctx, statePath(runID))
+	}
+	return res, err
 }
 
-// writeAuditNotes records the auditor's per-criterion verdicts in the intent's Audit Notes.
-func (a *App) writeAuditNotes(ctx context.Context, s *loop.State, audit review.AuditReturn, v review.Verdict) error {
-	l, err := a.resolve(ctx, record.Intents, "abcd intent audit", s.Intent)
+// preflight loads what opening an await reads (both configuration families and oracle.review's
+// route), so a fault in them refuses before a run is written.
+func (a *App) preflight(ctx context.Context) error {
+	files, stack, err := a.loadConfig(ctx)
 	if err != nil {
 		return err
 	}
-	data, err := a.readFull(ctx, l.file.Path)
-	if err != nil {
+	if _, err := a.loadRouting(files); err != nil {
 		return err
 	}
+	review, err := config.Get[string](stack, "oracle.review")
+	if err != nil {
+		return configRefusal(err)
+	}
+	if review.V == "rp" {
+		if _, err := config.Get[string](stack, "oracle.rp.url"); err != nil {
+			return configRefusal(err)
+		}
+	}
+	return nil
+}
+
+// auditNotes renders the auditor's per-criterion verdicts for the intent's Audit Notes, refusing a
+// return whose text the record cannot hold (nothing is recorded then).
+func (a *App) auditNotes(s *loop.State, audit review.AuditReturn, v review.Verdict, ret string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Audit %s (run %s, %s..%s): %s\n\n", a.Clock.Now().UTC().Format("2006-01-02"), s.Run, short(s.Base), short(s.Lanes[0].Head), v.Word)
 	for _, cv := range audit.Verdicts {
@@ -199,15 +224,33 @@ func (a *App) writeAuditNotes(ctx context.Context, s *loop.State, audit review.A
 	if audit.Summary != "" {
 		fmt.Fprintf(&b, "\n%s\n", oneLine(audit.Summary))
 	}
-	updated, err := record.AppendToSection(data, record.SectionAuditNotes, b.String())
-	if err != nil {
-		return refusal.New("record_malformed", l.file.Path, err.Error(), "fix the intent (abcd lint lists every problem); the audit is kept in the run")
+	if err := record.CheckBody(b.String()); err != nil {
+		return "", refusal.New("return_refused", ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
+			"write the evidence, concerns and summary as plain sentences (no headings or code fences) and hand the return in again; nothing was recorded")
 	}
+	return b.String(), nil
+}
+
+// writeAuditNotes appends the notes to the intent's Audit Notes, under the record lock, reading the
+// intent only once the lock is held so a concurrent move or edit is never overwritten.
+func (a *App) writeAuditNotes(ctx context.Context, s *loop.State, notes string) error {
 	unlock, err := a.Records.Lock(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	l, err := a.resolve(ctx, record.Intents, "abcd intent audit", s.Intent)
+	if err != nil {
+		return err
+	}
+	data, err := a.readFull(ctx, l.file.Path)
+	if err != nil {
+		return err
+	}
+	updated, err := record.AppendToSection(data, record.SectionAuditNotes, notes)
+	if err != nil {
+		return refusal.New("record_malformed", l.file.Path, err.Error(), "fix the intent (abcd lint lists every problem), then hand the return in again")
+	}
 	return a.Records.Replace(ctx, l.file.Path, updated)
 }
 

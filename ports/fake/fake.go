@@ -397,6 +397,9 @@ func (r *Runs) CheckFile(_ context.Context, dir, p string) string {
 
 func (r *Runs) Remove(_ context.Context, p string) error {
 	delete(r.Files, p)
+	if run, ok := strings.CutPrefix(p, runRoot); ok && !strings.Contains(run, "/") {
+		delete(r.Dirs, run)
+	}
 	return nil
 }
 

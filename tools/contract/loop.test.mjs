@@ -372,6 +372,15 @@ test("abcd intent audit: the auditor's verdicts land in the intent's Audit Notes
       { criterion: 'ac-1', verdict: 'MET', evidence: 'bench shows 1.4x', concerns: '' }], summary: 'half done' }));
     const missing = repo.refused('implement_receipt', 'implement', 'receipt', auditor.return);
     assert.match(missing.why, /ac-2/);
+    // A summary the intent cannot hold is the return's fault, refused before anything is written.
+    const intentPath = '.abcd/development/intents/planned/itd-2611300000000001-faster-cold-start.md';
+    const intentBefore = repo.read(intentPath);
+    repo.write(auditor.return, JSON.stringify({ schema_version: 1, intent: 'itd-2611300000000001', verdicts: [
+      { criterion: 'ac-1', verdict: 'MET', evidence: 'bench', concerns: '' }, { criterion: 'ac-2', verdict: 'MET', evidence: 'bench', concerns: '' }],
+      summary: '```' }));
+    const fenced = repo.refused('implement_receipt', 'implement', 'receipt', auditor.return);
+    assert.equal(fenced.code, 'return_refused');
+    assert.equal(repo.read(intentPath), intentBefore);
     repo.audit(auditor, { 'ac-1': 'MET', 'ac-2': 'NOT_MET' });
     const done = repo.receipt(auditor.return);
     assert.equal(done.recorded.word, 'FAIL');

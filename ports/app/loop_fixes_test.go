@@ -1,0 +1,160 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+// With an rp route that answers at once, the round it settles moves on in the same receipt: a
+// passing lane that is not the last is done, a failing one has its fix opened. The run never
+// stalls with nothing open and nothing said.
+func TestAnsweringRouteOpensWhatItMakesDue(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		words map[string]string
+		want  string
+	}{
+		{"both pass", map[string]string{loop.RoleRuthless: "SHIP", loop.RoleSecurity: "APPROVE"}, ""},
+		{"one fails", map[string]string{loop.RoleRuthless: "FIX FIRST", loop.RoleSecurity: "APPROVE"}, loop.RoleImplementer},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := &fake.Validator{Name: "rp", Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+				return ports.ReviewOutcome{Return: []byte("## Verdict\n\n" + c.words[req.Role] + "\n\nfindings\n")}
+			}}
+			w := newLoopWorld(t, v)
+			res := w.receipt(t)
+			var lane1 []app.AwaitView
+			for _, aw := range res.Run.Awaits {
+				if aw.Lane == "lane-1" {
+					lane1 = append(lane1, aw)
+				}
+			}
+			if c.want == "" {
+				assert.Check(t, is.Len(lane1, 0))
+				assert.Check(t, is.Equal(res.Run.Lanes[0].Stage, "done"))
+				return
+			}
+			assert.Assert(t, is.Len(lane1, 1), "%+v", res.Run.Awaits)
+			assert.Check(t, is.Equal(lane1[0].Role, c.want))
+			assert.Check(t, is.Equal(res.Run.Lanes[0].Stage, "fix"))
+		})
+	}
+}
+
+// A --route given to step is kept in the run, so the reviewers a later receipt opens are routed by it.
+func TestStepRoutesAreKeptForLaterAwaits(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	recRun[app.StepResult](t, w.a, "implement_step", &app.StepInput{Run: w.run, Routes: []string{"ruthless-reviewer=economy"}})
+	res := w.receipt(t)
+	var found bool
+	for _, aw := range res.Run.Awaits {
+		if aw.Role == loop.RoleRuthless {
+			found = true
+			assert.Check(t, is.Equal(string(aw.Routing.Tier), "economy"))
+			assert.Check(t, is.Equal(aw.Routing.Override, "ruthless-reviewer=economy"))
+		}
+	}
+	assert.Assert(t, found)
+}
+
+// A receipt whose findings would grow the state past its bound is refused, and nothing is recorded.
+func TestStateNeverOutgrowsItsBound(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.receipt(t)
+	path := statePathOf(w.run)
+	// Fill the state close to its bound through many fallbacks, then hand in a return.
+	data := w.rs.Files[path]
+	s, err := loop.Decode(path, data)
+	assert.NilError(t, err)
+	pad := loop.Fallback{At: "2026-07-01T12:00:00Z", Lane: "lane-1", Role: loop.RoleRuthless, Asked: "rp", Reason: "timeout",
+		Detail: strings.Repeat("d", 500), Ran: "host"}
+	for len(loop.Encode(s)) < loop.MaxStateBytes-8<<10 {
+		for i := 0; i < 200; i++ {
+			s.Fallbacks = append(s.Fallbacks, pad)
+		}
+	}
+	for len(loop.Encode(s)) > loop.MaxStateBytes-8<<10 {
+		s.Fallbacks = s.Fallbacks[:len(s.Fallbacks)-1]
+	}
+	w.rs.Files[path] = loop.Encode(s)
+	before := string(w.rs.Files[path])
+	aw := s.Lanes[0].Awaits[0]
+	w.rs.Files[aw.Return] = []byte("## Verdict\n\nSHIP\n\n" + strings.Repeat("finding ", 2000) + "\n")
+	_, err = w.a.Run(t.Context(), "implement_receipt", &app.ReceiptInput{Path: aw.Return})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Code, "run_state_too_large"))
+	assert.Check(t, string(w.rs.Files[path]) == before, "nothing recorded")
+}
+
+func statePathOf(run string) string { return loop.RunDir(run) + "/state.json" }
+
+// Two runs started in the same second with the same random draw get distinct ids.
+func TestRunIDsNeverCollide(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.a.Random = &constRandom{}
+	w.g.Branches["feature"] = vBase
+	w.g.Commit("feature", "4444444444444444444444444444444444444444")
+	w.g.Head = "feature"
+	first := recRun[app.StepResult](t, w.a, "review", &app.ReviewInput{Base: "main"})
+	_, err := w.a.Run(t.Context(), "review", &app.ReviewInput{Base: "main"})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "a second run drawing the same id every time gives up with contention: %v", err)
+	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
+	assert.Check(t, is.Len(first.Run.Awaits, 2), "the first run's awaits survive")
+	again := recRun[app.ImplementStatusResult](t, w.a, "implement_status", &app.RunInput{Run: first.Run.Run})
+	assert.Check(t, is.Len(again.Runs[0].Awaits, 2))
+}
+
+type constRandom struct{}
+
+func (constRandom) Uint32() uint32 { return 7 }
+
+// A review refused on its configuration leaves no run behind.
+func TestRefusedReviewLeavesNoRun(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.g.Branches["feature"] = vBase
+	w.g.Commit("feature", "5555555555555555555555555555555555555555")
+	w.g.Head = "feature"
+	w.a.Config = fake.Config{Files: ports.ConfigFiles{
+		RepoConfig: ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"oracle":{"review":"bogus"}}`)}}}
+	before, err := w.rs.Runs(t.Context())
+	assert.NilError(t, err)
+	_, err = w.a.Run(t.Context(), "review", &app.ReviewInput{Base: "main"})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Code, "config_value_invalid"))
+	after, _ := w.rs.Runs(t.Context())
+	assert.Check(t, is.DeepEqual(after, before))
+}
+
+// implement start on a stale branch name is refused before a run folder or branch is written.
+func TestStartRefusedOnAStaleBranchWritesNothing(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.a.Random = &constRandom{}
+	dirs := len(w.rs.Dirs)
+	// The id this start draws is fixed by the clock and the constant random.
+	id := "run-" + recNow.UTC().Format("060102150405") + "0007"
+	w.g.Branches["abcd/"+id+"/lane-1"] = vBase
+	_, err := w.a.Run(t.Context(), "implement_start", &app.ImplementStartInput{Spec: specOf(t, w)})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Code, "branch_exists"))
+	assert.Check(t, is.Equal(len(w.rs.Dirs), dirs))
+}
+
+func specOf(t *testing.T, w loopWorld) string {
+	t.Helper()
+	l := recRun[app.RecordListResult](t, w.a, "spec_list", &app.LifecycleInput{})
+	assert.Assert(t, len(l.Records) > 0)
+	return l.Records[0].ID
+}
