@@ -78,22 +78,33 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 // returns the document to send and whether it is a refusal or fault.
 func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]byte, bool) {
 	v := t.verb
-	if r := guardStrings(v.Name, args, ""); r != nil {
-		return s.refusalBytes(r), true
-	}
+	// The schema comes first: it refuses an unknown field (every input schema closes its object) or
+	// a value of the wrong shape without walking what it holds, so the string guard below only ever
+	// walks arguments the tool takes.
 	if e := t.input.Validate(args); e != nil {
 		return s.refusalBytes(inputRefusal(v.Name, e.Error())), true
+	}
+	if r := guardStrings(ctx, v.Name, args); r != nil {
+		return s.refusalBytes(r), true
 	}
 	in, err := decodeInput(v, args)
 	if err != nil {
 		return s.refusalBytes(inputRefusal(v.Name, err.Error())), true
 	}
-	if !v.ReadOnly {
-		s.mutate.Lock()
-		defer s.mutate.Unlock()
-	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
+	if !v.ReadOnly {
+		// One writer at a time; a call waiting its turn still answers to its context (a cancellation,
+		// the client going away, the server stopping) instead of queueing behind a long writer.
+		select {
+		case s.mutate <- struct{}{}:
+			defer func() { <-s.mutate }()
+		case <-ctx.Done():
+			return s.refusalBytes(refusal.Busy("call_cancelled", "tools/call "+v.Name,
+				"the call ended ("+ctx.Err().Error()+") while it waited for another call that writes to finish; nothing was written",
+				"call "+v.Name+" again")), true
+		}
+	}
 	result, err := s.run(ctx, v.Name, in)
 	if err != nil {
 		return s.refusalBytes(err), true
@@ -155,7 +166,7 @@ func argsRefusal(tool string, e *jsonstrict.Error) error {
 		path = "arguments"
 	}
 	return refusal.New(code, "tools/call "+tool, path+": "+e.Msg,
-		"send each key once, strings of at most 1 MiB and nesting of at most 64 levels")
+		fmt.Sprintf("send each key once, strings of at most 1 MiB, nesting of at most %d levels and at most %d values in a message", maxDepth, maxMessageValues))
 }
 
 // decodeInput fills the verb's input from checked arguments, strictly: a field the input type does
@@ -200,11 +211,56 @@ func isRefField(name string) bool {
 
 // guardStrings applies the boundary's own rules to every string in the arguments, beyond what the
 // schema says: no NUL or other control character but tab, newline and carriage return, and no
-// path-like value in a reference field.
-func guardStrings(tool string, v any, path string) error {
-	refuse := func(at, why string) error {
-		return refusal.New("input_unsafe", "tools/call "+tool, at+": "+why,
-			"send plain text; a record reference is an id, an id prefix or a slug fragment, never a path")
+// path-like value in a reference field. It walks the arguments once, keeping where it is as a list
+// of steps that is written out only for a refusal, and stops when ctx ends.
+func guardStrings(ctx context.Context, tool string, args map[string]any) error {
+	g := &guard{ctx: ctx, tool: tool}
+	return g.walk(args)
+}
+
+// guardCheckEvery is how many values the guard walks between looks at its context.
+const guardCheckEvery = 1024
+
+type guard struct {
+	ctx   context.Context
+	tool  string
+	path  []step
+	walks int
+}
+
+// step is one step of a path: a field name, or an array index when index is not negative.
+type step struct {
+	name  string
+	index int
+}
+
+func (g *guard) refuse(why string) error {
+	return refusal.New("input_unsafe", "tools/call "+g.tool, g.at()+": "+why,
+		"send plain text; a record reference is an id, an id prefix or a slug fragment, never a path")
+}
+
+// at writes out the path being walked, like nested.list[1], each field name clipped.
+func (g *guard) at() string {
+	var b strings.Builder
+	for _, st := range g.path {
+		if st.index >= 0 {
+			fmt.Fprintf(&b, "[%d]", st.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(clip(st.name))
+	}
+	return b.String()
+}
+
+func (g *guard) walk(v any) error {
+	if g.walks++; g.walks%guardCheckEvery == 0 {
+		if err := g.ctx.Err(); err != nil {
+			return refusal.Busy("call_cancelled", "tools/call "+g.tool, "the call ended ("+err.Error()+") while its arguments were being checked; nothing was run",
+				"call "+g.tool+" again")
+		}
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -214,39 +270,44 @@ func guardStrings(tool string, v any, path string) error {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			at := k
-			if path != "" {
-				at = path + "." + k
-			}
-			if bad := controlChar(k); bad != "" {
-				return refuse(at, "a field name holds "+bad)
-			}
-			if isRefField(k) {
-				if why := eachString(x[k], refStringProblem); why != "" {
-					return refuse(at, why)
-				}
-			}
-			if isPathField(k) {
-				if why := eachString(x[k], pathStringProblem); why != "" {
-					return refuse(at, why)
-				}
-			}
-			if err := guardStrings(tool, x[k], at); err != nil {
+			g.path = append(g.path, step{name: k, index: -1})
+			if err := g.member(k, x[k]); err != nil {
 				return err
 			}
+			g.path = g.path[:len(g.path)-1]
 		}
 	case []any:
 		for i, e := range x {
-			if err := guardStrings(tool, e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			g.path = append(g.path, step{index: i})
+			if err := g.walk(e); err != nil {
 				return err
 			}
+			g.path = g.path[:len(g.path)-1]
 		}
 	case string:
 		if bad := controlChar(x); bad != "" {
-			return refuse(path, "holds "+bad)
+			return g.refuse("holds " + bad)
 		}
 	}
 	return nil
+}
+
+// member checks one field, its name and its value; g.path ends with the field.
+func (g *guard) member(k string, v any) error {
+	if bad := controlChar(k); bad != "" {
+		return g.refuse("a field name holds " + bad)
+	}
+	if isRefField(k) {
+		if why := eachString(v, refStringProblem); why != "" {
+			return g.refuse(why)
+		}
+	}
+	if isPathField(k) {
+		if why := eachString(v, pathStringProblem); why != "" {
+			return g.refuse(why)
+		}
+	}
+	return g.walk(v)
 }
 
 func controlChar(s string) string {
@@ -293,6 +354,20 @@ func refStringProblem(s string) string {
 	return ""
 }
 
+// climbsOut is a ".." segment in a slash-separated path, found without splitting it.
+func climbsOut(s string) bool {
+	for {
+		seg, rest, more := strings.Cut(s, "/")
+		if seg == ".." {
+			return true
+		}
+		if !more {
+			return false
+		}
+		s = rest
+	}
+}
+
 func pathStringProblem(s string) string {
 	switch {
 	case strings.HasPrefix(s, "/") || len(s) > 1 && s[1] == ':':
@@ -301,7 +376,7 @@ func pathStringProblem(s string) string {
 		return "a path starts with ~; give it relative to the repository"
 	case strings.Contains(s, `\`):
 		return "a path holds a backslash; use forward slashes"
-	case slices.Contains(strings.Split(s, "/"), ".."):
+	case climbsOut(s):
 		return "a path climbs out with .."
 	case strings.ContainsAny(s, "\n\r\t"):
 		return "a path holds a line break or tab"

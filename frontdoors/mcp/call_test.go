@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -154,7 +155,9 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 			return m
 		}
 		add(callLine(id, name, with("zz_not_a_field", "x")), "input_invalid")
-		add(callLine(id, name, with("bad\x00name", "x")), "input_unsafe")
+		// The schema is checked before the string guard walks the arguments, so a field the tool does
+		// not take is refused as unknown, whatever its name holds.
+		add(callLine(id, name, with("bad\x00name", "x")), "input_invalid")
 		var schema struct {
 			Properties map[string]map[string]any `json:"properties"`
 		}
@@ -170,8 +173,12 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 			}
 			if schema.Properties[p]["type"] == "string" {
 				add(callLine(id, name, with(p, strings.Repeat("x", 2<<20))), "input_too_large")
-				add(callLine(id, name, with(p, "a\x00b")), "input_unsafe")
-				add(callLine(id, name, with(p, "a\x1b[31mred")), "input_unsafe")
+				unsafe := "input_unsafe"
+				if _, enum := schema.Properties[p]["enum"]; enum {
+					unsafe = "input_invalid" // the schema refuses a value outside its enum first
+				}
+				add(callLine(id, name, with(p, "a\x00b")), unsafe)
+				add(callLine(id, name, with(p, "a\x1b[31mred")), unsafe)
 			}
 		}
 		// A key named twice, and nesting past the bound, are read before any schema applies.
@@ -324,7 +331,7 @@ func TestGuardStrings(t *testing.T) {
 		{map[string]any{"report_file": "x/../../y"}, "report_file: a path climbs out with .."},
 		{map[string]any{"paths": []any{"ok/a", "../b"}}, "paths: a path climbs out with .."},
 	} {
-		err := guardStrings("t", c.args, "")
+		err := guardStrings(context.Background(), "t", c.args)
 		if c.want == "" {
 			assert.Check(t, err == nil, "%v: %v", c.args, err)
 			continue
@@ -349,4 +356,128 @@ func TestEncodingKeepsTheDocumentsBytes(t *testing.T) {
 	want, _ := app.Encode(res)
 	assert.Check(t, bytes.Contains(want, []byte("<name>")), "the index describes files as <name>: the case this test is about")
 	assert.Check(t, is.Equal(string(tr.StructuredContent)+"\n", string(want)))
+}
+
+// TestAHugeKeyOverManyValuesIsRefusedAtOnce: one line naming a 1 MiB field that holds 20,000 values
+// once cost a 1 MiB path string per value (hours of CPU for a 16 MiB line, before any schema looked
+// at it, with no way to cancel). The schema is checked first and refuses the unknown field without
+// walking it, and no path is written out until a refusal needs it, clipped.
+func TestAHugeKeyOverManyValuesIsRefusedAtOnce(t *testing.T) {
+	s := mustServer(t)
+	key := strings.Repeat("k", 1<<20)
+	line := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{"` + key + `":[` +
+		strings.Repeat(`"x",`, 19_999) + `"x"]}}}`
+	start := time.Now()
+	replies := exchange(t, s, initializeLine(0, Legacy20251125), line, request(2, "ping", nil))
+	elapsed := time.Since(start)
+	r := byID(t, replies, "1")
+	doc := refusalOf(t, r)
+	assert.Check(t, is.Equal(doc["code"], "input_invalid"))
+	assert.Check(t, is.Contains(doc["why"].(string), `the field "kkkk`))
+	assert.Check(t, len(r.line) < 4096, "the refusal clips the key: %d bytes", len(r.line))
+	assert.Check(t, is.Equal(string(byID(t, replies, "2").Result), `{}`))
+	assert.Check(t, elapsed < time.Second, "answered in %s", elapsed)
+	t.Logf("a 1 MiB key over 20,000 values refused in %s", elapsed)
+}
+
+// TestGuardWritesAPathOnlyToRefuse: the string guard walks 20,000 values under a 1 MiB field name
+// without writing out a path for each, clips the name in the one path a refusal writes, and stops
+// when its context ends.
+func TestGuardWritesAPathOnlyToRefuse(t *testing.T) {
+	key := strings.Repeat("k", 1<<20)
+	list := make([]any, 20_000)
+	for i := range list {
+		list[i] = "plain text"
+	}
+	list[len(list)-1] = "\x1b[31m"
+	start := time.Now()
+	err := guardStrings(context.Background(), "t", map[string]any{key: list})
+	elapsed := time.Since(start)
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "want a refusal, got %v", err)
+	assert.Check(t, is.Equal(r.Code, "input_unsafe"))
+	assert.Check(t, is.Equal(r.Why, strings.Repeat("k", 80)+"…[19999]: holds the control character U+001B"))
+	assert.Check(t, elapsed < time.Second, "walked in %s", elapsed)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = guardStrings(ctx, "t", map[string]any{"list": list[:len(list)-1]})
+	r, ok = refusal.As(err)
+	assert.Assert(t, ok, "a cancelled walk stops with a refusal, got %v", err)
+	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
+	assert.Check(t, is.Equal(r.Code, "call_cancelled"))
+	assert.Check(t, guardStrings(context.Background(), "t", map[string]any{"list": list[:len(list)-1]}))
+}
+
+// blockingSetup holds ahoy_install in its first step until released: a writing call in progress.
+type blockingSetup struct {
+	*fake.Setup
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b blockingSetup) Root() (string, bool) {
+	b.started <- struct{}{}
+	<-b.release
+	return b.Setup.Root()
+}
+
+// TestAWriterWaitingItsTurnCanBeCancelled: calls of verbs that write run one at a time; one waiting
+// for another to finish still answers to notifications/cancelled, instead of holding its request
+// (and its id) until the writer ahead of it is done.
+func TestAWriterWaitingItsTurnCanBeCancelled(t *testing.T) {
+	a := testApp(t)
+	setup := blockingSetup{fake.NewSetup("/work/repo", "/home/ada/.abcd"), make(chan struct{}, 2), make(chan struct{})}
+	a.Setup = setup
+	s, _ := newServer(t, a)
+	ls := startLive(t, s)
+	released := false
+	defer func() {
+		if !released {
+			close(setup.release)
+		}
+	}()
+	ls.send(initializeLine(0, Legacy20251125))
+	_, err := ls.next(5 * time.Second)
+	assert.NilError(t, err)
+	ls.send(callLine(1, "ahoy_install", map[string]any{"yes": true}))
+	<-setup.started
+	ls.sendWithin(callLine(2, "ahoy_install", map[string]any{"yes": true}), 5*time.Second)
+	ls.sendWithin(request(3, "ping", nil), 5*time.Second)
+	r, err := ls.next(5 * time.Second)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(r.ID), "3"), r.line)
+	ls.send(notification("notifications/cancelled", map[string]any{"requestId": 2}))
+	assert.Check(t, idFreed(t, ls, 2, 5*time.Second), "the waiting call left when it was cancelled")
+
+	close(setup.release)
+	released = true
+	r, err = ls.next(5 * time.Second)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(r.ID), "1"), r.line)
+	assert.Check(t, !decodeToolResult(t, r).IsError, r.line)
+	select {
+	case <-setup.started:
+		t.Error("the cancelled call ran")
+	default:
+	}
+}
+
+// idFreed pings with id until the server accepts it (the request that held it has left), reading
+// every reply meanwhile; nothing else may answer.
+func idFreed(t *testing.T, ls *liveSession, id int, within time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		ls.sendWithin(request(id, "ping", nil), within)
+		r, err := ls.next(within)
+		assert.NilError(t, err)
+		assert.Assert(t, is.Equal(string(r.ID), itoa(id)), r.line)
+		if r.Error == nil {
+			return true
+		}
+		assert.Check(t, is.Contains(r.Error.Message, "still in flight"), r.line)
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false
 }

@@ -801,8 +801,12 @@ func hostileCorpus(t *testing.T, v app.Verb, base map[string]any, next func() in
 		isStringArray := ps["type"] == "array"
 		if isString {
 			refused(p+" of 2 MiB", "input_too_large", with(p, strings.Repeat("x", 2<<20)))
-			refused(p+" with NUL", "input_unsafe", with(p, "a\x00b"))
-			refused(p+" with an escape sequence", "input_unsafe", with(p, "\x1b]0;pwned\x07"))
+			unsafe := "input_unsafe"
+			if _, enum := ps["enum"]; enum {
+				unsafe = "input_invalid" // the schema, checked first, refuses a value outside its enum
+			}
+			refused(p+" with NUL", unsafe, with(p, "a\x00b"))
+			refused(p+" with an escape sequence", unsafe, with(p, "\x1b]0;pwned\x07"))
 			if ml, ok := ps["maxLength"].(float64); ok {
 				refused(p+" one past maxLength", "input_invalid", with(p, strings.Repeat("y", int(ml)+1)))
 			}

@@ -287,6 +287,23 @@ func (ls *liveSession) send(line string) {
 	assert.NilError(ls.t, err)
 }
 
+// sendWithin is send for a server that may have stopped reading: it fails the test when the line
+// is not taken within timeout, rather than blocking it.
+func (ls *liveSession) sendWithin(line string, timeout time.Duration) {
+	ls.t.Helper()
+	written := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(ls.in, line+"\n")
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		assert.NilError(ls.t, err)
+	case <-time.After(timeout):
+		ls.t.Fatalf("the server did not read %.80s within %s", line, timeout)
+	}
+}
+
 func (ls *liveSession) next(timeout time.Duration) (reply, error) {
 	select {
 	case r, ok := <-ls.replies:

@@ -25,9 +25,15 @@ const Endpoint = "/mcp"
 
 // HTTP bounds.
 const (
+	// maxHTTPInFlight bounds the requests parsed and served at once. A request takes its slot only
+	// once its body is read, so clients slow to send cannot hold every slot.
 	maxHTTPInFlight = 32
 	maxSessions     = 256
 	sessionIdle     = 30 * time.Minute
+	// bodyReadTimeout bounds reading one request's body.
+	bodyReadTimeout = 10 * time.Second
+	// shutdownGrace is how long a stop waits for answers to go out before it closes connections.
+	shutdownGrace = 5 * time.Second
 )
 
 // LoopbackError says why a bind address is refused.
@@ -57,33 +63,83 @@ func ParseLoopbackAddr(addr string) (string, error) {
 	return net.JoinHostPort(ip.String(), strconv.Itoa(p)), nil
 }
 
-// ServeHTTP serves Streamable HTTP at Endpoint on ln, a loopback listener, until ctx ends; then it
-// stops accepting, lets requests in progress finish for a few seconds, and returns.
+// ServeHTTP serves Streamable HTTP at Endpoint on ln, a loopback listener, until ctx ends. Then it
+// stops accepting, cancels the calls in progress (each handler's context ends, so a verb running
+// sees it), lets their answers go out for a few seconds, closes what is still open, waits for every
+// handler to return and returns nil. It returns an error only when serving failed.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	tcp, ok := ln.Addr().(*net.TCPAddr)
 	if !ok || !tcp.IP.IsLoopback() {
 		return &LoopbackError{ln.Addr().String(), "is not a loopback TCP address"}
 	}
+	base, stop := context.WithCancel(ctx)
+	defer stop()
+	h := s.endpoint(tcp)
 	srv := &http.Server{
-		Handler:           s.HTTPHandler(tcp),
+		Handler:           h,
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      callTimeout + 30*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          log.New(logWriter{s}, "", 0),
+		// No ReadTimeout: the handler bounds reading the body (bodyReadTimeout) and then lifts the
+		// deadline, as net/http cancels a request's context when a read of its connection times out,
+		// which would cut off a call that runs longer than the deadline.
+		WriteTimeout:   callTimeout + 30*time.Second,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       log.New(logWriter{s}, "", 0),
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case err := <-done:
+		stop()
+		h.active.wait()
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err := srv.Shutdown(shutdown)
-		<-done
+	}
+	stop() // the handlers' contexts end: running verbs stop, waiting requests give up
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		s.logf("stopping: closing the connections still open after %s", shutdownGrace)
+		_ = srv.Close()
+	}
+	err := <-done
+	h.active.wait()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// activity counts the handlers running, so a stop can wait for the last one.
+type activity struct {
+	mu   sync.Mutex
+	n    int
+	idle *sync.Cond
+}
+
+func (a *activity) enter() {
+	a.mu.Lock()
+	a.n++
+	a.mu.Unlock()
+}
+
+func (a *activity) leave() {
+	a.mu.Lock()
+	if a.n--; a.n == 0 && a.idle != nil {
+		a.idle.Broadcast()
+	}
+	a.mu.Unlock()
+}
+
+func (a *activity) wait() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.idle == nil {
+		a.idle = sync.NewCond(&a.mu)
+	}
+	for a.n > 0 {
+		a.idle.Wait()
 	}
 }
 
@@ -96,7 +152,9 @@ func (w logWriter) Write(p []byte) (int, error) {
 
 // HTTPHandler is the MCP endpoint for a server listening at addr. Host and Origin must name that
 // listener (127.0.0.1, localhost or [::1] with its port), which defeats DNS rebinding.
-func (s *Server) HTTPHandler(addr *net.TCPAddr) http.Handler {
+func (s *Server) HTTPHandler(addr *net.TCPAddr) http.Handler { return s.endpoint(addr) }
+
+func (s *Server) endpoint(addr *net.TCPAddr) *httpEndpoint {
 	port := strconv.Itoa(addr.Port)
 	hosts := map[string]bool{
 		"127.0.0.1:" + port:                      true,
@@ -104,7 +162,8 @@ func (s *Server) HTTPHandler(addr *net.TCPAddr) http.Handler {
 		"[::1]:" + port:                          true,
 		net.JoinHostPort(addr.IP.String(), port): true,
 	}
-	return &httpEndpoint{s: s, hosts: hosts, sessions: newSessionTable(), slots: make(chan struct{}, maxHTTPInFlight)}
+	return &httpEndpoint{s: s, hosts: hosts, sessions: newSessionTable(), slots: make(chan struct{}, maxHTTPInFlight),
+		bodyTimeout: bodyReadTimeout}
 }
 
 type httpEndpoint struct {
@@ -112,9 +171,18 @@ type httpEndpoint struct {
 	hosts    map[string]bool
 	sessions *sessionTable
 	slots    chan struct{}
+	// bodyTimeout bounds reading a request's body, and waiting for the memory to hold it.
+	bodyTimeout time.Duration
+	active      activity
 }
 
 func (h *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.active.enter()
+	defer h.active.leave()
+	// Whatever of the body is read, here or by net/http after the handler, is read in bounded time.
+	// Errors are ignored: a connection without deadlines (not one net/http serves) is read unbounded.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
 	if !h.hosts[strings.ToLower(r.Host)] {
@@ -131,15 +199,9 @@ func (h *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusNotFound, nil, newError(codeInvalidRequest, "Not Found: the MCP endpoint is "+Endpoint))
 		return
 	}
-	select {
-	case h.slots <- struct{}{}:
-		defer func() { <-h.slots }()
-	case <-r.Context().Done():
-		return
-	}
 	switch r.Method {
 	case http.MethodPost:
-		h.post(w, r)
+		h.post(w, r, rc)
 	case http.MethodDelete:
 		h.delete(w, r)
 	default:
@@ -157,7 +219,7 @@ func (h *httpEndpoint) originAllowed(origin string) bool {
 	return h.hosts[strings.ToLower(u.Host)]
 }
 
-func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request) {
+func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		h.fail(w, http.StatusUnsupportedMediaType, nil, newError(codeInvalidRequest, "Unsupported Media Type: send Content-Type: application/json"))
 		return
@@ -166,21 +228,31 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusNotAcceptable, nil, newError(codeInvalidRequest, "Not Acceptable: the Accept header must allow application/json"))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			h.fail(w, http.StatusRequestEntityTooLarge, nil, newError(codeInvalidRequest, "Invalid Request: the message is larger than 16 MiB"))
-			return
-		}
-		h.fail(w, http.StatusBadRequest, nil, newError(codeParseError, "Parse error: the body could not be read"))
+	body, ch, status, rerr := h.readBody(w, r)
+	defer ch.release()
+	if rerr != nil {
+		h.fail(w, status, nil, rerr)
 		return
 	}
+	// The body is read: lift the deadline, so the call is not cut off when it passes.
+	_ = rc.SetReadDeadline(time.Time{})
+	// Only now does the request take a slot, for parsing and running.
+	select {
+	case h.slots <- struct{}{}:
+		defer func() { <-h.slots }()
+	case <-r.Context().Done():
+		// The client went away, or the server is stopping: nothing ran.
+		h.fail(w, http.StatusServiceUnavailable, nil, newError(codeInternalError, "Server stopping: the request ended before it ran"))
+		return
+	}
+	size := len(body)
 	m, id, perr := parseMessage(body)
+	body = nil
 	if perr != nil {
 		h.fail(w, statusOf(perr, http.StatusBadRequest), id, perr)
 		return
 	}
+	ch.shrink(parsedCost(size, m.values))
 	if m.response {
 		w.WriteHeader(http.StatusAccepted) // this server sends no requests; a response is dropped
 		return
@@ -233,6 +305,69 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request) {
 		}
 		h.reply(w, status, outbound{ID: m.id, Result: res, Error: derr})
 	}
+}
+
+// readBody reads a request's body, of at most MaxMessageBytes, within bodyTimeout. The memory it
+// takes is charged to the server's budget as it is read (at once when the length is declared); the
+// caller releases the charge when it is done with the message.
+func (h *httpEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *charge, int, *rpcError) {
+	ch := &charge{b: h.s.budget}
+	tooLarge := newError(codeInvalidRequest, "Invalid Request: the message is larger than 16 MiB")
+	if r.ContentLength > MaxMessageBytes {
+		return nil, ch, http.StatusRequestEntityTooLarge, tooLarge
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.bodyTimeout)
+	defer cancel()
+	busy := func() (int, *rpcError) {
+		return http.StatusServiceUnavailable, newError(codeInternalError,
+			"Server busy: too many large messages are being served; send this one again shortly")
+	}
+	in := http.MaxBytesReader(w, r.Body, MaxMessageBytes)
+	var buf []byte
+	var err error
+	if r.ContentLength >= 0 {
+		if ch.to(ctx, messageCost(int(r.ContentLength))) != nil {
+			status, e := busy()
+			return nil, ch, status, e
+		}
+		buf = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(in, buf)
+	} else {
+		buf = make([]byte, 0, freeMessageBytes)
+		for {
+			if len(buf) == cap(buf) {
+				grown := min(2*cap(buf), MaxMessageBytes+1)
+				if ch.to(ctx, messageCost(grown)) != nil {
+					status, e := busy()
+					return nil, ch, status, e
+				}
+				buf = append(make([]byte, 0, grown), buf...)
+			}
+			var n int
+			n, err = in.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				err = nil
+				break
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			return nil, ch, http.StatusRequestEntityTooLarge, tooLarge
+		case errors.As(err, &ne) && ne.Timeout():
+			return nil, ch, http.StatusRequestTimeout, newError(codeInvalidRequest,
+				fmt.Sprintf("Request Timeout: the body was not read within %s", h.bodyTimeout))
+		}
+		return nil, ch, http.StatusBadRequest, newError(codeParseError, "Parse error: the body could not be read")
+	}
+	return buf, ch, 0, nil
 }
 
 // session finds the legacy session a request belongs to. Outside a session only ping is served.

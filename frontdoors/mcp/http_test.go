@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -295,4 +296,124 @@ func TestSessionTableIsBounded(t *testing.T) {
 	id, _ := tbl.create(Legacy20250618)
 	now = now.Add(sessionIdle + time.Second)
 	assert.Check(t, tbl.get(id) == nil, "an idle session ends")
+}
+
+// stalledBody opens a connection that sends a request's headers and the start of its body, then
+// nothing more: a client slow to send, or one holding the server up on purpose.
+func stalledBody(t *testing.T, addr, host string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	assert.NilError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = io.WriteString(conn, "POST "+Endpoint+" HTTP/1.1\r\nHost: "+host+"\r\nContent-Type: application/json\r\n"+
+		"Content-Length: 100\r\n\r\n{\"jsonrpc\":")
+	assert.NilError(t, err)
+	return conn
+}
+
+// TestHTTPSlowBodiesHoldNoSlot: a request takes one of the 32 slots only once its body is read, so
+// 32 (and more) clients that send headers and then trickle their bodies do not lock everyone else
+// out; each of them is cut off when its body is not read in time.
+func TestHTTPSlowBodiesHoldNoSlot(t *testing.T) {
+	s := mustServer(t)
+	srv := httptest.NewUnstartedServer(nil)
+	ep := s.endpoint(srv.Listener.Addr().(*net.TCPAddr))
+	ep.bodyTimeout = 500 * time.Millisecond
+	srv.Config.Handler = ep
+	srv.Start()
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	var stalled []net.Conn
+	for range maxHTTPInFlight + 1 {
+		stalled = append(stalled, stalledBody(t, srv.Listener.Addr().String(), host))
+	}
+	time.Sleep(50 * time.Millisecond) // let the server read every request's headers
+	h := &httpHarness{t: t, url: srv.URL + Endpoint, host: host}
+	start := time.Now()
+	r := h.post(request("p", "ping", nil), nil)
+	elapsed := time.Since(start)
+	assert.Check(t, is.Equal(r.status, http.StatusOK), r.body)
+	assert.Check(t, is.Equal(string(r.message.Result), `{}`), r.body)
+	assert.Check(t, elapsed < ep.bodyTimeout/2, "answered in %s, while %d bodies stall", elapsed, len(stalled))
+
+	for _, conn := range stalled {
+		assert.NilError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if assert.Check(t, err) {
+			assert.Check(t, is.Equal(res.StatusCode, http.StatusRequestTimeout))
+			res.Body.Close()
+		}
+	}
+}
+
+// TestHTTPLargeBodiesWaitForMemory: the bodies being read and the messages being served draw on one
+// budget; a large body that does not fit waits, and is turned away when it cannot be read in time,
+// while small messages (a ping) are never held up behind large ones.
+func TestHTTPLargeBodiesWaitForMemory(t *testing.T) {
+	s := mustServer(t)
+	s.budget = newBudget(4 << 20)
+	srv := httptest.NewUnstartedServer(nil)
+	ep := s.endpoint(srv.Listener.Addr().(*net.TCPAddr))
+	ep.bodyTimeout = 200 * time.Millisecond
+	srv.Config.Handler = ep
+	srv.Start()
+	t.Cleanup(srv.Close)
+	h := &httpHarness{t: t, url: srv.URL + Endpoint, host: strings.TrimPrefix(srv.URL, "http://")}
+	pad := strings.Repeat(" ", 1<<20)
+	big := `{"jsonrpc":"2.0","id":"big",` + pad + `"method":"ping"}`
+	r := h.post(big, nil)
+	assert.Check(t, is.Equal(r.status, http.StatusOK), "a large message that fits is served: %.200s", r.body)
+
+	assert.NilError(t, s.budget.acquire(context.Background(), 4<<20))
+	r = h.post(big, nil)
+	assert.Check(t, is.Equal(r.status, http.StatusServiceUnavailable), "%.200s", r.body)
+	r = h.post(request("small", "ping", nil), nil)
+	assert.Check(t, is.Equal(r.status, http.StatusOK), r.body)
+	s.budget.release(4 << 20)
+	r = h.post(big, nil)
+	assert.Check(t, is.Equal(r.status, http.StatusOK), "%.200s", r.body)
+}
+
+// TestServeHTTPCancelsCallsWhenItStops: Ctrl-C (the context ending) cancels the calls in progress,
+// which answer and end, and ServeHTTP returns nil at once rather than waiting out its grace period
+// and failing with "context deadline exceeded".
+func TestServeHTTPCancelsCallsWhenItStops(t *testing.T) {
+	a := testApp(t)
+	insp := &blockingInspector{started: make(chan struct{}, 1), release: make(chan struct{})}
+	a.Inspector = insp
+	s, _ := newServer(t, a)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	assert.NilError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeHTTP(ctx, ln) }()
+	h := &httpHarness{t: t, url: "http://" + ln.Addr().String() + Endpoint}
+	answered := make(chan httpReply, 1)
+	go func() {
+		answered <- h.post(request(1, "tools/call", modernParams(map[string]any{"name": "status", "arguments": map[string]any{}})),
+			modernHeaders("tools/call", "status"))
+	}()
+	select {
+	case <-insp.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not start")
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		assert.NilError(t, err)
+	case <-time.After(2 * shutdownGrace):
+		close(insp.release)
+		t.Fatal("ServeHTTP did not return after its context ended")
+	}
+	elapsed := time.Since(start)
+	assert.Check(t, elapsed < shutdownGrace/2, "stopped in %s", elapsed)
+	assert.Check(t, is.Equal(insp.ended.Load(), int32(1)), "the running verb saw the cancellation")
+	r := <-answered
+	assert.Check(t, is.Equal(r.status, http.StatusOK), r.body)
+	var tr toolResult
+	assert.NilError(t, json.Unmarshal(r.message.Result, &tr))
+	assert.Check(t, tr.IsError, "the cancelled call answers with a refusal: %s", r.body)
 }

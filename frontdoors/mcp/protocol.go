@@ -80,6 +80,9 @@ const (
 	maxDepth = 64
 )
 
+// messageLimits are the bounds every message is parsed with (maxMessageValues: see budget.go).
+var messageLimits = jsonstrict.Limits{MaxDepth: maxDepth, MaxString: maxStringBytes, MaxValues: maxMessageValues}
+
 // message is one parsed JSON-RPC message.
 type message struct {
 	id        json.RawMessage // the id as received; nil for a notification
@@ -87,6 +90,7 @@ type message struct {
 	params    map[string]any // nil when absent
 	hasParams bool
 	response  bool // a result or error object sent to the server
+	values    int  // how many values the message holds, for its memory charge
 	// argsErr is a strictness failure found inside params.arguments: it is the tool's refusal to give,
 	// not the protocol's, so the message is still read and answered with the tool result.
 	argsErr *jsonstrict.Error
@@ -134,7 +138,7 @@ func parseMessage(data []byte) (*message, json.RawMessage, *rpcError) {
 	if !utf8.Valid(data) {
 		return nil, recoverID(data), newError(codeParseError, "Parse error: the message is not valid UTF-8").withStatus(400)
 	}
-	tree, err := jsonstrict.Parse(data, jsonstrict.Limits{MaxDepth: maxDepth, MaxString: maxStringBytes})
+	tree, values, err := jsonstrict.ParseCount(data, messageLimits)
 	var argsErr *jsonstrict.Error
 	if err != nil {
 		je := err.(*jsonstrict.Error)
@@ -160,7 +164,11 @@ func parseMessage(data []byte) (*message, json.RawMessage, *rpcError) {
 		return nil, nil, newError(codeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported (MCP removed batching in 2025-06-18); send one message per line or request").withStatus(400)
 	case map[string]any:
-		return readEnvelope(top, argsErr)
+		m, id, rerr := readEnvelope(top, argsErr)
+		if m != nil {
+			m.values = values
+		}
+		return m, id, rerr
 	default:
 		return nil, nil, newError(codeInvalidRequest, "Invalid Request: a message is a JSON object").withStatus(400)
 	}
@@ -293,7 +301,7 @@ func lenientEnvelope(data []byte) any {
 		if raw == nil {
 			return true
 		}
-		v, err := jsonstrict.Parse(raw, jsonstrict.Limits{MaxDepth: maxDepth, MaxString: maxStringBytes})
+		v, err := jsonstrict.Parse(raw, messageLimits)
 		if err != nil {
 			return false
 		}
@@ -310,7 +318,7 @@ func lenientEnvelope(data []byte) any {
 				params[k] = map[string]any{}
 				continue
 			}
-			v, err := jsonstrict.Parse(raw, jsonstrict.Limits{MaxDepth: maxDepth, MaxString: maxStringBytes})
+			v, err := jsonstrict.Parse(raw, messageLimits)
 			if err != nil {
 				return nil
 			}

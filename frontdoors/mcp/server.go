@@ -31,8 +31,12 @@ type Server struct {
 	byURI     map[string]*resource
 	info      implementation
 
-	// mutate serialises the calls of verbs that write, so two writers never interleave.
-	mutate sync.Mutex
+	// mutate serialises the calls of verbs that write, so two writers never interleave: a semaphore
+	// of one, so a call waiting its turn can give up when its context ends.
+	mutate chan struct{}
+
+	// budget bounds the memory the messages being read, parsed and served hold at once.
+	budget *budget
 
 	// Results that never change while the process lives, encoded once.
 	toolsLegacy, toolsModern         json.RawMessage
@@ -68,7 +72,7 @@ func New(a *app.App, opts Options) (*Server, error) {
 	}
 	core := *a
 	core.Prompter = nil
-	s := &Server{core: &core, log: opts.Log}
+	s := &Server{core: &core, log: opts.Log, mutate: make(chan struct{}, 1), budget: newBudget(memoryBudget)}
 	version := a.Build.Version
 	if version == "" {
 		version = "dev"
@@ -474,11 +478,15 @@ func (s *Server) readResource(m *message, modern bool) (json.RawMessage, *rpcErr
 	return b, nil
 }
 
+// clip keeps the first 80 characters of s, without reading further: s may be a megabyte long.
 func clip(s string) string {
 	const limit = 80
-	r := []rune(s)
-	if len(r) <= limit {
-		return s
+	n := 0
+	for i := range s {
+		if n == limit {
+			return s[:i] + "…"
+		}
+		n++
 	}
-	return string(r[:limit]) + "…"
+	return s
 }

@@ -4,14 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
 )
 
-// maxInFlight bounds the requests of one stdio connection that run at once; reading waits while
-// that many are running.
+// maxInFlight bounds the tool calls of one stdio connection that run at once. A call read while
+// that many run waits for its turn without holding up reading: a ping is answered and a
+// notifications/cancelled is read meanwhile.
 const maxInFlight = 16
+
+// maxQueued bounds the tool calls of one stdio connection that run or wait to run; reading waits
+// while that many are held.
+const maxQueued = 256
 
 // idPrefixBytes is how much of an over-long message is kept to find its id.
 const idPrefixBytes = 4 << 10
@@ -25,7 +31,8 @@ type stdioConn struct {
 	out     io.Writer
 	outErr  error
 	flight  sync.WaitGroup
-	slots   chan struct{}
+	slots   chan struct{} // calls running
+	queued  chan struct{} // calls running or waiting for a slot
 	cancels sync.Mutex
 	running map[string]*inflight
 }
@@ -42,7 +49,7 @@ type inflight struct {
 // and ServeStdio returns without waiting for more input. It returns nil at the end of input or of
 // ctx, or the error that stopped reading or writing.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	c := &stdioConn{s: s, out: out, slots: make(chan struct{}, maxInFlight), running: map[string]*inflight{}}
+	c := &stdioConn{s: s, out: out, slots: make(chan struct{}, maxInFlight), queued: make(chan struct{}, maxQueued), running: map[string]*inflight{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type read struct {
@@ -83,8 +90,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 				if rd.tooLong {
 					c.write(outbound{ID: recoverIDFromPrefix(rd.prefix), Error: newError(codeInvalidRequest,
 						"Invalid Request: the message is longer than the 16 MiB a line may hold")})
-				} else {
-					c.handle(ctx, rd.line)
+				} else if !c.handle(ctx, rd.line) {
+					stop = true // ctx ended while the message waited for memory or a place in the queue
+					continue
 				}
 			}
 			if rd.err != nil {
@@ -140,71 +148,99 @@ func readLine(r *bufio.Reader, limit int) (line, prefix []byte, tooLong bool, er
 	return line, prefix, tooLong, err
 }
 
-// handle reads one line and answers it. The handshake and notifications are handled in order, as
-// they change what later messages mean; other requests run concurrently.
-func (c *stdioConn) handle(ctx context.Context, line []byte) {
+// handle reads one line and answers it. The handshake, notifications and the requests the server
+// answers from what it holds (ping, the lists) are handled in order, as they come; a tool call runs
+// apart, so reading goes on while it runs or waits for its turn. handle returns false when ctx ended
+// while the message waited for memory or for a place in the queue.
+func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
+	ch := &charge{b: c.s.budget}
+	if ch.to(ctx, messageCost(len(line))) != nil {
+		return false
+	}
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			ch.release()
+		}
+	}()
 	m, id, perr := parseMessage(line)
 	if perr != nil {
 		c.write(outbound{ID: id, Error: perr})
-		return
+		return true
 	}
+	ch.shrink(parsedCost(len(line), m.values))
 	if m.response {
 		c.s.logf("ignoring a response (id %s): this server sends no requests", m.id)
-		return
+		return true
 	}
 	e, cerr := c.s.classify(m, nil)
 	if m.isNotification() {
 		if cerr == nil {
 			c.notification(m, e)
 		}
-		return
+		return true
 	}
 	if cerr != nil {
 		c.write(outbound{ID: m.id, Error: cerr})
-		return
+		return true
 	}
 	if isNotificationMethod(m.method) {
 		c.write(outbound{ID: m.id, Error: newError(codeMethodNotFound,
 			"Method not found: "+clip(m.method)+" is a notification; send it without an id")})
-		return
+		return true
 	}
 	var version string
 	switch e {
 	case eraInitialize:
 		c.write(c.initialize(m))
-		return
+		return true
 	case eraLegacy:
 		v, _ := c.legacy.get()
 		if v == "" && m.method != "ping" {
 			if !c.s.knownMethod(m.method) {
 				c.write(outbound{ID: m.id, Error: c.s.methodNotFound(m.method, false)})
-				return
+				return true
 			}
 			c.write(outbound{ID: m.id, Error: newError(codeInvalidParams, "Invalid params: the request has no _meta "+
 				metaProtocolVersion+"; a 2026-07-28 client carries it (and "+metaClientCapabilities+
 				") on every request, a 2025 client sends initialize first")})
-			return
+			return true
 		}
 		version = v
 	}
 	key := idKey(m.id)
 	c.cancels.Lock()
-	if _, busy := c.running[key]; busy {
-		c.cancels.Unlock()
+	_, busy := c.running[key]
+	c.cancels.Unlock()
+	if busy {
 		c.write(outbound{ID: m.id, Error: newError(codeInvalidRequest, "Invalid Request: a request with this id is still in flight")})
-		return
+		return true
 	}
+	if m.method != "tools/call" {
+		// Answered from what the server holds, at once: no verb runs, so no slot is needed.
+		result, rerr := c.s.dispatch(ctx, m, e, version)
+		c.write(outbound{ID: m.id, Result: result, Error: rerr})
+		return true
+	}
+	select {
+	case c.queued <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	// Only this reader adds to running, so the id checked above is still free.
 	callCtx, cancel := context.WithCancel(ctx)
 	f := &inflight{cancel: cancel}
+	c.cancels.Lock()
 	c.running[key] = f
 	c.cancels.Unlock()
 
-	c.slots <- struct{}{}
+	handedOff = true
 	c.flight.Add(1)
 	go func() {
 		defer c.flight.Done()
-		defer func() { <-c.slots }()
-		result, rerr := c.s.dispatch(callCtx, m, e, version)
+		defer func() { <-c.queued }()
+		defer ch.release()
+		result, rerr := c.run(callCtx, m, e, version)
 		cancel()
 		c.cancels.Lock()
 		delete(c.running, key)
@@ -215,6 +251,19 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		}
 		c.write(outbound{ID: m.id, Result: result, Error: rerr})
 	}()
+	return true
+}
+
+// run waits for a slot, giving up when ctx ends (a notifications/cancelled, or the server
+// stopping), and dispatches the call.
+func (c *stdioConn) run(ctx context.Context, m *message, e era, version string) (json.RawMessage, *rpcError) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, newError(codeInternalError, "Internal error: the request ended before it ran ("+ctx.Err().Error()+")")
+	}
+	defer func() { <-c.slots }()
+	return c.s.dispatch(ctx, m, e, version)
 }
 
 func (c *stdioConn) initialize(m *message) outbound {

@@ -225,3 +225,81 @@ func TestACancelledContextStopsTheServer(t *testing.T) {
 	}
 	assert.Check(t, is.Equal(insp.ended.Load(), int32(1)), "the call in flight was cancelled")
 }
+
+// TestAMessageOfAMillionValuesIsRefused: "[0,0,0,...]" takes a hundred bytes or more per value once
+// parsed (a 16 MiB line of it drove the server past 600 MiB); a message holds at most 100,000 values,
+// refused at the bound with the bound named, and the server serves on.
+func TestAMessageOfAMillionValuesIsRefused(t *testing.T) {
+	s := mustServer(t)
+	zeros := strings.Repeat("0,", 999_999) + "0"
+	inArguments := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{"x":[` + zeros + `]}}}`
+	inEnvelope := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"x":[` + zeros + `]}}}`
+	start := time.Now()
+	replies := exchange(t, s, initializeLine(0, Legacy20251125), inArguments, inEnvelope, request(3, "ping", nil))
+	elapsed := time.Since(start)
+	doc := refusalOf(t, byID(t, replies, "1"))
+	assert.Check(t, is.Equal(doc["code"], "input_too_large"))
+	assert.Check(t, is.Contains(doc["why"].(string), "more than 100000 values"))
+	assert.Check(t, is.Contains(doc["remedy"].(string), "at most 100000 values"))
+	r := byID(t, replies, "2")
+	if assert.Check(t, r.Error != nil, r.line) {
+		assert.Check(t, is.Equal(r.Error.Code, codeInvalidRequest))
+		assert.Check(t, is.Contains(r.Error.Message, "more than 100000 values"))
+	}
+	assert.Check(t, is.Equal(string(byID(t, replies, "3").Result), `{}`), "the server serves on")
+	assert.Check(t, elapsed < 2*time.Second, "answered in %s", elapsed)
+	t.Logf("two messages of a million values refused in %s", elapsed)
+}
+
+// TestAFullConnectionStillReads: with every slot taken by a call in progress and one more call
+// waiting for a slot, the server still reads: a ping is answered, and notifications/cancelled
+// frees the waiting call (it leaves without a response and never runs).
+func TestAFullConnectionStillReads(t *testing.T) {
+	a := testApp(t)
+	insp := &blockingInspector{started: make(chan struct{}, maxInFlight+1), release: make(chan struct{})}
+	a.Inspector = insp
+	s, _ := newServer(t, a)
+	ls := startLive(t, s)
+	released := false
+	defer func() {
+		if !released {
+			close(insp.release)
+		}
+	}()
+	ls.send(initializeLine(0, Legacy20251125))
+	_, err := ls.next(5 * time.Second)
+	assert.NilError(t, err)
+	for id := 1; id <= maxInFlight; id++ {
+		ls.send(callLine(id, "status", map[string]any{}))
+	}
+	for range maxInFlight {
+		select {
+		case <-insp.started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the calls did not all start")
+		}
+	}
+	waiting := maxInFlight + 1
+	ls.sendWithin(callLine(waiting, "status", map[string]any{}), 5*time.Second)
+	ls.sendWithin(request("ping", "ping", nil), 5*time.Second)
+	r, err := ls.next(5 * time.Second)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(r.ID), `"ping"`), "ping is answered while %d calls run and one waits: %s", maxInFlight, r.line)
+
+	ls.sendWithin(notification("notifications/cancelled", map[string]any{"requestId": waiting}), 5*time.Second)
+	assert.Check(t, idFreed(t, ls, waiting, 5*time.Second), "the waiting call left when it was cancelled")
+	assert.Check(t, is.Equal(insp.ended.Load(), int32(0)), "no running call was cancelled")
+
+	close(insp.release)
+	released = true
+	seen := map[string]bool{}
+	for range maxInFlight {
+		r, err := ls.next(5 * time.Second)
+		assert.NilError(t, err)
+		assert.Check(t, r.Result != nil, r.line)
+		seen[string(r.ID)] = true
+	}
+	assert.Check(t, is.Len(seen, maxInFlight))
+	assert.Check(t, !seen[itoa(waiting)], "the cancelled call got no response")
+	assert.Check(t, is.Len(insp.started, 0), "the cancelled call never ran")
+}

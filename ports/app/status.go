@@ -158,23 +158,59 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 				Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)})
 		}
 	}
+	// Each family is listed once and each file parsed at most once, so status stays linear in the
+	// size of the record.
 	specs, err := a.list(ctx, record.Specs, "open")
 	if err != nil {
 		return nil, err
 	}
+	intents, err := a.list(ctx, record.Intents, "")
+	if err != nil {
+		return nil, err
+	}
+	intentByID := map[string]loaded{}
+	for _, l := range intents {
+		if l.err == nil {
+			intentByID[l.summary.ID] = l
+		}
+	}
+	parsedSpecs := map[string][]record.Spec{} // open specs by the intent they implement
+	for _, l := range specs {
+		if l.err != nil {
+			continue
+		}
+		if data, err := a.readFull(ctx, l.file.Path); err == nil {
+			if sp, err := record.ParseSpec(l.file.Path, data); err == nil {
+				parsedSpecs[sp.Front.Implements] = append(parsedSpecs[sp.Front.Implements], sp)
+			}
+		}
+	}
+	checked := map[string]bool{}
 	for _, l := range specs {
 		if len(next) == maxRecordNext {
 			break
 		}
-		if l.err != nil {
+		il, ok := intentByID[l.summary.Implements]
+		if l.err != nil || !ok {
 			continue
 		}
-		il, it, err := a.intent(ctx, "abcd", l.summary.Implements)
-		if err != nil {
-			continue
+		ready, seen := checked[il.summary.ID]
+		if !seen {
+			data, err := a.readFull(ctx, il.file.Path)
+			if err != nil {
+				continue
+			}
+			it, err := record.ParseIntent(il.file.Path, data)
+			if err != nil {
+				continue
+			}
+			ready = true
+			for _, c := range record.Readiness(it, parsedSpecs[it.Front.ID]) {
+				ready = ready && c.OK
+			}
+			checked[il.summary.ID] = ready
 		}
-		ready, err := a.readiness(ctx, il, it)
-		if err == nil && ready.Ready {
+		if ready {
 			next = append(next, NextAction{Command: "abcd implement start " + l.summary.ID,
 				Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)})
 		}

@@ -382,38 +382,38 @@ func (e *Error) Error() string {
 // Validate checks v, as jsonstrict.Parse returns it, and reports the first failure in a
 // deterministic order.
 func (s *Schema) Validate(v any) *Error {
-	return s.root.check(v, "", 0)
+	return s.root.check(v, nil, 0)
 }
 
 const maxRefDepth = 64
 
-func (n *node) check(v any, path string, refDepth int) *Error {
+func (n *node) check(v any, path *location, refDepth int) *Error {
 	if n.always != nil {
 		if *n.always {
 			return nil
 		}
-		return &Error{path, "is not allowed here"}
+		return &Error{path.String(), "is not allowed here"}
 	}
 	if n.ref != "" {
 		if refDepth > maxRefDepth {
-			return &Error{path, "nests references too deeply"}
+			return &Error{path.String(), "nests references too deeply"}
 		}
 		target, err := n.resolve(n.ref)
 		if err != nil {
-			return &Error{path, err.Error()}
+			return &Error{path.String(), err.Error()}
 		}
 		if e := target.check(v, path, refDepth+1); e != nil {
 			return e
 		}
 	}
 	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return isType(v, t) }) {
-		return &Error{path, fmt.Sprintf("must be %s, got %s", typePhrase(n.types), kindOf(v))}
+		return &Error{path.String(), fmt.Sprintf("must be %s, got %s", typePhrase(n.types), kindOf(v))}
 	}
 	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return equal(e, v) }) {
-		return &Error{path, "must be one of " + enumPhrase(n.enum)}
+		return &Error{path.String(), "must be one of " + enumPhrase(n.enum)}
 	}
 	if n.hasConst && !equal(*n.constant, v) {
-		return &Error{path, "must be " + compact(*n.constant)}
+		return &Error{path.String(), "must be " + compact(*n.constant)}
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -439,7 +439,7 @@ func (n *node) check(v any, path string, refDepth int) *Error {
 		}
 	}
 	if n.anyOf != nil && !slices.ContainsFunc(n.anyOf, func(s *node) bool { return s.check(v, path, refDepth) == nil }) {
-		return &Error{path, "matches none of the allowed shapes"}
+		return &Error{path.String(), "matches none of the allowed shapes"}
 	}
 	if n.oneOf != nil {
 		matched := 0
@@ -450,28 +450,28 @@ func (n *node) check(v any, path string, refDepth int) *Error {
 		}
 		if matched != 1 {
 			if matched == 0 {
-				return &Error{path, "matches none of the allowed shapes"}
+				return &Error{path.String(), "matches none of the allowed shapes"}
 			}
-			return &Error{path, "matches more than one of the allowed shapes"}
+			return &Error{path.String(), "matches more than one of the allowed shapes"}
 		}
 	}
 	if n.not != nil && n.not.check(v, path, refDepth) == nil {
-		return &Error{path, "has a shape that is not allowed"}
+		return &Error{path.String(), "has a shape that is not allowed"}
 	}
 	return nil
 }
 
-func (n *node) checkObject(obj map[string]any, path string, refDepth int) *Error {
+func (n *node) checkObject(obj map[string]any, path *location, refDepth int) *Error {
 	for _, r := range n.required {
 		if _, ok := obj[r]; !ok {
-			return &Error{path, fmt.Sprintf("the required field %q is missing", r)}
+			return &Error{path.String(), fmt.Sprintf("the required field %q is missing", r)}
 		}
 	}
 	if len(obj) < n.minProperties {
-		return &Error{path, fmt.Sprintf("must have at least %d fields", n.minProperties)}
+		return &Error{path.String(), fmt.Sprintf("must have at least %d fields", n.minProperties)}
 	}
 	if n.maxProperties >= 0 && len(obj) > n.maxProperties {
-		return &Error{path, fmt.Sprintf("must have at most %d fields", n.maxProperties)}
+		return &Error{path.String(), fmt.Sprintf("must have at most %d fields", n.maxProperties)}
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -479,10 +479,10 @@ func (n *node) checkObject(obj map[string]any, path string, refDepth int) *Error
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		sub := join(path, k)
+		sub := path.key(k)
 		if n.propertyNames != nil {
 			if e := n.propertyNames.check(k, sub, refDepth); e != nil {
-				return &Error{sub, "is not an allowed field name: " + e.Msg}
+				return &Error{sub.String(), "is not an allowed field name: " + e.Msg}
 			}
 		}
 		matched := false
@@ -502,7 +502,7 @@ func (n *node) checkObject(obj map[string]any, path string, refDepth int) *Error
 		}
 		if !matched && n.additional != nil {
 			if n.additional.always != nil && !*n.additional.always {
-				return &Error{path, fmt.Sprintf("the field %q is not one this input takes (takes: %s)", clip(k), fieldList(n.propNames))}
+				return &Error{path.String(), fmt.Sprintf("the field %q is not one this input takes (takes: %s)", clip(k), fieldList(n.propNames))}
 			}
 			if e := n.additional.check(obj[k], sub, refDepth); e != nil {
 				return e
@@ -519,16 +519,16 @@ func fieldList(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func (n *node) checkArray(arr []any, path string, refDepth int) *Error {
+func (n *node) checkArray(arr []any, path *location, refDepth int) *Error {
 	if len(arr) < n.minItems {
-		return &Error{path, fmt.Sprintf("must have at least %d items", n.minItems)}
+		return &Error{path.String(), fmt.Sprintf("must have at least %d items", n.minItems)}
 	}
 	if n.maxItems >= 0 && len(arr) > n.maxItems {
-		return &Error{path, fmt.Sprintf("must have at most %d items", n.maxItems)}
+		return &Error{path.String(), fmt.Sprintf("must have at most %d items", n.maxItems)}
 	}
 	if n.items != nil {
 		for i, e := range arr {
-			if err := n.items.check(e, fmt.Sprintf("%s[%d]", path, i), refDepth); err != nil {
+			if err := n.items.check(e, path.index(i), refDepth); err != nil {
 				return err
 			}
 		}
@@ -537,7 +537,7 @@ func (n *node) checkArray(arr []any, path string, refDepth int) *Error {
 		for i := range arr {
 			for j := i + 1; j < len(arr); j++ {
 				if equal(arr[i], arr[j]) {
-					return &Error{path, fmt.Sprintf("items %d and %d are the same; each must be unique", i, j)}
+					return &Error{path.String(), fmt.Sprintf("items %d and %d are the same; each must be unique", i, j)}
 				}
 			}
 		}
@@ -545,25 +545,25 @@ func (n *node) checkArray(arr []any, path string, refDepth int) *Error {
 	return nil
 }
 
-func (n *node) checkString(s, path string) *Error {
+func (n *node) checkString(s string, path *location) *Error {
 	if n.minLength > 0 || n.maxLength >= 0 {
 		l := utf8.RuneCountInString(s)
 		if l < n.minLength {
 			if n.minLength == 1 {
-				return &Error{path, "must not be empty"}
+				return &Error{path.String(), "must not be empty"}
 			}
-			return &Error{path, fmt.Sprintf("must be at least %d characters", n.minLength)}
+			return &Error{path.String(), fmt.Sprintf("must be at least %d characters", n.minLength)}
 		}
 		if n.maxLength >= 0 && l > n.maxLength {
-			return &Error{path, fmt.Sprintf("must be at most %d characters, got %d", n.maxLength, l)}
+			return &Error{path.String(), fmt.Sprintf("must be at most %d characters, got %d", n.maxLength, l)}
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
-		return &Error{path, fmt.Sprintf("must match the pattern %s", n.pattern.String())}
+		return &Error{path.String(), fmt.Sprintf("must match the pattern %s", n.pattern.String())}
 	}
 	if n.format != "" {
 		if msg := checkFormat(n.format, s); msg != "" {
-			return &Error{path, msg}
+			return &Error{path.String(), msg}
 		}
 	}
 	return nil
@@ -589,27 +589,27 @@ func checkFormat(format, s string) string {
 	return ""
 }
 
-func (n *node) checkNumber(num json.Number, path string) *Error {
+func (n *node) checkNumber(num json.Number, path *location) *Error {
 	f, err := num.Float64()
 	if err != nil {
-		return &Error{path, "is not a number this server can read"}
+		return &Error{path.String(), "is not a number this server can read"}
 	}
 	if n.minimum != nil && f < *n.minimum {
-		return &Error{path, fmt.Sprintf("must be at least %s", fmtNum(*n.minimum))}
+		return &Error{path.String(), fmt.Sprintf("must be at least %s", fmtNum(*n.minimum))}
 	}
 	if n.maximum != nil && f > *n.maximum {
-		return &Error{path, fmt.Sprintf("must be at most %s", fmtNum(*n.maximum))}
+		return &Error{path.String(), fmt.Sprintf("must be at most %s", fmtNum(*n.maximum))}
 	}
 	if n.exclMinimum != nil && f <= *n.exclMinimum {
-		return &Error{path, fmt.Sprintf("must be greater than %s", fmtNum(*n.exclMinimum))}
+		return &Error{path.String(), fmt.Sprintf("must be greater than %s", fmtNum(*n.exclMinimum))}
 	}
 	if n.exclMaxim != nil && f >= *n.exclMaxim {
-		return &Error{path, fmt.Sprintf("must be less than %s", fmtNum(*n.exclMaxim))}
+		return &Error{path.String(), fmt.Sprintf("must be less than %s", fmtNum(*n.exclMaxim))}
 	}
 	if n.multipleOf != nil {
 		q := f / *n.multipleOf
 		if math.Abs(q-math.Round(q)) > 1e-9 {
-			return &Error{path, fmt.Sprintf("must be a multiple of %s", fmtNum(*n.multipleOf))}
+			return &Error{path.String(), fmt.Sprintf("must be a multiple of %s", fmtNum(*n.multipleOf))}
 		}
 	}
 	return nil
@@ -617,11 +617,39 @@ func (n *node) checkNumber(num json.Number, path string) *Error {
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
+// location is where a value sits in the instance, as a chain of steps from the root (nil). It is
+// written out only when a check fails: building the path string for every value would cost the
+// path's length per value, and a key may be a megabyte long.
+type location struct {
+	parent *location
+	name   string
+	idx    int // an array index; -1 for an object member
+}
+
+func (l *location) key(k string) *location { return &location{parent: l, name: k, idx: -1} }
+func (l *location) index(i int) *location  { return &location{parent: l, idx: i} }
+
+// String is the path like steps[2].status, empty for the root, each key clipped.
+func (l *location) String() string {
+	var steps []*location
+	for at := l; at != nil; at = at.parent {
+		steps = append(steps, at)
 	}
-	return path + "." + key
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		st := steps[i]
+		if st.idx >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(st.idx))
+			b.WriteByte(']')
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(clip(st.name))
+	}
+	return b.String()
 }
 
 func isType(v any, t string) bool {

@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,4 +166,21 @@ func TestErrorsAreDeterministic(t *testing.T) {
 		assert.Check(t, is.Equal(e.Path, "a"))
 	}
 	assert.Check(t, strings.Contains(check(t, s, `{"b":true}`).Error(), "b: must be a string, got a boolean"))
+}
+
+// TestPathsAreWrittenOnlyOnFailure: a value's path is formatted only when it fails, with each key
+// clipped, so a 1 MiB key over 20,000 array items costs neither 20 GiB of path strings nor a 1 MiB
+// error.
+func TestPathsAreWrittenOnlyOnFailure(t *testing.T) {
+	s := mustCompile(t, `{"type":"object","additionalProperties":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}`)
+	key := strings.Repeat("k", 1<<20)
+	items := make([]any, 20_000)
+	for i := range items {
+		items[i] = map[string]any{"n": json.Number("1")}
+	}
+	items[len(items)-1] = map[string]any{"n": "one"}
+	e := s.Validate(map[string]any{key: items})
+	assert.Assert(t, e != nil)
+	assert.Check(t, is.Equal(e.Path, strings.Repeat("k", 64)+"…[19999].n"))
+	assert.Check(t, is.Equal(e.Msg, "must be an integer, got a string"))
 }

@@ -1,7 +1,8 @@
 // Package jsonstrict parses JSON text from outside the process into plain values, refusing what
 // encoding/json lets through: a key named twice in one object, invalid UTF-8, a lone UTF-16
-// surrogate, content after the value, nesting beyond a bound and strings beyond a bound. One pass
-// does it all, so a front door can check a whole message before it believes any part of it.
+// surrogate, content after the value, nesting beyond a bound, strings beyond a bound and more values
+// than a bound. One pass does it all, so a front door can check a whole message before it believes
+// any part of it, and the memory a parse takes is bounded by the input's length and the value bound.
 //
 // Values are map[string]any for objects, []any for arrays, string, json.Number, bool and nil.
 package jsonstrict
@@ -21,6 +22,11 @@ type Limits struct {
 	MaxDepth int
 	// MaxString is the longest string, in bytes once decoded; default no bound beyond the input.
 	MaxString int
+	// MaxValues is the most values the document may hold, counting every object, array, string,
+	// number, boolean and null (keys are not values); default no bound beyond the input. Each value
+	// costs a hundred bytes or more once parsed, so a document of small values ("[0,0,0,...]") takes
+	// far more memory than its text: a front door reading outside input sets this bound.
+	MaxValues int
 }
 
 // Error says what is wrong and where: Offset is the byte offset in the input, Path the member path
@@ -40,7 +46,7 @@ const (
 	Syntax Kind = iota
 	// Duplicate: an object names one key twice.
 	Duplicate
-	// Limit: nesting or a string beyond Limits.
+	// Limit: nesting, a string or the number of values beyond Limits.
 	Limit
 )
 
@@ -53,6 +59,13 @@ func (e *Error) Error() string {
 
 // Parse reads exactly one JSON value from data.
 func Parse(data []byte, lim Limits) (any, error) {
+	v, _, err := ParseCount(data, lim)
+	return v, err
+}
+
+// ParseCount is Parse that also says how many values the document holds (see Limits.MaxValues), so
+// a caller can account for the memory the parsed tree takes.
+func ParseCount(data []byte, lim Limits) (any, int, error) {
 	if lim.MaxDepth <= 0 {
 		lim.MaxDepth = 64
 	}
@@ -60,35 +73,51 @@ func Parse(data []byte, lim Limits) (any, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	p.skipSpace()
 	if p.pos != len(p.data) {
-		return nil, p.fail(Syntax, "content after the JSON value")
+		return nil, 0, p.fail(Syntax, "content after the JSON value")
 	}
-	return v, nil
+	return v, p.values, nil
 }
 
 type parser struct {
-	data []byte
-	pos  int
-	lim  Limits
-	path []string
+	data   []byte
+	pos    int
+	lim    Limits
+	values int
+	// path is where the parser is, kept as segments and written out only when an error needs it:
+	// formatting it for every value would cost the path's length per value.
+	path []segment
+}
+
+// segment is one step of a path: an object key, or an array index when key is empty and index is
+// not negative.
+type segment struct {
+	key   string
+	index int
 }
 
 func (p *parser) fail(kind Kind, msg string) *Error {
 	return &Error{Kind: kind, Offset: p.pos, Path: joinPath(p.path), Msg: msg}
 }
 
-func joinPath(segs []string) string {
+// joinPath writes a path like params.arguments.items[2], each key clipped so an error stays short
+// however long the keys it passes through.
+func joinPath(segs []segment) string {
 	var b strings.Builder
 	for _, s := range segs {
-		if strings.HasPrefix(s, "[") || b.Len() == 0 {
-			b.WriteString(s)
+		if s.index >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteByte(']')
 			continue
 		}
-		b.WriteByte('.')
-		b.WriteString(s)
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(clip(s.key))
 	}
 	return b.String()
 }
@@ -107,6 +136,10 @@ func (p *parser) skipSpace() {
 func (p *parser) value(depth int) (any, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.fail(Syntax, "unexpected end of JSON input")
+	}
+	p.values++
+	if p.lim.MaxValues > 0 && p.values > p.lim.MaxValues {
+		return nil, p.fail(Limit, fmt.Sprintf("the document holds more than %d values (objects, arrays, strings, numbers, booleans and nulls)", p.lim.MaxValues))
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
@@ -166,7 +199,7 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		if _, dup := obj[key]; dup {
 			p.pos = keyAt
-			p.path = append(p.path, key)
+			p.path = append(p.path, segment{key: key, index: -1})
 			e := p.fail(Duplicate, fmt.Sprintf("the key %q appears twice in one object", clip(key)))
 			p.path = p.path[:len(p.path)-1]
 			return nil, e
@@ -177,7 +210,7 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		p.path = append(p.path, key)
+		p.path = append(p.path, segment{key: key, index: -1})
 		v, err := p.value(depth)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
@@ -213,7 +246,7 @@ func (p *parser) array(depth int) (any, error) {
 	}
 	for i := 0; ; i++ {
 		p.skipSpace()
-		p.path = append(p.path, "["+strconv.Itoa(i)+"]")
+		p.path = append(p.path, segment{index: i})
 		v, err := p.value(depth)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {

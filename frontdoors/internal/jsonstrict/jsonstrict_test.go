@@ -74,6 +74,44 @@ func TestParseLimits(t *testing.T) {
 	assert.NilError(t, err)
 }
 
+// TestParseValueLimit: a document of many small values ("[0,0,0,...]") takes a hundred bytes or
+// more per value once parsed, far more than its text; MaxValues refuses it at the bound, naming the
+// bound, before the tree grows past it.
+func TestParseValueLimit(t *testing.T) {
+	million := []byte("[" + strings.Repeat("0,", 999_999) + "0]")
+	_, err := Parse(million, Limits{MaxValues: 100_000})
+	e, ok := err.(*Error)
+	assert.Assert(t, ok, "want *Error, got %v", err)
+	assert.Check(t, is.Equal(e.Kind, Limit))
+	assert.Check(t, is.Contains(e.Msg, "more than 100000 values"))
+	assert.Check(t, is.Equal(e.Path, "[99999]"), "the array is the first value, so its element 99999 is the 100001st")
+	assert.Check(t, e.Offset < 200_002, "refused where the bound is passed, not at the end: byte %d", e.Offset)
+
+	keys := []byte(`{"a":{},"b":[true,null,"x",1]}`)
+	v, n, err := ParseCount(keys, Limits{MaxValues: 7})
+	assert.NilError(t, err)
+	assert.Check(t, v != nil)
+	assert.Check(t, is.Equal(n, 7), "keys are not values")
+	_, err = Parse(keys, Limits{MaxValues: 6})
+	assert.Check(t, is.ErrorContains(err, "more than 6 values"))
+	_, n, err = ParseCount(million, Limits{})
+	assert.NilError(t, err, "no bound unless one is set")
+	assert.Check(t, is.Equal(n, 1_000_001))
+}
+
+// TestErrorPathsAreShort: a path is written out only for an error, and each key in it is clipped,
+// so a 1 MiB key does not make a 1 MiB error (nor cost its length for every value under it).
+func TestErrorPathsAreShort(t *testing.T) {
+	key := strings.Repeat("k", 1<<20)
+	doc := `{"` + key + `":[` + strings.Repeat(`{"a":1},`, 20_000) + `{"a":1,"a":2}]}`
+	_, err := Parse([]byte(doc), Limits{})
+	e, ok := err.(*Error)
+	assert.Assert(t, ok, "want *Error, got %v", err)
+	assert.Check(t, is.Equal(e.Kind, Duplicate))
+	assert.Check(t, is.Equal(e.Path, strings.Repeat("k", 64)+"…[20000].a"))
+	assert.Check(t, len(e.Error()) < 300, "%d bytes", len(e.Error()))
+}
+
 // FuzzParse holds Parse to encoding/json: what Parse accepts, encoding/json accepts and decodes to
 // the same value; what encoding/json refuses, Parse refuses. Parse may refuse more: duplicate keys,
 // invalid UTF-8, lone surrogates and nesting beyond its bound.
