@@ -49,8 +49,10 @@ func TestBudgetServesInOrder(t *testing.T) {
 	case <-time.After(20 * time.Millisecond):
 	}
 	cancel()
-	assert.Check(t, is.Equal(<-got, "eight gave up"))
-	assert.Check(t, is.Equal(<-got, "three"), "the request behind the one that gave up goes through")
+	// The two goroutines report in either order; what matters is that both happen.
+	results := map[string]bool{<-got: true, <-got: true}
+	assert.Check(t, is.DeepEqual(results, map[string]bool{"eight gave up": true, "three": true}),
+		"the request behind the one that gave up goes through")
 	b.release(6)
 	b.release(3)
 	assert.Check(t, is.Equal(b.used, int64(0)))
