@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,40 +85,24 @@ func (r Records) Read(_ context.Context, rel string) ([]byte, error) {
 // readRecord reads a regular file, not through a link, to at most limit bytes (0: the maximum; a
 // file over the maximum is refused).
 func readRecord(full, rel string, limit int) ([]byte, error) {
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, refusal.New("record_unreadable", rel, "is a symbolic link, which abcd does not follow", "replace the link with the file itself")
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, refusal.New("record_missing", rel, "does not exist", "run the list command to see the records there are")
-		}
-		return nil, refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file's permissions")
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, refusal.New("record_unreadable", rel, "is not a regular file", "replace it with a regular file")
-	}
-	max := int64(MaxRecordBytes)
+	max, prefix := int64(MaxRecordBytes), false
 	if limit > 0 && int64(limit) < max {
-		data, err := io.ReadAll(io.LimitReader(f, int64(limit)))
-		if err != nil {
-			return nil, refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file")
-		}
+		max, prefix = int64(limit), true
+	}
+	data, fault, err := readRegular(full, max, prefix)
+	switch fault {
+	case faultNone:
 		return data, nil
+	case faultLink:
+		return nil, refusal.New("record_unreadable", rel, "is a symbolic link, which abcd does not follow", "replace the link with the file itself")
+	case faultMissing:
+		return nil, refusal.New("record_missing", rel, "does not exist", "run the list command to see the records there are")
+	case faultNotRegular:
+		return nil, refusal.New("record_unreadable", rel, "is not a regular file", "replace it with a regular file")
+	case faultTooLarge:
+		return nil, refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", MaxRecordBytes), "split the record")
 	}
-	if st.Size() > max {
-		return nil, refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", max), "split the record")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file")
-	}
-	if int64(len(data)) > max {
-		return nil, refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", max), "split the record")
-	}
-	return data, nil
+	return nil, refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
 
 // Create writes a new record; its folder is made when missing.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,29 +116,20 @@ func (r Runs) Read(ctx context.Context, rel string, max int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		switch {
-		case errors.Is(err, syscall.ELOOP):
-			return nil, refusal.New("return_refused", rel, "is a symbolic link, which abcd does not follow", "write the file itself at that path")
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, refusal.New("return_missing", rel, "does not exist yet", "let the agent write it, then run the command again")
-		}
-		return nil, refusal.New("return_refused", rel, "cannot be read: "+errText(err), "check the file's permissions")
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
+	data, fault, err := readRegular(full, int64(max), false)
+	switch fault {
+	case faultNone:
+		return data, nil
+	case faultLink:
+		return nil, refusal.New("return_refused", rel, "is a symbolic link, which abcd does not follow", "write the file itself at that path")
+	case faultMissing:
+		return nil, refusal.New("return_missing", rel, "does not exist yet", "let the agent write it, then run the command again")
+	case faultNotRegular:
 		return nil, refusal.New("return_refused", rel, "is not a regular file", "write a regular file at that path")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > max {
+	case faultTooLarge:
 		return nil, refusal.New("return_too_large", rel, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
 	}
-	return data, nil
+	return nil, refusal.New("return_refused", rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
 
 // CheckFile says what is wrong with path as a file inside dir.
