@@ -179,7 +179,7 @@ func (p *Prompter) Confirm(_ context.Context, q string) (bool, error) {
 type Records struct {
 	Init  bool
 	Files map[string][]byte
-	// Locked makes Lock report contention.
+	// Locked is true while a lock is held; set it to make Lock report contention.
 	Locked bool
 }
 
@@ -245,9 +245,10 @@ func (r *Records) Move(_ context.Context, from, to string, data []byte) error {
 
 func (r *Records) Lock(context.Context) (func(), error) {
 	if r.Locked {
-		return nil, refusal.Busy("record_locked", ".abcd/.work.local/record.lock", "another abcd is changing the record", "try again")
+		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record", "try again")
 	}
-	return func() {}, nil
+	r.Locked = true
+	return func() { r.Locked = false }, nil
 }
 
 // Clock is a fixed time.
