@@ -345,7 +345,8 @@ func (r *Runs) Lock(_ context.Context, run string, _ time.Duration) (func(), err
 	if r.Held[run] {
 		return nil, refusal.Busy("run_locked", run, "another abcd holds the run's lock", "try again")
 	}
-	return func() {}, nil
+	r.Held[run] = true
+	return func() { r.Held[run] = false }, nil
 }
 
 func (r *Runs) Runs(context.Context) ([]string, error) {
