@@ -502,7 +502,7 @@ func (n *node) checkObject(obj map[string]any, path *location, refDepth int) *Er
 		}
 		if !matched && n.additional != nil {
 			if n.additional.always != nil && !*n.additional.always {
-				return &Error{path.String(), fmt.Sprintf("the field %q is not one this input takes (takes: %s)", clip(k), fieldList(n.propNames))}
+				return &Error{path.String(), fmt.Sprintf("the field %q is not one this input takes (takes: %s)", jsonstrict.Clip(k), fieldList(n.propNames))}
 			}
 			if e := n.additional.check(obj[k], sub, refDepth); e != nil {
 				return e
@@ -631,25 +631,12 @@ func (l *location) index(i int) *location  { return &location{parent: l, idx: i}
 
 // String is the path like steps[2].status, empty for the root, each key clipped.
 func (l *location) String() string {
-	var steps []*location
+	var segs []jsonstrict.Segment
 	for at := l; at != nil; at = at.parent {
-		steps = append(steps, at)
+		segs = append(segs, jsonstrict.Segment{Key: at.name, Index: at.idx})
 	}
-	var b strings.Builder
-	for i := len(steps) - 1; i >= 0; i-- {
-		st := steps[i]
-		if st.idx >= 0 {
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(st.idx))
-			b.WriteByte(']')
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(clip(st.name))
-	}
-	return b.String()
+	slices.Reverse(segs)
+	return jsonstrict.JoinPath(segs)
 }
 
 func isType(v any, t string) bool {
@@ -777,16 +764,4 @@ func equal(a, b any) bool {
 	default:
 		return a == b
 	}
-}
-
-func clip(s string) string {
-	const limit = 64
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -89,35 +89,34 @@ type parser struct {
 	values int
 	// path is where the parser is, kept as segments and written out only when an error needs it:
 	// formatting it for every value would cost the path's length per value.
-	path []segment
+	path []Segment
 }
 
-// segment is one step of a path: an object key, or an array index when key is empty and index is
-// not negative.
-type segment struct {
-	key   string
-	index int
+// Segment is one step of a path: an object key, or an array index when Index is not negative.
+type Segment struct {
+	Key   string
+	Index int
 }
 
 func (p *parser) fail(kind Kind, msg string) *Error {
-	return &Error{Kind: kind, Offset: p.pos, Path: joinPath(p.path), Msg: msg}
+	return &Error{Kind: kind, Offset: p.pos, Path: JoinPath(p.path), Msg: msg}
 }
 
-// joinPath writes a path like params.arguments.items[2], each key clipped so an error stays short
+// JoinPath writes a path like params.arguments.items[2], each key clipped so an error stays short
 // however long the keys it passes through.
-func joinPath(segs []segment) string {
+func JoinPath(segs []Segment) string {
 	var b strings.Builder
 	for _, s := range segs {
-		if s.index >= 0 {
+		if s.Index >= 0 {
 			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(s.index))
+			b.WriteString(strconv.Itoa(s.Index))
 			b.WriteByte(']')
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(clip(s.key))
+		b.WriteString(Clip(s.Key))
 	}
 	return b.String()
 }
@@ -199,8 +198,8 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		if _, dup := obj[key]; dup {
 			p.pos = keyAt
-			p.path = append(p.path, segment{key: key, index: -1})
-			e := p.fail(Duplicate, fmt.Sprintf("the key %q appears twice in one object", clip(key)))
+			p.path = append(p.path, Segment{Key: key, Index: -1})
+			e := p.fail(Duplicate, fmt.Sprintf("the key %q appears twice in one object", Clip(key)))
 			p.path = p.path[:len(p.path)-1]
 			return nil, e
 		}
@@ -210,7 +209,7 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		p.path = append(p.path, segment{key: key, index: -1})
+		p.path = append(p.path, Segment{Key: key, Index: -1})
 		v, err := p.value(depth)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
@@ -246,7 +245,7 @@ func (p *parser) array(depth int) (any, error) {
 	}
 	for i := 0; ; i++ {
 		p.skipSpace()
-		p.path = append(p.path, segment{index: i})
+		p.path = append(p.path, Segment{Index: i})
 		v, err := p.value(depth)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
@@ -429,7 +428,8 @@ func (p *parser) badUTF8(start int) *Error {
 	return e
 }
 
-func clip(s string) string {
+// Clip bounds a key or value an error quotes to 64 bytes, cut on a rune boundary.
+func Clip(s string) string {
 	const limit = 64
 	if len(s) <= limit {
 		return s
