@@ -17,39 +17,55 @@ const (
 	faultLink
 	faultNotRegular
 	faultTooLarge
+	faultChanged
 	faultOther
 )
 
-// readRegular reads a regular file without following a link at its name and without blocking on a
-// FIFO. With prefix, it returns at most max bytes of a file of any size; otherwise a file over max
-// bytes is faultTooLarge. The stores map each fault to their own refusal.
-func readRegular(full string, max int64, prefix bool) ([]byte, readFault, error) {
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// readRegular reads the regular file name in f: never through a link, never blocking on a FIFO, and
+// only the file it looked at (a file swapped in meanwhile is faultChanged). With prefix, it returns
+// at most max bytes of a file of any size; otherwise a file over max bytes is faultTooLarge. It
+// returns what it read the file as, for checks on its owner and mode; the stores map each fault to
+// their own refusal.
+func (f *folder) readRegular(name string, max int64, prefix bool) ([]byte, fs.FileInfo, readFault, error) {
+	st, err := f.root.Lstat(name)
 	switch {
-	case errors.Is(err, syscall.ELOOP):
-		return nil, faultLink, err
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, faultMissing, err
+		return nil, nil, faultMissing, err
 	case err != nil:
-		return nil, faultOther, err
+		return nil, nil, faultOther, err
+	case st.Mode()&fs.ModeSymlink != 0:
+		return nil, st, faultLink, nil
+	case !st.Mode().IsRegular():
+		return nil, st, faultNotRegular, nil
+	case !prefix && st.Size() > max:
+		return nil, st, faultTooLarge, nil
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, faultNotRegular, err
+	if swapHook != nil {
+		swapHook(f.join(name))
 	}
-	if !prefix && st.Size() > max {
-		return nil, faultTooLarge, nil
+	// The root refuses a link swapped in that leads outside; one that stays inside is followed, and
+	// the comparison below refuses it.
+	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, st, faultMissing, err
+	case err != nil:
+		return nil, st, faultOther, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	defer file.Close()
+	got, err := file.Stat()
+	if err != nil || !os.SameFile(st, got) {
+		return nil, st, faultChanged, err
+	}
+	data, err := io.ReadAll(io.LimitReader(file, max+1))
 	if err != nil {
-		return nil, faultOther, err
+		return nil, got, faultOther, err
 	}
 	if int64(len(data)) > max {
 		if prefix {
-			return data[:max], faultNone, nil
+			return data[:max], got, faultNone, nil
 		}
-		return nil, faultTooLarge, nil
+		return nil, got, faultTooLarge, nil
 	}
-	return data, faultNone, nil
+	return data, got, faultNone, nil
 }

@@ -2,6 +2,8 @@ package files
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/abcd-dev/abcd/ports"
@@ -25,32 +27,58 @@ func MachineRoutingPath(home string) string { return filepath.Join(home, "oracle
 // ReadConfig reads all four files; the first file that may not be read refuses the lot.
 func (c ConfigSource) ReadConfig(ctx context.Context) (ports.ConfigFiles, error) {
 	root, _ := RepoRoot(c.Dir)
-	// A repository file is read only through real folders: a committed .abcd or .abcd/config that is
-	// a link could point the repository layer anywhere on the machine.
-	for _, rel := range []string{".abcd/config.json", ".abcd/config/oracle-routing.json"} {
-		if _, err := (Setup{Dir: c.Dir}).resolve(rel); err != nil {
-			return ports.ConfigFiles{}, err
-		}
-	}
 	var out ports.ConfigFiles
 	for _, f := range []struct {
-		dst     *ports.ConfigFile
-		path    string
-		machine bool
+		dst  *ports.ConfigFile
+		path string
+		// rel is the file under the repository, where a committed folder that is a link could point
+		// the repository layer anywhere on the machine, so every element of it must be real. A
+		// machine file is read in $ABCD_HOME as the person set it.
+		rel string
 	}{
-		{&out.RepoConfig, RepoConfigPath(root), false},
-		{&out.MachineConfig, MachineConfigPath(c.Home), true},
-		{&out.RepoRouting, RepoRoutingPath(root), false},
-		{&out.MachineRouting, MachineRoutingPath(c.Home), true},
+		{&out.RepoConfig, RepoConfigPath(root), ".abcd/config.json"},
+		{&out.MachineConfig, MachineConfigPath(c.Home), ""},
+		{&out.RepoRouting, RepoRoutingPath(root), ".abcd/config/oracle-routing.json"},
+		{&out.MachineRouting, MachineRoutingPath(c.Home), ""},
 	} {
 		if err := ctx.Err(); err != nil {
 			return ports.ConfigFiles{}, err
 		}
-		data, present, err := ReadGuarded(f.path, f.machine)
+		var (
+			data    []byte
+			present bool
+			err     error
+		)
+		if f.rel == "" {
+			data, present, err = ReadGuarded(f.path, true)
+		} else {
+			data, present, err = readRepoConfig(root, f.rel, f.path)
+		}
 		if err != nil {
 			return ports.ConfigFiles{}, err
 		}
 		*f.dst = ports.ConfigFile{Path: f.path, Present: present, Data: data}
 	}
 	return out, nil
+}
+
+// readRepoConfig reads the repository file rel through real folders, a link anywhere refused.
+func readRepoConfig(root, rel, shown string) ([]byte, bool, error) {
+	repo, err := openFolder(root)
+	if err != nil {
+		return nil, false, refuseFile(shown, "cannot be read: "+errText(err), "check the folder's permissions")
+	}
+	defer repo.Close()
+	dir, name, err := repo.parent(rel, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer dir.Close()
+	if _, err := dir.noLink(name); err != nil {
+		return nil, false, err
+	}
+	return dir.readGuarded(name, shown, false)
 }

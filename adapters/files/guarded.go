@@ -3,9 +3,9 @@ package files
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -18,42 +18,40 @@ const MaxConfigBytes = 1 << 20
 // a folder, a device or more than MaxConfigBytes is refused naming the file. A machine file must
 // also be the user's own and writable by nobody else, since it decides where abcd sends work.
 func ReadGuarded(path string, machine bool) ([]byte, bool, error) {
-	st, err := os.Lstat(path)
+	dir, err := openFolder(filepath.Dir(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, refuseFile(path, "cannot be read: "+errText(err), "check the file's permissions")
 	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		return nil, false, refuseFile(path, "is a symbolic link, which abcd does not follow for configuration", "replace the link with the file itself")
+	defer dir.Close()
+	return dir.readGuarded(filepath.Base(path), path, machine)
+}
+
+// readGuarded is ReadGuarded for the element name of f; shown is the path refusals name.
+func (f *folder) readGuarded(name, shown string, machine bool) ([]byte, bool, error) {
+	data, st, fault, err := f.readRegular(name, MaxConfigBytes, false)
+	switch fault {
+	case faultNone:
+	case faultMissing:
+		return nil, false, nil
+	case faultLink:
+		return nil, false, refuseFile(shown, "is a symbolic link, which abcd does not follow for configuration", "replace the link with the file itself")
+	case faultNotRegular:
+		return nil, false, refuseFile(shown, "is not a regular file", "replace it with a regular file, or remove it")
+	case faultTooLarge:
+		return nil, false, refuseFile(shown, fmt.Sprintf("is larger than %d bytes", MaxConfigBytes), "shorten it")
+	case faultChanged:
+		return nil, false, refuseFile(shown, "changed while it was being read", "run the command again")
+	default:
+		return nil, false, refuseFile(shown, "cannot be read: "+errText(err), "check the file's permissions")
 	}
-	if !st.Mode().IsRegular() {
-		return nil, false, refuseFile(path, "is not a regular file", "replace it with a regular file, or remove it")
-	}
-	if st.Size() > MaxConfigBytes {
-		return nil, false, refuseFile(path, fmt.Sprintf("is larger than %d bytes", MaxConfigBytes), "shorten it")
-	}
+	// The owner and mode checked are the open file's own, not a name's that may have changed since.
 	if machine {
-		if err := checkOwner(path, st); err != nil {
+		if err := checkOwner(shown, st); err != nil {
 			return nil, false, err
 		}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, false, refuseFile(path, "cannot be read: "+errText(err), "check the file's permissions")
-	}
-	defer f.Close()
-	// The file read is the file checked: a swap between Lstat and open is refused.
-	if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
-		return nil, false, refuseFile(path, "changed while it was being read", "run the command again")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
-	if err != nil {
-		return nil, false, refuseFile(path, "cannot be read: "+errText(err), "check the file")
-	}
-	if len(data) > MaxConfigBytes {
-		return nil, false, refuseFile(path, fmt.Sprintf("is larger than %d bytes", MaxConfigBytes), "shorten it")
 	}
 	return data, true, nil
 }

@@ -1,5 +1,7 @@
-// Package files holds the adapters that touch the file system: what status inspects, and later the
-// configuration sources, the record store and the run store.
+// Package files holds the adapters that touch the file system: what status inspects, the
+// configuration source, ahoy's setup writes, the record store and the run store. Each reaches the
+// repository and $ABCD_HOME only through folders held open as os.Root, reads bounded and through no
+// link, writes with one atomic writer and serialises writers with one flock helper.
 package files
 
 import (
@@ -11,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -20,20 +23,32 @@ type Inspector struct {
 	Home string // $ABCD_HOME, already defaulted by the composition root
 }
 
-// Inspect reads presence only: no file's content, so a malformed file cannot stop status.
+// Inspect reads presence only: no file's content, so a malformed file cannot stop status. A file
+// counts as present when it is a regular file reached through real folders.
 func (in Inspector) Inspect(ctx context.Context) (ports.RepoFacts, error) {
 	root, git := RepoRoot(in.Dir)
 	f := ports.RepoFacts{Root: root, Git: git, Records: map[string]int{}}
-	f.Initialized = isDir(filepath.Join(root, ".abcd"))
-	f.RepoConfig = fact(RepoConfigPath(root))
-	f.RepoRouting = fact(RepoRoutingPath(root))
-	f.MachineConfig = fact(MachineConfigPath(in.Home))
-	f.MachineRouting = fact(MachineRoutingPath(in.Home))
+	repo, err := openFolder(root)
+	if err != nil {
+		return ports.RepoFacts{}, err
+	}
+	defer repo.Close()
+	home, _ := openFolder(in.Home)
+	if home != nil {
+		defer home.Close()
+	}
+	if st, err := repo.lstat(".abcd"); err == nil && st != nil {
+		f.Initialized = st.IsDir()
+	}
+	f.RepoConfig = ports.FileFact{Path: RepoConfigPath(root), Present: isRegular(repo, ".abcd/config.json")}
+	f.RepoRouting = ports.FileFact{Path: RepoRoutingPath(root), Present: isRegular(repo, ".abcd/config/oracle-routing.json")}
+	f.MachineConfig = ports.FileFact{Path: MachineConfigPath(in.Home), Present: isRegular(home, "config.json")}
+	f.MachineRouting = ports.FileFact{Path: MachineRoutingPath(in.Home), Present: isRegular(home, "oracle-routing.json")}
 	for _, folder := range record.Folders() {
 		if err := ctx.Err(); err != nil {
 			return ports.RepoFacts{}, err
 		}
-		n, err := countRecords(filepath.Join(root, filepath.FromSlash(folder.Dir)), folder.Prefix)
+		n, err := countRecords(repo, folder.Dir, folder.Prefix)
 		if err != nil {
 			return ports.RepoFacts{}, err
 		}
@@ -61,22 +76,32 @@ func RepoRoot(dir string) (string, bool) {
 	}
 }
 
-func isDir(p string) bool {
-	st, err := os.Lstat(p)
-	return err == nil && st.IsDir()
+// isRegular reports whether rel under base is a regular file reached through real folders.
+func isRegular(base *folder, rel string) bool {
+	if base == nil {
+		return false
+	}
+	dir, name, err := base.parent(rel, 0)
+	if err != nil {
+		return false
+	}
+	defer dir.Close()
+	st, err := dir.lstat(name)
+	return err == nil && st != nil && st.Mode().IsRegular()
 }
 
-func fact(p string) ports.FileFact {
-	st, err := os.Lstat(p)
-	return ports.FileFact{Path: p, Present: err == nil && st.Mode().IsRegular()}
-}
-
-// countRecords counts regular <prefix>-*.md files; an absent folder holds none.
-func countRecords(dir, prefix string) (int, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+// countRecords counts regular <prefix>-*.md files; an absent folder, or one reached through a link,
+// holds none.
+func countRecords(repo *folder, dir, prefix string) (int, error) {
+	f, _, err := repo.walk(dir, 0)
+	if _, refused := refusal.As(err); errors.Is(err, fs.ErrNotExist) || refused {
 		return 0, nil
 	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	entries, err := f.readDir()
 	if err != nil {
 		return 0, err
 	}

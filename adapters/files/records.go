@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -22,35 +20,79 @@ const MaxRecordBytes = 256 << 10
 // Records implements ports.RecordStore in the repository containing Dir.
 type Records struct {
 	Dir string
+	// LockWait bounds how long Lock waits for another writer before it reports contention: zero is
+	// DefaultLockWait, a negative wait tries once.
+	LockWait time.Duration
 }
 
-func (r Records) root() string { root, _ := RepoRoot(r.Dir); return root }
+// lockWait is the wait Lock uses.
+func (r Records) lockWait() time.Duration {
+	if r.LockWait == 0 {
+		return DefaultLockWait
+	}
+	return r.LockWait
+}
 
 // Initialized reports whether .abcd/ exists as a real folder.
 func (r Records) Initialized() bool {
-	st, err := os.Lstat(filepath.Join(r.root(), ".abcd"))
-	return err == nil && st.IsDir()
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return false
+	}
+	defer repo.Close()
+	st, err := repo.lstat(".abcd")
+	return err == nil && st != nil && st.IsDir()
 }
 
-// abs resolves a record path, which must stay under .abcd/ and pass through no symbolic link.
-func (r Records) abs(rel string) (string, error) {
-	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
-	if clean != rel || !strings.HasPrefix(clean, ".abcd/") || strings.Contains(clean, "/../") {
-		return "", fmt.Errorf("record path %q is not under .abcd/", rel)
+// recordPath checks the form of a record path: slash-separated, canonical and under .abcd/. Where it
+// may lead is the root's to refuse.
+func recordPath(rel string) error {
+	if filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) != rel || !strings.HasPrefix(rel, ".abcd/") {
+		return fmt.Errorf("record path %q is not under .abcd/", rel)
 	}
-	return Setup{Dir: r.Dir}.resolve(clean)
+	return nil
+}
+
+// parent opens the folder holding the record rel (made 0755 with mkdir) and returns rel's file name.
+func (r Records) parent(rel string, mkdir bool) (*folder, string, error) {
+	if err := recordPath(rel); err != nil {
+		return nil, "", err
+	}
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return nil, "", err
+	}
+	defer repo.Close()
+	perm := fs.FileMode(0)
+	if mkdir {
+		perm = 0o755
+	}
+	return repo.parent(rel, perm)
+}
+
+func recordMissing(rel string) error {
+	return refusal.New("record_missing", rel, "does not exist", "run the list command to see the records there are")
 }
 
 // List reads the record files of one folder; a file that may not be read carries its own error.
 func (r Records) List(ctx context.Context, dir, prefix string, limit int) ([]ports.RecordFile, error) {
-	full, err := r.abs(dir)
+	if err := recordPath(dir); err != nil {
+		return nil, err
+	}
+	repo, err := openRepo(r.Dir)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(full)
+	defer repo.Close()
+	f, _, err := repo.walk(dir, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []ports.RecordFile{}, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.readDir()
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +109,7 @@ func (r Records) List(ctx context.Context, dir, prefix string, limit int) ([]por
 			return nil, err
 		}
 		rel := dir + "/" + n
-		data, err := readRecord(filepath.Join(full, n), rel, limit)
+		data, err := f.readRecord(n, rel, limit)
 		out = append(out, ports.RecordFile{Path: rel, Data: data, Err: err})
 	}
 	return out, nil
@@ -75,157 +117,170 @@ func (r Records) List(ctx context.Context, dir, prefix string, limit int) ([]por
 
 // Read returns one record whole.
 func (r Records) Read(_ context.Context, rel string) ([]byte, error) {
-	full, err := r.abs(rel)
+	f, name, err := r.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, recordMissing(rel)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return readRecord(full, rel, 0)
+	defer f.Close()
+	if _, err := f.noLink(name); err != nil {
+		return nil, err
+	}
+	return f.readRecord(name, rel, 0)
 }
 
 // readRecord reads a regular file, not through a link, to at most limit bytes (0: the maximum; a
 // file over the maximum is refused).
-func readRecord(full, rel string, limit int) ([]byte, error) {
+func (f *folder) readRecord(name, rel string, limit int) ([]byte, error) {
 	max, prefix := int64(MaxRecordBytes), false
 	if limit > 0 && int64(limit) < max {
 		max, prefix = int64(limit), true
 	}
-	data, fault, err := readRegular(full, max, prefix)
+	data, _, fault, err := f.readRegular(name, max, prefix)
 	switch fault {
 	case faultNone:
 		return data, nil
 	case faultLink:
 		return nil, refusal.New("record_unreadable", rel, "is a symbolic link, which abcd does not follow", "replace the link with the file itself")
 	case faultMissing:
-		return nil, refusal.New("record_missing", rel, "does not exist", "run the list command to see the records there are")
+		return nil, recordMissing(rel)
 	case faultNotRegular:
 		return nil, refusal.New("record_unreadable", rel, "is not a regular file", "replace it with a regular file")
 	case faultTooLarge:
 		return nil, refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", MaxRecordBytes), "split the record")
+	case faultChanged:
+		return nil, refusal.New("record_unreadable", rel, "changed while it was being read", "run the command again")
 	}
 	return nil, refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
 
 // Create writes a new record; its folder is made when missing.
 func (r Records) Create(_ context.Context, rel string, data []byte) (bool, error) {
-	full, err := r.abs(rel)
+	f, name, err := r.parent(rel, true)
 	if err != nil {
 		return false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+	defer f.Close()
+	if st, err := f.noLink(name); err != nil || st != nil {
 		return false, err
 	}
-	return createOnly(full, data, 0o644)
+	return f.writeFile(name, data, 0o644, false)
 }
 
-// Replace writes data to a temporary file beside rel and renames it over rel.
+// Replace atomically replaces an existing record's content.
 func (r Records) Replace(_ context.Context, rel string, data []byte) error {
-	full, err := r.abs(rel)
+	gone := refusal.New("record_missing", rel, "no longer exists (it was moved or removed meanwhile)", "run the command again")
+	f, name, err := r.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gone
+	}
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	// Replace never creates: a record moved or removed meanwhile is not brought back.
-	if ok, err := lexists(full); err != nil || !ok {
+	if st, err := f.noLink(name); err != nil || st == nil {
 		if err == nil {
-			err = refusal.New("record_missing", rel, "no longer exists (it was moved or removed meanwhile)", "run the command again")
+			err = gone
 		}
 		return err
 	}
-	return replaceAtomic(full, data, 0o644)
+	_, err = f.writeFile(name, data, 0o644, true)
+	return err
 }
 
 // Move renames from to to in one step (refusing to replace anything at to), then replaces the
 // content. Between the two, the record stands in its new folder with its old front matter; lint
 // names that, and running the transition again completes it.
 func (r Records) Move(ctx context.Context, from, to string, data []byte) error {
-	src, err := r.abs(from)
+	for _, p := range []string{from, to} {
+		if err := recordPath(p); err != nil {
+			return err
+		}
+	}
+	repo, err := openRepo(r.Dir)
 	if err != nil {
 		return err
 	}
-	dst, err := r.abs(to)
+	defer repo.Close()
+	// The rename happens inside the two paths' deepest common folder, held open, so neither name
+	// can be resolved outside it.
+	common := commonFolder(from, to)
+	top, _, err := repo.walk(common, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recordMissing(from)
+	}
 	if err != nil {
 		return err
 	}
-	if ok, err := lexists(dst); err != nil || ok {
+	defer top.Close()
+	fromRel, toRel := from[len(common)+1:], to[len(common)+1:]
+	src, srcName, err := top.parent(fromRel, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recordMissing(from)
+	}
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if st, err := src.noLink(srcName); err != nil || st == nil {
+		if err == nil {
+			err = recordMissing(from)
+		}
+		return err
+	}
+	dst, dstName, err := top.parent(toRel, 0o755)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	if st, err := dst.noLink(dstName); err != nil || st != nil {
 		if err == nil {
 			err = refusal.New("record_exists", to, "already exists", "lint the record: two files carry the same name")
 		}
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	if err := top.root.Rename(fromRel, toRel); err != nil {
+		return top.fault(fromRel, err)
 	}
-	if err := os.Rename(src, dst); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(src))
-	return replaceAtomic(dst, data, 0o644)
+	src.sync()
+	_, err = dst.writeFile(dstName, data, 0o644, true)
+	return err
 }
 
-// Lock takes an exclusive flock on the .abcd folder itself: nothing is created to lock, so a refused
-// command writes nothing, and the kernel releases it when the process ends, so a crash never leaves
-// a stale lock.
+// commonFolder is the deepest folder holding both slash-separated paths.
+func commonFolder(a, b string) string {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as)-1 && n < len(bs)-1 && as[n] == bs[n] {
+		n++
+	}
+	return strings.Join(as[:n], "/")
+}
+
+// Lock takes the record lock, an flock on the .abcd folder itself, waiting at most LockWait for
+// another writer; still held then is contention.
 func (r Records) Lock(ctx context.Context) (func(), error) {
-	unlock, err := flockDir(filepath.Join(r.root(), ".abcd"), 0)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record right now", "run the command again in a moment")
-	}
-	return unlock, err
-}
-
-// flockDir locks a folder exclusively, retrying for at most wait.
-func flockDir(dir string, wait time.Duration) (func(), error) {
-	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	repo, err := openRepo(r.Dir)
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				_ = f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
-			_ = f.Close()
-			return nil, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func replaceAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".abcd-tmp-*")
+	defer repo.Close()
+	abcd, _, err := repo.walk(".abcd", 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if err := tmp.Chmod(mode); err != nil {
-		_ = tmp.Close()
-		return err
+	defer abcd.Close()
+	wait := r.lockWait()
+	unlock, err := abcd.lock(ctx, wait)
+	if errors.Is(err, errBusy) {
+		why := "another abcd is changing the record right now"
+		if wait > 0 {
+			why = fmt.Sprintf("another abcd held the record's lock for more than %s", wait)
+		}
+		return nil, refusal.Busy("record_locked", ".abcd", why, "run the command again in a moment")
 	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	return unlock, err
 }

@@ -109,7 +109,7 @@ func TestReadRefusesATooLargeRecord(t *testing.T) {
 }
 
 func TestTheLockIsContention(t *testing.T) {
-	r := Records{Dir: recordRepo(t).Path()}
+	r := Records{Dir: recordRepo(t).Path(), LockWait: -1}
 	unlock, err := r.Lock(context.Background())
 	assert.NilError(t, err)
 	_, err = r.Lock(context.Background())

@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 
@@ -15,8 +16,10 @@ import (
 // the two cannot drift apart (a fake kinder than the adapter hides bugs).
 func TestRecordStoreContract(t *testing.T) {
 	for name, newStore := range map[string]func(t *testing.T) ports.RecordStore{
-		"files": func(t *testing.T) ports.RecordStore { return Records{Dir: recordRepo(t).Path()} },
-		"fake":  func(*testing.T) ports.RecordStore { return fake.NewRecords() },
+		"files": func(t *testing.T) ports.RecordStore {
+			return Records{Dir: recordRepo(t).Path(), LockWait: 50 * time.Millisecond}
+		},
+		"fake": func(*testing.T) ports.RecordStore { return fake.NewRecords() },
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()

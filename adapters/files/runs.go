@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -18,37 +16,62 @@ import (
 // runRoot is where runs live, relative to the repository root.
 const runRoot = ".abcd/.work.local/run"
 
-// Runs implements ports.RunStore in the repository containing Dir.
+// Runs implements ports.RunStore in the repository containing Dir. Its folders are 0700 and its
+// files 0600: a run's briefs and returns are the person's alone.
 type Runs struct {
 	Dir string
 }
 
-func (r Runs) root() string { root, _ := RepoRoot(r.Dir); return root }
-
-// abs resolves a run path: under .abcd/.work.local/run/, through no symbolic link.
-func (r Runs) abs(rel string) (string, error) {
-	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
-	if clean != rel || !strings.HasPrefix(clean+"/", runRoot+"/") {
-		return "", refusal.New("run_path_invalid", rel, "is not a path under "+runRoot+"/", "give the path an await names (abcd implement status lists them)")
+// runPath checks the form of a run path: slash-separated, canonical and under the run folder. Where
+// it may lead is the root's to refuse.
+func runPath(rel string) error {
+	if filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) != rel || !strings.HasPrefix(rel+"/", runRoot+"/") {
+		return refusal.New("run_path_invalid", rel, "is not a path under "+runRoot+"/", "give the path an await names (abcd implement status lists them)")
 	}
-	return Setup{Dir: r.Dir}.resolve(clean)
+	return nil
 }
 
-// mkdirPrivate makes dir and its parents 0700.
-func mkdirPrivate(dir string) error { return os.MkdirAll(dir, 0o700) }
+// walk opens the run folder rel (made 0700 with mkdir).
+func (r Runs) walk(rel string, mkdir bool) (*folder, error) {
+	if err := runPath(rel); err != nil {
+		return nil, err
+	}
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	perm := fs.FileMode(0)
+	if mkdir {
+		perm = 0o700
+	}
+	f, _, err := repo.walk(rel, perm)
+	return f, err
+}
+
+// parent opens the folder holding the run file rel (made 0700 with mkdir) and returns its name.
+func (r Runs) parent(rel string, mkdir bool) (*folder, string, error) {
+	i := strings.LastIndexByte(rel, '/')
+	if err := runPath(rel); err != nil || i < 0 {
+		return nil, "", err
+	}
+	f, err := r.walk(rel[:i], mkdir)
+	return f, rel[i+1:], err
+}
 
 // Lock takes the run's lock (an flock on its folder) with a bounded wait. An unknown run is refused
 // before anything is created.
 func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(), error) {
-	dir, err := r.abs(runRoot + "/" + run)
+	dir, err := r.walk(runRoot+"/"+run, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, refusal.New("run_unknown", run, "is not a run in this repository", "run `abcd implement status` to list the runs")
+	}
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := flockDir(dir, wait)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, refusal.New("run_unknown", run, "is not a run in this repository", "run `abcd implement status` to list the runs")
-	case errors.Is(err, syscall.EWOULDBLOCK):
+	defer dir.Close()
+	unlock, err := dir.lock(ctx, wait)
+	if errors.Is(err, errBusy) {
 		return nil, refusal.Busy("run_locked", run, fmt.Sprintf("another abcd held the run's lock for more than %s", wait),
 			"run the command again in a moment")
 	}
@@ -57,21 +80,22 @@ func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(),
 
 // Runs lists run ids, sorted (ids sort by time).
 func (r Runs) Runs(ctx context.Context) ([]string, error) {
-	dir, err := r.abs(runRoot)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := os.ReadDir(dir)
+	dir, err := r.walk(runRoot, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []string{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer dir.Close()
+	entries, err := dir.readDir()
+	if err != nil {
+		return nil, err
+	}
 	out := []string{}
 	for _, e := range entries {
 		if e.IsDir() && strings.HasPrefix(e.Name(), "run-") {
-			if _, err := os.Lstat(filepath.Join(dir, e.Name(), "state.json")); err == nil {
+			if st, err := dir.lstat(e.Name() + "/state.json"); err == nil && st != nil {
 				out = append(out, e.Name())
 			}
 		}
@@ -82,52 +106,62 @@ func (r Runs) Runs(ctx context.Context) ([]string, error) {
 
 // Create makes a run's folder, 0700.
 func (r Runs) Create(ctx context.Context, run string) (bool, error) {
-	dir, err := r.abs(runRoot + "/" + run)
+	dir, name, err := r.parent(runRoot+"/"+run, true)
 	if err != nil {
 		return false, err
 	}
-	if err := mkdirPrivate(filepath.Dir(dir)); err != nil {
-		return false, err
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	defer dir.Close()
+	if err := dir.root.Mkdir(name, 0o700); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
 		}
-		return false, err
+		return false, dir.fault(name, err)
 	}
 	return true, nil
 }
 
 // Write replaces a run file atomically, 0600, making its folders 0700.
 func (r Runs) Write(ctx context.Context, rel string, data []byte) error {
-	full, err := r.abs(rel)
+	dir, name, err := r.parent(rel, true)
 	if err != nil {
 		return err
 	}
-	if err := mkdirPrivate(filepath.Dir(full)); err != nil {
+	defer dir.Close()
+	if _, err := dir.noLink(name); err != nil {
 		return err
 	}
-	return replaceAtomic(full, data, 0o600)
+	_, err = dir.writeFile(name, data, 0o600, true)
+	return err
 }
 
 // Read reads a run file: regular, not a link, bounded.
 func (r Runs) Read(ctx context.Context, rel string, max int) ([]byte, error) {
-	full, err := r.abs(rel)
+	missing := refusal.New("return_missing", rel, "does not exist yet", "let the agent write it, then run the command again")
+	dir, name, err := r.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, missing
+	}
 	if err != nil {
 		return nil, err
 	}
-	data, fault, err := readRegular(full, int64(max), false)
+	defer dir.Close()
+	if _, err := dir.noLink(name); err != nil {
+		return nil, err
+	}
+	data, _, fault, err := dir.readRegular(name, int64(max), false)
 	switch fault {
 	case faultNone:
 		return data, nil
 	case faultLink:
 		return nil, refusal.New("return_refused", rel, "is a symbolic link, which abcd does not follow", "write the file itself at that path")
 	case faultMissing:
-		return nil, refusal.New("return_missing", rel, "does not exist yet", "let the agent write it, then run the command again")
+		return nil, missing
 	case faultNotRegular:
 		return nil, refusal.New("return_refused", rel, "is not a regular file", "write a regular file at that path")
 	case faultTooLarge:
 		return nil, refusal.New("return_too_large", rel, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
+	case faultChanged:
+		return nil, refusal.New("return_refused", rel, "changed while it was being read", "run the command again")
 	}
 	return nil, refusal.New("return_refused", rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
@@ -137,18 +171,20 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 	if !strings.HasPrefix(path, dir+"/") {
 		return fmt.Sprintf("%s is not inside %s", path, dir)
 	}
-	full, err := r.abs(path)
+	f, name, err := r.parent(path, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("%s does not exist", path)
+	}
 	if err != nil {
 		return err.Error()
 	}
-	st, err := os.Lstat(full)
+	defer f.Close()
+	st, err := f.noLink(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("%s does not exist", path)
 	case err != nil:
-		return fmt.Sprintf("%s cannot be read: %s", path, errText(err))
-	case st.Mode()&fs.ModeSymlink != 0:
-		return fmt.Sprintf("%s is a symbolic link", path)
+		return err.Error()
+	case st == nil:
+		return fmt.Sprintf("%s does not exist", path)
 	case !st.Mode().IsRegular():
 		return fmt.Sprintf("%s is not a regular file", path)
 	}
@@ -157,12 +193,19 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 
 // Remove deletes a run file.
 func (r Runs) Remove(ctx context.Context, rel string) error {
-	full, err := r.abs(rel)
+	dir, name, err := r.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	defer dir.Close()
+	if _, err := dir.noLink(name); err != nil {
 		return err
+	}
+	if err := dir.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dir.fault(name, err)
 	}
 	return nil
 }
