@@ -12,7 +12,7 @@ BIN     := bin/abcd
 FUZZTIME ?= 30s
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build run test test-go test-tools vet fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
+.PHONY: build run test test-go test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
 
 build: ## build bin/abcd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
@@ -20,13 +20,17 @@ build: ## build bin/abcd
 run: build ## build abcd and run its main job in this repository
 	./$(BIN)
 
-test: fmt-check vet schemas-check build test-go test-tools ## everything CI runs
+test: fmt-check vet cross schemas-check build test-go test-tools ## everything CI runs
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; echo "run: gofmt -w $(MODULES)"; exit 1; fi
 
 vet:
 	$(GO) vet $(PKGS)
+
+cross: ## every package, test files included, builds for darwin too
+	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 
 test-go:
 	$(GO) test -count=1 $(PKGS)
