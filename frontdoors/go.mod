@@ -8,6 +8,7 @@ require (
 	github.com/abcd-dev/abcd/domain v0.0.0
 	github.com/abcd-dev/abcd/ports v0.0.0
 	github.com/abcd-dev/abcd/schemas v0.0.0
+	github.com/google/uuid v1.6.0
 	github.com/spf13/cobra v1.10.2
 	gotest.tools/v3 v3.5.2
 )

@@ -2,9 +2,7 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 )
 
 // Endpoint is the path of the MCP endpoint.
@@ -520,12 +520,14 @@ func newSessionTable() *sessionTable {
 	return &sessionTable{m: map[string]*session{}, now: time.Now, max: maxSessions, idle: sessionIdle}
 }
 
+// create opens a session. Its id is a version 4 UUID drawn from crypto/rand: globally unique and
+// unguessable, as the specification asks of a session id, and visible ASCII only.
 func (t *sessionTable) create(version string) (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	u, err := uuid.NewRandom()
+	if err != nil {
 		return "", err
 	}
-	id := hex.EncodeToString(b[:])
+	id := u.String()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()

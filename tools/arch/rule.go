@@ -35,7 +35,7 @@ var inner = map[string][]string{
 
 // outer lists, per layer, the third-party module prefixes its production code may import.
 var outer = map[string][]string{
-	"frontdoors": {"github.com/spf13/cobra", "github.com/spf13/pflag"},
+	"frontdoors": {"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/google/uuid"},
 	"gen":        {"github.com/invopop/jsonschema"},
 }
 
