@@ -125,7 +125,8 @@ type RecordStore interface {
 	Replace(ctx context.Context, path string, data []byte) error
 	// Move renames from to to (which must not exist) in one step, then replaces its content with data.
 	Move(ctx context.Context, from, to string, data []byte) error
-	// Lock serialises writers across processes; a held lock is contention (exit 3).
+	// Lock serialises writers across processes, waiting a bounded time for a held lock (ctx ends the
+	// wait); still held then is contention (exit 3).
 	Lock(ctx context.Context) (unlock func(), err error)
 }
 
