@@ -8,8 +8,10 @@ require (
 	github.com/abcd-dev/abcd/ports v0.0.0
 )
 
+require mvdan.cc/sh/v3 v3.14.1
+
 require (
-	github.com/google/go-cmp v0.5.9 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	gotest.tools/v3 v3.5.2
 )
 

@@ -1,0 +1,249 @@
+package guard
+
+import (
+	"slices"
+	"strings"
+)
+
+// Context is where a line runs.
+type Context struct {
+	// Cwd is the absolute folder the line starts in.
+	Cwd string
+	// Repo is the repository root; empty outside a repository.
+	Repo string
+}
+
+// Finding is one rule that matched one command of the line.
+type Finding struct {
+	Rule    string
+	Tier    Tier
+	Certain bool
+	Command string
+	Via     []string
+	Why     string
+	Safer   string
+}
+
+// Verdict is the guard's answer for one line: the strongest finding decides.
+type Verdict struct {
+	Decision Tier
+	// Rule, Why, Safer, Command and Via repeat the deciding finding; empty when the line is allowed.
+	Rule     string
+	Why      string
+	Safer    string
+	Command  string
+	Via      []string
+	Certain  bool
+	Findings []Finding
+}
+
+// UnreadableRule is the id a verdict names when the line could not be read within the bounds.
+const UnreadableRule = "unreadable"
+
+// maxFindings bounds what one verdict lists.
+const maxFindings = 32
+
+// Evaluate checks every command of the line against every rule.
+func (r *Registry) Evaluate(line Line, ctx Context) Verdict {
+	if line.Refused != "" {
+		f := Finding{Rule: UnreadableRule, Tier: Block, Certain: true, Why: line.Refused,
+			Safer: "run a shorter or simpler command line: one command at a time, without deep nesting"}
+		return decide([]Finding{f})
+	}
+	if r.Off {
+		return Verdict{Decision: Allow, Findings: []Finding{}}
+	}
+	var found []Finding
+	for _, cmd := range line.Commands {
+		w := newWhere(ctx, line.Home, cmd.Cd)
+		for _, rule := range r.Rules {
+			m := r.match(rule, cmd, w)
+			if m == no {
+				continue
+			}
+			tier := rule.Tier
+			if m == maybe {
+				tier = rule.unknownTier()
+			}
+			if tier == Allow {
+				continue
+			}
+			f := Finding{Rule: rule.ID, Tier: tier, Certain: m == yes, Command: cmd.Text, Via: slices.Clone(cmd.Via), Why: rule.Why, Safer: rule.Safer}
+			if f.Command == "" {
+				f.Command = render(cmd)
+			}
+			if !f.Certain {
+				f.Why += " (this rests on a value that is not known until the command runs)"
+			}
+			found = append(found, f)
+			if len(found) >= maxFindings {
+				return decide(found)
+			}
+		}
+	}
+	return decide(found)
+}
+
+func decide(found []Finding) Verdict {
+	v := Verdict{Decision: Allow, Findings: found}
+	if v.Findings == nil {
+		v.Findings = []Finding{}
+	}
+	// The deciding finding is the highest tier, certain before uncertain, first in the line first.
+	best := -1
+	for i, f := range found {
+		if best < 0 || f.Tier.rank() > found[best].Tier.rank() ||
+			(f.Tier.rank() == found[best].Tier.rank() && f.Certain && !found[best].Certain) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		f := found[best]
+		v.Decision, v.Rule, v.Why, v.Safer, v.Command, v.Via, v.Certain = f.Tier, f.Rule, f.Why, f.Safer, f.Command, f.Via, f.Certain
+	}
+	return v
+}
+
+// render shows a command from its words when the reader kept no text.
+func render(c Command) string {
+	parts := []string{c.Name.String()}
+	for _, a := range c.Args {
+		parts = append(parts, a.String())
+	}
+	return strings.TrimSpace(strings.Join(parts, " "))
+}
+
+// match says whether rule matches cmd, and whether the match rests on an unknown value.
+func (r *Registry) match(rule Rule, cmd Command, w where) tri {
+	base := cmd.Base()
+	res := yes
+	if len(rule.Command) > 0 {
+		switch {
+		case cmd.Opaque:
+			return no
+		case base == "":
+			// A command whose name is unknown could be this one.
+			if cmd.Name.AllHole() || len(cmd.Name.Parts) == 0 {
+				base, res = rule.Command[0], maybe
+			} else {
+				return no
+			}
+		case !slices.Contains(rule.Command, base):
+			return no
+		}
+	}
+	a, ok := r.split(base, cmd.Args, len(rule.Subcommand))
+	if !ok {
+		return no
+	}
+	for i, want := range rule.Subcommand {
+		t, known := a.sub[i].Text()
+		switch {
+		case !known:
+			res = min(res, maybe)
+		case !slices.Contains(strings.Split(want, "|"), t):
+			return no
+		}
+	}
+	for _, c := range rule.All {
+		res = min(res, r.cond(c, a, cmd, w))
+		if res == no {
+			return no
+		}
+	}
+	for _, c := range rule.None {
+		if r.cond(c, a, cmd, w) == yes {
+			return no
+		}
+	}
+	return res
+}
+
+// cond evaluates one condition over a command's split words.
+func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
+	best := no
+	words := append(slices.Clone(a.operands), a.unknown...)
+	switch {
+	case len(c.Flag) > 0:
+		for _, o := range a.opts {
+			switch {
+			case o.any:
+				if !c.Exact {
+					best = max(best, maybe)
+				}
+			case !slices.Contains(c.Flag, o.name):
+			case len(c.Value) == 0:
+				return yes
+			case o.value != nil:
+				best = max(best, globTri(*o.value, c.Value, c.NoCase, c.Exact))
+			}
+		}
+		if len(a.unknown) > 0 && !c.Exact {
+			best = max(best, maybe)
+		}
+	case len(c.Class) > 0:
+		for _, op := range words {
+			for _, k := range c.Class {
+				best = max(best, w.classOf(k, op))
+				if best == yes {
+					return yes
+				}
+			}
+		}
+	case len(c.Operand) > 0:
+		for _, op := range words {
+			best = max(best, globTri(op, c.Operand, c.NoCase, c.Exact))
+		}
+	case len(c.Word) > 0:
+		for _, op := range cmd.Args[len(cmd.Args)-wordsAfterSub(a, cmd):] {
+			best = max(best, globTri(op, c.Word, c.NoCase, c.Exact))
+		}
+	case len(c.From) > 0:
+		for _, op := range words {
+			for _, p := range op.Parts {
+				if p.Hole && p.From != "" && slices.ContainsFunc(strings.Fields(p.From), func(s string) bool { return slices.Contains(c.From, s) }) {
+					return yes
+				}
+			}
+		}
+	case len(c.Config) > 0:
+		for _, kv := range a.config {
+			key := Word{}
+			for _, p := range kv.Parts {
+				if !p.Hole {
+					if k, _, found := strings.Cut(p.Text, "="); found {
+						key.Parts = append(key.Parts, Part{Text: k})
+						break
+					}
+				}
+				key.Parts = append(key.Parts, p)
+			}
+			best = max(best, globTri(key, c.Config, true, c.Exact))
+		}
+	case len(c.Env) > 0:
+		for _, e := range cmd.Env {
+			kv := Word{Parts: append([]Part{{Text: e.Name + "="}}, e.Value.Parts...)}
+			best = max(best, globTri(kv, c.Env, c.NoCase, c.Exact))
+		}
+	case len(c.Redirect) > 0:
+		for _, rd := range cmd.Redirects {
+			best = max(best, globTri(rd.Target, c.Redirect, c.NoCase, c.Exact))
+		}
+	case c.Opaque:
+		return boolTri(cmd.Opaque)
+	}
+	return best
+}
+
+// wordsAfterSub counts the words after the command's subcommand words.
+func wordsAfterSub(a args, cmd Command) int {
+	n := len(cmd.Args)
+	for i, w := range cmd.Args {
+		if len(a.sub) > 0 && sameWord(w, a.sub[len(a.sub)-1]) {
+			return n - i - 1
+		}
+	}
+	return n
+}
+
+func sameWord(a, b Word) bool { return slices.Equal(a.Parts, b.Parts) }
