@@ -8,7 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // SchemaVersion is the state file's version.
@@ -172,8 +173,8 @@ func Decode(file string, data []byte) (State, error) {
 	if len(data) > MaxStateBytes {
 		return State{}, fmt.Errorf("%s is larger than %d bytes", file, MaxStateBytes)
 	}
-	if err := config.CheckStrictMax(file, data, MaxStateBytes); err != nil {
-		return State{}, err
+	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxStateBytes, MaxDepth: 32}); err != nil {
+		return State{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
 	}
 	var s State
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -187,7 +188,7 @@ func Decode(file string, data []byte) (State, error) {
 	s = s.normalised()
 	// encoding/json matches keys in any case; the state's keys must be exactly the ones abcd writes.
 	if key, ok := unknownKey(data, Encode(s)); !ok {
-		return State{}, fmt.Errorf("%s: key %q is not one abcd writes (keys are case-sensitive)", file, config.Clip(key))
+		return State{}, fmt.Errorf("%s: key %q is not one abcd writes (keys are case-sensitive)", file, text.Clip(key))
 	}
 	return s, nil
 }
@@ -198,7 +199,7 @@ func (s State) Check() error {
 	switch s.Kind {
 	case KindSpec, KindReview, KindAudit:
 	default:
-		return fmt.Errorf("kind %q is not spec, review or audit", config.Clip(string(s.Kind)))
+		return fmt.Errorf("kind %q is not spec, review or audit", text.Clip(string(s.Kind)))
 	}
 	if s.Run == "" {
 		return fmt.Errorf("run is empty")
@@ -210,7 +211,7 @@ func (s State) Check() error {
 		switch l.Stage {
 		case StageBrief, StageImplement, StageValidate, StageFix, StageDone, StageHandedBack:
 		default:
-			return fmt.Errorf("lane %s has stage %q", config.Clip(l.ID), config.Clip(string(l.Stage)))
+			return fmt.Errorf("lane %s has stage %q", text.Clip(l.ID), text.Clip(string(l.Stage)))
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Limits on what the routing files and the --route flag may carry.
@@ -17,7 +18,6 @@ const (
 	MaxSettingBytes  = 256  // a setting value's decoded string form
 	MaxRouteBytes    = 1024 // one --route flag's text
 	MaxModelReported = 200  // a receipt's model_reported, in bytes
-	echoLimit        = 80   // bytes of a key, value or flag echoed in a message
 )
 
 var (
@@ -45,14 +45,9 @@ func prefix(s string, n int) string {
 	return s[:cut]
 }
 
-// clip bounds text echoed in a message to 80 bytes, cut on a rune boundary, with "…" when cut (the
-// convention config.Clip follows).
-func clip(s string) string {
-	if len(s) <= echoLimit {
-		return s
-	}
-	return prefix(s, echoLimit) + "…"
-}
+// clip is text.Clip, the one clip for echoed input, under the short name this package's messages
+// use.
+func clip(s string) string { return text.Clip(s) }
 
 // echo quotes clipped text for a message, so a control or bidi character in what a person wrote is
 // shown escaped rather than acted on by a terminal.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // The auditor's per-criterion verdict words.
@@ -63,7 +63,7 @@ func ParseAuditReturn(data []byte, intentID string, criteria []string) (AuditRet
 		p.add("\"schema_version\" is %d; this abcd reads version 1: write \"schema_version\": 1", a.SchemaVersion)
 	}
 	if got["intent"] && a.Intent != intentID {
-		p.add("\"intent\" is %q, but this audit is of %q: write \"intent\": %q", config.Clip(a.Intent), intentID, intentID)
+		p.add("\"intent\" is %q, but this audit is of %q: write \"intent\": %q", text.Clip(a.Intent), intentID, intentID)
 	}
 	if got["verdicts"] {
 		var named []bool
@@ -112,7 +112,7 @@ func verdictWords() []string { return []string{Met, MetWithConcerns, NotMet, Inc
 // got names the members that decoded; a missing or mistyped one is already refused.
 func checkVerdict(at string, v CriterionVerdict, got map[string]bool, p *problems) {
 	if got["verdict"] && !contains(verdictWords(), v.Verdict) {
-		p.add("%s.verdict is %q: write exactly one of %s", at, config.Clip(v.Verdict), strings.Join(verdictWords(), ", "))
+		p.add("%s.verdict is %q: write exactly one of %s", at, text.Clip(v.Verdict), strings.Join(verdictWords(), ", "))
 	}
 	if got["evidence"] && strings.TrimSpace(v.Evidence) == "" {
 		p.add("%s.evidence is empty: name the file:line or the test that shows the verdict, and what it shows", at)
@@ -141,7 +141,7 @@ func checkCriteria(verdicts []CriterionVerdict, named []bool, criteria []string,
 			continue
 		}
 		if !contains(want, v.Criterion) {
-			p.add("verdicts[%d] names the criterion %q, which the intent does not have: remove it (the intent's criteria are %s)", i, config.Clip(v.Criterion), listOrNone(want))
+			p.add("verdicts[%d] names the criterion %q, which the intent does not have: remove it (the intent's criteria are %s)", i, text.Clip(v.Criterion), listOrNone(want))
 			continue
 		}
 		if len(seen[v.Criterion]) == 0 {

@@ -3,12 +3,13 @@ package review
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // strict runs the shared strict JSON check (one object, no key twice at any depth, nothing after
@@ -21,17 +22,13 @@ func strict(what string, data []byte, limit int, p *problems) bool {
 			return false
 		}
 	}
-	err := config.CheckStrict(what, data)
+	err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: config.MaxFileBytes, MaxDepth: 32})
 	if err == nil {
 		return true
 	}
-	var fe *config.FileError
-	if !errors.As(err, &fe) {
-		p.add("%s: %v", what, err)
-		return false
-	}
-	msg := what + " " + fe.Msg
-	if strings.HasPrefix(fe.Msg, "is not JSON") || strings.HasPrefix(fe.Msg, "must hold one JSON object") {
+	e := err.(*strictjson.Error)
+	msg := what + " " + e.Describe()
+	if e.Kind == strictjson.Shape || strings.HasPrefix(e.Describe(), "is not JSON") {
 		msg += ": write the JSON document alone, with no prose, markdown or code fence around it"
 	}
 	*p = append(*p, msg)
@@ -69,7 +66,7 @@ func decodeObject(raw json.RawMessage, owner, prefix string, fields []field, p *
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		p.add("%s has the unknown field %q: remove it (its fields are %s)", owner, config.Clip(k), strings.Join(known, ", "))
+		p.add("%s has the unknown field %q: remove it (its fields are %s)", owner, text.Clip(k), strings.Join(known, ", "))
 	}
 	for _, f := range fields {
 		v, ok := members[f.name]
@@ -105,7 +102,7 @@ func describe(raw json.RawMessage) string {
 	case '"':
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			return fmt.Sprintf("the string %q", config.Clip(s))
+			return fmt.Sprintf("the string %q", text.Clip(s))
 		}
 		return "a string"
 	case '{':
@@ -117,7 +114,7 @@ func describe(raw json.RawMessage) string {
 	case 'n':
 		return "null"
 	}
-	return "the number " + config.Clip(string(v))
+	return "the number " + text.Clip(string(v))
 }
 
 // decodeValue decodes one JSON value into the pointer into, refusing null, which encoding/json

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // FallbackReason says why a route did not return, so the step went to the host.
@@ -63,7 +63,7 @@ func (r FallbackReason) Sentence() string {
 	case NotAvailable:
 		return "this build of abcd has no adapter for this route"
 	}
-	return fmt.Sprintf("the route did not return (reason %q)", config.Clip(string(r)))
+	return fmt.Sprintf("the route did not return (reason %q)", text.Clip(string(r)))
 }
 
 // RanHost is the route a fallback hands the step to.
@@ -95,7 +95,7 @@ type FallbackReceipt struct {
 func (f FallbackReceipt) Check() error {
 	var p problems
 	if _, err := time.Parse(time.RFC3339, f.At); err != nil || !strings.HasSuffix(f.At, "Z") {
-		p.add("the fallback's \"at\" %q is not an RFC 3339 UTC time such as 2026-01-02T15:04:05Z", config.Clip(f.At))
+		p.add("the fallback's \"at\" %q is not an RFC 3339 UTC time such as 2026-01-02T15:04:05Z", text.Clip(f.At))
 	}
 	checkLength("run", f.Run, 64, &p)
 	checkLength("lane", f.Lane, 64, &p)
@@ -103,7 +103,7 @@ func (f FallbackReceipt) Check() error {
 		p.add("the fallback's \"round\" is %d: a round is 0 or more", f.Round)
 	}
 	if !f.Role.Valid() {
-		p.add("the fallback's \"role\" %q is not one of the loop's roles: name %s, %s, %s or %s", config.Clip(string(f.Role)), Implementer, Ruthless, Security, Auditor)
+		p.add("the fallback's \"role\" %q is not one of the loop's roles: name %s, %s, %s or %s", text.Clip(string(f.Role)), Implementer, Ruthless, Security, Auditor)
 	}
 	if strings.TrimSpace(f.Asked) == "" {
 		p.add("the fallback's \"asked\" is empty: name the route asked for")
@@ -113,7 +113,7 @@ func (f FallbackReceipt) Check() error {
 		for _, r := range FallbackReasons() {
 			names = append(names, string(r))
 		}
-		p.add("the fallback's \"reason\" %q is not one of the reasons: name one of %s", config.Clip(string(f.Reason)), strings.Join(names, ", "))
+		p.add("the fallback's \"reason\" %q is not one of the reasons: name one of %s", text.Clip(string(f.Reason)), strings.Join(names, ", "))
 	}
 	if n := utf8.RuneCountInString(f.Detail); n > MaxFallbackDetail {
 		p.add("the fallback's \"detail\" is %d characters, more than %d: say it shorter", n, MaxFallbackDetail)
@@ -125,7 +125,7 @@ func (f FallbackReceipt) Check() error {
 		p.add("the fallback's \"detail\" has a control character: keep it to one plain line")
 	}
 	if f.Ran != RanHost {
-		p.add("the fallback's \"ran\" is %q: a fallback runs on %q", config.Clip(f.Ran), RanHost)
+		p.add("the fallback's \"ran\" is %q: a fallback runs on %q", text.Clip(f.Ran), RanHost)
 	}
 	return p.err()
 }

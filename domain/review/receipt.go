@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // MaxCommits bounds the commits one receipt may list.
@@ -120,7 +120,7 @@ func decodeCommits(raw json.RawMessage, p *problems) []string {
 		}
 		out = append(out, c)
 		if !commitID.MatchString(c) {
-			p.add("%s %q is not a full commit id: write the 40 (or 64) lowercase hex characters git rev-parse prints", at, config.Clip(c))
+			p.add("%s %q is not a full commit id: write the 40 (or 64) lowercase hex characters git rev-parse prints", at, text.Clip(c))
 			continue
 		}
 		if j, dup := first[c]; dup {
@@ -143,7 +143,7 @@ func decodeDoD(raw json.RawMessage, p *problems) DoD {
 		checkLength("dod.command", d.Command, 1024, p)
 	}
 	if got["exit_code"] && d.ExitCode != 0 {
-		p.add("the definition-of-done command %q exited %d: a lane is done only when it exits 0; fix what fails, run it again and hand back a new receipt", config.Clip(d.Command), d.ExitCode)
+		p.add("the definition-of-done command %q exited %d: a lane is done only when it exits 0; fix what fails, run it again and hand back a new receipt", text.Clip(d.Command), d.ExitCode)
 	}
 	if got["output"] {
 		checkLanePath("dod.output", d.Output, p)
@@ -165,20 +165,20 @@ func checkLanePath(name, value string, p *problems) {
 		p.add("%q is %d characters, more than %d: %s", name, n, max, remedy)
 	}
 	if strings.ContainsFunc(value, unicode.IsControl) {
-		p.add("%q %q has a control character: %s", name, config.Clip(value), remedy)
+		p.add("%q %q has a control character: %s", name, text.Clip(value), remedy)
 	}
 	if strings.Contains(value, `\`) {
-		p.add("%q %q has a backslash: %s", name, config.Clip(value), remedy)
+		p.add("%q %q has a backslash: %s", name, text.Clip(value), remedy)
 	}
 	if strings.HasPrefix(value, "/") {
-		p.add("%q %q is an absolute path: %s", name, config.Clip(value), remedy)
+		p.add("%q %q is an absolute path: %s", name, text.Clip(value), remedy)
 	} else if len(value) >= 2 && value[1] == ':' && ('a' <= value[0]|0x20 && value[0]|0x20 <= 'z') {
-		p.add("%q %q starts with a drive letter: %s", name, config.Clip(value), remedy)
+		p.add("%q %q starts with a drive letter: %s", name, text.Clip(value), remedy)
 	}
 	if contains(strings.Split(value, "/"), "..") {
-		p.add("%q %q has a \"..\" segment: %s", name, config.Clip(value), remedy)
+		p.add("%q %q has a \"..\" segment: %s", name, text.Clip(value), remedy)
 	} else if path.Clean(value) == "." {
-		p.add("%q %q names the lane folder itself, not a file: %s", name, config.Clip(value), remedy)
+		p.add("%q %q names the lane folder itself, not a file: %s", name, text.Clip(value), remedy)
 	}
 }
 
@@ -203,20 +203,20 @@ func CheckReceiptFacts(r ImplementerReceipt, f ReceiptFacts) error {
 		{"run", r.Run, f.Run}, {"lane", r.Lane, f.Lane}, {"branch", r.Branch, f.Branch},
 	} {
 		if m.got != m.want {
-			p.add("the receipt names the %s %q, but it was awaited for %q: write \"%s\": %q", m.name, config.Clip(m.got), m.want, m.name, m.want)
+			p.add("the receipt names the %s %q, but it was awaited for %q: write \"%s\": %q", m.name, text.Clip(m.got), m.want, m.name, m.want)
 		}
 	}
 	for _, c := range f.Unreachable {
-		p.add("the commit %s is not reachable from the lane branch %q: commit the work on that branch, or remove the id", config.Clip(c), f.Branch)
+		p.add("the commit %s is not reachable from the lane branch %q: commit the work on that branch, or remove the id", text.Clip(c), f.Branch)
 	}
 	for _, c := range f.FromBase {
-		p.add("the commit %s is already reachable from the base: list only the commits the lane made", config.Clip(c))
+		p.add("the commit %s is already reachable from the base: list only the commits the lane made", text.Clip(c))
 	}
 	if f.OutputProblem != "" {
-		p.add("the definition-of-done output %q %s: write the command's output to a regular file inside the lane folder", config.Clip(r.DoD.Output), f.OutputProblem)
+		p.add("the definition-of-done output %q %s: write the command's output to a regular file inside the lane folder", text.Clip(r.DoD.Output), f.OutputProblem)
 	}
 	if f.ReportProblem != "" {
-		p.add("the report %q %s: write the report to a regular file inside the lane folder", config.Clip(r.Report), f.ReportProblem)
+		p.add("the report %q %s: write the report to a regular file inside the lane folder", text.Clip(r.Report), f.ReportProblem)
 	}
 	return p.err()
 }

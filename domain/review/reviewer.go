@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // ParseReviewerReturn reads a ruthless or security reviewer's return: markdown of at most
@@ -16,7 +16,7 @@ import (
 func ParseReviewerReturn(role Role, data []byte) (Verdict, error) {
 	var p problems
 	if role != Ruthless && role != Security {
-		p.add("the role %q writes no review verdict: parse the return as %s's or %s's", config.Clip(string(role)), Ruthless, Security)
+		p.add("the role %q writes no review verdict: parse the return as %s's or %s's", text.Clip(string(role)), Ruthless, Security)
 		return Verdict{}, p.err()
 	}
 	if len(data) > MaxReturnBytes {
@@ -78,9 +78,9 @@ func verdictAfter(role Role, lines []string, h int, p *problems) Verdict {
 	case contains(otherPass, word) || contains(otherFail, word):
 		p.add("the verdict line (line %d) reads %q, a %s's word: a %s writes %s", i+1, word, other, role, wordList(role))
 	case foldsTo(all, word) != "":
-		p.add("the verdict line (line %d) reads %q: write it in capitals, %s", i+1, config.Clip(word), foldsTo(all, word))
+		p.add("the verdict line (line %d) reads %q: write it in capitals, %s", i+1, text.Clip(word), foldsTo(all, word))
 	default:
-		p.add("the verdict line (line %d) reads %q, which is not a verdict: write exactly one of %s on it, in capitals, with nothing else on the line", i+1, config.Clip(strings.TrimSpace(line)), wordList(role))
+		p.add("the verdict line (line %d) reads %q, which is not a verdict: write exactly one of %s on it, in capitals, with nothing else on the line", i+1, text.Clip(strings.TrimSpace(line)), wordList(role))
 	}
 	return Verdict{}
 }
