@@ -13,7 +13,7 @@ import (
 // gigabytes: a message is charged the most it can take before it is parsed (twice its length, and
 // valueCost for as many values as it could hold), then what it does take once it is.
 const (
-	// maxMessageValues bounds the values one message holds (jsonstrict.Limits.MaxValues).
+	// maxMessageValues bounds the values one message holds (strictjson.Limits.MaxValues).
 	maxMessageValues = 100_000
 	// valueCost is what one parsed value is charged.
 	valueCost = 160

@@ -13,10 +13,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 )
 
 // Protocol revisions this server speaks.
@@ -81,7 +80,7 @@ const (
 )
 
 // messageLimits are the bounds every message is parsed with (maxMessageValues: see budget.go).
-var messageLimits = jsonstrict.Limits{MaxDepth: maxDepth, MaxString: maxStringBytes, MaxValues: maxMessageValues}
+var messageLimits = strictjson.Limits{MaxDepth: maxDepth, MaxString: maxStringBytes, MaxValues: maxMessageValues}
 
 // message is one parsed JSON-RPC message.
 type message struct {
@@ -93,7 +92,7 @@ type message struct {
 	values    int  // how many values the message holds, for its memory charge
 	// argsErr is a strictness failure found inside params.arguments: it is the tool's refusal to give,
 	// not the protocol's, so the message is still read and answered with the tool result.
-	argsErr *jsonstrict.Error
+	argsErr *strictjson.Error
 }
 
 func (m *message) isNotification() bool { return m.id == nil }
@@ -138,25 +137,28 @@ func parseMessage(data []byte) (*message, json.RawMessage, *rpcError) {
 	if !utf8.Valid(data) {
 		return nil, recoverID(data), newError(codeParseError, "Parse error: the message is not valid UTF-8").withStatus(400)
 	}
-	tree, values, err := jsonstrict.ParseCount(data, messageLimits)
-	var argsErr *jsonstrict.Error
+	tree, values, err := strictjson.ParseCount(data, messageLimits)
+	var argsErr *strictjson.Error
 	if err != nil {
-		je := err.(*jsonstrict.Error)
-		if je.Kind == jsonstrict.Syntax {
+		je := err.(*strictjson.Error)
+		if je.Kind == strictjson.Syntax {
 			return nil, nil, newError(codeParseError, "Parse error: "+je.Error()).withStatus(400)
 		}
-		if !strings.HasPrefix(je.Path, "params.arguments.") && !strings.HasPrefix(je.Path, "params.arguments[") {
+		if !insideArguments(je.At) {
 			var id json.RawMessage
 			if je.Path != "id" { // an id named twice is no id to answer to
 				id = recoverID(data)
 			}
 			return nil, id, newError(codeInvalidRequest, "Invalid Request: "+je.Error()).withStatus(400)
 		}
-		// Inside the tool's arguments: read the envelope leniently and let the tool refuse.
+		// Inside the tool's arguments: read the envelope strictly around them and let the tool
+		// refuse. The arguments become an empty object: they are refused, never used.
 		argsErr = je
-		tree = lenientEnvelope(data)
-		if tree == nil || envelopeDuplicate(data) {
+		if tree, err = strictjson.ParseOpaque(data, messageLimits, argumentsPath); err != nil {
 			return nil, nil, newError(codeInvalidRequest, "Invalid Request: "+je.Error()).withStatus(400)
+		}
+		if params, ok := tree.(map[string]any)["params"].(map[string]any); ok {
+			params["arguments"] = map[string]any{}
 		}
 	}
 	switch top := tree.(type) {
@@ -174,7 +176,7 @@ func parseMessage(data []byte) (*message, json.RawMessage, *rpcError) {
 	}
 }
 
-func readEnvelope(obj map[string]any, argsErr *jsonstrict.Error) (*message, json.RawMessage, *rpcError) {
+func readEnvelope(obj map[string]any, argsErr *strictjson.Error) (*message, json.RawMessage, *rpcError) {
 	m := &message{argsErr: argsErr}
 	if raw, ok := obj["id"]; ok {
 		id, valid := encodeID(raw)
@@ -283,95 +285,13 @@ func recoverIDFromPrefix(prefix []byte) json.RawMessage {
 	return nil
 }
 
-// lenientEnvelope reads a message whose arguments broke a strictness rule, keeping the envelope
-// (jsonrpc, id, method, params without arguments) for routing. Arguments become an empty object:
-// they are refused, never used.
-func lenientEnvelope(data []byte) any {
-	var env struct {
-		JSONRPC json.RawMessage            `json:"jsonrpc"`
-		ID      json.RawMessage            `json:"id"`
-		Method  json.RawMessage            `json:"method"`
-		Params  map[string]json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(data, &env) != nil {
-		return nil
-	}
-	obj := map[string]any{}
-	put := func(key string, raw json.RawMessage) bool {
-		if raw == nil {
-			return true
-		}
-		v, err := jsonstrict.Parse(raw, messageLimits)
-		if err != nil {
-			return false
-		}
-		obj[key] = v
-		return true
-	}
-	if !put("jsonrpc", env.JSONRPC) || !put("id", env.ID) || !put("method", env.Method) {
-		return nil
-	}
-	if env.Params != nil {
-		params := map[string]any{}
-		for k, raw := range env.Params {
-			if k == "arguments" {
-				params[k] = map[string]any{}
-				continue
-			}
-			v, err := jsonstrict.Parse(raw, messageLimits)
-			if err != nil {
-				return nil
-			}
-			params[k] = v
-		}
-		obj["params"] = params
-	}
-	return obj
-}
+// argumentsPath is where a tools/call message carries the tool's arguments.
+var argumentsPath = []string{"params", "arguments"}
 
-// envelopeDuplicate reports a key named twice in the message object or its params object, which
-// lenientEnvelope (encoding/json: the last one wins) would hide.
-func envelopeDuplicate(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var walk func(depth int) bool
-	walk = func(depth int) bool {
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return true
-			}
-			key, _ := tok.(string)
-			if seen[key] {
-				return true
-			}
-			seen[key] = true
-			if depth == 0 && key == "params" {
-				if t, err := dec.Token(); err != nil {
-					return true
-				} else if t == json.Delim('{') {
-					if walk(1) {
-						return true
-					}
-					if _, err := dec.Token(); err != nil {
-						return true
-					}
-					continue
-				}
-				// params is not an object: readEnvelope refuses it.
-				continue
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return true
-			}
-		}
-		return false
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return true
-	}
-	return walk(0)
+// insideArguments reports whether a fault sits inside params.arguments (not at it): the tool's to
+// refuse, not the protocol's.
+func insideArguments(at []strictjson.Segment) bool {
+	return len(at) > 2 && at[0].Index < 0 && at[0].Key == "params" && at[1].Index < 0 && at[1].Key == "arguments"
 }
 
 // outbound is one message the server writes.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -478,15 +479,5 @@ func (s *Server) readResource(m *message, modern bool) (json.RawMessage, *rpcErr
 	return b, nil
 }
 
-// clip keeps the first 80 characters of s, without reading further: s may be a megabyte long.
-func clip(s string) string {
-	const limit = 80
-	n := 0
-	for i := range s {
-		if n == limit {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+// clip is text.Clip, the one clip for echoed input, under the short name this package's errors use.
+func clip(s string) string { return text.Clip(s) }

@@ -1,4 +1,4 @@
-// Package jsonschema checks a value parsed by jsonstrict against a JSON Schema (draft 2020-12), for
+// Package jsonschema checks a value parsed by strictjson against a JSON Schema (draft 2020-12), for
 // the subset of keywords abcd's published schemas use and a little more. It fails closed: a schema
 // naming a keyword this package does not implement does not compile, so no constraint is ever
 // skipped silently. Annotations (title, description, default, examples, $comment, x-*) are read and
@@ -18,7 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Dialect is the one $schema this package accepts; a schema without $schema is read as it.
@@ -76,7 +77,7 @@ type patternProp struct {
 
 // Compile reads a schema document. The document is parsed strictly (no key twice, UTF-8).
 func Compile(doc []byte) (*Schema, error) {
-	v, err := jsonstrict.Parse(doc, jsonstrict.Limits{MaxDepth: 128})
+	v, err := strictjson.Parse(doc, strictjson.Limits{MaxDepth: 128})
 	if err != nil {
 		return nil, fmt.Errorf("schema is not strict JSON: %w", err)
 	}
@@ -379,7 +380,7 @@ func (e *Error) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Validate checks v, as jsonstrict.Parse returns it, and reports the first failure in a
+// Validate checks v, as strictjson.Parse returns it, and reports the first failure in a
 // deterministic order.
 func (s *Schema) Validate(v any) *Error {
 	return s.root.check(v, nil, 0)
@@ -502,7 +503,7 @@ func (n *node) checkObject(obj map[string]any, path *location, refDepth int) *Er
 		}
 		if !matched && n.additional != nil {
 			if n.additional.always != nil && !*n.additional.always {
-				return &Error{path.String(), fmt.Sprintf("the field %q is not one this input takes (takes: %s)", jsonstrict.Clip(k), fieldList(n.propNames))}
+				return &Error{path.String(), fmt.Sprintf("the field %q is not one this input takes (takes: %s)", text.Clip(k), fieldList(n.propNames))}
 			}
 			if e := n.additional.check(obj[k], sub, refDepth); e != nil {
 				return e
@@ -631,12 +632,12 @@ func (l *location) index(i int) *location  { return &location{parent: l, idx: i}
 
 // String is the path like steps[2].status, empty for the root, each key clipped.
 func (l *location) String() string {
-	var segs []jsonstrict.Segment
+	var segs []strictjson.Segment
 	for at := l; at != nil; at = at.parent {
-		segs = append(segs, jsonstrict.Segment{Key: at.name, Index: at.idx})
+		segs = append(segs, strictjson.Segment{Key: at.name, Index: at.idx})
 	}
 	slices.Reverse(segs)
-	return jsonstrict.JoinPath(segs)
+	return strictjson.JoinPath(segs)
 }
 
 func isType(v any, t string) bool {

@@ -10,7 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 )
 
 func mustCompile(t *testing.T, doc string) *Schema {
@@ -22,7 +22,7 @@ func mustCompile(t *testing.T, doc string) *Schema {
 
 func check(t *testing.T, s *Schema, instance string) *Error {
 	t.Helper()
-	v, err := jsonstrict.Parse([]byte(instance), jsonstrict.Limits{})
+	v, err := strictjson.Parse([]byte(instance), strictjson.Limits{})
 	assert.NilError(t, err)
 	return s.Validate(v)
 }
@@ -181,6 +181,6 @@ func TestPathsAreWrittenOnlyOnFailure(t *testing.T) {
 	items[len(items)-1] = map[string]any{"n": "one"}
 	e := s.Validate(map[string]any{key: items})
 	assert.Assert(t, e != nil)
-	assert.Check(t, is.Equal(e.Path, strings.Repeat("k", 64)+"…[19999].n"))
+	assert.Check(t, is.Equal(e.Path, strings.Repeat("k", 80)+"…[19999].n"))
 	assert.Check(t, is.Equal(e.Msg, "must be an integer, got a string"))
 }
