@@ -109,23 +109,25 @@ func (f *folder) enter(name string, perm os.FileMode) (sub *folder, created bool
 // perm, missing folders are made. An element that is a link or not a folder is refused. The result
 // is a new folder the caller closes; created is true when walk made its last element.
 func (f *folder) walk(rel string, perm os.FileMode) (*folder, bool, error) {
-	cur, err := f.root.OpenRoot(".")
-	if err != nil {
-		return nil, false, err
-	}
-	at := &folder{root: cur, path: f.path}
 	if rel == "" || rel == "." {
-		return at, false, nil
+		r, err := f.root.OpenRoot(".")
+		if err != nil {
+			return nil, false, err
+		}
+		return &folder{root: r, path: f.path}, false, nil
 	}
-	created := false
+	at, created := f, false
 	for _, name := range elements(rel) {
 		sub, made, _, err := at.enter(name, perm)
 		if err != nil {
 			err = at.refuse(name, err)
+		}
+		if at != f {
 			at.Close()
+		}
+		if err != nil {
 			return nil, false, err
 		}
-		at.Close()
 		at, created = sub, made
 	}
 	return at, created, nil
