@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -120,7 +120,7 @@ func loadSchema(cat ports.SchemaCatalog, name string) (*jsonschema.Schema, json.
 	if !ok {
 		return nil, nil, fmt.Errorf("no published schema %s", name)
 	}
-	doc, err := jsonstrict.Parse(data, jsonstrict.Limits{MaxDepth: 128})
+	doc, err := strictjson.Parse(data, strictjson.Limits{MaxDepth: 128})
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema %s: %v", name, err)
 	}

@@ -11,7 +11,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/contract"
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
 )
@@ -124,7 +124,7 @@ func mustServer(t *testing.T) *Server {
 func TestServedSchemasAreClientSafe(t *testing.T) {
 	for _, tl := range listTools(t, mustServer(t)) {
 		for _, doc := range []json.RawMessage{tl.InputSchema, tl.OutputSchema} {
-			v, err := jsonstrict.Parse(doc, jsonstrict.Limits{})
+			v, err := strictjson.Parse(doc, strictjson.Limits{})
 			assert.NilError(t, err)
 			assert.Check(t, is.Equal(LintToolSchema(v), ""), tl.Name)
 			assert.Check(t, !bytes.Contains(doc, []byte(":true")) || !hasTrueSchema(v), "%s has a true sub-schema", tl.Name)
@@ -171,11 +171,11 @@ func TestLintToolSchemaRefusesWhatBreaksClients(t *testing.T) {
 		{`{"type":"object","additionalProperties":true}`, "#/additionalProperties is the schema true"},
 		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"string"},true]}}}`, "#/properties/v/oneOf/1 is the schema true"},
 	} {
-		v, err := jsonstrict.Parse([]byte(c.doc), jsonstrict.Limits{})
+		v, err := strictjson.Parse([]byte(c.doc), strictjson.Limits{})
 		assert.NilError(t, err)
 		assert.Check(t, is.Contains(LintToolSchema(v), c.want), c.doc)
 	}
-	ok, _ := jsonstrict.Parse([]byte(`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`), jsonstrict.Limits{})
+	ok, _ := strictjson.Parse([]byte(`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`), strictjson.Limits{})
 	assert.Check(t, is.Equal(LintToolSchema(ok), ""))
 }
 
