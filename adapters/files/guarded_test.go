@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func assertRefused(t *testing.T, err error, path, why, remedy string) {
 	assert.Equal(t, r.Kind, refusal.Refused)
 	assert.Equal(t, r.What, path)
 	assert.Assert(t, is.Contains(r.Why, why))
-	assert.Assert(t, is.Contains(r.Remedy, remedy))
+	assert.Assert(t, is.Contains(fmt.Sprint(r.Remedy), remedy))
 }
 
 func TestReadGuarded(t *testing.T) {

@@ -28,17 +28,17 @@ type Inspector struct {
 func (in Inspector) Inspect(ctx context.Context) (ports.RepoFacts, error) {
 	root, git := RepoRoot(in.Dir)
 	f := ports.RepoFacts{Root: root, Git: git, Records: map[string]int{}}
-	repo, err := openFolder(root)
-	if err != nil {
-		return ports.RepoFacts{}, err
+	// A folder that cannot be opened holds nothing, as far as status is concerned.
+	repo, _ := openFolder(root)
+	if repo != nil {
+		defer repo.Close()
+		if st, err := repo.lstat(".abcd"); err == nil && st != nil {
+			f.Initialized = st.IsDir()
+		}
 	}
-	defer repo.Close()
 	home, _ := openFolder(in.Home)
 	if home != nil {
 		defer home.Close()
-	}
-	if st, err := repo.lstat(".abcd"); err == nil && st != nil {
-		f.Initialized = st.IsDir()
 	}
 	f.RepoConfig = ports.FileFact{Path: RepoConfigPath(root), Present: isRegular(repo, ".abcd/config.json")}
 	f.RepoRouting = ports.FileFact{Path: RepoRoutingPath(root), Present: isRegular(repo, ".abcd/config/oracle-routing.json")}
@@ -93,6 +93,9 @@ func isRegular(base *folder, rel string) bool {
 // countRecords counts regular <prefix>-*.md files; an absent folder, or one reached through a link,
 // holds none.
 func countRecords(repo *folder, dir, prefix string) (int, error) {
+	if repo == nil {
+		return 0, nil
+	}
 	f, _, err := repo.walk(dir, 0)
 	if _, refused := refusal.As(err); errors.Is(err, fs.ErrNotExist) || refused {
 		return 0, nil

@@ -42,7 +42,7 @@ func assertSetupRefused(t *testing.T, err error, code, what string) {
 	assert.Equal(t, r.Kind, refusal.Refused)
 	assert.Equal(t, r.Code, code)
 	assert.Equal(t, r.What, what)
-	assert.Assert(t, r.Remedy != "")
+	assert.Assert(t, fmt.Sprint(r.Remedy) != "")
 }
 
 // tempLeftovers lists files the atomic writer may have left behind under dir.
