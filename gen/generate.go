@@ -17,6 +17,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -62,6 +63,7 @@ func documents() []schemaDoc {
 		schemaDoc{"audit_return", contract.RoleDocument, "", "the intent-auditor's return: one verdict per acceptance criterion", reflect.TypeFor[review.AuditReturn]()},
 		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
+		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},
 	)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].name < docs[j].name })
 	return docs

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/roster"
 )
 
@@ -149,6 +150,10 @@ type Git interface {
 	// Diff is git's own diff from base to head (no external diff, textconv or colour), at most max
 	// bytes; truncated is true when it was cut.
 	Diff(ctx context.Context, base, head string, max int) (diff []byte, truncated bool, err error)
+	// Committed returns a file as HEAD has it (path relative to the repository root, with forward
+	// slashes), at most max bytes: committed is false when HEAD has no such file or there is no HEAD
+	// yet; a symbolic link or a larger file is a refusal. The guard reads its committed rules so.
+	Committed(ctx context.Context, path string, max int) (data []byte, committed bool, err error)
 }
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
@@ -193,4 +198,14 @@ type ReviewOutcome struct {
 	Return         []byte
 	FallbackReason string
 	FallbackDetail string
+}
+
+// ---- The guard (issue 16) ----
+
+// CommandReader reads one command line the way the shell will run it, into the guard's neutral
+// model: every command of every segment, past wrappers, into the strings it executes. It never runs
+// anything. A line it cannot read within its bounds comes back with Refused set (the guard blocks
+// it); an error is a fault.
+type CommandReader interface {
+	ReadLine(line string) (guard.Line, error)
 }

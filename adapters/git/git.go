@@ -135,3 +135,43 @@ func (g Git) Diff(ctx context.Context, base, head string, max int) ([]byte, bool
 	out, cut, err := g.run(ctx, max, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--end-of-options", base, head)
 	return out, cut, err
 }
+
+// Committed reads a file as HEAD has it: git ls-tree for its mode (a link is refused), then the
+// blob, bounded. A repository without commits, or a path HEAD lacks, is not committed.
+func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool, error) {
+	if path == "" || strings.HasPrefix(path, "/") || strings.HasPrefix(path, "-") || strings.ContainsAny(path, "\x00\n") {
+		return nil, false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", config.Clip(path)), "give a path relative to the repository root")
+	}
+	out, _, err := g.run(ctx, 4<<10, "ls-tree", "--full-tree", "-z", "HEAD", "--", path)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return nil, false, nil // no HEAD yet, or not a repository
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	entry := strings.TrimSuffix(string(out), "\x00")
+	if entry == "" {
+		return nil, false, nil
+	}
+	meta, name, ok := strings.Cut(entry, "\t")
+	fields := strings.Fields(meta)
+	if !ok || name != path || len(fields) != 3 {
+		return nil, false, nil
+	}
+	switch fields[0] {
+	case "100644", "100755":
+	case "120000":
+		return nil, false, refusal.New("config_file", path, "is committed as a symbolic link, which abcd does not follow for configuration", "commit the file itself")
+	default:
+		return nil, false, refusal.New("config_file", path, "is not committed as a regular file", "commit it as a regular file")
+	}
+	data, cut, err := g.run(ctx, max, "cat-file", "blob", fields[2])
+	if err != nil {
+		return nil, false, err
+	}
+	if cut {
+		return nil, false, refusal.New("config_file", path, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it")
+	}
+	return data, true, nil
+}

@@ -94,3 +94,45 @@ func TestBranchesAndDiff(t *testing.T) {
 	assert.Assert(t, cut)
 	assert.Equal(t, len(diff), 10)
 }
+
+func TestCommitted(t *testing.T) {
+	dir, _ := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	data, ok, err := g.Committed(ctx, "a.txt", 1<<10)
+	assert.NilError(t, err)
+	assert.Assert(t, ok)
+	assert.Equal(t, string(data), "one\ntwo\n")
+
+	_, ok, err = g.Committed(ctx, "missing.txt", 1<<10)
+	assert.NilError(t, err)
+	assert.Assert(t, !ok, "a path HEAD lacks is not committed")
+
+	_, _, err = g.Committed(ctx, "a.txt", 3)
+	r, isRefusal := refusal.As(err)
+	assert.Assert(t, isRefusal, "a file over the bound is refused: %v", err)
+	assert.Equal(t, r.Code, "config_file")
+
+	// A committed symbolic link is refused, and a subfolder reads paths from the root.
+	assert.NilError(t, os.Symlink("a.txt", dir.Join("link.txt")))
+	assert.NilError(t, os.Mkdir(dir.Join("sub"), 0o755))
+	for _, args := range [][]string{{"add", "link.txt"}, {"commit", "-q", "-m", "link"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir.Path()
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, string(out))
+	}
+	_, _, err = g.Committed(ctx, "link.txt", 1<<10)
+	_, isRefusal = refusal.As(err)
+	assert.Assert(t, isRefusal, "a committed link is refused: %v", err)
+	_, ok, err = Git{Dir: dir.Join("sub")}.Committed(ctx, "a.txt", 1<<10)
+	assert.NilError(t, err)
+	assert.Assert(t, ok)
+
+	empty := fs.NewDir(t, "empty")
+	assert.NilError(t, exec.Command("git", "init", "-q", empty.Path()).Run())
+	_, ok, err = Git{Dir: empty.Path()}.Committed(ctx, "a.txt", 1<<10)
+	assert.NilError(t, err)
+	assert.Assert(t, !ok, "a repository without commits has nothing committed")
+}

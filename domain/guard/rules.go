@@ -72,7 +72,7 @@ type Syntax struct {
 // Rule is one pattern the guard checks every command against.
 type Rule struct {
 	// ID is stable and unique: what a verdict names and a repository file refers to.
-	ID string `json:"id" jsonschema:"pattern=^[a-z][a-z0-9-]{0,63}$"`
+	ID string `json:"id" jsonschema:"pattern=^[a-z][a-z0-9-]*$,maxLength=64"`
 	// Tier is what a certain match does.
 	Tier Tier `json:"tier" jsonschema:"enum=block,enum=warn"`
 	// Unknown is what a match does when it rests on a value that cannot be known (a variable, a

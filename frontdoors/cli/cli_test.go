@@ -121,6 +121,7 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Random:    &fake.Random{},
 		Git:       seededGit(),
 		Runs:      seededRuns(),
+		Commands:  fake.Commands{},
 	}
 }
 

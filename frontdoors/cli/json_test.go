@@ -22,6 +22,7 @@ var verbArgs = map[string][]string{
 	"version":           nil,
 	"schema_list":       nil,
 	"schema_show":       {"refusal"},
+	"guard_check":       {"--command", "git status"},
 	"config_show":       nil,
 	"ahoy_install":      {"--yes"},
 	"ahoy_uninstall":    nil,
@@ -71,6 +72,7 @@ func emptyApp() *app.App {
 		Random:   &fake.Random{},
 		Git:      seededGit(),
 		Runs:     seededRuns(),
+		Commands: fake.Commands{},
 	}
 }
 

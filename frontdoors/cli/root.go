@@ -45,6 +45,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(recordCommands(a, s, opts)...)
 	root.AddCommand(implementCommands(a, s, opts)...)
 	root.AddCommand(newMCPCmd(a, s))
+	root.AddCommand(newGuardCmd(a, s, opts))
 	root.SetHelpCommand(helpCommand(root))
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(completionCommand(root))

@@ -74,6 +74,7 @@ func buildTable() []Verb {
 	verbs = append(verbs, decisionVerbs()...)
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
+	verbs = append(verbs, guardVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
 }
@@ -101,6 +102,7 @@ type App struct {
 	Random    ports.Random
 	Git       ports.Git
 	Runs      ports.RunStore
+	Commands  ports.CommandReader // the guard's shell reader
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports"
@@ -267,6 +268,7 @@ type Git struct {
 	Branches map[string]string // branch → commit
 	Head     string            // the checked-out branch
 	DiffText string
+	AtHead   map[string][]byte // file path → its content at HEAD
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -423,4 +425,29 @@ func (v *Validator) Review(_ context.Context, req ports.ReviewRequest) (ports.Re
 		return v.Answer(req), v.Err
 	}
 	return v.Outcome, v.Err
+}
+
+// Committed serves a file from AtHead.
+func (g *Git) Committed(_ context.Context, p string, max int) ([]byte, bool, error) {
+	data, ok := g.AtHead[p]
+	if !ok {
+		return nil, false, nil
+	}
+	if len(data) > max {
+		return nil, false, refusal.New("file_too_large", p, "is larger than the bound at HEAD", "shorten it")
+	}
+	return data, true, nil
+}
+
+// Commands reads command lines with Read, a function a test provides (the real reader lives in
+// adapters/shell, which ports may not import); without one, every line runs no command.
+type Commands struct {
+	Read func(line string) (guard.Line, error)
+}
+
+func (c Commands) ReadLine(line string) (guard.Line, error) {
+	if c.Read == nil {
+		return guard.Line{Commands: []guard.Command{}}, nil
+	}
+	return c.Read(line)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
 	"github.com/abcd-dev/abcd/adapters/git"
+	"github.com/abcd-dev/abcd/adapters/shell"
 	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
@@ -57,6 +58,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Random:    system.Random{},
 			Git:       git.Git{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
+			Commands:  shell.Reader{Home: os.Getenv("HOME")},
 			Prompter:  cli.NewPrompter(s),
 			Diag:      cli.NewDiag(s),
 			Schemas:   cat,

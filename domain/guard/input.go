@@ -1,0 +1,82 @@
+package guard
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// CommandLine is a command line handed to the guard: any text a shell takes, several lines and tabs
+// included, but never empty and without other control characters (a terminal escape is no command).
+// Its length is not refused here: a line too long to read is blocked, with the reason, by the guard.
+type CommandLine string
+
+// CheckCommandLine says what is wrong with a command line handed in.
+func CheckCommandLine(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return refusal.New("guard_command_empty", "guard check", "was given no command line to check", "give the command line to check")
+	}
+	if !utf8.ValidString(s) {
+		return refusal.New("guard_command_invalid", "guard check", "the command line is not valid UTF-8", "give the command line as text")
+	}
+	if i := strings.IndexFunc(s, isControl); i >= 0 {
+		return refusal.New("guard_command_invalid", "guard check", fmt.Sprintf("the command line holds a control character (%U) at byte %d", s[i], i), "give the command line as plain text")
+	}
+	return nil
+}
+
+// UnmarshalText checks the line as it is decoded.
+func (c *CommandLine) UnmarshalText(b []byte) error {
+	if err := CheckCommandLine(string(b)); err != nil {
+		return err
+	}
+	*c = CommandLine(b)
+	return nil
+}
+
+// Folder is the absolute folder a command line runs in.
+type Folder string
+
+// MaxFolderBytes bounds a folder's path.
+const MaxFolderBytes = 4096
+
+// CheckFolder says what is wrong with a folder handed in.
+func CheckFolder(s string) error {
+	switch {
+	case len(s) > MaxFolderBytes:
+		return refusal.New("guard_cwd_invalid", "guard check", fmt.Sprintf("the folder is longer than %d bytes", MaxFolderBytes), "give the absolute folder the command runs in")
+	case !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return refusal.New("guard_cwd_invalid", "guard check", "the folder holds a control character", "give the absolute folder the command runs in")
+	case !path.IsAbs(s):
+		return refusal.New("guard_cwd_invalid", "guard check", fmt.Sprintf("the folder %q is not an absolute path", clip(s)), "give the absolute folder the command runs in")
+	}
+	return nil
+}
+
+// UnmarshalText checks the folder as it is decoded.
+func (f *Folder) UnmarshalText(b []byte) error {
+	if err := CheckFolder(string(b)); err != nil {
+		return err
+	}
+	*f = Folder(b)
+	return nil
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
+func clip(s string) string {
+	const limit = 80
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
