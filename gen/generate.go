@@ -78,12 +78,30 @@ func scalarSchema() *jsonschema.Schema {
 
 func ptr[T any](v T) *T { return &v }
 
+// ruleSchema is a self-checking value type's schema: what its own check says, and no more.
+func ruleSchema(r contract.Rule) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: r.Description, Pattern: r.Pattern}
+	if r.MinLength > 0 {
+		s.MinLength = ptr(uint64(r.MinLength))
+	}
+	if r.MaxLength > 0 {
+		s.MaxLength = ptr(uint64(r.MaxLength))
+	}
+	for _, e := range r.Enum {
+		s.Enum = append(s.Enum, e)
+	}
+	return s
+}
+
 // newReflector is configured for the contract: everything inlined (no $ref, so no root that is a
 // $ref), closed objects, required from the absence of omitempty, descriptions from Go comments.
 func newReflector(root string) (*jsonschema.Reflector, error) {
 	r := &jsonschema.Reflector{DoNotReference: true, Anonymous: true}
 	inner := &jsonschema.Reflector{DoNotReference: true, Anonymous: true}
 	r.Mapper = func(t reflect.Type) *jsonschema.Schema {
+		if t.Kind() == reflect.String && t.Implements(reflect.TypeFor[contract.Described]()) {
+			return ruleSchema(reflect.Zero(t).Interface().(contract.Described).SchemaRule())
+		}
 		switch t {
 		case reflect.TypeFor[oracle.Scalar]():
 			return scalarSchema()

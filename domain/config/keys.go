@@ -7,6 +7,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // Key is one key abcd reads from the configuration files: the one place that says which keys exist,
@@ -253,4 +256,21 @@ func IsLoopbackHost(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// KeyName is a configuration key a person asks about: it checks it is a key abcd reads.
+type KeyName string
+
+// UnmarshalText refuses a key abcd does not read (config_key_unknown).
+func (k *KeyName) UnmarshalText(b []byte) error {
+	if _, ok := Match(string(b)); !ok {
+		return refusal.New("config_key_unknown", "", fmt.Sprintf("%q is not a key abcd reads", Clip(string(b))),
+			refusal.Run("config_show"), " to list every key with its default, or see docs/configuration.md")
+	}
+	*k = KeyName(b)
+	return nil
+}
+
+func (KeyName) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "a configuration key, such as build.dod or oracle.review", MinLength: 1, MaxLength: 256}
 }

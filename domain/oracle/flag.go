@@ -1,10 +1,14 @@
 package oracle
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // RouteGrammar is the --route flag's grammar, quoted by every refusal of one.
@@ -144,4 +148,34 @@ func flagScalar(v string) Scalar {
 		return Scalar(v)
 	}
 	return stringScalar(v)
+}
+
+// RouteText is one --route flag as a person writes it: it checks its own syntax when decoded. What
+// the invocation dispatches and what this machine configures are checked by ParseRoutes.
+type RouteText string
+
+// UnmarshalText refuses a flag whose text does not parse (route_invalid).
+func (r *RouteText) UnmarshalText(b []byte) error {
+	if _, err := parseRoute(string(b)); err != nil {
+		var re *RouteError
+		if errors.As(err, &re) {
+			return refusal.New("route_invalid", "", fmt.Sprintf("%q %s", re.Flag, re.Msg), "the grammar is "+RouteGrammar+"; tiers are "+TierList())
+		}
+		return err
+	}
+	*r = RouteText(b)
+	return nil
+}
+
+func (RouteText) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "route one agent: " + RouteGrammar, MinLength: 1, MaxLength: MaxRouteBytes}
+}
+
+// Texts turns route texts into the strings ParseRoutes reads.
+func Texts(rs []RouteText) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r)
+	}
+	return out
 }

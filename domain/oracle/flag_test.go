@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 var dispatchAll = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
@@ -160,5 +162,31 @@ func TestRouteErrorQuotesTheFlagBounded(t *testing.T) {
 	want := prefix(flag, 80) + "…"
 	if re.Flag != want || !strings.HasPrefix(err.Error(), `--route "`+want+`": `) {
 		t.Errorf("Flag %q, message %q; want the flag cut to %q", re.Flag, err.Error(), want)
+	}
+}
+
+func TestRouteTextChecksOnlyItsSyntax(t *testing.T) {
+	for in, want := range map[string]string{
+		"ruthless-reviewer=frontier":          "",
+		"nobody=local@somewhere?temperature=1": "", // dispatch and configuration are ParseRoutes' to check
+		"ruthless-reviewer=mega":              "route_invalid",
+		"=frontier":                           "route_invalid",
+		"ruthless-reviewer":                   "route_invalid",
+		strings.Repeat("r", MaxRouteBytes+1): "route_invalid",
+	} {
+		var r RouteText
+		err := r.UnmarshalText([]byte(in))
+		got := ""
+		if re, ok := refusal.As(err); ok {
+			got = re.Code
+			if !strings.Contains(re.Remedy.String(), RouteGrammar) {
+				t.Errorf("%q: the remedy does not quote the grammar: %s", in, re.Remedy)
+			}
+		} else if err != nil {
+			got = "not a refusal"
+		}
+		if got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
 	}
 }

@@ -32,6 +32,10 @@ type Layers struct {
 	MachineOrigin  string
 	RepoPresent    bool
 	MachinePresent bool
+	// Escalated, when valid, is the tier a later round asks for after a failed one: it replaces the
+	// tier the row and the flag give before the connection is chosen, so the connection (and the
+	// fallback reason when none serves it) belong to the tier actually asked for.
+	Escalated Tier
 }
 
 // accepted reports whether a routing table is accepted, so the bundled proposal applies.
@@ -139,6 +143,10 @@ func Resolve(agent string, l Layers, c Connections, defaults func(Connection) Se
 		}
 		r.Row.Tier, r.Source, r.Origin, r.Override = f.Tier, SourceFlag, "--route", f.Text
 		flagSettings = f.Settings
+	}
+
+	if l.Escalated.Valid() && l.Escalated != r.Row.Tier && r.Source != SourceNone {
+		r.Row.Tier = l.Escalated
 	}
 
 	switch {

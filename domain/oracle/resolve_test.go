@@ -363,3 +363,40 @@ func TestResolveAgentOutsideTheProposal(t *testing.T) {
 		t.Errorf("Resolve = %+v, %v", r, err)
 	}
 }
+
+// TestResolveEscalatesBeforeChoosingTheConnection: a failed round asks for the next tier up, and the
+// connection and the fallback reason belong to that tier, not to the one the row gave.
+func TestResolveEscalatesBeforeChoosingTheConnection(t *testing.T) {
+	conns := func() *fakeConnections {
+		return &fakeConnections{serves: map[Tier]Connection{Economy: openrouter}}
+	}
+	repo := Table{"ruthless-reviewer": {Tier: Local, FanOut: 1}}
+	l := Layers{Repo: repo, RepoOrigin: "repo", RepoPresent: true}
+
+	// Round 1 at local: nothing serves it, the harness takes it with local's reason.
+	r, err := Resolve("ruthless-reviewer", l, conns(), nil)
+	if err != nil || r.Connection != Harness() || !strings.Contains(r.Fallback, "tier local") {
+		t.Fatalf("round 1: %+v %v", r, err)
+	}
+	// Round 2 escalated to economy: the provider serving economy takes it, no fallback.
+	l.Escalated = Economy
+	c := conns()
+	r, err = Resolve("ruthless-reviewer", l, c, nil)
+	if err != nil || r.Row.Tier != Economy || r.Connection != openrouter || r.Fallback != "" {
+		t.Fatalf("round 2: %+v %v", r, err)
+	}
+	if !reflect.DeepEqual(c.asked, []string{"pointed ruthless-reviewer", "serves economy"}) {
+		t.Errorf("asked %v: the connection must be chosen for the escalated tier", c.asked)
+	}
+	// Round 3 escalated to frontier: nothing serves it, and the reason names frontier.
+	l.Escalated = Frontier
+	r, err = Resolve("ruthless-reviewer", l, conns(), nil)
+	if err != nil || r.Row.Tier != Frontier || r.Connection != Harness() || !strings.Contains(r.Fallback, "tier frontier") {
+		t.Fatalf("round 3: %+v %v", r, err)
+	}
+	// With no table accepted, the harness decides whatever a round escalated to.
+	r, err = Resolve("ruthless-reviewer", Layers{Escalated: Frontier}, conns(), nil)
+	if err != nil || r.Row.Tier != HostDecides || r.Source != SourceNone {
+		t.Fatalf("no table: %+v %v", r, err)
+	}
+}

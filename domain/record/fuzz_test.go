@@ -103,7 +103,7 @@ func FuzzParseHeader(f *testing.F) {
 
 func FuzzResolveRef(f *testing.F) {
 	f.Add("itd-2607")
-	in := []Ref{
+	in := []Candidate{
 		{"itd-2607011230051234", "login-page", "a.md"},
 		{"itd-2607011230059999", "logout", "b.md"},
 		{"spc-2608010000000001", "login", "c.md"},
@@ -140,7 +140,7 @@ func FuzzResolveRef(f *testing.F) {
 	})
 }
 
-func contains(in []Ref, r Ref) bool {
+func contains(in []Candidate, r Candidate) bool {
 	for _, c := range in {
 		if c == r {
 			return true

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Ref is what ResolveRef matches against: a record's id, its file's slug, and its file.
-type Ref struct {
+// Candidate is what ResolveRef matches against: a record's id, its file's slug, and its file.
+type Candidate struct {
 	ID, Slug, File string
 }
 
@@ -18,7 +18,7 @@ type Ref struct {
 // too long). Family, when set, names the family searched, for the list command in the message.
 type RefError struct {
 	Ref        string
-	Candidates []Ref
+	Candidates []Candidate
 	Reason     string
 	Family     Family
 }
@@ -39,11 +39,7 @@ func (e *RefError) Error() string {
 	case e.Reason != "":
 		return fmt.Sprintf("%s is not a record ref (%s): give a full id, the start of one (at least 5 characters, such as itd-26), or part of a slug", shown, e.Reason)
 	case len(e.Candidates) == 0:
-		list := "abcd intent list, abcd spec list, abcd issue list or abcd decision list"
-		if t := TypeOf(e.Family); t != "" {
-			list = "abcd " + t + " list"
-		}
-		return fmt.Sprintf("no record matches %s: run %s to see the ids and slugs", shown, list)
+		return fmt.Sprintf("no record matches %s", shown)
 	}
 	parts := make([]string, 0, maxCandidates+1)
 	for k, c := range e.Candidates {
@@ -62,10 +58,10 @@ func (e *RefError) Error() string {
 // that matches anything decides: one match is the answer, several are a *RefError listing them. Refs
 // are matched case-insensitively, after trimming white space. A ref holding "/", "\", "..", a control
 // character or invalid UTF-8, empty, or over MaxRefBytes is refused as not a ref.
-func ResolveRef(ref string, in []Ref) (Ref, error) {
+func ResolveRef(ref string, in []Candidate) (Candidate, error) {
 	fam := commonFamily(in)
 	if reason := badRef(ref); reason != "" {
-		return Ref{}, &RefError{Ref: ref, Reason: reason, Family: fam}
+		return Candidate{}, &RefError{Ref: ref, Reason: reason, Family: fam}
 	}
 	r := strings.ToLower(strings.TrimSpace(ref))
 	id := strings.TrimSuffix(r, ".md")
@@ -74,14 +70,14 @@ func ResolveRef(ref string, in []Ref) (Ref, error) {
 			id = id[:idLen]
 		}
 	}
-	rules := []func(Ref) bool{
-		func(c Ref) bool { return c.ID == id },
-		func(c Ref) bool { return len(r) >= 5 && strings.HasPrefix(c.ID, r) },
-		func(c Ref) bool { return c.Slug == r },
-		func(c Ref) bool { return c.Slug != "" && strings.Contains(c.Slug, r) },
+	rules := []func(Candidate) bool{
+		func(c Candidate) bool { return c.ID == id },
+		func(c Candidate) bool { return len(r) >= 5 && strings.HasPrefix(c.ID, r) },
+		func(c Candidate) bool { return c.Slug == r },
+		func(c Candidate) bool { return c.Slug != "" && strings.Contains(c.Slug, r) },
 	}
 	for _, match := range rules {
-		var found []Ref
+		var found []Candidate
 		for _, c := range in {
 			if match(c) {
 				found = append(found, c)
@@ -93,12 +89,12 @@ func ResolveRef(ref string, in []Ref) (Ref, error) {
 		case 1:
 			return found[0], nil
 		}
-		slices.SortFunc(found, func(a, b Ref) int {
+		slices.SortFunc(found, func(a, b Candidate) int {
 			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Slug, b.Slug), cmp.Compare(a.File, b.File))
 		})
-		return Ref{}, &RefError{Ref: ref, Candidates: found, Family: fam}
+		return Candidate{}, &RefError{Ref: ref, Candidates: found, Family: fam}
 	}
-	return Ref{}, &RefError{Ref: ref, Family: fam}
+	return Candidate{}, &RefError{Ref: ref, Family: fam}
 }
 
 func badRef(ref string) string {
@@ -121,7 +117,7 @@ func badRef(ref string) string {
 }
 
 // commonFamily is the family every ref's id belongs to, or "".
-func commonFamily(in []Ref) Family {
+func commonFamily(in []Candidate) Family {
 	var fam Family
 	for k, c := range in {
 		f, ok := FamilyOfID(c.ID)

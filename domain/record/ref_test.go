@@ -9,7 +9,7 @@ import (
 )
 
 func TestResolveRef(t *testing.T) {
-	in := []Ref{
+	in := []Candidate{
 		{"itd-2607011230051234", "login-page", "a.md"},
 		{"itd-2607011230059999", "logout", "b.md"},
 		{"itd-2608010000000001", "login", "c.md"},
@@ -59,7 +59,7 @@ func TestResolveRef(t *testing.T) {
 			for _, c := range re.Candidates {
 				ids = append(ids, c.ID)
 			}
-			if !reflect.DeepEqual(ids, tt.cands) || (re.Reason != "") != tt.reason || re.Ref != tt.ref || got != (Ref{}) {
+			if !reflect.DeepEqual(ids, tt.cands) || (re.Reason != "") != tt.reason || re.Ref != tt.ref || got != (Candidate{}) {
 				t.Errorf("got %#v", re)
 			}
 			msg := err.Error()
@@ -69,7 +69,7 @@ func TestResolveRef(t *testing.T) {
 					t.Errorf("message %q", msg)
 				}
 			case len(tt.cands) == 0:
-				if !strings.Contains(msg, "no record matches") || !strings.Contains(msg, "abcd intent list") {
+				if !strings.Contains(msg, "no record matches") || strings.Contains(msg, "abcd") {
 					t.Errorf("message %q", msg)
 				}
 			default:
@@ -85,12 +85,12 @@ func TestResolveRef(t *testing.T) {
 
 func TestResolveRefExactIDWins(t *testing.T) {
 	// Ids of one length cannot prefix one another, but hand-made refs can: an exact id still wins.
-	in := []Ref{{"itd-2607011230051234", "a", "a.md"}, {"itd-26070112300512345", "b", "b.md"}}
+	in := []Candidate{{"itd-2607011230051234", "a", "a.md"}, {"itd-26070112300512345", "b", "b.md"}}
 	if got, err := ResolveRef("itd-2607011230051234", in); err != nil || got.File != "a.md" {
 		t.Errorf("got %+v %v", got, err)
 	}
 	// Duplicate ids (merged branches) are ambiguous.
-	dup := []Ref{{"itd-2607011230051234", "a", "b.md"}, {"itd-2607011230051234", "a", "a.md"}}
+	dup := []Candidate{{"itd-2607011230051234", "a", "b.md"}, {"itd-2607011230051234", "a", "a.md"}}
 	_, err := ResolveRef("itd-2607011230051234", dup)
 	var re *RefError
 	if !errors.As(err, &re) || len(re.Candidates) != 2 || re.Candidates[0].File != "a.md" {
@@ -99,20 +99,23 @@ func TestResolveRefExactIDWins(t *testing.T) {
 }
 
 func TestRefErrorMessages(t *testing.T) {
-	var many []Ref
+	var many []Candidate
 	for k := 0; k < 12; k++ {
-		many = append(many, Ref{ID: fmt.Sprintf("spc-26070100000000%02d", k), Slug: fmt.Sprintf("step-%d", k), File: "x.md"})
+		many = append(many, Candidate{ID: fmt.Sprintf("spc-26070100000000%02d", k), Slug: fmt.Sprintf("step-%d", k), File: "x.md"})
 	}
 	_, err := ResolveRef("step", many)
 	msg := err.Error()
 	if !strings.Contains(msg, `"step" matches 12 records: spc-2607010000000000 (step-0), `) || !strings.Contains(msg, "spc-2607010000000009 (step-9), and 2 more") || strings.Contains(msg, "step-10") {
 		t.Errorf("message %q", msg)
 	}
-	mixed := []Ref{{ID: itdID, Slug: "a"}, {ID: spcID, Slug: "b"}}
-	if _, err := ResolveRef("zzz", mixed); !strings.Contains(err.Error(), "abcd intent list, abcd spec list, abcd issue list or abcd decision list") {
-		t.Errorf("message %q", err)
+	// The error names the family searched as data, so each front door can spell the listing verb;
+	// it names no command itself.
+	mixed := []Candidate{{ID: itdID, Slug: "a"}, {ID: spcID, Slug: "b"}}
+	var re *RefError
+	if _, err := ResolveRef("zzz", mixed); !errors.As(err, &re) || re.Family != "" || strings.Contains(err.Error(), "abcd") {
+		t.Errorf("mixed: %#v", err)
 	}
-	if _, err := ResolveRef("zzz", many); !strings.Contains(err.Error(), "run abcd spec list") {
-		t.Errorf("message %q", err)
+	if _, err := ResolveRef("zzz", many); !errors.As(err, &re) || re.Family != Specs {
+		t.Errorf("specs: %#v", err)
 	}
 }

@@ -4,6 +4,14 @@
 // pure: every function is handed bytes and facts, never a path, a clock or a process.
 package review
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
 // Role is one of the loop's agents, by its roster name.
 type Role string
 
@@ -84,4 +92,26 @@ func wordList(r Role) string {
 		out += w
 	}
 	return out + " or " + all[len(all)-1]
+}
+
+// Reviewer is a reviewer role a person asks for by name: ruthless-reviewer or security-reviewer.
+type Reviewer string
+
+// UnmarshalText refuses any other name (role_unknown).
+func (r *Reviewer) UnmarshalText(b []byte) error {
+	switch Role(b) {
+	case Ruthless, Security:
+		*r = Reviewer(b)
+		return nil
+	}
+	shown := string(b)
+	if len(shown) > 80 {
+		shown = strings.ToValidUTF8(shown[:80], "") + "…"
+	}
+	return refusal.New("role_unknown", "", fmt.Sprintf("%q is not a reviewer", shown),
+		"use ruthless-reviewer or security-reviewer, or leave it out for both")
+}
+
+func (Reviewer) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "one reviewer: ruthless-reviewer or security-reviewer", Enum: []string{string(Ruthless), string(Security)}}
 }

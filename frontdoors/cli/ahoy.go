@@ -11,47 +11,34 @@ import (
 
 func newAhoyCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	ahoy := group("ahoy", "Set abcd up in a repository, or take it out")
-	install := command("ahoy_install", "install")
-	in := &app.AhoyInstallInput{}
-	install.Flags().BoolVarP(&in.Yes, "yes", "y", false, "accept the required steps without asking; skip the optional routing offers")
+	install := verbCommand(a, s, opts, "ahoy_install", "install", renderInstall,
+		boolFlag("yes", "y", "accept the required steps without asking; skip the optional routing offers"))
 	install.Long = "Set abcd up in this git repository: the record folders, .abcd/config.json, .abcd/.gitignore for\nlocal run state and, only with your consent, the routing table on your machine and in the repository.\nRunning it again changes nothing that is already there; a declined offer is made again next time."
-	install.RunE = func(cmd *cobra.Command, _ []string) error {
-		res, err := a.Run(cmd.Context(), "ahoy_install", in)
-		if err != nil {
-			return err
-		}
-		r := res.(app.AhoyInstallResult)
-		return emit(s, opts, r, func() string {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s %s\n", s.bold("abcd ahoy install:"), r.Root)
-			for _, st := range r.Steps {
-				fmt.Fprintf(&b, "  %-26s %-9s %s\n", st.Category, st.Status, strings.Join(st.Paths, " "))
-			}
-			if len(r.OptionalSkipped) > 0 {
-				fmt.Fprintf(&b, "skipped (offered again next time): %s\n", strings.Join(r.OptionalSkipped, ", "))
-			}
-			return b.String()
-		})
-	}
-	uninstall := command("ahoy_uninstall", "uninstall")
-	uninstall.RunE = func(cmd *cobra.Command, _ []string) error {
-		res, err := a.Run(cmd.Context(), "ahoy_uninstall", &app.AhoyUninstallInput{})
-		if err != nil {
-			return err
-		}
-		r := res.(app.AhoyUninstallResult)
-		return emit(s, opts, r, func() string {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s %s\n", s.bold("abcd ahoy uninstall:"), r.Root)
-			for _, p := range r.Removed {
-				fmt.Fprintf(&b, "  removed  %s\n", p)
-			}
-			for _, p := range r.Kept {
-				fmt.Fprintf(&b, "  kept     %s\n", p)
-			}
-			return b.String()
-		})
-	}
+	uninstall := verbCommand(a, s, opts, "ahoy_uninstall", "uninstall", renderUninstall)
 	ahoy.AddCommand(install, uninstall)
 	return ahoy
+}
+
+func renderInstall(s *IO, r app.AhoyInstallResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", s.bold("abcd ahoy install:"), r.Root)
+	for _, st := range r.Steps {
+		fmt.Fprintf(&b, "  %-26s %-9s %s\n", st.Category, st.Status, strings.Join(st.Paths, " "))
+	}
+	if len(r.OptionalSkipped) > 0 {
+		fmt.Fprintf(&b, "skipped (offered again next time): %s\n", strings.Join(r.OptionalSkipped, ", "))
+	}
+	return b.String()
+}
+
+func renderUninstall(s *IO, r app.AhoyUninstallResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", s.bold("abcd ahoy uninstall:"), r.Root)
+	for _, p := range r.Removed {
+		fmt.Fprintf(&b, "  removed  %s\n", p)
+	}
+	for _, p := range r.Kept {
+		fmt.Fprintf(&b, "  kept     %s\n", p)
+	}
+	return b.String()
 }

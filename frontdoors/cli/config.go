@@ -12,21 +12,8 @@ import (
 
 func newConfigCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	cfg := group("config", "The layered configuration: flag, repository, machine, bundled default")
-	show := command("config_show", "show [KEY]")
-	show.Args = maxArgs(1)
+	show := verbCommand(a, s, opts, "config_show", "show [KEY]", renderConfig, optArg("key"))
 	show.Long = "Show every configuration key in force, its value, the layer that won and every layer that\ndisagreed. With KEY, show that key alone."
-	show.RunE = func(cmd *cobra.Command, args []string) error {
-		in := &app.ConfigShowInput{}
-		if len(args) == 1 {
-			in.Key = args[0]
-		}
-		res, err := a.Run(cmd.Context(), "config_show", in)
-		if err != nil {
-			return err
-		}
-		r := res.(app.ConfigShowResult)
-		return emit(s, opts, r, func() string { return renderConfig(s, r) })
-	}
 	cfg.AddCommand(show)
 	return cfg
 }
@@ -62,14 +49,4 @@ func renderConfig(s *IO, r app.ConfigShowResult) string {
 		}
 	}
 	return b.String()
-}
-
-// maxArgs refuses more than n positional arguments, naming the usage line.
-func maxArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) <= n {
-			return nil
-		}
-		return usageRefusal(cmd, fmt.Sprintf("takes at most %d argument(s), got %d", n, len(args)))
-	}
 }

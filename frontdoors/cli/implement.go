@@ -12,71 +12,20 @@ import (
 // implementCommands are the build loop's verbs: implement start|step|receipt|status|record, and review.
 func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 	impl := group("implement", "The build loop: a spec's steps as lanes, implemented and reviewed by fresh agents")
-
-	start := command("implement_start", "start SPEC")
-	startIn := &app.ImplementStartInput{}
-	start.Flags().StringVar(&startIn.Base, "base", "", "the commit lanes branch from (default: HEAD)")
-	start.Args = exactArgs(1)
-	start.RunE = func(cmd *cobra.Command, args []string) error {
-		startIn.Spec = args[0]
-		return runAndEmit(cmd, a, s, opts, "implement_start", startIn, renderStep)
-	}
-
-	step := command("implement_step", "step")
-	stepIn := &app.StepInput{}
-	step.Flags().StringVar(&stepIn.Run, "run", "", "the run (default: the newest unfinished one)")
-	routeFlag(step, &stepIn.Routes)
-	step.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runAndEmit(cmd, a, s, opts, "implement_step", stepIn, renderStep)
-	}
-
-	receipt := command("implement_receipt", "receipt PATH")
-	recIn := &app.ReceiptInput{}
-	receipt.Flags().StringVar(&recIn.Run, "run", "", "the run (default: the one the path is under)")
-	receipt.Args = exactArgs(1)
-	receipt.RunE = func(cmd *cobra.Command, args []string) error {
-		recIn.Path = args[0]
-		return runAndEmit(cmd, a, s, opts, "implement_receipt", recIn, renderStep)
-	}
-
-	status := command("implement_status", "status")
-	statusIn := &app.RunInput{}
-	status.Flags().StringVar(&statusIn.Run, "run", "", "only this run")
-	status.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runAndEmit(cmd, a, s, opts, "implement_status", statusIn, renderImplementStatus)
-	}
-
-	rec := command("implement_record", "record")
-	recordIn := &app.RunInput{}
-	rec.Flags().StringVar(&recordIn.Run, "run", "", "the run (default: the newest)")
-	rec.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runAndEmit(cmd, a, s, opts, "implement_record", recordIn, renderRecord)
-	}
-	impl.AddCommand(start, step, receipt, status, rec)
-
-	rev := command("review", "review")
-	revIn := &app.ReviewInput{}
-	rev.Flags().StringVar(&revIn.Role, "role", "", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)")
-	rev.Flags().StringVar(&revIn.Base, "base", "", "the commit the changes start from (default: main)")
-	routeFlag(rev, &revIn.Routes)
-	rev.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runAndEmit(cmd, a, s, opts, "review", revIn, renderStep)
-	}
+	impl.AddCommand(
+		verbCommand(a, s, opts, "implement_start", "start SPEC", renderStep, arg("spec"),
+			textFlag("base", "the commit lanes branch from (default: HEAD)")),
+		verbCommand(a, s, opts, "implement_step", "step", renderStep,
+			textFlag("run", "the run (default: the newest unfinished one)"), routeFlag()),
+		verbCommand(a, s, opts, "implement_receipt", "receipt PATH", renderStep, arg("path"),
+			textFlag("run", "the run (default: the one the path is under)")),
+		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run")),
+		verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)")),
+	)
+	rev := verbCommand(a, s, opts, "review", "review", renderStep,
+		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
+		textFlag("base", "the commit the changes start from (default: main)"), routeFlag())
 	return []*cobra.Command{impl, rev}
-}
-
-// intentAuditCmd is `abcd intent audit`.
-func intentAuditCmd(a *app.App, s *IO, opts *options) *cobra.Command {
-	cmd := command("intent_audit", "audit REF")
-	in := &app.IntentAuditInput{}
-	cmd.Flags().StringVar(&in.Base, "base", "", "the commit the delivered changes start from (default: main)")
-	routeFlag(cmd, &in.Routes)
-	cmd.Args = exactArgs(1)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		in.Intent = args[0]
-		return runAndEmit(cmd, a, s, opts, "intent_audit", in, renderStep)
-	}
-	return cmd
 }
 
 func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {

@@ -14,128 +14,53 @@ import (
 func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 	intent := group("intent", "Intents: what should exist, why, for whom, and what good looks like")
 	intent.AddCommand(
-		titleCmd(a, s, opts, "intent_new", "new TITLE"),
-		listCmd(a, s, opts, "intent_list", true),
-		refCmd(a, s, opts, "intent_show", "show REF", renderIntentShow),
-		refCmd(a, s, opts, "intent_ready", "ready REF", renderReady),
-		refCmd(a, s, opts, "intent_plan", "plan REF", renderPlan),
-		refCmd(a, s, opts, "intent_ship", "ship REF", renderMove),
-		intentAuditCmd(a, s, opts),
+		verbCommand(a, s, opts, "intent_new", "new TITLE", renderCreated, arg("title")),
+		verbCommand(a, s, opts, "intent_list", "list", renderList, lifecycleFlag()),
+		verbCommand(a, s, opts, "intent_show", "show REF", renderIntentShow, arg("ref")),
+		verbCommand(a, s, opts, "intent_ready", "ready REF", renderReady, arg("ref")),
+		verbCommand(a, s, opts, "intent_plan", "plan REF", renderPlan, arg("ref")),
+		verbCommand(a, s, opts, "intent_ship", "ship REF", renderMove, arg("ref")),
+		verbCommand(a, s, opts, "intent_audit", "audit REF", renderStep, arg("intent"),
+			textFlag("base", "the commit the delivered changes start from (default: main)"), routeFlag()),
 	)
 	spec := group("spec", "Specs: how an intent is built, step by step")
-	specNew := command("spec_new", "new --intent REF TITLE")
-	specIn := &app.SpecNewInput{}
-	specNew.Flags().StringVar(&specIn.Intent, "intent", "", "the intent this spec implements (id, unique id prefix or slug fragment)")
-	specNew.Args = exactArgs(1)
-	specNew.RunE = func(cmd *cobra.Command, args []string) error {
-		if specIn.Intent == "" {
-			return usageRefusal(cmd, "needs --intent naming the intent the spec implements")
-		}
-		specIn.Title = args[0]
-		return runAndEmit(cmd, a, s, opts, "spec_new", specIn, renderCreated)
-	}
-	spec.AddCommand(specNew,
-		listCmd(a, s, opts, "spec_list", true),
-		refCmd(a, s, opts, "spec_show", "show REF", renderSpecShow),
-		refCmd(a, s, opts, "spec_close", "close REF", renderMove),
+	spec.AddCommand(
+		verbCommand(a, s, opts, "spec_new", "new --intent REF TITLE", renderCreated, arg("title"),
+			textFlag("intent", "the intent this spec implements (id, unique id prefix or slug fragment)")),
+		verbCommand(a, s, opts, "spec_list", "list", renderList, lifecycleFlag()),
+		verbCommand(a, s, opts, "spec_show", "show REF", renderSpecShow, arg("ref")),
+		verbCommand(a, s, opts, "spec_close", "close REF", renderMove, arg("ref")),
 	)
-
-	capture := command("capture", "capture TEXT")
-	capIn := &app.CaptureInput{}
-	capture.Flags().StringVar(&capIn.Severity, "severity", "minor", "critical, major, minor or trivial")
-	capture.Flags().StringVar(&capIn.Source, "source", "", "who or what noticed it (default: abcd capture)")
-	capture.Flags().StringArrayVar(&capIn.Related, "related", nil, "a related record (repeatable)")
-	capture.Args = exactArgs(1)
-	capture.RunE = func(cmd *cobra.Command, args []string) error {
-		capIn.Text = args[0]
-		return runAndEmit(cmd, a, s, opts, "capture", capIn, renderCreated)
-	}
+	capture := verbCommand(a, s, opts, "capture", "capture TEXT", renderCreated, arg("text"),
+		textFlag("severity", "critical, major, minor or trivial").withDefault("minor"),
+		textFlag("source", "who or what noticed it (default: abcd capture)"),
+		listFlag("related", "related", "a related record (repeatable)"))
 
 	issue := group("issue", "Issues: things noticed")
-	issueClose := command("issue_close", "close REF --why TEXT")
-	closeIn := &app.IssueCloseInput{}
-	issueClose.Flags().StringVar(&closeIn.Why, "why", "", "why it is closed (required)")
-	issueClose.Args = exactArgs(1)
-	issueClose.RunE = func(cmd *cobra.Command, args []string) error {
-		if closeIn.Why == "" {
-			return usageRefusal(cmd, `needs --why saying why the issue is closed`)
-		}
-		closeIn.Ref = args[0]
-		return runAndEmit(cmd, a, s, opts, "issue_close", closeIn, renderMove)
-	}
-	issue.AddCommand(listCmd(a, s, opts, "issue_list", true), refCmd(a, s, opts, "issue_show", "show REF", renderRecordShow), issueClose)
-
+	issue.AddCommand(
+		verbCommand(a, s, opts, "issue_list", "list", renderList, lifecycleFlag()),
+		verbCommand(a, s, opts, "issue_show", "show REF", renderRecordShow, arg("ref")),
+		verbCommand(a, s, opts, "issue_close", "close REF --why TEXT", renderMove, arg("ref"), textFlag("why", "why it is closed (required)")),
+	)
 	decision := group("decision", "Decisions: rulings with their reasons and what they supersede")
-	decNew := command("decision_new", "new TITLE")
-	decIn := &app.DecisionNewInput{}
-	decNew.Flags().StringArrayVar(&decIn.Supersedes, "supersedes", nil, "a decision this one supersedes (repeatable)")
-	decNew.Args = exactArgs(1)
-	decNew.RunE = func(cmd *cobra.Command, args []string) error {
-		decIn.Title = args[0]
-		return runAndEmit(cmd, a, s, opts, "decision_new", decIn, renderCreated)
-	}
-	decision.AddCommand(decNew, listCmd(a, s, opts, "decision_list", false), refCmd(a, s, opts, "decision_show", "show REF", renderRecordShow))
+	decision.AddCommand(
+		verbCommand(a, s, opts, "decision_new", "new TITLE", renderCreated, arg("title"),
+			listFlag("supersedes", "supersedes", "a decision this one supersedes (repeatable)")),
+		verbCommand(a, s, opts, "decision_list", "list", renderList),
+		verbCommand(a, s, opts, "decision_show", "show REF", renderRecordShow, arg("ref")),
+	)
 
-	lint := command("lint", "lint")
-	lint.RunE = func(cmd *cobra.Command, _ []string) error {
-		res, err := a.Run(cmd.Context(), "lint", &app.EmptyInput{})
-		if err != nil {
-			return err
-		}
-		r := res.(app.LintResult)
-		if err := emit(s, opts, r, func() string { return renderLint(r) }); err != nil {
-			return err
-		}
-		if r.Errors > 0 {
-			return exitCode(1)
-		}
-		return nil
-	}
+	lint := verbCommandExit(a, s, opts, "lint", "lint", func(_ *IO, r app.LintResult) string { return renderLint(r) },
+		func(r app.LintResult) error {
+			if r.Errors > 0 {
+				return exitCode(1)
+			}
+			return nil
+		})
 	return []*cobra.Command{intent, spec, capture, issue, decision, lint}
 }
 
-func runAndEmit[R any](cmd *cobra.Command, a *app.App, s *IO, opts *options, verb string, in any, render func(*IO, R) string) error {
-	res, err := a.Run(cmd.Context(), verb, in)
-	if err != nil {
-		return err
-	}
-	r := res.(R)
-	return emit(s, opts, r, func() string { return render(s, r) })
-}
-
-func titleCmd(a *app.App, s *IO, opts *options, verb, use string) *cobra.Command {
-	cmd := command(verb, use)
-	cmd.Args = exactArgs(1)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return runAndEmit(cmd, a, s, opts, verb, &app.TitleInput{Title: args[0]}, renderCreated)
-	}
-	return cmd
-}
-
-func listCmd(a *app.App, s *IO, opts *options, verb string, lifecycle bool) *cobra.Command {
-	cmd := command(verb, "list")
-	if !lifecycle {
-		cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-			return runAndEmit(cmd, a, s, opts, verb, &app.EmptyInput{}, renderList)
-		}
-		return cmd
-	}
-	in := &app.LifecycleInput{}
-	cmd.Flags().StringVar(&in.Lifecycle, "lifecycle", "", "only this lifecycle folder")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runAndEmit(cmd, a, s, opts, verb, in, renderList)
-	}
-	return cmd
-}
-
-func refCmd[R any](a *app.App, s *IO, opts *options, verb, use string, render func(*IO, R) string) *cobra.Command {
-	cmd := command(verb, use)
-	cmd.Args = exactArgs(1)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return runAndEmit(cmd, a, s, opts, verb, &app.RefInput{Ref: args[0]}, render)
-	}
-	return cmd
-}
+func lifecycleFlag() field { return textFlag("lifecycle", "only this lifecycle folder") }
 
 func renderCreated(s *IO, r app.RecordCreated) string {
 	return fmt.Sprintf("%s %s %q\n  %s\nnext: %s\n", s.bold("created"), r.Record.ID, r.Record.Title, r.Record.Path, r.Next)

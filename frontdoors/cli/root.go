@@ -73,7 +73,7 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 	if _, ok := refusal.As(err); !ok && isCobraUsage(err) {
 		err = refusal.New("usage", "abcd "+strings.Join(args, " "), err.Error(), "run `abcd --help` for the commands abcd takes")
 	}
-	doc := refusal.DocumentOf(err)
+	doc := refusal.DocumentFor(err, newSpelling(root))
 	if wantsJSON(args) {
 		data, encErr := app.Encode(doc)
 		if encErr == nil {

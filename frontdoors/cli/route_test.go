@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -53,47 +55,31 @@ func TestRouteFlagFollowsDispatches(t *testing.T) {
 	}
 }
 
-func TestRouteFlagRefusesAnAgentTheVerbDoesNotDispatch(t *testing.T) {
-	a := newApp(factsInitialized)
-	cmd := &cobra.Command{Use: "throwaway", RunE: func(*cobra.Command, []string) error { return nil }}
-	var texts []string
-	routeFlag(cmd, &texts)
-	routes := func() (map[string]oracle.FlagRoute, error) { return a.Routes("status", texts) }
-
-	f := cmd.Flags().Lookup("route")
-	assert.Assert(t, f != nil, "routeFlag registered no --route")
-	assert.Check(t, is.Contains(f.Usage, oracle.RouteGrammar), "the help names the grammar")
-	assert.Check(t, is.Contains(f.Usage, oracle.TierList()), "the help names the tiers")
-
-	// No flag given: nothing routed, nothing refused.
-	got, err := routes()
-	assert.NilError(t, err)
-	assert.Check(t, is.Len(got, 0))
-
-	assert.NilError(t, cmd.Flags().Parse([]string{"--route", "ruthless-reviewer=frontier"}))
-	_, err = routes()
-	r, ok := refusal.As(err)
-	assert.Assert(t, ok, "want a refusal, got %v", err)
-	assert.Check(t, is.Equal(r.Code, "route_invalid"))
-	assert.Check(t, is.Equal(r.Kind, refusal.Refused))
-	assert.Check(t, is.Contains(r.What, "ruthless-reviewer=frontier"), "the refusal quotes the flag")
-	assert.Check(t, is.Contains(r.Remedy, oracle.RouteGrammar), "the refusal quotes the grammar")
-	assert.Check(t, is.Equal(refusal.DocumentOf(err).ExitCode, 2))
+func TestRouteFlagOffersTheGrammar(t *testing.T) {
+	f := routeFlag()
+	assert.Check(t, is.Equal(f.flag, "route"))
+	assert.Check(t, is.Equal(f.name, "routes"))
+	assert.Check(t, is.Equal(f.kind, listField))
+	assert.Check(t, is.Contains(f.usage, oracle.RouteGrammar), "the help names the grammar")
+	assert.Check(t, is.Contains(f.usage, oracle.TierList()), "the help names the tiers")
 }
 
-func TestRouteFlagRepeats(t *testing.T) {
-	a := newApp(factsInitialized)
-	cmd := &cobra.Command{Use: "throwaway"}
-	var texts []string
-	routeFlag(cmd, &texts)
-	routes := func() (map[string]oracle.FlagRoute, error) { return a.Routes("status", texts) }
-	// A value holding a comma stays one flag: settings are comma-separated inside it.
-	assert.NilError(t, cmd.Flags().Parse([]string{"--route", "intent-auditor=local?a=1,b=2", "--route=ruthless-reviewer=economy"}))
-	vals, err := cmd.Flags().GetStringArray("route")
-	assert.NilError(t, err)
-	assert.DeepEqual(t, vals, []string{"intent-auditor=local?a=1,b=2", "ruthless-reviewer=economy"})
-	_, err = routes()
-	r, ok := refusal.As(err)
-	assert.Assert(t, ok, "want a refusal, got %v", err)
-	assert.Check(t, is.Equal(r.Code, "route_invalid"))
+// A --route for an agent the verb does not dispatch is refused before anything runs, naming the flag
+// as the person typed it; a value holding a comma stays one flag.
+func TestRouteFlagRefusesAnAgentTheVerbDoesNotDispatch(t *testing.T) {
+	for _, args := range [][]string{
+		{"implement", "step", "--route", "nobody=frontier"},
+		{"review", "--route", "intent-auditor=local?a=1,b=2", "--route=ruthless-reviewer=economy"},
+	} {
+		var out, errOut strings.Builder
+		s := &IO{In: strings.NewReader(""), Out: &out, Err: &errOut}
+		root := NewRoot(newApp(factsInitialized), s)
+		code := Execute(context.Background(), root, s, append(args, "--json"))
+		assert.Check(t, is.Equal(code, 2), "%v", args)
+		var doc refusal.Document
+		assert.NilError(t, json.Unmarshal([]byte(out.String()), &doc), out.String())
+		assert.Check(t, is.Equal(doc.Code, "route_invalid"), "%v", args)
+		assert.Check(t, is.Contains(doc.What, "--route"), "%v: the refusal names the flag", args)
+		assert.Check(t, is.Contains(doc.Remedy, oracle.RouteGrammar), "%v: the refusal quotes the grammar", args)
+	}
 }

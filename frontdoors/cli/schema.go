@@ -12,31 +12,8 @@ import (
 
 func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	schema := group("schema", "The published JSON Schemas every other tool reads")
-	list := command("schema_list", "list")
-	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		res, err := a.Run(cmd.Context(), "schema_list", &app.SchemaListInput{})
-		if err != nil {
-			return err
-		}
-		l := res.(app.SchemaListResult)
-		return emit(s, opts, l, func() string {
-			var b strings.Builder
-			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "NAME\tROLE\tDESCRIBES\n")
-			for _, e := range l.Schemas {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Role, e.Describes)
-			}
-			_ = tw.Flush()
-			// Bold the laid-out header line whole: escapes inside cells would count as width.
-			header, rest, _ := strings.Cut(b.String(), "\n")
-			b.Reset()
-			b.WriteString(s.bold(header) + "\n" + rest)
-			fmt.Fprintf(&b, "\n$id of each: %s<name>.schema.json\n", l.Namespace)
-			return b.String()
-		})
-	}
-	show := command("schema_show", "show NAME")
-	show.Args = exactArgs(1)
+	list := verbCommand(a, s, opts, "schema_list", "list", renderSchemaList)
+	show := verbCommand(a, s, opts, "schema_show", "show NAME", func(_ *IO, sh app.SchemaShowResult) string { return string(sh.Schema) }, arg("name"))
 	show.Long = "Print one published JSON Schema. NAME is a name from `abcd schema list`, its file name or its $id."
 	show.ValidArgsFunction = func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -52,14 +29,22 @@ func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
-	show.RunE = func(cmd *cobra.Command, args []string) error {
-		res, err := a.Run(cmd.Context(), "schema_show", &app.SchemaShowInput{Name: args[0]})
-		if err != nil {
-			return err
-		}
-		sh := res.(app.SchemaShowResult)
-		return emit(s, opts, sh, func() string { return string(sh.Schema) })
-	}
 	schema.AddCommand(list, show)
 	return schema
+}
+
+func renderSchemaList(s *IO, l app.SchemaListResult) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "NAME\tROLE\tDESCRIBES\n")
+	for _, e := range l.Schemas {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Role, e.Describes)
+	}
+	_ = tw.Flush()
+	// Bold the laid-out header line whole: escapes inside cells would count as width.
+	header, rest, _ := strings.Cut(b.String(), "\n")
+	b.Reset()
+	b.WriteString(s.bold(header) + "\n" + rest)
+	fmt.Fprintf(&b, "\n$id of each: %s<name>.schema.json\n", l.Namespace)
+	return b.String()
 }

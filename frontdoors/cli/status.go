@@ -12,13 +12,11 @@ import (
 )
 
 func newStatusCmd(a *app.App, s *IO, opts *options) *cobra.Command {
-	cmd := command("status", "status")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), a, s, opts) }
-	return cmd
+	return verbCommand(a, s, opts, "status", "status", renderStatus)
 }
 
 func runStatus(ctx context.Context, a *app.App, s *IO, opts *options) error {
-	res, err := a.Run(ctx, "status", &app.StatusInput{})
+	res, err := a.Call(ctx, "status", map[string]any{})
 	if err != nil {
 		return err
 	}

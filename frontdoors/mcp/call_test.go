@@ -73,12 +73,10 @@ func TestCallReturnsTheVerbsDocument(t *testing.T) {
 			n++
 			replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, name, sample))
 			r := byID(t, replies, "1")
-			in, err := decodeInput(v, sample)
-			assert.NilError(t, err)
-			res, runErr := a.Run(context.Background(), name, in)
+			res, runErr := a.Call(context.Background(), name, sample)
 			if runErr != nil {
 				doc := refusalOf(t, r)
-				want, _ := app.Encode(refusal.DocumentOf(runErr))
+				want, _ := app.Encode(refusal.DocumentFor(runErr, Spelling))
 				got, _ := json.Marshal(doc)
 				assert.Check(t, is.Equal(decodeToolResult(t, r).Content[0].Text, strings.TrimSuffix(string(want), "\n")), "%s %v", name, sample)
 				assert.Check(t, len(got) > 0)
@@ -173,12 +171,16 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 			}
 			if schema.Properties[p]["type"] == "string" {
 				add(callLine(id, name, with(p, strings.Repeat("x", 2<<20))), "input_too_large")
-				unsafe := "input_unsafe"
-				if _, enum := schema.Properties[p]["enum"]; enum {
-					unsafe = "input_invalid" // the schema refuses a value outside its enum first
+				// The field's own type refuses a control character, with its own code: the code the
+				// CLI gives for the same value, since both decode through the type.
+				for _, hostileText := range []string{"a\x00b", "a\x1b[31mred"} {
+					args := with(p, hostileText)
+					_, err := v.Decode(args)
+					r, ok := refusal.As(err)
+					if assert.Check(t, ok, "%s.%s takes %q", name, p, hostileText) {
+						add(callLine(id, name, args), r.Code)
+					}
 				}
-				add(callLine(id, name, with(p, "a\x00b")), unsafe)
-				add(callLine(id, name, with(p, "a\x1b[31mred")), unsafe)
 			}
 		}
 		// A key named twice, and nesting past the bound, are read before any schema applies.
@@ -295,51 +297,51 @@ func TestAPanickingVerbIsAFaultAndTheServerServesOn(t *testing.T) {
 	assert.Check(t, !decodeToolResult(t, byID(t, replies, "2")).IsError)
 }
 
-func TestGuardStrings(t *testing.T) {
+// TestValuesAreRefusedByTheirTypes: the server guesses nothing from a field's name. Every value is
+// checked by its input type as it is decoded, the same check the CLI runs, so a hostile value gets
+// the type's own code here and on the command line.
+func TestValuesAreRefusedByTheirTypes(t *testing.T) {
+	s := mustServer(t)
 	for _, c := range []struct {
+		tool string
 		args map[string]any
-		want string // empty: allowed
+		code string
 	}{
-		{map[string]any{"ref": "itd-2611300000000001"}, ""},
-		{map[string]any{"ref": "first-intent"}, ""},
-		{map[string]any{"title": "Fix ../ handling in paths / routes"}, ""}, // free text may say anything
-		{map[string]any{"text": "line one\nline two\ttabbed"}, ""},
-		{map[string]any{"ref": "../../etc/passwd"}, "ref: a reference holds a path separator"},
-		{map[string]any{"ref": ".."}, "ref: a reference holds a parent segment (..)"},
-		{map[string]any{"intent": `..\..\x`}, "intent: a reference holds a path separator"},
-		{map[string]any{"ref": "/etc/passwd"}, "ref: a reference holds a path separator"},
-		{map[string]any{"ref": "-rf"}, "ref: a reference starts with -"},
-		{map[string]any{"ref": ".hidden"}, "ref: a reference starts with ."},
-		{map[string]any{"ref": "~root"}, "ref: a reference starts with ~"},
-		{map[string]any{"related": []any{"ok", "a/b"}}, "related: a reference holds a path separator"},
-		{map[string]any{"supersedes": []any{"x\ny"}}, "supersedes: a reference holds a line break or tab"},
-		{map[string]any{"parent_ref": "a/b"}, "parent_ref: a reference holds a path separator"},
-		{map[string]any{"title": "nul\x00here"}, "title: holds a NUL character"},
-		{map[string]any{"title": "bell\x07"}, "title: holds the control character U+0007"},
-		{map[string]any{"title": "c1\u0085"}, "title: holds the control character U+0085"},
-		{map[string]any{"nested": map[string]any{"ref": "a/b"}}, "nested.ref: a reference holds a path separator"},
-		{map[string]any{"list": []any{"ok", "\x1b"}}, "list[1]: holds the control character U+001B"},
-		{map[string]any{"run": "run-2611300253503525"}, ""},
-		{map[string]any{"run": "../run-1"}, "run: a reference holds a path separator"},
-		{map[string]any{"path": ".abcd/.work.local/run/run-1/lane-1/return.md"}, ""},
-		{map[string]any{"path": "../../etc/passwd"}, "path: a path climbs out with .."},
-		{map[string]any{"path": ".abcd/../../x"}, "path: a path climbs out with .."},
-		{map[string]any{"path": "/etc/passwd"}, "path: a path is absolute; give it relative to the repository"},
-		{map[string]any{"path": "C:/Windows"}, "path: a path is absolute; give it relative to the repository"},
-		{map[string]any{"path": "~/.ssh/id_rsa"}, "path: a path starts with ~; give it relative to the repository"},
-		{map[string]any{"path": `a\b`}, "path: a path holds a backslash; use forward slashes"},
-		{map[string]any{"report_file": "x/../../y"}, "report_file: a path climbs out with .."},
-		{map[string]any{"paths": []any{"ok/a", "../b"}}, "paths: a path climbs out with .."},
+		{"intent_show", map[string]any{"ref": "../../etc/passwd"}, "ref_invalid"},
+		{"intent_show", map[string]any{"ref": ".."}, "ref_invalid"},
+		{"intent_show", map[string]any{"ref": "/etc/passwd"}, "ref_invalid"},
+		{"intent_show", map[string]any{"ref": "-rf"}, "ref_invalid"},
+		{"intent_show", map[string]any{"ref": ".hidden"}, "ref_invalid"},
+		{"intent_show", map[string]any{"ref": "~root"}, "ref_invalid"},
+		{"spec_new", map[string]any{"intent": `..\..\x`, "title": "t"}, "ref_invalid"},
+		{"capture", map[string]any{"text": "x", "related": []any{"ok", "a/b"}}, "ref_invalid"},
+		{"decision_new", map[string]any{"title": "t", "supersedes": []any{"x\ny"}}, "ref_invalid"},
+		{"intent_new", map[string]any{"title": "nul\x00here"}, "title_invalid"},
+		{"intent_new", map[string]any{"title": "bell\x07"}, "title_invalid"},
+		{"intent_new", map[string]any{"title": "c1\u0085x"}, "title_invalid"},
+		{"intent_new", map[string]any{"title": "bidi\u202eevil"}, "title_invalid"},
+		{"intent_new", map[string]any{"title": "zero\u200bwidth"}, "title_invalid"},
+		{"capture", map[string]any{"text": "esc\x1b[31m"}, "text_invalid"},
+		{"implement_status", map[string]any{"run": "../run-1"}, "run_invalid"},
+		{"implement_receipt", map[string]any{"path": "../../etc/passwd"}, "receipt_path_invalid"},
+		{"implement_receipt", map[string]any{"path": ".abcd/../../x"}, "receipt_path_invalid"},
+		{"review", map[string]any{"base": "--upload-pack=evil"}, "revision_invalid"},
+		{"review", map[string]any{"base": "main..HEAD"}, "revision_invalid"},
+		{"review", map[string]any{"role": "intent-auditor"}, "role_unknown"},
+		{"config_show", map[string]any{"key": "no.such.key"}, "config_key_unknown"},
+		{"schema_show", map[string]any{"name": "../x"}, "schema_name_invalid"},
+		{"intent_list", map[string]any{"lifecycle": "nope"}, "lifecycle_unknown"},
+		{"intent_new", map[string]any{"title": "t", "force": true}, "input_invalid"},
+		{"issue_close", map[string]any{"ref": "x"}, "input_missing"},
 	} {
-		err := guardStrings(context.Background(), "t", c.args)
-		if c.want == "" {
-			assert.Check(t, err == nil, "%v: %v", c.args, err)
-			continue
-		}
-		r, ok := refusal.As(err)
-		if assert.Check(t, ok, "%v: want a refusal", c.args) {
-			assert.Check(t, is.Equal(r.Code, "input_unsafe"))
-			assert.Check(t, is.Equal(r.Why, c.want))
+		replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, c.tool, c.args))
+		doc := refusalOf(t, byID(t, replies, "1"))
+		assert.Check(t, is.Equal(doc["code"], c.code), "%s %v: %v", c.tool, c.args, doc)
+		assert.Check(t, is.Equal(doc["exit_code"], float64(2)), "%s %v", c.tool, c.args)
+		for _, field := range []string{"what", "remedy"} {
+			text, _ := doc[field].(string)
+			assert.Check(t, !strings.Contains(text, "`abcd") && !strings.Contains(text, " --"),
+				"%s %v: the %s speaks the command line's language over MCP: %q", c.tool, c.args, field, text)
 		}
 	}
 }
@@ -351,7 +353,7 @@ func TestEncodingKeepsTheDocumentsBytes(t *testing.T) {
 	s, _ := newServer(t, a)
 	replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, "schema_list", map[string]any{}))
 	tr := decodeToolResult(t, byID(t, replies, "1"))
-	res, err := a.Run(context.Background(), "schema_list", &app.SchemaListInput{})
+	res, err := a.Call(context.Background(), "schema_list", map[string]any{})
 	assert.NilError(t, err)
 	want, _ := app.Encode(res)
 	assert.Check(t, bytes.Contains(want, []byte("<name>")), "the index describes files as <name>: the case this test is about")
@@ -361,7 +363,7 @@ func TestEncodingKeepsTheDocumentsBytes(t *testing.T) {
 // TestAHugeKeyOverManyValuesIsRefusedAtOnce: one line naming a 1 MiB field that holds 20,000 values
 // once cost a 1 MiB path string per value (hours of CPU for a 16 MiB line, before any schema looked
 // at it, with no way to cancel). The schema is checked first and refuses the unknown field without
-// walking it, and no path is written out until a refusal needs it, clipped.
+// walking it: the decoder refuses the unknown field by name, clipped, before looking at its value.
 func TestAHugeKeyOverManyValuesIsRefusedAtOnce(t *testing.T) {
 	s := mustServer(t)
 	key := strings.Repeat("k", 1<<20)
@@ -373,40 +375,11 @@ func TestAHugeKeyOverManyValuesIsRefusedAtOnce(t *testing.T) {
 	r := byID(t, replies, "1")
 	doc := refusalOf(t, r)
 	assert.Check(t, is.Equal(doc["code"], "input_invalid"))
-	assert.Check(t, is.Contains(doc["why"].(string), `the field "kkkk`))
+	assert.Check(t, is.Contains(doc["why"].(string), `takes no argument named "kkkk`))
 	assert.Check(t, len(r.line) < 4096, "the refusal clips the key: %d bytes", len(r.line))
 	assert.Check(t, is.Equal(string(byID(t, replies, "2").Result), `{}`))
 	assert.Check(t, elapsed < time.Second, "answered in %s", elapsed)
 	t.Logf("a 1 MiB key over 20,000 values refused in %s", elapsed)
-}
-
-// TestGuardWritesAPathOnlyToRefuse: the string guard walks 20,000 values under a 1 MiB field name
-// without writing out a path for each, clips the name in the one path a refusal writes, and stops
-// when its context ends.
-func TestGuardWritesAPathOnlyToRefuse(t *testing.T) {
-	key := strings.Repeat("k", 1<<20)
-	list := make([]any, 20_000)
-	for i := range list {
-		list[i] = "plain text"
-	}
-	list[len(list)-1] = "\x1b[31m"
-	start := time.Now()
-	err := guardStrings(context.Background(), "t", map[string]any{key: list})
-	elapsed := time.Since(start)
-	r, ok := refusal.As(err)
-	assert.Assert(t, ok, "want a refusal, got %v", err)
-	assert.Check(t, is.Equal(r.Code, "input_unsafe"))
-	assert.Check(t, is.Equal(r.Why, strings.Repeat("k", 80)+"…[19999]: holds the control character U+001B"))
-	assert.Check(t, elapsed < time.Second, "walked in %s", elapsed)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	err = guardStrings(ctx, "t", map[string]any{"list": list[:len(list)-1]})
-	r, ok = refusal.As(err)
-	assert.Assert(t, ok, "a cancelled walk stops with a refusal, got %v", err)
-	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
-	assert.Check(t, is.Equal(r.Code, "call_cancelled"))
-	assert.Check(t, guardStrings(context.Background(), "t", map[string]any{"list": list[:len(list)-1]}))
 }
 
 // blockingSetup holds ahoy_install in its first step until released: a writing call in progress.

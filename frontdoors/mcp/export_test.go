@@ -4,7 +4,5 @@ package mcp
 var (
 	SamplesFor      = samplesFor
 	WrongTypeValues = wrongTypeValues
-	IsRefField      = isRefField
-	IsPathField     = isPathField
 	Nulls           = nulls
 )

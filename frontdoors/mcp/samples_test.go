@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -108,9 +109,7 @@ func generate(schema map[string]any) (any, bool) {
 		}
 		return obj, true
 	case "string":
-		if _, hasPattern := schema["pattern"]; hasPattern {
-			return nil, false
-		}
+
 		if _, hasFormat := schema["format"]; hasFormat {
 			return nil, false
 		}
@@ -120,7 +119,14 @@ func generate(schema map[string]any) (any, bool) {
 				n = int(v)
 			}
 		}
-		return strings.Repeat("a", n), true
+		v := strings.Repeat("a", n)
+		if p, hasPattern := schema["pattern"].(string); hasPattern {
+			// A pattern the plain string does not match is one the generator cannot satisfy.
+			if re, err := regexp.Compile(p); err != nil || !re.MatchString(v) {
+				return nil, false
+			}
+		}
+		return v, true
 	case "integer", "number":
 		if m, ok := schema["minimum"].(json.Number); ok {
 			return m, true

@@ -94,14 +94,13 @@ func ahoyInstallVerb() Verb {
 func ahoyInstall(ctx context.Context, a *App, in *AhoyInstallInput) (AhoyInstallResult, error) {
 	root, git := a.Setup.Root()
 	if !git {
-		return AhoyInstallResult{}, refusal.New("not_a_repository", "abcd ahoy install",
-			root+" is not inside a git repository", "run `git init` first, or run abcd from inside a repository")
+		return AhoyInstallResult{}, notARepository("ahoy_install", root)
 	}
 	interactive := a.Prompter != nil && a.Prompter.Interactive()
 	if !in.Yes && !interactive {
-		return AhoyInstallResult{}, refusal.New("consent_needed", "abcd ahoy install",
+		return AhoyInstallResult{}, refusal.New("consent_needed", "",
 			"nobody can answer its questions here (stdin is not a terminal)",
-			"run `abcd ahoy install --yes` to accept the required steps and skip the optional ones, or run it in a terminal")
+			refusal.Run("ahoy_install", refusal.With("yes", true)), " to accept the required steps and skip the optional ones, or run it where a person can answer").On("ahoy_install", "")
 	}
 	res := AhoyInstallResult{Root: root, Steps: []AhoyStep{}, OptionalSkipped: []string{}, Written: []string{}}
 
@@ -258,9 +257,9 @@ func (a *App) create(step *AhoyStep, res *AhoyInstallResult, rel string, data []
 }
 
 func declinedRequired(category string) error {
-	return refusal.New("consent_declined", "abcd ahoy install",
+	return refusal.New("consent_declined", "",
 		fmt.Sprintf("the %s step is required and was declined; nothing was written", category),
-		"run `abcd ahoy install` again and accept it when you are ready")
+		refusal.Run("ahoy_install"), " again and accept it when you are ready").On("ahoy_install", "")
 }
 
 // AhoyUninstallInput takes nothing.
@@ -280,50 +279,51 @@ func ahoyUninstallVerb() Verb {
 		Summary:     "Remove what ahoy install added, keeping every record, the config files and both routing files",
 		Destructive: true,
 		Idempotent:  true,
-	}, func(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUninstallResult, error) {
-		root, git := a.Setup.Root()
-		if !git {
-			return AhoyUninstallResult{}, refusal.New("not_a_repository", "abcd ahoy uninstall",
-				root+" is not inside a git repository", "run abcd from inside the repository it was installed in")
+	}, ahoyUninstall)
+}
+
+func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUninstallResult, error) {
+	root, git := a.Setup.Root()
+	if !git {
+		return AhoyUninstallResult{}, notARepository("ahoy_uninstall", root)
+	}
+	res := AhoyUninstallResult{Root: root, Removed: []string{}, Kept: []string{}}
+	removed, err := a.Setup.RemoveFileIf(gitignoreRel, []byte(gitignoreContent))
+	if err != nil {
+		return res, err
+	}
+	if removed {
+		res.Removed = append(res.Removed, gitignoreRel)
+	} else if ok, _ := a.Setup.Exists(gitignoreRel); ok {
+		res.Kept = append(res.Kept, gitignoreRel) // edited since install: it is the person's now
+	}
+	// Deepest folders first; a folder that holds anything (a record) stays.
+	dirs := append(recordDirs(), ".abcd/development/intents", ".abcd/development/specs", ".abcd/development", ".abcd/work/issues", ".abcd/work")
+	slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+	for _, d := range dirs {
+		if d == abcdDir {
+			continue
 		}
-		res := AhoyUninstallResult{Root: root, Removed: []string{}, Kept: []string{}}
-		removed, err := a.Setup.RemoveFileIf(gitignoreRel, []byte(gitignoreContent))
+		ok, err := a.Setup.RemoveEmptyDir(d)
 		if err != nil {
 			return res, err
 		}
-		if removed {
-			res.Removed = append(res.Removed, gitignoreRel)
-		} else if ok, _ := a.Setup.Exists(gitignoreRel); ok {
-			res.Kept = append(res.Kept, gitignoreRel) // edited since install: it is the person's now
+		if ok {
+			res.Removed = append(res.Removed, d+"/")
+		} else if exists, _ := a.Setup.Exists(d); exists {
+			res.Kept = append(res.Kept, d+"/")
 		}
-		// Deepest folders first; a folder that holds anything (a record) stays.
-		dirs := append(recordDirs(), ".abcd/development/intents", ".abcd/development/specs", ".abcd/development", ".abcd/work/issues", ".abcd/work")
-		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
-		for _, d := range dirs {
-			if d == abcdDir {
-				continue
-			}
-			ok, err := a.Setup.RemoveEmptyDir(d)
-			if err != nil {
-				return res, err
-			}
-			if ok {
-				res.Removed = append(res.Removed, d+"/")
-			} else if exists, _ := a.Setup.Exists(d); exists {
-				res.Kept = append(res.Kept, d+"/")
-			}
+	}
+	for _, keep := range []string{repoConfigRel, repoRoutingRel} {
+		if ok, _ := a.Setup.Exists(keep); ok {
+			res.Kept = append(res.Kept, keep)
 		}
-		for _, keep := range []string{repoConfigRel, repoRoutingRel} {
-			if ok, _ := a.Setup.Exists(keep); ok {
-				res.Kept = append(res.Kept, keep)
-			}
-		}
-		if ok, _ := a.Setup.MachineExists(machineRouting); ok {
-			res.Kept = append(res.Kept, a.Setup.MachinePath(machineRouting))
-		}
-		if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err == nil && ok {
-			res.Removed = append(res.Removed, abcdDir+"/")
-		}
-		return res, nil
-	})
+	}
+	if ok, _ := a.Setup.MachineExists(machineRouting); ok {
+		res.Kept = append(res.Kept, a.Setup.MachinePath(machineRouting))
+	}
+	if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err == nil && ok {
+		res.Removed = append(res.Removed, abcdDir+"/")
+	}
+	return res, nil
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
-	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -48,7 +47,7 @@ func TestRunRefusesAnInputOfTheWrongType(t *testing.T) {
 	a := &App{}
 	_, err := a.Run(context.Background(), "version", &SchemaShowInput{})
 	assert.ErrorContains(t, err, "verb version: input is *app.SchemaShowInput")
-	_, err = a.Run(context.Background(), "no_such_verb", nil)
+	_, err = a.Call(context.Background(), "no_such_verb", nil)
 	assert.ErrorContains(t, err, `no verb named "no_such_verb"`)
 }
 
@@ -57,7 +56,7 @@ func TestNewInputIsAFreshPointer(t *testing.T) {
 	in, ok := v.NewInput().(*SchemaShowInput)
 	assert.Assert(t, ok)
 	in.Name = "x"
-	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, "")
+	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, contract.SchemaName(""))
 }
 
 func TestStatusOf(t *testing.T) {
@@ -94,14 +93,14 @@ func TestStatusOf(t *testing.T) {
 
 func TestStatusPassesAFaultThrough(t *testing.T) {
 	a := &App{Inspector: fake.Inspector{Err: errors.New("disk on fire")}}
-	_, err := a.Run(context.Background(), "status", &StatusInput{})
+	_, err := a.Call(context.Background(), "status", map[string]any{})
 	assert.ErrorContains(t, err, "disk on fire")
 }
 
 func TestSchemaShow(t *testing.T) {
 	a := &App{Schemas: fake.Schemas{Files: map[string][]byte{"refusal": []byte(`{"type":"object"}`)}}}
 	run := func(name string) (SchemaShowResult, error) {
-		res, err := a.Run(context.Background(), "schema_show", &SchemaShowInput{Name: name})
+		res, err := a.Call(context.Background(), "schema_show", map[string]any{"name": name})
 		if err != nil {
 			return SchemaShowResult{}, err
 		}
@@ -118,7 +117,7 @@ func TestSchemaShow(t *testing.T) {
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok)
 	assert.Equal(t, r.Code, "schema_unknown")
-	assert.Assert(t, is.Contains(r.Remedy, "abcd schema list"))
+	assert.DeepEqual(t, r.Remedy.Runs(), []refusal.Invocation{{Verb: "schema_list"}})
 
 	for _, bad := range []string{"../etc/passwd", "Refusal", "", "a b", strings.Repeat("x", 300) + "/"} {
 		_, err := run(bad)
@@ -131,7 +130,7 @@ func TestSchemaShow(t *testing.T) {
 
 func TestSchemaListNeverNull(t *testing.T) {
 	a := &App{Schemas: fake.Schemas{}}
-	res, err := a.Run(context.Background(), "schema_list", &SchemaListInput{})
+	res, err := a.Call(context.Background(), "schema_list", map[string]any{})
 	assert.NilError(t, err)
 	data, err := Encode(res)
 	assert.NilError(t, err)
@@ -145,7 +144,7 @@ func TestEncodeIsCompactWithOneNewline(t *testing.T) {
 }
 
 func TestVersionDefaults(t *testing.T) {
-	res, err := (&App{}).Run(context.Background(), "version", &VersionInput{})
+	res, err := (&App{}).Call(context.Background(), "version", map[string]any{})
 	assert.NilError(t, err)
 	v := res.(VersionResult)
 	assert.Equal(t, v.Version, "dev")

@@ -13,7 +13,7 @@ import (
 
 // ConfigShowInput optionally names one key.
 type ConfigShowInput struct {
-	Key string `json:"key,omitempty" jsonschema:"maxLength=256"`
+	Key config.KeyName `json:"key,omitempty"`
 }
 
 // ConfigShowResult is every key in force (or the one asked for), the value that won and every layer
@@ -52,36 +52,33 @@ func configShowVerb() Verb {
 		Summary:    "Show every configuration key in force, the layer that won and every layer that disagreed",
 		ReadOnly:   true,
 		Idempotent: true,
-	}, func(ctx context.Context, a *App, in *ConfigShowInput) (ConfigShowResult, error) {
-		files, stack, err := a.loadConfig(ctx)
+	}, configShow)
+}
+
+func configShow(ctx context.Context, a *App, in *ConfigShowInput) (ConfigShowResult, error) {
+	files, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return ConfigShowResult{}, err
+	}
+	res := ConfigShowResult{
+		Files: []ConfigFileStatus{
+			{Layer: "repository", Kind: "config", Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
+			{Layer: "machine", Kind: "config", Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
+		},
+		Keys: []ConfigEntry{},
+	}
+	keys := stack.InForce()
+	if in.Key != "" {
+		keys = []string{string(in.Key)}
+	}
+	for _, key := range keys {
+		entry, err := configEntry(stack, key)
 		if err != nil {
 			return ConfigShowResult{}, err
 		}
-		res := ConfigShowResult{
-			Files: []ConfigFileStatus{
-				{Layer: "repository", Kind: "config", Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
-				{Layer: "machine", Kind: "config", Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
-			},
-			Keys: []ConfigEntry{},
-		}
-		keys := stack.InForce()
-		if in.Key != "" {
-			if _, ok := config.Match(in.Key); !ok {
-				return ConfigShowResult{}, refusal.New("config_key_unknown", "abcd config show",
-					fmt.Sprintf("%q is not a key abcd reads", config.Clip(in.Key)),
-					"run `abcd config show` to list every key in force, or see docs/configuration.md")
-			}
-			keys = []string{in.Key}
-		}
-		for _, key := range keys {
-			entry, err := configEntry(stack, key)
-			if err != nil {
-				return ConfigShowResult{}, err
-			}
-			res.Keys = append(res.Keys, entry)
-		}
-		return res, nil
-	})
+		res.Keys = append(res.Keys, entry)
+	}
+	return res, nil
 }
 
 func configEntry(stack *config.Stack, key string) (ConfigEntry, error) {

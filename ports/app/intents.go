@@ -4,23 +4,24 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // RefInput names one record by full id, unique id prefix or unique slug fragment.
 type RefInput struct {
-	Ref string `json:"ref" jsonschema:"minLength=1,maxLength=200"`
+	Ref record.Ref `json:"ref"`
 }
 
 // TitleInput is a new record's title.
 type TitleInput struct {
-	Title string `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Title record.Title `json:"title"`
 }
 
 // LifecycleInput optionally narrows a listing to one lifecycle folder.
 type LifecycleInput struct {
-	Lifecycle string `json:"lifecycle,omitempty" jsonschema:"maxLength=16"`
+	Lifecycle record.Lifecycle `json:"lifecycle,omitempty"`
 }
 
 // RecordListResult is a listing: the records that parsed, and the files that did not, beside them.
@@ -82,113 +83,118 @@ type IntentPlanResult struct {
 
 func intentVerbs() []Verb {
 	return []Verb{
-		declare(Verb{Name: "intent_new", Path: []string{"intent", "new"}, Summary: "Draft a new intent from the template"},
-			func(ctx context.Context, a *App, in *TitleInput) (RecordCreated, error) {
-				title, err := checkTitle("abcd intent new", in.Title)
-				if err != nil {
-					return RecordCreated{}, err
-				}
-				return locked(ctx, a, "abcd intent new", func() (RecordCreated, error) {
-					var created record.Intent
-					_, p, err := a.newRecord(ctx, record.Intents, "drafts", func(id string) (string, []byte) {
-						created = record.NewIntent(id, title, a.Clock.Now())
-						return record.Slug(title), record.RenderIntent(created)
-					})
-					if err != nil {
-						return RecordCreated{}, err
-					}
-					s := RecordSummary{Family: string(record.Intents), Lifecycle: "drafts", Path: p}
-					fillSummary(&s, created.Front)
-					return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, then run `abcd intent ready %s`", p, created.Front.ID)}, nil
-				})
-			}),
-		declare(Verb{Name: "intent_list", Path: []string{"intent", "list"}, Summary: "List intents, optionally of one lifecycle", ReadOnly: true, Idempotent: true},
-			func(ctx context.Context, a *App, in *LifecycleInput) (RecordListResult, error) {
-				return a.listVerb(ctx, record.Intents, "abcd intent list", in.Lifecycle)
-			}),
-		declare(Verb{Name: "intent_show", Path: []string{"intent", "show"}, Summary: "Show one intent with its criteria, questions and specs", ReadOnly: true, Idempotent: true},
-			func(ctx context.Context, a *App, in *RefInput) (IntentShowResult, error) {
-				l, it, err := a.intent(ctx, "abcd intent show", in.Ref)
-				if err != nil {
-					return IntentShowResult{}, err
-				}
-				specs, _, err := a.specsOf(ctx, it.Front.ID)
-				if err != nil {
-					return IntentShowResult{}, err
-				}
-				res := IntentShowResult{Intent: l.summary, Kind: it.Front.Kind, Sections: sections(it.Sections),
-					Criteria: []CriterionView{}, Questions: []QuestionView{}, Specs: specs}
-				for _, c := range it.Criteria {
-					res.Criteria = append(res.Criteria, CriterionView{ID: c.ID, Text: c.Text})
-				}
-				for _, q := range it.Questions {
-					res.Questions = append(res.Questions, QuestionView{Text: q.Text, Resolved: q.Resolved})
-				}
-				return res, nil
-			}),
-		declare(Verb{Name: "intent_ready", Path: []string{"intent", "ready"}, Summary: "Run the readiness gate on one intent: each check with ok, detail and remedy", ReadOnly: true, Idempotent: true},
-			func(ctx context.Context, a *App, in *RefInput) (IntentReadyResult, error) {
-				l, it, err := a.intent(ctx, "abcd intent ready", in.Ref)
-				if err != nil {
-					return IntentReadyResult{}, err
-				}
-				return a.readiness(ctx, l, it)
-			}),
-		declare(Verb{Name: "intent_plan", Path: []string{"intent", "plan"}, Summary: "Move a draft intent to planned and create its spec from the template"},
-			func(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, error) {
-				return locked(ctx, a, "abcd intent plan", func() (IntentPlanResult, error) {
-					l, it, err := a.intent(ctx, "abcd intent plan", in.Ref)
-					if err != nil {
-						return IntentPlanResult{}, err
-					}
-					if err := record.CanMove(record.Intents, l.summary.Lifecycle, "planned"); err != nil {
-						return IntentPlanResult{}, refusal.New("transition_refused", l.summary.ID, err.Error(), "see the lifecycle in docs/record.md")
-					}
-					// Move first: a failure after it leaves a planned intent whose spec `abcd spec new`
-					// makes, never a second spec from a re-run.
-					dst, err := a.move(ctx, record.Intents, l, "planned", nil)
-					if err != nil {
-						return IntentPlanResult{}, err
-					}
-					moved := l.summary
-					moved.Lifecycle, moved.Path = "planned", dst
-					front := it.Front
-					front.Lifecycle = "planned"
-					spec, err := a.createSpec(ctx, front, it.Front.Title)
-					if err != nil {
-						return IntentPlanResult{}, err
-					}
-					return IntentPlanResult{Intent: moved, Spec: spec, From: l.file.Path, To: dst}, nil
-				})
-			}),
-		declare(Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Summary: "Move a planned intent to shipped once none of its specs is open"},
-			func(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
-				return locked(ctx, a, "abcd intent ship", func() (MoveResult, error) {
-					l, it, err := a.intent(ctx, "abcd intent ship", in.Ref)
-					if err != nil {
-						return MoveResult{}, err
-					}
-					specs, _, err := a.specsOf(ctx, it.Front.ID)
-					if err != nil {
-						return MoveResult{}, err
-					}
-					for _, s := range specs {
-						if s.Lifecycle == "open" {
-							return MoveResult{}, refusal.New("spec_open", l.summary.ID,
-								fmt.Sprintf("its spec %s is still open", s.ID), fmt.Sprintf("close it first: `abcd spec close %s`", s.ID))
-						}
-					}
-					return a.moveVerb(ctx, record.Intents, l, "shipped")
-				})
-			}),
+		declare(Verb{Name: "intent_new", Path: []string{"intent", "new"}, Summary: "Draft a new intent from the template"}, intentNew),
+		declare(Verb{Name: "intent_list", Path: []string{"intent", "list"}, Summary: "List intents, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, intentList),
+		declare(Verb{Name: "intent_show", Path: []string{"intent", "show"}, Summary: "Show one intent with its criteria, questions and specs", ReadOnly: true, Idempotent: true}, intentShow),
+		declare(Verb{Name: "intent_ready", Path: []string{"intent", "ready"}, Summary: "Run the readiness gate on one intent: each check with ok, detail and remedy", ReadOnly: true, Idempotent: true}, intentReady),
+		declare(Verb{Name: "intent_plan", Path: []string{"intent", "plan"}, Summary: "Move a draft intent to planned and create its spec from the template"}, intentPlan),
+		declare(Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Summary: "Move a planned intent to shipped once none of its specs is open"}, intentShip),
+		declare(Verb{Name: "intent_audit", Path: []string{"intent", "audit"},
+			Summary:    "Hand the intent-auditor an intent and the delivered changes; its per-criterion verdict goes into the intent's Audit Notes",
+			Dispatches: []string{loop.RoleAuditor}}, intentAudit),
 	}
 }
 
-func (a *App) listVerb(ctx context.Context, fam record.Family, what, lifecycle string) (RecordListResult, error) {
-	if err := lifecycleInput(fam, what, lifecycle); err != nil {
+func intentNew(ctx context.Context, a *App, in *TitleInput) (RecordCreated, error) {
+	return locked(ctx, a, "intent_new", func() (RecordCreated, error) {
+		var created record.Intent
+		_, p, err := a.newRecord(ctx, record.Intents, "drafts", func(id string) (string, []byte) {
+			created = record.NewIntent(id, string(in.Title), a.Clock.Now())
+			return record.Slug(string(in.Title)), record.RenderIntent(created)
+		})
+		if err != nil {
+			return RecordCreated{}, err
+		}
+		s := RecordSummary{Family: string(record.Intents), Lifecycle: "drafts", Path: p}
+		fillSummary(&s, created.Front)
+		return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, then run `abcd intent ready %s`", p, created.Front.ID)}, nil
+	})
+}
+
+func intentList(ctx context.Context, a *App, in *LifecycleInput) (RecordListResult, error) {
+	return a.listVerb(ctx, record.Intents, "intent_list", in.Lifecycle)
+}
+
+func intentShow(ctx context.Context, a *App, in *RefInput) (IntentShowResult, error) {
+	l, it, err := a.intent(ctx, "intent_show", "ref", in.Ref)
+	if err != nil {
+		return IntentShowResult{}, err
+	}
+	specs, _, err := a.specsOf(ctx, it.Front.ID)
+	if err != nil {
+		return IntentShowResult{}, err
+	}
+	res := IntentShowResult{Intent: l.summary, Kind: it.Front.Kind, Sections: sections(it.Sections),
+		Criteria: []CriterionView{}, Questions: []QuestionView{}, Specs: specs}
+	for _, c := range it.Criteria {
+		res.Criteria = append(res.Criteria, CriterionView{ID: c.ID, Text: c.Text})
+	}
+	for _, q := range it.Questions {
+		res.Questions = append(res.Questions, QuestionView{Text: q.Text, Resolved: q.Resolved})
+	}
+	return res, nil
+}
+
+func intentReady(ctx context.Context, a *App, in *RefInput) (IntentReadyResult, error) {
+	l, it, err := a.intent(ctx, "intent_ready", "ref", in.Ref)
+	if err != nil {
+		return IntentReadyResult{}, err
+	}
+	return a.readiness(ctx, l, it)
+}
+
+func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, error) {
+	return locked(ctx, a, "intent_plan", func() (IntentPlanResult, error) {
+		l, it, err := a.intent(ctx, "intent_plan", "ref", in.Ref)
+		if err != nil {
+			return IntentPlanResult{}, err
+		}
+		if err := record.CanMove(record.Intents, l.summary.Lifecycle, "planned"); err != nil {
+			return IntentPlanResult{}, transitionRefused(l.summary.ID, err)
+		}
+		// Move first: a failure after it leaves a planned intent whose spec `abcd spec new`
+		// makes, never a second spec from a re-run.
+		dst, err := a.move(ctx, record.Intents, l, "planned", nil)
+		if err != nil {
+			return IntentPlanResult{}, err
+		}
+		moved := l.summary
+		moved.Lifecycle, moved.Path = "planned", dst
+		front := it.Front
+		front.Lifecycle = "planned"
+		spec, err := a.createSpec(ctx, front, it.Front.Title)
+		if err != nil {
+			return IntentPlanResult{}, err
+		}
+		return IntentPlanResult{Intent: moved, Spec: spec, From: l.file.Path, To: dst}, nil
+	})
+}
+
+func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
+	return locked(ctx, a, "intent_ship", func() (MoveResult, error) {
+		l, it, err := a.intent(ctx, "intent_ship", "ref", in.Ref)
+		if err != nil {
+			return MoveResult{}, err
+		}
+		specs, _, err := a.specsOf(ctx, it.Front.ID)
+		if err != nil {
+			return MoveResult{}, err
+		}
+		for _, s := range specs {
+			if s.Lifecycle == "open" {
+				return MoveResult{}, refusal.New("spec_open", l.summary.ID, fmt.Sprintf("its spec %s is still open", s.ID),
+					"close it first: ", refusal.Run("spec_close", refusal.With("ref", s.ID)))
+			}
+		}
+		return a.moveVerb(ctx, record.Intents, l, "shipped")
+	})
+}
+
+func (a *App) listVerb(ctx context.Context, fam record.Family, verb string, lifecycle record.Lifecycle) (RecordListResult, error) {
+	if err := lifecycleOf(fam, verb, lifecycle); err != nil {
 		return RecordListResult{}, err
 	}
-	ls, err := a.list(ctx, fam, lifecycle)
+	ls, err := a.list(ctx, fam, string(lifecycle))
 	if err != nil {
 		return RecordListResult{}, err
 	}
@@ -206,12 +212,12 @@ func (a *App) moveVerb(ctx context.Context, fam record.Family, l loaded, to stri
 	return MoveResult{Record: moved, From: l.file.Path, To: dst}, nil
 }
 
-// intent resolves and parses one intent whole.
-func (a *App) intent(ctx context.Context, what, ref string) (loaded, record.Intent, error) {
-	if err := a.initialized(what); err != nil {
+// intent resolves and parses one intent whole; a refusal names the verb's field the ref came from.
+func (a *App) intent(ctx context.Context, verb, field string, ref record.Ref) (loaded, record.Intent, error) {
+	if err := a.initialized(verb); err != nil {
 		return loaded{}, record.Intent{}, err
 	}
-	l, err := a.resolve(ctx, record.Intents, what, ref)
+	l, err := a.resolve(ctx, record.Intents, verb, field, ref)
 	if err != nil {
 		return loaded{}, record.Intent{}, err
 	}
@@ -221,7 +227,7 @@ func (a *App) intent(ctx context.Context, what, ref string) (loaded, record.Inte
 	}
 	it, err := record.ParseIntent(l.file.Path, data)
 	if err != nil {
-		return loaded{}, record.Intent{}, refusal.New("record_malformed", l.file.Path, err.Error(), "fix the file (abcd lint lists every problem)")
+		return loaded{}, record.Intent{}, recordMalformed(l.file.Path, err.Error())
 	}
 	return l, it, nil
 }

@@ -15,35 +15,36 @@ type LintResult struct {
 }
 
 func lintVerb() Verb {
-	return declare(Verb{Name: "lint", Path: []string{"lint"}, Summary: "Check the record: references, ids, front matter, folders, criteria and steps", ReadOnly: true, Idempotent: true},
-		func(ctx context.Context, a *App, _ *EmptyInput) (LintResult, error) {
-			if err := a.initialized("abcd lint"); err != nil {
-				return LintResult{}, err
-			}
-			var all []record.Loaded
-			for _, folder := range record.Folders() {
-				files, err := a.Records.List(ctx, folder.Dir, folder.Prefix, 0)
-				if err != nil {
-					return LintResult{}, err
-				}
-				for _, f := range files {
-					all = append(all, parseLoaded(folder, f.Path, f.Data, f.Err))
-				}
-			}
-			findings := record.Lint(all)
-			res := LintResult{Checked: len(all), Findings: findings}
-			if res.Findings == nil {
-				res.Findings = []record.Finding{}
-			}
-			for _, f := range findings {
-				if f.Level == "error" {
-					res.Errors++
-				} else {
-					res.Warnings++
-				}
-			}
-			return res, nil
-		})
+	return declare(Verb{Name: "lint", Path: []string{"lint"}, Summary: "Check the record: references, ids, front matter, folders, criteria and steps", ReadOnly: true, Idempotent: true}, lint)
+}
+
+func lint(ctx context.Context, a *App, _ *EmptyInput) (LintResult, error) {
+	if err := a.initialized("lint"); err != nil {
+		return LintResult{}, err
+	}
+	var all []record.Loaded
+	for _, folder := range record.Folders() {
+		files, err := a.Records.List(ctx, folder.Dir, folder.Prefix, 0)
+		if err != nil {
+			return LintResult{}, err
+		}
+		for _, f := range files {
+			all = append(all, parseLoaded(folder, f.Path, f.Data, f.Err))
+		}
+	}
+	findings := record.Lint(all)
+	res := LintResult{Checked: len(all), Findings: findings}
+	if res.Findings == nil {
+		res.Findings = []record.Finding{}
+	}
+	for _, f := range findings {
+		if f.Level == "error" {
+			res.Errors++
+		} else {
+			res.Warnings++
+		}
+	}
+	return res, nil
 }
 
 // parseLoaded parses one record whole for lint.

@@ -53,7 +53,7 @@ func TestAnsweringRouteOpensWhatItMakesDue(t *testing.T) {
 // A --route given to step is kept in the run, so the reviewers a later receipt opens are routed by it.
 func TestStepRoutesAreKeptForLaterAwaits(t *testing.T) {
 	w := newLoopWorld(t, nil)
-	recRun[app.StepResult](t, w.a, "implement_step", &app.StepInput{Run: w.run, Routes: []string{"ruthless-reviewer=economy"}})
+	recRun[app.StepResult](t, w.a, "implement_step", map[string]any{"run": w.run, "routes": []string{"ruthless-reviewer=economy"}})
 	res := w.receipt(t)
 	var found bool
 	for _, aw := range res.Run.Awaits {
@@ -89,7 +89,7 @@ func TestStateNeverOutgrowsItsBound(t *testing.T) {
 	before := string(w.rs.Files[path])
 	aw := s.Lanes[0].Awaits[0]
 	w.rs.Files[aw.Return] = []byte("## Verdict\n\nSHIP\n\n" + strings.Repeat("finding ", 2000) + "\n")
-	_, err = w.a.Run(t.Context(), "implement_receipt", &app.ReceiptInput{Path: aw.Return})
+	_, err = w.a.Call(t.Context(), "implement_receipt", map[string]any{"path": aw.Return})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Code, "run_state_too_large"))
@@ -105,13 +105,13 @@ func TestRunIDsNeverCollide(t *testing.T) {
 	w.g.Branches["feature"] = vBase
 	w.g.Commit("feature", "4444444444444444444444444444444444444444")
 	w.g.Head = "feature"
-	first := recRun[app.StepResult](t, w.a, "review", &app.ReviewInput{Base: "main"})
-	_, err := w.a.Run(t.Context(), "review", &app.ReviewInput{Base: "main"})
+	first := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": "main"})
+	_, err := w.a.Call(t.Context(), "review", map[string]any{"base": "main"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "a second run drawing the same id every time gives up with contention: %v", err)
 	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
 	assert.Check(t, is.Len(first.Run.Awaits, 2), "the first run's awaits survive")
-	again := recRun[app.ImplementStatusResult](t, w.a, "implement_status", &app.RunInput{Run: first.Run.Run})
+	again := recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{"run": first.Run.Run})
 	assert.Check(t, is.Len(again.Runs[0].Awaits, 2))
 }
 
@@ -129,7 +129,7 @@ func TestRefusedReviewLeavesNoRun(t *testing.T) {
 		RepoConfig: ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"oracle":{"review":"bogus"}}`)}}}
 	before, err := w.rs.Runs(t.Context())
 	assert.NilError(t, err)
-	_, err = w.a.Run(t.Context(), "review", &app.ReviewInput{Base: "main"})
+	_, err = w.a.Call(t.Context(), "review", map[string]any{"base": "main"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Code, "config_value_invalid"))
@@ -145,7 +145,7 @@ func TestStartRefusedOnAStaleBranchWritesNothing(t *testing.T) {
 	// The id this start draws is fixed by the clock and the constant random.
 	id := "run-" + recNow.UTC().Format("060102150405") + "0007"
 	w.g.Branches["abcd/"+id+"/lane-1"] = vBase
-	_, err := w.a.Run(t.Context(), "implement_start", &app.ImplementStartInput{Spec: specOf(t, w)})
+	_, err := w.a.Call(t.Context(), "implement_start", map[string]any{"spec": specOf(t, w)})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Code, "branch_exists"))
@@ -154,7 +154,7 @@ func TestStartRefusedOnAStaleBranchWritesNothing(t *testing.T) {
 
 func specOf(t *testing.T, w loopWorld) string {
 	t.Helper()
-	l := recRun[app.RecordListResult](t, w.a, "spec_list", &app.LifecycleInput{})
+	l := recRun[app.RecordListResult](t, w.a, "spec_list", map[string]any{})
 	assert.Assert(t, len(l.Records) > 0)
 	return l.Records[0].ID
 }

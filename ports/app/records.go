@@ -7,8 +7,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -49,28 +47,35 @@ type loaded struct {
 	err     error
 }
 
-const maxTitleBytes = 200
-
-// checkTitle refuses an empty or unprintable title, naming the remedy.
-func checkTitle(what, title string) (string, error) {
-	t := strings.TrimSpace(title)
-	switch {
-	case t == "":
-		return "", refusal.New("title_empty", what, "the title is empty", "give a short title in quotes, e.g. "+what+` "Faster cold start"`)
-	case len(t) > maxTitleBytes:
-		return "", refusal.New("title_too_long", what, fmt.Sprintf("the title is %d bytes; at most %d", len(t), maxTitleBytes), "shorten the title; put detail in the record's sections")
-	case !utf8.ValidString(t) || strings.IndexFunc(t, unicode.IsControl) >= 0:
-		return "", refusal.New("title_invalid", what, "the title holds invalid UTF-8 or control characters", "use plain text on one line")
-	}
-	return t, nil
-}
-
-// initialized refuses record verbs before ahoy install.
-func (a *App) initialized(what string) error {
+// initialized refuses a verb that needs the record before ahoy install.
+func (a *App) initialized(verb string) error {
 	if !a.Records.Initialized() {
-		return refusal.New("not_initialized", what, "this repository has no .abcd/ record yet", "run `abcd ahoy install` first")
+		if root, git := a.repoRoot(); !git {
+			return notARepository(verb, root)
+		}
+		return refusal.New("not_initialized", "", "this repository has no .abcd/ record yet",
+			refusal.Run("ahoy_install"), " first").On(verb, "")
 	}
 	return nil
+}
+
+// repoRoot is the repository root and whether abcd stands in a git repository at all.
+func (a *App) repoRoot() (string, bool) {
+	if a.Setup == nil {
+		return "", true
+	}
+	return a.Setup.Root()
+}
+
+// notARepository is every verb's one answer outside a git repository.
+func notARepository(verb, root string) error {
+	return refusal.New("not_a_repository", "", root+" is not inside a git repository",
+		"run `git init` there first, or run abcd from inside a repository").On(verb, "")
+}
+
+// recordMalformed refuses a record abcd cannot parse, pointing at lint.
+func recordMalformed(file, why string) error {
+	return refusal.New("record_malformed", file, why, "fix the file (", refusal.Run("lint"), " lists every problem)")
 }
 
 // list loads every record of a family (front matter only, bounded reads), optionally of one
@@ -136,45 +141,51 @@ func summaries(ls []loaded) ([]RecordSummary, []RecordProblem) {
 	return sums, probs
 }
 
-// resolve finds one record of a family by full id, unique id prefix or unique slug fragment.
-func (a *App) resolve(ctx context.Context, fam record.Family, what, ref string) (loaded, error) {
+// resolve finds one record of a family by full id, unique id prefix or unique slug fragment; a
+// refusal names the verb's field the ref came from.
+func (a *App) resolve(ctx context.Context, fam record.Family, verb, field string, ref record.Ref) (loaded, error) {
 	ls, err := a.list(ctx, fam, "")
 	if err != nil {
 		return loaded{}, err
 	}
-	refs := make([]record.Ref, 0, len(ls))
+	refs := make([]record.Candidate, 0, len(ls))
 	byFile := map[string]loaded{}
 	for _, l := range ls {
 		id := l.summary.ID
 		if l.err != nil {
 			id = idFromName(l.file.Path)
 		}
-		refs = append(refs, record.Ref{ID: id, Slug: l.slug, File: l.file.Path})
+		refs = append(refs, record.Candidate{ID: id, Slug: l.slug, File: l.file.Path})
 		byFile[l.file.Path] = l
 	}
-	r, err := record.ResolveRef(ref, refs)
+	r, err := record.ResolveRef(string(ref), refs)
 	if err != nil {
-		var re *record.RefError
-		if errors.As(err, &re) && re.Reason != "" {
-			return loaded{}, refusal.New("ref_invalid", what, err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
-		}
-		if errors.As(err, &re) {
-			remedy := fmt.Sprintf("run `abcd %s list` to see them", singular(fam))
-			if len(re.Candidates) > 1 {
-				remedy = "give more of the id; candidates: " + candidateList(re.Candidates)
-			}
-			return loaded{}, refusal.New("ref_unresolved", what, err.Error(), remedy)
-		}
-		return loaded{}, refusal.New("ref_invalid", what, err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
+		return loaded{}, refRefusal(err, fam).On(verb, field)
 	}
 	l := byFile[r.File]
 	if l.err != nil {
-		return loaded{}, refusal.New("record_malformed", l.file.Path, problemText(l.err), "fix the file's front matter (abcd lint lists every problem)")
+		return loaded{}, recordMalformed(l.file.Path, problemText(l.err))
 	}
 	return l, nil
 }
 
-func candidateList(c []record.Ref) string {
+// refRefusal turns ResolveRef's error into a refusal: not a ref, no match (with the family's
+// listing verb), or several matches (with the candidates).
+func refRefusal(err error, fam record.Family) *refusal.Error {
+	var re *record.RefError
+	if !errors.As(err, &re) {
+		return &refusal.Error{Kind: refusal.Fault, Code: "fault", Why: err.Error()}
+	}
+	switch {
+	case re.Reason != "":
+		return refusal.New("ref_invalid", "", err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
+	case len(re.Candidates) > 1:
+		return refusal.New("ref_unresolved", "", err.Error(), "give more of the id; candidates: "+candidateList(re.Candidates))
+	}
+	return refusal.New("ref_unresolved", "", err.Error(), refusal.Run(singular(fam)+"_list"), " to see the ids and slugs")
+}
+
+func candidateList(c []record.Candidate) string {
 	parts := make([]string, 0, len(c))
 	for _, r := range c {
 		parts = append(parts, r.ID+" ("+r.Slug+")")
@@ -226,14 +237,14 @@ func (a *App) newRecord(ctx context.Context, fam record.Family, lifecycle string
 			return id, p, nil
 		}
 	}
-	return "", "", refusal.Busy("id_contention", "abcd "+singular(fam)+" new", "no free id after 16 tries", "run the command again")
+	return "", "", refusal.Busy("id_contention", "", "no free id after 16 tries", "run it again").On(singular(fam)+"_new", "")
 }
 
 // move changes a record's lifecycle: the transition must be allowed; the file is renamed into the
 // new folder and its front matter's lifecycle updated.
 func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, error) {
 	if err := record.CanMove(fam, l.summary.Lifecycle, to); err != nil {
-		return "", refusal.New("transition_refused", l.summary.ID, err.Error(), "see the lifecycle in docs/record.md")
+		return "", transitionRefused(l.summary.ID, err)
 	}
 	data, err := a.readFull(ctx, l.file.Path)
 	if err != nil {
@@ -241,7 +252,7 @@ func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, 
 	}
 	data, err = record.SetLifecycle(data, to)
 	if err != nil {
-		return "", refusal.New("record_malformed", l.file.Path, err.Error(), "fix the file's front matter (abcd lint lists every problem)")
+		return "", recordMalformed(l.file.Path, err.Error())
 	}
 	if edit != nil {
 		if data, err = edit(data); err != nil {
@@ -260,10 +271,15 @@ func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, 
 	return dst, nil
 }
 
+// transitionRefused refuses a lifecycle move the record does not allow.
+func transitionRefused(id string, err error) error {
+	return refusal.New("transition_refused", id, err.Error(), "see the lifecycle in docs/record.md")
+}
+
 // locked runs f under the record lock, after checking the record exists.
-func locked[R any](ctx context.Context, a *App, what string, f func() (R, error)) (R, error) {
+func locked[R any](ctx context.Context, a *App, verb string, f func() (R, error)) (R, error) {
 	var zero R
-	if err := a.initialized(what); err != nil {
+	if err := a.initialized(verb); err != nil {
 		return zero, err
 	}
 	unlock, err := a.Records.Lock(ctx)
@@ -282,13 +298,13 @@ func sections(ss []record.Section) []SectionView {
 	return out
 }
 
-// lifecycleInput checks a --lifecycle value against the family's folders.
-func lifecycleInput(fam record.Family, what, lc string) error {
-	if lc == "" || slices.Contains(record.Lifecycles(fam), lc) {
+// lifecycleOf checks a listing's lifecycle against the family's folders.
+func lifecycleOf(fam record.Family, verb string, lc record.Lifecycle) error {
+	if lc == "" || slices.Contains(record.Lifecycles(fam), string(lc)) {
 		return nil
 	}
-	return refusal.New("lifecycle_unknown", what, fmt.Sprintf("%q is not a lifecycle of %s", clip(lc), fam),
-		"use one of "+strings.Join(record.Lifecycles(fam), ", "))
+	return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%q is not a lifecycle of %s", clip(string(lc)), fam),
+		"use one of "+strings.Join(record.Lifecycles(fam), ", ")).On(verb, "lifecycle")
 }
 
 // recordProblem says what is wrong with one file without repeating its path, which the problem
@@ -302,7 +318,7 @@ func recordProblem(err error) string {
 		return pe.Msg
 	}
 	if r, ok := refusal.As(err); ok {
-		return r.Why + " (" + r.Remedy + ")"
+		return r.Why + " (" + r.Remedy.String() + ")"
 	}
 	return err.Error()
 }

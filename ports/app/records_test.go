@@ -54,9 +54,9 @@ func recApp(r *fake.Records) *app.App {
 }
 
 // recRun runs a verb that must succeed and returns its typed result.
-func recRun[R any](t *testing.T, a *app.App, verb string, in any) R {
+func recRun[R any](t *testing.T, a *app.App, verb string, in map[string]any) R {
 	t.Helper()
-	res, err := a.Run(context.Background(), verb, in)
+	res, err := a.Call(context.Background(), verb, in)
 	assert.NilError(t, err, "%s", verb)
 	r, ok := res.(R)
 	assert.Assert(t, ok, "%s returned %T", verb, res)
@@ -73,7 +73,7 @@ func recRefused(t *testing.T, err error, kind refusal.Kind, code string) *refusa
 	if code != "" {
 		assert.Check(t, is.Equal(r.Code, code), "%v", err)
 	}
-	assert.Check(t, r.What != "" && r.Why != "" && r.Remedy != "", "a refusal names what, why and the remedy: %+v", r)
+	assert.Check(t, (r.What != "" || r.Verb != "") && r.Why != "" && len(r.Remedy) > 0, "a refusal names what, why and the remedy: %+v", r)
 	return r
 }
 
@@ -111,7 +111,7 @@ func recEdit(t *testing.T, r *fake.Records, p, heading, text string) {
 // recNewIntent drafts an intent; with filled, its press release and a criterion are written.
 func recNewIntent(t *testing.T, a *app.App, r *fake.Records, title string, filled bool) app.RecordSummary {
 	t.Helper()
-	c := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: title})
+	c := recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": title})
 	if filled {
 		recEdit(t, r, c.Record.Path, "Press Release", recPressRelease)
 		recEdit(t, r, c.Record.Path, "Acceptance Criteria", recCriterion)
@@ -122,7 +122,7 @@ func recNewIntent(t *testing.T, a *app.App, r *fake.Records, title string, fille
 // recPlan plans an intent and, with steps, writes two steps into its spec.
 func recPlan(t *testing.T, a *app.App, r *fake.Records, id string, steps bool) app.IntentPlanResult {
 	t.Helper()
-	p := recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: id})
+	p := recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": id})
 	if steps {
 		recEdit(t, r, p.Spec.Path, "Steps", recTwoSteps)
 	}
@@ -152,30 +152,30 @@ func newRecWorld(t *testing.T) recWorld {
 
 	w.shippable = recNewIntent(t, a, r, "Shippable", true).ID
 	sp := recPlan(t, a, r, w.shippable, true)
-	recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: sp.Spec.ID})
+	recRun[app.MoveResult](t, a, "spec_close", map[string]any{"ref": sp.Spec.ID})
 
 	w.shipped = recNewIntent(t, a, r, "Already out", true).ID
 	sp = recPlan(t, a, r, w.shipped, true)
 	w.closedSpec = sp.Spec.ID
-	recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: w.closedSpec})
-	recRun[app.MoveResult](t, a, "intent_ship", &app.RefInput{Ref: w.shipped})
+	recRun[app.MoveResult](t, a, "spec_close", map[string]any{"ref": w.closedSpec})
+	recRun[app.MoveResult](t, a, "intent_ship", map[string]any{"ref": w.shipped})
 
-	w.issue = recRun[app.RecordCreated](t, a, "capture", &app.CaptureInput{Text: "The status line flickers"}).Record.ID
-	w.decision = recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{Title: "Use flock for the record lock"}).Record.ID
+	w.issue = recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
+	w.decision = recRun[app.RecordCreated](t, a, "decision_new", map[string]any{"title": "Use flock for the record lock"}).Record.ID
 	return w
 }
 
 // validInputs is an input for each mutating verb that succeeds on a fresh recWorld.
-func (w recWorld) validInputs() map[string]func() any {
-	return map[string]func() any{
-		"intent_new":   func() any { return &app.TitleInput{Title: "Another intent"} },
-		"intent_plan":  func() any { return &app.RefInput{Ref: w.draft} },
-		"intent_ship":  func() any { return &app.RefInput{Ref: w.shippable} },
-		"spec_new":     func() any { return &app.SpecNewInput{Intent: w.planned, Title: "A second spec"} },
-		"spec_close":   func() any { return &app.RefInput{Ref: w.openSpec} },
-		"capture":      func() any { return &app.CaptureInput{Text: "Something else", Related: []string{w.draft}} },
-		"issue_close":  func() any { return &app.IssueCloseInput{Ref: w.issue, Why: "fixed"} },
-		"decision_new": func() any { return &app.DecisionNewInput{Title: "Another ruling", Supersedes: []string{w.decision}} },
+func (w recWorld) validInputs() map[string]func() map[string]any {
+	return map[string]func() map[string]any{
+		"intent_new":   func() map[string]any { return map[string]any{"title": "Another intent"} },
+		"intent_plan":  func() map[string]any { return map[string]any{"ref": w.draft} },
+		"intent_ship":  func() map[string]any { return map[string]any{"ref": w.shippable} },
+		"spec_new":     func() map[string]any { return map[string]any{"intent": w.planned, "title": "A second spec"} },
+		"spec_close":   func() map[string]any { return map[string]any{"ref": w.openSpec} },
+		"capture":      func() map[string]any { return map[string]any{"text": "Something else", "related": []string{w.draft}} },
+		"issue_close":  func() map[string]any { return map[string]any{"ref": w.issue, "why": "fixed"} },
+		"decision_new": func() map[string]any { return map[string]any{"title": "Another ruling", "supersedes": []string{w.decision}} },
 	}
 }
 
@@ -194,7 +194,7 @@ func TestRecordMutatingVerbsAreTheOnesCovered(t *testing.T) {
 func TestRecordIntentNewCreatesAParseableDraft(t *testing.T) {
 	r := fake.NewRecords()
 	a := recApp(r)
-	res := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "  Faster cold start  "})
+	res := recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "  Faster cold start  "})
 
 	id := "itd-2607011230050001" // the clock's second, then the first random draw
 	assert.Check(t, regexp.MustCompile(`^itd-260701123005[0-9]{4}$`).MatchString(res.Record.ID), res.Record.ID)
@@ -217,7 +217,7 @@ func TestRecordIntentNewCreatesAParseableDraft(t *testing.T) {
 	}
 
 	// The result's shape is the listing's: intent list and intent show report the same summary.
-	l := recRun[app.RecordListResult](t, a, "intent_list", &app.LifecycleInput{})
+	l := recRun[app.RecordListResult](t, a, "intent_list", map[string]any{})
 	assert.Check(t, is.DeepEqual(l.Records, []app.RecordSummary{res.Record}))
 	assert.Check(t, is.Len(l.Problems, 0))
 }
@@ -227,7 +227,7 @@ func TestRecordIntentNewUsesTheUTCDateAndSlugsTheTitle(t *testing.T) {
 	a := recApp(r)
 	// 23:30 five hours west of UTC is 04:30 the next day in UTC.
 	a.Clock = fake.Clock{T: time.Date(2026, 7, 1, 23, 30, 5, 0, time.FixedZone("west", -5*3600))}
-	res := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Don't break the Café's API!"})
+	res := recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "Don't break the Café's API!"})
 	assert.Check(t, is.Equal(res.Record.ID, "itd-2607020430050001"))
 	assert.Check(t, is.Equal(res.Record.Date, "2026-07-02"))
 	assert.Check(t, is.Equal(res.Record.Path, recDrafts+"/itd-2607020430050001-dont-break-the-cafes-api.md"))
@@ -253,8 +253,8 @@ func TestRecordIntentNewRetriesATakenID(t *testing.T) {
 	r := fake.NewRecords()
 	a := recApp(r)
 	a.Random = &repeating{vals: []uint32{7, 7, 10008}}
-	first := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Same title"})
-	second := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Same title"})
+	first := recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "Same title"})
+	second := recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "Same title"})
 	assert.Check(t, is.Equal(first.Record.ID, "itd-2607011230050007"))
 	assert.Check(t, is.Equal(second.Record.ID, "itd-2607011230050008"), "the same second and draw must retry to a fresh id")
 	assert.Check(t, is.Len(r.Files, 2))
@@ -264,7 +264,7 @@ func TestRecordIntentNewRetriesATakenID(t *testing.T) {
 	}
 	// A different title with the taken id is retried too: the id, not the file name, must be fresh.
 	a.Random = &repeating{vals: []uint32{7, 8, 9}}
-	third := recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "Other title"})
+	third := recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "Other title"})
 	assert.Check(t, is.Equal(third.Record.ID, "itd-2607011230050009"))
 }
 
@@ -272,9 +272,9 @@ func TestRecordIntentNewGivesUpWhenEveryDrawIsTaken(t *testing.T) {
 	r := fake.NewRecords()
 	a := recApp(r)
 	a.Random = &repeating{vals: []uint32{7}}
-	recRun[app.RecordCreated](t, a, "intent_new", &app.TitleInput{Title: "First"})
+	recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "First"})
 	before := recClone(r.Files)
-	_, err := a.Run(context.Background(), "intent_new", &app.TitleInput{Title: "Second"})
+	_, err := a.Call(context.Background(), "intent_new", map[string]any{"title": "Second"})
 	re := recRefused(t, err, refusal.Contention, "id_contention")
 	assert.Check(t, is.Equal(re.Kind.ExitCode(), 3))
 	assert.Check(t, is.DeepEqual(r.Files, before))
@@ -299,17 +299,17 @@ func TestRecordTitlesAreChecked(t *testing.T) {
 		for _, c := range cases {
 			t.Run(verb+"/"+c.name, func(t *testing.T) {
 				w := newRecWorld(t)
-				var in any
+				var in map[string]any
 				switch verb {
 				case "intent_new":
-					in = &app.TitleInput{Title: c.title}
+					in = map[string]any{"title": c.title}
 				case "decision_new":
-					in = &app.DecisionNewInput{Title: c.title}
+					in = map[string]any{"title": c.title}
 				case "spec_new":
-					in = &app.SpecNewInput{Intent: w.planned, Title: c.title}
+					in = map[string]any{"intent": w.planned, "title": c.title}
 				}
 				before := recClone(w.r.Files)
-				_, err := w.a.Run(context.Background(), verb, in)
+				_, err := w.a.Call(context.Background(), verb, in)
 				re := recRefused(t, err, refusal.Refused, c.code)
 				assert.Check(t, is.Equal(re.Kind.ExitCode(), 2))
 				assert.Check(t, is.DeepEqual(w.r.Files, before))
@@ -318,7 +318,7 @@ func TestRecordTitlesAreChecked(t *testing.T) {
 	}
 	t.Run("exactly 200 bytes is accepted", func(t *testing.T) {
 		r := fake.NewRecords()
-		res := recRun[app.RecordCreated](t, recApp(r), "intent_new", &app.TitleInput{Title: strings.Repeat("é", 100)})
+		res := recRun[app.RecordCreated](t, recApp(r), "intent_new", map[string]any{"title": strings.Repeat("é", 100)})
 		_, err := record.ParseIntent(res.Record.Path, r.Files[res.Record.Path])
 		assert.NilError(t, err)
 	})
@@ -329,11 +329,11 @@ func TestRecordTitlesAreChecked(t *testing.T) {
 func TestRecordRefusalsChangeNothing(t *testing.T) {
 	type refCase struct {
 		name, verb string
-		in         func(w recWorld) any
+		in         func(w recWorld) map[string]any
 		code       string
 		remedyHas  func(w recWorld) []string
 	}
-	ref := func(s string) func(recWorld) any { return func(recWorld) any { return &app.RefInput{Ref: s} } }
+	ref := func(s string) func(recWorld) map[string]any { return func(recWorld) map[string]any { return map[string]any{"ref": s} } }
 	long := strings.Repeat("a", 300)
 	cases := []refCase{
 		{name: "plan: unknown ref", verb: "intent_plan", in: ref("no-such-thing"), code: "ref_unresolved"},
@@ -351,66 +351,76 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 		{name: "spec close: path ref", verb: "spec_close", in: ref(`..\x`)},
 		{name: "spec close: unknown ref", verb: "spec_close", in: ref("no-such-thing"), code: "ref_unresolved"},
 		{name: "issue close: path ref", verb: "issue_close", code: "",
-			in: func(recWorld) any { return &app.IssueCloseInput{Ref: "../x", Why: "fixed"} }},
+			in: func(recWorld) map[string]any { return map[string]any{"ref": "../x", "why": "fixed"} }},
 		{name: "issue close: unknown ref", verb: "issue_close", code: "ref_unresolved",
-			in: func(recWorld) any { return &app.IssueCloseInput{Ref: "no-such-thing", Why: "fixed"} }},
+			in: func(recWorld) map[string]any { return map[string]any{"ref": "no-such-thing", "why": "fixed"} }},
 		{name: "plan a planned intent", verb: "intent_plan", code: "transition_refused",
-			in: func(w recWorld) any { return &app.RefInput{Ref: w.planned} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.planned} }},
 		{name: "plan a shipped intent", verb: "intent_plan", code: "transition_refused",
-			in: func(w recWorld) any { return &app.RefInput{Ref: w.shipped} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.shipped} }},
 		{name: "close a closed spec", verb: "spec_close", code: "transition_refused",
-			in: func(w recWorld) any { return &app.RefInput{Ref: w.closedSpec} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.closedSpec} }},
 		{name: "ship a draft", verb: "intent_ship", code: "transition_refused",
-			in: func(w recWorld) any { return &app.RefInput{Ref: w.draft} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.draft} }},
 		{name: "ship a shipped intent", verb: "intent_ship", code: "transition_refused",
-			in: func(w recWorld) any { return &app.RefInput{Ref: w.shipped} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.shipped} }},
 		{name: "ship with an open spec", verb: "intent_ship", code: "spec_open",
-			in:        func(w recWorld) any { return &app.RefInput{Ref: w.planned} },
-			remedyHas: func(w recWorld) []string { return []string{"abcd spec close " + w.openSpec} }},
+			in:        func(w recWorld) map[string]any { return map[string]any{"ref": w.planned} },
+			remedyHas: func(w recWorld) []string { return []string{`run spec_close with {"ref":"` + w.openSpec + `"}`} }},
 		{name: "spec new for a shipped intent", verb: "spec_new", code: "intent_shipped",
-			in: func(w recWorld) any { return &app.SpecNewInput{Intent: w.shipped, Title: "More"} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"intent": w.shipped, "title": "More"} }},
 		{name: "spec new for an unknown intent", verb: "spec_new", code: "ref_unresolved",
-			in: func(w recWorld) any { return &app.SpecNewInput{Intent: "no-such-thing", Title: "More"} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"intent": "no-such-thing", "title": "More"} }},
 		{name: "spec new for an ambiguous intent", verb: "spec_new", code: "ref_unresolved",
-			in:        func(w recWorld) any { return &app.SpecNewInput{Intent: "faster", Title: "More"} },
+			in:        func(w recWorld) map[string]any { return map[string]any{"intent": "faster", "title": "More"} },
 			remedyHas: func(w recWorld) []string { return []string{w.draft, w.draft2} }},
 		{name: "capture: bad severity", verb: "capture", code: "severity_unknown",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Severity: "urgent"} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "severity": "urgent"} }},
 		{name: "capture: unknown related", verb: "capture", code: "ref_unresolved",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{w.draft, "no-such-thing"}} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{w.draft, "no-such-thing"}} }},
 		{name: "capture: unknown related id", verb: "capture", code: "ref_unresolved",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{"spc-2607011230059999"}} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{"spc-2607011230059999"}} }},
 		{name: "capture: ambiguous related", verb: "capture", code: "ref_unresolved",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{"faster"}} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{"faster"}} }},
 		{name: "capture: path related", verb: "capture",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "x", Related: []string{"../x"}} }},
-		{name: "capture: empty text", verb: "capture", code: "text_invalid",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "  "} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{"../x"}} }},
+		{name: "capture: empty text", verb: "capture", code: "text_empty",
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "  "} }},
 		{name: "capture: control character", verb: "capture", code: "text_invalid",
-			in: func(w recWorld) any { return &app.CaptureInput{Text: "a\x00b"} }},
-		{name: "issue close without why", verb: "issue_close", code: "why_empty",
-			in: func(w recWorld) any { return &app.IssueCloseInput{Ref: w.issue} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "a\x00b"} }},
+		{name: "issue close without why", verb: "issue_close", code: "input_missing",
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.issue} }},
 		{name: "issue close with a blank why", verb: "issue_close", code: "why_empty",
-			in: func(w recWorld) any { return &app.IssueCloseInput{Ref: w.issue, Why: " \n "} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"ref": w.issue, "why": " \n "} }},
 		{name: "decision superseding an unknown decision", verb: "decision_new", code: "ref_unresolved",
-			in: func(w recWorld) any {
-				return &app.DecisionNewInput{Title: "New ruling", Supersedes: []string{w.decision, "dcn-2607011230059999"}}
+			in: func(w recWorld) map[string]any {
+				return map[string]any{"title": "New ruling", "supersedes": []string{w.decision, "dcn-2607011230059999"}}
 			}},
 		{name: "decision superseding an intent", verb: "decision_new", code: "ref_unresolved",
-			in: func(w recWorld) any { return &app.DecisionNewInput{Title: "New ruling", Supersedes: []string{w.draft}} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"title": "New ruling", "supersedes": []string{w.draft}} }},
+		{name: "intent new: no title", verb: "intent_new", code: "input_missing",
+			in: func(w recWorld) map[string]any { return map[string]any{} }},
 		{name: "intent new: empty title", verb: "intent_new", code: "title_empty",
-			in: func(w recWorld) any { return &app.TitleInput{} }},
+			in: func(w recWorld) map[string]any { return map[string]any{"title": " "} }},
+		{name: "intent new: an unknown field", verb: "intent_new", code: "input_invalid",
+			in: func(w recWorld) map[string]any { return map[string]any{"title": "x", "force": true} }},
+		{name: "capture: too many related", verb: "capture", code: "input_invalid",
+			in: func(w recWorld) map[string]any {
+				return map[string]any{"text": "x", "related": []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q"}}
+			}},
+		{name: "capture: a related ref of the wrong type", verb: "capture", code: "input_invalid",
+			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": "itd-1"} }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := newRecWorld(t)
 			before := recClone(w.r.Files)
-			_, err := w.a.Run(context.Background(), c.verb, c.in(w))
+			_, err := w.a.Call(context.Background(), c.verb, c.in(w))
 			re := recRefused(t, err, refusal.Refused, c.code)
 			assert.Check(t, is.Equal(re.Kind.ExitCode(), 2))
 			if c.remedyHas != nil {
 				for _, s := range c.remedyHas(w) {
-					assert.Check(t, is.Contains(re.Remedy, s))
+					assert.Check(t, is.Contains(re.Remedy.String(), s))
 				}
 			}
 			assert.Check(t, is.DeepEqual(w.r.Files, before))
@@ -423,16 +433,16 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 			w := newRecWorld(t)
 			w.r.Init = false
 			before := recClone(w.r.Files)
-			_, err := w.a.Run(context.Background(), verb, w.validInputs()[verb]())
+			_, err := w.a.Call(context.Background(), verb, w.validInputs()[verb]())
 			re := recRefused(t, err, refusal.Refused, "not_initialized")
-			assert.Check(t, is.Contains(re.Remedy, "abcd ahoy install"))
+			assert.Check(t, is.Contains(re.Remedy.String(), "run ahoy_install"))
 			assert.Check(t, is.DeepEqual(w.r.Files, before))
 		})
 		t.Run(verb+": lock held", func(t *testing.T) {
 			w := newRecWorld(t)
 			w.r.Locked = true
 			before := recClone(w.r.Files)
-			_, err := w.a.Run(context.Background(), verb, w.validInputs()[verb]())
+			_, err := w.a.Call(context.Background(), verb, w.validInputs()[verb]())
 			re := recRefused(t, err, refusal.Contention, "record_locked")
 			assert.Check(t, is.Equal(re.Kind.ExitCode(), 3))
 			assert.Check(t, is.Equal(refusal.DocumentOf(err).ExitCode, 3))
@@ -441,7 +451,7 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 		t.Run(verb+": the input is valid", func(t *testing.T) {
 			w := newRecWorld(t)
 			before := len(w.r.Files)
-			_, err := w.a.Run(context.Background(), verb, w.validInputs()[verb]())
+			_, err := w.a.Call(context.Background(), verb, w.validInputs()[verb]())
 			assert.NilError(t, err)
 			assert.Check(t, len(w.r.Files) >= before)
 		})
@@ -456,9 +466,9 @@ func TestRecordHostileRefIsRefusedAsNotARef(t *testing.T) {
 		t.Run(ref[:min(len(ref), 12)], func(t *testing.T) {
 			w := newRecWorld(t)
 			before := recClone(w.r.Files)
-			_, err := w.a.Run(context.Background(), "intent_plan", &app.RefInput{Ref: ref})
+			_, err := w.a.Call(context.Background(), "intent_plan", map[string]any{"ref": ref})
 			re := recRefused(t, err, refusal.Refused, "ref_invalid")
-			assert.Check(t, is.Contains(re.Remedy, "slug fragment"))
+			assert.Check(t, is.Contains(re.Remedy.String(), "slug fragment"))
 			assert.Check(t, is.DeepEqual(w.r.Files, before))
 		})
 	}
@@ -474,7 +484,7 @@ func TestRecordRefs(t *testing.T) {
 	coldOnly := recNewIntent(t, a, r, "Cold", false)
 
 	show := func(ref string) (app.IntentShowResult, error) {
-		res, err := a.Run(context.Background(), "intent_show", &app.RefInput{Ref: ref})
+		res, err := a.Call(context.Background(), "intent_show", map[string]any{"ref": ref})
 		if err != nil {
 			return app.IntentShowResult{}, err
 		}
@@ -514,11 +524,11 @@ func TestRecordRefs(t *testing.T) {
 	assert.Check(t, is.Equal(res.Intent.ID, cold.ID))
 	_, err = show(cold.ID[:len(cold.ID)-1])
 	re := recRefused(t, err, refusal.Refused, "ref_unresolved")
-	assert.Check(t, is.Contains(re.Remedy, cold.ID))
-	assert.Check(t, is.Contains(re.Remedy, cold.ID+"1"))
+	assert.Check(t, is.Contains(re.Remedy.String(), cold.ID))
+	assert.Check(t, is.Contains(re.Remedy.String(), cold.ID+"1"))
 	// Naming the malformed file itself is refused with the fix, and a mutating verb writes nothing.
 	before := recClone(r.Files)
-	_, err = a.Run(context.Background(), "intent_plan", &app.RefInput{Ref: "broken"})
+	_, err = a.Call(context.Background(), "intent_plan", map[string]any{"ref": "broken"})
 	re = recRefused(t, err, refusal.Refused, "record_malformed")
 	assert.Check(t, is.Contains(re.What, longer))
 	assert.Check(t, is.DeepEqual(r.Files, before))
@@ -533,7 +543,7 @@ func TestRecordIntentPlanMovesTheDraftAndCreatesItsSpec(t *testing.T) {
 	in := recNewIntent(t, a, r, "Faster cold start", true)
 	draftBytes := append([]byte(nil), r.Files[in.Path]...)
 
-	res := recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: "cold"})
+	res := recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": "cold"})
 	to := recPlanned + "/" + path0(in.Path)
 	assert.Check(t, is.Equal(res.From, in.Path))
 	assert.Check(t, is.Equal(res.To, to))
@@ -565,9 +575,9 @@ func TestRecordIntentPlanMovesTheDraftAndCreatesItsSpec(t *testing.T) {
 	assert.Check(t, is.Len(r.Files, 2))
 
 	// The intent shows its spec; lint sees no error.
-	show := recRun[app.IntentShowResult](t, a, "intent_show", &app.RefInput{Ref: in.ID})
+	show := recRun[app.IntentShowResult](t, a, "intent_show", map[string]any{"ref": in.ID})
 	assert.Check(t, is.DeepEqual(show.Specs, []app.RecordSummary{res.Spec}))
-	lint := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	lint := recRun[app.LintResult](t, a, "lint", map[string]any{})
 	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
 }
 
@@ -594,7 +604,7 @@ func TestRecordIntentReadyGate(t *testing.T) {
 	ready := func(ref string) app.IntentReadyResult {
 		t.Helper()
 		before := recClone(r.Files)
-		res := recRun[app.IntentReadyResult](t, a, "intent_ready", &app.RefInput{Ref: ref})
+		res := recRun[app.IntentReadyResult](t, a, "intent_ready", map[string]any{"ref": ref})
 		assert.Check(t, is.DeepEqual(r.Files, before), "intent ready wrote")
 		assert.Check(t, is.DeepEqual(checkNames(res.Checks), []string{"press_release", "acceptance_criteria", "open_questions", "linked_spec"}))
 		ok := true
@@ -628,7 +638,7 @@ func TestRecordIntentReadyGate(t *testing.T) {
 	res = ready(in.ID)
 	assert.Check(t, is.DeepEqual(checkOK(res.Checks), map[string]bool{"press_release": true, "acceptance_criteria": true, "open_questions": true, "linked_spec": false}))
 
-	plan := recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: in.ID})
+	plan := recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": in.ID})
 	res = ready(in.ID)
 	assert.Check(t, !res.Ready, "a spec without a step is not enough")
 	assert.Check(t, is.Contains(res.Checks[3].Detail, "has no step"))
@@ -639,11 +649,11 @@ func TestRecordIntentReadyGate(t *testing.T) {
 	assert.Check(t, res.Ready, "%+v", res.Checks)
 	assert.Check(t, is.Equal(res.Intent.Lifecycle, "planned"))
 
-	spec := recRun[app.SpecShowResult](t, a, "spec_show", &app.RefInput{Ref: plan.Spec.ID})
+	spec := recRun[app.SpecShowResult](t, a, "spec_show", map[string]any{"ref": plan.Spec.ID})
 	assert.Check(t, is.DeepEqual(spec.Steps, []app.StepView{{N: 1, Text: "Make config loading lazy."}, {N: 2, Text: "Build the binary static."}}))
 
 	// Closing the spec leaves no open spec: not ready again.
-	recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: plan.Spec.ID})
+	recRun[app.MoveResult](t, a, "spec_close", map[string]any{"ref": plan.Spec.ID})
 	res = ready(in.ID)
 	assert.Check(t, !res.Ready)
 	assert.Check(t, !res.Checks[3].OK)
@@ -656,17 +666,17 @@ func TestRecordIntentShipAfterItsSpecCloses(t *testing.T) {
 	plan := recPlan(t, a, r, in.ID, true)
 
 	before := recClone(r.Files)
-	_, err := a.Run(context.Background(), "intent_ship", &app.RefInput{Ref: in.ID})
+	_, err := a.Call(context.Background(), "intent_ship", map[string]any{"ref": in.ID})
 	recRefused(t, err, refusal.Refused, "spec_open")
 	assert.Check(t, is.DeepEqual(r.Files, before))
 
-	closed := recRun[app.MoveResult](t, a, "spec_close", &app.RefInput{Ref: plan.Spec.ID})
+	closed := recRun[app.MoveResult](t, a, "spec_close", map[string]any{"ref": plan.Spec.ID})
 	assert.Check(t, is.Equal(closed.To, recSpecsClosed+"/"+path0(plan.Spec.Path)))
 	sp, err := record.ParseSpec(closed.To, r.Files[closed.To])
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(sp.Front.Lifecycle, "closed"))
 
-	shipped := recRun[app.MoveResult](t, a, "intent_ship", &app.RefInput{Ref: in.ID})
+	shipped := recRun[app.MoveResult](t, a, "intent_ship", map[string]any{"ref": in.ID})
 	assert.Check(t, is.Equal(shipped.From, plan.Intent.Path))
 	assert.Check(t, is.Equal(shipped.To, recShipped+"/"+path0(in.Path)))
 	assert.Check(t, is.Equal(shipped.Record.Lifecycle, "shipped"))
@@ -675,16 +685,14 @@ func TestRecordIntentShipAfterItsSpecCloses(t *testing.T) {
 	assert.Check(t, is.Equal(it.Front.Lifecycle, "shipped"))
 	assert.Check(t, is.Len(r.Files, 2))
 
-	lint := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	lint := recRun[app.LintResult](t, a, "lint", map[string]any{})
 	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
 	assert.Check(t, is.Equal(lint.Warnings, 0), "%+v", lint.Findings)
 }
 
 func TestRecordIssueCloseAppendsTheResolution(t *testing.T) {
 	w := newRecWorld(t)
-	c := recRun[app.RecordCreated](t, w.a, "capture", &app.CaptureInput{
-		Text: "The spinner hides errors\n\nRun abcd with a bad config.", Severity: "major", Source: "ada",
-		Related: []string{"cold", w.planned, w.openSpec, w.decision}})
+	c := recRun[app.RecordCreated](t, w.a, "capture", map[string]any{"text": "The spinner hides errors\n\nRun abcd with a bad config.", "severity": "major", "source": "ada", "related": []string{"cold", w.planned, w.openSpec, w.decision}})
 	assert.Check(t, is.Equal(c.Record.Title, "The spinner hides errors"))
 	assert.Check(t, is.Equal(c.Record.Severity, "major"))
 	is1, err := record.ParseIssue(c.Record.Path, w.r.Files[c.Record.Path])
@@ -693,7 +701,7 @@ func TestRecordIssueCloseAppendsTheResolution(t *testing.T) {
 	assert.Check(t, is.Equal(is1.Front.Source, "ada"))
 
 	why := "Fixed: errors now print above the spinner."
-	res := recRun[app.MoveResult](t, w.a, "issue_close", &app.IssueCloseInput{Ref: c.Record.ID, Why: "  " + why + "\n"})
+	res := recRun[app.MoveResult](t, w.a, "issue_close", map[string]any{"ref": c.Record.ID, "why": "  " + why + "\n"})
 	to := recIssuesClosed + "/" + path0(c.Record.Path)
 	assert.Check(t, is.Equal(res.From, c.Record.Path))
 	assert.Check(t, is.Equal(res.To, to))
@@ -709,13 +717,13 @@ func TestRecordIssueCloseAppendsTheResolution(t *testing.T) {
 	sum, _ := record.FindSection(closed.Sections, "Summary")
 	assert.Check(t, is.Contains(sum.Body, "Run abcd with a bad config."))
 
-	show := recRun[app.RecordShowResult](t, w.a, "issue_show", &app.RefInput{Ref: c.Record.ID})
+	show := recRun[app.RecordShowResult](t, w.a, "issue_show", map[string]any{"ref": c.Record.ID})
 	assert.Check(t, is.Equal(show.Record.Lifecycle, "closed"))
 	assert.Check(t, is.Len(show.Related, 4))
 
 	// Closing it again is a transition the lifecycle does not allow.
 	before := recClone(w.r.Files)
-	_, err = w.a.Run(context.Background(), "issue_close", &app.IssueCloseInput{Ref: c.Record.ID, Why: "again"})
+	_, err = w.a.Call(context.Background(), "issue_close", map[string]any{"ref": c.Record.ID, "why": "again"})
 	recRefused(t, err, refusal.Refused, "transition_refused")
 	assert.Check(t, is.DeepEqual(w.r.Files, before))
 }
@@ -730,7 +738,7 @@ func TestRecordIssueCloseRefusesAWhyItCannotWrite(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := newRecWorld(t)
 			before := recClone(w.r.Files)
-			_, err := w.a.Run(context.Background(), "issue_close", &app.IssueCloseInput{Ref: w.issue, Why: why})
+			_, err := w.a.Call(context.Background(), "issue_close", map[string]any{"ref": w.issue, "why": why})
 			recRefused(t, err, refusal.Refused, "")
 			assert.Check(t, is.DeepEqual(w.r.Files, before))
 		})
@@ -741,18 +749,18 @@ func TestRecordIssueCloseRefusesAWhyItCannotWrite(t *testing.T) {
 // parses, that lint passes and that issue close can close; what it cannot write that way it refuses,
 // writing nothing.
 func TestRecordCaptureNeverWritesAnUnreadableIssue(t *testing.T) {
-	for name, in := range map[string]app.CaptureInput{
-		"first line ends in a space":       {Text: "trailing space \nsecond line"},
-		"a line that starts a section":     {Text: "it breaks\n## Notes\nsee above"},
-		"an open code fence":               {Text: "it breaks\n```\nstack trace"},
-		"a source with a control":          {Text: "it breaks", Source: "ada\x01"},
-		"a source over 200 characters":     {Text: "it breaks", Source: strings.Repeat("s", 201)},
-		"a long first line cut at a space": {Text: strings.Repeat("a", 199) + " " + strings.Repeat("b", 20)},
+	for name, in := range map[string]map[string]any{
+		"first line ends in a space":       {"text": "trailing space \nsecond line"},
+		"a line that starts a section":     {"text": "it breaks\n## Notes\nsee above"},
+		"an open code fence":               {"text": "it breaks\n```\nstack trace"},
+		"a source with a control":          {"text": "it breaks", "source": "ada\x01"},
+		"a source over 200 characters":     {"text": "it breaks", "source": strings.Repeat("s", 201)},
+		"a long first line cut at a space": {"text": strings.Repeat("a", 199) + " " + strings.Repeat("b", 20)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := newRecWorld(t)
 			before := recClone(w.r.Files)
-			res, err := w.a.Run(context.Background(), "capture", &in)
+			res, err := w.a.Call(context.Background(), "capture", in)
 			if err != nil {
 				recRefused(t, err, refusal.Refused, "")
 				assert.Check(t, is.DeepEqual(w.r.Files, before))
@@ -761,9 +769,9 @@ func TestRecordCaptureNeverWritesAnUnreadableIssue(t *testing.T) {
 			c := res.(app.RecordCreated)
 			_, perr := record.ParseIssue(c.Record.Path, w.r.Files[c.Record.Path])
 			assert.Check(t, perr, "capture wrote an issue that does not parse:\n%s", w.r.Files[c.Record.Path])
-			lint := recRun[app.LintResult](t, w.a, "lint", &app.EmptyInput{})
+			lint := recRun[app.LintResult](t, w.a, "lint", map[string]any{})
 			assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
-			_, err = w.a.Run(context.Background(), "issue_close", &app.IssueCloseInput{Ref: c.Record.ID, Why: "fixed"})
+			_, err = w.a.Call(context.Background(), "issue_close", map[string]any{"ref": c.Record.ID, "why": "fixed"})
 			assert.Check(t, err, "the captured issue cannot be closed")
 		})
 	}
@@ -772,29 +780,28 @@ func TestRecordCaptureNeverWritesAnUnreadableIssue(t *testing.T) {
 func TestRecordDecisionSupersedesRecordsResolvedIDs(t *testing.T) {
 	r := fake.NewRecords()
 	a := recApp(r)
-	first := recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{Title: "Use flock"})
+	first := recRun[app.RecordCreated](t, a, "decision_new", map[string]any{"title": "Use flock"})
 	assert.Check(t, is.Equal(first.Record.Family, "decisions"))
 	assert.Check(t, is.Equal(first.Record.Lifecycle, ""))
 	assert.Check(t, is.Equal(first.Record.Date, "2026-07-01"))
 	assert.Check(t, is.Equal(path0(first.Record.Path[:strings.LastIndex(first.Record.Path, "/")]), "decisions"))
-	second := recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{Title: "Use fcntl locks"})
+	second := recRun[app.RecordCreated](t, a, "decision_new", map[string]any{"title": "Use fcntl locks"})
 
-	third := recRun[app.RecordCreated](t, a, "decision_new", &app.DecisionNewInput{
-		Title: "Use the kernel's lock", Supersedes: []string{"flock", second.Record.ID, first.Record.ID}})
+	third := recRun[app.RecordCreated](t, a, "decision_new", map[string]any{"title": "Use the kernel's lock", "supersedes": []string{"flock", second.Record.ID, first.Record.ID}})
 	d, err := record.ParseDecision(third.Record.Path, r.Files[third.Record.Path])
 	assert.NilError(t, err)
 	want := []string{first.Record.ID, second.Record.ID}
 	assert.Check(t, is.DeepEqual(d.Front.Supersedes, want))
 	sec, _ := record.FindSection(d.Sections, "Supersedes")
 	assert.Check(t, is.Equal(sec.Body, "- "+first.Record.ID+"\n- "+second.Record.ID))
-	show := recRun[app.RecordShowResult](t, a, "decision_show", &app.RefInput{Ref: "kernel"})
+	show := recRun[app.RecordShowResult](t, a, "decision_show", map[string]any{"ref": "kernel"})
 	assert.Check(t, is.DeepEqual(show.Related, want))
 
-	none := recRun[app.RecordShowResult](t, a, "decision_show", &app.RefInput{Ref: first.Record.ID})
+	none := recRun[app.RecordShowResult](t, a, "decision_show", map[string]any{"ref": first.Record.ID})
 	assert.Check(t, is.DeepEqual(none.Related, []string{}))
-	l := recRun[app.RecordListResult](t, a, "decision_list", &app.EmptyInput{})
+	l := recRun[app.RecordListResult](t, a, "decision_list", map[string]any{})
 	assert.Check(t, is.Len(l.Records, 3))
-	lint := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	lint := recRun[app.LintResult](t, a, "lint", map[string]any{})
 	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
 }
 
@@ -814,11 +821,7 @@ func TestRecordListsReportAMalformedFileBesideTheOthers(t *testing.T) {
 	w.r.Files[recPlanned+"/itd-2607011230059994-half.md"] = []byte("---\nid: itd-2607011230059994\ntype: intent\n---\n")
 	for verb, p := range bad {
 		t.Run(verb, func(t *testing.T) {
-			var in any = &app.LifecycleInput{}
-			if verb == "decision_list" {
-				in = &app.EmptyInput{}
-			}
-			l := recRun[app.RecordListResult](t, w.a, verb, in)
+			l := recRun[app.RecordListResult](t, w.a, verb, map[string]any{})
 			assert.Check(t, is.Len(l.Records, want[verb]))
 			paths := []string{}
 			for _, pr := range l.Problems {
@@ -831,18 +834,18 @@ func TestRecordListsReportAMalformedFileBesideTheOthers(t *testing.T) {
 			}
 		})
 	}
-	l := recRun[app.RecordListResult](t, w.a, "intent_list", &app.LifecycleInput{})
+	l := recRun[app.RecordListResult](t, w.a, "intent_list", map[string]any{})
 	assert.Check(t, is.Len(l.Problems, 2))
-	l = recRun[app.RecordListResult](t, w.a, "intent_list", &app.LifecycleInput{Lifecycle: "drafts"})
+	l = recRun[app.RecordListResult](t, w.a, "intent_list", map[string]any{"lifecycle": "drafts"})
 	assert.Check(t, is.Len(l.Records, 2))
 	assert.Check(t, is.Len(l.Problems, 1))
 	for _, rec := range l.Records {
 		assert.Check(t, is.Equal(rec.Lifecycle, "drafts"))
 	}
-	l = recRun[app.RecordListResult](t, w.a, "intent_list", &app.LifecycleInput{Lifecycle: "shipped"})
+	l = recRun[app.RecordListResult](t, w.a, "intent_list", map[string]any{"lifecycle": "shipped"})
 	assert.Check(t, is.DeepEqual(recIDs(l.Records), []string{w.shipped}))
 
-	_, err := w.a.Run(context.Background(), "intent_list", &app.LifecycleInput{Lifecycle: "open"})
+	_, err := w.a.Call(context.Background(), "intent_list", map[string]any{"lifecycle": "open"})
 	recRefused(t, err, refusal.Refused, "lifecycle_unknown")
 }
 
@@ -859,7 +862,7 @@ func TestRecordLintFindings(t *testing.T) {
 	a := recApp(r)
 	good := recNewIntent(t, a, r, "Faster cold start", true)
 	plan := recPlan(t, a, r, good.ID, true)
-	clean := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	clean := recRun[app.LintResult](t, a, "lint", map[string]any{})
 	assert.Check(t, is.DeepEqual(clean, app.LintResult{Checked: 2, Findings: []record.Finding{}}))
 
 	// A duplicate id: the same intent in drafts under two names.
@@ -883,7 +886,7 @@ func TestRecordLintFindings(t *testing.T) {
 	thin := recNewIntent(t, a, r, "Thin draft", false)
 
 	before := recClone(r.Files)
-	res := recRun[app.LintResult](t, a, "lint", &app.EmptyInput{})
+	res := recRun[app.LintResult](t, a, "lint", map[string]any{})
 	assert.Check(t, is.DeepEqual(r.Files, before), "lint wrote")
 	assert.Check(t, is.Equal(res.Checked, len(r.Files)))
 	errs, warns := 0, 0
@@ -914,7 +917,7 @@ func TestRecordLintFindings(t *testing.T) {
 	}
 
 	r.Init = false
-	_, err := a.Run(context.Background(), "lint", &app.EmptyInput{})
+	_, err := a.Call(context.Background(), "lint", map[string]any{})
 	recRefused(t, err, refusal.Refused, "not_initialized")
 }
 
@@ -930,7 +933,7 @@ func TestRecordStatusSuggestsPlanningAReadyDraftOnly(t *testing.T) {
 	r.Files[recDrafts+"/itd-2607011230059999-broken.md"] = []byte("garbage\n")
 
 	before := recClone(r.Files)
-	st := recRun[app.StatusResult](t, a, "status", &app.StatusInput{})
+	st := recRun[app.StatusResult](t, a, "status", map[string]any{})
 	assert.Check(t, is.DeepEqual(r.Files, before), "status wrote")
 	var plans []app.NextAction
 	for _, n := range st.Next {
@@ -943,8 +946,8 @@ func TestRecordStatusSuggestsPlanningAReadyDraftOnly(t *testing.T) {
 	assert.Check(t, is.Contains(plans[0].Why, "Ready draft"))
 
 	// Once it is planned, nothing is left to plan.
-	recRun[app.IntentPlanResult](t, a, "intent_plan", &app.RefInput{Ref: ready.ID})
-	st = recRun[app.StatusResult](t, a, "status", &app.StatusInput{})
+	recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": ready.ID})
+	st = recRun[app.StatusResult](t, a, "status", map[string]any{})
 	for _, n := range st.Next {
 		assert.Check(t, !strings.HasPrefix(n.Command, "abcd intent plan"), "%+v", st.Next)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -26,22 +25,24 @@ func schemaListVerb() Verb {
 		Summary:    "List every published JSON Schema with its $id and what it describes",
 		ReadOnly:   true,
 		Idempotent: true,
-	}, func(_ context.Context, a *App, _ *SchemaListInput) (SchemaListResult, error) {
-		idx, err := a.Schemas.Index()
-		if err != nil {
-			return SchemaListResult{}, err
-		}
-		schemas := idx.Schemas
-		if schemas == nil {
-			schemas = []contract.Entry{}
-		}
-		return SchemaListResult{Namespace: idx.Namespace, Schemas: schemas}, nil
-	})
+	}, schemaList)
+}
+
+func schemaList(_ context.Context, a *App, _ *SchemaListInput) (SchemaListResult, error) {
+	idx, err := a.Schemas.Index()
+	if err != nil {
+		return SchemaListResult{}, err
+	}
+	schemas := idx.Schemas
+	if schemas == nil {
+		schemas = []contract.Entry{}
+	}
+	return SchemaListResult{Namespace: idx.Namespace, Schemas: schemas}, nil
 }
 
 // SchemaShowInput names one schema by its index name, its file name or its $id.
 type SchemaShowInput struct {
-	Name string `json:"name" jsonschema:"minLength=1,maxLength=256"`
+	Name contract.SchemaName `json:"name"`
 }
 
 // SchemaShowResult carries one schema whole.
@@ -54,32 +55,6 @@ type SchemaShowResult struct {
 // SchemaValue is a JSON Schema document, carried verbatim.
 type SchemaValue = json.RawMessage
 
-// validSchemaName accepts ^[a-z][a-z0-9_]*(\.[a-z]+)?$ without compiling a regexp at start-up.
-func validSchemaName(s string) bool {
-	base, suffix, dotted := strings.Cut(s, ".")
-	if base == "" || base[0] < 'a' || base[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(base); i++ {
-		c := base[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	if !dotted {
-		return true
-	}
-	if suffix == "" {
-		return false
-	}
-	for i := 0; i < len(suffix); i++ {
-		if suffix[i] < 'a' || suffix[i] > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
 func schemaShowVerb() Verb {
 	return declare(Verb{
 		Name:       "schema_show",
@@ -87,22 +62,19 @@ func schemaShowVerb() Verb {
 		Summary:    "Print one published JSON Schema",
 		ReadOnly:   true,
 		Idempotent: true,
-	}, func(_ context.Context, a *App, in *SchemaShowInput) (SchemaShowResult, error) {
-		name := strings.TrimSuffix(strings.TrimPrefix(in.Name, contract.Namespace), ".schema.json")
-		if !validSchemaName(name) {
-			return SchemaShowResult{}, refusal.New("schema_name_invalid", "abcd schema show",
-				fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", clip(in.Name)),
-				"run `abcd schema list` to see every name")
-		}
-		data, ok, err := a.Schemas.Schema(name)
-		if err != nil {
-			return SchemaShowResult{}, err
-		}
-		if !ok {
-			return SchemaShowResult{}, refusal.New("schema_unknown", "abcd schema show",
-				fmt.Sprintf("no published schema is named %q", name),
-				"run `abcd schema list` to see every name")
-		}
-		return SchemaShowResult{Name: name, ID: contract.ID(name), Schema: data}, nil
-	})
+	}, schemaShow)
+}
+
+func schemaShow(_ context.Context, a *App, in *SchemaShowInput) (SchemaShowResult, error) {
+	name := string(in.Name)
+	data, ok, err := a.Schemas.Schema(name)
+	if err != nil {
+		return SchemaShowResult{}, err
+	}
+	if !ok {
+		return SchemaShowResult{}, refusal.New("schema_unknown", "",
+			fmt.Sprintf("no published schema is named %q", name),
+			refusal.Run("schema_list"), " to see every name").On("schema_show", "name")
+	}
+	return SchemaShowResult{Name: name, ID: contract.ID(name), Schema: data}, nil
 }

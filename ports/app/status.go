@@ -63,30 +63,33 @@ func statusVerb() Verb {
 		Summary:    "Show the repository's record, its configuration and what to do next",
 		ReadOnly:   true,
 		Idempotent: true,
-	}, func(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
-		f, err := a.Inspector.Inspect(ctx)
+	}, status)
+}
+
+// status is bare abcd: the facts, the oracle board and what to do next.
+func status(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
+	f, err := a.Inspector.Inspect(ctx)
+	if err != nil {
+		return StatusResult{}, err
+	}
+	st := statusOf(f)
+	st.Oracle = a.oracleBoard(ctx)
+	switch {
+	case !st.Oracle.Readable:
+		st.Next = append(st.Next, NextAction{Command: "abcd config show",
+			Why: "a configuration or routing file cannot be read, so the oracle lines are left out: " + st.Oracle.Problem})
+	case f.Initialized && !st.Oracle.Accepted:
+		st.Next = append(st.Next, NextAction{Command: "abcd ahoy install",
+			Why: "no routing table is accepted, so every agent goes to your harness at host-decides; ahoy install offers abcd's proposal"})
+	}
+	if f.Initialized && a.Records != nil {
+		next, err := a.recordNext(ctx)
 		if err != nil {
 			return StatusResult{}, err
 		}
-		st := statusOf(f)
-		st.Oracle = a.oracleBoard(ctx)
-		switch {
-		case !st.Oracle.Readable:
-			st.Next = append(st.Next, NextAction{Command: "abcd config show",
-				Why: "a configuration or routing file cannot be read, so the oracle lines are left out: " + st.Oracle.Problem})
-		case f.Initialized && !st.Oracle.Accepted:
-			st.Next = append(st.Next, NextAction{Command: "abcd ahoy install",
-				Why: "no routing table is accepted, so every agent goes to your harness at host-decides; ahoy install offers abcd's proposal"})
-		}
-		if f.Initialized && a.Records != nil {
-			next, err := a.recordNext(ctx)
-			if err != nil {
-				return StatusResult{}, err
-			}
-			st.Next = append(st.Next, next...)
-		}
-		return st, nil
-	})
+		st.Next = append(st.Next, next...)
+	}
+	return st, nil
 }
 
 // statusOf interprets the facts; kept apart from I/O so every branch is a table test.

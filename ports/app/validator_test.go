@@ -47,9 +47,9 @@ func newLoopWorld(t *testing.T, v ports.Validator) loopWorld {
 	if v != nil {
 		a.Validators = map[string]ports.Validator{"rp": v}
 	}
-	start := recRun[app.StepResult](t, a, "implement_start", &app.ImplementStartInput{Spec: spec})
+	start := recRun[app.StepResult](t, a, "implement_start", map[string]any{"spec": spec})
 	run := start.Run.Run
-	step := recRun[app.StepResult](t, a, "implement_step", &app.StepInput{Run: run})
+	step := recRun[app.StepResult](t, a, "implement_step", map[string]any{"run": run})
 	impl := step.Run.Awaits[0]
 	g.Commit(start.Run.Lanes[0].Branch, vWork)
 	lane := loop.LaneDir(run, "lane-1")
@@ -62,12 +62,12 @@ func newLoopWorld(t *testing.T, v ports.Validator) loopWorld {
 
 func (w loopWorld) receipt(t *testing.T) app.StepResult {
 	t.Helper()
-	return recRun[app.StepResult](t, w.a, "implement_receipt", &app.ReceiptInput{Path: loop.LaneDir(w.run, "lane-1") + "/implement/receipt.json"})
+	return recRun[app.StepResult](t, w.a, "implement_receipt", map[string]any{"path": loop.LaneDir(w.run, "lane-1") + "/implement/receipt.json"})
 }
 
 func (w loopWorld) record(t *testing.T) app.ImplementRecordResult {
 	t.Helper()
-	return recRun[app.ImplementRecordResult](t, w.a, "implement_record", &app.RunInput{Run: w.run})
+	return recRun[app.ImplementRecordResult](t, w.a, "implement_record", map[string]any{"run": w.run})
 }
 
 // The Validator port's fault table: a route that answers is recorded as the route's; every way it

@@ -130,5 +130,19 @@ func (a *App) Run(ctx context.Context, name string, in any) (any, error) {
 	return v.run(ctx, a, in)
 }
 
+// Call runs the named verb on the arguments a front door collected: Decode, then the use case. It is
+// how both front doors run a verb, so both refuse the same input the same way.
+func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, error) {
+	v, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("no verb named %q", name)
+	}
+	in, err := v.Decode(args)
+	if err != nil {
+		return nil, err
+	}
+	return v.run(ctx, a, in)
+}
+
 // clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
 func clip(s string) string { return config.Clip(s) }

@@ -24,11 +24,13 @@ func versionVerb() Verb {
 		Summary:    "Print abcd's version, commit and schema namespace",
 		ReadOnly:   true,
 		Idempotent: true,
-	}, func(_ context.Context, a *App, _ *VersionInput) (VersionResult, error) {
-		v := a.Build.Version
-		if v == "" {
-			v = "dev"
-		}
-		return VersionResult{Version: v, Commit: a.Build.Commit, Go: a.Build.Go, SchemaNamespace: contract.Namespace}, nil
-	})
+	}, version)
+}
+
+func version(_ context.Context, a *App, _ *VersionInput) (VersionResult, error) {
+	v := a.Build.Version
+	if v == "" {
+		v = "dev"
+	}
+	return VersionResult{Version: v, Commit: a.Build.Commit, Go: a.Build.Go, SchemaNamespace: contract.Namespace}, nil
 }

@@ -107,9 +107,13 @@ function generate(schema) {
       }
       return out;
     }
-    case 'string':
-      if (schema.pattern || schema.format) return undefined;
-      return 'a'.repeat(Math.max(1, schema.minLength ?? 1));
+    case 'string': {
+      if (schema.format) return undefined;
+      const v = 'a'.repeat(Math.max(1, schema.minLength ?? 1));
+      // A pattern the plain string does not match is one the generator cannot satisfy.
+      if (schema.pattern && !new RegExp(schema.pattern, 'u').test(v)) return undefined;
+      return v;
+    }
     case 'integer': case 'number': return schema.minimum ?? 1;
     case 'boolean': return false;
     case 'array': return [];

@@ -252,11 +252,11 @@ func TestRecordBadInputChangesNothing(t *testing.T) {
 		{"plan a planned intent", []string{"intent", "plan", w.planned}, "transition_refused", nil},
 		{"ship a draft", []string{"intent", "ship", w.draft}, "transition_refused", nil},
 		{"ship with an open spec", []string{"intent", "ship", w.planned}, "spec_open", []string{"abcd spec close " + w.openSpec}},
-		{"spec new without --intent", []string{"spec", "new", "A spec"}, "usage", nil},
+		{"spec new without --intent", []string{"spec", "new", "A spec"}, "input_missing", nil},
 		{"spec new for an unknown intent", []string{"spec", "new", "--intent", "nothing-like-it", "A spec"}, "ref_unresolved", nil},
 		{"capture with a bad severity", []string{"capture", "x", "--severity", "urgent"}, "severity_unknown", nil},
 		{"capture with an unknown related", []string{"capture", "x", "--related", "nothing-like-it"}, "ref_unresolved", nil},
-		{"issue close without --why", []string{"issue", "close", w.issue}, "usage", nil},
+		{"issue close without --why", []string{"issue", "close", w.issue}, "input_missing", nil},
 		{"decision superseding nothing", []string{"decision", "new", "Ruling", "--supersedes", "nothing-like-it"}, "ref_unresolved", nil},
 		{"unknown lifecycle", []string{"intent", "list", "--lifecycle", "open"}, "lifecycle_unknown", nil},
 	}

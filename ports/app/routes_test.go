@@ -55,7 +55,7 @@ func rtStatus(t *testing.T, repo, machine string) (StatusResult, *fake.Diag) {
 		Roster:    fake.Roster{R: rtRoster(t)},
 		Diag:      diag,
 	}
-	res, err := a.Run(context.Background(), "status", &StatusInput{})
+	res, err := a.Call(context.Background(), "status", map[string]any{})
 	assert.NilError(t, err, "status never stops on the routing table")
 	return res.(StatusResult), diag
 }
@@ -238,7 +238,7 @@ func TestBoardReadFaultLeavesStatusStanding(t *testing.T) {
 		Config:    fake.Config{Err: guarded},
 		Roster:    fake.Roster{R: rtRoster(t)},
 	}
-	res, err := a.Run(context.Background(), "status", &StatusInput{})
+	res, err := a.Call(context.Background(), "status", map[string]any{})
 	assert.NilError(t, err)
 	b := res.(StatusResult).Oracle
 	assert.Check(t, !b.Readable)
@@ -284,16 +284,17 @@ func TestRoutesOnAVerbThatDispatchesNothing(t *testing.T) {
 		routes, err := a.Routes(v.Name, nil)
 		assert.NilError(t, err, v.Name)
 		assert.Check(t, is.Len(routes, 0), v.Name)
-		routes, err = a.Routes(v.Name, []string{})
+		routes, err = a.Routes(v.Name, []oracle.RouteText{})
 		assert.NilError(t, err, v.Name)
 		assert.Check(t, is.Len(routes, 0), v.Name)
 
 		for _, flag := range []string{"ruthless-reviewer=frontier", "intent-auditor=local@acme", "nobody=bogus"} {
-			_, err := a.Routes(v.Name, []string{flag})
+			_, err := a.Routes(v.Name, []oracle.RouteText{oracle.RouteText(flag)})
 			r := assertRefusal(t, err, "route_invalid")
-			assert.Check(t, is.Contains(r.What, flag), "%s: the refusal quotes the flag", v.Name)
-			assert.Check(t, is.Contains(r.Remedy, oracle.RouteGrammar), "%s: the refusal quotes the grammar", v.Name)
-			assert.Check(t, is.Contains(r.Remedy, oracle.TierList()), v.Name)
+			assert.Check(t, is.Contains(r.Why, flag), "%s: the refusal quotes the flag", v.Name)
+			assert.Check(t, is.Equal(r.Verb+"."+r.Field, v.Name+".routes"), "%s: the refusal names the verb's routes", v.Name)
+			assert.Check(t, is.Contains(r.Remedy.String(), oracle.RouteGrammar), "%s: the refusal quotes the grammar", v.Name)
+			assert.Check(t, is.Contains(r.Remedy.String(), oracle.TierList()), v.Name)
 		}
 	}
 	assert.Assert(t, checked > 0)

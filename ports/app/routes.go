@@ -76,7 +76,7 @@ func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rf); err != nil {
 		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+config.Clip(err.Error()),
-			"see `abcd schema show oracle_routing` for the shape")
+			refusal.Run("schema_show", refusal.With("name", "oracle_routing")), " for the shape")
 	}
 	if rf.Agents == nil {
 		rf.Agents = oracle.RoutingAgents{}
@@ -113,8 +113,9 @@ type RoutingLayer struct {
 	Wins  bool          `json:"wins"`
 }
 
-// oracleBoard resolves every roster agent. A routing file that cannot be read empties the board and
-// says why; it never stops status.
+// oracleBoard resolves every roster agent the way a step would (routeOf), so the board shows the
+// route a step takes. A routing file that cannot be read empties the board and says why; it never
+// stops status.
 func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 	board := OracleBoard{Agents: []AgentRoute{}}
 	files, err := a.Config.ReadConfig(ctx)
@@ -131,9 +132,9 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 	a.warnNotices(r.notices)
 	proposal := oracle.Proposal()
 	for _, agent := range r.agents {
-		route, err := oracle.Resolve(agent, r.layers, oracle.NoConnections{}, nil)
+		route, err := a.routeOf(agent, r, nil, "")
 		if err != nil {
-			board = OracleBoard{Agents: []AgentRoute{}, Problem: config.Clip(err.Error())}
+			board = OracleBoard{Agents: []AgentRoute{}, Problem: problemText(err)}
 			return board
 		}
 		ar := AgentRoute{Agent: agent, Tier: route.Row.Tier, FanOut: route.Row.FanOut, Source: route.Source,
@@ -151,6 +152,50 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 	return board
 }
 
+// routeOf is the one place a step's route is decided, for the status board and every step the
+// loop opens: the routing layers, the invocation's flag for the agent (nil for none), the tier a
+// failed round escalated to ("" for none), and this machine's connections.
+func (a *App) routeOf(agent string, r routing, flag *oracle.FlagRoute, escalated oracle.Tier) (oracle.Route, error) {
+	layers := r.layers
+	layers.Flag = flag
+	layers.Escalated = escalated
+	route, err := oracle.Resolve(agent, layers, a.connections(), nil)
+	if err != nil {
+		var re *oracle.RouteError
+		if errors.As(err, &re) {
+			return oracle.Route{}, refusal.New("route_invalid", agent, fmt.Sprintf("the route %q %s", re.Flag, re.Msg), "the grammar is "+oracle.RouteGrammar+"; tiers are "+oracle.TierList())
+		}
+		return oracle.Route{}, refusal.New("route_invalid", agent, err.Error(), "fix the routing table or the route given for it")
+	}
+	return route, nil
+}
+
+func (a *App) connections() oracle.Connections {
+	if a.Connections == nil {
+		return oracle.NoConnections{}
+	}
+	return a.Connections
+}
+
+// Routes checks an invocation's route flags against what the verb dispatches and the connections
+// this machine has configured. Every verb that dispatches agents calls it before anything is
+// written, so a refused route stops the invocation with nothing done.
+func (a *App) Routes(verb string, flags []oracle.RouteText) (map[string]oracle.FlagRoute, error) {
+	v, ok := Lookup(verb)
+	if !ok {
+		return nil, errors.New("routes: no verb named " + verb)
+	}
+	conns := a.connections()
+	configured := func(name string) bool { _, ok := conns.Named(name); return ok }
+	routes, err := oracle.ParseRoutes(oracle.Texts(flags), v.Dispatches, configured)
+	var re *oracle.RouteError
+	if errors.As(err, &re) {
+		return nil, refusal.New("route_invalid", "", fmt.Sprintf("%q %s", re.Flag, re.Msg),
+			"the grammar is "+oracle.RouteGrammar+"; tiers are "+oracle.TierList()).On(verb, "routes")
+	}
+	return routes, err
+}
+
 func (a *App) warnNotices(notices []oracle.Notice) {
 	if a.Diag == nil {
 		return
@@ -163,7 +208,7 @@ func (a *App) warnNotices(notices []oracle.Notice) {
 // problemText is a refusal's sentence for a board that cannot show its lines.
 func problemText(err error) string {
 	if r, ok := refusal.As(err); ok {
-		return fmt.Sprintf("%s %s (%s)", r.What, r.Why, r.Remedy)
+		return r.Error()
 	}
 	return err.Error()
 }

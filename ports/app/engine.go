@@ -1,0 +1,654 @@
+package app
+
+// The build loop's engine: the one place that creates runs, takes a run's lock, advances its lanes,
+// opens awaits (resolving each agent's route and rendering its brief), records what comes back, and
+// dispatches a review to a route beside the host. implement start|step|receipt, review and intent
+// audit are thin entries over it (implement.go, review.go, intents.go).
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// runLockWait bounds how long a step waits for another invocation holding the run's lock.
+const runLockWait = 3 * time.Second
+
+// maxDiffBytes bounds the diff a reviewer's brief carries.
+const maxDiffBytes = 512 << 10
+
+// newRun is a run to create: its kind and options, its lanes, and the route flags it keeps.
+type newRun struct {
+	kind   loop.Kind
+	opts   loop.Options
+	lanes  func(run string) []loop.LaneSpec
+	routes []oracle.RouteText
+	// branches: create each lane's branch at the base (a spec run); a review or audit run works on
+	// the branch that is checked out.
+	branches bool
+}
+
+// createRun writes a new run (its folder, its lane branches, its state) and opens its first
+// awaits. Everything that can refuse has been checked by the caller; a failure part way takes back
+// what was made, so no orphan stands as the newest run.
+func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult, error) {
+	runID, err := a.freshRun(ctx, verb)
+	if err != nil {
+		return StepResult{}, err
+	}
+	lanes := n.lanes(runID)
+	if n.branches {
+		for _, ln := range lanes {
+			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
+				_ = a.Runs.Remove(ctx, loop.RunDir(runID)) // the empty folder freshRun made
+				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
+			}
+		}
+	}
+	n.opts.Run, n.opts.Created = runID, a.now()
+	s := loop.New(n.kind, n.opts, lanes)
+	s.Routes = oracle.Texts(n.routes)
+	if n.branches {
+		for _, ln := range s.Lanes {
+			if err := a.Git.CreateBranch(ctx, ln.Branch, s.Base); err != nil {
+				return StepResult{}, err
+			}
+		}
+	}
+	if err := a.saveRun(ctx, s); err != nil {
+		_ = a.Runs.Remove(ctx, loop.RunDir(runID))
+		return StepResult{}, err
+	}
+	created := fmt.Sprintf("created run %s with %d lanes from %s", runID, len(s.Lanes), short(s.Base))
+	if n.kind != loop.KindSpec {
+		created = fmt.Sprintf("created %s run %s over %s..%s", n.kind, runID, short(s.Base), short(s.Lanes[0].Head))
+	}
+	if n.kind == loop.KindSpec {
+		// A spec run's first briefs are handed out by the next step, so a harness sees the run
+		// before any agent starts.
+		res := StepResult{Run: runView(s), Did: []string{created},
+			Next: []string{fmt.Sprintf("run `abcd implement step --run %s` to hand out the first briefs", runID)}}
+		return res, nil
+	}
+	res, err := a.withRun(ctx, verb, runID, func(s *loop.State) (StepResult, bool, error) {
+		did, err := a.advance(ctx, s, nil)
+		return StepResult{Did: append([]string{created}, did...)}, true, err
+	})
+	if err != nil {
+		// The run never opened an await: take it back.
+		_ = a.Runs.Remove(ctx, statePath(runID))
+	}
+	return res, err
+}
+
+func (a *App) now() string { return a.Clock.Now().UTC().Format(time.RFC3339) }
+
+// freshRun creates a new run's folder under a fresh id, retrying with new random digits when two
+// invocations drew the same id in the same second.
+func (a *App) freshRun(ctx context.Context, verb string) (string, error) {
+	for try := 0; try < 16; try++ {
+		id := a.newRunID()
+		created, err := a.Runs.Create(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if created {
+			return id, nil
+		}
+	}
+	return "", refusal.Busy("run_id_contention", "", "no free run id after 16 tries", "run it again").On(verb, "")
+}
+
+// newRunID is run-<yymmddhhmmss><4 random digits>, sorting by time like record ids.
+func (a *App) newRunID() string {
+	return "run-" + a.Clock.Now().UTC().Format("060102150405") + fmt.Sprintf("%04d", a.Random.Uint32()%10000)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func statePath(run string) string { return loop.RunDir(run) + "/state.json" }
+
+func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
+	data, err := a.Runs.Read(ctx, statePath(run), loop.MaxStateBytes)
+	if err != nil {
+		if r, ok := refusal.As(err); ok && r.Code == "return_missing" {
+			return loop.State{}, refusal.New("run_unknown", run, "is not a run in this repository", refusal.Run("implement_status"), " to list the runs")
+		}
+		return loop.State{}, err
+	}
+	s, err := loop.Decode(statePath(run), data)
+	if err == nil {
+		err = s.Check()
+	}
+	if err != nil {
+		return loop.State{}, refusal.New("run_state_invalid", statePath(run), err.Error(), "the state file was edited by hand; restore it from the last good copy")
+	}
+	return s, nil
+}
+
+func (a *App) saveRun(ctx context.Context, s loop.State) error {
+	data := loop.Encode(s)
+	if len(data) > loop.MaxStateBytes {
+		return refusal.New("run_state_too_large", s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
+			"shorten the return (its findings) and hand it in again; nothing was recorded")
+	}
+	return a.Runs.Write(ctx, statePath(s.Run), data)
+}
+
+// runIDs is one named run, or every run.
+func (a *App) runIDs(ctx context.Context, run loop.RunID) ([]string, error) {
+	if run != "" {
+		return []string{string(run)}, nil
+	}
+	return a.Runs.Runs(ctx)
+}
+
+// pickRun is the named run, or the newest unfinished one.
+func (a *App) pickRun(ctx context.Context, verb string, run loop.RunID) (string, error) {
+	if run != "" {
+		return string(run), nil
+	}
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return "", err
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		s, err := a.loadRun(ctx, ids[i])
+		if err == nil && !s.Finished() {
+			return ids[i], nil
+		}
+	}
+	return "", refusal.New("no_run", "", "no unfinished run in this repository",
+		"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec"))).On(verb, "")
+}
+
+// pickAnyRun is the named run, or the newest run of any standing.
+func (a *App) pickAnyRun(ctx context.Context, verb string, run loop.RunID) (string, error) {
+	if run != "" {
+		return string(run), nil
+	}
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(ids) == 0 {
+		return "", refusal.New("no_run", "", "no run in this repository",
+			"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec")), ", or ", refusal.Run("review")).On(verb, "")
+	}
+	return ids[len(ids)-1], nil
+}
+
+// withRun runs f on a run's state under its lock and saves the state when f changed it.
+func (a *App) withRun(ctx context.Context, verb, run string, f func(*loop.State) (StepResult, bool, error)) (StepResult, error) {
+	if err := a.initialized(verb); err != nil {
+		return StepResult{}, err
+	}
+	unlock, err := a.Runs.Lock(ctx, run, runLockWait)
+	if err != nil {
+		return StepResult{}, err
+	}
+	defer unlock()
+	s, err := a.loadRun(ctx, run)
+	if err != nil {
+		return StepResult{}, err
+	}
+	res, changed, err := f(&s)
+	if err != nil {
+		return StepResult{}, err
+	}
+	if changed {
+		if err := a.saveRun(ctx, s); err != nil {
+			return StepResult{}, err
+		}
+	}
+	res.Run = runView(s)
+	if res.Did == nil {
+		res.Did = []string{}
+	}
+	if len(res.Did) == 0 {
+		res.Did = append(res.Did, "nothing new: the run is waiting on its open awaits")
+	}
+	res.Next = nextSentences(s)
+	return res, nil
+}
+
+func nextSentences(s loop.State) []string {
+	next := []string{}
+	for _, aw := range s.OpenAwaits() {
+		next = append(next, loop.Next(aw))
+	}
+	switch {
+	case len(next) == 0 && s.Finished():
+		next = append(next, fmt.Sprintf("the run is finished: `abcd implement record --run %s` tells its whole story", s.Run))
+	case len(next) == 0:
+		next = append(next, fmt.Sprintf("run `abcd implement step --run %s` to open what is due", s.Run))
+	}
+	return next
+}
+
+// advance opens every await the loop needs now. A route that answers at once records verdicts that
+// can make more awaits due (the next round, the auditor), so it opens until nothing new is planned.
+// Each pass opens or records at least one await and a run has finitely many, so this ends; the bound
+// guards against a bug.
+func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]oracle.FlagRoute) ([]string, error) {
+	if routes == nil && len(s.Routes) > 0 {
+		kept := make([]oracle.RouteText, len(s.Routes))
+		for i, r := range s.Routes {
+			kept[i] = oracle.RouteText(r)
+		}
+		var err error
+		if routes, err = a.Routes(entryVerb(s.Kind), kept); err != nil {
+			return nil, err
+		}
+	}
+	var did []string
+	for pass := 0; pass < 64; pass++ {
+		plans := loop.Pending(*s)
+		if len(plans) == 0 {
+			return did, nil
+		}
+		more, err := a.open(ctx, s, plans, routes)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, more...)
+	}
+	return did, nil
+}
+
+// entryVerb is the verb a run of this kind was started by: the one whose dispatches its kept route
+// flags are checked against, and the one its refusals name.
+func entryVerb(k loop.Kind) string {
+	switch k {
+	case loop.KindReview:
+		return "review"
+	case loop.KindAudit:
+		return "intent_audit"
+	}
+	return "implement_step"
+}
+
+// stepConfig is what opening awaits reads of the configuration, read once per pass.
+type stepConfig struct {
+	routing     routing
+	reviewRoute string // oracle.review: host or rp
+	rpURLSet    bool
+}
+
+// readStepConfig reads both configuration families and oracle.review's route. Starting a run
+// calls it first, so a fault in them refuses before anything is written.
+func (a *App) readStepConfig(ctx context.Context) (stepConfig, error) {
+	files, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return stepConfig{}, err
+	}
+	rt, err := a.loadRouting(files)
+	if err != nil {
+		return stepConfig{}, err // a verb about to ask for a model refuses on a table it cannot read
+	}
+	reviewRoute, err := config.Get[string](stack, "oracle.review")
+	if err != nil {
+		return stepConfig{}, configRefusal(err)
+	}
+	c := stepConfig{routing: rt, reviewRoute: reviewRoute.V}
+	if c.reviewRoute == "rp" {
+		rpURL, err := config.Get[string](stack, "oracle.rp.url")
+		if err != nil {
+			return stepConfig{}, configRefusal(err)
+		}
+		c.rpURLSet = rpURL.Set
+	}
+	return c, nil
+}
+
+// open opens the awaits of one pass of plans.
+func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes map[string]oracle.FlagRoute) ([]string, error) {
+	cfg, err := a.readStepConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	for _, p := range plans {
+		lane := s.Lanes[p.Lane]
+		routing, err := a.awaitRouting(cfg, p, lane, routes)
+		if err != nil {
+			return nil, err
+		}
+		brief, ret := loop.AwaitPaths(s.Run, lane.ID, p)
+		text, err := a.renderBrief(ctx, *s, lane, p, ret)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.Runs.Write(ctx, brief, []byte(text)); err != nil {
+			return nil, err
+		}
+		// Reviews (not audits) take oracle.review's route. A route that does not return hands the
+		// same brief to the host, with a fallback receipt.
+		if p.Kind == loop.AwaitReview && cfg.reviewRoute == "rp" {
+			routing.Route = "rp"
+			aw := s.Open(p, brief, ret, routing, a.now())
+			line, err := a.dispatchReview(ctx, s, aw, lane.ID, text, cfg.rpURLSet)
+			if err != nil {
+				return nil, err
+			}
+			did = append(did, line)
+			continue
+		}
+		aw := s.Open(p, brief, ret, routing, a.now())
+		did = append(did, fmt.Sprintf("%s: opened %s for %s (round %d)", lane.ID, aw.Kind, aw.Role, aw.Round))
+	}
+	return did, nil
+}
+
+// awaitRouting is the route an await asks for. The implementer is the harness's own agent, not a
+// roster agent: it has no routing row. A validator's route comes from routeOf, with the tier a
+// failed round escalated it to.
+func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes map[string]oracle.FlagRoute) (loop.Routing, error) {
+	if p.Role == loop.RoleImplementer {
+		return loop.Routing{Agent: p.Role, Tier: string(oracle.HostDecides), FanOut: 1, Route: "host", Ran: "host",
+			Connection: oracle.HarnessName, Source: string(oracle.SourceNone)}, nil
+	}
+	var flag *oracle.FlagRoute
+	if fr, ok := routes[p.Role]; ok {
+		flag = &fr
+	}
+	route, err := a.routeOf(p.Role, cfg.routing, flag, oracle.Tier(lane.Tiers[p.Role]))
+	if err != nil {
+		return loop.Routing{}, err
+	}
+	req := route.Request()
+	if route.Fallback != "" && a.Diag != nil {
+		a.Diag.Warn(fmt.Sprintf("%s: %s", p.Role, route.Fallback))
+	}
+	return loop.Routing{Agent: req.Agent, Tier: string(req.Tier), FanOut: req.FanOut, Source: string(req.Source),
+		Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"}, nil
+}
+
+// dispatchReview sends an opened review to the rp validator. Its verified answer is recorded as the
+// route's; anything else leaves the await open for the host and records why.
+func (a *App) dispatchReview(ctx context.Context, s *loop.State, aw loop.Await, lane, brief string, configured bool) (string, error) {
+	reason, detail := review.NotAvailable, "this build of abcd has no RepoPrompt adapter wired"
+	v, wired := a.Validators["rp"]
+	switch {
+	case !configured:
+		reason, detail = review.Absent, "oracle.review is rp but this machine names no oracle.rp.url"
+	case wired:
+		out, err := v.Review(ctx, ports.ReviewRequest{Run: s.Run, Lane: lane, Role: aw.Role, Round: aw.Round, Brief: []byte(brief)})
+		switch {
+		case err != nil:
+			reason, detail = review.Failed, err.Error()
+		case out.FallbackReason != "":
+			reason, detail = review.FallbackReason(out.FallbackReason), out.FallbackDetail
+		default:
+			if err := a.Runs.Write(ctx, aw.Return, out.Return); err != nil {
+				return "", err
+			}
+			if err := a.recordReturn(ctx, s, aw.Return, "rp"); err != nil {
+				// Take the route's answer back off the path, so the host's agent writes there.
+				_ = a.Runs.Remove(ctx, aw.Return)
+				reason, detail = review.Invalid, refusalWhy(err)
+				break
+			}
+			return fmt.Sprintf("%s: %s reviewed round %d over rp", lane, aw.Role, aw.Round), nil
+		}
+	}
+	s.Fallbacks = append(s.Fallbacks, loop.Fallback{At: a.now(), Lane: lane, Round: aw.Round, Role: aw.Role,
+		Asked: "rp", Reason: string(reason), Detail: config.Clip(detail), Ran: "host"})
+	if a.Diag != nil {
+		a.Diag.Warn(fmt.Sprintf("%s %s: the rp route did not take the review (%s); the host takes it", lane, aw.Role, reason.Sentence()))
+	}
+	return fmt.Sprintf("%s: opened review for %s (round %d) on the host after rp fell back: %s", lane, aw.Role, aw.Round, reason), nil
+}
+
+func refusalWhy(err error) string {
+	if r, ok := refusal.As(err); ok {
+		return r.Why
+	}
+	return err.Error()
+}
+
+// renderBrief gathers what a brief needs: the spec's path, the intent's criteria and the lane's diff.
+func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p loop.Plan, ret string) (string, error) {
+	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Return: ret, AgentFile: "agents/" + p.Role + ".md"}
+	verb := entryVerb(s.Kind)
+	if s.Intent != "" {
+		_, it, err := a.intent(ctx, verb, "", record.Ref(s.Intent))
+		if err != nil {
+			return "", err
+		}
+		c.IntentID, c.IntentTitle = it.Front.ID, it.Front.Title
+		for _, cr := range it.Criteria {
+			c.Criteria = append(c.Criteria, cr.ID+": "+cr.Text)
+		}
+	}
+	if s.Spec != "" {
+		if l, err := a.resolve(ctx, record.Specs, verb, "", record.Ref(s.Spec)); err == nil {
+			c.SpecPath = l.file.Path
+		}
+	}
+	if p.Kind == loop.AwaitReview || p.Kind == loop.AwaitAudit {
+		diff, cut, err := a.Git.Diff(ctx, s.Base, lane.Head, maxDiffBytes)
+		if err != nil {
+			return "", err
+		}
+		c.Diff = string(diff)
+		if cut {
+			c.Diff += fmt.Sprintf("\n[the diff is longer than %d bytes and was cut here; read the rest with git diff %s %s]", maxDiffBytes, short(s.Base), short(lane.Head))
+		}
+	}
+	return loop.Brief(c), nil
+}
+
+// receive records what an agent wrote at an open await's return path (ret, repository-relative),
+// then opens what that makes due.
+func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, error) {
+	var recorded RecordedView
+	res, err := a.withRun(ctx, "implement_receipt", run, func(s *loop.State) (StepResult, bool, error) {
+		lane, idx, ok := s.Find(ret)
+		if !ok {
+			var open []string
+			for _, aw := range s.OpenAwaits() {
+				open = append(open, aw.Return)
+			}
+			remedy := refusal.Say("no await is open: ", refusal.Run("implement_step", refusal.With("run", run)))
+			if len(open) > 0 {
+				remedy = refusal.Say("the open awaits' return paths: " + strings.Join(open, ", "))
+			}
+			return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: "receipt_not_awaited", What: fmt.Sprintf("%q", clip(given)),
+				Why: "is not the return path of an open await of " + run, Remedy: remedy}
+		}
+		aw := s.Lanes[lane].Awaits[idx]
+		if err := a.recordReturn(ctx, s, ret, "host"); err != nil {
+			return StepResult{}, false, err
+		}
+		recorded = RecordedView{Await: aw.ID, Lane: s.Lanes[lane].ID, Role: aw.Role, Kind: string(aw.Kind), Route: "host"}
+		if v, ok := lastVerdict(*s, lane, aw); ok {
+			recorded.Word, recorded.Pass = v.Word, v.Pass
+		} else {
+			recorded.Word, recorded.Pass = "RECEIPT", true
+		}
+		did := []string{fmt.Sprintf("%s: recorded the %s's %s", s.Lanes[lane].ID, aw.Role, map[bool]string{true: "receipt", false: "return"}[aw.Role == loop.RoleImplementer])}
+		more, err := a.advance(ctx, s, nil)
+		if err != nil {
+			return StepResult{}, false, err
+		}
+		return StepResult{Did: append(did, more...)}, true, nil
+	})
+	if err != nil {
+		return StepResult{}, err
+	}
+	res.Recorded = &recorded
+	return res, nil
+}
+
+func lastVerdict(s loop.State, lane int, aw loop.Await) (loop.Verdict, bool) {
+	for _, r := range s.Lanes[lane].Rounds {
+		if r.N != aw.Round {
+			continue
+		}
+		for _, v := range r.Verdicts {
+			if v.Role == aw.Role {
+				return v, true
+			}
+		}
+	}
+	return loop.Verdict{}, false
+}
+
+// recordReturn verifies what stands at an await's return path and records it. Nothing is recorded
+// when it does not verify; the refusal names every problem.
+func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) error {
+	lane, idx, ok := s.Find(ret)
+	if !ok {
+		return fmt.Errorf("no open await returns to %s", ret)
+	}
+	aw := s.Lanes[lane].Awaits[idx]
+	ln := s.Lanes[lane]
+	refuse := func(err error) error {
+		var re *review.ReturnError
+		if errors.As(err, &re) {
+			return refusal.New("return_refused", ret, strings.Join(re.Problems, "; "),
+				"fix the return and ", refusal.Run("implement_receipt", refusal.With("path", ret)), " again; nothing was recorded")
+		}
+		return err
+	}
+	switch aw.Kind {
+	case loop.AwaitImplement, loop.AwaitFix:
+		data, err := a.Runs.Read(ctx, ret, review.MaxReceiptBytes)
+		if err != nil {
+			return err
+		}
+		rc, err := review.DecodeImplementerReceipt(data)
+		if err != nil {
+			return refuse(err)
+		}
+		laneDir := loop.LaneDir(s.Run, ln.ID)
+		facts := review.ReceiptFacts{Run: s.Run, Lane: ln.ID, Branch: ln.Branch,
+			OutputProblem: a.Runs.CheckFile(ctx, laneDir, laneDir+"/"+rc.DoD.Output),
+			ReportProblem: a.Runs.CheckFile(ctx, laneDir, laneDir+"/"+rc.Report)}
+		head, err := a.Git.Resolve(ctx, ln.Branch)
+		if err != nil {
+			return err
+		}
+		for _, c := range rc.Commits {
+			if ok, err := a.Git.IsAncestor(ctx, c, head); err != nil {
+				return err
+			} else if !ok {
+				facts.Unreachable = append(facts.Unreachable, c)
+			}
+			if ok, err := a.Git.IsAncestor(ctx, c, s.Base); err != nil {
+				return err
+			} else if ok {
+				facts.FromBase = append(facts.FromBase, c)
+			}
+		}
+		if err := review.CheckReceiptFacts(rc, facts); err != nil {
+			return refuse(err)
+		}
+		return s.RecordImplementation(lane, idx, loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: a.now()})
+	case loop.AwaitReview:
+		data, err := a.Runs.Read(ctx, ret, review.MaxReturnBytes)
+		if err != nil {
+			return err
+		}
+		v, err := review.ParseReviewerReturn(review.Role(aw.Role), data)
+		if err != nil {
+			return refuse(err)
+		}
+		return a.recordVerdict(s, lane, idx, v, ret, data, ran)
+	default:
+		data, err := a.Runs.Read(ctx, ret, review.MaxReturnBytes)
+		if err != nil {
+			return err
+		}
+		audit, v, err := review.ParseAuditReturn(data, s.Intent, s.Criteria)
+		if err != nil {
+			return refuse(err)
+		}
+		if s.Kind == loop.KindAudit {
+			notes, err := a.auditNotes(s, audit, v, ret)
+			if err != nil {
+				return err
+			}
+			// The intent is written first: a refusal there leaves the run as it was.
+			if err := a.writeAuditNotes(ctx, s, notes); err != nil {
+				return err
+			}
+		}
+		return a.recordVerdict(s, lane, idx, v, ret, data, ran)
+	}
+}
+
+func (a *App) recordVerdict(s *loop.State, lane, idx int, v review.Verdict, ret string, data []byte, ran string) error {
+	sum := sha256.Sum256(data)
+	aw := s.Lanes[lane].Awaits[idx]
+	routing := aw.Routing
+	routing.Ran = ran
+	s.Lanes[lane].Awaits[idx].Routing = routing
+	return s.RecordVerdict(lane, idx, loop.Verdict{Word: v.Word, Pass: v.Pass, Findings: v.Findings, Return: ret,
+		SHA256: hex.EncodeToString(sum[:]), At: a.now()})
+}
+
+// auditNotes renders the auditor's per-criterion verdicts for the intent's Audit Notes, refusing a
+// return whose text the record cannot hold (nothing is recorded then).
+func (a *App) auditNotes(s *loop.State, audit review.AuditReturn, v review.Verdict, ret string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Audit %s (run %s, %s..%s): %s\n\n", a.Clock.Now().UTC().Format("2006-01-02"), s.Run, short(s.Base), short(s.Lanes[0].Head), v.Word)
+	for _, cv := range audit.Verdicts {
+		fmt.Fprintf(&b, "- %s: %s. %s", cv.Criterion, cv.Verdict, oneLine(cv.Evidence))
+		if cv.Concerns != "" {
+			fmt.Fprintf(&b, " Concerns: %s", oneLine(cv.Concerns))
+		}
+		b.WriteString("\n")
+	}
+	if audit.Summary != "" {
+		fmt.Fprintf(&b, "\n%s\n", oneLine(audit.Summary))
+	}
+	if err := record.CheckBody(b.String()); err != nil {
+		return "", refusal.New("return_refused", ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
+			"write the evidence, concerns and summary as plain sentences (no headings or code fences) and hand the return in again; nothing was recorded")
+	}
+	return b.String(), nil
+}
+
+// writeAuditNotes appends the notes to the intent's Audit Notes, under the record lock, reading the
+// intent only once the lock is held so a concurrent move or edit is never overwritten.
+func (a *App) writeAuditNotes(ctx context.Context, s *loop.State, notes string) error {
+	unlock, err := a.Records.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := a.resolve(ctx, record.Intents, "intent_audit", "intent", record.Ref(s.Intent))
+	if err != nil {
+		return err
+	}
+	data, err := a.readFull(ctx, l.file.Path)
+	if err != nil {
+		return err
+	}
+	updated, err := record.AppendToSection(data, record.SectionAuditNotes, notes)
+	if err != nil {
+		return refusal.New("record_malformed", l.file.Path, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
+	}
+	return a.Records.Replace(ctx, l.file.Path, updated)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,158 @@
+package app
+
+// The build loop's documents: a run's standing and its whole story, as the verbs return them.
+
+import (
+	"context"
+	"sort"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/review"
+)
+
+// RecordVerdictView is one verdict in a run's story.
+type RecordVerdictView struct {
+	Lane     string `json:"lane"`
+	Round    int    `json:"round" jsonschema:"minimum=0"`
+	Role     string `json:"role"`
+	Word     string `json:"word"`
+	Pass     bool   `json:"pass"`
+	Tier     string `json:"tier"`
+	Route    string `json:"route"`
+	Ran      string `json:"ran"`
+	Return   string `json:"return"`
+	SHA256   string `json:"sha256"`
+	Findings string `json:"findings"`
+	// Receipt is the route block: what was asked, tried and used, and why they differ.
+	Receipt oracle.Receipt `json:"receipt"`
+}
+
+// FallbackView is a fallback receipt.
+type FallbackView struct {
+	At     string `json:"at"`
+	Lane   string `json:"lane"`
+	Round  int    `json:"round" jsonschema:"minimum=0"`
+	Role   string `json:"role"`
+	Asked  string `json:"asked"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	Ran    string `json:"ran"`
+}
+
+// ImplementRecordResult is a run's whole story.
+type ImplementRecordResult struct {
+	Run             RunView              `json:"run"`
+	Implementations []ImplementationView `json:"implementations"`
+	Verdicts        []RecordVerdictView  `json:"verdicts"`
+	Fallbacks       []FallbackView       `json:"fallbacks"`
+	ByRoute         []Count              `json:"by_route"`
+	ByRole          []Count              `json:"by_role"`
+}
+
+// ImplementationView is an implementer's recorded receipt.
+type ImplementationView struct {
+	Lane    string   `json:"lane"`
+	Round   int      `json:"round" jsonschema:"minimum=0"`
+	Commits []string `json:"commits"`
+	Head    string   `json:"head"`
+	Model   string   `json:"model"`
+}
+
+// Count is how many verdicts a route or a role gave.
+type Count struct {
+	Name   string `json:"name"`
+	Total  int    `json:"total" jsonschema:"minimum=0"`
+	Passed int    `json:"passed" jsonschema:"minimum=0"`
+	Failed int    `json:"failed" jsonschema:"minimum=0"`
+}
+
+func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecordResult, error) {
+	run, err := a.pickAnyRun(ctx, "implement_record", in.Run)
+	if err != nil {
+		return ImplementRecordResult{}, err
+	}
+	s, err := a.loadRun(ctx, run)
+	if err != nil {
+		return ImplementRecordResult{}, err
+	}
+	res := ImplementRecordResult{Run: runView(s), Implementations: []ImplementationView{}, Verdicts: []RecordVerdictView{},
+		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}}
+	routes, roles := map[string]*Count{}, map[string]*Count{}
+	bump := func(m map[string]*Count, name string, pass bool) {
+		c, ok := m[name]
+		if !ok {
+			c = &Count{Name: name}
+			m[name] = c
+		}
+		c.Total++
+		if pass {
+			c.Passed++
+		} else {
+			c.Failed++
+		}
+	}
+	for _, l := range s.Lanes {
+		for _, im := range l.Implementations {
+			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model})
+		}
+		for _, r := range l.Rounds {
+			for _, v := range r.Verdicts {
+				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
+					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
+					Receipt: routeReceipt(s, l.ID, r.N, v)})
+				bump(routes, v.Routing.Ran, v.Pass)
+				bump(roles, v.Role, v.Pass)
+			}
+		}
+	}
+	for _, f := range s.Fallbacks {
+		res.Fallbacks = append(res.Fallbacks, FallbackView(f))
+	}
+	for _, m := range []struct {
+		src map[string]*Count
+		dst *[]Count
+	}{{routes, &res.ByRoute}, {roles, &res.ByRole}} {
+		for _, c := range m.src {
+			*m.dst = append(*m.dst, *c)
+		}
+		sort.Slice(*m.dst, func(i, j int) bool { return (*m.dst)[i].Name < (*m.dst)[j].Name })
+	}
+	return res, nil
+}
+
+func runView(s loop.State) RunView {
+	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
+	for _, l := range s.Lanes {
+		v.Lanes = append(v.Lanes, LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head})
+		for _, aw := range l.Awaits {
+			r := aw.Routing
+			v.Awaits = append(v.Awaits, AwaitView{ID: aw.ID, Lane: l.ID, Kind: string(aw.Kind), Role: aw.Role, Round: aw.Round, Brief: aw.Brief, Return: aw.Return,
+				Routing: requestRouting(r), Next: loop.Next(aw)})
+		}
+	}
+	return v
+}
+
+// routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
+// fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the
+// tier), if any.
+func routeReceipt(s loop.State, lane string, round int, v loop.Verdict) oracle.Receipt {
+	tried := v.Routing.Connection
+	if v.Routing.Route != "" && v.Routing.Route != "host" {
+		tried = v.Routing.Route
+	}
+	reason := v.Routing.Fallback
+	for _, f := range s.Fallbacks {
+		if f.Lane == lane && f.Round == round && f.Role == v.Role {
+			reason = review.FallbackReason(f.Reason).Sentence()
+		}
+	}
+	route := oracle.Route{Agent: v.Role, Row: oracle.Row{Tier: oracle.Tier(v.Routing.Tier)}, Override: v.Routing.Override}
+	return route.Receipt(tried, v.Routing.Ran, reason, "")
+}
+
+func requestRouting(r loop.Routing) oracle.RequestRouting {
+	return oracle.RequestRouting{Agent: r.Agent, Tier: oracle.Tier(r.Tier), FanOut: r.FanOut, Source: oracle.Source(r.Source),
+		Origin: r.Origin, Override: r.Override, Connection: r.Connection, Fallback: r.Fallback}
+}
