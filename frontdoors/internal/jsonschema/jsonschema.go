@@ -10,12 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
@@ -570,20 +568,20 @@ func (n *node) checkString(s string, path *location) *Error {
 	return nil
 }
 
-// checkFormat asserts the formats abcd's schemas use; any other format name is an annotation.
+// checkFormat asserts the formats abcd's schemas use (see format.go); any other format name is an
+// annotation.
 func checkFormat(format, s string) string {
 	switch format {
 	case "uri":
-		u, err := url.Parse(s)
-		if err != nil || u.Scheme == "" {
+		if !isURI(s) {
 			return "must be an absolute URI"
 		}
 	case "date-time":
-		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		if !isDateTime(s) {
 			return "must be an RFC 3339 date-time"
 		}
 	case "date":
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
+		if !isDate(s) {
 			return "must be a date (YYYY-MM-DD)"
 		}
 	}
