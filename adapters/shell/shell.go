@@ -21,13 +21,13 @@ import (
 const (
 	// MaxLineBytes bounds the line, and MaxTotalBytes everything parsed for it (executed strings
 	// included).
-	MaxLineBytes  = 256 << 10
-	MaxTotalBytes = 1 << 20
+	MaxLineBytes  = 64 << 10
+	MaxTotalBytes = 256 << 10
 	// MaxDepth bounds executed strings inside executed strings (bash -c "eval '...'").
 	MaxDepth = 4
 	// MaxCommands bounds the commands one line may hold, and MaxNodes the syntax nodes walked.
 	MaxCommands = 1024
-	MaxNodes    = 200_000
+	MaxNodes    = 100_000
 	// MaxNesting bounds brackets, braces and quotes open at once, checked before parsing so the
 	// parser's own recursion stays shallow.
 	MaxNesting = 64
@@ -301,7 +301,7 @@ func exits(st *syntax.Stmt) bool {
 
 // substs walks the command substitutions inside a node that is not itself a command.
 func (w *walker) substs(n syntax.Node, sc scope) {
-	if n == nil {
+	if n == nil || !mayRun(n, sc.src) {
 		return
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
@@ -318,6 +318,31 @@ func (w *walker) substs(n syntax.Node, sc scope) {
 		}
 		return true
 	})
+}
+
+// mayRun reports whether a node's source can hold a command substitution at all, so that long
+// arithmetic or parameter forms without one are not walked node by node.
+func mayRun(n syntax.Node, src string) bool {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if start < 0 || end > len(src) || start >= end {
+		return true
+	}
+	text := src[start:end]
+	if strings.Contains(text, "`") || strings.Contains(text, "<(") || strings.Contains(text, ">(") {
+		return true
+	}
+	// $( runs a command; $(( is arithmetic, which runs one only through a $( inside it.
+	for i := strings.Index(text, "$("); i >= 0; {
+		if i+2 >= len(text) || text[i+2] != '(' {
+			return true
+		}
+		next := strings.Index(text[i+3:], "$(")
+		if next < 0 {
+			return false
+		}
+		i += 3 + next
+	}
+	return false
 }
 
 // redirects reads a statement's output targets and what a heredoc or here-string feeds it.

@@ -86,7 +86,7 @@ func (r *Registry) getopt(words []Word, syn Syntax, global bool) args {
 			switch {
 			case strings.HasPrefix(pre, "-") && pre != "-":
 				a.opts = append(a.opts, opt{name: pre, any: true})
-			case pre == "":
+			case pre == "" && w.AllHole():
 				if global {
 					a.operands = words[i:]
 					return a
@@ -244,6 +244,7 @@ func findArgs(words []Word) args {
 
 // where is what a command knows about places: its cwd possibilities, home and the repository root.
 type where struct {
+	work    *budget
 	cwds    []string // absolute or home-rooted (~/...); "" is a folder that cannot be known
 	unsure  bool     // a cd earlier in the line may not have gone where it says
 	changed bool
@@ -251,11 +252,24 @@ type where struct {
 	repo    string
 }
 
+// budget bounds the matching work one line may cause; past it the line is blocked as too complex.
+type budget struct {
+	left int
+}
+
+// maxWork is the matching work one line may cause (one unit a place compared).
+const maxWork = 50_000
+
+func (b *budget) spend(n int) bool {
+	b.left -= n
+	return b.left >= 0
+}
+
 // maxCwds bounds the folders a line's cd steps can leave a command in.
 const maxCwds = 8
 
-func newWhere(ctx Context, home string, cd []CdStep) where {
-	w := where{home: home, repo: ""}
+func newWhere(ctx Context, home string, cd []CdStep, work *budget) where {
+	w := where{home: home, repo: "", work: work}
 	w.cwds = []string{w.norm(ctx.Cwd)}
 	if ctx.Repo != "" {
 		w.repo = w.norm(ctx.Repo)
@@ -342,6 +356,14 @@ var probes = []string{"a", ".a", "usr", "src", ".git", ".ssh", "Documents"}
 
 // classOf says whether one operand names a place of class k.
 func (w where) classOf(k string, word Word) tri {
+	if !w.work.spend(1) {
+		return maybe
+	}
+	// $HOME at the start is home and $PWD the folder it runs in: a word with no other unknown part
+	// is known.
+	if pat := w.pattern(word); len(pat) == 1 && !pat[0].hole && !word.Known() {
+		word = Word{Parts: []Part{{Text: pat[0].text}}}
+	}
 	if word.AllHole() {
 		if k == "after-cd" && !(w.changed && w.unsure) {
 			return no
@@ -503,6 +525,9 @@ func (w where) holeClass(k string, word Word) tri {
 		targets = []string{".", "./", "*", "./*", "..", "../", "../*", ".*"}
 	case "git-dir":
 		targets = []string{".git", "./.git", "*/.git"}
+	}
+	if !w.work.spend(len(targets) * (len(w.cwds) + 1) * len(pat)) {
+		return maybe
 	}
 	for _, t := range targets {
 		if fits(pat, t) {

@@ -54,9 +54,17 @@ func (r *Registry) Evaluate(line Line, ctx Context) Verdict {
 		return Verdict{Decision: Allow, Findings: []Finding{}}
 	}
 	var found []Finding
+	work := &budget{left: maxWork}
 	for _, cmd := range line.Commands {
-		w := newWhere(ctx, line.Home, cmd.Cd)
+		if work.left < 0 {
+			return decide([]Finding{{Rule: UnreadableRule, Tier: Block, Certain: true,
+				Why: "the command line is too complex to check within the guard's bounds", Safer: "run a shorter or simpler command line: one command at a time"}})
+		}
+		w := newWhere(ctx, line.Home, cmd.Cd, work)
 		for _, rule := range r.Rules {
+			if work.left < 0 {
+				break
+			}
 			m := r.match(rule, cmd, w)
 			if m == no {
 				continue
@@ -80,6 +88,10 @@ func (r *Registry) Evaluate(line Line, ctx Context) Verdict {
 				return decide(found)
 			}
 		}
+	}
+	if work.left < 0 {
+		return decide([]Finding{{Rule: UnreadableRule, Tier: Block, Certain: true,
+			Why: "the command line is too complex to check within the guard's bounds", Safer: "run a shorter or simpler command line: one command at a time"}})
 	}
 	return decide(found)
 }
@@ -185,8 +197,8 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 		for _, op := range words {
 			for _, k := range c.Class {
 				best = max(best, w.classOf(k, op))
-				if best == yes {
-					return yes
+				if best == yes || w.work.left < 0 {
+					return best
 				}
 			}
 		}
