@@ -177,27 +177,64 @@ type RunStore interface {
 	Remove(ctx context.Context, path string) error
 }
 
-// Validator routes a review elsewhere than the person's harness. The host route is the loop's own
-// default (an await for the harness); an adapter that cannot take a review returns a fallback.
+// Validator routes an agent's step elsewhere than the person's harness: a review to a RepoPrompt
+// MCP server (route rp), or any agent's step to an OpenAI-compatible provider (the route is the
+// connection's name). The host route is the loop's own default (an await for the harness). A route
+// that cannot take the step says why with a fallback reason, and the harness takes it with the same
+// brief and return path; Review never leaves a step stranded.
+//
+// The call runs outside the run's lock, bounded by the adapter's own limits and by ctx: a ctx ended
+// by the person (SIGINT, SIGTERM) or by a shorter deadline is the fallback reason interrupted.
 type Validator interface {
 	// Route is the name a receipt records for this validator (rp, or a connection name).
 	Route() string
-	// Review sends the request and returns the reviewer's whole return, or a fallback reason.
+	// Review sends the request and returns the reviewer's whole return, or a fallback reason. An
+	// error is a fault of the adapter itself; the loop records it as the fallback reason failed.
 	Review(ctx context.Context, req ReviewRequest) (ReviewOutcome, error)
 }
 
-// ReviewRequest is what a validator route is handed: the brief a host agent would read.
+// ReviewRequest is what a route is handed: everything the agent needs, with nothing to look up.
 type ReviewRequest struct {
 	Run, Lane, Role string
 	Round           int
-	Brief           []byte
+	// Agent is the agent's definition (its roster text): a provider's system message.
+	Agent string
+	// Request is the self-contained request (request.md): the agent's definition, the lane's brief
+	// and the record it was rendered from, the implementer's reports, and the lane's diff. RepoPrompt
+	// receives it as the tool's message argument; a provider as the user message.
+	Request []byte
+	// Reply is the published schema of the reply the role writes (a review: summary, findings and
+	// the verdict word; the auditor: its per-criterion verdicts), for a provider's response_format.
+	Reply []byte
+	// Tier is the model tier the step asked for; Settings the merged settings for the call (the
+	// connection's defaults < the routing row < the --route flag).
+	Tier     string
+	Settings map[string]string
 }
 
-// ReviewOutcome is a route's answer: the return bytes, or the reason it did not return.
+// ReviewOutcome is a route's answer: the return bytes, or the reason it did not return, and what the
+// route reported about the call for the step's receipt.
 type ReviewOutcome struct {
-	Return         []byte
+	// Return is the return in the format the host's agent would have written at the return path (a
+	// reviewer's markdown with its ## Verdict, or the auditor's JSON); the loop verifies it the same
+	// way.
+	Return []byte
+	// FallbackReason is one of review.FallbackReasons() when the route did not return; its detail
+	// is the adapter's own words, never an address, a key or a server's text verbatim.
 	FallbackReason string
 	FallbackDetail string
+	// What a provider reports: the model asked for and the model that answered, whether the reply's
+	// schema was enforced by the server (false: retried without response_format, checked locally),
+	// and the token usage when reported. Empty for rp.
+	ModelAsked     string
+	ModelReported  string
+	SchemaEnforced bool
+	Usage          TokenUsage
+}
+
+// TokenUsage is what a provider reports it spent; zero when it does not say.
+type TokenUsage struct {
+	Prompt, Completion, Total int
 }
 
 // ---- The guard (issue 16) ----

@@ -390,7 +390,7 @@ func (a *App) dispatchReview(ctx context.Context, s *loop.State, aw loop.Await, 
 	case !configured:
 		reason, detail = review.Absent, "oracle.review is rp but this machine names no oracle.rp.url"
 	case wired:
-		out, err := v.Review(ctx, ports.ReviewRequest{Run: s.Run, Lane: lane, Role: aw.Role, Round: aw.Round, Brief: []byte(brief)})
+		out, err := v.Review(ctx, ports.ReviewRequest{Run: s.Run, Lane: lane, Role: aw.Role, Round: aw.Round, Request: []byte(brief)})
 		switch {
 		case err != nil:
 			reason, detail = review.Failed, err.Error()
