@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -112,7 +112,7 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	data = bytes.TrimSuffix(data, []byte("\n"))
 	// The result is checked against the outputSchema the client holds, so a client that validates
 	// never meets a result it must reject.
-	tree, perr := jsonstrict.Parse(data, jsonstrict.Limits{MaxDepth: 128})
+	tree, perr := strictjson.Parse(data, strictjson.Limits{MaxDepth: 128})
 	if perr == nil {
 		if e := t.output.Validate(tree); e != nil {
 			perr = e
@@ -175,9 +175,9 @@ func inputRefusal(tool, why string) error {
 		"send arguments that match the inputSchema tools/list gives for "+tool+" (abcd schema show "+tool+".input)")
 }
 
-func argsRefusal(tool string, e *jsonstrict.Error) error {
+func argsRefusal(tool string, e *strictjson.Error) error {
 	code := "input_invalid"
-	if e.Kind == jsonstrict.Limit {
+	if e.Kind == strictjson.Limit {
 		code = "input_too_large"
 	}
 	path := strings.TrimPrefix(strings.TrimPrefix(e.Path, "params.arguments"), ".")

@@ -13,8 +13,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -88,7 +88,7 @@ func TestCallReturnsTheVerbsDocument(t *testing.T) {
 			assert.Check(t, !tr.IsError, r.line)
 			assert.Check(t, is.Equal(string(tr.StructuredContent), strings.TrimSuffix(string(want), "\n")), "%s %v", name, sample)
 			assert.Check(t, is.Equal(tr.Content[0].Text, string(tr.StructuredContent)))
-			tree, err := jsonstrict.Parse(tr.StructuredContent, jsonstrict.Limits{MaxDepth: 128})
+			tree, err := strictjson.Parse(tr.StructuredContent, strictjson.Limits{MaxDepth: 128})
 			assert.NilError(t, err)
 			assert.Check(t, is.Len(nulls(tree, "$"), 0), "%s: null where the schema promises a value", name)
 			assert.Check(t, out.Validate(tree) == nil, "%s: %v", name, out.Validate(tree))

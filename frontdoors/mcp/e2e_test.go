@@ -22,9 +22,9 @@ import (
 	"github.com/spf13/cobra"
 	"gotest.tools/v3/assert"
 
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
 	"github.com/abcd-dev/abcd/frontdoors/mcp"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -599,7 +599,7 @@ func checkDocument(t *testing.T, name, doc string) {
 	t.Helper()
 	out, err := jsonschema.Compile(publishedSchema(t, name+".result"))
 	assert.NilError(t, err)
-	tree, err := jsonstrict.Parse([]byte(doc), jsonstrict.Limits{MaxDepth: 128})
+	tree, err := strictjson.Parse([]byte(doc), strictjson.Limits{MaxDepth: 128})
 	assert.NilError(t, err)
 	if e := out.Validate(tree); e != nil {
 		t.Errorf("%s: structuredContent does not match its outputSchema: %v\n%s", name, e, doc)

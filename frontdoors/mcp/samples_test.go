@@ -10,7 +10,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonstrict"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -33,7 +33,7 @@ var refSamples = []string{"first", "something", "ruling"}
 // values, so calls reach the records and runs the test repositories hold; then its explicit samples.
 func samplesFor(t testing.TB, v app.Verb, inputSchema []byte, extra map[string][]any) []map[string]any {
 	t.Helper()
-	doc, err := jsonstrict.Parse(inputSchema, jsonstrict.Limits{})
+	doc, err := strictjson.Parse(inputSchema, strictjson.Limits{})
 	assert.NilError(t, err)
 	values := map[string][]any{}
 	for _, field := range []string{"ref", "intent", "spec"} {
