@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -73,7 +73,7 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 	if _, ok := refusal.As(err); !ok && isCobraUsage(err) {
 		err = refusal.New("usage", "abcd "+strings.Join(args, " "), err.Error(), "run `abcd --help` for the commands abcd takes")
 	}
-	doc := refusal.DocumentFor(err, newSpelling(root))
+	doc := clipEchoes(refusal.DocumentFor(err, newSpelling(root)), args)
 	if wantsJSON(args) {
 		data, encErr := app.Encode(doc)
 		if encErr == nil {
@@ -213,4 +213,4 @@ func VerbCommands(root *cobra.Command) map[string]string {
 }
 
 // clip bounds text a refusal echoes back.
-func clip(s string) string { return config.Clip(s) }
+func clip(s string) string { return text.Clip(s) }
