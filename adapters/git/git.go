@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Timeout bounds each git call.
@@ -41,7 +41,7 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	if err != nil && !out.cut {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return out.Bytes(), out.cut, &exitError{code: ee.ExitCode(), stderr: config.Clip(strings.TrimSpace(string(errOut.Bytes())))}
+			return out.Bytes(), out.cut, &exitError{code: ee.ExitCode(), stderr: text.Clip(strings.TrimSpace(string(errOut.Bytes())))}
 		}
 		return nil, false, fmt.Errorf("git: %w", err)
 	}
@@ -84,12 +84,12 @@ func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 // Resolve turns a ref into a commit id.
 func (g Git) Resolve(ctx context.Context, ref string) (string, error) {
 	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n\x00") {
-		return "", refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", config.Clip(ref)), "give a branch, tag or commit, such as main")
+		return "", refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(ref)), "give a branch, tag or commit, such as main")
 	}
 	out, _, err := g.run(ctx, 1<<10, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return "", refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", config.Clip(ref)), "give a branch, tag or commit that exists, such as main")
+		return "", refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(ref)), "give a branch, tag or commit that exists, such as main")
 	}
 	if err != nil {
 		return "", err
@@ -115,7 +115,7 @@ func (g Git) CreateBranch(ctx context.Context, name, commit string) error {
 	_, _, err := g.run(ctx, 1<<10, "branch", "--no-track", "--end-of-options", name, commit)
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return refusal.New("branch_exists", name, "cannot be created: "+config.Clip(ee.stderr), "delete the stale branch, or start a new run")
+		return refusal.New("branch_exists", name, "cannot be created: "+text.Clip(ee.stderr), "delete the stale branch, or start a new run")
 	}
 	return err
 }
@@ -140,7 +140,7 @@ func (g Git) Diff(ctx context.Context, base, head string, max int) ([]byte, bool
 // blob, bounded. A repository without commits, or a path HEAD lacks, is not committed.
 func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool, error) {
 	if path == "" || strings.HasPrefix(path, "/") || strings.HasPrefix(path, "-") || strings.ContainsAny(path, "\x00\n") {
-		return nil, false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", config.Clip(path)), "give a path relative to the repository root")
+		return nil, false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
 	}
 	out, _, err := g.run(ctx, 4<<10, "ls-tree", "--full-tree", "-z", "HEAD", "--", path)
 	var ee *exitError

@@ -10,7 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Tier is what a rule does when it matches: block the command, or warn and let it run. allow is a
@@ -142,14 +143,14 @@ const MaxFileBytes = 256 << 10
 // Decode reads a rules file strictly: one JSON object, no unknown or repeated key, nothing after it,
 // schema_version 1, and every rule well formed. file names it in errors.
 func Decode(file string, data []byte) (File, error) {
-	if err := config.CheckStrictMax(file, data, MaxFileBytes); err != nil {
-		return File{}, err
+	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 32}); err != nil {
+		return File{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, config.Clip(err.Error()))
+		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
 	}
 	if f.SchemaVersion != 1 {
 		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version 1 (add "schema_version": 1)`, file, f.SchemaVersion)
@@ -164,7 +165,7 @@ func (f File) check() error {
 	seen := map[string]bool{}
 	for i, s := range f.Syntax {
 		if strings.TrimSpace(s.Command) != s.Command || s.Command == "" || len(strings.Fields(s.Command)) > 3 {
-			return fmt.Errorf("syntax[%d]: command %q is not a name and up to two subcommand words", i, config.Clip(s.Command))
+			return fmt.Errorf("syntax[%d]: command %q is not a name and up to two subcommand words", i, text.Clip(s.Command))
 		}
 		if seen[s.Command] {
 			return fmt.Errorf("syntax[%d]: %q is described twice", i, s.Command)
@@ -172,7 +173,7 @@ func (f File) check() error {
 		seen[s.Command] = true
 		for _, o := range append(slices.Clone(s.Values), s.Long...) {
 			if !optPattern.MatchString(o) {
-				return fmt.Errorf("syntax %q: %q is not an option", s.Command, config.Clip(o))
+				return fmt.Errorf("syntax %q: %q is not an option", s.Command, text.Clip(o))
 			}
 		}
 		for _, o := range s.Long {
@@ -184,7 +185,7 @@ func (f File) check() error {
 	ids := map[string]bool{}
 	for i, r := range f.Rules {
 		if !idPattern.MatchString(r.ID) {
-			return fmt.Errorf("rules[%d]: id %q must match %s", i, config.Clip(r.ID), idPattern)
+			return fmt.Errorf("rules[%d]: id %q must match %s", i, text.Clip(r.ID), idPattern)
 		}
 		if ids[r.ID] {
 			return fmt.Errorf("rules[%d]: id %q is used twice", i, r.ID)
@@ -196,15 +197,15 @@ func (f File) check() error {
 	}
 	for id, t := range f.Tiers {
 		if !idPattern.MatchString(id) {
-			return fmt.Errorf("tiers: %q is not a rule id", config.Clip(id))
+			return fmt.Errorf("tiers: %q is not a rule id", text.Clip(id))
 		}
 		if t != Allow && t != Warn && t != Block {
-			return fmt.Errorf("tiers: %s: %q is not allow, warn or block", id, config.Clip(string(t)))
+			return fmt.Errorf("tiers: %s: %q is not allow, warn or block", id, text.Clip(string(t)))
 		}
 	}
 	for _, id := range f.Disable {
 		if !idPattern.MatchString(id) {
-			return fmt.Errorf("disable: %q is not a rule id", config.Clip(id))
+			return fmt.Errorf("disable: %q is not a rule id", text.Clip(id))
 		}
 	}
 	return nil
@@ -212,17 +213,17 @@ func (f File) check() error {
 
 func (r Rule) check() error {
 	if r.Tier != Block && r.Tier != Warn {
-		return fmt.Errorf("tier %q is not block or warn", config.Clip(string(r.Tier)))
+		return fmt.Errorf("tier %q is not block or warn", text.Clip(string(r.Tier)))
 	}
 	if r.Unknown != "" && r.Unknown != Block && r.Unknown != Warn && r.Unknown != Allow {
-		return fmt.Errorf("unknown %q is not block, warn or allow", config.Clip(string(r.Unknown)))
+		return fmt.Errorf("unknown %q is not block, warn or allow", text.Clip(string(r.Unknown)))
 	}
 	if len(r.Command) == 0 && len(r.All) == 0 {
 		return fmt.Errorf("names no command and no condition, so it would match everything")
 	}
 	for _, c := range r.Command {
 		if c == "" || strings.ContainsAny(c, "/ \t\n") {
-			return fmt.Errorf("command %q is not a base name", config.Clip(c))
+			return fmt.Errorf("command %q is not a base name", text.Clip(c))
 		}
 	}
 	if len(r.Subcommand) > 0 && len(r.Command) == 0 {
@@ -231,7 +232,7 @@ func (r Rule) check() error {
 	for _, s := range r.Subcommand {
 		for _, alt := range strings.Split(s, "|") {
 			if alt == "" || strings.ContainsAny(alt, " \t\n") {
-				return fmt.Errorf("subcommand %q is not a word or words joined by |", config.Clip(s))
+				return fmt.Errorf("subcommand %q is not a word or words joined by |", text.Clip(s))
 			}
 		}
 	}
@@ -265,17 +266,17 @@ func (c Cond) check() error {
 	}
 	for _, f := range c.Flag {
 		if !optPattern.MatchString(f) && !findPattern.MatchString(f) {
-			return fmt.Errorf("flag %q is not an option", config.Clip(f))
+			return fmt.Errorf("flag %q is not an option", text.Clip(f))
 		}
 	}
 	for _, k := range c.Class {
 		if !slices.Contains(classes, k) {
-			return fmt.Errorf("class %q is not one of %s", config.Clip(k), strings.Join(classes, ", "))
+			return fmt.Errorf("class %q is not one of %s", text.Clip(k), strings.Join(classes, ", "))
 		}
 	}
 	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect) {
 		if _, err := path.Match(g, ""); err != nil || g == "" {
-			return fmt.Errorf("glob %q is malformed", config.Clip(g))
+			return fmt.Errorf("glob %q is malformed", text.Clip(g))
 		}
 	}
 	return nil

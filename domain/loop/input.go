@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -32,7 +31,7 @@ func ValidRunID(s string) bool {
 // UnmarshalText refuses anything but a run id's shape (run_invalid).
 func (r *RunID) UnmarshalText(b []byte) error {
 	if !ValidRunID(string(b)) {
-		return refusal.New("run_invalid", "", fmt.Sprintf("%q is not a run id (run-<digits>)", config.Clip(string(b))),
+		return refusal.New("run_invalid", "", fmt.Sprintf("%q is not a run id (run-<digits>)", text.Clip(string(b))),
 			refusal.Run("implement_status"), " to list the runs")
 	}
 	*r = RunID(b)
@@ -72,7 +71,7 @@ func (r *Revision) UnmarshalText(b []byte) error {
 		}
 	}
 	if why != "" {
-		return refusal.New("revision_invalid", "", fmt.Sprintf("%q %s", config.Clip(s), why),
+		return refusal.New("revision_invalid", "", fmt.Sprintf("%q %s", text.Clip(s), why),
 			"name one commit: a branch, a tag, a commit id or an expression such as HEAD~3")
 	}
 	*r = Revision(s)
@@ -109,7 +108,7 @@ func (p *ReturnPath) UnmarshalText(b []byte) error {
 		}
 	}
 	if why != "" {
-		return refusal.New("receipt_path_invalid", "", fmt.Sprintf("the path %q %s", config.Clip(s), why),
+		return refusal.New("receipt_path_invalid", "", fmt.Sprintf("the path %q %s", text.Clip(s), why),
 			"give the return path an await names (", refusal.Run("implement_status"), " lists them)")
 	}
 	*p = ReturnPath(s)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -217,4 +216,4 @@ func (Lifecycle) SchemaRule() contract.Rule {
 }
 
 // quoteClip quotes what a person wrote for a message, clipped.
-func quoteClip(s string) string { return fmt.Sprintf("%q", config.Clip(s)) }
+func quoteClip(s string) string { return fmt.Sprintf("%q", text.Clip(s)) }
