@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // CommandLine is a command line handed to the guard: any text a shell takes, several lines and tabs
@@ -69,14 +70,4 @@ func isControl(r rune) bool {
 	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0)
 }
 
-func clip(s string) string {
-	const limit = 80
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return text.Clip(s) }
