@@ -2,6 +2,8 @@
 // beside these types and stays pure: it is handed bytes, never paths.
 package config
 
+import "encoding/json"
+
 // File is the shape of both configuration files: .abcd/config.json in the repository and
 // config.json under $ABCD_HOME on the machine. Namespaces are claimed by the consumers that read them.
 type File struct {
@@ -16,8 +18,11 @@ type File struct {
 type Oracle struct {
 	Review string              `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
 	RP     *RP                 `json:"rp,omitempty"`
-	API    map[string]Provider `json:"api,omitempty"`
+	API    map[string]Provider `json:"api,omitempty" jsonschema:"maxProperties=16"`
 	Roles  map[string]Role     `json:"roles,omitempty"`
+	// Denylist holds vendor/* prefixes and model ids no provider may be asked for or answer with. The
+	// repository's and the machine's lists are unioned; no provider's models override it.
+	Denylist []string `json:"denylist,omitempty" jsonschema:"maxItems=256"`
 }
 
 // Provider is an OpenAI-compatible provider block. Only the machine file may declare it.
@@ -25,17 +30,29 @@ type Provider struct {
 	BaseURL string `json:"base_url,omitempty" jsonschema:"maxLength=2048"`
 	// KeyEnv names the environment variable holding the key; the key itself is never in a file.
 	KeyEnv string `json:"key_env,omitempty" jsonschema:"pattern=^[A-Z_][A-Z0-9_]*$,maxLength=128"`
-	// Tiers maps a tier (local, economy, frontier) to the model the provider serves for it.
+	// KeyFile is an absolute path to a file holding the key, the person's own and mode 0600. A
+	// keyless local server names neither.
+	KeyFile string `json:"key_file,omitempty" jsonschema:"maxLength=4096"`
+	// Models is the allowlist: the only models this provider is ever asked for.
+	Models []string `json:"models,omitempty" jsonschema:"minItems=1,maxItems=64,uniqueItems=true"`
+	// Tiers maps a tier (local, economy, frontier) to the model on Models the provider serves for it.
 	Tiers ProviderTiers `json:"tiers,omitempty"`
+	// Defaults are settings the provider receives unless a routing row or a --route flag gives another.
+	Defaults ProviderDefaults `json:"defaults,omitempty"`
 }
 
 // ProviderTiers maps a tier to a model name.
 type ProviderTiers map[string]string
 
+// ProviderDefaults maps a setting a provider accepts to its value, kept as its JSON text.
+type ProviderDefaults map[string]json.RawMessage
+
 // Role is what the machine says about one agent.
 type Role struct {
 	// Connection is the provider this machine points the agent at.
 	Connection string `json:"connection,omitempty" jsonschema:"maxLength=64"`
+	// Model is the model the agent asks that provider for; it must be on the provider's models.
+	Model string `json:"model,omitempty" jsonschema:"maxLength=200"`
 }
 
 // RP names the person's RepoPrompt MCP server. Only the machine file may declare it.

@@ -20,6 +20,8 @@ type Key struct {
 	// MachineOnly keys say where a person's own data goes (an address, a provider), so a repository
 	// file that declares one is refused.
 	MachineOnly bool
+	// List keys take a JSON array (a provider's models, the denylist); every other key a scalar.
+	List bool
 	// Default is the bundled layer's value, or nil when the key has none.
 	Default json.RawMessage
 	Doc     string
@@ -38,8 +40,13 @@ func Keys() []Key {
 		{Pattern: "oracle.rp.tool", MachineOnly: true, Default: json.RawMessage(`"oracle_send"`), Doc: "the RepoPrompt tool reviews are sent to", check: name(128)},
 		{Pattern: "oracle.api.*.base_url", MachineOnly: true, Doc: "an OpenAI-compatible provider's base URL: https, or http on a loopback address", check: providerURL},
 		{Pattern: "oracle.api.*.key_env", MachineOnly: true, Doc: "the environment variable that holds the provider's key (never the key itself)", check: envName},
-		{Pattern: "oracle.api.*.tiers.*", MachineOnly: true, Doc: "the model the provider serves for a tier (local, economy or frontier)", check: stringMax(200)},
+		{Pattern: "oracle.api.*.key_file", MachineOnly: true, Doc: "an absolute path to a file holding the provider's key: yours, mode 0600 (never the key itself)", check: absPath},
+		{Pattern: "oracle.api.*.models", MachineOnly: true, List: true, Doc: "the provider's allowlist: a JSON array of 1 to 64 model ids it may be asked for", check: modelList},
+		{Pattern: "oracle.api.*.tiers.*", MachineOnly: true, Doc: "the model the provider serves for a tier (local, economy or frontier); it must be on the provider's models", check: modelID},
+		{Pattern: "oracle.api.*.defaults.*", MachineOnly: true, Doc: "a setting the provider receives unless the routing row or --route gives another: " + strings.Join(ProviderSettings(), ", "), check: nil},
 		{Pattern: "oracle.roles.*.connection", MachineOnly: true, Doc: "the provider this machine points an agent at", check: name(64)},
+		{Pattern: "oracle.roles.*.model", MachineOnly: true, Doc: "the model the agent asks its provider for, on that provider's models (default: its tier's model)", check: modelID},
+		{Pattern: "oracle.denylist", List: true, Doc: "models no provider may be asked for or answer with: a JSON array of vendor/* prefixes or model ids, unioned across the repository and machine files, matched ignoring case and a :variant suffix", check: denyList},
 	}
 }
 
@@ -52,6 +59,13 @@ func Match(key string) (Key, bool) {
 		if matches(k.Pattern, key) {
 			if k.Pattern == "oracle.api.*.tiers.*" && !isServedTier(lastSegment(key)) {
 				return Key{}, false
+			}
+			if k.Pattern == "oracle.api.*.defaults.*" {
+				setting := lastSegment(key)
+				if !isProviderSetting(setting) {
+					return Key{}, false
+				}
+				k.check = func(v json.RawMessage) error { return CheckProviderSetting(setting, v) }
 			}
 			return k, true
 		}

@@ -41,7 +41,8 @@ type Source struct {
 }
 
 // ParseConfig reads one configuration file strictly: one object, no duplicate key at any depth,
-// nothing trailing, schema_version 1, and every leaf a string, a number or a boolean.
+// nothing trailing, schema_version 1, and every leaf a string, a number or a boolean, except a list
+// key's (oracle.api.<name>.models, oracle.denylist), which is an array checked when it is read.
 func ParseConfig(layer Layer, file string, data []byte) (Source, error) {
 	if err := CheckStrict(file, data); err != nil {
 		return Source{}, err
@@ -82,13 +83,31 @@ func flatten(file, prefix string, obj map[string]json.RawMessage, out map[string
 			if err := flatten(file, key, child, out); err != nil {
 				return err
 			}
+		case len(raw) > 0 && raw[0] == '[' && isListKey(key):
+			out[key] = json.RawMessage(raw) // checked with its key, when read
 		case len(raw) > 0 && (raw[0] == '[' || raw[0] == 'n'):
-			return &FileError{file, fmt.Sprintf("key %q holds %s: every key takes a string, a number or a boolean", Clip(key), kindOf(raw))}
+			return &FileError{file, fmt.Sprintf("key %q holds %s: every key takes a string, a number or a boolean, and only %s take a list", Clip(key), kindOf(raw), strings.Join(listPatterns(), " and "))}
 		default:
 			out[key] = json.RawMessage(raw)
 		}
 	}
 	return nil
+}
+
+func isListKey(key string) bool {
+	k, ok := Match(key)
+	return ok && k.List
+}
+
+// listPatterns names the keys that take a list, for a refusal.
+func listPatterns() []string {
+	var out []string
+	for _, k := range Keys() {
+		if k.List {
+			out = append(out, k.Pattern)
+		}
+	}
+	return out
 }
 
 func kindOf(raw []byte) string {
