@@ -57,6 +57,7 @@ bench: ## side-by-side ratios against reference runs in the same invocation
 	$(GO) run ./tools/mcp/bench
 	$(GO) run ./tools/bench/records
 	$(GO) run ./tools/bench/loop
+	$(GO) run ./tools/bench/guard
 	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run .
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
