@@ -167,12 +167,12 @@ func TestRouteErrorQuotesTheFlagBounded(t *testing.T) {
 
 func TestRouteTextChecksOnlyItsSyntax(t *testing.T) {
 	for in, want := range map[string]string{
-		"ruthless-reviewer=frontier":          "",
+		"ruthless-reviewer=frontier":           "",
 		"nobody=local@somewhere?temperature=1": "", // dispatch and configuration are ParseRoutes' to check
-		"ruthless-reviewer=mega":              "route_invalid",
-		"=frontier":                           "route_invalid",
-		"ruthless-reviewer":                   "route_invalid",
-		strings.Repeat("r", MaxRouteBytes+1): "route_invalid",
+		"ruthless-reviewer=mega":               "route_invalid",
+		"=frontier":                            "route_invalid",
+		"ruthless-reviewer":                    "route_invalid",
+		strings.Repeat("r", MaxRouteBytes+1):   "route_invalid",
 	} {
 		var r RouteText
 		err := r.UnmarshalText([]byte(in))

@@ -12,7 +12,7 @@ import (
 // door spells the parts the way a test can recognise.
 type door struct{}
 
-func (door) Run(inv Invocation) string        { return "<run " + inv.Verb + " " + ArgsJSON(inv.Args) + ">" }
+func (door) Run(inv Invocation) string         { return "<run " + inv.Verb + " " + ArgsJSON(inv.Args) + ">" }
 func (door) Field(verb, field string) string   { return "<field " + verb + "." + field + ">" }
 func (door) Subject(verb, field string) string { return "<subject " + verb + "." + field + ">" }
 

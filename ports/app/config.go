@@ -138,8 +138,8 @@ func configRefusal(err error) error {
 	}
 	var ve *config.ValueError
 	if errors.As(err, &ve) {
-		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", config.Clip(ve.Key), ve.Msg),
-			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", config.Clip(ve.Key), ve.Origin))
+		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", clip(ve.Key), ve.Msg),
+			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", clip(ve.Key), ve.Origin))
 	}
 	return err
 }

@@ -410,7 +410,7 @@ func (a *App) dispatchReview(ctx context.Context, s *loop.State, aw loop.Await, 
 		}
 	}
 	s.Fallbacks = append(s.Fallbacks, loop.Fallback{At: a.now(), Lane: lane, Round: aw.Round, Role: aw.Role,
-		Asked: "rp", Reason: string(reason), Detail: config.Clip(detail), Ran: "host"})
+		Asked: "rp", Reason: string(reason), Detail: clip(detail), Ran: "host"})
 	if a.Diag != nil {
 		a.Diag.Warn(fmt.Sprintf("%s %s: the rp route did not take the review (%s); the host takes it", lane, aw.Role, reason.Sentence()))
 	}

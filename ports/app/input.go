@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
@@ -31,7 +30,7 @@ func (v Verb) Decode(args map[string]any) (any, error) {
 	slices.Sort(names) // the first refusal is the same on every run
 	for _, name := range names {
 		if _, ok := fields[name]; !ok {
-			return nil, refusal.New("input_invalid", "", fmt.Sprintf("takes no argument named %q", config.Clip(name)),
+			return nil, refusal.New("input_invalid", "", fmt.Sprintf("takes no argument named %q", clip(name)),
 				"leave it out; ", refusal.Run("schema_show", refusal.With("name", v.Name+".input")), " lists what it takes").On(v.Name, "")
 		}
 	}

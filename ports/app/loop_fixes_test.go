@@ -77,14 +77,18 @@ func TestStateNeverOutgrowsItsBound(t *testing.T) {
 	assert.NilError(t, err)
 	pad := loop.Fallback{At: "2026-07-01T12:00:00Z", Lane: "lane-1", Role: loop.RoleRuthless, Asked: "rp", Reason: "timeout",
 		Detail: strings.Repeat("d", 500), Ran: "host"}
-	for len(loop.Encode(s)) < loop.MaxStateBytes-8<<10 {
-		for i := 0; i < 200; i++ {
-			s.Fallbacks = append(s.Fallbacks, pad)
-		}
+	// Every fallback encodes to the same number of bytes, so the count that fills the state to
+	// just under its bound is found with three encodings, not one per fallback.
+	target := loop.MaxStateBytes - 8<<10
+	base := len(loop.Encode(s))
+	s.Fallbacks = append(s.Fallbacks, pad, pad)
+	per := (len(loop.Encode(s)) - base) / 2
+	s.Fallbacks = s.Fallbacks[:len(s.Fallbacks)-2]
+	for n := (target - base) / per; n > 0; n-- {
+		s.Fallbacks = append(s.Fallbacks, pad)
 	}
-	for len(loop.Encode(s)) > loop.MaxStateBytes-8<<10 {
-		s.Fallbacks = s.Fallbacks[:len(s.Fallbacks)-1]
-	}
+	size := len(loop.Encode(s))
+	assert.Assert(t, size <= target && size > target-2*per, "filled to %d bytes of %d", size, target)
 	w.rs.Files[path] = loop.Encode(s)
 	before := string(w.rs.Files[path])
 	aw := s.Lanes[0].Awaits[0]

@@ -168,14 +168,16 @@ func newRecWorld(t *testing.T) recWorld {
 // validInputs is an input for each mutating verb that succeeds on a fresh recWorld.
 func (w recWorld) validInputs() map[string]func() map[string]any {
 	return map[string]func() map[string]any{
-		"intent_new":   func() map[string]any { return map[string]any{"title": "Another intent"} },
-		"intent_plan":  func() map[string]any { return map[string]any{"ref": w.draft} },
-		"intent_ship":  func() map[string]any { return map[string]any{"ref": w.shippable} },
-		"spec_new":     func() map[string]any { return map[string]any{"intent": w.planned, "title": "A second spec"} },
-		"spec_close":   func() map[string]any { return map[string]any{"ref": w.openSpec} },
-		"capture":      func() map[string]any { return map[string]any{"text": "Something else", "related": []string{w.draft}} },
-		"issue_close":  func() map[string]any { return map[string]any{"ref": w.issue, "why": "fixed"} },
-		"decision_new": func() map[string]any { return map[string]any{"title": "Another ruling", "supersedes": []string{w.decision}} },
+		"intent_new":  func() map[string]any { return map[string]any{"title": "Another intent"} },
+		"intent_plan": func() map[string]any { return map[string]any{"ref": w.draft} },
+		"intent_ship": func() map[string]any { return map[string]any{"ref": w.shippable} },
+		"spec_new":    func() map[string]any { return map[string]any{"intent": w.planned, "title": "A second spec"} },
+		"spec_close":  func() map[string]any { return map[string]any{"ref": w.openSpec} },
+		"capture":     func() map[string]any { return map[string]any{"text": "Something else", "related": []string{w.draft}} },
+		"issue_close": func() map[string]any { return map[string]any{"ref": w.issue, "why": "fixed"} },
+		"decision_new": func() map[string]any {
+			return map[string]any{"title": "Another ruling", "supersedes": []string{w.decision}}
+		},
 	}
 }
 
@@ -333,7 +335,9 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 		code       string
 		remedyHas  func(w recWorld) []string
 	}
-	ref := func(s string) func(recWorld) map[string]any { return func(recWorld) map[string]any { return map[string]any{"ref": s} } }
+	ref := func(s string) func(recWorld) map[string]any {
+		return func(recWorld) map[string]any { return map[string]any{"ref": s} }
+	}
 	long := strings.Repeat("a", 300)
 	cases := []refCase{
 		{name: "plan: unknown ref", verb: "intent_plan", in: ref("no-such-thing"), code: "ref_unresolved"},
@@ -377,9 +381,13 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 		{name: "capture: bad severity", verb: "capture", code: "severity_unknown",
 			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "severity": "urgent"} }},
 		{name: "capture: unknown related", verb: "capture", code: "ref_unresolved",
-			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{w.draft, "no-such-thing"}} }},
+			in: func(w recWorld) map[string]any {
+				return map[string]any{"text": "x", "related": []string{w.draft, "no-such-thing"}}
+			}},
 		{name: "capture: unknown related id", verb: "capture", code: "ref_unresolved",
-			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{"spc-2607011230059999"}} }},
+			in: func(w recWorld) map[string]any {
+				return map[string]any{"text": "x", "related": []string{"spc-2607011230059999"}}
+			}},
 		{name: "capture: ambiguous related", verb: "capture", code: "ref_unresolved",
 			in: func(w recWorld) map[string]any { return map[string]any{"text": "x", "related": []string{"faster"}} }},
 		{name: "capture: path related", verb: "capture",
@@ -397,7 +405,9 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 				return map[string]any{"title": "New ruling", "supersedes": []string{w.decision, "dcn-2607011230059999"}}
 			}},
 		{name: "decision superseding an intent", verb: "decision_new", code: "ref_unresolved",
-			in: func(w recWorld) map[string]any { return map[string]any{"title": "New ruling", "supersedes": []string{w.draft}} }},
+			in: func(w recWorld) map[string]any {
+				return map[string]any{"title": "New ruling", "supersedes": []string{w.draft}}
+			}},
 		{name: "intent new: no title", verb: "intent_new", code: "input_missing",
 			in: func(w recWorld) map[string]any { return map[string]any{} }},
 		{name: "intent new: empty title", verb: "intent_new", code: "title_empty",

@@ -75,7 +75,7 @@ func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(f.Data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rf); err != nil {
-		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+config.Clip(err.Error()),
+		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+clip(err.Error()),
 			refusal.Run("schema_show", refusal.With("name", "oracle_routing")), " for the shape")
 	}
 	if rf.Agents == nil {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -145,4 +145,4 @@ func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, 
 }
 
 // clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
-func clip(s string) string { return config.Clip(s) }
+func clip(s string) string { return text.Clip(s) }
