@@ -12,7 +12,7 @@ BIN     := bin/abcd
 FUZZTIME ?= 30s
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build run test test-go test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
+.PHONY: build run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
 
 build: ## build bin/abcd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
@@ -32,8 +32,11 @@ cross: ## every package, test files included, builds for darwin too
 	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 
-test-go:
-	$(GO) test -count=1 $(PKGS)
+test-go: ## every module's tests, the full matrices included
+	$(GO) test -count=1 work
+
+test-short: ## the inner loop: every module's tests without the long matrices (under 30 s on 2 cores)
+	$(GO) test -short work
 
 tools-deps: tools/node_modules/.package-lock.json
 
