@@ -218,3 +218,16 @@ func (v ValueText) MarshalJSON() ([]byte, error) {
 	}
 	return []byte(v), nil
 }
+
+// CheckValue checks one value against the rule of the key that governs it, as a read would: the
+// one home of every key's rule, for a front door's value types and for a writer about to save it.
+func CheckValue(key string, v json.RawMessage) error {
+	k, ok := Match(key)
+	if !ok {
+		return fmt.Errorf("%s is not a key abcd reads", Clip(key))
+	}
+	if k.check == nil {
+		return nil
+	}
+	return k.check(v)
+}
