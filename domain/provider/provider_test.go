@@ -88,9 +88,9 @@ func TestCallForPicksTheModelAndMergesSettings(t *testing.T) {
 		model       string
 	}{
 		{"router", "security-reviewer", oracle.Economy, "anthropic/claude-x"}, // the role's model wins
-		{"router", "intent-auditor", oracle.Frontier, "openai/gpt-5"},        // the tier's model
-		{"router", "ruthless-reviewer", oracle.Economy, "z/small"},           // pointed elsewhere: its model is not this provider's
-		{"local", "ruthless-reviewer", oracle.HostDecides, "qwen2.5:7b"},     // the only model
+		{"router", "intent-auditor", oracle.Frontier, "openai/gpt-5"},         // the tier's model
+		{"router", "ruthless-reviewer", oracle.Economy, "z/small"},            // pointed elsewhere: its model is not this provider's
+		{"local", "ruthless-reviewer", oracle.HostDecides, "qwen2.5:7b"},      // the only model
 	} {
 		call, err := m.CallFor(c.conn, c.agent, c.tier, oracle.Settings{"temperature": "0.7"})
 		assert.NilError(t, err)
