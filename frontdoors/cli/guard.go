@@ -174,13 +174,16 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	if dec.More() {
 		return fail("the hook payload has content after its JSON object")
 	}
-	if p.HookEventName != "" && p.HookEventName != "PreToolUse" {
-		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a PreToolUse hook\n", clip(p.HookEventName))
-		return nil
+	// Claude Code and Codex send PreToolUse for their Bash tool; Gemini CLI sends BeforeTool for
+	// run_shell_command and reads its own answer (decision and reason).
+	gemini := p.HookEventName == "BeforeTool"
+	if p.HookEventName != "" && p.HookEventName != "PreToolUse" && !gemini {
+		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", clip(p.HookEventName))
+		return geminiAllow(s, gemini)
 	}
-	if p.ToolName != "Bash" {
+	if (!gemini && p.ToolName != "Bash") || (gemini && p.ToolName != "run_shell_command") {
 		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command\n", clip(p.ToolName))
-		return nil
+		return geminiAllow(s, gemini)
 	}
 	var input struct {
 		Command *string `json:"command"`
@@ -192,12 +195,15 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", clip(p.Cwd)))
 	}
 	if strings.TrimSpace(*input.Command) == "" {
-		return nil // nothing runs
+		return geminiAllow(s, gemini) // nothing runs
 	}
 	v, err := guardRun(c, a, *input.Command, p.Cwd)
 	if err != nil {
 		doc := refusal.DocumentOf(err)
 		return fail(doc.What + ": " + doc.Why)
+	}
+	if gemini {
+		return geminiAnswer(s, v)
 	}
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = "PreToolUse"
@@ -210,6 +216,34 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 		out.HookSpecificOutput.AdditionalContext = fmt.Sprintf("abcd guard warns about this command (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
 	default:
 		return nil
+	}
+	enc, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = s.Out.Write(append(enc, '\n'))
+	return err
+}
+
+// geminiAllow answers Gemini CLI, which reads JSON from stdout on exit 0, with an empty decision.
+func geminiAllow(s *IO, gemini bool) error {
+	if !gemini {
+		return nil
+	}
+	_, err := fmt.Fprintln(s.Out, "{}")
+	return err
+}
+
+// geminiAnswer is Gemini CLI's BeforeTool answer: decision deny with the reason for a block, a
+// system message for a warning.
+func geminiAnswer(s *IO, v app.GuardVerdict) error {
+	out := map[string]string{}
+	switch v.Decision {
+	case "block":
+		out["decision"] = "deny"
+		out["reason"] = fmt.Sprintf("abcd guard blocked this command (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
+	case "warn":
+		out["systemMessage"] = fmt.Sprintf("abcd guard warns (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
 	}
 	enc, err := json.Marshal(out)
 	if err != nil {

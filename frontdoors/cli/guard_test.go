@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+// guardCLIApp reads every line as one command of words split on spaces: enough for the front door's
+// tests (the shell reader has its own).
+func guardCLIApp() *app.App {
+	a := newApp(factsInitialized)
+	a.Commands = fake.Commands{Read: func(line string) (guard.Line, error) {
+		f := strings.Fields(line)
+		c := guard.Command{Name: guard.Lit(f[0]), Text: line}
+		for _, w := range f[1:] {
+			c.Args = append(c.Args, guard.Lit(w))
+		}
+		return guard.Line{Commands: []guard.Command{c}}, nil
+	}}
+	return a
+}
+
+func runStdin(t *testing.T, a *app.App, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	s := &IO{In: strings.NewReader(stdin), Out: &out, Err: &errOut}
+	code := Execute(context.Background(), NewRoot(a, s), s, args)
+	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+func TestGuardCheckExitCodes(t *testing.T) {
+	a := guardCLIApp()
+	res := run(t, a, "guard", "check", "--command", "git push --force", "--cwd", "/work/repo")
+	assert.Equal(t, res.code, 1, res.stderr)
+	assert.Check(t, is.Contains(res.stdout, "block: git push --force"))
+	assert.Check(t, is.Contains(res.stdout, "git-push-force"))
+
+	res = run(t, a, "guard", "check", "--command", "git stash drop", "--json")
+	assert.Equal(t, res.code, 0, "warn runs: exit 0")
+	var v app.GuardVerdict
+	decodeOne(t, res.stdout, &v)
+	assert.Equal(t, v.Decision, "warn")
+
+	res = runStdin(t, a, "git status\n", "guard", "check", "--json")
+	assert.Equal(t, res.code, 0)
+	decodeOne(t, res.stdout, &v)
+	assert.Equal(t, v.Decision, "allow")
+
+	res = run(t, a, "guard", "check", "--command", "", "--json")
+	assert.Equal(t, res.code, 2, "an empty line is refused: nothing was checked")
+}
+
+func testHookPayload(event, tool string, input any) string {
+	data, _ := json.Marshal(map[string]any{"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": "/work/repo",
+		"permission_mode": "default", "hook_event_name": event, "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1"})
+	return string(data)
+}
+
+func TestGuardHookSpeaksClaudeCode(t *testing.T) {
+	a := guardCLIApp()
+	res := runStdin(t, a, testHookPayload("PreToolUse", "Bash", map[string]any{"command": "git push -f origin main", "description": "push"}), "guard", "hook")
+	assert.Equal(t, res.code, 0, res.stderr)
+	type answer struct {
+		SystemMessage      string            `json:"systemMessage"`
+		HookSpecificOutput map[string]string `json:"hookSpecificOutput"`
+	}
+	var out answer
+	decodeOne(t, res.stdout, &out)
+	assert.Equal(t, out.HookSpecificOutput["hookEventName"], "PreToolUse")
+	assert.Equal(t, out.HookSpecificOutput["permissionDecision"], "deny")
+	assert.Check(t, is.Contains(out.HookSpecificOutput["permissionDecisionReason"], "git-push-force"))
+
+	res = runStdin(t, a, testHookPayload("PreToolUse", "Bash", map[string]any{"command": "git stash drop"}), "guard", "hook")
+	assert.Equal(t, res.code, 0)
+	out = answer{}
+	decodeOne(t, res.stdout, &out)
+	assert.Equal(t, out.HookSpecificOutput["permissionDecision"], "", "a warning leaves the decision to the harness")
+	assert.Check(t, is.Contains(out.SystemMessage, "warns"))
+	assert.Check(t, is.Contains(out.HookSpecificOutput["additionalContext"], "git-stash-drop"))
+
+	res = runStdin(t, a, testHookPayload("PreToolUse", "Bash", map[string]any{"command": "ls -la"}), "guard", "hook")
+	assert.Equal(t, res.code, 0)
+	assert.Equal(t, res.stdout, "", "allow is silent")
+
+	res = runStdin(t, a, testHookPayload("PreToolUse", "Write", map[string]any{"file_path": "/x"}), "guard", "hook")
+	assert.Equal(t, res.code, 0)
+	assert.Equal(t, res.stdout, "")
+	assert.Check(t, is.Contains(res.stderr, "not checked"), "a tool it does not check is said so on stderr")
+}
+
+func TestGuardHookFailsClosed(t *testing.T) {
+	a := guardCLIApp()
+	for name, payload := range map[string]string{
+		"not json":        "nope",
+		"two documents":   testHookPayload("PreToolUse", "Bash", map[string]any{"command": "ls"}) + "{}",
+		"no command":      testHookPayload("PreToolUse", "Bash", map[string]any{"description": "x"}),
+		"command number":  testHookPayload("PreToolUse", "Bash", map[string]any{"command": 42}),
+		"too large":       `{"tool_name":"Bash","tool_input":{"command":"` + strings.Repeat("a", MaxGuardInput) + `"}}`,
+		"relative cwd":    `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"rel"}`,
+		"control in line": testHookPayload("PreToolUse", "Bash", map[string]any{"command": "ls \x1b[2J"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := runStdin(t, a, payload, "guard", "hook")
+			assert.Equal(t, res.code, 2, "Claude Code blocks on exit 2: %s", res.stderr)
+			assert.Equal(t, res.stdout, "")
+			assert.Check(t, is.Contains(res.stderr, "abcd guard: blocked"))
+		})
+	}
+}
+
+func TestGuardHookSpeaksGeminiCLI(t *testing.T) {
+	a := guardCLIApp()
+	res := runStdin(t, a, testHookPayload("BeforeTool", "run_shell_command", map[string]any{"command": "git reset --hard"}), "guard", "hook")
+	assert.Equal(t, res.code, 0)
+	var out map[string]string
+	decodeOne(t, res.stdout, &out)
+	assert.Equal(t, out["decision"], "deny")
+	assert.Check(t, is.Contains(out["reason"], "git-reset-hard"))
+
+	res = runStdin(t, a, testHookPayload("BeforeTool", "read_file", map[string]any{"path": "x"}), "guard", "hook")
+	assert.Equal(t, res.code, 0)
+	assert.Equal(t, res.stdout, "{}\n", "Gemini CLI reads JSON on exit 0")
+}
