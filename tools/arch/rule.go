@@ -1,4 +1,4 @@
-// Package arch enforces DESIGN.md's dependency rule over the workspace's real import graph.
+// Package arch enforces the dependency rule (docs/architecture.md) over the workspace's real import graph.
 package arch
 
 import (
