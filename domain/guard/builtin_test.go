@@ -1,6 +1,10 @@
 package guard
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestBuiltinDecodes(t *testing.T) {
 	f, err := Builtin()
@@ -12,5 +16,21 @@ func TestBuiltinDecodes(t *testing.T) {
 	}
 	if _, err := Compile(f, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDocsListEveryRule holds docs/guard.md to the registry: every built-in rule is documented with
+// its tier.
+func TestDocsListEveryRule(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/guard.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Builtin()
+	for _, r := range f.Rules {
+		row := "| `" + r.ID + "` | " + string(r.Tier)
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/guard.md has no row %q", row)
+		}
 	}
 }
