@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -31,11 +32,13 @@ type Question struct {
 	Line     int
 }
 
-// Step is one Steps item: "1. text", numbered 1..n in order.
+// Step is one Steps item: "1. text", numbered 1..n in order. A step that builds on earlier ones
+// names them first: "3. (after 1, 2) text"; After holds their numbers, in the order written.
 type Step struct {
-	N    int
-	Text string
-	Line int
+	N     int
+	Text  string
+	After []int
+	Line  int
 }
 
 // rawSection is a section with its content lines.
@@ -336,10 +339,96 @@ func parseSteps(file string, s *rawSection) ([]Step, *ParseError) {
 		}
 		it.text[0] = strings.TrimSpace(text)
 		st := Step{N: n, Text: strings.TrimSpace(it.joined()), Line: it.line}
+		after, rest, pe := stepAfter(file, it.line, st.Text)
+		if pe != nil {
+			return nil, pe
+		}
+		st.After, st.Text = after, rest
 		if st.Text == "" {
 			return nil, newParseError(file, it.line, fmt.Sprintf("step %d has no text", n), "say what the step does, or remove it")
 		}
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// stepAfter reads a step's "(after 1, 2)" prefix: the numbers it builds on, and the text after it.
+// A step without the prefix builds on nothing.
+func stepAfter(file string, line int, text string) ([]int, string, *ParseError) {
+	rest, ok := strings.CutPrefix(text, "(after ")
+	if !ok {
+		return nil, text, nil
+	}
+	list, rest, closed := strings.Cut(rest, ")")
+	remedy := "write the steps it builds on first, as (after 1, 2), then what the step does"
+	if !closed {
+		return nil, "", newParseError(file, line, "the step's (after …) is not closed", remedy)
+	}
+	var after []int
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || len(f) > 6 {
+			return nil, "", newParseError(file, line, fmt.Sprintf("(after %s) names %q, which is not a step number", list, f), remedy)
+		}
+		if slices.Contains(after, n) {
+			return nil, "", newParseError(file, line, fmt.Sprintf("(after %s) names step %d twice", list, n), remedy)
+		}
+		after = append(after, n)
+	}
+	return after, strings.TrimSpace(rest), nil
+}
+
+// StepOrderProblem says what is wrong with the steps' dependencies: a step building on itself, on a
+// step that does not exist, or a cycle (naming the steps in it); "" when they can be built in order.
+// line is the first offending step's line.
+func StepOrderProblem(steps []Step) (problem string, line int) {
+	byN := map[int]Step{}
+	for _, st := range steps {
+		byN[st.N] = st
+	}
+	for _, st := range steps {
+		for _, d := range st.After {
+			switch _, ok := byN[d]; {
+			case d == st.N:
+				return fmt.Sprintf("step %d builds on itself", st.N), st.Line
+			case !ok:
+				return fmt.Sprintf("step %d builds on step %d, which does not exist", st.N, d), st.Line
+			}
+		}
+	}
+	// Depth-first search for a cycle: 1 while a step is on the path, 2 once all it builds on is done.
+	state := map[int]int{}
+	var path []int
+	var visit func(n int) []int
+	visit = func(n int) []int {
+		state[n] = 1
+		path = append(path, n)
+		for _, d := range byN[n].After {
+			switch state[d] {
+			case 1:
+				i := slices.Index(path, d)
+				return append(slices.Clone(path[i:]), d)
+			case 0:
+				if c := visit(d); c != nil {
+					return c
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[n] = 2
+		return nil
+	}
+	for _, st := range steps {
+		if state[st.N] == 0 {
+			if cycle := visit(st.N); cycle != nil {
+				words := make([]string, len(cycle))
+				for i, n := range cycle {
+					words[i] = strconv.Itoa(n)
+				}
+				return "the steps build on each other in a cycle: " + strings.Join(words, " after "), byN[cycle[0]].Line
+			}
+		}
+	}
+	return "", 0
 }

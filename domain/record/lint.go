@@ -75,6 +75,8 @@ func view(l *Loaded) (loadedView, bool) {
 //     names an id no record has (ids in the names of malformed files count as existing).
 //   - no_criteria (error; a warning in drafts): an intent with no acceptance criterion.
 //   - no_steps (error; a warning while the spec is open): a spec with no step.
+//   - step_order (error): a step builds on itself, on a step that does not exist, or the steps
+//     build on each other in a cycle.
 //   - unwritten (warning): an intent outside drafts whose Press Release is unwritten.
 //   - shipped_with_open_spec (warning): a shipped intent with a spec in the open folder.
 func Lint(records []Loaded) []Finding {
@@ -198,6 +200,10 @@ func Lint(records []Loaded) []Finding {
 				}
 				add(level, "no_steps", file, line, "the spec has no step",
 					fmt.Sprintf("under ## %s, write the steps as a numbered list: 1. text", SectionSteps))
+			}
+			if problem, line := StepOrderProblem(l.Spec.Steps); problem != "" {
+				add(LevelError, "step_order", file, line, problem,
+					"make each (after …) name earlier steps that exist, with no step building on itself through others")
 			}
 		case Issues:
 			ref("related", l.Issue.Front.Related)

@@ -65,7 +65,7 @@ func Readiness(i Intent, specs []Spec) []Check {
 	checks = append(checks, oq)
 
 	ls := Check{Name: "linked_spec"}
-	var stepless, closed []Spec
+	var stepless, closed, unordered []Spec
 	for _, s := range specs {
 		if s.Front.Implements != id {
 			continue
@@ -75,6 +75,8 @@ func Readiness(i Intent, specs []Spec) []Check {
 			closed = append(closed, s)
 		case len(s.Steps) == 0:
 			stepless = append(stepless, s)
+		case stepOrderOf(s) != "":
+			unordered = append(unordered, s)
 		case !ls.OK:
 			ls.OK = true
 			ls.Detail = fmt.Sprintf("open spec %s has %d %s", s.Front.ID, len(s.Steps), plural(len(s.Steps), "step", "steps"))
@@ -82,6 +84,10 @@ func Readiness(i Intent, specs []Spec) []Check {
 	}
 	switch {
 	case ls.OK:
+	case len(unordered) > 0:
+		s := unordered[0]
+		ls.Detail = fmt.Sprintf("open spec %s: %s", s.Front.ID, stepOrderOf(s))
+		ls.Remedy = fmt.Sprintf("under ## %s in %s, make each (after …) name earlier steps that exist, with no cycle", SectionSteps, s.File)
 	case len(stepless) > 0:
 		s := stepless[0]
 		ls.Detail = fmt.Sprintf("open spec %s has no step", s.Front.ID)
@@ -104,4 +110,9 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func stepOrderOf(s Spec) string {
+	problem, _ := StepOrderProblem(s.Steps)
+	return problem
 }

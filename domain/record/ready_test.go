@@ -1,6 +1,7 @@
 package record
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -77,4 +78,41 @@ func TestReadiness(t *testing.T) {
 func renderedBody() string {
 	out := string(RenderIntent(NewIntent(itdID, "x", created)))
 	return out[strings.Index(out, "---\n\n")+4:]
+}
+
+func TestStepsThatBuildOnEarlierSteps(t *testing.T) {
+	spec := func(steps string) Spec {
+		data := []byte("---\nid: spc-2607011230050004\ntype: spec\ntitle: Faster\nlifecycle: open\nimplements: itd-2607011230050001\ncreated: 2026-07-01\n---\n\n## Steps\n\n" + steps)
+		s, err := ParseSpec("spc.md", data)
+		if err != nil {
+			t.Fatalf("%s: %v", steps, err)
+		}
+		return s
+	}
+	s := spec("1. Read the headers.\n2. Parse them.\n3. (after 1, 2) Render the listing\n   on one line.\n")
+	if got := s.Steps[2]; got.N != 3 || got.Text != "Render the listing on one line." || !reflect.DeepEqual(got.After, []int{1, 2}) {
+		t.Errorf("step 3 = %#v", got)
+	}
+	if s.Steps[0].After != nil {
+		t.Errorf("step 1 builds on %v", s.Steps[0].After)
+	}
+	if p, _ := StepOrderProblem(s.Steps); p != "" {
+		t.Errorf("a good order is refused: %s", p)
+	}
+	for steps, want := range map[string]string{
+		"1. (after 2) A.\n2. B.\n":                            "",
+		"1. (after 1) A.\n":                                   "step 1 builds on itself",
+		"1. A.\n2. (after 3) B.\n":                            "step 2 builds on step 3, which does not exist",
+		"1. (after 3) A.\n2. (after 1) B.\n3. (after 2) C.\n": "the steps build on each other in a cycle: 1 after 3 after 2 after 1",
+	} {
+		if got, _ := StepOrderProblem(spec(steps).Steps); got != want {
+			t.Errorf("%q: got %q, want %q", steps, got, want)
+		}
+	}
+	for _, bad := range []string{"1. (after one) A.\n", "1. (after 1 A.\n", "2. B.\n", "1. (after 0) A.\n", "1. A.\n2. (after 1, 1) B.\n"} {
+		data := []byte("---\nid: spc-2607011230050004\ntype: spec\ntitle: Faster\nlifecycle: open\nimplements: itd-2607011230050001\ncreated: 2026-07-01\n---\n\n## Steps\n\n" + bad)
+		if _, err := ParseSpec("spc.md", data); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
 }

@@ -35,7 +35,7 @@ func TestRoundTrips(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Step{{1, "Parse the front matter.", 11}, {2, "Render it canonically.", 12}}
+		want := []Step{{N: 1, Text: "Parse the front matter.", Line: 11}, {N: 2, Text: "Render it canonically.", Line: 12}}
 		if !reflect.DeepEqual(x.Steps, want) {
 			t.Errorf("Steps = %#v", x.Steps)
 		}
