@@ -61,6 +61,7 @@ func documents() []schemaDoc {
 		schemaDoc{"decision_front_matter", contract.RoleDocument, "", "the front matter of a decision record (dcn-<id>-<slug>.md)", reflect.TypeFor[record.DecisionFrontMatter]()},
 		schemaDoc{"implementer_receipt", contract.RoleDocument, "", "the receipt an implementer agent writes at its await's return path", reflect.TypeFor[review.ImplementerReceipt]()},
 		schemaDoc{"audit_return", contract.RoleDocument, "", "the intent-auditor's return: one verdict per acceptance criterion", reflect.TypeFor[review.AuditReturn]()},
+		schemaDoc{"review_reply", contract.RoleDocument, "", "a reviewer's reply from a provider (its response_format): summary, findings and the verdict word", reflect.TypeFor[review.ReviewReply]()},
 		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},
@@ -119,6 +120,17 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 			return &jsonschema.Schema{Type: "object",
 				PropertyNames:        &jsonschema.Schema{Type: "string", Enum: []any{"local", "economy", "frontier"}},
 				AdditionalProperties: &jsonschema.Schema{Type: "string", MinLength: ptr(uint64(1)), MaxLength: ptr(uint64(200))}}
+		case reflect.TypeFor[config.ProviderDefaults]():
+			names := []any{}
+			for _, n := range config.ProviderSettings() {
+				names = append(names, n)
+			}
+			return &jsonschema.Schema{Type: "object", MaxProperties: ptr(uint64(len(names))),
+				PropertyNames:        &jsonschema.Schema{Type: "string", Enum: names},
+				AdditionalProperties: scalarSchema()}
+		case reflect.TypeFor[config.ValueText]():
+			return &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "number"}, {Type: "boolean"},
+				{Type: "array", MaxItems: ptr(uint64(256)), Items: &jsonschema.Schema{Type: "string", MaxLength: ptr(uint64(200))}}}}
 		case reflect.TypeFor[json.RawMessage]():
 			return &jsonschema.Schema{Type: "object", Description: "a JSON Schema document (draft 2020-12), verbatim"}
 		}

@@ -47,6 +47,19 @@ type AuditReturn struct {
 // for MET and non-empty for MET_WITH_CONCERNS and INCONCLUSIVE, as the auditor's prompt promises.
 // The Verdict passes only with no NOT_MET and no INCONCLUSIVE. Every problem is named at once.
 func ParseAuditReturn(data []byte, intentID string, criteria []string) (AuditReturn, Verdict, error) {
+	return parseAudit(data, intentID, criteria, true)
+}
+
+// DecodeAuditReply reads an auditor's reply from a provider for its shape alone: every rule of
+// ParseAuditReturn but the intent's id and criteria, which the loop checks when it records the
+// rendered return.
+func DecodeAuditReply(data []byte) (AuditReturn, error) {
+	a, _, err := parseAudit(data, "", nil, false)
+	return a, err
+}
+
+// parseAudit is ParseAuditReturn; ofIntent false skips the checks against the intent.
+func parseAudit(data []byte, intentID string, criteria []string, ofIntent bool) (AuditReturn, Verdict, error) {
 	var p problems
 	if !strict("the return", data, MaxReturnBytes, &p) {
 		return AuditReturn{}, Verdict{}, p.err()
@@ -62,13 +75,13 @@ func ParseAuditReturn(data []byte, intentID string, criteria []string) (AuditRet
 	if got["schema_version"] && a.SchemaVersion != 1 {
 		p.add("\"schema_version\" is %d; this abcd reads version 1: write \"schema_version\": 1", a.SchemaVersion)
 	}
-	if got["intent"] && a.Intent != intentID {
+	if got["intent"] && ofIntent && a.Intent != intentID {
 		p.add("\"intent\" is %q, but this audit is of %q: write \"intent\": %q", text.Clip(a.Intent), intentID, intentID)
 	}
 	if got["verdicts"] {
 		var named []bool
 		var ok bool
-		if a.Verdicts, named, ok = decodeVerdicts(rawVerdicts, &p); ok {
+		if a.Verdicts, named, ok = decodeVerdicts(rawVerdicts, &p); ok && ofIntent {
 			checkCriteria(a.Verdicts, named, criteria, &p)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/abcd-dev/abcd/domain/config"
-	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -28,7 +27,7 @@ type ConfigShowResult struct {
 type ConfigEntry struct {
 	Key       string             `json:"key"`
 	Set       bool               `json:"set"`
-	Value     oracle.Scalar      `json:"value,omitempty"`
+	Value     config.ValueText   `json:"value,omitempty"`
 	Layer     string             `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
 	Origin    string             `json:"origin"`
 	Disagreed bool               `json:"disagreed"`
@@ -38,11 +37,11 @@ type ConfigEntry struct {
 
 // ConfigLayerValue is one layer's value for a key.
 type ConfigLayerValue struct {
-	Layer  string        `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled"`
-	Origin string        `json:"origin"`
-	Value  oracle.Scalar `json:"value"`
-	Wins   bool          `json:"wins"`
-	Agrees bool          `json:"agrees"`
+	Layer  string           `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled"`
+	Origin string           `json:"origin"`
+	Value  config.ValueText `json:"value"`
+	Wins   bool             `json:"wins"`
+	Agrees bool             `json:"agrees"`
 }
 
 func configShowVerb() Verb {
@@ -93,10 +92,10 @@ func configEntry(stack *config.Stack, key string) (ConfigEntry, error) {
 	if !ok {
 		return e, nil
 	}
-	e.Set, e.Value, e.Layer, e.Origin = true, oracle.Scalar(w.Raw), w.Layer.String(), w.Origin
+	e.Set, e.Value, e.Layer, e.Origin = true, config.ValueText(w.Raw), w.Layer.String(), w.Origin
 	for i, f := range stack.Lookup(key) {
 		agrees := string(f.Raw) == string(w.Raw)
-		e.Layers = append(e.Layers, ConfigLayerValue{Layer: f.Layer.String(), Origin: f.Origin, Value: oracle.Scalar(f.Raw), Wins: i == 0, Agrees: agrees})
+		e.Layers = append(e.Layers, ConfigLayerValue{Layer: f.Layer.String(), Origin: f.Origin, Value: config.ValueText(f.Raw), Wins: i == 0, Agrees: agrees})
 		if !agrees {
 			e.Disagreed = true
 		}

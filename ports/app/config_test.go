@@ -8,7 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -87,7 +87,7 @@ func TestConfigShowListsEveryKeyInForceWithItsLayers(t *testing.T) {
 	// The repository and the machine (and the bundled default) disagree: the repository wins.
 	review := entryByKey(t, res, "oracle.review")
 	assert.DeepEqual(t, review, ConfigEntry{
-		Key: "oracle.review", Set: true, Value: oracle.Scalar(`"rp"`), Layer: "repository", Origin: cfgRepoPath,
+		Key: "oracle.review", Set: true, Value: config.ValueText(`"rp"`), Layer: "repository", Origin: cfgRepoPath,
 		Disagreed: true, Doc: review.Doc,
 		Layers: []ConfigLayerValue{
 			{Layer: "repository", Origin: cfgRepoPath, Value: `"rp"`, Wins: true, Agrees: true},
@@ -109,7 +109,7 @@ func TestConfigShowListsEveryKeyInForceWithItsLayers(t *testing.T) {
 
 	// A key one layer sets.
 	dod := entryByKey(t, res, "build.dod")
-	assert.Check(t, is.Equal(dod.Value, oracle.Scalar(`"make test"`)))
+	assert.Check(t, is.Equal(dod.Value, config.ValueText(`"make test"`)))
 	assert.Check(t, is.Equal(dod.Layer, "repository"))
 	assert.Check(t, is.Len(dod.Layers, 1))
 	assert.Check(t, !dod.Disagreed)
@@ -132,7 +132,7 @@ func TestConfigShowBundledDefaults(t *testing.T) {
 		assert.Check(t, is.Equal(e.Layer, "bundled"), key)
 		assert.Check(t, is.Equal(string(e.Value), value), key)
 		assert.Check(t, !e.Disagreed, key)
-		assert.Check(t, is.DeepEqual(e.Layers, []ConfigLayerValue{{Layer: "bundled", Origin: e.Origin, Value: oracle.Scalar(value), Wins: true, Agrees: true}}), key)
+		assert.Check(t, is.DeepEqual(e.Layers, []ConfigLayerValue{{Layer: "bundled", Origin: e.Origin, Value: config.ValueText(value), Wins: true, Agrees: true}}), key)
 	}
 }
 
