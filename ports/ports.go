@@ -100,6 +100,12 @@ type Setup interface {
 	MachinePath(name string) string
 	MachineExists(name string) (bool, error)
 	CreateMachineFile(name string, data []byte) (created bool, err error)
+	// UpdateMachineFile is the one write that replaces a machine file (ahoy connect and disconnect):
+	// under $ABCD_HOME's lock, waiting a bounded time (contention after), it reads the file through
+	// the guarded reader (absent: nil, false), hands it to update, and writes what update returns
+	// atomically, 0600 in a 0700 folder. An error from update writes nothing and is returned; nil
+	// data with no error writes nothing.
+	UpdateMachineFile(ctx context.Context, name string, update func(old []byte, present bool) ([]byte, error)) error
 }
 
 // RecordFile is one record file as a listing or a read found it. Path is relative to the repository
@@ -154,6 +160,18 @@ type Git interface {
 	// slashes), at most max bytes: committed is false when HEAD has no such file or there is no HEAD
 	// yet; a symbolic link or a larger file is a refusal. The guard reads its committed rules so.
 	Committed(ctx context.Context, path string, max int) (data []byte, committed bool, err error)
+	// AddWorktree checks branch out in a new worktree at dir (relative to the repository root),
+	// making the folders it needs. A dir that is already a worktree of branch is left as it is.
+	AddWorktree(ctx context.Context, dir, branch string) error
+	// RemoveWorktree removes the worktree at dir, and what it holds; an absent one is not an error.
+	RemoveWorktree(ctx context.Context, dir string) error
+	// Merge merges commit into the branch checked out in the worktree at dir, with git's own merge
+	// and a merge commit saying message. A conflict is not an error: the merge is aborted, the
+	// worktree is as it was, and the conflicting files are returned.
+	Merge(ctx context.Context, dir, commit, message string) (conflicts []string, err error)
+	// DefaultBranch is the repository's default branch: the remote's HEAD, else init.defaultBranch,
+	// else main or master, whichever exists; "" when none of them names a branch here.
+	DefaultBranch(ctx context.Context) (string, error)
 }
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
@@ -245,4 +263,47 @@ type TokenUsage struct {
 // it); an error is a fault.
 type CommandReader interface {
 	ReadLine(line string) (guard.Line, error)
+}
+
+// ---- Providers (issue 12) ----
+
+// Providers opens the OpenAI-compatible providers this machine configures. Opening never dials: the
+// first network use is a Validator's Review, or Verify.
+type Providers interface {
+	// Open returns the provider a call describes as a Validator whose Route is the connection's name.
+	// It refuses only a call it could never make (a malformed address); everything that shows at
+	// call time is a fallback reason from Review.
+	Open(call ProviderCall) (Validator, error)
+	// Verify makes one small, bounded call that proves the address, the key and the model answer
+	// (abcd ahoy connect), and reports the model that answered or why it could not.
+	Verify(ctx context.Context, call ProviderCall) (ProviderCheck, error)
+}
+
+// ProviderCall is one call's facts, decided in the domain (provider.Machine.CallFor) before anything
+// is dialled.
+type ProviderCall struct {
+	// Name is the connection's name: the Validator's Route and the receipt's connection.
+	Name string
+	// BaseURL carries the version path (https://api.openai.com/v1); the adapter appends
+	// /chat/completions.
+	BaseURL string
+	// KeyEnv names the environment variable the key is read from at call time; KeyFile is a file read
+	// through the guarded reader at call time (the person's own, 0600). Neither: a keyless server.
+	KeyEnv, KeyFile string
+	// Model is the model asked for: on the provider's allowlist and not denied.
+	Model string
+	// Settings are sent with the request, each as its JSON text; only the settings a provider
+	// accepts (config.ProviderSettings) ever reach here.
+	Settings map[string]string
+	// Denied says whether the denylist denies a model and which entry does: an answer that reports
+	// a denied model is discarded.
+	Denied func(model string) (entry string, denied bool)
+}
+
+// ProviderCheck is what Verify found: the model that answered, or the fallback reason (one of
+// review.FallbackReasons()) and the adapter's own words for why not.
+type ProviderCheck struct {
+	ModelReported  string
+	FallbackReason string
+	Detail         string
 }

@@ -4,6 +4,7 @@ package fake
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -155,6 +156,20 @@ func (s *Setup) CreateMachineFile(name string, data []byte) (bool, error) {
 	return true, nil
 }
 
+// UpdateMachineFile updates a machine file in memory, as the real one does under its lock.
+func (s *Setup) UpdateMachineFile(_ context.Context, name string, update func([]byte, bool) ([]byte, error)) error {
+	if s.Err != nil {
+		return s.Err
+	}
+	old, present := s.Machine[name]
+	data, err := update(append([]byte(nil), old...), present)
+	if err != nil || data == nil {
+		return err
+	}
+	s.Machine[name] = append([]byte(nil), data...)
+	return nil
+}
+
 // Prompter answers from a script and records every question. With TTY false it is not interactive.
 type Prompter struct {
 	TTY       bool
@@ -269,6 +284,16 @@ type Git struct {
 	Head     string            // the checked-out branch
 	DiffText string
 	AtHead   map[string][]byte // file path → its content at HEAD
+	// Second is a merge commit's second parent.
+	Second map[string]string
+	// Worktrees maps a worktree's folder to the branch checked out there.
+	Worktrees map[string]string
+	// Conflicts names the files a merge of a commit conflicts on; a merge of any other commit
+	// succeeds with a merge commit.
+	Conflicts map[string][]string
+	// Default is what DefaultBranch answers.
+	Default string
+	merges  int
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -306,15 +331,82 @@ func (g *Git) CreateBranch(_ context.Context, name, commit string) error {
 }
 
 func (g *Git) IsAncestor(_ context.Context, commit, head string) (bool, error) {
-	for c := head; c != ""; c = g.Parents[c] {
+	seen := map[string]bool{}
+	todo := []string{head}
+	for len(todo) > 0 {
+		c := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if c == "" || seen[c] {
+			continue
+		}
+		seen[c] = true
 		if c == commit {
 			return true, nil
 		}
 		if _, ok := g.Parents[c]; !ok {
-			return false, nil
+			continue
 		}
+		todo = append(todo, g.Parents[c], g.Second[c])
 	}
 	return false, nil
+}
+
+func (g *Git) AddWorktree(_ context.Context, dir, branch string) error {
+	if g.Worktrees == nil {
+		g.Worktrees = map[string]string{}
+	}
+	if b, ok := g.Worktrees[dir]; ok && b == branch {
+		return nil
+	} else if ok {
+		return refusal.New("worktree_failed", dir, "is a worktree of "+b, "remove it")
+	}
+	if _, ok := g.Branches[branch]; !ok {
+		return refusal.New("worktree_failed", dir, "branch "+branch+" does not exist", "create it first")
+	}
+	for d, b := range g.Worktrees {
+		if b == branch {
+			return refusal.New("worktree_failed", dir, branch+" is checked out at "+d, "remove that worktree")
+		}
+	}
+	g.Worktrees[dir] = branch
+	return nil
+}
+
+func (g *Git) RemoveWorktree(_ context.Context, dir string) error {
+	delete(g.Worktrees, dir)
+	return nil
+}
+
+// Merge makes a merge commit of commit onto the worktree's branch, unless Conflicts names it.
+func (g *Git) Merge(_ context.Context, dir, commit, _ string) ([]string, error) {
+	branch, ok := g.Worktrees[dir]
+	if !ok {
+		return nil, refusal.New("merge_failed", dir, "is not a worktree", "add it first")
+	}
+	if files, conflict := g.Conflicts[commit]; conflict {
+		return files, nil
+	}
+	if ok, _ := g.IsAncestor(context.Background(), commit, g.Branches[branch]); ok {
+		return nil, nil // already merged: git says "Already up to date"
+	}
+	g.merges++
+	sha := fmt.Sprintf("%040x", 0xfe0000+g.merges)
+	if g.Second == nil {
+		g.Second = map[string]string{}
+	}
+	g.Parents[sha], g.Second[sha] = g.Branches[branch], commit
+	g.Branches[branch] = sha
+	return nil, nil
+}
+
+func (g *Git) DefaultBranch(context.Context) (string, error) {
+	if g.Default != "" {
+		return g.Default, nil
+	}
+	if _, ok := g.Branches["main"]; ok {
+		return "main", nil
+	}
+	return "", nil
 }
 
 func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error) {
