@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -174,4 +175,126 @@ func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool,
 		return nil, false, refusal.New("config_file", path, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it")
 	}
 	return data, true, nil
+}
+
+// AddWorktree checks branch out in a new worktree at dir.
+func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
+	if have, err := g.worktreeBranch(ctx, dir); err != nil {
+		return err
+	} else if have == "refs/heads/"+branch {
+		return nil // a step run again after a kill finds its worktree made
+	}
+	if _, _, err := g.run(ctx, 4<<10, "worktree", "add", "--quiet", "--end-of-options", dir, branch); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return refusal.New("worktree_failed", dir, "git could not make the lane's worktree: "+ee.stderr,
+				"remove what stands at that path (git worktree prune, then delete the folder) and run the step again")
+		}
+		return err
+	}
+	return nil
+}
+
+// worktreeBranch is the branch ref checked out in the worktree at dir, or "" when dir is none.
+func (g Git) worktreeBranch(ctx context.Context, dir string) (string, error) {
+	out, _, err := g.run(ctx, 1<<20, "worktree", "list", "--porcelain")
+	if err != nil {
+		return "", err
+	}
+	want, absErr := filepath.Abs(filepath.Join(g.Dir, dir))
+	if absErr != nil {
+		return "", absErr
+	}
+	var path string
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			path = p
+		}
+		if b, ok := strings.CutPrefix(line, "branch "); ok && samePath(path, want) {
+			return b, nil
+		}
+	}
+	return "", nil
+}
+
+// samePath compares two absolute paths, through their links (a temporary folder may be reached
+// through one).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// RemoveWorktree removes the worktree at dir and forgets it.
+func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
+	if have, err := g.worktreeBranch(ctx, dir); err != nil || have == "" {
+		_, _, _ = g.run(ctx, 4<<10, "worktree", "prune")
+		return err
+	}
+	_, _, err := g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir)
+	return err
+}
+
+// Merge merges commit into the worktree's branch; a conflict is aborted and reported.
+func (g Git) Merge(ctx context.Context, dir, commit, message string) ([]string, error) {
+	wt := Git{Dir: filepath.Join(g.Dir, dir)}
+	args := []string{"merge", "--no-ff", "--no-edit", "-m", message, "--end-of-options", commit}
+	_, _, err := wt.run(ctx, 64<<10, wt.identity(ctx, args)...)
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		return nil, err
+	}
+	out, _, lerr := wt.run(ctx, 256<<10, "diff", "--name-only", "--diff-filter=U")
+	_, _, _ = wt.run(ctx, 4<<10, "merge", "--abort")
+	if lerr != nil {
+		return nil, lerr
+	}
+	conflicts := strings.Fields(string(out))
+	if len(conflicts) == 0 {
+		return nil, refusal.New("merge_failed", dir, "git could not merge "+short(commit)+": "+ee.stderr,
+			"look at the worktree with git status, then run the step again")
+	}
+	return conflicts, nil
+}
+
+// identity prefixes a command that commits with an author and committer when the repository names
+// none, so a merge abcd makes never stops to ask who made it.
+func (g Git) identity(ctx context.Context, args []string) []string {
+	if out, _, err := g.run(ctx, 1<<10, "config", "user.email"); err == nil && strings.TrimSpace(string(out)) != "" {
+		return args
+	}
+	return append([]string{"-c", "user.name=abcd", "-c", "user.email=abcd@localhost"}, args...)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// DefaultBranch is the remote's HEAD, else init.defaultBranch, else main or master.
+func (g Git) DefaultBranch(ctx context.Context) (string, error) {
+	if out, _, err := g.run(ctx, 1<<10, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"); err == nil {
+		if name := strings.TrimSpace(string(out)); name != "" {
+			if _, err := g.Resolve(ctx, name); err == nil {
+				return name, nil
+			}
+		}
+	}
+	var candidates []string
+	if out, _, err := g.run(ctx, 1<<10, "config", "init.defaultBranch"); err == nil {
+		if name := strings.TrimSpace(string(out)); name != "" {
+			candidates = append(candidates, name)
+		}
+	}
+	for _, name := range append(candidates, "main", "master") {
+		if _, err := g.Resolve(ctx, "refs/heads/"+name); err == nil {
+			return name, nil
+		}
+	}
+	return "", nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,4 +136,101 @@ func TestCommitted(t *testing.T) {
 	_, ok, err = Git{Dir: empty.Path()}.Committed(ctx, "a.txt", 1<<10)
 	assert.NilError(t, err)
 	assert.Assert(t, !ok, "a repository without commits has nothing committed")
+}
+
+// commitIn writes a file in a worktree and commits it there, returning the commit.
+func commitIn(t *testing.T, dir, file, content string) string {
+	t.Helper()
+	run := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, string(out))
+		return strings.TrimSpace(string(out))
+	}
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644))
+	run("add", file)
+	run("commit", "-q", "-m", file)
+	return run("rev-parse", "HEAD")
+}
+
+// TestWorktreesAndMerges: lanes work in worktrees of their own branches; merging them into an
+// integration worktree makes merge commits, and a conflict is aborted and named, leaving the
+// worktree as it was.
+func TestWorktreesAndMerges(t *testing.T) {
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	for _, b := range []string{"lane-1", "lane-2", "integration"} {
+		assert.NilError(t, g.CreateBranch(ctx, b, commits[1]))
+	}
+	wt := func(name string) string { return ".abcd/.work.local/run/run-1/worktrees/" + name }
+	for _, b := range []string{"lane-1", "lane-2", "integration"} {
+		assert.NilError(t, g.AddWorktree(ctx, wt(b), b))
+		assert.NilError(t, g.AddWorktree(ctx, wt(b), b), "adding it again (a step run again) is not an error")
+	}
+	err := g.AddWorktree(ctx, wt("other"), "lane-1")
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "a branch checked out elsewhere: %v", err)
+	assert.Check(t, is.Equal(r.Code, "worktree_failed"))
+
+	one := commitIn(t, dir.Join(wt("lane-1")), "one.txt", "one\n")
+	two := commitIn(t, dir.Join(wt("lane-2")), "two.txt", "two\n")
+	clash := commitIn(t, dir.Join(wt("lane-2")), "a.txt", "lane two's a\n")
+
+	conflicts, err := g.Merge(ctx, wt("integration"), one, "abcd: integrate lane-1")
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(conflicts, 0))
+	head, _ := g.Resolve(ctx, "integration")
+	ok, _ = g.IsAncestor(ctx, one, head)
+	assert.Check(t, ok, "lane-1 is in the integration branch")
+
+	// lane-1 now changes a.txt too, so lane-2's change to it conflicts.
+	commitIn(t, dir.Join(wt("integration")), "a.txt", "integration's a\n")
+	before, _ := g.Resolve(ctx, "integration")
+	conflicts, err = g.Merge(ctx, wt("integration"), clash, "abcd: integrate lane-2")
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(conflicts, []string{"a.txt"}))
+	after, _ := g.Resolve(ctx, "integration")
+	assert.Check(t, is.Equal(after, before), "a conflict leaves the branch where it was")
+	status, _, err := Git{Dir: dir.Join(wt("integration"))}.run(ctx, 4<<10, "status", "--porcelain")
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(status), ""), "a conflict leaves the worktree clean")
+	_ = two
+
+	for _, b := range []string{"lane-1", "lane-2", "integration"} {
+		assert.NilError(t, g.RemoveWorktree(ctx, wt(b)))
+		_, err := os.Stat(dir.Join(wt(b)))
+		assert.Check(t, os.IsNotExist(err), "%s's worktree is gone", b)
+		assert.NilError(t, g.RemoveWorktree(ctx, wt(b)), "removing it again is not an error")
+	}
+	out, _, err := g.run(ctx, 1<<20, "worktree", "list", "--porcelain")
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(strings.Count(string(out), "worktree "), 1), "only the main worktree is left:\n%s", out)
+}
+
+func TestDefaultBranch(t *testing.T) {
+	dir, _ := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	name, err := g.DefaultBranch(ctx)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(name, "main"))
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir.Path()
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, string(out))
+	}
+	run("branch", "-m", "main", "trunk")
+	name, _ = g.DefaultBranch(ctx)
+	assert.Check(t, is.Equal(name, ""), "no main, master or configured default")
+	run("config", "init.defaultBranch", "trunk")
+	name, _ = g.DefaultBranch(ctx)
+	assert.Check(t, is.Equal(name, "trunk"))
+	run("update-ref", "refs/remotes/origin/develop", "trunk")
+	run("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/develop")
+	name, _ = g.DefaultBranch(ctx)
+	assert.Check(t, is.Equal(name, "origin/develop"), "the remote's HEAD wins")
 }

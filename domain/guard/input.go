@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -18,13 +19,13 @@ type CommandLine string
 // CheckCommandLine says what is wrong with a command line handed in.
 func CheckCommandLine(s string) error {
 	if strings.TrimSpace(s) == "" {
-		return refusal.New("guard_command_empty", "guard check", "was given no command line to check", "give the command line to check")
+		return refusal.New("guard_command_empty", "", "was given no command line to check", "give the command line to check")
 	}
 	if !utf8.ValidString(s) {
-		return refusal.New("guard_command_invalid", "guard check", "the command line is not valid UTF-8", "give the command line as text")
+		return refusal.New("guard_command_invalid", "", "the command line is not valid UTF-8", "give the command line as text")
 	}
 	if i := strings.IndexFunc(s, isControl); i >= 0 {
-		return refusal.New("guard_command_invalid", "guard check", fmt.Sprintf("the command line holds a control character (%U) at byte %d", s[i], i), "give the command line as plain text")
+		return refusal.New("guard_command_invalid", "", fmt.Sprintf("the command line holds a control character (%U) at byte %d", s[i], i), "give the command line as plain text")
 	}
 	return nil
 }
@@ -48,11 +49,11 @@ const MaxFolderBytes = 4096
 func CheckFolder(s string) error {
 	switch {
 	case len(s) > MaxFolderBytes:
-		return refusal.New("guard_cwd_invalid", "guard check", fmt.Sprintf("the folder is longer than %d bytes", MaxFolderBytes), "give the absolute folder the command runs in")
+		return refusal.New("guard_cwd_invalid", "", fmt.Sprintf("the folder is longer than %d bytes", MaxFolderBytes), "give the absolute folder the command runs in")
 	case !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
-		return refusal.New("guard_cwd_invalid", "guard check", "the folder holds a control character", "give the absolute folder the command runs in")
+		return refusal.New("guard_cwd_invalid", "", "the folder holds a control character", "give the absolute folder the command runs in")
 	case !path.IsAbs(s):
-		return refusal.New("guard_cwd_invalid", "guard check", fmt.Sprintf("the folder %q is not an absolute path", clip(s)), "give the absolute folder the command runs in")
+		return refusal.New("guard_cwd_invalid", "", fmt.Sprintf("the folder %q is not an absolute path", clip(s)), "give the absolute folder the command runs in")
 	}
 	return nil
 }
@@ -71,3 +72,13 @@ func isControl(r rune) bool {
 }
 
 func clip(s string) string { return text.Clip(s) }
+
+// SchemaRule describes a command line to the schema generator: text, at least one character.
+func (CommandLine) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "the command line, as the shell would receive it", MinLength: 1}
+}
+
+// SchemaRule describes a folder to the schema generator: an absolute path.
+func (Folder) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "the absolute folder the command line runs in", MinLength: 1, MaxLength: MaxFolderBytes, Pattern: "^/"}
+}

@@ -17,9 +17,9 @@ const GuardFile = ".abcd/guard.json"
 // GuardCheckInput is one command line an agent is about to run, and where it runs.
 type GuardCheckInput struct {
 	// Command is the command line, as the shell would receive it.
-	Command guard.CommandLine `json:"command" jsonschema:"minLength=1"`
+	Command guard.CommandLine `json:"command"`
 	// Cwd is the absolute folder it runs in; the repository root when absent.
-	Cwd guard.Folder `json:"cwd,omitempty" jsonschema:"maxLength=4096"`
+	Cwd guard.Folder `json:"cwd,omitempty"`
 }
 
 // GuardFinding is one rule that matched one command of the line.
@@ -69,13 +69,13 @@ func guardVerbs() []Verb {
 func guardCheck(ctx context.Context, a *App, in *GuardCheckInput) (GuardVerdict, error) {
 	// The input's types check themselves when decoded; a caller handing a struct in is held to the same.
 	if err := guard.CheckCommandLine(string(in.Command)); err != nil {
-		return GuardVerdict{}, err
+		return GuardVerdict{}, onField(err, "guard_check", "command")
 	}
 	core := a
 	cwd := string(in.Cwd)
 	if cwd != "" {
 		if err := guard.CheckFolder(cwd); err != nil {
-			return GuardVerdict{}, err
+			return GuardVerdict{}, onField(err, "guard_check", "cwd")
 		}
 		cwd = filepath.Clean(cwd)
 		if a.Reroot != nil {
@@ -226,4 +226,12 @@ func errText(err error) string {
 		return clip(r.Why)
 	}
 	return clip(err.Error())
+}
+
+// onField names the verb's field a refusal from a value's own check is about.
+func onField(err error, verb, field string) error {
+	if r, ok := refusal.As(err); ok {
+		return r.On(verb, field)
+	}
+	return err
 }
