@@ -77,9 +77,10 @@ func CheckProviderSetting(name string, v json.RawMessage) error {
 	return fmt.Errorf("is not a setting a provider accepts: use one of %s", strings.Join(ProviderSettings(), ", "))
 }
 
-// ValidModelID reports whether s is a model id abcd will put in a request or a receipt.
+// ValidModelID reports whether s is a model id abcd will put in a request or a receipt. No model id
+// holds //, so none reads as an address.
 func ValidModelID(s string) bool {
-	return s != "" && len(s) <= MaxModelIDBytes && modelPattern.MatchString(s)
+	return s != "" && len(s) <= MaxModelIDBytes && modelPattern.MatchString(s) && !strings.Contains(s, "//")
 }
 
 const modelForm = "takes a model id of 1 to 200 bytes: letters, digits and . _ : / @ + - (such as gpt-4o or meta-llama/llama-3-70b)"

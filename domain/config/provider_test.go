@@ -38,7 +38,7 @@ func TestProviderKeyChecks(t *testing.T) {
 		{"oracle.api.p.models", `[1]`, false},
 		{"oracle.api.p.models", `[` + strings.Repeat(`"m",`, 64) + `"z"]`, false},
 		{"oracle.api.p.tiers.local", `"qwen2.5:7b"`, true},
-		{"oracle.api.p.tiers.local", `"http://x"`, true}, // a model id may hold : and /; a URL's // is no model's but harmless
+		{"oracle.api.p.tiers.local", `"http://x"`, false}, // a model id may hold : and /, but never //
 		{"oracle.api.p.tiers.local", `"a b"`, false},
 		{"oracle.api.p.key_file", `"/home/ada/.abcd/openai.key"`, true},
 		{"oracle.api.p.key_file", `"openai.key"`, false},
