@@ -41,9 +41,50 @@ func specOptions(fixRounds int, validators []string) Options {
 		Criteria: []string{"ac-1", "ac-2"}, FixRounds: fixRounds, Validators: validators}
 }
 
-// newSpec is a spec run of n lanes with the three validators.
+// newSpec is a version 1 spec run of n lanes with the three validators, as abcd before version 2
+// wrote it: no integration lane, every lane at brief from the start, the auditor joining the last
+// lane. The tests written for it hold that such a run, read back, steps as it always did.
 func newSpec(t testing.TB, n, fixRounds int) *harness {
-	return &harness{t: t, s: New(KindSpec, specOptions(fixRounds, specValidators()), laneSpecs(n)), table: defaultTable()}
+	return &harness{t: t, s: legacyState(New(KindSpec, specOptions(fixRounds, specValidators()), laneSpecs(n))), table: defaultTable()}
+}
+
+// legacyState turns a new spec run into the shape a version 1 abcd wrote.
+func legacyState(s State) State {
+	s.SchemaVersion = 1
+	var lanes []Lane
+	for _, l := range s.Lanes {
+		if l.Integration {
+			continue
+		}
+		l.Stage = StageBrief
+		lanes = append(lanes, l)
+	}
+	s.Lanes = lanes
+	return s
+}
+
+// newV2 is a spec run with the three validators over lanes given as specs (with their After), each
+// started by the harness as the engine would: Due, then Started with a head of its own.
+func newV2(t testing.TB, fixRounds int, specs []LaneSpec) *harness {
+	o := specOptions(fixRounds, specValidators())
+	o.IntegrationBranch = "abcd/run-1/integration"
+	return &harness{t: t, s: New(KindSpec, o, specs), table: defaultTable()}
+}
+
+// start carries out every Due action as the engine would, with no conflict, and returns them.
+func (h *harness) start() []Action {
+	h.t.Helper()
+	acts := Due(h.s)
+	for _, a := range acts {
+		h.heads++
+		start := a.From
+		if len(a.Merge) > 0 {
+			start = fmt.Sprintf("merge-%d", h.heads)
+		}
+		h.s.Started(a.Lane, start, WorktreeDir(h.s.Run, h.s.Lanes[a.Lane].ID))
+		checkInvariants(h.t, h.s)
+	}
+	return acts
 }
 
 func newReview(t testing.TB) *harness {
@@ -243,8 +284,11 @@ func checkInvariants(t testing.TB, s State) {
 				t.Fatalf("plan %+v asks a role that is not one of the run's validators %v", p, s.Validators)
 			}
 			if p.Role == RoleAuditor && s.Kind == KindSpec {
-				if p.Lane != len(s.Lanes)-1 {
+				if s.legacy() && p.Lane != len(s.Lanes)-1 {
 					t.Fatalf("the auditor is asked on lane %d, not the last lane", p.Lane)
+				}
+				if !s.legacy() && !l.Integration {
+					t.Fatalf("the auditor is asked on step lane %s, not the integration", l.ID)
 				}
 				for j, other := range s.Lanes {
 					if j != p.Lane && other.Stage != StageDone && other.Stage != StageHandedBack {
@@ -252,13 +296,23 @@ func checkInvariants(t testing.TB, s State) {
 					}
 				}
 			}
+			if p.Role != RoleAuditor && l.Integration {
+				t.Fatalf("the integration lane is asked a %s", p.Role)
+			}
 		default:
 			t.Fatalf("plan %+v has an unknown kind", p)
 		}
 	}
 	for i, l := range s.Lanes {
-		if (l.Stage == StageDone || l.Stage == StageHandedBack) && len(l.Awaits) > 0 {
+		if (l.Stage == StageDone || l.Stage == StageHandedBack || l.Stage == StageWaiting) && len(l.Awaits) > 0 {
 			t.Fatalf("lane %d is %s with open awaits %+v", i, l.Stage, l.Awaits)
+		}
+		if l.Stage == StageWaiting {
+			for _, id := range l.After {
+				if j, _ := s.lane(id); s.Lanes[j].Stage == StageHandedBack {
+					t.Fatalf("lane %s waits on %s, which was handed back", l.ID, id)
+				}
+			}
 		}
 	}
 }

@@ -2,16 +2,22 @@ package loop
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/oracle"
 )
+
+// IntegrationLane is the id of a spec run's integration lane.
+const IntegrationLane = "integration"
 
 // LaneSpec is a lane to create: a spec step, or the one lane of a review or audit run.
 type LaneSpec struct {
 	Step   int
 	Text   string
 	Branch string
+	// After lists the steps this one builds on, by number.
+	After []int
 	// Head is the commit a review or audit run validates; empty for a spec lane, whose head comes
 	// from its implementer's receipt.
 	Head string
@@ -19,30 +25,185 @@ type LaneSpec struct {
 
 // Options are a new run's settings.
 type Options struct {
-	Run, Spec, Intent, Base, Created, DoD string
-	Criteria                              []string
-	FixRounds                             int
+	Run, Spec, Intent, Base, BaseRef, Created, DoD string
+	Criteria                                       []string
+	FixRounds                                      int
 	// Validators review each round; an audit run has only the intent-auditor.
 	Validators []string
+	// IntegrationBranch is where a spec run merges its delivered lanes.
+	IntegrationBranch string
 }
 
-// New starts a run. Spec lanes begin at brief; review and audit lanes begin at validate on their
-// head, round 1.
+// New starts a run. Spec lanes begin waiting (to start from the base, or from the lanes they build
+// on), and a spec run has an integration lane after them; review and audit lanes begin at validate
+// on their head, round 1.
 func New(kind Kind, o Options, lanes []LaneSpec) State {
 	if o.FixRounds <= 0 {
 		o.FixRounds = DefaultFixRounds
 	}
 	s := State{SchemaVersion: SchemaVersion, Run: o.Run, Kind: kind, Spec: o.Spec, Intent: o.Intent,
-		Criteria: o.Criteria, Base: o.Base, Created: o.Created, DoD: o.DoD, FixRounds: o.FixRounds,
+		Criteria: o.Criteria, Base: o.Base, BaseRef: o.BaseRef, Created: o.Created, DoD: o.DoD, FixRounds: o.FixRounds,
 		Validators: o.Validators}
+	idOf := map[int]string{}
 	for i, ls := range lanes {
-		l := Lane{ID: fmt.Sprintf("lane-%d", i+1), Step: ls.Step, Text: ls.Text, Branch: ls.Branch, Stage: StageBrief}
+		idOf[ls.Step] = fmt.Sprintf("lane-%d", i+1)
+	}
+	for i, ls := range lanes {
+		l := Lane{ID: fmt.Sprintf("lane-%d", i+1), Step: ls.Step, Text: ls.Text, Branch: ls.Branch, Stage: StageWaiting}
+		for _, n := range ls.After {
+			if id, ok := idOf[n]; ok {
+				l.After = append(l.After, id)
+			}
+		}
 		if kind != KindSpec {
-			l.Stage, l.Head, l.Round = StageValidate, ls.Head, 1
+			l.Stage, l.Head, l.Round, l.Start = StageValidate, ls.Head, 1, o.Base
 		}
 		s.Lanes = append(s.Lanes, l)
 	}
+	if kind == KindSpec {
+		s.Lanes = append(s.Lanes, Lane{ID: IntegrationLane, Branch: o.IntegrationBranch, Stage: StageWaiting, Integration: true})
+	}
 	return s.normalised()
+}
+
+// integration is the index of the spec run's integration lane, or -1 (a version 1 run has none).
+func (s State) integration() int {
+	for i, l := range s.Lanes {
+		if l.Integration {
+			return i
+		}
+	}
+	return -1
+}
+
+// legacy is a version 1 spec run: no integration lane, and the auditor joins the last lane.
+func (s State) legacy() bool { return s.Kind == KindSpec && s.integration() < 0 }
+
+// lane finds a lane by id.
+func (s State) lane(id string) (int, bool) {
+	for i, l := range s.Lanes {
+		if l.ID == id {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// ActionKind is a change to the repository a run needs before its next await can open.
+type ActionKind string
+
+const (
+	// ActStart starts a waiting lane: its branch at From, with Merge merged in, in its worktree.
+	ActStart ActionKind = "start"
+	// ActIntegrate merges every delivered lane into the integration branch, from the base.
+	ActIntegrate ActionKind = "integrate"
+)
+
+// Action is one change Due asks for. Merge names the commits to merge after From, in order, and
+// MergeLanes the lanes they are the heads of.
+type Action struct {
+	Kind       ActionKind
+	Lane       int
+	From       string
+	Merge      []string
+	MergeLanes []string
+}
+
+// Due lists, in lane order, what the repository must be given before the run can go on: a waiting
+// lane whose lanes it builds on are all done starts (from the base when it builds on none, from the
+// first one's head with the others merged in otherwise), and the integration lane, once every step
+// lane is done, merges them all from the base.
+func Due(s State) []Action {
+	var out []Action
+	for i, l := range s.Lanes {
+		if l.Stage != StageWaiting {
+			continue
+		}
+		if l.Integration {
+			var heads, ids []string
+			ready := true
+			for _, o := range s.Lanes {
+				if o.Integration {
+					continue
+				}
+				if o.Stage != StageDone {
+					ready = false
+					break
+				}
+				heads, ids = append(heads, o.Head), append(ids, o.ID)
+			}
+			if ready {
+				out = append(out, Action{Kind: ActIntegrate, Lane: i, From: s.Base, Merge: heads, MergeLanes: ids})
+			}
+			continue
+		}
+		from, ready := s.Base, true
+		var merge, ids []string
+		for k, id := range l.After {
+			j, ok := s.lane(id)
+			if !ok || s.Lanes[j].Stage != StageDone {
+				ready = false
+				break
+			}
+			if k == 0 {
+				from = s.Lanes[j].Head
+			} else {
+				merge, ids = append(merge, s.Lanes[j].Head), append(ids, id)
+			}
+		}
+		if ready {
+			out = append(out, Action{Kind: ActStart, Lane: i, From: from, Merge: merge, MergeLanes: ids})
+		}
+	}
+	return out
+}
+
+// Started records a lane's start: its branch at start (what it builds on, merged), checked out in
+// worktree. A step lane goes to brief; the integration lane goes to validate its first round.
+func (s *State) Started(lane int, start, worktree string) {
+	l := &s.Lanes[lane]
+	l.Start, l.Worktree = start, worktree
+	if l.Integration {
+		l.Head, l.Round, l.Stage = start, 1, StageValidate
+		s.Changes++
+		s.settle(lane) // with no validator for it, the integration is the result
+		return
+	}
+	l.Stage = StageBrief
+	s.Changes++
+}
+
+// Conflicted hands a lane back because merging what it starts from conflicted: with is the lane
+// whose head would not merge, files the files it conflicts on. Every lane that builds on it, and the
+// integration, are handed back with it.
+func (s *State) Conflicted(lane int, with string, files []string) {
+	what := "starting it"
+	if s.Lanes[lane].Integration {
+		what = "integrating the lanes"
+	}
+	s.handBack(lane, fmt.Sprintf("Merging %s conflicted while %s, on %s. Merge it by hand, or change the lanes so they do not touch the same lines.\n",
+		with, what, strings.Join(files, ", ")))
+}
+
+// handBack hands a lane back with its findings, and with it every lane waiting on it and the
+// integration, each saying which lane was handed back first.
+func (s *State) handBack(lane int, findings string) { s.handBackFor(lane, findings, s.Lanes[lane].ID) }
+
+func (s *State) handBackFor(lane int, findings, root string) {
+	l := &s.Lanes[lane]
+	l.Stage, l.Findings = StageHandedBack, findings
+	s.Changes++
+	for i, o := range s.Lanes {
+		if o.Stage != StageWaiting {
+			continue
+		}
+		switch {
+		case o.Integration:
+			s.handBackFor(i, fmt.Sprintf("%s was handed back, so the lanes were not integrated.\n", root), root)
+		case slices.Contains(o.After, l.ID):
+			s.handBackFor(i, fmt.Sprintf("It builds on %s, which was handed back.\n", l.ID), root)
+		}
+	}
 }
 
 // Plan is an await the next step should open.
@@ -68,20 +229,33 @@ func Pending(s State) []Plan {
 				plans = append(plans, Plan{Lane: i, Kind: AwaitFix, Role: RoleImplementer, Round: l.Round})
 			}
 		case StageValidate:
-			for _, role := range s.Validators {
-				if role == RoleAuditor && s.Kind == KindSpec {
-					continue
-				}
+			for _, role := range s.laneValidators(i) {
 				if !l.awaiting("", role, l.Round) && !l.answered(role, l.Round) {
 					plans = append(plans, Plan{Lane: i, Kind: kindFor(role), Role: role, Round: l.Round})
 				}
 			}
-			if s.Kind == KindSpec && s.auditorDue(i) {
+			if s.legacy() && s.auditorDue(i) {
 				plans = append(plans, Plan{Lane: i, Kind: AwaitAudit, Role: RoleAuditor, Round: l.Round})
 			}
 		}
 	}
 	return plans
+}
+
+// laneValidators are the roles that validate a lane's rounds: on a spec run, the reviewers validate
+// each step lane and the intent-auditor the integration lane (a version 1 run's auditor joins its
+// last lane through auditorDue instead); on a review or audit run, every validator of the run.
+func (s State) laneValidators(lane int) []string {
+	if s.Kind != KindSpec {
+		return s.Validators
+	}
+	var out []string
+	for _, role := range s.Validators {
+		if (role == RoleAuditor) == s.Lanes[lane].Integration {
+			out = append(out, role)
+		}
+	}
+	return out
 }
 
 func kindFor(role string) AwaitKind {
@@ -243,8 +417,8 @@ func (s *State) settle(lane int) {
 	}
 	r := l.round(l.Round)
 	var failed []Verdict
-	for _, role := range s.Validators {
-		if role == RoleAuditor && s.Kind == KindSpec {
+	for _, role := range s.laneValidators(lane) {
+		if role == RoleAuditor && s.legacy() {
 			continue
 		}
 		v, ok := l.verdict(role, l.Round)
@@ -255,12 +429,12 @@ func (s *State) settle(lane int) {
 			failed = append(failed, v)
 		}
 	}
-	// On a spec run the auditor is outside the validators loop above; elsewhere it is in it.
-	if audit, ok := l.verdict(RoleAuditor, l.Round); ok && !audit.Pass && s.Kind == KindSpec {
+	// On a version 1 spec run the auditor joins the last lane outside its validators.
+	if audit, ok := l.verdict(RoleAuditor, l.Round); ok && !audit.Pass && s.legacy() {
 		failed = append(failed, audit)
 	}
 	if len(failed) == 0 {
-		if s.Kind == KindSpec && lane == len(s.Lanes)-1 && hasRole(s.Validators, RoleAuditor) && !l.answered(RoleAuditor, l.Round) {
+		if s.legacy() && lane == len(s.Lanes)-1 && hasRole(s.Validators, RoleAuditor) && !l.answered(RoleAuditor, l.Round) {
 			return // the auditor joins once every other lane is done
 		}
 		l.Stage = StageDone
@@ -270,7 +444,7 @@ func (s *State) settle(lane int) {
 	l.Failed++
 	l.Findings = findingsOf(r.N, failed)
 	if s.Kind != KindSpec || l.Failed >= s.FixRounds {
-		l.Stage = StageHandedBack
+		s.handBack(lane, l.Findings)
 		return
 	}
 	// The next round's validators are fresh and one tier up from what this round asked.

@@ -25,12 +25,12 @@ func TestNewSpecRun(t *testing.T) {
 			if s.SchemaVersion != SchemaVersion || s.Kind != KindSpec || s.FixRounds != c.want {
 				t.Fatalf("schema %d kind %s fix rounds %d, want %d", s.SchemaVersion, s.Kind, s.FixRounds, c.want)
 			}
-			if len(s.Lanes) != 3 {
-				t.Fatalf("%d lanes, want 3", len(s.Lanes))
+			if len(s.Lanes) != 4 || !s.Lanes[3].Integration || s.Lanes[3].ID != IntegrationLane {
+				t.Fatalf("%d lanes, want 3 and the integration: %+v", len(s.Lanes), s.Lanes)
 			}
 			ids := map[string]bool{}
-			for i, l := range s.Lanes {
-				if l.Stage != StageBrief || l.Round != 0 || l.Head != "" || l.Step != i+1 || l.Branch == "" {
+			for i, l := range s.Lanes[:3] {
+				if l.Stage != StageWaiting || l.Round != 0 || l.Head != "" || l.Step != i+1 || l.Branch == "" || l.Start != "" || l.Worktree != "" {
 					t.Fatalf("lane %d starts as %+v", i, l)
 				}
 				if l.Tiers == nil || l.Awaits == nil || l.Rounds == nil || l.Implementations == nil {
@@ -221,7 +221,7 @@ func TestOneLaneSpecRunAsksTheAuditorAfterItsReviewers(t *testing.T) {
 
 // A spec run configured without the auditor never asks it: its last lane is done on its reviewers.
 func TestSpecRunWithoutTheAuditor(t *testing.T) {
-	h := &harness{t: t, s: New(KindSpec, specOptions(3, []string{RoleRuthless, RoleSecurity}), laneSpecs(3)), table: defaultTable()}
+	h := &harness{t: t, s: legacyState(New(KindSpec, specOptions(3, []string{RoleRuthless, RoleSecurity}), laneSpecs(3))), table: defaultTable()}
 	h.openPending()
 	for lane := range 3 {
 		h.implement(lane)
@@ -798,4 +798,231 @@ func TestHandedBackLaneDoesNotStrandTheRun(t *testing.T) {
 func returnPath(run, lane string, p Plan) string {
 	_, ret := AwaitPaths(run, lane, p)
 	return ret
+}
+
+// lanesAfter is a spec of steps where step 3 builds on steps 1 and 2.
+func lanesAfter() []LaneSpec {
+	ls := laneSpecs(3)
+	ls[2].After = []int{1, 2}
+	return ls
+}
+
+// TestDependentLanesStartFromWhatTheyBuildOn: lanes that build on nothing start from the base at
+// once, side by side; a lane that builds on others waits until they are done, then starts from the
+// first one's head with the others merged in. No await opens on a lane before it starts.
+func TestDependentLanesStartFromWhatTheyBuildOn(t *testing.T) {
+	h := newV2(t, 3, lanesAfter())
+	if got := h.s.Lanes[2].After; !reflect.DeepEqual(got, []string{"lane-1", "lane-2"}) {
+		t.Fatalf("lane-3 builds on %v", got)
+	}
+	samePlans(t, "before any lane starts", Pending(h.s), nil)
+	acts := Due(h.s)
+	want := []Action{{Kind: ActStart, Lane: 0, From: "base000"}, {Kind: ActStart, Lane: 1, From: "base000"}}
+	if !reflect.DeepEqual(acts, want) {
+		t.Fatalf("Due = %+v, want %+v", acts, want)
+	}
+	h.start()
+	wantStage(t, h.s, 0, StageBrief)
+	wantStage(t, h.s, 1, StageBrief)
+	wantStage(t, h.s, 2, StageWaiting)
+	if h.s.Lanes[0].Worktree != ".abcd/.work.local/run/run-1/worktrees/lane-1" || h.s.Lanes[0].Start != "base000" {
+		t.Fatalf("lane-1 started as %+v", h.s.Lanes[0])
+	}
+	h.openPending()
+	heads := []string{h.implement(0), h.implement(1)}
+	h.openPending()
+	for lane := range 2 {
+		h.answer(lane, RoleRuthless, true)
+		if len(Due(h.s)) != 0 {
+			t.Fatalf("lane-3 is due while lane %d still awaits its security review", lane)
+		}
+		h.answer(lane, RoleSecurity, true)
+	}
+	acts = Due(h.s)
+	want = []Action{{Kind: ActStart, Lane: 2, From: heads[0], Merge: []string{heads[1]}, MergeLanes: []string{"lane-2"}}}
+	if !reflect.DeepEqual(acts, want) {
+		t.Fatalf("Due = %+v, want %+v", acts, want)
+	}
+	h.start()
+	wantStage(t, h.s, 2, StageBrief)
+	samePlans(t, "the dependent lane", Pending(h.s), []Plan{{Lane: 2, Kind: AwaitImplement, Role: RoleImplementer}})
+	if h.s.Finished() {
+		t.Fatal("finished with a lane to go")
+	}
+}
+
+// TestTheIntegrationIsAuditedAndFixed: once every step lane is done the lanes are merged into the
+// integration branch from the base; the intent-auditor audits that lane alone (never a step lane);
+// a failed audit opens a fix on the integration lane, whose receipt starts the next audit round.
+func TestTheIntegrationIsAuditedAndFixed(t *testing.T) {
+	h := newV2(t, 3, laneSpecs(2))
+	h.start()
+	h.openPending()
+	heads := []string{h.implement(0), h.implement(1)}
+	h.openPending()
+	for lane := range 2 {
+		h.answer(lane, RoleRuthless, true)
+		h.answer(lane, RoleSecurity, true)
+		wantStage(t, h.s, lane, StageDone)
+	}
+	integ := 2
+	want := []Action{{Kind: ActIntegrate, Lane: integ, From: "base000", Merge: heads, MergeLanes: []string{"lane-1", "lane-2"}}}
+	if acts := Due(h.s); !reflect.DeepEqual(acts, want) {
+		t.Fatalf("Due = %+v, want %+v", acts, want)
+	}
+	h.s.Started(integ, "merged-1", WorktreeDir("run-1", IntegrationLane))
+	checkInvariants(t, h.s)
+	wantStage(t, h.s, integ, StageValidate)
+	samePlans(t, "the audit", Pending(h.s), []Plan{{Lane: integ, Kind: AwaitAudit, Role: RoleAuditor, Round: 1}})
+	h.openPending()
+	h.answer(integ, RoleAuditor, false)
+	wantStage(t, h.s, integ, StageFix)
+	if h.s.Lanes[integ].Tiers[RoleAuditor] != "frontier" || !strings.Contains(h.s.Lanes[integ].Findings, findingText(integ, RoleAuditor, 1)) {
+		t.Fatalf("after a failed audit: %+v", h.s.Lanes[integ])
+	}
+	samePlans(t, "the fix", Pending(h.s), []Plan{{Lane: integ, Kind: AwaitFix, Role: RoleImplementer, Round: 1}})
+	h.openPending()
+	h.implement(integ)
+	samePlans(t, "the second audit", Pending(h.s), []Plan{{Lane: integ, Kind: AwaitAudit, Role: RoleAuditor, Round: 2}})
+	h.openPending()
+	h.answer(integ, RoleAuditor, true)
+	wantStage(t, h.s, integ, StageDone)
+	if !h.s.Finished() {
+		t.Fatal("not finished after the integration passed")
+	}
+}
+
+// TestWithoutTheAuditorTheIntegrationIsTheResult: a spec run configured without the auditor still
+// merges its lanes, and the run is finished once they are merged.
+func TestWithoutTheAuditorTheIntegrationIsTheResult(t *testing.T) {
+	o := specOptions(3, []string{RoleRuthless, RoleSecurity})
+	o.IntegrationBranch = "abcd/run-1/integration"
+	h := &harness{t: t, s: New(KindSpec, o, laneSpecs(1)), table: defaultTable()}
+	h.start()
+	h.openPending()
+	h.implement(0)
+	h.openPending()
+	h.answer(0, RoleRuthless, true)
+	h.answer(0, RoleSecurity, true)
+	if acts := h.start(); len(acts) != 1 || acts[0].Kind != ActIntegrate {
+		t.Fatalf("integration not due: %+v", acts)
+	}
+	wantStage(t, h.s, 1, StageDone)
+	if !h.s.Finished() {
+		t.Fatal("not finished once integrated")
+	}
+}
+
+// TestAHandedBackLaneHandsBackWhatBuildsOnIt: a lane handed back after its last fix round, or whose
+// start would not merge, takes every lane waiting on it and the integration with it, so the run is
+// finished and says why for each.
+func TestAHandedBackLaneHandsBackWhatBuildsOnIt(t *testing.T) {
+	t.Run("failed rounds", func(t *testing.T) {
+		h := newV2(t, 1, lanesAfter())
+		h.start()
+		h.openPending()
+		h.implement(0)
+		h.implement(1)
+		h.openPending()
+		h.answer(0, RoleRuthless, false)
+		h.answer(0, RoleSecurity, true)
+		wantStage(t, h.s, 0, StageHandedBack)
+		wantStage(t, h.s, 2, StageHandedBack)
+		wantStage(t, h.s, 3, StageHandedBack)
+		if !strings.Contains(h.s.Lanes[2].Findings, "builds on lane-1") || !strings.Contains(h.s.Lanes[3].Findings, "lane-1 was handed back") {
+			t.Fatalf("findings: %q / %q", h.s.Lanes[2].Findings, h.s.Lanes[3].Findings)
+		}
+		if h.s.Finished() {
+			t.Fatal("finished while lane-2 is still being reviewed")
+		}
+		h.answer(1, RoleRuthless, true)
+		h.answer(1, RoleSecurity, true)
+		if !h.s.Finished() || len(Due(h.s)) != 0 || len(Pending(h.s)) != 0 {
+			t.Fatalf("not settled: due %+v pending %+v", Due(h.s), Pending(h.s))
+		}
+	})
+	t.Run("a start that conflicts", func(t *testing.T) {
+		h := newV2(t, 3, lanesAfter())
+		h.start()
+		h.openPending()
+		h.implement(0)
+		h.implement(1)
+		h.openPending()
+		for lane := range 2 {
+			h.answer(lane, RoleRuthless, true)
+			h.answer(lane, RoleSecurity, true)
+		}
+		acts := Due(h.s)
+		h.s.Conflicted(acts[0].Lane, acts[0].MergeLanes[0], []string{"a.go", "b.go"})
+		checkInvariants(t, h.s)
+		wantStage(t, h.s, 2, StageHandedBack)
+		wantStage(t, h.s, 3, StageHandedBack)
+		if f := h.s.Lanes[2].Findings; !strings.Contains(f, "lane-2") || !strings.Contains(f, "a.go, b.go") {
+			t.Fatalf("findings %q", f)
+		}
+		if !h.s.Finished() {
+			t.Fatal("not finished")
+		}
+	})
+	t.Run("an integration that conflicts", func(t *testing.T) {
+		h := newV2(t, 3, laneSpecs(2))
+		h.start()
+		h.openPending()
+		h.implement(0)
+		h.implement(1)
+		h.openPending()
+		for lane := range 2 {
+			h.answer(lane, RoleRuthless, true)
+			h.answer(lane, RoleSecurity, true)
+		}
+		acts := Due(h.s)
+		h.s.Conflicted(acts[0].Lane, "lane-2", []string{"shared.go"})
+		wantStage(t, h.s, 2, StageHandedBack)
+		if f := h.s.Lanes[2].Findings; !strings.Contains(f, "integrating") || !strings.Contains(f, "shared.go") {
+			t.Fatalf("findings %q", f)
+		}
+		if !h.s.Finished() {
+			t.Fatal("not finished")
+		}
+	})
+}
+
+// TestCheckRefusesAStateThatNamesWhatItMayNot: a state read from disk is untrusted: a lane id, a
+// branch, a worktree, a commit or an await's path that does not match its pattern is refused when
+// read, not only stopped where it is used.
+func TestCheckRefusesAStateThatNamesWhatItMayNot(t *testing.T) {
+	good := func() State {
+		o := Options{Run: "run-1", Spec: "spec-7", Intent: "intent-3", Base: strings.Repeat("a", 40), Created: at, FixRounds: 3,
+			Validators: specValidators(), IntegrationBranch: "abcd/run-1/integration"}
+		s := New(KindSpec, o, []LaneSpec{{Step: 1, Text: "x", Branch: "abcd/run-1/lane-1"}})
+		s.Started(0, strings.Repeat("a", 40), WorktreeDir("run-1", "lane-1"))
+		return s
+	}
+	if err := good().Check(); err != nil {
+		t.Fatalf("a good state is refused: %v", err)
+	}
+	for name, bend := range map[string]func(*State){
+		"lane id":        func(s *State) { s.Lanes[0].ID = "../lane" },
+		"duplicate lane": func(s *State) { s.Lanes[1].ID = "lane-1" },
+		"branch":         func(s *State) { s.Lanes[0].Branch = "--upload-pack=x" },
+		"foreign branch": func(s *State) { s.Lanes[0].Branch = "main" },
+		"worktree":       func(s *State) { s.Lanes[0].Worktree = "../../elsewhere" },
+		"start":          func(s *State) { s.Lanes[0].Start = "HEAD~1" },
+		"base":           func(s *State) { s.Base = "-x" },
+		"run":            func(s *State) { s.Run = "../run-1" },
+		"after":          func(s *State) { s.Lanes[0].After = []string{"lane-9"} },
+		"after itself":   func(s *State) { s.Lanes[0].After = []string{"lane-1"} },
+		"await outside": func(s *State) {
+			s.Lanes[0].Awaits = []Await{{ID: "await-1", Brief: "/etc/passwd", Return: ".abcd/.work.local/run/run-1/x"}}
+		},
+		"await climbs out": func(s *State) {
+			s.Lanes[0].Awaits = []Await{{ID: "await-1", Brief: ".abcd/.work.local/run/run-1/../../../x", Return: ".abcd/.work.local/run/run-1/x"}}
+		},
+	} {
+		s := good()
+		bend(&s)
+		if err := s.Check(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }

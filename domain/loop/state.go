@@ -7,13 +7,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
-// SchemaVersion is the state file's version.
-const SchemaVersion = 1
+// SchemaVersion is the state file's version. Version 2 added lanes that build on others, lane
+// worktrees, the integration lane and the base's name; a version 1 state is read and stepped as it
+// was written (its spec runs have no integration lane, and the auditor joins the last lane).
+const SchemaVersion = 2
+
+// oldestVersion is the oldest state version this abcd reads.
+const oldestVersion = 1
 
 // MaxStateBytes bounds the state file.
 const MaxStateBytes = 4 << 20
@@ -34,6 +40,7 @@ const (
 type Stage string
 
 const (
+	StageWaiting    Stage = "waiting" // a spec lane before it starts: on the lanes it builds on, or the integration
 	StageBrief      Stage = "brief"
 	StageImplement  Stage = "implement"
 	StageValidate   Stage = "validate"
@@ -73,6 +80,8 @@ type State struct {
 	DoD           string   `json:"dod"`
 	FixRounds     int      `json:"fix_rounds"`
 	Validators    []string `json:"validators"`
+	// BaseRef is the name the base was given by (a branch, HEAD~3) when the run started.
+	BaseRef string `json:"base_ref"`
 	// Routes are the --route flags a step was given, kept so every await the run opens later
 	// (from a receipt) is routed by them too.
 	Routes    []string   `json:"routes"`
@@ -83,13 +92,25 @@ type State struct {
 	Counter int `json:"counter"`
 }
 
-// Lane is one step of the spec (or the one lane of a review or audit run).
+// Lane is one step of the spec (or the one lane of a review or audit run), or a spec run's
+// integration lane, where every delivered lane is merged and the intent-auditor audits the whole.
 type Lane struct {
-	ID              string            `json:"id"`
-	Step            int               `json:"step"`
-	Text            string            `json:"text"`
-	Branch          string            `json:"branch"`
-	Stage           Stage             `json:"stage"`
+	ID     string `json:"id"`
+	Step   int    `json:"step"`
+	Text   string `json:"text"`
+	Branch string `json:"branch"`
+	Stage  Stage  `json:"stage"`
+	// After names the lanes this one builds on: it starts once they are done, from their heads.
+	After []string `json:"after"`
+	// Integration marks the spec run's integration lane.
+	Integration bool `json:"integration"`
+	// Start is the commit the lane's branch started at: the run's base, or what it builds on merged.
+	Start string `json:"start"`
+	// Worktree is the lane's own checkout, relative to the repository root; "" before the lane
+	// starts and once the run is over.
+	Worktree string `json:"worktree"`
+	// Delivered is set once the lane's line is in the spec's Progress section.
+	Delivered       bool              `json:"delivered"`
 	Head            string            `json:"head"`
 	Round           int               `json:"round"`
 	Failed          int               `json:"failed"`
@@ -182,8 +203,8 @@ func Decode(file string, data []byte) (State, error) {
 	if err := dec.Decode(&s); err != nil {
 		return State{}, fmt.Errorf("%s: %v", file, err)
 	}
-	if s.SchemaVersion != SchemaVersion {
-		return State{}, fmt.Errorf("%s declares schema_version %d; this abcd reads version %d", file, s.SchemaVersion, SchemaVersion)
+	if s.SchemaVersion < oldestVersion || s.SchemaVersion > SchemaVersion {
+		return State{}, fmt.Errorf("%s declares schema_version %d; this abcd reads versions %d to %d", file, s.SchemaVersion, oldestVersion, SchemaVersion)
 	}
 	s = s.normalised()
 	// encoding/json matches keys in any case; the state's keys must be exactly the ones abcd writes.
@@ -207,14 +228,113 @@ func (s State) Check() error {
 	if s.FixRounds < 1 {
 		return fmt.Errorf("fix_rounds is %d; at least 1", s.FixRounds)
 	}
+	if !ValidRunID(s.Run) {
+		return fmt.Errorf("run %q is not a run id", text.Clip(s.Run))
+	}
+	if s.Base != "" && !isCommit(s.Base) {
+		return fmt.Errorf("base %q is not a commit id", text.Clip(s.Base))
+	}
+	ids := map[string]bool{}
 	for _, l := range s.Lanes {
-		switch l.Stage {
-		case StageBrief, StageImplement, StageValidate, StageFix, StageDone, StageHandedBack:
-		default:
-			return fmt.Errorf("lane %s has stage %q", text.Clip(l.ID), text.Clip(string(l.Stage)))
+		ids[l.ID] = true
+	}
+	dir := RunDir(s.Run) + "/"
+	for _, l := range s.Lanes {
+		what := "lane " + text.Clip(l.ID)
+		switch {
+		case !validLaneID(l.ID) || countID(s.Lanes, l.ID) > 1:
+			return fmt.Errorf("lane id %q is not lane-<n> or integration, or is given twice", text.Clip(l.ID))
+		case !validStage(l.Stage):
+			return fmt.Errorf("%s has stage %q", what, text.Clip(string(l.Stage)))
+		case l.Branch != "" && !validBranch(l.Branch):
+			return fmt.Errorf("%s has branch %q, which is not a branch name", what, text.Clip(l.Branch))
+		case s.Kind == KindSpec && l.Branch != "" && !strings.HasPrefix(l.Branch, "abcd/"+s.Run+"/"):
+			return fmt.Errorf("%s has branch %q, not one of run %s", what, text.Clip(l.Branch), s.Run)
+		case l.Worktree != "" && l.Worktree != WorktreeDir(s.Run, l.ID):
+			return fmt.Errorf("%s has worktree %q; a lane's worktree is %s", what, text.Clip(l.Worktree), WorktreeDir(s.Run, l.ID))
+		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head):
+			return fmt.Errorf("%s names a start or head that is not a commit id", what)
+		}
+		for _, a := range l.After {
+			if !ids[a] || a == l.ID || a == IntegrationLane {
+				return fmt.Errorf("%s builds on %q, which is no other step lane of the run", what, text.Clip(a))
+			}
+		}
+		for _, aw := range l.Awaits {
+			if !strings.HasPrefix(aw.Brief, dir) || !strings.HasPrefix(aw.Return, dir) || climbs(aw.Brief) || climbs(aw.Return) {
+				return fmt.Errorf("%s has an await whose brief or return path is not inside %s", what, dir)
+			}
 		}
 	}
 	return nil
+}
+
+// WorktreeDir is a lane's worktree, relative to the repository root.
+func WorktreeDir(run, lane string) string { return RunDir(run) + "/worktrees/" + lane }
+
+func validStage(st Stage) bool {
+	switch st {
+	case StageWaiting, StageBrief, StageImplement, StageValidate, StageFix, StageDone, StageHandedBack:
+		return true
+	}
+	return false
+}
+
+func countID(lanes []Lane, id string) int {
+	n := 0
+	for _, l := range lanes {
+		if l.ID == id {
+			n++
+		}
+	}
+	return n
+}
+
+// validLaneID is lane-<digits> or the integration lane's id.
+func validLaneID(id string) bool {
+	if id == IntegrationLane {
+		return true
+	}
+	n, ok := strings.CutPrefix(id, "lane-")
+	if !ok || n == "" || len(n) > 6 {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isCommit is a full commit id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
+func isCommit(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validBranch is a branch name git would take and a shell or a flag parser cannot misread: no
+// leading dash, no white space, control character, "..", "~^:?*[\", no "//", not ending in "/",
+// ".lock" or ".".
+func validBranch(b string) bool {
+	if b == "" || len(b) > 255 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
+		strings.HasSuffix(b, ".lock") || strings.HasSuffix(b, ".") || strings.Contains(b, "..") || strings.Contains(b, "//") ||
+		strings.Contains(b, "@{") || strings.ContainsAny(b, " ~^:?*[\\") {
+		return false
+	}
+	for _, r := range b {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // unknownKey reports the first object key of data (as a path) that want does not hold exactly.
@@ -282,6 +402,7 @@ func (s State) normalised() State {
 		if l.Awaits == nil {
 			l.Awaits = []Await{}
 		}
+		l.After = nonNil(l.After)
 		if l.Rounds == nil {
 			l.Rounds = []Round{}
 		}

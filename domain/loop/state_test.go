@@ -61,7 +61,8 @@ func TestDecode(t *testing.T) {
 		{"two states", valid + valid, "after"},
 		{"no schema_version", `{"run":"run-1"}`, "schema_version 0"},
 		{"schema_version 0", `{"schema_version":0}`, "schema_version 0"},
-		{"schema_version 2", `{"schema_version":2}`, "schema_version 2"},
+		{"schema_version 2", `{"schema_version":2}`, ok},
+		{"schema_version 3", `{"schema_version":3}`, "schema_version 3"},
 		{"schema_version as text", `{"schema_version":"1"}`, ""},
 		{"schema_version fraction", `{"schema_version":1.5}`, ""},
 		{"an array", `[]`, ""},
@@ -79,7 +80,7 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				if s.SchemaVersion != SchemaVersion || s.Lanes == nil || s.Criteria == nil || s.Validators == nil || s.Fallbacks == nil {
+				if s.SchemaVersion < oldestVersion || s.SchemaVersion > SchemaVersion || s.Lanes == nil || s.Criteria == nil || s.Validators == nil || s.Fallbacks == nil {
 					t.Fatalf("decoded %+v", s)
 				}
 				for _, l := range s.Lanes {

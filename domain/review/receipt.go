@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -45,7 +46,9 @@ type ImplementerReceipt struct {
 // with every member present, typed and within its bounds; 1 to 200 distinct full commit ids; a
 // definition-of-done exit code of 0; output and report paths that stay inside the lane folder.
 // Every problem is named at once. Whether the run, lane, branch and commits are true is for the
-// caller to say, with CheckReceiptFacts.
+// caller to say, with CheckReceiptFacts; so the caller can name those problems with these, the
+// receipt is returned as far as it decoded even with an error (the zero receipt when it is not one
+// JSON object at all).
 func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
 	var p problems
 	if !strict("the receipt", data, MaxReceiptBytes, &p) {
@@ -83,10 +86,35 @@ func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
 	if got["report"] {
 		checkLanePath("report", r.Report, &p)
 	}
-	if err := p.err(); err != nil {
-		return ImplementerReceipt{}, err
+	return r, p.err()
+}
+
+// ValidCommitID reports whether s is a full commit id as git prints it.
+func ValidCommitID(s string) bool { return commitID.MatchString(s) }
+
+// LanePathOK reports whether a receipt's file name stays inside the lane folder (checkLanePath
+// finds nothing wrong with it).
+func LanePathOK(s string) bool {
+	var p problems
+	checkLanePath("path", s, &p)
+	return len(p) == 0
+}
+
+// JoinProblems is every problem of the given errors in one *ReturnError, in order; nil when none is
+// one. An error that is not a *ReturnError is returned as it is, first.
+func JoinProblems(errs ...error) error {
+	var all problems
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var re *ReturnError
+		if !errors.As(err, &re) {
+			return err
+		}
+		all = append(all, re.Problems...)
 	}
-	return r, nil
+	return all.err()
 }
 
 // checkLength refuses an empty (or blank) value or one longer than max characters.
@@ -202,7 +230,8 @@ func CheckReceiptFacts(r ImplementerReceipt, f ReceiptFacts) error {
 	for _, m := range []struct{ name, got, want string }{
 		{"run", r.Run, f.Run}, {"lane", r.Lane, f.Lane}, {"branch", r.Branch, f.Branch},
 	} {
-		if m.got != m.want {
+		// A receipt that names nothing here was refused for that by its decoding already.
+		if m.got != m.want && (m.got != "" || m.want == "") {
 			p.add("the receipt names the %s %q, but it was awaited for %q: write \"%s\": %q", m.name, text.Clip(m.got), m.want, m.name, m.want)
 		}
 	}

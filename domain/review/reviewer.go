@@ -67,7 +67,9 @@ func verdictAfter(role Role, lines []string, h int, p *problems) Verdict {
 	pass, fail := Words(role)
 	all := append(pass[:len(pass):len(pass)], fail...)
 	if contains(all, word) {
-		return Verdict{Role: role, Word: word, Pass: contains(pass, word), Findings: findings(lines[i+1:])}
+		// Findings written above the Verdict heading count as much as those under it: a fix brief
+		// carries both.
+		return Verdict{Role: role, Word: word, Pass: contains(pass, word), Findings: findings(lines[:h], lines[i+1:])}
 	}
 	other := Security
 	if role == Security {
@@ -85,9 +87,16 @@ func verdictAfter(role Role, lines []string, h int, p *problems) Verdict {
 	return Verdict{}
 }
 
-// findings is the text after the verdict line, trimmed and bounded.
-func findings(lines []string) string {
-	return cut(strings.TrimSpace(strings.Join(lines, "\n")), MaxFindingsBytes)
+// findings is the return's text but for the Verdict heading and the verdict line: what stands above
+// the heading, then what follows the verdict, each trimmed, bounded together.
+func findings(before, after []string) string {
+	var parts []string
+	for _, ls := range [][]string{before, after} {
+		if t := strings.TrimSpace(strings.Join(ls, "\n")); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return cut(strings.Join(parts, "\n\n"), MaxFindingsBytes)
 }
 
 // unwrap removes ** and ` wrapped around a verdict word, in any nesting, and the spaces inside them.

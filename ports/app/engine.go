@@ -11,6 +11,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,21 +51,18 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 		return StepResult{}, err
 	}
 	lanes := n.lanes(runID)
-	if n.branches {
-		for _, ln := range lanes {
-			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
-				_ = a.Runs.Remove(ctx, loop.RunDir(runID)) // the empty folder freshRun made
-				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
-			}
-		}
-	}
 	n.opts.Run, n.opts.Created = runID, a.now()
+	if n.branches {
+		n.opts.IntegrationBranch = integrationBranch(runID)
+	}
 	s := loop.New(n.kind, n.opts, lanes)
 	s.Routes = oracle.Texts(n.routes)
 	if n.branches {
+		// A lane's branch is made when the lane starts; a name already taken refuses the run now.
 		for _, ln := range s.Lanes {
-			if err := a.Git.CreateBranch(ctx, ln.Branch, s.Base); err != nil {
-				return StepResult{}, err
+			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
+				_ = a.Runs.Remove(ctx, loop.RunDir(runID)) // the empty folder freshRun made
+				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
 			}
 		}
 	}
@@ -76,10 +75,10 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 		created = fmt.Sprintf("created %s run %s over %s..%s", n.kind, runID, short(s.Base), short(s.Lanes[0].Head))
 	}
 	if n.kind == loop.KindSpec {
-		// A spec run's first briefs are handed out by the next step, so a harness sees the run
-		// before any agent starts.
-		res := StepResult{Run: runView(s), Did: []string{created},
-			Next: []string{fmt.Sprintf("run `abcd implement step --run %s` to hand out the first briefs", runID)}}
+		// A spec run's lanes start, and its first briefs go out, at the next step, so a harness
+		// sees the run before any agent starts.
+		res := StepResult{Run: a.runView(s), Did: []string{created},
+			Next: []string{fmt.Sprintf("run `abcd implement step --run %s` to start the lanes and hand out the first briefs", runID)}}
 		return res, nil
 	}
 	res, err := a.withRun(ctx, verb, runID, func(s *loop.State) (StepResult, bool, error) {
@@ -218,21 +217,21 @@ func (a *App) withRun(ctx context.Context, verb, run string, f func(*loop.State)
 			return StepResult{}, err
 		}
 	}
-	res.Run = runView(s)
+	res.Run = a.runView(s)
 	if res.Did == nil {
 		res.Did = []string{}
 	}
 	if len(res.Did) == 0 {
 		res.Did = append(res.Did, "nothing new: the run is waiting on its open awaits")
 	}
-	res.Next = nextSentences(s)
+	res.Next = a.nextSentences(s)
 	return res, nil
 }
 
-func nextSentences(s loop.State) []string {
+func (a *App) nextSentences(s loop.State) []string {
 	next := []string{}
 	for _, aw := range s.OpenAwaits() {
-		next = append(next, loop.Next(aw))
+		next = append(next, loop.Next(a.absAwait(aw)))
 	}
 	switch {
 	case len(next) == 0 && s.Finished():
@@ -260,17 +259,177 @@ func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]orac
 	}
 	var did []string
 	for pass := 0; pass < 64; pass++ {
-		plans := loop.Pending(*s)
-		if len(plans) == 0 {
-			return did, nil
+		acts := loop.Due(*s)
+		for _, act := range acts {
+			line, err := a.act(ctx, s, act)
+			if err != nil {
+				return nil, err
+			}
+			did = append(did, line)
 		}
-		more, err := a.open(ctx, s, plans, routes)
+		more, err := a.deliver(ctx, s)
 		if err != nil {
 			return nil, err
 		}
 		did = append(did, more...)
+		plans := loop.Pending(*s)
+		if len(plans) == 0 && len(acts) == 0 {
+			break
+		}
+		if len(plans) > 0 {
+			more, err := a.open(ctx, s, plans, routes)
+			if err != nil {
+				return nil, err
+			}
+			did = append(did, more...)
+		}
+	}
+	if s.Finished() {
+		did = append(did, a.clearWorktrees(ctx, s)...)
 	}
 	return did, nil
+}
+
+// deliver writes a line in the spec's Progress section for each step lane that is done and each
+// integration that passed, once: what the lane did, its branch and its commits. The record is
+// written under its lock; a line already there (a step run again after a kill) is not written again.
+func (a *App) deliver(ctx context.Context, s *loop.State) ([]string, error) {
+	if s.Kind != loop.KindSpec || s.Spec == "" {
+		return nil, nil
+	}
+	var lines []string
+	var lanes []int
+	for i, ln := range s.Lanes {
+		if ln.Stage != loop.StageDone || ln.Delivered {
+			continue
+		}
+		lines = append(lines, progressLine(*s, ln))
+		lanes = append(lanes, i)
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	unlock, err := a.Records.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	l, err := a.resolve(ctx, record.Specs, entryVerb(s.Kind), "", record.Ref(s.Spec))
+	if err != nil {
+		return nil, err
+	}
+	data, err := a.readFull(ctx, l.file.Path)
+	if err != nil {
+		return nil, err
+	}
+	var add []string
+	for _, line := range lines {
+		if !strings.Contains(string(data), line) {
+			add = append(add, line)
+		}
+	}
+	if len(add) > 0 {
+		updated, err := record.AppendToSection(data, record.SectionProgress, strings.Join(add, "\n"))
+		if err != nil {
+			return nil, recordMalformed(l.file.Path, err.Error())
+		}
+		if err := a.Records.Replace(ctx, l.file.Path, updated); err != nil {
+			return nil, err
+		}
+	}
+	var did []string
+	for _, i := range lanes {
+		s.Lanes[i].Delivered = true
+		s.Changes++
+		did = append(did, fmt.Sprintf("%s: delivered; its line is in the Progress of %s", s.Lanes[i].ID, l.file.Path))
+	}
+	return did, nil
+}
+
+// progressLine is one delivered lane in the spec's Progress section.
+func progressLine(s loop.State, ln loop.Lane) string {
+	if ln.Integration {
+		return fmt.Sprintf("- Run %s integrated on `%s` at %s from %s.", s.Run, ln.Branch, short(ln.Head), short(s.Base))
+	}
+	var commits []string
+	for _, im := range ln.Implementations {
+		for _, c := range im.Commits {
+			commits = append(commits, short(c))
+		}
+	}
+	return fmt.Sprintf("- Run %s, step %d (%s): delivered on `%s` at %s, commits %s.", s.Run, ln.Step, oneLine(ln.Text), ln.Branch, short(ln.Head), strings.Join(commits, ", "))
+}
+
+func integrationBranch(run string) string { return "abcd/" + run + "/integration" }
+
+// act carries out one change Due asks for: a lane's start (its branch from what it builds on, the
+// others merged in, in its own worktree), or the integration of every delivered lane. A merge that
+// conflicts hands the lane back naming the files; nothing of it is left in the worktree.
+func (a *App) act(ctx context.Context, s *loop.State, act loop.Action) (string, error) {
+	ln := s.Lanes[act.Lane]
+	wt := loop.WorktreeDir(s.Run, ln.ID)
+	if _, err := a.Git.Resolve(ctx, ln.Branch); err != nil {
+		// A step run again after a kill finds the branch it made; only a missing one is made.
+		if err := a.Git.CreateBranch(ctx, ln.Branch, act.From); err != nil {
+			return "", err
+		}
+	}
+	if err := a.Git.AddWorktree(ctx, wt, ln.Branch); err != nil {
+		return "", err
+	}
+	for k, head := range act.Merge {
+		msg := fmt.Sprintf("abcd %s: %s builds on %s", s.Run, ln.ID, act.MergeLanes[k])
+		if ln.Integration {
+			msg = fmt.Sprintf("abcd %s: integrate %s", s.Run, act.MergeLanes[k])
+		}
+		conflicts, err := a.Git.Merge(ctx, wt, head, msg)
+		if err != nil {
+			return "", err
+		}
+		if len(conflicts) > 0 {
+			s.Conflicted(act.Lane, act.MergeLanes[k], conflicts)
+			_ = a.Git.RemoveWorktree(ctx, wt)
+			return fmt.Sprintf("%s: merging %s conflicted on %s; the lane is handed back", ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
+		}
+	}
+	start, err := a.Git.Resolve(ctx, ln.Branch)
+	if err != nil {
+		return "", err
+	}
+	s.Started(act.Lane, start, wt)
+	if ln.Integration {
+		return fmt.Sprintf("integrated %d lanes on %s at %s, in %s", len(act.Merge), ln.Branch, short(start), a.abs(wt)), nil
+	}
+	return fmt.Sprintf("%s: started on %s at %s, in %s", ln.ID, ln.Branch, short(start), a.abs(wt)), nil
+}
+
+// clearWorktrees removes a finished run's worktrees; its branches stay.
+func (a *App) clearWorktrees(ctx context.Context, s *loop.State) []string {
+	var did []string
+	for i := range s.Lanes {
+		ln := &s.Lanes[i]
+		if ln.Worktree == "" {
+			continue
+		}
+		if err := a.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+			did = append(did, fmt.Sprintf("%s: could not remove its worktree %s (%s); remove it with git worktree remove", ln.ID, a.abs(ln.Worktree), refusalWhy(err)))
+			continue
+		}
+		did = append(did, fmt.Sprintf("%s: removed its worktree; %s stays", ln.ID, ln.Branch))
+		ln.Worktree = ""
+		s.Changes++
+	}
+	return did
+}
+
+// abs is a repository-relative path as an absolute one, for a brief or a next line an agent in any
+// folder can follow literally.
+func (a *App) abs(rel string) string {
+	root, _ := a.repoRoot()
+	if root == "" || strings.HasPrefix(rel, "/") {
+		return rel
+	}
+	return path.Join(filepath.ToSlash(root), rel)
 }
 
 // entryVerb is the verb a run of this kind was started by: the one whose dispatches its kept route
@@ -424,10 +583,25 @@ func refusalWhy(err error) string {
 	return err.Error()
 }
 
-// renderBrief gathers what a brief needs: the spec's path, the intent's criteria and the lane's diff.
+// renderBrief gathers what a brief needs, so it is whole: the agent's definition, the spec and the
+// intent's criteria, the verdict words, and the diff, with every path absolute.
 func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p loop.Plan, ret string) (string, error) {
-	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Return: ret, AgentFile: "agents/" + p.Role + ".md"}
+	root, _ := a.repoRoot()
+	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Root: filepath.ToSlash(root), Return: a.abs(ret), LaneDir: a.abs(loop.LaneDir(s.Run, lane.ID))}
+	if lane.Worktree != "" {
+		c.Worktree = a.abs(lane.Worktree)
+	}
 	verb := entryVerb(s.Kind)
+	if p.Role != loop.RoleImplementer {
+		ros, err := a.Roster.Roster()
+		if err != nil {
+			return "", err
+		}
+		if ag, ok := ros.Get(p.Role); ok {
+			c.AgentName, c.AgentDescription, c.AgentPrompt = ag.Name, ag.Description, ag.Body
+		}
+		c.Pass, c.Fail = review.Words(review.Role(p.Role))
+	}
 	if s.Intent != "" {
 		_, it, err := a.intent(ctx, verb, "", record.Ref(s.Intent))
 		if err != nil {
@@ -440,17 +614,24 @@ func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p l
 	}
 	if s.Spec != "" {
 		if l, err := a.resolve(ctx, record.Specs, verb, "", record.Ref(s.Spec)); err == nil {
-			c.SpecPath = l.file.Path
+			c.SpecPath = a.abs(l.file.Path)
 		}
 	}
 	if p.Kind == loop.AwaitReview || p.Kind == loop.AwaitAudit {
-		diff, cut, err := a.Git.Diff(ctx, s.Base, lane.Head, maxDiffBytes)
+		// A step lane is reviewed on its own changes, from where it started; the integration and a
+		// review or audit run on everything from the base.
+		from := lane.Start
+		if from == "" || lane.Integration || s.Kind != loop.KindSpec {
+			from = s.Base
+		}
+		c.DiffFrom = from
+		diff, cut, err := a.Git.Diff(ctx, from, lane.Head, maxDiffBytes)
 		if err != nil {
 			return "", err
 		}
 		c.Diff = string(diff)
 		if cut {
-			c.Diff += fmt.Sprintf("\n[the diff is longer than %d bytes and was cut here; read the rest with git diff %s %s]", maxDiffBytes, short(s.Base), short(lane.Head))
+			c.Diff += fmt.Sprintf("\n[the diff is longer than %d bytes and was cut here; read the rest with git diff %s %s]", maxDiffBytes, short(from), short(lane.Head))
 		}
 	}
 	return loop.Brief(c), nil
@@ -535,31 +716,46 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 		if err != nil {
 			return err
 		}
-		rc, err := review.DecodeImplementerReceipt(data)
-		if err != nil {
-			return refuse(err)
+		// Every rule is checked before anything is refused, so every problem comes back at once:
+		// what the receipt says, and what git and the lane folder say of what could be read of it.
+		rc, decodeErr := review.DecodeImplementerReceipt(data)
+		var re *review.ReturnError
+		if decodeErr != nil && (!errors.As(decodeErr, &re) || rc.SchemaVersion == 0 && rc.Run == "" && len(rc.Commits) == 0) {
+			return refuse(decodeErr)
 		}
 		laneDir := loop.LaneDir(s.Run, ln.ID)
-		facts := review.ReceiptFacts{Run: s.Run, Lane: ln.ID, Branch: ln.Branch,
-			OutputProblem: a.Runs.CheckFile(ctx, laneDir, laneDir+"/"+rc.DoD.Output),
-			ReportProblem: a.Runs.CheckFile(ctx, laneDir, laneDir+"/"+rc.Report)}
+		facts := review.ReceiptFacts{Run: s.Run, Lane: ln.ID, Branch: ln.Branch}
+		if review.LanePathOK(rc.DoD.Output) {
+			facts.OutputProblem = a.Runs.CheckFile(ctx, laneDir, laneDir+"/"+rc.DoD.Output)
+		}
+		if review.LanePathOK(rc.Report) {
+			facts.ReportProblem = a.Runs.CheckFile(ctx, laneDir, laneDir+"/"+rc.Report)
+		}
 		head, err := a.Git.Resolve(ctx, ln.Branch)
 		if err != nil {
 			return err
 		}
+		// A lane that builds on others starts from their heads: their commits are not the lane's.
+		start := ln.Start
+		if start == "" {
+			start = s.Base
+		}
 		for _, c := range rc.Commits {
+			if !review.ValidCommitID(c) {
+				continue
+			}
 			if ok, err := a.Git.IsAncestor(ctx, c, head); err != nil {
 				return err
 			} else if !ok {
 				facts.Unreachable = append(facts.Unreachable, c)
 			}
-			if ok, err := a.Git.IsAncestor(ctx, c, s.Base); err != nil {
+			if ok, err := a.Git.IsAncestor(ctx, c, start); err != nil {
 				return err
 			} else if ok {
 				facts.FromBase = append(facts.FromBase, c)
 			}
 		}
-		if err := review.CheckReceiptFacts(rc, facts); err != nil {
+		if err := review.JoinProblems(decodeErr, review.CheckReceiptFacts(rc, facts)); err != nil {
 			return refuse(err)
 		}
 		return s.RecordImplementation(lane, idx, loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: a.now()})

@@ -58,10 +58,19 @@ type LaneView struct {
 	Step   int    `json:"step" jsonschema:"minimum=0"`
 	Text   string `json:"text"`
 	Branch string `json:"branch"`
-	Stage  string `json:"stage" jsonschema:"enum=brief,enum=implement,enum=validate,enum=fix,enum=done,enum=handed-back"`
+	Stage  string `json:"stage" jsonschema:"enum=waiting,enum=brief,enum=implement,enum=validate,enum=fix,enum=done,enum=handed-back"`
 	Round  int    `json:"round" jsonschema:"minimum=0"`
 	Failed int    `json:"failed" jsonschema:"minimum=0"`
 	Head   string `json:"head"`
+	// After lists the lanes this one builds on; Integration marks the spec run's integration lane.
+	After       []string `json:"after"`
+	Integration bool     `json:"integration"`
+	// Start is the commit the lane started from; Worktree its own checkout (absolute), "" before
+	// the lane starts and once the run is over.
+	Start    string `json:"start"`
+	Worktree string `json:"worktree"`
+	// Findings is why a lane was handed back, or what its failed round found.
+	Findings string `json:"findings"`
 }
 
 // RunView is one run's standing.
@@ -265,7 +274,7 @@ func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatus
 			res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{}})
 			continue
 		}
-		res.Runs = append(res.Runs, runView(s))
+		res.Runs = append(res.Runs, a.runView(s))
 	}
 	return res, nil
 }

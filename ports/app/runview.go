@@ -76,7 +76,7 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 	if err != nil {
 		return ImplementRecordResult{}, err
 	}
-	res := ImplementRecordResult{Run: runView(s), Implementations: []ImplementationView{}, Verdicts: []RecordVerdictView{},
+	res := ImplementRecordResult{Run: a.runView(s), Implementations: []ImplementationView{}, Verdicts: []RecordVerdictView{},
 		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}}
 	routes, roles := map[string]*Count{}, map[string]*Count{}
 	bump := func(m map[string]*Count, name string, pass bool) {
@@ -121,17 +121,29 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 	return res, nil
 }
 
-func runView(s loop.State) RunView {
+// runView is a run's standing, every path in it absolute so an agent in any folder can follow it.
+func (a *App) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	for _, l := range s.Lanes {
-		v.Lanes = append(v.Lanes, LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head})
+		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
+			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings}
+		if l.Worktree != "" {
+			lv.Worktree = a.abs(l.Worktree)
+		}
+		v.Lanes = append(v.Lanes, lv)
 		for _, aw := range l.Awaits {
-			r := aw.Routing
+			aw = a.absAwait(aw)
 			v.Awaits = append(v.Awaits, AwaitView{ID: aw.ID, Lane: l.ID, Kind: string(aw.Kind), Role: aw.Role, Round: aw.Round, Brief: aw.Brief, Return: aw.Return,
-				Routing: requestRouting(r), Next: loop.Next(aw)})
+				Routing: requestRouting(aw.Routing), Next: loop.Next(aw)})
 		}
 	}
 	return v
+}
+
+// absAwait is an await with its brief and return paths absolute.
+func (a *App) absAwait(aw loop.Await) loop.Await {
+	aw.Brief, aw.Return = a.abs(aw.Brief), a.abs(aw.Return)
+	return aw
 }
 
 // routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
