@@ -75,6 +75,7 @@ func buildTable() []Verb {
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)
+	verbs = append(verbs, connectVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
 }
@@ -108,6 +109,7 @@ type App struct {
 	Prompter   ports.Prompter
 	// Connections are the providers this machine has configured; nil is none.
 	Connections oracle.Connections
+	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

@@ -543,3 +543,30 @@ func (c Commands) ReadLine(line string) (guard.Line, error) {
 	}
 	return c.Read(line)
 }
+
+// Providers opens every call as Validator (or a fresh one answering Outcome) and answers Verify
+// with Check, recording the calls.
+type Providers struct {
+	Check     ports.ProviderCheck
+	Outcome   ports.ReviewOutcome
+	Validator *Validator
+	Calls     []ports.ProviderCall
+	Verified  []ports.ProviderCall
+	OpenErr   error
+}
+
+func (p *Providers) Open(call ports.ProviderCall) (ports.Validator, error) {
+	p.Calls = append(p.Calls, call)
+	if p.OpenErr != nil {
+		return nil, p.OpenErr
+	}
+	if p.Validator != nil {
+		return p.Validator, nil
+	}
+	return &Validator{Name: call.Name, Outcome: p.Outcome}, nil
+}
+
+func (p *Providers) Verify(_ context.Context, call ports.ProviderCall) (ports.ProviderCheck, error) {
+	p.Verified = append(p.Verified, call)
+	return p.Check, nil
+}

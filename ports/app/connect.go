@@ -1,0 +1,324 @@
+package app
+
+// ahoy connect and ahoy disconnect: a provider's block in the machine file, written only after one
+// verification call, under the machine folder's lock, atomically.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/provider"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// machineConfig is the machine configuration file's name under $ABCD_HOME.
+const machineConfig = "config.json"
+
+// AhoyConnectInput names a provider, where it is, the model it is verified with, and where its key is.
+type AhoyConnectInput struct {
+	Name    provider.Name        `json:"name"`
+	BaseURL provider.BaseURL     `json:"base_url"`
+	Model   provider.Model       `json:"model"`
+	Tiers   []provider.TierModel `json:"tiers,omitempty" jsonschema:"maxItems=3"`
+	KeyEnv  provider.KeyEnv      `json:"key_env,omitempty"`
+	KeyFile provider.KeyFile     `json:"key_file,omitempty"`
+}
+
+// AhoyConnectResult is the block written and what the verification call found.
+type AhoyConnectResult struct {
+	Name string `json:"name"`
+	// File is the machine configuration file the block was written to.
+	File string `json:"file"`
+	// Models is the allowlist written: the model, then each tier's model.
+	Models []string `json:"models"`
+	// Tiers are the tiers the provider serves, in order, as tier=model.
+	Tiers []string `json:"tiers"`
+	// Credential says where the key is read at call time: key_env, key_file, or none.
+	Credential    string `json:"credential" jsonschema:"enum=key_env,enum=key_file,enum=none"`
+	ModelReported string `json:"model_reported"`
+	Next          string `json:"next"`
+}
+
+// AhoyDisconnectInput names the provider to remove.
+type AhoyDisconnectInput struct {
+	Name provider.Name `json:"name"`
+}
+
+// AhoyDisconnectResult says what was removed: the provider's block (Removed is false when the machine
+// file held none) and the roles that pointed at it.
+type AhoyDisconnectResult struct {
+	Name         string   `json:"name"`
+	File         string   `json:"file"`
+	Removed      bool     `json:"removed"`
+	RolesRemoved []string `json:"roles_removed"`
+}
+
+func connectVerbs() []Verb {
+	return []Verb{
+		declare(Verb{Name: "ahoy_connect", Path: []string{"ahoy", "connect"},
+			Summary:   "Connect an OpenAI-compatible provider: one verification call, then its block in the machine file",
+			OpenWorld: true}, ahoyConnect),
+		declare(Verb{Name: "ahoy_disconnect", Path: []string{"ahoy", "disconnect"},
+			Summary:     "Remove a provider's block, and the roles pointing at it, from the machine file",
+			Destructive: true, Idempotent: true}, ahoyDisconnect),
+	}
+}
+
+// ahoyConnect verifies the provider with one small call, then adds its block to the machine file.
+// Refused before anything is written: a broken configuration, a name already configured (the
+// remedy is ahoy disconnect), a 17th provider, a tier named twice, a denied model, a verification
+// call that did not answer.
+func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnectResult, error) {
+	const verb = "ahoy_connect"
+	files, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	m, err := provider.Load(stack)
+	if err != nil {
+		return AhoyConnectResult{}, configRefusal(err)
+	}
+	name := string(in.Name)
+	block, res, err := connectBlock(verb, in, m)
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if err := connectRefusal(verb, name, m.Names()); err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if a.Providers == nil {
+		return AhoyConnectResult{}, refusal.New("provider_unavailable", "", "this build of abcd has no provider adapter", "use a release build of abcd").On(verb, "")
+	}
+	deny := m.Denylist()
+	check, err := a.Providers.Verify(ctx, ports.ProviderCall{Name: name, BaseURL: string(in.BaseURL), KeyEnv: string(in.KeyEnv),
+		KeyFile: string(in.KeyFile), Model: string(in.Model), Denied: deny.Denies})
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if check.FallbackReason != "" {
+		return AhoyConnectResult{}, refusal.New("provider_unverified", "",
+			fmt.Sprintf("the verification call did not answer: %s (%s); nothing was written", review.FallbackReason(check.FallbackReason).Sentence(), check.Detail),
+			"check the base URL, the model and the key, then ", refusal.Run(verb, refusal.With("name", name), refusal.Hole("base_url", "url"), refusal.Hole("model", "id"))).On(verb, "")
+	}
+	res.ModelReported = check.ModelReported
+	path := a.Setup.MachinePath(machineConfig)
+	res.File = path
+	repo := repoLayer(files)
+	err = a.Setup.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+		doc, err := machineDoc(path, old, present)
+		if err != nil {
+			return nil, err
+		}
+		api := child(child(doc, "oracle"), "api")
+		names := make([]string, 0, len(api))
+		for n := range api {
+			names = append(names, n)
+		}
+		// Checked again under the lock: another abcd may have connected meanwhile.
+		if err := connectRefusal(verb, name, names); err != nil {
+			return nil, err
+		}
+		api[name] = block
+		return checkedMachineFile(path, doc, repo)
+	})
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	res.Next = fmt.Sprintf("steps whose tier %s serves now go to it; abcd shows the route each agent takes", name)
+	if len(res.Tiers) == 0 {
+		res.Next = fmt.Sprintf("no tier maps to %s yet: point an agent at it with oracle.roles.<agent>.connection in %s, or route one step with --route <agent>=<tier>@%s", name, path, name)
+	}
+	return res, nil
+}
+
+// connectBlock is the provider's block and the result it implies.
+func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[string]any, AhoyConnectResult, error) {
+	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: "none"}
+	tiers := map[string]any{}
+	given := map[oracle.Tier]string{}
+	for _, tm := range in.Tiers {
+		tier, model := tm.Split()
+		if _, twice := given[tier]; twice {
+			return nil, res, refusal.New("tier_twice", "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
+		}
+		given[tier] = model
+		tiers[string(tier)] = model
+		if !slices.Contains(res.Models, model) {
+			res.Models = append(res.Models, model)
+		}
+	}
+	for _, t := range provider.ServedTiers() {
+		if model, ok := given[t]; ok {
+			res.Tiers = append(res.Tiers, string(t)+"="+model)
+		}
+	}
+	deny := m.Denylist()
+	for _, id := range res.Models {
+		if entry, denied := deny.Denies(id); denied {
+			return nil, res, refusal.New("model_denied", "", fmt.Sprintf("model %s is denied by the denylist entry %s, and no provider's models override the denylist", id, entry),
+				"choose another model").On(verb, "model")
+		}
+	}
+	if in.KeyEnv != "" && in.KeyFile != "" {
+		return nil, res, refusal.New("key_twice", "", "names both an environment variable and a file for the key", "give one: ", refusal.Field(verb, "key_env"), " or ", refusal.Field(verb, "key_file")).On(verb, "")
+	}
+	models := make([]any, len(res.Models))
+	for i, id := range res.Models {
+		models[i] = id
+	}
+	block := map[string]any{"base_url": string(in.BaseURL), "models": models}
+	if len(tiers) > 0 {
+		block["tiers"] = tiers
+	}
+	switch {
+	case in.KeyEnv != "":
+		block["key_env"], res.Credential = string(in.KeyEnv), "key_env"
+	case in.KeyFile != "":
+		block["key_file"], res.Credential = string(in.KeyFile), "key_file"
+	}
+	return block, res, nil
+}
+
+// connectRefusal refuses a name already configured (never replaced silently) or a provider past
+// the limit.
+func connectRefusal(verb, name string, names []string) error {
+	if slices.Contains(names, name) {
+		return refusal.New("provider_exists", "", fmt.Sprintf("provider %s is already configured, and abcd never replaces a provider's block silently", name),
+			refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first, then connect it again").On(verb, "name")
+	}
+	if len(names) >= provider.MaxProviders {
+		return refusal.New("provider_limit", "", fmt.Sprintf("this machine configures %d providers, the most it may", len(names)),
+			"remove one with ", refusal.Run("ahoy_disconnect", refusal.Hole("name", "provider"))).On(verb, "name")
+	}
+	return nil
+}
+
+// ahoyDisconnect removes a provider's block, and every oracle.roles.<agent> pointing at it (a role
+// pointing at a provider that is gone would refuse every later read). A name the file does not
+// configure removes nothing and writes nothing.
+func ahoyDisconnect(ctx context.Context, a *App, in *AhoyDisconnectInput) (AhoyDisconnectResult, error) {
+	files, _, err := a.loadConfig(ctx)
+	if err != nil {
+		return AhoyDisconnectResult{}, err
+	}
+	name := string(in.Name)
+	path := a.Setup.MachinePath(machineConfig)
+	res := AhoyDisconnectResult{Name: name, File: path, RolesRemoved: []string{}}
+	repo := repoLayer(files)
+	err = a.Setup.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+		res.Removed, res.RolesRemoved = false, []string{}
+		if !present {
+			return nil, nil
+		}
+		doc, err := machineDoc(path, old, present)
+		if err != nil {
+			return nil, err
+		}
+		oracleNS := child(doc, "oracle")
+		api := child(oracleNS, "api")
+		if _, ok := api[name]; !ok {
+			return nil, nil
+		}
+		delete(api, name)
+		res.Removed = true
+		roles := child(oracleNS, "roles")
+		for agent, raw := range roles {
+			if role, ok := raw.(map[string]any); ok && role["connection"] == name {
+				delete(roles, agent)
+				res.RolesRemoved = append(res.RolesRemoved, agent)
+			}
+		}
+		sort.Strings(res.RolesRemoved)
+		prune(oracleNS, "api")
+		prune(oracleNS, "roles")
+		prune(doc, "oracle")
+		return checkedMachineFile(path, doc, repo)
+	})
+	if err != nil {
+		return AhoyDisconnectResult{}, err
+	}
+	return res, nil
+}
+
+// machineDoc reads the machine file as a JSON object, keeping numbers as written; an absent file
+// is a new one.
+func machineDoc(path string, old []byte, present bool) (map[string]any, error) {
+	if !present {
+		return map[string]any{"schema_version": json.Number("1")}, nil
+	}
+	if err := config.CheckStrict(path, old); err != nil {
+		return nil, configRefusal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(old))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, configRefusal(&config.FileError{File: path, Msg: "is not a JSON object"})
+	}
+	return doc, nil
+}
+
+// child is the object under key, made when absent. A member of another type is replaced only if the
+// checks after refuse nothing, which they would: a non-object oracle or api fails the parse.
+func child(obj map[string]any, key string) map[string]any {
+	if c, ok := obj[key].(map[string]any); ok {
+		return c
+	}
+	c := map[string]any{}
+	if _, taken := obj[key]; !taken {
+		obj[key] = c
+	}
+	return c
+}
+
+// prune removes an empty object member.
+func prune(obj map[string]any, key string) {
+	if c, ok := obj[key].(map[string]any); ok && len(c) == 0 {
+		delete(obj, key)
+	}
+}
+
+// checkedMachineFile writes doc as the machine file and checks it as every later read will: parsed,
+// validated, and its providers loaded beside the repository's layer. A file abcd would refuse is never
+// written.
+func checkedMachineFile(path string, doc map[string]any, repo *config.Source) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	src, err := config.ParseConfig(config.LayerMachine, path, b.Bytes())
+	if err == nil {
+		err = config.Validate(src, path)
+	}
+	if err == nil {
+		_, err = provider.Load(config.NewStack(nil, repo, &src))
+	}
+	if err != nil {
+		return nil, configRefusal(err)
+	}
+	return b.Bytes(), nil
+}
+
+// repoLayer is the repository's configuration layer, for checking a machine file beside it (its
+// denylist applies); nil when there is none or it does not parse (loadConfig refused that already).
+func repoLayer(files ports.ConfigFiles) *config.Source {
+	if !files.RepoConfig.Present {
+		return nil
+	}
+	src, err := config.ParseConfig(config.LayerRepo, files.RepoConfig.Path, files.RepoConfig.Data)
+	if err != nil {
+		return nil
+	}
+	return &src
+}
