@@ -122,6 +122,7 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Git:       seededGit(),
 		Runs:      seededRuns(),
 		Commands:  fake.Commands{},
+		Providers: &fake.Providers{Check: ports.ProviderCheck{ModelReported: "qwen2.5:7b"}},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
 	"github.com/abcd-dev/abcd/adapters/git"
+	"github.com/abcd-dev/abcd/adapters/openai"
 	"github.com/abcd-dev/abcd/adapters/shell"
 	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
@@ -46,6 +47,7 @@ func run(ctx context.Context) int {
 func wire(s *cli.IO, dir, home string) *app.App {
 	ros := agentfiles.New(agents.Files)
 	cat := catalog.New(schemas.Files)
+	providers := openai.New(os.Getenv, files.ReadSecret)
 	var build func(dir string) *app.App
 	build = func(dir string) *app.App {
 		return &app.App{
@@ -59,6 +61,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Git:       git.Git{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
+			Providers: providers,
 			Prompter:  cli.NewPrompter(s),
 			Diag:      cli.NewDiag(s),
 			Schemas:   cat,
