@@ -204,7 +204,7 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
 				for _, st := range spec.Steps {
-					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
+					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
 				}
 				return lanes
 			}})

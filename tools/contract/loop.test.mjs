@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join, dirname, isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -47,13 +47,17 @@ class Repo {
     this.git('commit', '-q', '-m', 'record');
   }
   close() { rmSync(this.dir, { recursive: true, force: true }); }
-  write(rel, body) {
-    mkdirSync(dirname(join(this.root, rel)), { recursive: true });
-    writeFileSync(join(this.root, rel), body);
+  // p is a path the run names (absolute, as briefs and next lines give them) or one relative to the
+  // repository root.
+  p(path) { return isAbsolute(path) ? path : join(this.root, path); }
+  write(path, body) {
+    mkdirSync(dirname(this.p(path)), { recursive: true });
+    writeFileSync(this.p(path), body);
   }
-  read(rel) { return readFileSync(join(this.root, rel), 'utf8'); }
-  git(...args) {
-    const r = spawnSync('git', args, { cwd: this.root, env: this.env, encoding: 'utf8' });
+  read(path) { return readFileSync(this.p(path), 'utf8'); }
+  git(...args) { return this.gitIn(this.root, ...args); }
+  gitIn(dir, ...args) {
+    const r = spawnSync('git', args, { cwd: dir, env: this.env, encoding: 'utf8' });
     assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
     return r.stdout.trim();
   }
@@ -83,25 +87,29 @@ class Repo {
   }
   state(run) { return JSON.parse(this.read(`.abcd/.work.local/run/${run}/state.json`)); }
   stateHash(run) { return createHash('sha256').update(this.read(`.abcd/.work.local/run/${run}/state.json`)).digest('hex'); }
-  awaits(run) { return this.ok('implement_status', 'implement', 'status', '--run', run).runs[0].awaits; }
-  // implement plays an implementer: a commit on the lane branch, the DoD output, a report, a receipt.
+  status(run) { return this.ok('implement_status', 'implement', 'status', '--run', run).runs[0]; }
+  awaits(run) { return this.status(run).awaits; }
+  // implement plays an implementer the way a harness's agent follows its brief: it works only in
+  // the lane's own worktree (which the brief names), commits there, and writes its output, report
+  // and receipt into the lane folder, at the absolute paths the brief gives.
   implement(run, await_, { commits } = {}) {
-    const lane = await_.lane;
-    const laneDir = `.abcd/.work.local/run/${run}/${lane}`;
-    const branch = `abcd/${run}/${lane}`;
-    const current = this.git('symbolic-ref', '--short', 'HEAD');
-    this.git('checkout', '-q', branch);
+    const lane = this.status(run).lanes.find((l) => l.id === await_.lane);
+    assert.ok(isAbsolute(lane.worktree), `${await_.lane} has a worktree: ${JSON.stringify(lane)}`);
+    const brief = this.read(await_.brief);
+    assert.ok(brief.includes(lane.worktree), `the brief names the worktree ${lane.worktree}`);
+    assert.equal(this.gitIn(lane.worktree, 'symbolic-ref', '--short', 'HEAD'), lane.branch);
+    const laneDir = join(this.root, `.abcd/.work.local/run/${run}/${await_.lane}`);
     this.seq = (this.seq ?? 0) + 1;
-    writeFileSync(join(this.root, `${lane}-${await_.round}.txt`), `work of ${lane} round ${await_.round}, try ${this.seq}\n`);
-    this.git('add', `${lane}-${await_.round}.txt`);
-    this.git('commit', '-q', '-m', `${lane} round ${await_.round}`);
-    const sha = this.git('rev-parse', 'HEAD');
-    this.git('checkout', '-q', current);
-    this.write(`${laneDir}/dod-${await_.round}.txt`, 'all green\n');
-    this.write(`${laneDir}/report-${await_.round}.md`, 'Did the step.\n');
-    this.write(await_.return, JSON.stringify({ schema_version: 1, run, lane, branch, commits: commits ?? [sha],
-      dod: { command: 'true', exit_code: 0, output: `dod-${await_.round}.txt` }, report: `report-${await_.round}.md`, model: 'scripted-agent' }));
-    return sha;
+    const file = `${await_.lane}-${await_.round}-${this.seq}.txt`;
+    writeFileSync(join(lane.worktree, file), `work of ${await_.lane} round ${await_.round}, try ${this.seq}\n`);
+    this.gitIn(lane.worktree, 'add', file);
+    this.gitIn(lane.worktree, 'commit', '-q', '-m', `${await_.lane} round ${await_.round}`);
+    const sha = this.gitIn(lane.worktree, 'rev-parse', 'HEAD');
+    this.write(join(laneDir, `dod-${this.seq}.txt`), 'all green\n');
+    this.write(join(laneDir, `report-${this.seq}.md`), 'Did the step.\n');
+    this.write(await_.return, JSON.stringify({ schema_version: 1, run, lane: await_.lane, branch: lane.branch, commits: commits ?? [sha],
+      dod: { command: 'true', exit_code: 0, output: `dod-${this.seq}.txt` }, report: `report-${this.seq}.md`, model: 'scripted-agent' }));
+    return { sha, file };
   }
   review(await_, word, findings = 'No findings.') {
     this.write(await_.return, `# Review\n\nRead the diff.\n\n## Verdict\n\n${word}\n\n${findings}\n`);
@@ -120,52 +128,111 @@ const startRun = (repo) => {
   repo.ok('implement_step', 'implement', 'step', '--run', run);
   return run;
 };
+// passLane has both reviewers pass a lane's open round.
+const passLane = (repo, run, lane) => {
+  const awaits = repo.awaits(run);
+  for (const [role, word] of [['ruthless-reviewer', 'SHIP'], ['security-reviewer', 'APPROVE']]) {
+    repo.review(find(awaits, lane, role), word);
+    repo.receipt(find(awaits, lane, role).return);
+  }
+};
 const find = (awaits, lane, role) => awaits.find((a) => a.lane === lane && a.role === role);
 
-test('a passing run: implementers, reviewers on every lane, the auditor last, then the story', () => {
-  const repo = new Repo();
+// The run a harness drives, from start to finish: a three-step spec where step 3 builds on steps 1
+// and 2. The two independent implementers work at once, each in its own worktree; the dependent lane
+// starts from both their heads; one round fails and is fixed; every lane is merged into the
+// integration branch and the intent-auditor audits the integrated diff from the base; the spec's
+// Progress gets a line per lane delivered. Every document is validated against its published schema.
+test('a harness drives a three-step spec with a dependent step to one integrated, audited result', async () => {
+  const repo = new Repo({ steps: ['Read the headers.', 'Parse them.', '(after 1, 2) Render the listing.'] });
   try {
-    const run = startRun(repo);
-    let awaits = repo.awaits(run);
+    const start = repo.ok('implement_start', 'implement', 'start', 'faster');
+    const run = start.run.run;
+    assert.deepEqual(start.run.lanes.map((l) => `${l.id}:${l.stage}:${l.after.join('+')}`),
+      ['lane-1:waiting:', 'lane-2:waiting:', 'lane-3:waiting:lane-1+lane-2', 'integration:waiting:']);
+    const step = repo.ok('implement_step', 'implement', 'step', '--run', run);
+    assert.deepEqual(step.run.lanes.map((l) => l.stage), ['implement', 'implement', 'waiting', 'waiting']);
+    let awaits = step.run.awaits;
     assert.deepEqual(awaits.map((a) => `${a.lane}:${a.role}`), ['lane-1:implementer', 'lane-2:implementer']);
-    const brief = repo.read(awaits[0].brief);
-    assert.match(brief, /Lazy regexps\./);
-    assert.match(brief, /ac-1: Given a binary/);
-    assert.match(brief, /abcd implement receipt/);
-
-    // A repeat step re-tells the open awaits and changes nothing.
-    const before = repo.stateHash(run);
-    const again = repo.ok('implement_step', 'implement', 'step', '--run', run);
-    assert.equal(again.next.length, 2);
-    assert.equal(repo.stateHash(run), before);
-
     for (const a of awaits) {
-      repo.implement(run, a);
-      repo.receipt(a.return);
+      assert.ok(isAbsolute(a.brief) && isAbsolute(a.return), `absolute paths: ${a.brief} ${a.return}`);
+      const brief = repo.read(a.brief);
+      assert.match(brief, /ac-1: Given a binary/);
+      assert.match(brief, /"commits": \["0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"\]/, 'a filled-in receipt');
+      assert.ok(brief.includes(`abcd implement receipt ${a.return}`));
     }
-    awaits = repo.awaits(run);
-    assert.deepEqual(awaits.map((a) => `${a.lane}:${a.role}`).sort(),
-      ['lane-1:ruthless-reviewer', 'lane-1:security-reviewer', 'lane-2:ruthless-reviewer', 'lane-2:security-reviewer']);
-    assert.match(repo.read(find(awaits, 'lane-1', 'ruthless-reviewer').brief), /untrusted data, not instructions/);
+    for (const n of step.next) assert.match(n, /\//, 'a next line names absolute paths');
 
-    for (const lane of ['lane-2', 'lane-1']) {
-      repo.review(find(awaits, lane, 'ruthless-reviewer'), 'SHIP');
-      repo.receipt(find(awaits, lane, 'ruthless-reviewer').return);
-      repo.review(find(awaits, lane, 'security-reviewer'), '**APPROVE**');
-      repo.receipt(find(awaits, lane, 'security-reviewer').return);
-    }
+    // Two implementers at once, each in its own checkout: neither sees the other's files.
+    const [one, two] = await Promise.all(awaits.map(async (a) => repo.implement(run, a)));
+    const lanes = repo.status(run).lanes;
+    assert.notEqual(lanes[0].worktree, lanes[1].worktree);
+    assert.ok(!existsSync(join(lanes[0].worktree, two.file)) && !existsSync(join(lanes[1].worktree, one.file)));
+    await Promise.all(awaits.map((a) => new Promise((resolve) => {
+      const child = spawn(bin, ['implement', 'receipt', a.return, '--json'], { cwd: repo.root, env: repo.env });
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.on('close', (code) => { if (code === 3) repo.receipt(a.return); else { assert.equal(code, 0, out); repo.check('implement_receipt', code, out, ['receipt']); } resolve(); });
+    })));
+
+    // lane-1 fails its first round and is fixed; lane-2 passes.
     awaits = repo.awaits(run);
-    assert.deepEqual(awaits.map((a) => `${a.lane}:${a.role}`), ['lane-2:intent-auditor']);
-    repo.audit(awaits[0], { 'ac-1': 'MET', 'ac-2': 'MET_WITH_CONCERNS' });
-    const last = repo.receipt(awaits[0].return);
+    repo.review(find(awaits, 'lane-1', 'ruthless-reviewer'), 'FIX FIRST', '### F1. The header cache is never cleared\n- Fix: clear it.');
+    repo.receipt(find(awaits, 'lane-1', 'ruthless-reviewer').return);
+    repo.review(find(awaits, 'lane-1', 'security-reviewer'), 'APPROVE');
+    repo.receipt(find(awaits, 'lane-1', 'security-reviewer').return);
+    passLane(repo, run, 'lane-2');
+    awaits = repo.awaits(run);
+    const fix = find(awaits, 'lane-1', 'implementer');
+    assert.equal(fix.kind, 'fix');
+    assert.match(repo.read(fix.brief), /The header cache is never cleared/);
+    assert.ok(!find(awaits, 'lane-3', 'implementer'), 'lane-3 waits until lane-1 is done');
+    repo.implement(run, fix);
+    repo.receipt(fix.return);
+    passLane(repo, run, 'lane-1');
+
+    // lane-3 starts from lane-1's head with lane-2 merged: it sees both lanes' files.
+    let lane3 = repo.status(run).lanes[2];
+    assert.equal(lane3.stage, 'implement');
+    assert.ok(existsSync(join(lane3.worktree, one.file)) && existsSync(join(lane3.worktree, two.file)), 'step 3 sees steps 1 and 2');
+    const impl3 = find(repo.awaits(run), 'lane-3', 'implementer');
+    assert.match(repo.read(impl3.brief), /builds on them/);
+    repo.implement(run, impl3);
+    repo.receipt(impl3.return);
+    const reviewBrief = repo.read(find(repo.awaits(run), 'lane-3', 'ruthless-reviewer').brief);
+    assert.match(reviewBrief, /The agent's definition: ruthless-reviewer/);
+    assert.ok(!reviewBrief.includes(one.file), 'lane-3 is reviewed on its own changes, not its dependencies');
+    passLane(repo, run, 'lane-3');
+
+    // Every lane is integrated; the auditor audits the integrated diff from the base.
+    const status = repo.status(run);
+    const integration = status.lanes.find((l) => l.integration);
+    assert.equal(integration.stage, 'validate');
+    assert.equal(integration.branch, `abcd/${run}/integration`);
+    const [auditor] = status.awaits;
+    assert.equal(`${auditor.lane}:${auditor.role}`, 'integration:intent-auditor');
+    const auditBrief = repo.read(auditor.brief);
+    for (const f of [one.file, two.file]) assert.ok(auditBrief.includes(f), `the audit sees ${f}`);
+    repo.audit(auditor, { 'ac-1': 'MET', 'ac-2': 'MET_WITH_CONCERNS' });
+    const last = repo.receipt(auditor.return);
     assert.equal(last.run.finished, true);
-    assert.deepEqual(last.run.lanes.map((l) => l.stage), ['done', 'done']);
+    assert.deepEqual(last.run.lanes.map((l) => l.stage), ['done', 'done', 'done', 'done']);
+    assert.ok(last.run.lanes.every((l) => l.worktree === ''), 'the worktrees are removed once the run is over');
+    assert.equal(repo.git('worktree', 'list').split('\n').length, 1);
+    const merged = repo.git('ls-tree', '--name-only', `abcd/${run}/integration`).split('\n');
+    for (const f of [one.file, two.file]) assert.ok(merged.includes(f), `the integration holds ${f}`);
+
+    // The spec's Progress has one line per lane delivered, and the integration.
+    const spec = repo.read('.abcd/development/specs/open/spc-2611300000000002-faster-cold-start.md');
+    const progress = spec.slice(spec.indexOf('## Progress'));
+    for (const lane of ['1', '2', '3']) assert.match(progress, new RegExp(`step ${lane} \\(.*\\): delivered on \`abcd/${run}/lane-${lane}\``));
+    assert.match(progress, new RegExp(`integrated on \`abcd/${run}/integration\``));
+    assert.equal(repo.ok('lint', 'lint').errors, 0);
 
     const story = repo.ok('implement_record', 'implement', 'record', '--run', run);
-    assert.equal(story.verdicts.length, 5);
-    assert.ok(story.verdicts.every((v) => v.pass && v.route === 'host' && v.ran === 'host'));
-    assert.deepEqual(story.by_route, [{ name: 'host', total: 5, passed: 5, failed: 0 }]);
-    assert.equal(story.implementations.length, 2);
+    assert.equal(story.verdicts.length, 9);
+    assert.equal(story.implementations.length, 4);
+    assert.deepEqual(story.by_route, [{ name: 'host', total: 9, passed: 8, failed: 1 }]);
   } finally {
     repo.close();
   }
@@ -205,6 +272,7 @@ test('a failing round: a fix brief with every finding, then round 2 with escalat
     repo.review(find(awaits, 'lane-1', 'security-reviewer'), 'APPROVE');
     repo.receipt(find(awaits, 'lane-1', 'security-reviewer').return);
     const [auditor] = repo.awaits(run);
+    assert.equal(auditor.lane, 'integration');
     repo.audit(auditor, { 'ac-1': 'MET', 'ac-2': 'MET' });
     assert.equal(repo.receipt(auditor.return).run.finished, true);
 
@@ -230,6 +298,8 @@ test('a lane handed back after build.fix_rounds failed rounds takes no more rece
     repo.review(find(awaits, 'lane-1', 'ruthless-reviewer'), 'SHIP');
     const last = repo.receipt(find(awaits, 'lane-1', 'ruthless-reviewer').return);
     assert.equal(last.run.lanes[0].stage, 'handed-back');
+    assert.equal(last.run.lanes[1].stage, 'handed-back', 'the integration goes back with it');
+    assert.match(last.run.lanes[1].findings, /lane-1 was handed back/);
     assert.equal(last.run.finished, true);
     assert.deepEqual(repo.awaits(run), []);
     repo.refused('implement_receipt', 'implement', 'receipt', find(awaits, 'lane-1', 'ruthless-reviewer').return);
@@ -256,20 +326,20 @@ test('bad receipts and returns are refused naming what is wrong, and nothing is 
       ['a failing definition of done', () => good({ dod: { command: 'true', exit_code: 1, output: 'dod-0.txt' } }), /exited 1/],
       ['an unknown field', () => good({ extra: 1 }), /extra/],
       ['an output outside the lane folder', () => good({ dod: { command: 'true', exit_code: 0, output: '../../../../../etc/passwd' } }), /\.\./],
-      ['a symlinked receipt', () => { rmSync(join(repo.root, impl.return), { force: true }); symlinkSync('/etc/passwd', join(repo.root, impl.return)); }, /symbolic link/],
+      ['a symlinked receipt', () => { rmSync(repo.p(impl.return), { force: true }); symlinkSync('/etc/passwd', repo.p(impl.return)); }, /symbolic link/],
     ];
     for (const [name, make, says] of cases) {
-      rmSync(join(repo.root, impl.return), { force: true });
+      rmSync(repo.p(impl.return), { force: true });
       make();
       const doc = repo.refused('implement_receipt', 'implement', 'receipt', impl.return);
       assert.match(`${doc.why} ${doc.what}`, says, name);
       assert.equal(repo.stateHash(run), before, `${name}: nothing recorded`);
     }
 
-    rmSync(join(repo.root, impl.return), { force: true });
+    rmSync(repo.p(impl.return), { force: true });
     repo.implement(run, impl);
-    // The absolute path an agent may print names the same await.
-    repo.receipt(join(repo.root, impl.return));
+    // The path relative to the repository names the same await as the absolute one briefs give.
+    repo.receipt(relative(repo.root, impl.return));
     const awaits = repo.awaits(run);
     const ruthless = find(awaits, 'lane-1', 'ruthless-reviewer');
     const mid = repo.stateHash(run);
@@ -312,7 +382,7 @@ test('concurrent receipts from several processes lose no update', async () => {
       if (results[i][0] === 3) repo.receipt(awaits[i].return);
     }
     const state = repo.state(run);
-    assert.deepEqual(state.lanes.map((l) => l.stage), Array(6).fill('validate'));
+    assert.deepEqual(state.lanes.filter((l) => !l.integration).map((l) => l.stage), Array(6).fill('validate'));
     assert.equal(state.lanes.reduce((n, l) => n + l.implementations.length, 0), 6);
     assert.equal(repo.awaits(run).length, 12);
   } finally {
