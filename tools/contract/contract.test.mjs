@@ -113,8 +113,9 @@ test('every published schema compiles under ajv strict mode, draft 2020-12', () 
 });
 
 // Verbs whose cases need state only a scripted agent can make (commits, receipts) are driven by
-// loop.test.mjs, which validates their output against the same schemas.
-const loopVerbs = ['implement_step', 'implement_receipt', 'review', 'intent_audit'];
+// loop.test.mjs, which validates their output against the same schemas; ahoy_connect needs a
+// provider that answers, and tools/openai/interop.test.mjs validates it against a real one.
+const loopVerbs = ['implement_step', 'implement_receipt', 'review', 'intent_audit', 'ahoy_connect'];
 
 test('every verb in the index has a case, and every case names a verb in the index', () => {
   const verbs = new Set(index.schemas.filter((e) => e.verb).map((e) => e.verb));
