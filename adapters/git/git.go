@@ -298,3 +298,16 @@ func (g Git) DefaultBranch(ctx context.Context) (string, error) {
 	}
 	return "", nil
 }
+
+// DeleteBranch deletes a branch abcd made; an absent one is not an error.
+func (g Git) DeleteBranch(ctx context.Context, name string) error {
+	if _, err := g.Resolve(ctx, "refs/heads/"+name); err != nil {
+		return nil
+	}
+	_, _, err := g.run(ctx, 4<<10, "branch", "-D", "--end-of-options", name)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return refusal.New("branch_delete_failed", name, "git could not delete it: "+ee.stderr, "delete it by hand with git branch -D")
+	}
+	return err
+}

@@ -234,3 +234,14 @@ func TestDefaultBranch(t *testing.T) {
 	name, _ = g.DefaultBranch(ctx)
 	assert.Check(t, is.Equal(name, "origin/develop"), "the remote's HEAD wins")
 }
+
+func TestDeleteBranch(t *testing.T) {
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-1", commits[1]))
+	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"))
+	_, err := g.Resolve(ctx, "abcd/run-1/lane-1")
+	assert.Check(t, err != nil, "the branch is gone")
+	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"), "deleting it again is not an error")
+}

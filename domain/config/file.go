@@ -67,4 +67,7 @@ type Build struct {
 	DoD string `json:"dod,omitempty" jsonschema:"maxLength=1024"`
 	// FixRounds is how many failed validation rounds a lane may have before it is handed back.
 	FixRounds int `json:"fix_rounds,omitempty" jsonschema:"minimum=1,maximum=10"`
+	// Base is the commit a run starts from, and a review or audit compares with, when none is given:
+	// a branch, a tag or a commit. Unset, it is the repository's default branch.
+	Base string `json:"base,omitempty" jsonschema:"minLength=1,maxLength=255"`
 }

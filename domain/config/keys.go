@@ -35,6 +35,7 @@ func Keys() []Key {
 		{Pattern: "setup_version", Doc: "the setup abcd ahoy install last ran", check: positiveInt},
 		{Pattern: "build.dod", Doc: "the definition-of-done command an implementer runs before handing a lane back", check: stringMax(1024)},
 		{Pattern: "build.fix_rounds", Default: json.RawMessage(`3`), Doc: "failed validation rounds a lane may have before it is handed back", check: intRange(1, 10)},
+		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf("host", "rp")},
 		{Pattern: "oracle.rp.url", MachineOnly: true, Doc: "the RepoPrompt MCP server's address: http(s) on a loopback address", check: loopbackURL},
 		{Pattern: "oracle.rp.tool", MachineOnly: true, Default: json.RawMessage(`"oracle_send"`), Doc: "the RepoPrompt tool reviews are sent to", check: name(128)},
@@ -287,4 +288,19 @@ func (k *KeyName) UnmarshalText(b []byte) error {
 
 func (KeyName) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "a configuration key, such as build.dod or oracle.review", MinLength: 1, MaxLength: 256}
+}
+
+// revision takes a name git can resolve to one commit and never reads as an option or a range.
+func revision(v json.RawMessage) error {
+	s, err := stringOf(v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s == "" || len(s) > 255:
+		return fmt.Errorf("takes a string of 1 to 255 bytes: a branch, a tag or a commit")
+	case strings.HasPrefix(s, "-"), strings.Contains(s, ".."), strings.ContainsAny(s, " \t\n\r\x00"):
+		return fmt.Errorf("takes one commit's name: no leading dash, no .., no white space")
+	}
+	return nil
 }

@@ -206,6 +206,20 @@ func (s *State) handBackFor(lane int, findings, root string) {
 	}
 }
 
+// Abandon ends a run that is not finished: every lane still moving is handed back saying so, and
+// its open awaits are dropped. What the run recorded stays.
+func (s *State) Abandon(why string) {
+	for i := range s.Lanes {
+		l := &s.Lanes[i]
+		if l.Stage == StageDone || l.Stage == StageHandedBack {
+			continue
+		}
+		l.Awaits = []Await{}
+		l.Stage, l.Findings = StageHandedBack, why
+		s.Changes++
+	}
+}
+
 // Plan is an await the next step should open.
 type Plan struct {
 	Lane  int

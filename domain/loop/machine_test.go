@@ -1026,3 +1026,29 @@ func TestCheckRefusesAStateThatNamesWhatItMayNot(t *testing.T) {
 		}
 	}
 }
+
+// Abandon settles every lane still moving, drops their awaits, and keeps what was recorded.
+func TestAbandon(t *testing.T) {
+	h := newV2(t, 3, lanesAfter())
+	h.start()
+	h.openPending()
+	h.implement(0)
+	h.openPending()
+	h.answer(0, RoleRuthless, true)
+	h.answer(0, RoleSecurity, true)
+	h.s.Abandon("The run was abandoned.\n")
+	checkInvariants(t, h.s)
+	if !h.s.Finished() || len(h.s.OpenAwaits()) != 0 || len(Due(h.s)) != 0 || len(Pending(h.s)) != 0 {
+		t.Fatalf("not settled: %+v", h.s.Lanes)
+	}
+	wantStage(t, h.s, 0, StageDone)
+	for _, lane := range []int{1, 2, 3} {
+		wantStage(t, h.s, lane, StageHandedBack)
+		if h.s.Lanes[lane].Findings != "The run was abandoned.\n" {
+			t.Errorf("lane %d: %q", lane, h.s.Lanes[lane].Findings)
+		}
+	}
+	if len(h.s.Lanes[0].Rounds) != 1 || len(h.s.Lanes[0].Implementations) != 1 {
+		t.Error("the record of what was done is kept")
+	}
+}

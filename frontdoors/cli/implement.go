@@ -14,17 +14,20 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 	impl := group("implement", "The build loop: a spec's steps as lanes, implemented and reviewed by fresh agents")
 	impl.AddCommand(
 		verbCommand(a, s, opts, "implement_start", "start SPEC", renderStep, arg("spec"),
-			textFlag("base", "the commit lanes branch from (default: HEAD)")),
+			textFlag("base", "the commit lanes start from (default: build.base, else the repository's default branch)"),
+			boolFlag("again", "", "start a run even though the spec has an unfinished one")),
 		verbCommand(a, s, opts, "implement_step", "step", renderStep,
 			textFlag("run", "the run (default: the newest unfinished one)"), routeFlag()),
 		verbCommand(a, s, opts, "implement_receipt", "receipt PATH", renderStep, arg("path"),
 			textFlag("run", "the run (default: the one the path is under)")),
 		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run")),
 		verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)")),
+		verbCommand(a, s, opts, "implement_abandon", "abandon", renderStep, textFlag("run", "the run (default: the one unfinished run)"),
+			boolFlag("delete_branches", "", "delete the run's lane and integration branches too")),
 	)
 	rev := verbCommand(a, s, opts, "review", "review", renderStep,
 		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
-		textFlag("base", "the commit the changes start from (default: main)"), routeFlag())
+		textFlag("base", "the commit the changes start from (default: build.base, else the repository's default branch)"), routeFlag())
 	return []*cobra.Command{impl, rev}
 }
 

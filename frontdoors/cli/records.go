@@ -21,7 +21,7 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "intent_plan", "plan REF", renderPlan, arg("ref")),
 		verbCommand(a, s, opts, "intent_ship", "ship REF", renderMove, arg("ref")),
 		verbCommand(a, s, opts, "intent_audit", "audit REF", renderStep, arg("intent"),
-			textFlag("base", "the commit the delivered changes start from (default: main)"), routeFlag()),
+			textFlag("base", "the commit the delivered changes start from (default: build.base, else the repository's default branch)"), routeFlag()),
 	)
 	spec := group("spec", "Specs: how an intent is built, step by step")
 	spec.AddCommand(

@@ -91,8 +91,10 @@ func seededRuns() *fake.Runs {
 	r := fake.NewRuns()
 	s := loop.New(loop.KindSpec, loop.Options{Run: seedRunID, Spec: seedOpenSpecID, Intent: seedDraftID, Base: seedBase,
 		Created: "2026-11-30T12:00:00Z", DoD: "make test", Criteria: []string{"ac-1"},
-		Validators: []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAuditor}},
+		Validators: []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAuditor}, IntegrationBranch: "abcd/" + seedRunID + "/integration"},
 		[]loop.LaneSpec{{Step: 1, Text: "Make it lazy.", Branch: "abcd/" + seedRunID + "/lane-1"}})
+	// The lane started from the base, in its worktree, as a step does.
+	s.Started(0, seedBase, loop.WorktreeDir(seedRunID, "lane-1"))
 	plan := loop.Pending(s)[0]
 	brief, ret := loop.AwaitPaths(seedRunID, "lane-1", plan)
 	s.Open(plan, brief, ret, loop.Routing{Agent: "implementer", Tier: "host-decides", FanOut: 1, Source: "none", Connection: "host", Route: "host", Ran: "host"}, "2026-11-30T12:00:00Z")

@@ -159,7 +159,8 @@ func (a *App) runIDs(ctx context.Context, run loop.RunID) ([]string, error) {
 	return a.Runs.Runs(ctx)
 }
 
-// pickRun is the named run, or the newest unfinished one.
+// pickRun is the named run, or the one unfinished run. Several unfinished runs are refused rather
+// than one picked silently: the person names the run.
 func (a *App) pickRun(ctx context.Context, verb string, run loop.RunID) (string, error) {
 	if run != "" {
 		return string(run), nil
@@ -168,14 +169,22 @@ func (a *App) pickRun(ctx context.Context, verb string, run loop.RunID) (string,
 	if err != nil {
 		return "", err
 	}
-	for i := len(ids) - 1; i >= 0; i-- {
-		s, err := a.loadRun(ctx, ids[i])
+	var active []string
+	for _, id := range ids {
+		s, err := a.loadRun(ctx, id)
 		if err == nil && !s.Finished() {
-			return ids[i], nil
+			active = append(active, id)
 		}
 	}
-	return "", refusal.New("no_run", "", "no unfinished run in this repository",
-		"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec"))).On(verb, "")
+	switch len(active) {
+	case 0:
+		return "", refusal.New("no_run", "", "no unfinished run in this repository",
+			"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec"))).On(verb, "")
+	case 1:
+		return active[0], nil
+	}
+	return "", refusal.New("run_ambiguous", "", fmt.Sprintf("%d runs are unfinished: %s", len(active), strings.Join(active, ", ")),
+		"name one with ", refusal.Field(verb, "run"), "; ", refusal.Run("implement_status"), " shows them").On(verb, "")
 }
 
 // pickAnyRun is the named run, or the newest run of any standing.

@@ -20,6 +20,15 @@ import (
 type ImplementStartInput struct {
 	Spec record.Ref    `json:"spec"`
 	Base loop.Revision `json:"base,omitempty"`
+	// Again starts a run for a spec that already has one unfinished.
+	Again bool `json:"again,omitempty"`
+}
+
+// AbandonInput names the run to end, and whether its branches go too.
+type AbandonInput struct {
+	Run loop.RunID `json:"run,omitempty"`
+	// DeleteBranches deletes the run's lane and integration branches; they are kept otherwise.
+	DeleteBranches bool `json:"delete_branches,omitempty"`
 }
 
 // RunInput optionally names a run; the newest unfinished one otherwise.
@@ -129,6 +138,10 @@ func implementVerbs() []Verb {
 		declare(Verb{Name: "implement_record", Path: []string{"implement", "record"},
 			Summary: "Show a run's whole story: every round's verdicts with their routes, fallbacks and counts", ReadOnly: true, Idempotent: true},
 			implementRecord),
+		declare(Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"},
+			Summary: "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
+			Destructive: true, Idempotent: true},
+			implementAbandon),
 	}
 }
 
@@ -170,15 +183,21 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 			return StepResult{}, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
 				refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
 		}
-		base := string(in.Base)
-		if base == "" {
-			base = "HEAD"
+		if !in.Again {
+			if active, err := a.activeRuns(ctx, spec.Front.ID); err != nil {
+				return StepResult{}, err
+			} else if len(active) > 0 {
+				return StepResult{}, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
+					"go on with it (", refusal.Run("implement_step", refusal.With("run", active[len(active)-1])), "), end it (",
+					refusal.Run("implement_abandon", refusal.With("run", active[len(active)-1])), "), or start another beside it (",
+					refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
+			}
 		}
-		baseSHA, err := a.Git.Resolve(ctx, base)
+		_, stack, err := a.loadConfig(ctx)
 		if err != nil {
 			return StepResult{}, err
 		}
-		_, stack, err := a.loadConfig(ctx)
+		base, baseSHA, err := a.baseOf(ctx, verb, in.Base, stack)
 		if err != nil {
 			return StepResult{}, err
 		}
@@ -198,8 +217,12 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 		for _, c := range it.Criteria {
 			criteria = append(criteria, c.ID)
 		}
-		return a.createRun(ctx, verb, newRun{kind: loop.KindSpec, branches: true,
-			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: baseSHA, DoD: dod.V, FixRounds: fix.V,
+		if dod.V == "" && a.Diag != nil {
+			// Loud, not refused: the briefs tell each implementer what to do without one.
+			a.Diag.Warn("build.dod is not set, so no command proves a lane done: each implementer is told to run the project's own checks and say which; set build.dod in .abcd/config.json (for example \"make test\") for later runs")
+		}
+		res, err := a.createRun(ctx, verb, newRun{kind: loop.KindSpec, branches: true,
+			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: baseSHA, BaseRef: base, DoD: dod.V, FixRounds: fix.V,
 				Criteria: criteria, Validators: validatorAgents},
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
@@ -208,6 +231,97 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 				}
 				return lanes
 			}})
+		if err == nil {
+			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
+				base, short(baseSHA), dodText(dod.V), fix.V))
+		}
+		return res, err
+	})
+}
+
+func dodText(dod string) string {
+	if dod == "" {
+		return "unset"
+	}
+	return fmt.Sprintf("%q", dod)
+}
+
+// baseOf is the commit a run starts from: the one given, else build.base, else the repository's
+// default branch. A repository with none of them is refused with the remedy.
+func (a *App) baseOf(ctx context.Context, verb string, given loop.Revision, stack *config.Stack) (string, string, error) {
+	base := string(given)
+	if base == "" {
+		configured, err := config.Get[string](stack, "build.base")
+		if err != nil {
+			return "", "", configRefusal(err)
+		}
+		base = configured.V
+	}
+	if base == "" {
+		def, err := a.Git.DefaultBranch(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		if def == "" {
+			return "", "", refusal.New("base_unknown", "", "this repository has no default branch (no remote HEAD, no init.defaultBranch, no main or master)",
+				"give the commit to start from with ", refusal.Field(verb, "base"), ", or set build.base in .abcd/config.json").On(verb, "")
+		}
+		base = def
+	}
+	sha, err := a.Git.Resolve(ctx, base)
+	if err != nil {
+		if r, ok := refusal.As(err); ok {
+			r.Remedy = refusal.Say("give the commit to start from with ", refusal.Field(verb, "base"), " (a branch, a tag, a commit, HEAD~3), or set build.base in .abcd/config.json")
+			return "", "", r
+		}
+		return "", "", err
+	}
+	return base, sha, nil
+}
+
+// activeRuns are the unfinished runs of a spec, oldest first.
+func (a *App) activeRuns(ctx context.Context, spec string) ([]string, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ids {
+		s, err := a.loadRun(ctx, id)
+		if err == nil && s.Spec == spec && !s.Finished() {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// implementAbandon ends an unfinished run: every lane still moving is handed back, its awaits
+// dropped, its worktrees removed. The record stays, and the branches unless asked.
+func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult, error) {
+	const verb = "implement_abandon"
+	run, err := a.pickRun(ctx, verb, in.Run)
+	if err != nil {
+		return StepResult{}, err
+	}
+	return a.withRun(ctx, verb, run, func(s *loop.State) (StepResult, bool, error) {
+		var did []string
+		if !s.Finished() {
+			s.Abandon("The run was abandoned.\n")
+			did = append(did, "abandoned the run: every lane still moving is handed back and its awaits are dropped")
+		}
+		did = append(did, a.clearWorktrees(ctx, s)...)
+		if in.DeleteBranches && s.Kind == loop.KindSpec {
+			for _, ln := range s.Lanes {
+				if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
+					return StepResult{}, false, err
+				}
+				did = append(did, "deleted "+ln.Branch)
+			}
+		}
+		if len(did) == 0 {
+			did = append(did, "the run was over already; nothing to do")
+		}
+		return StepResult{Did: did}, true, nil
 	})
 }
 

@@ -149,7 +149,7 @@ func TestStartRefusedOnAStaleBranchWritesNothing(t *testing.T) {
 	// The id this start draws is fixed by the clock and the constant random.
 	id := "run-" + recNow.UTC().Format("060102150405") + "0007"
 	w.g.Branches["abcd/"+id+"/lane-1"] = vBase
-	_, err := w.a.Call(t.Context(), "implement_start", map[string]any{"spec": specOf(t, w)})
+	_, err := w.a.Call(t.Context(), "implement_start", map[string]any{"spec": specOf(t, w), "again": true})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Code, "branch_exists"))

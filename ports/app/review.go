@@ -75,19 +75,16 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base 
 	if err != nil {
 		return StepResult{}, err
 	}
-	if base == "" {
-		base = "main"
-	}
-	baseSHA, err := a.Git.Resolve(ctx, string(base))
+	_, stack, err := a.loadConfig(ctx)
 	if err != nil {
-		if r, ok := refusal.As(err); ok {
-			r.Remedy = refusal.Say("give the commit the changes start from with ", refusal.Field(verb, "base"), " (e.g. master or HEAD~3)")
-			return StepResult{}, r
-		}
+		return StepResult{}, err
+	}
+	baseName, baseSHA, err := a.baseOf(ctx, verb, base, stack)
+	if err != nil {
 		return StepResult{}, err
 	}
 	if baseSHA == head {
-		return StepResult{}, refusal.New("nothing_to_review", "", fmt.Sprintf("HEAD is %s itself, so there are no changes", base),
+		return StepResult{}, refusal.New("nothing_to_review", "", fmt.Sprintf("HEAD is %s itself, so there are no changes", baseName),
 			"commit the changes first, or give the commit they start from with ", refusal.Field(verb, "base")).On(verb, "")
 	}
 	branch, err := a.Git.CurrentBranch(ctx)
@@ -109,7 +106,7 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base 
 		return StepResult{}, err
 	}
 	return a.createRun(ctx, verb, newRun{kind: kind, routes: routes,
-		opts: loop.Options{Intent: intentID, Base: baseSHA, Criteria: criteria, Validators: validators},
+		opts: loop.Options{Intent: intentID, Base: baseSHA, BaseRef: baseName, Criteria: criteria, Validators: validators},
 		lanes: func(string) []loop.LaneSpec {
 			return []loop.LaneSpec{{Step: 0, Text: "", Branch: branch, Head: head}}
 		}})
