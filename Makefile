@@ -44,7 +44,7 @@ tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.jso
 	npm ci --prefix tools --no-audit --no-fund --loglevel=error
 
 test-tools: build tools-deps ## interop: real third-party consumers, MCP clients, harnesses and the conformance suite against the built binary
-	node --test --test-reporter=spec tools/contract/ tools/mcp/
+	node --test --test-reporter=spec tools/contract/ tools/mcp/ tools/openai/
 
 schemas: ## regenerate schemas/v1 from the Go types
 	$(GO) run ./gen
@@ -60,6 +60,7 @@ bench: ## side-by-side ratios against reference runs in the same invocation
 	$(GO) run ./tools/mcp/bench
 	$(GO) run ./tools/bench/records
 	$(GO) run ./tools/bench/loop
+	$(GO) run ./tools/bench/openai
 	$(GO) run ./tools/bench/guard
 	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run .
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

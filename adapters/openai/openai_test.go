@@ -350,6 +350,20 @@ func TestAServerThatRejectsResponseFormatIsAskedOnceMoreWithoutIt(t *testing.T) 
 	assert.Check(t, is.Equal(out.FallbackReason, "refused"))
 	assert.Check(t, is.Len(srv.got(), 2))
 
+	// Refused inside a 200 stream, as some servers do: the same one retry.
+	srv = serve(t, func(w http.ResponseWriter, _ *http.Request, _ int, body map[string]any) {
+		if _, ok := body["response_format"]; ok {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"error":{"message":"'response_format' is not supported"}}`+"\n\n")
+			return
+		}
+		sse(w, "m-1", []string{shipReply}, true)
+	})
+	out = dispatch(t, testClient(fastLimits()), call(srv.URL, "m-1"), reviewReq("ruthless-reviewer"))
+	assert.Check(t, is.Equal(out.FallbackReason, ""), out.FallbackDetail)
+	assert.Check(t, !out.SchemaEnforced)
+	assert.Check(t, is.Len(srv.got(), 2))
+
 	// A 400 for another reason is not retried.
 	srv = serve(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ map[string]any) {
 		errorBody(w, 400, "messages too long")

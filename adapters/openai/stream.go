@@ -246,6 +246,11 @@ type assembler struct {
 
 func (a *assembler) add(ch chunk, whole bool) *failure {
 	if len(ch.Error) > 0 && string(ch.Error) != "null" {
+		// Some servers report a refused request inside a 200 stream; one that names response_format
+		// is the same refusal as a 4xx naming it.
+		if lower := strings.ToLower(string(ch.Error)); strings.Contains(lower, "response_format") || strings.Contains(lower, "json_schema") {
+			return &failure{reason: review.Refused, detail: "the provider refused the reply schema as response_format, in its stream", formatRejected: true}
+		}
 		return failf(review.Refused, "the provider reported an error in its answer")
 	}
 	if ch.Model != "" {
