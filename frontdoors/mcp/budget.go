@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"context"
 	"sync"
+
+	"github.com/abcd-dev/abcd/ports/mcpwire"
 )
 
 // Memory bounds. A parsed message takes more memory than its text: its bytes, the strings decoded
@@ -14,7 +16,7 @@ import (
 // valueCost for as many values as it could hold), then what it does take once it is.
 const (
 	// maxMessageValues bounds the values one message holds (strictjson.Limits.MaxValues).
-	maxMessageValues = 100_000
+	maxMessageValues = mcpwire.MaxMessageValues
 	// valueCost is what one parsed value is charged.
 	valueCost = 160
 	// freeMessageBytes is the size up to which a message is not charged: pings, cancellations and

@@ -35,7 +35,7 @@ type callResult struct {
 // callTool answers tools/call. An unknown tool or a malformed request is a protocol error; anything
 // about the arguments, and every refusal and fault of the verb, is a tool result with isError.
 func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.RawMessage, *rpcError) {
-	name, ok := m.params["name"].(string)
+	name, ok := m.Params["name"].(string)
 	if !ok {
 		return nil, newError(codeInvalidParams, "Invalid params: tools/call needs params.name (a string)")
 	}
@@ -44,7 +44,7 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 		return nil, newError(codeInvalidParams, "Unknown tool: "+clip(name))
 	}
 	args := map[string]any{}
-	if raw, present := m.params["arguments"]; present {
+	if raw, present := m.Params["arguments"]; present {
 		obj, isObject := raw.(map[string]any)
 		if !isObject {
 			return nil, newError(codeInvalidParams, "Invalid params: arguments must be an object")
@@ -53,8 +53,8 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 	}
 	var doc []byte
 	var isError bool
-	if m.argsErr != nil {
-		doc, isError = s.refusalBytes(argsRefusal(name, m.argsErr)), true
+	if m.ArgsErr != nil {
+		doc, isError = s.refusalBytes(argsRefusal(name, m.ArgsErr)), true
 	} else {
 		doc, isError = s.runTool(ctx, t, args)
 	}

@@ -252,43 +252,43 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 		h.fail(w, statusOf(perr, http.StatusBadRequest), id, perr)
 		return
 	}
-	ch.shrink(parsedCost(size, m.values))
-	if m.response {
+	ch.shrink(parsedCost(size, m.Values))
+	if m.Response {
 		w.WriteHeader(http.StatusAccepted) // this server sends no requests; a response is dropped
 		return
 	}
 	hdr := readHeaders(r)
 	e, cerr := h.s.classify(m, hdr)
 	if cerr != nil {
-		h.fail(w, statusOf(cerr, http.StatusBadRequest), m.id, cerr)
+		h.fail(w, statusOf(cerr, http.StatusBadRequest), m.ID, cerr)
 		return
 	}
-	if m.isNotification() {
+	if m.IsNotification() {
 		h.notification(w, r, m, e)
 		return
 	}
-	if isNotificationMethod(m.method) {
-		h.fail(w, http.StatusNotFound, m.id, newError(codeMethodNotFound, "Method not found: "+clip(m.method)+" is a notification; send it without an id"))
+	if isNotificationMethod(m.Method) {
+		h.fail(w, http.StatusNotFound, m.ID, newError(codeMethodNotFound, "Method not found: "+clip(m.Method)+" is a notification; send it without an id"))
 		return
 	}
 	switch e {
 	case eraInitialize:
 		version, res, ierr := h.s.initialize(m)
 		if ierr != nil {
-			h.fail(w, http.StatusBadRequest, m.id, ierr)
+			h.fail(w, http.StatusBadRequest, m.ID, ierr)
 			return
 		}
 		id, serr := h.sessions.create(version)
 		if serr != nil {
-			h.fail(w, http.StatusServiceUnavailable, m.id, newError(codeInternalError, "Internal error: no session could be created"))
+			h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, "Internal error: no session could be created"))
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", id)
-		h.reply(w, http.StatusOK, outbound{ID: m.id, Result: res})
+		h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res})
 	case eraLegacy:
-		sess, status, serr := h.session(r, hdr, m.method == "ping")
+		sess, status, serr := h.session(r, hdr, m.Method == "ping")
 		if serr != nil {
-			h.fail(w, status, m.id, serr)
+			h.fail(w, status, m.ID, serr)
 			return
 		}
 		version := Legacy20251125
@@ -296,14 +296,14 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 			version, _ = sess.get()
 		}
 		res, derr := h.s.dispatch(r.Context(), m, eraLegacy, version)
-		h.reply(w, http.StatusOK, outbound{ID: m.id, Result: res, Error: derr})
+		h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res, Error: derr})
 	case eraModern:
 		res, derr := h.s.dispatch(r.Context(), m, eraModern, "")
 		status := http.StatusOK
 		if derr != nil {
 			status = statusOf(derr, http.StatusOK)
 		}
-		h.reply(w, status, outbound{ID: m.id, Result: res, Error: derr})
+		h.reply(w, status, outbound{ID: m.ID, Result: res, Error: derr})
 	}
 }
 
@@ -399,7 +399,7 @@ func (h *httpEndpoint) notification(w http.ResponseWriter, r *http.Request, m *m
 			h.fail(w, status, nil, serr)
 			return
 		}
-		if m.method == "notifications/initialized" {
+		if m.Method == "notifications/initialized" {
 			sess.mu.Lock()
 			sess.initialized = true
 			sess.mu.Unlock()
@@ -434,8 +434,8 @@ func (h *httpEndpoint) reply(w http.ResponseWriter, status int, o outbound) {
 }
 
 func statusOf(e *rpcError, fallback int) int {
-	if e.status != 0 {
-		return e.status
+	if e.Status != 0 {
+		return e.Status
 	}
 	return fallback
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/mcpwire"
 )
 
 // Options configure a server.
@@ -47,11 +48,7 @@ type Server struct {
 }
 
 // implementation is the MCP Implementation object naming this server.
-type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title"`
-	Version string `json:"version"`
-}
+type implementation = mcpwire.Implementation
 
 // listTTLMs is how long a client may keep a list result: the lists are fixed for the life of the
 // process (the tool list comes from the binary's verb table, the resources are its embedded schemas).
@@ -228,25 +225,25 @@ const (
 // cross-checks: a request whose _meta names a protocol version is served per request; initialize
 // opens the handshake; anything else is handshake traffic.
 func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
-	version, claimed := m.claim()
-	if m.method == "initialize" && !(claimed && namesModernRevision(version)) {
+	version, claimed := m.Claim()
+	if m.Method == "initialize" && !(claimed && namesModernRevision(version)) {
 		if hdr != nil && hdr.hasProtocolVersion && namesModernRevision(hdr.protocolVersion) {
-			return 0, newError(codeHeaderMismatch, "Header mismatch: initialize opens the 2025 handshake but MCP-Protocol-Version names "+clip(hdr.protocolVersion)).withStatus(http.StatusBadRequest)
+			return 0, newError(codeHeaderMismatch, "Header mismatch: initialize opens the 2025 handshake but MCP-Protocol-Version names "+clip(hdr.protocolVersion)).WithStatus(http.StatusBadRequest)
 		}
 		return eraInitialize, nil
 	}
 	if claimed {
 		if problem := envelopeProblem(m); problem != "" {
-			return 0, newError(codeInvalidParams, "Invalid params: "+problem).withStatus(http.StatusBadRequest)
+			return 0, newError(codeInvalidParams, "Invalid params: "+problem).WithStatus(http.StatusBadRequest)
 		}
 		if hdr != nil {
 			if hdr.hasProtocolVersion && hdr.protocolVersion != version {
 				return 0, newError(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version %s does not match _meta protocol version %s",
-					clip(hdr.protocolVersion), clip(version))).withStatus(http.StatusBadRequest)
+					clip(hdr.protocolVersion), clip(version))).WithStatus(http.StatusBadRequest)
 			}
-			if hdr.hasMethod && hdr.method != m.method {
+			if hdr.hasMethod && hdr.method != m.Method {
 				return 0, newError(codeHeaderMismatch, fmt.Sprintf("Header mismatch: Mcp-Method %s does not match the body method %s",
-					clip(hdr.method), clip(m.method))).withStatus(http.StatusBadRequest)
+					clip(hdr.method), clip(m.Method))).WithStatus(http.StatusBadRequest)
 			}
 		}
 		if !isModernVersion(version) {
@@ -255,9 +252,9 @@ func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
 				msg += ": " + version + " is served through the initialize handshake, not per request"
 			}
 			return 0, (&rpcError{Code: codeUnsupportedVersion, Message: msg,
-				Data: map[string]any{"supported": SupportedVersions(), "requested": version}}).withStatus(http.StatusBadRequest)
+				Data: map[string]any{"supported": SupportedVersions(), "requested": version}}).WithStatus(http.StatusBadRequest)
 		}
-		if hdr != nil && !m.isNotification() {
+		if hdr != nil && !m.IsNotification() {
 			if e := standardHeaderProblem(m, hdr); e != nil {
 				return 0, e
 			}
@@ -267,15 +264,15 @@ func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
 	if hdr != nil && hdr.hasProtocolVersion {
 		switch {
 		case namesModernRevision(hdr.protocolVersion):
-			if m.isNotification() {
+			if m.IsNotification() {
 				return eraModern, nil
 			}
 			return 0, newError(codeInvalidParams, "Invalid params: MCP-Protocol-Version names "+clip(hdr.protocolVersion)+
 				" but the request has no _meta "+metaProtocolVersion+"; a 2026-07-28 request carries "+metaProtocolVersion+
-				" and "+metaClientCapabilities+" in params._meta").withStatus(http.StatusBadRequest)
+				" and "+metaClientCapabilities+" in params._meta").WithStatus(http.StatusBadRequest)
 		case !isLegacyVersion(hdr.protocolVersion):
 			return 0, (&rpcError{Code: codeUnsupportedVersion, Message: "Unsupported protocol version",
-				Data: map[string]any{"supported": SupportedVersions(), "requested": hdr.protocolVersion}}).withStatus(http.StatusBadRequest)
+				Data: map[string]any{"supported": SupportedVersions(), "requested": hdr.protocolVersion}}).WithStatus(http.StatusBadRequest)
 		}
 	}
 	return eraLegacy, nil
@@ -283,7 +280,7 @@ func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
 
 // envelopeProblem checks the per-request _meta of a 2026-07-28 request.
 func envelopeProblem(m *message) string {
-	meta, ok := m.meta()
+	meta, ok := m.Meta()
 	if !ok {
 		return "params._meta must be an object"
 	}
@@ -316,7 +313,7 @@ func envelopeProblem(m *message) string {
 // prompt or a resource.
 func standardHeaderProblem(m *message, hdr *httpHeaders) *rpcError {
 	mismatch := func(msg string) *rpcError {
-		return newError(codeHeaderMismatch, "Header mismatch: "+msg).withStatus(http.StatusBadRequest)
+		return newError(codeHeaderMismatch, "Header mismatch: "+msg).WithStatus(http.StatusBadRequest)
 	}
 	if !hdr.hasProtocolVersion {
 		return mismatch("the MCP-Protocol-Version header is required")
@@ -325,7 +322,7 @@ func standardHeaderProblem(m *message, hdr *httpHeaders) *rpcError {
 		return mismatch("the Mcp-Method header is required")
 	}
 	var field string
-	switch m.method {
+	switch m.Method {
 	case "tools/call", "prompts/get":
 		field = "name"
 	case "resources/read":
@@ -333,7 +330,7 @@ func standardHeaderProblem(m *message, hdr *httpHeaders) *rpcError {
 	default:
 		return nil
 	}
-	body, isString := m.params[field].(string)
+	body, isString := m.Params[field].(string)
 	if !hdr.hasName {
 		if isString {
 			return mismatch("the Mcp-Name header is required when params." + field + " is given")
@@ -353,7 +350,7 @@ func standardHeaderProblem(m *message, hdr *httpHeaders) *rpcError {
 // dispatch answers a request of the given era. version is the negotiated legacy revision.
 func (s *Server) dispatch(ctx context.Context, m *message, e era, version string) (json.RawMessage, *rpcError) {
 	modern := e == eraModern
-	switch m.method {
+	switch m.Method {
 	case "tools/list":
 		if e := rejectCursor(m); e != nil {
 			return nil, e
@@ -384,13 +381,13 @@ func (s *Server) dispatch(ctx context.Context, m *message, e era, version string
 		return s.readResource(m, modern)
 	}
 	if modern {
-		if m.method == "server/discover" {
+		if m.Method == "server/discover" {
 			return s.discover, nil
 		}
-	} else if m.method == "ping" {
+	} else if m.Method == "ping" {
 		return json.RawMessage(`{}`), nil
 	}
-	return nil, s.methodNotFound(m.method, modern)
+	return nil, s.methodNotFound(m.Method, modern)
 }
 
 func (s *Server) methodNotFound(method string, modern bool) *rpcError {
@@ -401,12 +398,12 @@ func (s *Server) methodNotFound(method string, modern bool) *rpcError {
 	case !modern && method == "server/discover":
 		msg += " (a 2026-07-28 method: send it with _meta " + metaProtocolVersion + ")"
 	}
-	return newError(codeMethodNotFound, msg).withStatus(http.StatusNotFound)
+	return newError(codeMethodNotFound, msg).WithStatus(http.StatusNotFound)
 }
 
 // rejectCursor refuses a cursor: every list is one page, so no cursor this server gave exists.
 func rejectCursor(m *message) *rpcError {
-	if _, ok := m.params["cursor"]; ok {
+	if _, ok := m.Params["cursor"]; ok {
 		return newError(codeInvalidParams, "Invalid params: invalid cursor (every list is a single page)")
 	}
 	return nil
@@ -415,28 +412,20 @@ func rejectCursor(m *message) *rpcError {
 // initialize answers the legacy handshake: the version asked for when it is served, else the
 // newest handshake revision, which a client that cannot speak it will refuse.
 func (s *Server) initialize(m *message) (string, json.RawMessage, *rpcError) {
-	requested, ok := m.params["protocolVersion"].(string)
+	requested, ok := m.Params["protocolVersion"].(string)
 	if !ok {
 		return "", nil, newError(codeInvalidParams, "Invalid params: initialize needs params.protocolVersion")
 	}
-	if _, ok := m.params["capabilities"].(map[string]any); !ok {
+	if _, ok := m.Params["capabilities"].(map[string]any); !ok {
 		return "", nil, newError(codeInvalidParams, "Invalid params: initialize needs params.capabilities (an object)")
 	}
-	if info, ok := m.params["clientInfo"].(map[string]any); !ok {
+	if info, ok := m.Params["clientInfo"].(map[string]any); !ok {
 		return "", nil, newError(codeInvalidParams, "Invalid params: initialize needs params.clientInfo (an object with name and version)")
 	} else if _, ok := info["name"].(string); !ok {
 		return "", nil, newError(codeInvalidParams, "Invalid params: initialize needs params.clientInfo.name")
 	}
-	version := legacyVersions[0]
-	if isLegacyVersion(requested) {
-		version = requested
-	}
-	res, err := marshal(struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		Capabilities    capabilities   `json:"capabilities"`
-		ServerInfo      implementation `json:"serverInfo"`
-		Instructions    string         `json:"instructions"`
-	}{version, capabilities{}, s.info, instructions})
+	version := mcpwire.Negotiate(requested)
+	res, err := marshal(mcpwire.InitializeResult{ProtocolVersion: version, Capabilities: capabilities{}, ServerInfo: s.info, Instructions: instructions})
 	if err != nil {
 		return "", nil, newError(codeInternalError, "Internal error: "+err.Error())
 	}
@@ -444,7 +433,7 @@ func (s *Server) initialize(m *message) (string, json.RawMessage, *rpcError) {
 }
 
 func (s *Server) readResource(m *message, modern bool) (json.RawMessage, *rpcError) {
-	uri, ok := m.params["uri"].(string)
+	uri, ok := m.Params["uri"].(string)
 	if !ok {
 		return nil, newError(codeInvalidParams, "Invalid params: resources/read needs params.uri")
 	}

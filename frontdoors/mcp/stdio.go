@@ -168,25 +168,25 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
 		c.write(outbound{ID: id, Error: perr})
 		return true
 	}
-	ch.shrink(parsedCost(len(line), m.values))
-	if m.response {
-		c.s.logf("ignoring a response (id %s): this server sends no requests", m.id)
+	ch.shrink(parsedCost(len(line), m.Values))
+	if m.Response {
+		c.s.logf("ignoring a response (id %s): this server sends no requests", m.ID)
 		return true
 	}
 	e, cerr := c.s.classify(m, nil)
-	if m.isNotification() {
+	if m.IsNotification() {
 		if cerr == nil {
 			c.notification(m, e)
 		}
 		return true
 	}
 	if cerr != nil {
-		c.write(outbound{ID: m.id, Error: cerr})
+		c.write(outbound{ID: m.ID, Error: cerr})
 		return true
 	}
-	if isNotificationMethod(m.method) {
-		c.write(outbound{ID: m.id, Error: newError(codeMethodNotFound,
-			"Method not found: "+clip(m.method)+" is a notification; send it without an id")})
+	if isNotificationMethod(m.Method) {
+		c.write(outbound{ID: m.ID, Error: newError(codeMethodNotFound,
+			"Method not found: "+clip(m.Method)+" is a notification; send it without an id")})
 		return true
 	}
 	var version string
@@ -196,30 +196,30 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
 		return true
 	case eraLegacy:
 		v, _ := c.legacy.get()
-		if v == "" && m.method != "ping" {
-			if !c.s.knownMethod(m.method) {
-				c.write(outbound{ID: m.id, Error: c.s.methodNotFound(m.method, false)})
+		if v == "" && m.Method != "ping" {
+			if !c.s.knownMethod(m.Method) {
+				c.write(outbound{ID: m.ID, Error: c.s.methodNotFound(m.Method, false)})
 				return true
 			}
-			c.write(outbound{ID: m.id, Error: newError(codeInvalidParams, "Invalid params: the request has no _meta "+
+			c.write(outbound{ID: m.ID, Error: newError(codeInvalidParams, "Invalid params: the request has no _meta "+
 				metaProtocolVersion+"; a 2026-07-28 client carries it (and "+metaClientCapabilities+
 				") on every request, a 2025 client sends initialize first")})
 			return true
 		}
 		version = v
 	}
-	key := idKey(m.id)
+	key := idKey(m.ID)
 	c.cancels.Lock()
 	_, busy := c.running[key]
 	c.cancels.Unlock()
 	if busy {
-		c.write(outbound{ID: m.id, Error: newError(codeInvalidRequest, "Invalid Request: a request with this id is still in flight")})
+		c.write(outbound{ID: m.ID, Error: newError(codeInvalidRequest, "Invalid Request: a request with this id is still in flight")})
 		return true
 	}
-	if m.method != "tools/call" {
+	if m.Method != "tools/call" {
 		// Answered from what the server holds, at once: no verb runs, so no slot is needed.
 		result, rerr := c.s.dispatch(ctx, m, e, version)
-		c.write(outbound{ID: m.id, Result: result, Error: rerr})
+		c.write(outbound{ID: m.ID, Result: result, Error: rerr})
 		return true
 	}
 	select {
@@ -249,7 +249,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
 		if dropped {
 			return // a cancelled request gets no response
 		}
-		c.write(outbound{ID: m.id, Result: result, Error: rerr})
+		c.write(outbound{ID: m.ID, Result: result, Error: rerr})
 	}()
 	return true
 }
@@ -270,19 +270,19 @@ func (c *stdioConn) initialize(m *message) outbound {
 	c.legacy.mu.Lock()
 	defer c.legacy.mu.Unlock()
 	if c.legacy.version != "" {
-		return outbound{ID: m.id, Error: newError(codeInvalidRequest, "Invalid Request: this connection is already initialized ("+c.legacy.version+")")}
+		return outbound{ID: m.ID, Error: newError(codeInvalidRequest, "Invalid Request: this connection is already initialized ("+c.legacy.version+")")}
 	}
 	version, res, err := c.s.initialize(m)
 	if err != nil {
-		return outbound{ID: m.id, Error: err}
+		return outbound{ID: m.ID, Error: err}
 	}
 	c.legacy.version = version
-	return outbound{ID: m.id, Result: res}
+	return outbound{ID: m.ID, Result: res}
 }
 
 // notification applies a notification; none is ever answered.
 func (c *stdioConn) notification(m *message, e era) {
-	switch m.method {
+	switch m.Method {
 	case "notifications/initialized":
 		if e == eraLegacy {
 			c.legacy.mu.Lock()
@@ -290,7 +290,7 @@ func (c *stdioConn) notification(m *message, e era) {
 			c.legacy.mu.Unlock()
 		}
 	case "notifications/cancelled":
-		key, ok := idFromParam(m.params["requestId"])
+		key, ok := idFromParam(m.Params["requestId"])
 		if !ok {
 			return
 		}
