@@ -220,6 +220,13 @@ func (v ValueText) MarshalJSON() ([]byte, error) {
 	return []byte(v), nil
 }
 
+// UnmarshalJSON keeps the value's JSON text as it is, so a document that carries one reads back to
+// the same value it was written from.
+func (v *ValueText) UnmarshalJSON(data []byte) error {
+	*v = ValueText(append([]byte(nil), data...))
+	return nil
+}
+
 // CheckValue checks one value against the rule of the key that governs it, as a read would: the
 // one home of every key's rule, for a front door's value types and for a writer about to save it.
 func CheckValue(key string, v json.RawMessage) error {

@@ -38,6 +38,8 @@ func (e *RefError) Error() string {
 	switch {
 	case e.Reason != "":
 		return fmt.Sprintf("%s is not a record ref (%s): give a full id, the start of one (at least 5 characters, such as itd-26), or part of a slug", shown, e.Reason)
+	case len(e.Candidates) == 0 && len(strings.TrimSpace(e.Ref)) < 5:
+		return fmt.Sprintf("no record matches %s: an id prefix needs at least 5 characters (such as itd-26), and shorter text is matched only against slugs", shown)
 	case len(e.Candidates) == 0:
 		return fmt.Sprintf("no record matches %s", shown)
 	}

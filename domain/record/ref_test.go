@@ -119,3 +119,14 @@ func TestRefErrorMessages(t *testing.T) {
 		t.Errorf("specs: %#v", err)
 	}
 }
+
+func TestARefTooShortForAnIDPrefixSaysSo(t *testing.T) {
+	_, err := ResolveRef("itd", []Candidate{{ID: "itd-2611300000000001", Slug: "faster", File: "a.md"}})
+	if err == nil || !strings.Contains(err.Error(), "at least 5 characters") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = ResolveRef("itd-29", []Candidate{{ID: "itd-2611300000000001", Slug: "faster", File: "a.md"}})
+	if err == nil || strings.Contains(err.Error(), "at least 5 characters") {
+		t.Fatalf("a long enough ref is not told it is short: %v", err)
+	}
+}

@@ -53,3 +53,11 @@ func BlockProblem(s string) string {
 	}
 	return ""
 }
+
+// Count is n with the word that counts it, as English reads: "1 lane", "2 lanes", "0 warnings".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

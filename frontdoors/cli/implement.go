@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -89,7 +90,7 @@ func renderRecord(s *IO, r app.ImplementRecordResult) string {
 	var b strings.Builder
 	renderRunLine(&b, s, r.Run)
 	for _, im := range r.Implementations {
-		fmt.Fprintf(&b, "  %s round %d: %d commits to %s by %s\n", im.Lane, im.Round, len(im.Commits), short(im.Head), im.Model)
+		fmt.Fprintf(&b, "  %s round %d: %s to %s by %s\n", im.Lane, im.Round, text.Count(len(im.Commits), "commit", "commits"), short(im.Head), im.Model)
 	}
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(&b, "  %s round %d %s: %s (tier %s, asked %s, ran %s)\n", v.Lane, v.Round, v.Role, v.Word, v.Tier, v.Route, v.Ran)
@@ -98,10 +99,10 @@ func renderRecord(s *IO, r app.ImplementRecordResult) string {
 		fmt.Fprintf(&b, "  fallback %s round %d %s: asked %s, %s (%s), ran %s\n", f.Lane, f.Round, f.Role, f.Asked, f.Reason, f.Detail, f.Ran)
 	}
 	for _, c := range r.ByRoute {
-		fmt.Fprintf(&b, "  route %s: %d verdicts, %d passed, %d failed\n", c.Name, c.Total, c.Passed, c.Failed)
+		fmt.Fprintf(&b, "  route %s: %s, %d passed, %d failed\n", c.Name, text.Count(c.Total, "verdict", "verdicts"), c.Passed, c.Failed)
 	}
 	for _, c := range r.ByRole {
-		fmt.Fprintf(&b, "  role %s: %d verdicts, %d passed, %d failed\n", c.Name, c.Total, c.Passed, c.Failed)
+		fmt.Fprintf(&b, "  role %s: %s, %d passed, %d failed\n", c.Name, text.Count(c.Total, "verdict", "verdicts"), c.Passed, c.Failed)
 	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -113,7 +114,7 @@ func renderIntentShow(s *IO, r app.IntentShowResult) string {
 func renderSpecShow(s *IO, r app.SpecShowResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %q (%s, implements %s)\n  %s\n", s.bold("spec"), r.Spec.ID, r.Spec.Title, r.Spec.Lifecycle, r.Spec.Implements, r.Spec.Path)
-	fmt.Fprintf(&b, "steps: %d\n", len(r.Steps))
+	fmt.Fprintf(&b, "%s\n", text.Count(len(r.Steps), "step", "steps"))
 	renderSections(&b, r.Sections)
 	return b.String()
 }
@@ -153,7 +154,7 @@ func renderReady(s *IO, r app.IntentReadyResult) string {
 }
 
 func renderPlan(s *IO, r app.IntentPlanResult) string {
-	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path)
+	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\nnext: %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path, r.Next)
 }
 
 func renderMove(s *IO, r app.MoveResult) string {
@@ -168,6 +169,6 @@ func renderLint(r app.LintResult) string {
 			fmt.Fprintf(&b, "    remedy: %s\n", f.Remedy)
 		}
 	}
-	fmt.Fprintf(&b, "%d records checked: %d errors, %d warnings\n", r.Checked, r.Errors, r.Warnings)
+	fmt.Fprintf(&b, "%s checked: %s, %s\n", text.Count(r.Checked, "record", "records"), text.Count(r.Errors, "error", "errors"), text.Count(r.Warnings, "warning", "warnings"))
 	return b.String()
 }

@@ -127,8 +127,14 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	if cmd.HasSubCommands() {
-		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", clip(args[0])),
-			fmt.Sprintf("run `%s --help` for the commands it takes", cmd.CommandPath()))
+		remedy := fmt.Sprintf("run `%s --help` for the commands it takes", cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor alone does not apply
+		}
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			remedy = fmt.Sprintf("did you mean `%s %s`? (`%s --help` lists the commands it takes)", cmd.CommandPath(), strings.Join(near, "` or `"+cmd.CommandPath()+" "), cmd.CommandPath())
+		}
+		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", clip(args[0])), remedy)
 	}
 	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
 		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -34,7 +35,7 @@ func renderStatus(s *IO, st app.StatusResult) string {
 	if !st.Record.Present {
 		fmt.Fprintf(&b, "%s none yet\n", s.bold("record:"))
 	} else {
-		fmt.Fprintf(&b, "%s %d files\n", s.bold("record:"), st.Record.Total)
+		fmt.Fprintf(&b, "%s %s\n", s.bold("record:"), text.Count(st.Record.Total, "file", "files"))
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		for _, f := range st.Record.Folders {
 			life := f.Lifecycle
@@ -73,7 +74,7 @@ func renderOracle(b *strings.Builder, s *IO, o app.OracleBoard) {
 	case o.Accepted:
 		fmt.Fprintf(b, "%s routing table accepted\n", s.bold("oracle:"))
 	default:
-		fmt.Fprintf(b, "%s no routing table accepted: every agent goes to the harness at host-decides\n", s.bold("oracle:"))
+		fmt.Fprintf(b, "%s no routing table accepted: every agent goes to the harness at host-decides (abcd ahoy install, in a terminal, offers abcd's proposal)\n", s.bold("oracle:"))
 	}
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "  AGENT\tREPOSITORY\tMACHINE\tBUNDLED\tROUTE\n")

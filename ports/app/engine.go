@@ -22,6 +22,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -70,7 +71,11 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 		_ = a.Runs.Remove(ctx, loop.RunDir(runID))
 		return StepResult{}, err
 	}
-	created := fmt.Sprintf("created run %s with %d lanes from %s", runID, len(s.Lanes), short(s.Base))
+	steps := len(s.Lanes)
+	if n.kind == loop.KindSpec {
+		steps-- // the integration lane is not a step
+	}
+	created := fmt.Sprintf("created run %s with %s from %s", runID, text.Count(steps, "lane", "lanes"), short(s.Base))
 	if n.kind != loop.KindSpec {
 		created = fmt.Sprintf("created %s run %s over %s..%s", n.kind, runID, short(s.Base), short(s.Lanes[0].Head))
 	}
@@ -407,7 +412,7 @@ func (a *App) act(ctx context.Context, s *loop.State, act loop.Action) (string, 
 	}
 	s.Started(act.Lane, start, wt)
 	if ln.Integration {
-		return fmt.Sprintf("integrated %d lanes on %s at %s, in %s", len(act.Merge), ln.Branch, short(start), a.abs(wt)), nil
+		return fmt.Sprintf("integrated %s on %s at %s, in %s", text.Count(len(act.Merge), "lane", "lanes"), ln.Branch, short(start), a.abs(wt)), nil
 	}
 	return fmt.Sprintf("%s: started on %s at %s, in %s", ln.ID, ln.Branch, short(start), a.abs(wt)), nil
 }

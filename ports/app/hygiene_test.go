@@ -112,3 +112,21 @@ func TestAnUnsetDoDIsLoud(t *testing.T) {
 	brief := string(w.rs.Files[step.Run.Awaits[0].Brief])
 	assert.Check(t, is.Contains(brief, "was unset when this run started"))
 }
+
+// Once abcd is set up, bare abcd points at the first intent, not at install again; once the record
+// holds one, that suggestion goes.
+func TestStatusAfterInstallSuggestsTheFirstIntent(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	st := recRun[app.StatusResult](t, a, "status", map[string]any{})
+	var cmds []string
+	for _, n := range st.Next {
+		cmds = append(cmds, n.Command)
+	}
+	assert.Check(t, is.DeepEqual(cmds, []string{`abcd intent new "<title>"`}))
+	recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "Faster cold start"})
+	st = recRun[app.StatusResult](t, a, "status", map[string]any{})
+	for _, n := range st.Next {
+		assert.Check(t, !strings.Contains(n.Command, "intent new"), "%+v", st.Next)
+	}
+}

@@ -139,7 +139,7 @@ func implementVerbs() []Verb {
 			Summary: "Show a run's whole story: every round's verdicts with their routes, fallbacks and counts", ReadOnly: true, Idempotent: true},
 			implementRecord),
 		declare(Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"},
-			Summary: "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
+			Summary:     "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
 			Destructive: true, Idempotent: true},
 			implementAbandon),
 	}
@@ -373,6 +373,9 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 }
 
 func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatusResult, error) {
+	if root, git := a.repoRoot(); !git {
+		return ImplementStatusResult{}, notARepository("implement_status", root)
+	}
 	ids, err := a.runIDs(ctx, in.Run)
 	if err != nil {
 		return ImplementStatusResult{}, err

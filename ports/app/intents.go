@@ -79,6 +79,8 @@ type IntentPlanResult struct {
 	Spec   RecordSummary `json:"spec"`
 	From   string        `json:"from"`
 	To     string        `json:"to"`
+	// Next says what to write in the new spec before a run can start.
+	Next string `json:"next"`
 }
 
 func intentVerbs() []Verb {
@@ -166,7 +168,8 @@ func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, er
 		if err != nil {
 			return IntentPlanResult{}, err
 		}
-		return IntentPlanResult{Intent: moved, Spec: spec, From: l.file.Path, To: dst}, nil
+		return IntentPlanResult{Intent: moved, Spec: spec, From: l.file.Path, To: dst,
+			Next: fmt.Sprintf("write the spec's ## Steps in %s as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then run `abcd implement start %s`", spec.Path, spec.ID)}, nil
 	})
 }
 
@@ -193,6 +196,9 @@ func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
 func (a *App) listVerb(ctx context.Context, fam record.Family, verb string, lifecycle record.Lifecycle) (RecordListResult, error) {
 	if err := lifecycleOf(fam, verb, lifecycle); err != nil {
 		return RecordListResult{}, err
+	}
+	if root, git := a.repoRoot(); !git {
+		return RecordListResult{}, notARepository(verb, root)
 	}
 	ls, err := a.list(ctx, fam, string(lifecycle))
 	if err != nil {

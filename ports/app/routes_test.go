@@ -97,8 +97,9 @@ func TestBoardWithNoRoutingFile(t *testing.T) {
 		}
 	}
 	assert.Check(t, is.Len(diag.Warnings, 0))
-	// An initialized repository with no accepted table is pointed at the offer.
-	assert.Check(t, is.DeepEqual(rtNextCommands(st), []string{"abcd ahoy install"}))
+	// An initialized repository with no accepted table is not sent back to install: the offer was
+	// made, and the board says how to take it up; the next step is the record's.
+	assert.Check(t, is.DeepEqual(rtNextCommands(st), []string{}))
 }
 
 func TestBoardMachineTableAcceptsTheProposal(t *testing.T) {

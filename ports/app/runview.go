@@ -68,6 +68,9 @@ type Count struct {
 }
 
 func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecordResult, error) {
+	if root, git := a.repoRoot(); !git {
+		return ImplementRecordResult{}, notARepository("implement_record", root)
+	}
 	run, err := a.pickAnyRun(ctx, "implement_record", in.Run)
 	if err != nil {
 		return ImplementRecordResult{}, err

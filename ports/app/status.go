@@ -74,13 +74,11 @@ func status(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
 	}
 	st := statusOf(f)
 	st.Oracle = a.oracleBoard(ctx)
-	switch {
-	case !st.Oracle.Readable:
+	// A table not accepted is not a next step: ahoy install has run and made its offer; the board
+	// says how to take it up later.
+	if !st.Oracle.Readable {
 		st.Next = append(st.Next, NextAction{Command: "abcd config show",
 			Why: "a configuration or routing file cannot be read, so the oracle lines are left out: " + st.Oracle.Problem})
-	case f.Initialized && !st.Oracle.Accepted:
-		st.Next = append(st.Next, NextAction{Command: "abcd ahoy install",
-			Why: "no routing table is accepted, so every agent goes to your harness at host-decides; ahoy install offers abcd's proposal"})
 	}
 	if f.Initialized && a.Records != nil {
 		next, err := a.recordNext(ctx)
@@ -161,6 +159,14 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 				Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)})
 		}
 	}
+	if len(drafts) == 0 && len(next) == 0 {
+		if empty, err := a.recordEmpty(ctx); err != nil {
+			return nil, err
+		} else if empty {
+			next = append(next, NextAction{Command: `abcd intent new "<title>"`,
+				Why: "the record is empty: an intent says what should exist, for whom, and how you will know it is done"})
+		}
+	}
 	// Each family is listed once and each file parsed at most once, so status stays linear in the
 	// size of the record.
 	specs, err := a.list(ctx, record.Specs, "open")
@@ -219,4 +225,18 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 		}
 	}
 	return next, nil
+}
+
+// recordEmpty reports whether the record holds no intent and no spec yet.
+func (a *App) recordEmpty(ctx context.Context) (bool, error) {
+	for _, fam := range []record.Family{record.Intents, record.Specs} {
+		ls, err := a.list(ctx, fam, "")
+		if err != nil {
+			return false, err
+		}
+		if len(ls) > 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
