@@ -36,7 +36,7 @@ func renderConfig(s *IO, r app.ConfigShowResult) string {
 	}
 	for _, k := range r.Keys {
 		if !k.Set {
-			fmt.Fprintf(&b, "  %s  (not set)\n", k.Key)
+			fmt.Fprintf(&b, "  %s  (not set: %s)\n", k.Key, k.Doc)
 			continue
 		}
 		fmt.Fprintf(&b, "  %s = %s  (%s: %s)\n", k.Key, string(k.Value), k.Layer, k.Origin)

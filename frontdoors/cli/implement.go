@@ -94,6 +94,13 @@ func renderRecord(s *IO, r app.ImplementRecordResult) string {
 	}
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(&b, "  %s round %d %s: %s (tier %s, asked %s, ran %s)\n", v.Lane, v.Round, v.Role, v.Word, v.Tier, v.Route, v.Ran)
+		if f := strings.TrimSpace(v.Findings); f != "" {
+			for _, line := range strings.Split(f, "\n") {
+				fmt.Fprintf(&b, "      %s\n", line)
+			}
+		} else if v.Return != "" {
+			fmt.Fprintf(&b, "      (no findings; the whole return: %s)\n", v.Return)
+		}
 	}
 	for _, f := range r.Fallbacks {
 		fmt.Fprintf(&b, "  fallback %s round %d %s: asked %s, %s (%s), ran %s\n", f.Lane, f.Round, f.Role, f.Asked, f.Reason, f.Detail, f.Ran)

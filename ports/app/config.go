@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -66,7 +67,7 @@ func configShow(ctx context.Context, a *App, in *ConfigShowInput) (ConfigShowRes
 		},
 		Keys: []ConfigEntry{},
 	}
-	keys := stack.InForce()
+	keys := allKeys(stack)
 	if in.Key != "" {
 		keys = []string{string(in.Key)}
 	}
@@ -84,6 +85,11 @@ func configEntry(stack *config.Stack, key string) (ConfigEntry, error) {
 	e := ConfigEntry{Key: key, Layer: "none", Layers: []ConfigLayerValue{}}
 	if k, ok := config.Match(key); ok {
 		e.Doc = k.Doc
+	}
+	for _, k := range config.Keys() {
+		if k.Pattern == key { // a pattern listed as itself, no file filling it yet
+			e.Doc = k.Doc
+		}
 	}
 	w, ok, err := stack.Winner(key)
 	if err != nil {
@@ -141,4 +147,34 @@ func configRefusal(err error) error {
 			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", clip(ve.Key), ve.Origin))
 	}
 	return err
+}
+
+// allKeys is every key config show lists: every key abcd reads, set or not, with its default; the
+// keys a file sets under a pattern (a provider's, an agent's); and each pattern no file fills yet,
+// as the pattern itself, so a person sees every key there is.
+func allKeys(stack *config.Stack) []string {
+	inForce := stack.InForce()
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range inForce {
+		seen[k] = true
+		out = append(out, k)
+	}
+	for _, k := range config.Keys() {
+		if seen[k.Pattern] {
+			continue
+		}
+		filled := false
+		for _, f := range inForce {
+			if m, ok := config.Match(f); ok && m.Pattern == k.Pattern {
+				filled = true
+				break
+			}
+		}
+		if !filled {
+			out = append(out, k.Pattern)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

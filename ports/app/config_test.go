@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,8 +82,10 @@ func TestConfigShowListsEveryKeyInForceWithItsLayers(t *testing.T) {
 		{Layer: "repository", Kind: "config", Path: cfgRepoPath, Present: true},
 		{Layer: "machine", Kind: "config", Path: cfgMachinePath, Present: true},
 	})
-	// Every key any layer sets, the bundled defaults among them, sorted.
-	assert.DeepEqual(t, keysOf(res), []string{"build.dod", "build.fix_rounds", "oracle.review", "oracle.rp.tool", "oracle.rp.url", "setup_version"})
+	// Every key abcd reads, set or not: those any layer sets (the bundled defaults among them), the
+	// others unset, and the patterns no file fills, sorted.
+	assert.DeepEqual(t, setKeysOf(res), []string{"build.dod", "build.fix_rounds", "oracle.review", "oracle.rp.tool", "oracle.rp.url", "setup_version"})
+	assert.DeepEqual(t, keysOf(res), everyKey())
 
 	// The repository and the machine (and the bundled default) disagree: the repository wins.
 	review := entryByKey(t, res, "oracle.review")
@@ -125,7 +128,12 @@ func TestConfigShowBundledDefaults(t *testing.T) {
 		{Layer: "repository", Kind: "config", Path: cfgRepoPath, Present: false},
 		{Layer: "machine", Kind: "config", Path: cfgMachinePath, Present: false},
 	})
-	assert.DeepEqual(t, keysOf(res), []string{"build.fix_rounds", "oracle.review", "oracle.rp.tool"})
+	assert.DeepEqual(t, setKeysOf(res), []string{"build.fix_rounds", "oracle.review", "oracle.rp.tool"})
+	for _, e := range res.Keys {
+		if !e.Set {
+			assert.Check(t, e.Doc != "" && e.Layer == "none", "an unset key says what it is: %+v", e)
+		}
+	}
 	for key, value := range map[string]string{"build.fix_rounds": "3", "oracle.review": `"host"`, "oracle.rp.tool": `"oracle_send"`} {
 		e := entryByKey(t, res, key)
 		assert.Check(t, e.Set, key)
@@ -301,4 +309,25 @@ func TestConfigShowToleratesAnUnclaimedNamespace(t *testing.T) {
 	res, err := showConfig(t, cfgFiles(repo, ""), "")
 	assert.NilError(t, err, "a key under an unclaimed namespace refused config show")
 	assert.Check(t, is.Equal(entryByKey(t, res, "oracle.review").Layer, "repository"))
+}
+
+// setKeysOf is the keys some layer sets.
+func setKeysOf(res ConfigShowResult) []string {
+	out := []string{}
+	for _, e := range res.Keys {
+		if e.Set {
+			out = append(out, e.Key)
+		}
+	}
+	return out
+}
+
+// everyKey is every key and pattern the registry has, sorted.
+func everyKey() []string {
+	var out []string
+	for _, k := range config.Keys() {
+		out = append(out, k.Pattern)
+	}
+	slices.Sort(out)
+	return out
 }
