@@ -307,3 +307,14 @@ type ProviderCheck struct {
 	FallbackReason string
 	Detail         string
 }
+
+// ---- The RepoPrompt route (issue 11) ----
+
+// RPDialer builds the RepoPrompt route (adapters/repoprompt) for the MCP server and tool this
+// invocation's configuration names (oracle.rp.url, oracle.rp.tool): the core reads the
+// configuration per invocation, so the composition root hands it a factory, not a route. An empty
+// url is the route with no server, whose every review falls back as absent; an empty tool is the
+// default, oracle_send. Nothing is dialled until a review is sent.
+type RPDialer interface {
+	RP(url, tool string) Validator
+}
