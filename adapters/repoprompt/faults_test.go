@@ -29,7 +29,7 @@ type faultCase struct {
 	cfg    func(c *Config, f *mcpFake)
 	ctx    func(t *testing.T) context.Context
 	req    string
-	empty  bool // send an empty request
+	empty  bool                  // send an empty request
 	reason review.FallbackReason // "" when the route answers
 	detail string                // a word the detail says
 	check  func(t *testing.T, f *mcpFake, out ports.ReviewOutcome)
