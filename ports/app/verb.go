@@ -110,6 +110,8 @@ type App struct {
 	// Connections are the providers this machine has configured; nil is none.
 	Connections oracle.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
+	// RP builds the RepoPrompt route for the server this invocation's configuration names.
+	RP ports.RPDialer
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

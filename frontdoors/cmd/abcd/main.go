@@ -7,12 +7,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"syscall"
 
 	"github.com/abcd-dev/abcd/adapters/agentfiles"
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
 	"github.com/abcd-dev/abcd/adapters/git"
 	"github.com/abcd-dev/abcd/adapters/openai"
+	"github.com/abcd-dev/abcd/adapters/repoprompt"
 	"github.com/abcd-dev/abcd/adapters/shell"
 	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
@@ -28,7 +30,8 @@ var (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: a review the RepoPrompt route is running ends as interrupted, not killed mid-write.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx)
 	stop()
 	os.Exit(code)
@@ -62,6 +65,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Runs:      files.Runs{Dir: dir},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
 			Providers: providers,
+			RP:        repoprompt.Dialer{Base: repoprompt.Config{Version: version}},
 			Prompter:  cli.NewPrompter(s),
 			Diag:      cli.NewDiag(s),
 			Schemas:   cat,
