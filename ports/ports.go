@@ -172,6 +172,8 @@ type Git interface {
 	// DefaultBranch is the repository's default branch: the remote's HEAD, else init.defaultBranch,
 	// else main or master, whichever exists; "" when none of them names a branch here.
 	DefaultBranch(ctx context.Context) (string, error)
+	// DeleteBranch deletes a branch abcd made, whatever it holds; an absent one is not an error.
+	DeleteBranch(ctx context.Context, name string) error
 }
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,

@@ -355,6 +355,18 @@ func (s State) OpenAwaits() []Await {
 	return out
 }
 
+// FindID locates the open await with the id.
+func (s State) FindID(id string) (lane, idx int, ok bool) {
+	for i, l := range s.Lanes {
+		for j, a := range l.Awaits {
+			if a.ID == id {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
 // Find locates the open await whose return path is ret.
 func (s State) Find(ret string) (lane, idx int, ok bool) {
 	for i, l := range s.Lanes {
@@ -398,6 +410,9 @@ func (s *State) RecordVerdict(lane, idx int, v Verdict) error {
 	}
 	v.Role = a.Role
 	v.Routing = a.Routing
+	if a.Answered.Route != "" && v.Answered.Route == "" {
+		v.Answered = a.Answered
+	}
 	// The state keeps a bounded excerpt; the whole return stays at its path, named with its digest.
 	v.Findings = excerpt(v.Findings, MaxFindingsInState)
 	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)

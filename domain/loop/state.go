@@ -131,6 +131,21 @@ type Await struct {
 	Return  string    `json:"return"`
 	Routing Routing   `json:"routing"`
 	Opened  string    `json:"opened"`
+	// Answered is the route's answer placed at the return path: the route and the answer's SHA-256,
+	// so a receipt of those same bytes is credited to the route; empty otherwise.
+	Answered Answer `json:"answered"`
+}
+
+// Answer is what a route beside the host answered with, as the state keeps it: the route, the
+// digest of the return it placed, and what a provider reported of the call.
+type Answer struct {
+	Route          string `json:"route"`
+	SHA256         string `json:"sha256"`
+	ModelAsked     string `json:"model_asked"`
+	ModelReported  string `json:"model_reported"`
+	SchemaEnforced bool   `json:"schema_enforced"`
+	TokensIn       int    `json:"tokens_in"`
+	TokensOut      int    `json:"tokens_out"`
 }
 
 // Routing is the route an await asked for, from the routing table.
@@ -164,6 +179,8 @@ type Verdict struct {
 	SHA256   string  `json:"sha256"`
 	Routing  Routing `json:"routing"`
 	At       string  `json:"at"`
+	// Answered is the route's answer this verdict was recorded from; empty for a host return.
+	Answered Answer `json:"answered"`
 }
 
 // Implementation is an implementer's verified receipt: the first one, or a fix after a failed round.

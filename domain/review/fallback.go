@@ -22,12 +22,11 @@ const (
 	Invalid      FallbackReason = "invalid"
 	Failed       FallbackReason = "failed"
 	Interrupted  FallbackReason = "interrupted"
-	NotAvailable FallbackReason = "not-available"
 )
 
 // FallbackReasons lists every reason, in the order a route fails: before, during, after the call.
 func FallbackReasons() []FallbackReason {
-	return []FallbackReason{Absent, NotAvailable, Unreachable, Timeout, Refused, Unparsable, Invalid, Failed, Interrupted}
+	return []FallbackReason{Absent, Unreachable, Timeout, Refused, Unparsable, Invalid, Failed, Interrupted}
 }
 
 // Valid reports whether r is one of the reasons.
@@ -60,8 +59,6 @@ func (r FallbackReason) Sentence() string {
 		return "abcd could not compose the request for this route"
 	case Interrupted:
 		return "the step was interrupted while the route worked"
-	case NotAvailable:
-		return "this build of abcd has no adapter for this route"
 	}
 	return fmt.Sprintf("the route did not return (reason %q)", text.Clip(string(r)))
 }
@@ -83,7 +80,7 @@ type FallbackReceipt struct {
 	Role  Role   `json:"role" jsonschema:"enum=implementer,enum=ruthless-reviewer,enum=security-reviewer,enum=intent-auditor"`
 	// Asked is the route asked for: rp, or a connection name.
 	Asked  string         `json:"asked" jsonschema:"minLength=1"`
-	Reason FallbackReason `json:"reason" jsonschema:"enum=absent,enum=unreachable,enum=timeout,enum=refused,enum=unparsable,enum=invalid,enum=failed,enum=interrupted,enum=not-available"`
+	Reason FallbackReason `json:"reason" jsonschema:"enum=absent,enum=unreachable,enum=timeout,enum=refused,enum=unparsable,enum=invalid,enum=failed,enum=interrupted"`
 	// Detail is abcd's own words; never a secret or an address.
 	Detail string `json:"detail" jsonschema:"maxLength=512"`
 	Ran    string `json:"ran" jsonschema:"enum=host"`

@@ -8,15 +8,14 @@ import (
 
 func TestFallbackReasons(t *testing.T) {
 	want := map[FallbackReason]string{
-		Absent:       "no server is configured for this route",
-		Unreachable:  "the route's server refused the connection or closed it before answering",
-		Timeout:      "the route did not answer within its time bound",
-		Refused:      "the route's server answered with an error",
-		Unparsable:   "the route's answer was not in its protocol's shape",
-		Invalid:      "the route's return held no verdict abcd can record, or was larger than a return may be",
-		Failed:       "abcd could not compose the request for this route",
-		Interrupted:  "the step was interrupted while the route worked",
-		NotAvailable: "this build of abcd has no adapter for this route",
+		Absent:      "no server is configured for this route",
+		Unreachable: "the route's server refused the connection or closed it before answering",
+		Timeout:     "the route did not answer within its time bound",
+		Refused:     "the route's server answered with an error",
+		Unparsable:  "the route's answer was not in its protocol's shape",
+		Invalid:     "the route's return held no verdict abcd can record, or was larger than a return may be",
+		Failed:      "abcd could not compose the request for this route",
+		Interrupted: "the step was interrupted while the route worked",
 	}
 	if len(FallbackReasons()) != len(want) {
 		t.Fatalf("%d reasons, want %d", len(FallbackReasons()), len(want))

@@ -257,7 +257,7 @@ func TestProviderValidatorDecidesTheCallAndTheAdapterMakesIt(t *testing.T) {
 	w.a.Providers = nil
 	v, _, _ = w.a.providerValidator(ctx, "router")
 	out, _ = v.Review(ctx, ports.ReviewRequest{Role: "ruthless-reviewer", Tier: "economy"})
-	assert.Check(t, is.Equal(out.FallbackReason, "not-available"))
+	assert.Check(t, is.Equal(out.FallbackReason, "failed"))
 	assert.Check(t, is.Equal(out.ModelAsked, "z/small"))
 }
 

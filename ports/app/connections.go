@@ -19,6 +19,9 @@ import (
 // denylist does not deny), Named (a configured provider), Pointed (oracle.roles.<agent>.connection).
 // A configuration that breaks a rule refuses, naming the key and the file.
 func (a *App) loadConnections(ctx context.Context) (oracle.Connections, error) {
+	if a.Connections != nil {
+		return a.Connections, nil
+	}
 	m, err := a.loadMachine(ctx)
 	if err != nil {
 		return nil, err
@@ -86,7 +89,7 @@ func (r *providerRoute) Review(ctx context.Context, req ports.ReviewRequest) (po
 	}
 	out := ports.ReviewOutcome{ModelAsked: call.Model}
 	if r.providers == nil {
-		return r.fallback(out, review.NotAvailable, "this build of abcd has no provider adapter wired"), nil
+		return r.fallback(out, review.Failed, "this build of abcd has no provider adapter wired"), nil
 	}
 	sent := make(map[string]string, len(call.Settings))
 	for k, v := range call.Settings {

@@ -86,8 +86,8 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 			Next: []string{fmt.Sprintf("run `abcd implement step --run %s` to start the lanes and hand out the first briefs", runID)}}
 		return res, nil
 	}
-	res, err := a.withRun(ctx, verb, runID, func(s *loop.State) (StepResult, bool, error) {
-		did, err := a.advance(ctx, s, nil)
+	res, err := a.drive(ctx, verb, runID, func(s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+		did, err := a.advance(ctx, s, nil, jobs)
 		return StepResult{Did: append([]string{created}, did...)}, true, err
 	})
 	if err != nil {
@@ -260,14 +260,14 @@ func (a *App) nextSentences(s loop.State) []string {
 // can make more awaits due (the next round, the auditor), so it opens until nothing new is planned.
 // Each pass opens or records at least one await and a run has finitely many, so this ends; the bound
 // guards against a bug.
-func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]oracle.FlagRoute) ([]string, error) {
+func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]oracle.FlagRoute, jobs *[]dispatch) ([]string, error) {
 	if routes == nil && len(s.Routes) > 0 {
 		kept := make([]oracle.RouteText, len(s.Routes))
 		for i, r := range s.Routes {
 			kept[i] = oracle.RouteText(r)
 		}
 		var err error
-		if routes, err = a.Routes(entryVerb(s.Kind), kept); err != nil {
+		if routes, err = a.Routes(ctx, entryVerb(s.Kind), kept); err != nil {
 			return nil, err
 		}
 	}
@@ -291,7 +291,7 @@ func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]orac
 			break
 		}
 		if len(plans) > 0 {
-			more, err := a.open(ctx, s, plans, routes)
+			more, err := a.open(ctx, s, plans, routes, jobs)
 			if err != nil {
 				return nil, err
 			}
@@ -461,12 +461,14 @@ func entryVerb(k loop.Kind) string {
 // stepConfig is what opening awaits reads of the configuration, read once per pass.
 type stepConfig struct {
 	routing     routing
+	conns       oracle.Connections
 	reviewRoute string // oracle.review: host or rp
-	rpURLSet    bool
+	// rpURL and rpTool name the RepoPrompt server, read only when reviews take rp.
+	rpURL, rpTool string
 }
 
-// readStepConfig reads both configuration families and oracle.review's route. Starting a run
-// calls it first, so a fault in them refuses before anything is written.
+// readStepConfig reads both configuration families, the machine's connections and oracle.review's
+// route. Starting a run calls it first, so a fault in them refuses before anything is written.
 func (a *App) readStepConfig(ctx context.Context) (stepConfig, error) {
 	files, stack, err := a.loadConfig(ctx)
 	if err != nil {
@@ -476,23 +478,35 @@ func (a *App) readStepConfig(ctx context.Context) (stepConfig, error) {
 	if err != nil {
 		return stepConfig{}, err // a verb about to ask for a model refuses on a table it cannot read
 	}
+	conns, err := a.connectionsOf(stack)
+	if err != nil {
+		return stepConfig{}, err
+	}
 	reviewRoute, err := config.Get[string](stack, "oracle.review")
 	if err != nil {
 		return stepConfig{}, configRefusal(err)
 	}
-	c := stepConfig{routing: rt, reviewRoute: reviewRoute.V}
+	c := stepConfig{routing: rt, conns: conns, reviewRoute: reviewRoute.V}
 	if c.reviewRoute == "rp" {
+		// The server block is read only when reviews take rp: a fault in it never refuses a step in
+		// a repository that has not opted in.
 		rpURL, err := config.Get[string](stack, "oracle.rp.url")
 		if err != nil {
 			return stepConfig{}, configRefusal(err)
 		}
-		c.rpURLSet = rpURL.Set
+		rpTool, err := config.Get[string](stack, "oracle.rp.tool")
+		if err != nil {
+			return stepConfig{}, configRefusal(err)
+		}
+		c.rpURL, c.rpTool = rpURL.V, rpTool.V
 	}
 	return c, nil
 }
 
-// open opens the awaits of one pass of plans.
-func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes map[string]oracle.FlagRoute) ([]string, error) {
+// open opens the awaits of one pass of plans. A step a route beside the host takes is opened for the
+// host as well (its brief and return path, told by every step) and queued in jobs: the route is called
+// once the run's lock is released (dispatch.go), so a long review blocks no other step.
+func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes map[string]oracle.FlagRoute, jobs *[]dispatch) ([]string, error) {
 	cfg, err := a.readStepConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -500,7 +514,7 @@ func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes
 	var did []string
 	for _, p := range plans {
 		lane := s.Lanes[p.Lane]
-		routing, err := a.awaitRouting(cfg, p, lane, routes)
+		routing, route, flagConn, err := a.awaitRouting(cfg, p, lane, routes)
 		if err != nil {
 			return nil, err
 		}
@@ -512,82 +526,115 @@ func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes
 		if err := a.Runs.Write(ctx, brief, []byte(text)); err != nil {
 			return nil, err
 		}
-		// Reviews (not audits) take oracle.review's route. A route that does not return hands the
-		// same brief to the host, with a fallback receipt.
-		if p.Kind == loop.AwaitReview && cfg.reviewRoute == "rp" {
-			routing.Route = "rp"
+		target, v, why, err := a.validatorFor(ctx, cfg, p, route, flagConn)
+		if err != nil {
+			return nil, err
+		}
+		if target == "" {
 			aw := s.Open(p, brief, ret, routing, a.now())
-			line, err := a.dispatchReview(ctx, s, aw, lane.ID, text, cfg.rpURLSet)
-			if err != nil {
-				return nil, err
-			}
-			did = append(did, line)
+			did = append(did, fmt.Sprintf("%s: opened %s for %s (round %d)", lane.ID, aw.Kind, aw.Role, aw.Round))
 			continue
 		}
+		routing.Route = target
 		aw := s.Open(p, brief, ret, routing, a.now())
-		did = append(did, fmt.Sprintf("%s: opened %s for %s (round %d)", lane.ID, aw.Kind, aw.Role, aw.Round))
+		if v == nil {
+			did = append(did, a.fallBack(s, aw, lane.ID, target, why, ""))
+			continue
+		}
+		req, err := a.composeRequest(ctx, *s, lane, p, aw, text, route)
+		if err != nil {
+			did = append(did, a.fallBack(s, aw, lane.ID, target, review.Failed, refusalWhy(err)))
+			continue
+		}
+		*jobs = append(*jobs, dispatch{await: aw.ID, lane: lane.ID, role: aw.Role, round: aw.Round, ret: ret, route: target, v: v, req: req})
+		did = append(did, fmt.Sprintf("%s: sent %s's %s (round %d) to %s; until it answers, the host may take it too", lane.ID, aw.Role, aw.Kind, aw.Round, target))
 	}
 	return did, nil
 }
 
 // awaitRouting is the route an await asks for. The implementer is the harness's own agent, not a
 // roster agent: it has no routing row. A validator's route comes from routeOf, with the tier a
-// failed round escalated it to.
-func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes map[string]oracle.FlagRoute) (loop.Routing, error) {
+// failed round escalated it to; flagConn says a --route flag named its connection.
+func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes map[string]oracle.FlagRoute) (loop.Routing, oracle.Route, bool, error) {
 	if p.Role == loop.RoleImplementer {
 		return loop.Routing{Agent: p.Role, Tier: string(oracle.HostDecides), FanOut: 1, Route: "host", Ran: "host",
-			Connection: oracle.HarnessName, Source: string(oracle.SourceNone)}, nil
+			Connection: oracle.HarnessName, Source: string(oracle.SourceNone)}, oracle.Route{}, false, nil
 	}
 	var flag *oracle.FlagRoute
 	if fr, ok := routes[p.Role]; ok {
 		flag = &fr
 	}
-	route, err := a.routeOf(p.Role, cfg.routing, flag, oracle.Tier(lane.Tiers[p.Role]))
+	route, err := a.routeOf(p.Role, cfg.routing, cfg.conns, flag, oracle.Tier(lane.Tiers[p.Role]))
 	if err != nil {
-		return loop.Routing{}, err
+		return loop.Routing{}, oracle.Route{}, false, err
 	}
 	req := route.Request()
 	if route.Fallback != "" && a.Diag != nil {
 		a.Diag.Warn(fmt.Sprintf("%s: %s", p.Role, route.Fallback))
 	}
 	return loop.Routing{Agent: req.Agent, Tier: string(req.Tier), FanOut: req.FanOut, Source: string(req.Source),
-		Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"}, nil
+		Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"},
+		route, flag != nil && flag.Connection != "", nil
 }
 
-// dispatchReview sends an opened review to the rp validator. Its verified answer is recorded as the
-// route's; anything else leaves the await open for the host and records why.
-func (a *App) dispatchReview(ctx context.Context, s *loop.State, aw loop.Await, lane, brief string, configured bool) (string, error) {
-	reason, detail := review.NotAvailable, "this build of abcd has no RepoPrompt adapter wired"
-	v, wired := a.Validators["rp"]
-	switch {
-	case !configured:
-		reason, detail = review.Absent, "oracle.review is rp but this machine names no oracle.rp.url"
-	case wired:
-		out, err := v.Review(ctx, ports.ReviewRequest{Run: s.Run, Lane: lane, Role: aw.Role, Round: aw.Round, Request: []byte(brief)})
-		switch {
-		case err != nil:
-			reason, detail = review.Failed, err.Error()
-		case out.FallbackReason != "":
-			reason, detail = review.FallbackReason(out.FallbackReason), out.FallbackDetail
-		default:
-			if err := a.Runs.Write(ctx, aw.Return, out.Return); err != nil {
-				return "", err
-			}
-			if err := a.recordReturn(ctx, s, aw.Return, "rp"); err != nil {
-				// Take the route's answer back off the path, so the host's agent writes there.
-				_ = a.Runs.Remove(ctx, aw.Return)
-				reason, detail = review.Invalid, refusalWhy(err)
-				break
-			}
-			return fmt.Sprintf("%s: %s reviewed round %d over rp", lane, aw.Role, aw.Round), nil
+// validatorFor decides who takes a validator's step beside the host: the connection a --route flag
+// names; else, for a reviewer, RepoPrompt when oracle.review is rp; else the provider the routing
+// resolved to. target is "" for the host. A route that cannot be called at all (rp with no server)
+// comes back with target set, v nil and the fallback reason.
+func (a *App) validatorFor(ctx context.Context, cfg stepConfig, p loop.Plan, route oracle.Route, flagConn bool) (string, ports.Validator, review.FallbackReason, error) {
+	if p.Role == loop.RoleImplementer {
+		return "", nil, "", nil
+	}
+	provider := func() (string, ports.Validator, review.FallbackReason, error) {
+		v, ok, err := a.providerValidator(ctx, route.Connection.Name)
+		if err != nil || !ok {
+			return "", nil, "", err
 		}
+		return route.Connection.Name, v, "", nil
 	}
-	s.Fallbacks = append(s.Fallbacks, loop.Fallback{At: a.now(), Lane: lane, Round: aw.Round, Role: aw.Role,
-		Asked: "rp", Reason: string(reason), Detail: clip(detail), Ran: "host"})
+	switch {
+	case flagConn && !route.Connection.Harness:
+		return provider()
+	case p.Kind == loop.AwaitReview && cfg.reviewRoute == "rp":
+		if v, ok := a.Validators["rp"]; ok {
+			return "rp", v, "", nil
+		}
+		if cfg.rpURL == "" {
+			return "rp", nil, review.Absent, nil
+		}
+		if a.RP == nil {
+			return "rp", nil, review.Failed, nil
+		}
+		return "rp", a.RP.RP(cfg.rpURL, cfg.rpTool), "", nil
+	case !route.Connection.Harness && route.Connection.Name != "":
+		return provider()
+	}
+	return "", nil, "", nil
+}
+
+// fallBack records that a route did not take an await's step: the host takes it with the same brief
+// and return path, and the record says why in abcd's own words.
+func (a *App) fallBack(s *loop.State, aw loop.Await, lane, route string, reason review.FallbackReason, detail string) string {
+	if detail == "" {
+		detail = reason.Sentence()
+	}
+	f := review.FallbackReceipt{At: a.now(), Run: s.Run, Lane: lane, Round: aw.Round, Role: review.Role(aw.Role), Asked: route,
+		Reason: reason, Detail: boundDetail(oneLine(detail)), Ran: review.RanHost}
+	if f.Check() != nil {
+		// The receipt's own check refuses what must never reach the record (an address): say it in
+		// abcd's words instead.
+		f.Detail = reason.Sentence()
+	}
+	s.Fallbacks = append(s.Fallbacks, loop.Fallback{At: f.At, Lane: lane, Round: aw.Round, Role: aw.Role,
+		Asked: route, Reason: string(reason), Detail: f.Detail, Ran: review.RanHost})
+	s.Changes++
+	if i, j, ok := s.FindID(aw.ID); ok {
+		s.Lanes[i].Awaits[j].Answered = loop.Answer{} // the review is the host's now
+	}
 	if a.Diag != nil {
-		a.Diag.Warn(fmt.Sprintf("%s %s: the rp route did not take the review (%s); the host takes it", lane, aw.Role, reason.Sentence()))
+		a.Diag.Warn(fmt.Sprintf("%s %s: %s did not take the step (%s); the host takes it", lane, aw.Role, route, reason.Sentence()))
 	}
-	return fmt.Sprintf("%s: opened review for %s (round %d) on the host after rp fell back: %s", lane, aw.Role, aw.Round, reason), nil
+	return fmt.Sprintf("%s: %s's %s (round %d) is the host's: %s fell back (%s)", lane, aw.Role, aw.Kind, aw.Round, route, reason)
 }
 
 func refusalWhy(err error) string {
@@ -655,7 +702,7 @@ func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p l
 // then opens what that makes due.
 func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, error) {
 	var recorded RecordedView
-	res, err := a.withRun(ctx, "implement_receipt", run, func(s *loop.State) (StepResult, bool, error) {
+	res, err := a.drive(ctx, "implement_receipt", run, func(s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
 		lane, idx, ok := s.Find(ret)
 		if !ok {
 			var open []string
@@ -675,12 +722,12 @@ func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, 
 		}
 		recorded = RecordedView{Await: aw.ID, Lane: s.Lanes[lane].ID, Role: aw.Role, Kind: string(aw.Kind), Route: "host"}
 		if v, ok := lastVerdict(*s, lane, aw); ok {
-			recorded.Word, recorded.Pass = v.Word, v.Pass
+			recorded.Word, recorded.Pass, recorded.Route = v.Word, v.Pass, v.Routing.Ran
 		} else {
 			recorded.Word, recorded.Pass = "RECEIPT", true
 		}
 		did := []string{fmt.Sprintf("%s: recorded the %s's %s", s.Lanes[lane].ID, aw.Role, map[bool]string{true: "receipt", false: "return"}[aw.Role == loop.RoleImplementer])}
-		more, err := a.advance(ctx, s, nil)
+		more, err := a.advance(ctx, s, nil, jobs)
 		if err != nil {
 			return StepResult{}, false, err
 		}
@@ -809,6 +856,14 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 func (a *App) recordVerdict(s *loop.State, lane, idx int, v review.Verdict, ret string, data []byte, ran string) error {
 	sum := sha256.Sum256(data)
 	aw := s.Lanes[lane].Awaits[idx]
+	digest := hex.EncodeToString(sum[:])
+	switch {
+	case aw.Answered.Route != "" && aw.Answered.SHA256 == digest:
+		// The bytes the route's answer was placed as: the route's, whoever hands them in.
+		ran = aw.Answered.Route
+	case ran == "host":
+		s.Lanes[lane].Awaits[idx].Answered = loop.Answer{} // the host's agent wrote (or rewrote) it
+	}
 	routing := aw.Routing
 	routing.Ran = ran
 	s.Lanes[lane].Awaits[idx].Routing = routing

@@ -329,7 +329,7 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 // awaits a later receipt opens are routed by them too.
 func implementStep(ctx context.Context, a *App, in *StepInput) (StepResult, error) {
 	const verb = "implement_step"
-	routes, err := a.Routes(verb, in.Routes)
+	routes, err := a.Routes(ctx, verb, in.Routes)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -338,12 +338,12 @@ func implementStep(ctx context.Context, a *App, in *StepInput) (StepResult, erro
 		return StepResult{}, err
 	}
 	given := oracle.Texts(in.Routes)
-	return a.withRun(ctx, verb, run, func(s *loop.State) (StepResult, bool, error) {
+	return a.drive(ctx, verb, run, func(s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
 		changed := false
 		if len(given) > 0 && !slices.Equal(given, s.Routes) {
 			s.Routes, changed = given, true
 		}
-		did, err := a.advance(ctx, s, routes)
+		did, err := a.advance(ctx, s, routes, jobs)
 		return StepResult{Did: did}, changed || len(did) > 0, err
 	})
 }

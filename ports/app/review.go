@@ -39,7 +39,7 @@ func reviewVerbs() []Verb {
 
 // reviewNow reviews the checked-out branch's changes from base with both reviewers, or one.
 func reviewNow(ctx context.Context, a *App, in *ReviewInput) (StepResult, error) {
-	if _, err := a.Routes("review", in.Routes); err != nil {
+	if _, err := a.Routes(ctx, "review", in.Routes); err != nil {
 		return StepResult{}, err
 	}
 	validators := []string{loop.RoleRuthless, loop.RoleSecurity}
@@ -52,7 +52,7 @@ func reviewNow(ctx context.Context, a *App, in *ReviewInput) (StepResult, error)
 // intentAudit hands the intent-auditor the checked-out branch's changes from base; its verdict goes
 // into the intent's Audit Notes.
 func intentAudit(ctx context.Context, a *App, in *IntentAuditInput) (StepResult, error) {
-	if _, err := a.Routes("intent_audit", in.Routes); err != nil {
+	if _, err := a.Routes(ctx, "intent_audit", in.Routes); err != nil {
 		return StepResult{}, err
 	}
 	_, it, err := a.intent(ctx, "intent_audit", "intent", in.Intent)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -127,12 +128,20 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 		board.Problem = problemText(err)
 		return board
 	}
+	var conns oracle.Connections
+	if err == nil {
+		conns, err = a.loadConnections(ctx)
+	}
+	if err != nil {
+		board.Problem = problemText(err)
+		return board
+	}
 	board.Readable = true
 	board.Accepted = r.layers.RepoPresent || r.layers.MachinePresent
 	a.warnNotices(r.notices)
 	proposal := oracle.Proposal()
 	for _, agent := range r.agents {
-		route, err := a.routeOf(agent, r, nil, "")
+		route, err := a.routeOf(agent, r, conns, nil, "")
 		if err != nil {
 			board = OracleBoard{Agents: []AgentRoute{}, Problem: problemText(err)}
 			return board
@@ -155,11 +164,11 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 // routeOf is the one place a step's route is decided, for the status board and every step the
 // loop opens: the routing layers, the invocation's flag for the agent (nil for none), the tier a
 // failed round escalated to ("" for none), and this machine's connections.
-func (a *App) routeOf(agent string, r routing, flag *oracle.FlagRoute, escalated oracle.Tier) (oracle.Route, error) {
+func (a *App) routeOf(agent string, r routing, conns oracle.Connections, flag *oracle.FlagRoute, escalated oracle.Tier) (oracle.Route, error) {
 	layers := r.layers
 	layers.Flag = flag
 	layers.Escalated = escalated
-	route, err := oracle.Resolve(agent, layers, a.connections(), nil)
+	route, err := oracle.Resolve(agent, layers, conns, connectionDefaults(conns))
 	if err != nil {
 		var re *oracle.RouteError
 		if errors.As(err, &re) {
@@ -170,22 +179,35 @@ func (a *App) routeOf(agent string, r routing, flag *oracle.FlagRoute, escalated
 	return route, nil
 }
 
-func (a *App) connections() oracle.Connections {
-	if a.Connections == nil {
-		return oracle.NoConnections{}
+// connectionsOf is the machine's connections a configuration stack configures: its providers, or
+// the static set a test wires. A provider block that breaks a rule refuses, naming its key.
+func (a *App) connectionsOf(stack *config.Stack) (oracle.Connections, error) {
+	if a.Connections != nil {
+		return a.Connections, nil
 	}
-	return a.Connections
+	m, err := provider.Load(stack)
+	if err != nil {
+		return nil, configRefusal(err)
+	}
+	return m, nil
 }
 
 // Routes checks an invocation's route flags against what the verb dispatches and the connections
 // this machine has configured. Every verb that dispatches agents calls it before anything is
 // written, so a refused route stops the invocation with nothing done.
-func (a *App) Routes(verb string, flags []oracle.RouteText) (map[string]oracle.FlagRoute, error) {
+func (a *App) Routes(ctx context.Context, verb string, flags []oracle.RouteText) (map[string]oracle.FlagRoute, error) {
 	v, ok := Lookup(verb)
 	if !ok {
 		return nil, errors.New("routes: no verb named " + verb)
 	}
-	conns := a.connections()
+	var conns oracle.Connections = oracle.NoConnections{}
+	if len(flags) > 0 && a.Config != nil {
+		c, err := a.loadConnections(ctx)
+		if err != nil {
+			return nil, err
+		}
+		conns = c
+	}
 	configured := func(name string) bool { _, ok := conns.Named(name); return ok }
 	routes, err := oracle.ParseRoutes(oracle.Texts(flags), v.Dispatches, configured)
 	var re *oracle.RouteError

@@ -282,15 +282,15 @@ func TestRoutesOnAVerbThatDispatchesNothing(t *testing.T) {
 			continue
 		}
 		checked++
-		routes, err := a.Routes(v.Name, nil)
+		routes, err := a.Routes(context.Background(), v.Name, nil)
 		assert.NilError(t, err, v.Name)
 		assert.Check(t, is.Len(routes, 0), v.Name)
-		routes, err = a.Routes(v.Name, []oracle.RouteText{})
+		routes, err = a.Routes(context.Background(), v.Name, []oracle.RouteText{})
 		assert.NilError(t, err, v.Name)
 		assert.Check(t, is.Len(routes, 0), v.Name)
 
 		for _, flag := range []string{"ruthless-reviewer=frontier", "intent-auditor=local@acme", "nobody=bogus"} {
-			_, err := a.Routes(v.Name, []oracle.RouteText{oracle.RouteText(flag)})
+			_, err := a.Routes(context.Background(), v.Name, []oracle.RouteText{oracle.RouteText(flag)})
 			r := assertRefusal(t, err, "route_invalid")
 			assert.Check(t, is.Contains(r.Why, flag), "%s: the refusal quotes the flag", v.Name)
 			assert.Check(t, is.Equal(r.Verb+"."+r.Field, v.Name+".routes"), "%s: the refusal names the verb's routes", v.Name)
@@ -300,7 +300,7 @@ func TestRoutesOnAVerbThatDispatchesNothing(t *testing.T) {
 	}
 	assert.Assert(t, checked > 0)
 
-	_, err := a.Routes("no_such_verb", nil)
+	_, err := a.Routes(context.Background(), "no_such_verb", nil)
 	assert.Assert(t, err != nil)
 	_, isRefusal := refusal.As(err)
 	assert.Check(t, !isRefusal, "an unknown verb is a programming error, not a refusal")

@@ -87,7 +87,7 @@ func TestReviewsTakeTheValidatorRouteOrFallBack(t *testing.T) {
 		{"the route times out", &fake.Validator{Name: "rp", Outcome: ports.ReviewOutcome{FallbackReason: "timeout", FallbackDetail: "30 minutes passed"}}, "timeout"},
 		{"the route fails", &fake.Validator{Name: "rp", Err: errors.New("connection reset")}, "failed"},
 		{"the answer has no verdict", &fake.Validator{Name: "rp", Outcome: ports.ReviewOutcome{Return: []byte("I liked it.")}}, "invalid"},
-		{"no adapter in this build", nil, "not-available"},
+		{"no adapter in this build", nil, "failed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var v ports.Validator

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
@@ -399,6 +400,11 @@ func (g *Git) Merge(_ context.Context, dir, commit, _ string) ([]string, error) 
 	return nil, nil
 }
 
+func (g *Git) DeleteBranch(_ context.Context, name string) error {
+	delete(g.Branches, name)
+	return nil
+}
+
 func (g *Git) DefaultBranch(context.Context) (string, error) {
 	if g.Default != "" {
 		return g.Default, nil
@@ -504,15 +510,26 @@ type Validator struct {
 	Name    string
 	Outcome ports.ReviewOutcome
 	// Answer, when set, answers per request instead of Outcome.
-	Answer   func(ports.ReviewRequest) ports.ReviewOutcome
+	Answer func(ports.ReviewRequest) ports.ReviewOutcome
+	// During, when set, runs while the route "works", before it answers: what another invocation
+	// does meanwhile. A non-nil result replaces the answer (an interrupted call, say).
+	During   func(context.Context, ports.ReviewRequest) *ports.ReviewOutcome
 	Err      error
+	mu       sync.Mutex
 	Requests []ports.ReviewRequest
 }
 
 func (v *Validator) Route() string { return v.Name }
 
-func (v *Validator) Review(_ context.Context, req ports.ReviewRequest) (ports.ReviewOutcome, error) {
+func (v *Validator) Review(ctx context.Context, req ports.ReviewRequest) (ports.ReviewOutcome, error) {
+	v.mu.Lock()
 	v.Requests = append(v.Requests, req)
+	v.mu.Unlock()
+	if v.During != nil {
+		if out := v.During(ctx, req); out != nil {
+			return *out, nil
+		}
+	}
 	if v.Answer != nil {
 		return v.Answer(req), v.Err
 	}

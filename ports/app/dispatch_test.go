@@ -1,0 +1,171 @@
+package app_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+func verdictFor(role string) []byte {
+	word := map[string]string{loop.RoleRuthless: "SHIP", loop.RoleSecurity: "APPROVE"}[role]
+	return []byte("## Verdict\n\n" + word + "\n\nNothing to fix.\n")
+}
+
+func reviewReturn(run, role string) string {
+	return loop.LaneDir(run, "lane-1") + "/validate/round-1/" + role + "/return.md"
+}
+
+// The route is called with the run's lock released: while it works, another invocation reads the
+// run and hands in its own receipts; the answer is then placed under the lock and recorded as the
+// route's. The request it is handed is whole: written beside the brief as request.md, holding the
+// brief, the record and the implementer's report.
+func TestTheRouteRunsOutsideTheRunsLock(t *testing.T) {
+	var w loopWorld
+	sawUnlocked := 0
+	v := &fake.Validator{Name: "rp",
+		During: func(ctx context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+			if !w.rs.Held[w.run] {
+				sawUnlocked++
+			}
+			if req.Role == loop.RoleRuthless {
+				st := recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{"run": w.run})
+				assert.Check(t, is.Len(st.Runs, 1), "status answers while the route works")
+			}
+			return nil
+		},
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+	w = newLoopWorld(t, v)
+	res := w.receipt(t)
+	assert.Check(t, is.Equal(sawUnlocked, 2), "both reviews were out with the lock released")
+	story := w.record(t)
+	assert.Check(t, is.Len(story.Verdicts, 2))
+	for _, vd := range story.Verdicts {
+		assert.Check(t, is.Equal(vd.Ran, "rp"))
+		assert.Check(t, is.Equal(vd.Receipt.ConnectionUsed, "rp"))
+	}
+	assert.Check(t, strings.Contains(strings.Join(res.Did, "\n"), "was answered by rp"), "%v", res.Did)
+	for _, req := range v.Requests {
+		text := string(req.Request)
+		assert.Check(t, is.Contains(text, "## The record: spc-"), req.Role)
+		assert.Check(t, is.Contains(text, "## The implementer's report, round 0"), req.Role)
+		assert.Check(t, is.Contains(text, "## Your return"), req.Role)
+		written := string(w.rs.Files[loop.LaneDir(w.run, "lane-1")+"/validate/round-1/"+req.Role+"/request.md"])
+		assert.Check(t, is.Equal(written, text), "request.md holds what the route was handed")
+	}
+}
+
+// A return the host's agent wrote first stands; the route's answer is kept aside, create-only under
+// the next free name, and the step names the file.
+func TestAHostReturnWrittenFirstStands(t *testing.T) {
+	var w loopWorld
+	v := &fake.Validator{Name: "rp",
+		During: func(ctx context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+			if req.Role == loop.RoleRuthless {
+				p := reviewReturn(w.run, loop.RoleRuthless)
+				w.rs.Files[strings.TrimSuffix(p, "return.md")+"rp-return.md"] = []byte("an earlier answer")
+				w.rs.Files[p] = []byte("## Verdict\n\nFIX FIRST\n\nThe host's agent found a bug.\n")
+			}
+			return nil
+		},
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+	w = newLoopWorld(t, v)
+	res := w.receipt(t)
+	dir := strings.TrimSuffix(reviewReturn(w.run, loop.RoleRuthless), "return.md")
+	assert.Check(t, is.Equal(string(w.rs.Files[dir+"rp-return-2.md"]), string(verdictFor(loop.RoleRuthless))), "kept aside under the next free name")
+	assert.Check(t, is.Equal(string(w.rs.Files[dir+"rp-return.md"]), "an earlier answer"), "an answer kept aside is never replaced")
+	assert.Check(t, strings.Contains(strings.Join(res.Did, "\n"), "rp-return-2.md"), "%v", res.Did)
+	// The host's return is recorded as the host's by its receipt.
+	after := recRun[app.StepResult](t, w.a, "implement_receipt", map[string]any{"path": reviewReturn(w.run, loop.RoleRuthless)})
+	assert.Check(t, is.Equal(after.Recorded.Route, "host"))
+	assert.Check(t, is.Equal(after.Recorded.Word, "FIX FIRST"))
+}
+
+// The bytes a route's answer was placed as are the route's, whoever hands them in later (a receipt
+// that met the lock held, say); bytes the host's agent rewrote are the host's.
+func TestAPlacedAnswerIsCreditedByItsDigest(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		rewrite bool
+		want    string
+	}{{"the same bytes", false, "rp"}, {"rewritten by the host's agent", true, "host"}} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newLoopWorld(t, nil) // reviews on the host
+			w.receipt(t)
+			path := statePathOf(w.run)
+			s, err := loop.Decode(path, w.rs.Files[path])
+			assert.NilError(t, err)
+			ret := reviewReturn(w.run, loop.RoleRuthless)
+			body := verdictFor(loop.RoleRuthless)
+			sum := sha256.Sum256(body)
+			lane, idx, ok := s.Find(ret)
+			assert.Assert(t, ok)
+			s.Lanes[lane].Awaits[idx].Routing.Route = "rp"
+			s.Lanes[lane].Awaits[idx].Answered = loop.Answer{Route: "rp", SHA256: hex.EncodeToString(sum[:])}
+			w.rs.Files[path] = loop.Encode(s)
+			w.rs.Files[ret] = body
+			if c.rewrite {
+				w.rs.Files[ret] = append(append([]byte{}, body...), []byte("One more thought.\n")...)
+			}
+			res := recRun[app.StepResult](t, w.a, "implement_receipt", map[string]any{"path": ret})
+			assert.Check(t, is.Equal(res.Recorded.Route, c.want))
+		})
+	}
+}
+
+// A step interrupted while the route works (the person's SIGINT, a host's shorter timeout) still
+// says so: the fallback receipt is placed, and the review is the host's.
+func TestAnInterruptedRouteFallsBackToTheHost(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	v := &fake.Validator{Name: "rp", During: func(c context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+		cancel()
+		<-c.Done()
+		return &ports.ReviewOutcome{FallbackReason: "interrupted", FallbackDetail: "the step was interrupted"}
+	}}
+	w := newLoopWorld(t, v)
+	_, err := w.a.Call(ctx, "implement_receipt", map[string]any{"path": loop.LaneDir(w.run, "lane-1") + "/implement/receipt.json"})
+	assert.NilError(t, err)
+	story := w.record(t)
+	assert.Assert(t, is.Len(story.Fallbacks, 2))
+	for _, f := range story.Fallbacks {
+		assert.Check(t, is.Equal(f.Reason, "interrupted"))
+	}
+	st := recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{"run": w.run})
+	reviews := 0
+	for _, aw := range st.Runs[0].Awaits {
+		if aw.Kind == "review" {
+			reviews++
+		}
+	}
+	assert.Check(t, is.Equal(reviews, 2), "both reviews are open for the host")
+}
+
+// An answer whose placement meets the lock held past every retry is kept aside, and the contention
+// refusal says where.
+func TestAnAnswerALockedRunCannotTakeIsKeptAside(t *testing.T) {
+	var w loopWorld
+	v := &fake.Validator{Name: "rp",
+		During: func(ctx context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+			w.rs.Held[w.run] = true // another invocation takes the lock and keeps it
+			return nil
+		},
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+	w = newLoopWorld(t, v)
+	_, err := w.a.Call(t.Context(), "implement_receipt", map[string]any{"path": loop.LaneDir(w.run, "lane-1") + "/implement/receipt.json"})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
+	assert.Check(t, is.Contains(r.Why, "rp-return.md"))
+	dir := strings.TrimSuffix(reviewReturn(w.run, loop.RoleSecurity), "return.md")
+	assert.Check(t, is.Equal(string(w.rs.Files[dir+"rp-return.md"]), string(verdictFor(loop.RoleSecurity))))
+}
