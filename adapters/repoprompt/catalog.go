@@ -3,6 +3,7 @@ package repoprompt
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/ports/mcpwire"
@@ -86,7 +87,7 @@ func (s *Session) reviewArguments(message string) (map[string]any, *Fault) {
 	tw := toolWord(name)
 	switch len(found) {
 	case 0:
-		return nil, faultf(review.Refused, "the server offers no %s (it lists %d tools); set oracle.rp.tool to the tool that takes a review", tw, len(s.tools))
+		return nil, faultf(review.Refused, "the server offers no %s (it lists %s); set oracle.rp.tool to the tool that takes a review", tw, count(len(s.tools), "tool"))
 	case 1:
 	default:
 		return nil, faultf(review.Unparsable, "the server's catalog lists the %s more than once", tw)
@@ -148,4 +149,15 @@ func allowsString(typ any) bool {
 		}
 	}
 	return false
+}
+
+// count says n things in words: "no tools", "1 tool", "3 tools".
+func count(n int, thing string) string {
+	switch n {
+	case 0:
+		return "no " + thing + "s"
+	case 1:
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

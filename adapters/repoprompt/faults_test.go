@@ -299,7 +299,7 @@ func TestFaults(t *testing.T) {
 		}), reason: review.Refused, detail: "error -32000 (\"RepoPrompt is busy at [address] xxx", check: func(t *testing.T, _ *mcpFake, out ports.ReviewOutcome) {
 			assert.Check(t, !strings.Contains(out.FallbackDetail, big[:100]), "the server's text is clipped")
 		}},
-		{name: "the tool is not offered", fake: tools(oracleSend("chat_send", true)), reason: review.Refused, detail: "offers no tool oracle_send (it lists 1 tools)", check: noCall},
+		{name: "the tool is not offered", fake: tools(oracleSend("chat_send", true)), reason: review.Refused, detail: "offers no tool oracle_send (it lists 1 tool)", check: noCall},
 		{name: "the tool takes no message", fake: tools(map[string]any{"name": DefaultTool, "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"prompt": map[string]any{"type": "string"}}}}),
 			reason: review.Refused, detail: "takes no message", check: noCall},
 		{name: "the tool has no properties", fake: tools(map[string]any{"name": DefaultTool, "inputSchema": map[string]any{"type": "object"}}),

@@ -99,6 +99,17 @@ func (s *Session) Tools() []string {
 	return names
 }
 
+// InputSchema is the input schema of the tool the server listed under name.
+func (s *Session) InputSchema(name string) (map[string]any, bool) {
+	for _, t := range s.tools {
+		if t.Name == name {
+			schema, ok := t.def["inputSchema"].(map[string]any)
+			return schema, ok
+		}
+	}
+	return nil, false
+}
+
 // Version is the revision the session speaks.
 func (s *Session) Version() string { return s.version }
 

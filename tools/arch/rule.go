@@ -30,7 +30,9 @@ var inner = map[string][]string{
 	"gen":        {"domain", "ports", "gen"},
 	"schemas":    {},
 	"agents":     {},
-	"tools":      {"domain", "ports", "tools"},
+	// tools drive adapters against real peers (the RepoPrompt client under the MCP conformance
+	// suite, its benchmark); nothing imports tools.
+	"tools": {"domain", "ports", "adapters", "tools"},
 }
 
 // outer lists, per layer, the third-party module prefixes its production code may import.
