@@ -58,6 +58,7 @@ schemas-publish: ## record NAMES (comma list or all) as published: gen then refu
 bench: ## side-by-side ratios against reference runs in the same invocation
 	$(GO) run ./tools/bench/coldstart
 	$(GO) run ./tools/mcp/bench
+	$(GO) run ./tools/mcp/rpbench
 	$(GO) run ./tools/bench/records
 	$(GO) run ./tools/bench/loop
 	$(GO) run ./tools/bench/openai
