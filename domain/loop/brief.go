@@ -54,6 +54,8 @@ type BriefContext struct {
 	AgentName, AgentDescription, AgentPrompt string
 	// Words are the verdict words the role writes: those that pass and those that fail.
 	Pass, Fail []string
+	// Tier is the model tier the routing asks for the agent ("" or host-decides: the harness's own).
+	Tier string
 }
 
 // Brief renders the markdown brief for an await: everything the agent needs, with nothing to look
@@ -138,7 +140,11 @@ func implementerBrief(b *strings.Builder, c BriefContext) {
 func validatorBrief(b *strings.Builder, c BriefContext) {
 	l, s := c.Lane, c.State
 	fmt.Fprintf(b, "# %s: %s, %s, round %d\n\n", c.Plan.Role, s.Run, l.ID, c.Plan.Round)
-	fmt.Fprintf(b, "Start a fresh `%s` agent with the definition below and this brief. It remembers nothing of earlier rounds. Every path here is absolute.\n\n", c.Plan.Role)
+	fmt.Fprintf(b, "Start a fresh `%s` agent with the definition below and this brief. It remembers nothing of earlier rounds. Every path here is absolute.", c.Plan.Role)
+	if t := c.Tier; t != "" && t != "host-decides" {
+		fmt.Fprintf(b, " The routing asks for a %s-tier model for it.", t)
+	}
+	b.WriteString("\n\n")
 	if c.AgentPrompt != "" {
 		fmt.Fprintf(b, "## The agent's definition: %s\n\n%s\n\n%s\n\n", c.AgentName, c.AgentDescription, strings.TrimSpace(c.AgentPrompt))
 	}
@@ -215,8 +221,16 @@ func Next(a Await) string {
 	if a.Role != RoleImplementer {
 		agent = a.Role
 	}
-	return fmt.Sprintf("start a fresh %s agent with the brief %s; when it has written %s, run `abcd implement receipt %s`",
-		agent, a.Brief, a.Return, a.Return)
+	tier := ""
+	if t := a.Routing.Tier; t != "" && t != "host-decides" {
+		tier = fmt.Sprintf(" on a %s-tier model", t)
+	}
+	next := fmt.Sprintf("start a fresh %s agent%s with the brief %s; when it has written %s, run `abcd implement receipt %s`",
+		agent, tier, a.Brief, a.Return, a.Return)
+	if r := a.Routing.Route; r != "" && r != "host" {
+		next = fmt.Sprintf("%s is taking this %s (its answer is placed here when it comes); if you cannot wait, %s", r, a.Kind, next)
+	}
+	return next
 }
 
 // longestRun is the length of the longest run of c in s.

@@ -146,6 +146,8 @@ type Answer struct {
 	SchemaEnforced bool   `json:"schema_enforced"`
 	TokensIn       int    `json:"tokens_in"`
 	TokensOut      int    `json:"tokens_out"`
+	// Settings are the settings sent with the call, each as its JSON text.
+	Settings map[string]string `json:"settings"`
 }
 
 // Routing is the route an await asked for, from the routing table.
@@ -419,6 +421,9 @@ func (s State) normalised() State {
 		if l.Awaits == nil {
 			l.Awaits = []Await{}
 		}
+		for j := range l.Awaits {
+			l.Awaits[j].Answered = l.Awaits[j].Answered.normalised()
+		}
 		l.After = nonNil(l.After)
 		if l.Rounds == nil {
 			l.Rounds = []Round{}
@@ -426,6 +431,9 @@ func (s State) normalised() State {
 		for j := range l.Rounds {
 			if l.Rounds[j].Verdicts == nil {
 				l.Rounds[j].Verdicts = []Verdict{}
+			}
+			for k := range l.Rounds[j].Verdicts {
+				l.Rounds[j].Verdicts[k].Answered = l.Rounds[j].Verdicts[k].Answered.normalised()
 			}
 		}
 		if l.Implementations == nil {
@@ -443,4 +451,11 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func (a Answer) normalised() Answer {
+	if a.Settings == nil {
+		a.Settings = map[string]string{}
+	}
+	return a
 }

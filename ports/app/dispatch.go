@@ -177,7 +177,8 @@ func (a *App) place(ctx context.Context, s *loop.State, outs []answered) []strin
 		sum := sha256.Sum256(o.out.Return)
 		digest := hex.EncodeToString(sum[:])
 		s.Lanes[lane].Awaits[idx].Answered = loop.Answer{Route: o.route, SHA256: digest, ModelAsked: o.out.ModelAsked,
-			ModelReported: o.out.ModelReported, SchemaEnforced: o.out.SchemaEnforced, TokensIn: o.out.Usage.Prompt, TokensOut: o.out.Usage.Completion}
+			ModelReported: o.out.ModelReported, SchemaEnforced: o.out.SchemaEnforced, TokensIn: o.out.Usage.Prompt, TokensOut: o.out.Usage.Completion,
+			Settings: o.req.Settings}
 		if err := a.recordReturn(ctx, s, o.ret, o.route); err != nil {
 			// Take the route's own answer back off the path, so the host's agent writes there.
 			a.removeIfOurs(ctx, o.ret, digest)

@@ -169,3 +169,83 @@ func TestAnAnswerALockedRunCannotTakeIsKeptAside(t *testing.T) {
 	dir := strings.TrimSuffix(reviewReturn(w.run, loop.RoleSecurity), "return.md")
 	assert.Check(t, is.Equal(string(w.rs.Files[dir+"rp-return.md"]), string(verdictFor(loop.RoleSecurity))))
 }
+
+// A --route for an agent the invocation does not dispatch is refused before anything runs: abcd
+// review --role ruthless-reviewer dispatches the ruthless reviewer alone.
+func TestARouteForAnAgentNotDispatchedIsRefused(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.g.Branches["feature"] = vBase
+	w.g.Commit("feature", "6666666666666666666666666666666666666666")
+	w.g.Head = "feature"
+	before := len(w.rs.Dirs)
+	_, err := w.a.Call(t.Context(), "review", map[string]any{"base": "main", "role": "ruthless-reviewer", "routes": []string{"security-reviewer=frontier"}})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Code, "route_invalid"))
+	assert.Check(t, is.Contains(r.Why, "security-reviewer"))
+	assert.Check(t, is.Equal(len(w.rs.Dirs), before), "nothing written")
+	recRun[app.StepResult](t, w.a, "review", map[string]any{"base": "main", "role": "ruthless-reviewer", "routes": []string{"ruthless-reviewer=frontier"}})
+}
+
+// A reviewer whose routed tier a configured provider serves is reviewed by that provider: the call
+// goes out with the agent's definition, the whole request and the reply's schema; the verdict is the
+// provider's, with the model it reported; a provider that answers with a denied model falls back.
+func TestAProviderTakesTheTierItServes(t *testing.T) {
+	machine := `{"schema_version":1,"oracle":{"api":{"local":{"base_url":"http://127.0.0.1:11434/v1","models":["qwen3-coder"],` +
+		`"tiers":{"economy":"qwen3-coder"}}},"denylist":["deepseek/*","deepseek-r1"]}}`
+	routingTable := `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"economy"},"security-reviewer":{"tier":"frontier"}}}`
+	for _, c := range []struct {
+		name, reported, ran, reason string
+	}{
+		{"the provider answers", "qwen3-coder", "local", ""},
+		{"a denied model answers", "deepseek-r1:14b", "host", "invalid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newLoopWorld(t, nil)
+			w.a.Config = fake.Config{Files: ports.ConfigFiles{
+				RepoConfig:     ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"build":{"dod":"true"}}`)},
+				MachineConfig:  ports.ConfigFile{Path: "/home/ada/.abcd/config.json", Present: true, Data: []byte(machine)},
+				MachineRouting: ports.ConfigFile{Path: "/home/ada/.abcd/oracle-routing.json", Present: true, Data: []byte(routingTable)},
+			}}
+			w.a.Schemas = fake.Schemas{Files: map[string][]byte{"review_reply": []byte(`{"type":"object"}`), "audit_return": []byte(`{"type":"object"}`)}}
+			prov := &fake.Providers{Validator: &fake.Validator{Name: "local", Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+				return ports.ReviewOutcome{Return: verdictFor(req.Role), ModelAsked: "qwen3-coder", ModelReported: c.reported, SchemaEnforced: true,
+					Usage: ports.TokenUsage{Prompt: 1200, Completion: 80}}
+			}}}
+			w.a.Providers = prov
+			w.receipt(t)
+			story := w.record(t)
+			var ruthless *app.RecordVerdictView
+			for i := range story.Verdicts {
+				if story.Verdicts[i].Role == loop.RoleRuthless {
+					ruthless = &story.Verdicts[i]
+				}
+			}
+			assert.Assert(t, is.Len(prov.Calls, 1), "only the reviewer whose tier the provider serves goes to it")
+			call := prov.Calls[0]
+			assert.Check(t, is.Equal(call.Name, "local"))
+			assert.Check(t, is.Equal(call.Model, "qwen3-coder"))
+			req := prov.Validator.Requests[0]
+			assert.Check(t, is.Equal(req.Role, loop.RoleRuthless))
+			assert.Check(t, is.Equal(req.Tier, "economy"))
+			assert.Check(t, is.Equal(string(req.Reply), `{"type":"object"}`), "the reply's published schema goes with the call")
+			assert.Check(t, is.Contains(string(req.Request), "## The diff"))
+			if c.reason == "" {
+				assert.Assert(t, ruthless != nil, "%+v", story.Verdicts)
+				assert.Check(t, is.Equal(ruthless.Ran, "local"))
+				assert.Check(t, is.Equal(ruthless.Receipt.ConnectionUsed, "local"))
+				assert.Check(t, is.Equal(ruthless.Receipt.ModelReported, "qwen3-coder"))
+				assert.Check(t, is.DeepEqual(ruthless.Call, app.CallView{Provider: "local", ModelAsked: "qwen3-coder", ModelReported: "qwen3-coder",
+					SchemaEnforced: true, TokensIn: 1200, TokensOut: 80}))
+				return
+			}
+			assert.Check(t, ruthless == nil, "a denied model's answer is never recorded")
+			assert.Assert(t, is.Len(story.Fallbacks, 1))
+			f := story.Fallbacks[0]
+			assert.Check(t, is.Equal(f.Asked, "local"))
+			assert.Check(t, is.Equal(f.Reason, c.reason))
+			assert.Check(t, is.DeepEqual(story.Run.FallbacksByRoute, []app.FallbackCount{{Name: "local", Total: 1}}))
+			assert.Check(t, is.DeepEqual(story.Run.FallbacksByRole, []app.FallbackCount{{Name: loop.RoleRuthless, Total: 1}}))
+		})
+	}
+}

@@ -519,7 +519,7 @@ func (a *App) open(ctx context.Context, s *loop.State, plans []loop.Plan, routes
 			return nil, err
 		}
 		brief, ret := loop.AwaitPaths(s.Run, lane.ID, p)
-		text, err := a.renderBrief(ctx, *s, lane, p, ret)
+		text, err := a.renderBrief(ctx, *s, lane, p, ret, routing.Tier)
 		if err != nil {
 			return nil, err
 		}
@@ -646,9 +646,9 @@ func refusalWhy(err error) string {
 
 // renderBrief gathers what a brief needs, so it is whole: the agent's definition, the spec and the
 // intent's criteria, the verdict words, and the diff, with every path absolute.
-func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p loop.Plan, ret string) (string, error) {
+func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p loop.Plan, ret, tier string) (string, error) {
 	root, _ := a.repoRoot()
-	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Root: filepath.ToSlash(root), Return: a.abs(ret), LaneDir: a.abs(loop.LaneDir(s.Run, lane.ID))}
+	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Root: filepath.ToSlash(root), Return: a.abs(ret), LaneDir: a.abs(loop.LaneDir(s.Run, lane.ID)), Tier: tier}
 	if lane.Worktree != "" {
 		c.Worktree = a.abs(lane.Worktree)
 	}

@@ -94,6 +94,9 @@ type RunView struct {
 	Problem string      `json:"problem"`
 	Lanes   []LaneView  `json:"lanes"`
 	Awaits  []AwaitView `json:"awaits"`
+	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
+	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
+	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
 }
 
 // StepResult is what a step or a receipt did, and what the harness should do next.
@@ -388,7 +391,8 @@ func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatus
 				return ImplementStatusResult{}, err
 			}
 			// One broken run is reported beside the others, never instead of them.
-			res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{}})
+			res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
+				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}})
 			continue
 		}
 		res.Runs = append(res.Runs, a.runView(s))

@@ -39,12 +39,12 @@ func reviewVerbs() []Verb {
 
 // reviewNow reviews the checked-out branch's changes from base with both reviewers, or one.
 func reviewNow(ctx context.Context, a *App, in *ReviewInput) (StepResult, error) {
-	if _, err := a.Routes(ctx, "review", in.Routes); err != nil {
-		return StepResult{}, err
-	}
 	validators := []string{loop.RoleRuthless, loop.RoleSecurity}
 	if in.Role != "" {
 		validators = []string{string(in.Role)}
+	}
+	if _, err := a.routesFor(ctx, "review", validators, in.Routes); err != nil {
+		return StepResult{}, err
 	}
 	return a.oneLaneRun(ctx, loop.KindReview, "review", in.Base, "", validators, in.Routes)
 }

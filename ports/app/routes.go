@@ -200,6 +200,12 @@ func (a *App) Routes(ctx context.Context, verb string, flags []oracle.RouteText)
 	if !ok {
 		return nil, errors.New("routes: no verb named " + verb)
 	}
+	return a.routesFor(ctx, verb, v.Dispatches, flags)
+}
+
+// routesFor is Routes for an invocation that dispatches fewer agents than its verb may (abcd review
+// --role): a flag for an agent it does not dispatch is refused, never ignored.
+func (a *App) routesFor(ctx context.Context, verb string, dispatches []string, flags []oracle.RouteText) (map[string]oracle.FlagRoute, error) {
 	var conns oracle.Connections = oracle.NoConnections{}
 	if len(flags) > 0 && a.Config != nil {
 		c, err := a.loadConnections(ctx)
@@ -209,7 +215,7 @@ func (a *App) Routes(ctx context.Context, verb string, flags []oracle.RouteText)
 		conns = c
 	}
 	configured := func(name string) bool { _, ok := conns.Named(name); return ok }
-	routes, err := oracle.ParseRoutes(oracle.Texts(flags), v.Dispatches, configured)
+	routes, err := oracle.ParseRoutes(oracle.Texts(flags), dispatches, configured)
 	var re *oracle.RouteError
 	if errors.As(err, &re) {
 		return nil, refusal.New("route_invalid", "", fmt.Sprintf("%q %s", re.Flag, re.Msg),

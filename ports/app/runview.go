@@ -26,6 +26,8 @@ type RecordVerdictView struct {
 	Findings string `json:"findings"`
 	// Receipt is the route block: what was asked, tried and used, and why they differ.
 	Receipt oracle.Receipt `json:"receipt"`
+	// Call is what a provider reported of the call, when one answered.
+	Call CallView `json:"call"`
 }
 
 // FallbackView is a fallback receipt.
@@ -50,6 +52,22 @@ type ImplementRecordResult struct {
 	ByRole          []Count              `json:"by_role"`
 }
 
+// CallView is what a provider reported of the call that answered a step; empty for the host and rp.
+type CallView struct {
+	Provider       string `json:"provider"`
+	ModelAsked     string `json:"model_asked"`
+	ModelReported  string `json:"model_reported"`
+	SchemaEnforced bool   `json:"schema_enforced"`
+	TokensIn       int    `json:"tokens_in" jsonschema:"minimum=0"`
+	TokensOut      int    `json:"tokens_out" jsonschema:"minimum=0"`
+}
+
+// FallbackCount is how many steps asked of a route, or of a role, fell back to the host.
+type FallbackCount struct {
+	Name  string `json:"name"`
+	Total int    `json:"total" jsonschema:"minimum=1"`
+}
+
 // ImplementationView is an implementer's recorded receipt.
 type ImplementationView struct {
 	Lane    string   `json:"lane"`
@@ -57,6 +75,9 @@ type ImplementationView struct {
 	Commits []string `json:"commits"`
 	Head    string   `json:"head"`
 	Model   string   `json:"model"`
+	// Receipt is the route block of the implementer's step: the harness ran it, and the model it
+	// names is the model reported.
+	Receipt oracle.Receipt `json:"receipt"`
 }
 
 // Count is how many verdicts a route or a role gave.
@@ -97,13 +118,15 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 	}
 	for _, l := range s.Lanes {
 		for _, im := range l.Implementations {
-			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model})
+			implementer := oracle.Route{Agent: loop.RoleImplementer, Row: oracle.Row{Tier: oracle.HostDecides}}
+			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model,
+				Receipt: implementer.Receipt(oracle.HarnessName, oracle.HarnessName, "", im.Model)})
 		}
 		for _, r := range l.Rounds {
 			for _, v := range r.Verdicts {
 				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
 					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
-					Receipt: routeReceipt(s, l.ID, r.N, v)})
+					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v)})
 				bump(routes, v.Routing.Ran, v.Pass)
 				bump(roles, v.Role, v.Pass)
 			}
@@ -127,6 +150,7 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 // runView is a run's standing, every path in it absolute so an agent in any folder can follow it.
 func (a *App) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
+	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
 			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings}
@@ -163,8 +187,37 @@ func routeReceipt(s loop.State, lane string, round int, v loop.Verdict) oracle.R
 			reason = review.FallbackReason(f.Reason).Sentence()
 		}
 	}
-	route := oracle.Route{Agent: v.Role, Row: oracle.Row{Tier: oracle.Tier(v.Routing.Tier)}, Override: v.Routing.Override}
-	return route.Receipt(tried, v.Routing.Ran, reason, "")
+	route := oracle.Route{Agent: v.Role, Row: oracle.Row{Tier: oracle.Tier(v.Routing.Tier)}, Override: v.Routing.Override, Settings: oracle.Settings{}}
+	for k, val := range v.Answered.Settings {
+		route.Settings[k] = oracle.Scalar(val)
+	}
+	return route.Receipt(tried, v.Routing.Ran, reason, v.Answered.ModelReported)
+}
+
+// callView is what a provider reported of the call a verdict came from; empty unless a provider ran.
+func callView(v loop.Verdict) CallView {
+	if v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
+		return CallView{}
+	}
+	return CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,
+		SchemaEnforced: v.Answered.SchemaEnforced, TokensIn: v.Answered.TokensIn, TokensOut: v.Answered.TokensOut}
+}
+
+// fallbackCounts counts a run's fallbacks per route asked and per role.
+func fallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
+	count := func(key func(loop.Fallback) string) []FallbackCount {
+		m := map[string]int{}
+		for _, f := range s.Fallbacks {
+			m[key(f)]++
+		}
+		out := []FallbackCount{}
+		for name, n := range m {
+			out = append(out, FallbackCount{Name: name, Total: n})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		return out
+	}
+	return count(func(f loop.Fallback) string { return f.Asked }), count(func(f loop.Fallback) string { return f.Role })
 }
 
 func requestRouting(r loop.Routing) oracle.RequestRouting {

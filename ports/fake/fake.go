@@ -567,13 +567,16 @@ type Providers struct {
 	Check     ports.ProviderCheck
 	Outcome   ports.ReviewOutcome
 	Validator *Validator
+	mu        sync.Mutex
 	Calls     []ports.ProviderCall
 	Verified  []ports.ProviderCall
 	OpenErr   error
 }
 
 func (p *Providers) Open(call ports.ProviderCall) (ports.Validator, error) {
+	p.mu.Lock()
 	p.Calls = append(p.Calls, call)
+	p.mu.Unlock()
 	if p.OpenErr != nil {
 		return nil, p.OpenErr
 	}
