@@ -2,7 +2,8 @@
 // lists one tool per verb of the verb table and runs each call through the same use cases the CLI
 // drives. It owns transport and input validation only: every call's arguments are decoded strictly
 // and checked against the verb's published input schema before App.Run sees them, and every result
-// is the verb's result document exactly as `abcd <verb> --json` prints it.
+// is the verb's result document exactly as `abcd <verb> --json` prints it. Its prompts are the agent
+// roster and the driver that tells a harness how to run a spec to the end (prompts.go).
 //
 // One process serves both protocol eras: the handshake revisions (2025-06-18, 2025-11-25: initialize,
 // notifications/initialized, ping) and 2026-07-28 (no handshake; every request carries its protocol

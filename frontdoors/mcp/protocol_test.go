@@ -85,7 +85,7 @@ func TestModernEraRules(t *testing.T) {
 		request(7, "initialize", map[string]any{"_meta": modernMeta(), "protocolVersion": Modern, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}}),
 		request(8, "ping", modernParams(nil)),
 		request(9, "logging/setLevel", modernParams(map[string]any{"level": "info"})),
-		request(10, "prompts/list", modernParams(nil)),
+		request(10, "completion/complete", modernParams(nil)),
 	)
 	type common struct {
 		ResultType string `json:"resultType"`

@@ -31,6 +31,7 @@ type Server struct {
 	withheld  []Withheld
 	resources []resource
 	byURI     map[string]*resource
+	prompts   promptSet
 	info      implementation
 
 	// mutate serialises the calls of verbs that write, so two writers never interleave: a semaphore
@@ -94,6 +95,9 @@ func New(a *app.App, opts Options) (*Server, error) {
 	for i := range s.resources {
 		s.byURI[s.resources[i].URI] = &s.resources[i]
 	}
+	if err := s.encodePrompts(buildPrompts(core.Roster, s.logf)); err != nil {
+		return nil, err
+	}
 	if err := s.encodeFixedResults(); err != nil {
 		return nil, err
 	}
@@ -146,6 +150,7 @@ func (s *Server) modern(cacheable bool) modernFields {
 type capabilities struct {
 	Tools     struct{} `json:"tools"`
 	Resources struct{} `json:"resources"`
+	Prompts   struct{} `json:"prompts"`
 }
 
 func (s *Server) encodeFixedResults() error {
@@ -379,6 +384,16 @@ func (s *Server) dispatch(ctx context.Context, m *message, e era, version string
 		return s.templatesLegacy, nil
 	case "resources/read":
 		return s.readResource(m, modern)
+	case "prompts/list":
+		if e := rejectCursor(m); e != nil {
+			return nil, e
+		}
+		if modern {
+			return s.prompts.modern, nil
+		}
+		return s.prompts.legacy, nil
+	case "prompts/get":
+		return s.getPrompt(m, modern)
 	}
 	if modern {
 		if m.Method == "server/discover" {
