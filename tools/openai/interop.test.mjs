@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -126,4 +126,87 @@ test('the adapter dispatches reviews to the server end to end and reports its mo
   assert.doesNotMatch(r.stdout, /SKIP/);
   assert.match(r.stdout, /strict-review: model strict-review, schema enforced true, verdict SHIP/);
   assert.match(r.stdout, /loose-review: model loose-review, schema enforced false, verdict SHIP/);
+});
+
+// The provider takes reviews through the built binary, in abcd review and in a build-loop round:
+// the routing table asks economy of the ruthless reviewer (strict-review, the schema enforced) and
+// frontier of the security reviewer (loose-review, which refuses response_format, so the reply is
+// checked locally); the record shows the provider's route and the model it reported.
+test('reviews go to the provider through abcd review and through a build-loop round', () => {
+  const home = join(dir, 'abcd-home-loop');
+  const repo = join(dir, 'loop-repo');
+  mkdirSync(repo, { recursive: true });
+  const env = { PATH: process.env.PATH, HOME: dir, ABCD_HOME: home, NO_COLOR: '1', ABCD_INTEROP_KEY: canary,
+    GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.com' };
+  const git = (cwd, ...args) => {
+    const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  const run = (verb, ...args) => {
+    const r = spawnSync(bin, [...args, '--json'], { cwd: repo, env, encoding: 'utf8', input: '' });
+    seen.push(r.stdout, r.stderr);
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stdout} ${r.stderr}`);
+    const doc = JSON.parse(r.stdout);
+    const ok = validate(`${verb}.result`);
+    assert.ok(ok(doc), `${verb}: ${JSON.stringify(ok.errors)}`);
+    return doc;
+  };
+  const write = (rel, body) => {
+    mkdirSync(join(rel.startsWith('/') ? '' : repo, rel, '..'), { recursive: true });
+    writeFileSync(rel.startsWith('/') ? rel : join(repo, rel), body);
+  };
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'commit', '-q', '--allow-empty', '-m', 'base');
+  run('ahoy_install', 'ahoy', 'install', '--yes');
+  run('ahoy_connect', 'ahoy', 'connect', 'mock', '--base-url', server.baseURL, '--model', 'strict-review',
+    '--tier', 'economy=strict-review', '--tier', 'frontier=loose-review', '--key-env', 'ABCD_INTEROP_KEY');
+  writeFileSync(join(home, 'oracle-routing.json'), JSON.stringify({ schema_version: 1, agents: {
+    'ruthless-reviewer': { tier: 'economy' }, 'security-reviewer': { tier: 'frontier' }, 'intent-auditor': { tier: 'host-decides' } } }), { mode: 0o600 });
+  const providerVerdicts = (story) => {
+    const byRole = Object.fromEntries(story.verdicts.filter((v) => v.role !== 'intent-auditor').map((v) => [v.role, v]));
+    assert.equal(byRole['ruthless-reviewer'].ran, 'mock');
+    assert.equal(byRole['ruthless-reviewer'].receipt.connection_used, 'mock');
+    assert.equal(byRole['ruthless-reviewer'].receipt.model_reported, 'strict-review');
+    assert.equal(byRole['ruthless-reviewer'].call.schema_enforced, true);
+    assert.equal(byRole['security-reviewer'].ran, 'mock');
+    assert.equal(byRole['security-reviewer'].call.model_reported, 'loose-review');
+    assert.equal(byRole['security-reviewer'].call.schema_enforced, false, 'the server refused response_format: checked locally');
+    assert.deepEqual(story.fallbacks, []);
+  };
+
+  // abcd review of a branch.
+  git(repo, 'checkout', '-q', '-b', 'feature');
+  write('feature.txt', 'new\n');
+  git(repo, 'add', 'feature.txt');
+  git(repo, 'commit', '-q', '-m', 'feature');
+  const reviewed = run('review', 'review', '--base', 'main');
+  assert.equal(reviewed.run.finished, true, JSON.stringify(reviewed.did));
+  providerVerdicts(run('implement_record', 'implement', 'record', '--run', reviewed.run.run));
+
+  // A build-loop round: the implementer on the host, its reviews on the provider.
+  git(repo, 'checkout', '-q', 'main');
+  write('.abcd/config.json', JSON.stringify({ schema_version: 1, setup_version: 1, build: { dod: 'true' } }));
+  write('.abcd/development/intents/planned/itd-2611300000000001-lazy.md', '---\nid: itd-2611300000000001\ntype: intent\ntitle: "Lazy"\nlifecycle: planned\nkind: standalone\nseverity: minor\ncreated: 2026-11-30\n---\n\n## Press Release\n\nIt starts lazily.\n\n## Acceptance Criteria\n\n- ac-1: Given a run, when it starts, then it is lazy.\n\n## Open Questions\n\nNone.\n\n## Audit Notes\n\nNone yet.\n');
+  write('.abcd/development/specs/open/spc-2611300000000002-lazy.md', '---\nid: spc-2611300000000002\ntype: spec\ntitle: "Lazy"\nlifecycle: open\nimplements: itd-2611300000000001\ncreated: 2026-11-30\n---\n\n## Steps\n\n1. Be lazy.\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'record');
+  const started = run('implement_start', 'implement', 'start', 'lazy');
+  const step = run('implement_step', 'implement', 'step', '--run', started.run.run);
+  const [impl] = step.run.awaits;
+  const lane = step.run.lanes[0];
+  write(join(lane.worktree, 'lazy.txt'), 'lazy\n');
+  git(lane.worktree, 'add', 'lazy.txt');
+  git(lane.worktree, 'commit', '-q', '-m', 'lazy');
+  const sha = git(lane.worktree, 'rev-parse', 'HEAD');
+  const laneDir = join(repo, `.abcd/.work.local/run/${started.run.run}/lane-1`);
+  write(join(laneDir, 'dod.txt'), 'ok\n');
+  write(join(laneDir, 'report.md'), 'Lazy now.\n');
+  write(impl.return, JSON.stringify({ schema_version: 1, run: started.run.run, lane: 'lane-1', branch: lane.branch, commits: [sha],
+    dod: { command: 'true', exit_code: 0, output: 'dod.txt' }, report: 'report.md', model: 'host-model' }));
+  const receipt = run('implement_receipt', 'implement', 'receipt', impl.return);
+  assert.ok(receipt.did.some((d) => /answered by mock/.test(d)), JSON.stringify(receipt.did));
+  const story = run('implement_record', 'implement', 'record', '--run', started.run.run);
+  providerVerdicts(story);
+  assert.equal(story.implementations[0].receipt.model_reported, 'host-model', 'the implementer\'s model is its model_reported');
 });

@@ -14,6 +14,8 @@ const main = join(root, 'tools', 'node_modules', '@dwmkerr', 'mock-llm', 'dist',
 
 // The review reply every rule answers with: what a reviewer held to review_reply writes.
 export const reply = { summary: 'One file, tested.', verdict: 'SHIP', findings: [] };
+// The security reviewer's words differ: its reply approves.
+export const securityReply = { summary: 'No new input reaches anything.', verdict: 'APPROVE', findings: [] };
 
 const completion = (content) => JSON.stringify({
   id: 'chatcmpl-{{timestamp}}', object: 'chat.completion', created: 1, model: '{{jmes request body.model}}',
@@ -31,6 +33,7 @@ export function config({ chunkIntervalMs = 1, chunkSize = 64 } = {}) {
       { path: '/v1/chat/completions', method: 'POST', match: '@', response: { status: 200, content: completion('ok') } },
       { path: '/v1/chat/completions', method: 'POST', match: "body.model == 'strict-review'", response: { status: 200, content: completion(body) } },
       { path: '/v1/chat/completions', method: 'POST', match: "body.model == 'loose-review' && !(body.response_format)", response: { status: 200, content: completion(body) } },
+      { path: '/v1/chat/completions', method: 'POST', match: "body.model == 'loose-review' && !(body.response_format) && contains(body.messages[1].content, '# security-reviewer')", response: { status: 200, content: completion(JSON.stringify(securityReply)) } },
       { path: '/v1/chat/completions', method: 'POST', match: "body.model == 'loose-review' && body.response_format",
         response: { status: 400, content: JSON.stringify({ error: { message: "Invalid parameter: 'response_format' is not supported by this model.", type: 'invalid_request_error', code: null } }) } },
     ],
