@@ -132,9 +132,40 @@ type RecordStore interface {
 	Replace(ctx context.Context, path string, data []byte) error
 	// Move renames from to to (which must not exist) in one step, then replaces its content with data.
 	Move(ctx context.Context, from, to string, data []byte) error
-	// Lock serialises writers across processes, waiting a bounded time for a held lock (ctx ends the
-	// wait); still held then is contention (exit 3).
+	// Lock serialises writers across processes, waiting a bounded time for a held lock (the wait
+	// LockWait(ctx) gives; ctx ends the wait); still held then is contention (exit 3).
 	Lock(ctx context.Context) (unlock func(), err error)
+	// StrayTemps lists the temporary files killed writers left under .abcd/ that no live writer
+	// holds and no later writer could clean.
+	StrayTemps(ctx context.Context) ([]StrayTemp, error)
+}
+
+// StrayTemp is a temporary file a killed writer left: it holds a whole copy of what was being
+// written, never the only one. Path is relative to the repository root, with forward slashes.
+type StrayTemp struct {
+	Path string
+	// Ignored is true where git ignores it (abcd's own temporary folder); false beside a record,
+	// where `git add -A` would commit it.
+	Ignored bool
+}
+
+// lockWaitKey carries the configured lock wait in a call's context.
+type lockWaitKey struct{}
+
+// WithLockWait hands the stores the lock wait the configuration sets. The composition root builds
+// the stores before any configuration is read, so the wait travels with each call; wait is called
+// when a lock is taken, so a call that takes none reads no configuration for it.
+func WithLockWait(ctx context.Context, wait func() (time.Duration, error)) context.Context {
+	return context.WithValue(ctx, lockWaitKey{}, wait)
+}
+
+// LockWait is the wait for a lock taken under ctx: the configured one when ctx carries it (an
+// error reading it refuses the lock), def otherwise.
+func LockWait(ctx context.Context, def time.Duration) (time.Duration, error) {
+	if wait, ok := ctx.Value(lockWaitKey{}).(func() (time.Duration, error)); ok && wait != nil {
+		return wait()
+	}
+	return def, nil
 }
 
 // Clock is the time, for ids and dates.
@@ -179,7 +210,8 @@ type Git interface {
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
 // atomic writes, bounded reads. Paths are repository-relative with forward slashes.
 type RunStore interface {
-	// Lock takes a run's lock, waiting at most wait; still held is contention (exit 3).
+	// Lock takes a run's lock, waiting at most the wait LockWait(ctx, wait) gives; still held is
+	// contention (exit 3).
 	Lock(ctx context.Context, run string, wait time.Duration) (unlock func(), err error)
 	// Runs lists the run ids, oldest first.
 	Runs(ctx context.Context) ([]string, error)

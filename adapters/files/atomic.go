@@ -2,22 +2,24 @@ package files
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"syscall"
 )
 
-// tempPrefix starts the name of every temporary file abcd writes, so a stray one is recognisable.
+// tempPrefix starts the name of every temporary file abcd writes, so a stray one is recognisable;
+// the writer's pid follows (tempName).
 const tempPrefix = ".abcd-tmp-"
 
-// writeFile is abcd's one atomic file write. It writes data to a temporary file beside name in f,
-// sets its mode, syncs it, then puts it in place in one step: renamed over name (replace), or, for a
-// create-only name, hard-linked to name, which fails rather than replace what stands there. The
-// folder is synced after. name never holds part of the data, and the temporary file is gone on every
-// path. created is false when a create-only name was taken.
+// writeFile is the atomic write of a file outside the repository (a machine file), and of one whose
+// staging folder is on another file system (stagedWrite). It writes data to a temporary file beside
+// name in f, sets its mode, syncs it, then puts it in place in one step: renamed over name
+// (replace), or, for a create-only name, hard-linked to name, which fails rather than replace what
+// stands there. The folder is synced after. name never holds part of the data, and the temporary
+// file is gone on every path but a kill. created is false when a create-only name was taken.
 func (f *folder) writeFile(name string, data []byte, perm os.FileMode, replace bool) (created bool, err error) {
+	// A killed writer's temp beside its target is removed by the next writer into the folder.
+	f.cleanTemps()
 	tmp, file, err := f.createTemp(perm)
 	if err != nil {
 		return false, err
@@ -52,19 +54,6 @@ func (f *folder) writeFile(name string, data []byte, perm os.FileMode, replace b
 	placed = true
 	f.sync()
 	return true, nil
-}
-
-// createTemp makes a new, empty temporary file in f, never following or reusing a name.
-func (f *folder) createTemp(perm os.FileMode) (string, *os.File, error) {
-	for range 100 {
-		name := fmt.Sprintf("%s%016x", tempPrefix, rand.Uint64())
-		file, err := f.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return name, file, err
-	}
-	return "", nil, fmt.Errorf("%s: no free temporary name", f.path)
 }
 
 // fill writes data to a new file, gives it exactly perm (the umask may have taken bits), syncs and

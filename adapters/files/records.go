@@ -125,9 +125,7 @@ func (r Records) Read(_ context.Context, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if _, err := f.noLink(name); err != nil {
-		return nil, err
-	}
+	// readRecord refuses a link at name with the record's own code.
 	return f.readRecord(name, rel, 0)
 }
 
@@ -143,7 +141,7 @@ func (f *folder) readRecord(name, rel string, limit int) ([]byte, error) {
 	case faultNone:
 		return data, nil
 	case faultLink:
-		return nil, refusal.New("record_unreadable", rel, "is a symbolic link, which abcd does not follow", "replace the link with the file itself")
+		return nil, recordSymlink(rel)
 	case faultMissing:
 		return nil, recordMissing(rel)
 	case faultNotRegular:
@@ -166,7 +164,7 @@ func (r Records) Create(_ context.Context, rel string, data []byte) (bool, error
 	if st, err := f.noLink(name); err != nil || st != nil {
 		return false, err
 	}
-	return f.writeFile(name, data, 0o644, false)
+	return stagedWrite(r.Dir, rel, f, name, data, 0o644, false)
 }
 
 // Replace atomically replaces an existing record's content.
@@ -187,7 +185,7 @@ func (r Records) Replace(_ context.Context, rel string, data []byte) error {
 		}
 		return err
 	}
-	_, err = f.writeFile(name, data, 0o644, true)
+	_, err = stagedWrite(r.Dir, rel, f, name, data, 0o644, true)
 	return err
 }
 
@@ -246,7 +244,7 @@ func (r Records) Move(ctx context.Context, from, to string, data []byte) error {
 		return top.fault(fromRel, err)
 	}
 	src.sync()
-	_, err = dst.writeFile(dstName, data, 0o644, true)
+	_, err = stagedWrite(r.Dir, to, dst, dstName, data, 0o644, true)
 	return err
 }
 
@@ -273,7 +271,10 @@ func (r Records) Lock(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	defer abcd.Close()
-	wait := r.lockWait()
+	wait, err := ports.LockWait(ctx, r.lockWait())
+	if err != nil {
+		return nil, err
+	}
 	unlock, err := abcd.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
 		why := "another abcd is changing the record right now"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // runRoot is where runs live, relative to the repository root.
@@ -70,6 +71,10 @@ func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(),
 		return nil, err
 	}
 	defer dir.Close()
+	wait, err = ports.LockWait(ctx, wait)
+	if err != nil {
+		return nil, err
+	}
 	unlock, err := dir.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
 		return nil, refusal.Busy("run_locked", run, fmt.Sprintf("another abcd held the run's lock for more than %s", wait),
@@ -130,7 +135,7 @@ func (r Runs) Write(ctx context.Context, rel string, data []byte) error {
 	if _, err := dir.noLink(name); err != nil {
 		return err
 	}
-	_, err = dir.writeFile(name, data, 0o600, true)
+	_, err = stagedWrite(r.Dir, rel, dir, name, data, 0o600, true)
 	return err
 }
 

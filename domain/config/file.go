@@ -11,6 +11,7 @@ type File struct {
 	SetupVersion  int     `json:"setup_version,omitempty" jsonschema:"minimum=1"`
 	Oracle        *Oracle `json:"oracle,omitempty"`
 	Build         *Build  `json:"build,omitempty"`
+	Lock          *Lock   `json:"lock,omitempty"`
 }
 
 // Oracle is the oracle namespace: which route reviews take, where the RepoPrompt server is, the
@@ -70,4 +71,11 @@ type Build struct {
 	// Base is the commit a run starts from, and a review or audit compares with, when none is given:
 	// a branch, a tag or a commit. Unset, it is the repository's default branch.
 	Base string `json:"base,omitempty" jsonschema:"minLength=1,maxLength=255"`
+}
+
+// Lock is the locks' namespace.
+type Lock struct {
+	// WaitMS is how long, in milliseconds, a writer waits for another abcd holding the record's or a
+	// run's lock before it gives up with exit 3 (0: it tries once). Unset, it is 3000.
+	WaitMS *int `json:"wait_ms,omitempty" jsonschema:"minimum=0,maximum=60000"`
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // Loaded is one record file as a listing loaded it: its folder's family and lifecycle, and either the
@@ -79,6 +81,8 @@ func view(l *Loaded) (loadedView, bool) {
 //     build on each other in a cycle.
 //   - unwritten (warning): an intent outside drafts whose Press Release is unwritten.
 //   - shipped_with_open_spec (warning): a shipped intent with a spec in the open folder.
+//   - record_symlink (error): the record file is a symbolic link, which abcd neither reads nor writes.
+//   - stray_temp (LintTemps): a temporary file a killed write left.
 func Lint(records []Loaded) []Finding {
 	out := []Finding{}
 	add := func(level, code, file string, line int, msg, remedy string) {
@@ -99,7 +103,9 @@ func Lint(records []Loaded) []Finding {
 				err = errors.New("no parsed record was loaded")
 			}
 			var pe *ParseError
-			if errors.As(err, &pe) {
+			if re, ok := refusal.As(err); ok && re.Code == "record_symlink" {
+				add(LevelError, "record_symlink", l.File, 0, re.Why, re.Remedy.String())
+			} else if errors.As(err, &pe) {
 				add(LevelError, "malformed", l.File, pe.Line, pe.Problem, pe.Remedy)
 			} else {
 				add(LevelError, "malformed", l.File, 0, err.Error(), "fix the file, or remove it")
@@ -211,10 +217,41 @@ func Lint(records []Loaded) []Finding {
 			ref("supersedes", l.Decision.Front.Supersedes)
 		}
 	}
+	sortFindings(out)
+	return out
+}
+
+// sortFindings orders findings by file, then line, then code (then message).
+func sortFindings(out []Finding) {
 	slices.SortFunc(out, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Message, b.Message))
 	})
-	return out
+}
+
+// StrayTemp is a temporary file a killed write left, as the record store found it: File from the
+// repository root; Ignored when it lies where git ignores it.
+type StrayTemp struct {
+	File    string
+	Ignored bool
+}
+
+// LintTemps adds a stray_temp finding for each temporary file a killed write left, keeping Lint's
+// order. One beside a record is an error, as `git add -A` would commit it (a whole copy of a record);
+// one in abcd's git-ignored temporary folder is a warning, which the next write removes.
+func LintTemps(findings []Finding, temps []StrayTemp) []Finding {
+	for _, t := range temps {
+		f := Finding{Level: LevelError, Code: "stray_temp", File: t.File,
+			Message: "a temporary file a killed write left; git would commit it, and it copies a record whole",
+			Remedy:  "remove it: the record beside it is whole, as every write lands in one step"}
+		if t.Ignored {
+			f.Level = LevelWarning
+			f.Message = "a temporary file a killed write left, in abcd's git-ignored temporary folder"
+			f.Remedy = "run any command that writes (the next write removes it), or remove it"
+		}
+		findings = append(findings, f)
+	}
+	sortFindings(findings)
+	return findings
 }
 
 // slugOfFile keeps a file's slug when renaming it to its id.

@@ -32,7 +32,15 @@ func lint(ctx context.Context, a *App, _ *EmptyInput) (LintResult, error) {
 			all = append(all, parseLoaded(folder, f.Path, f.Data, f.Err))
 		}
 	}
-	findings := record.Lint(all)
+	temps, err := a.Records.StrayTemps(ctx)
+	if err != nil {
+		return LintResult{}, err
+	}
+	stray := make([]record.StrayTemp, 0, len(temps))
+	for _, t := range temps {
+		stray = append(stray, record.StrayTemp{File: t.Path, Ignored: t.Ignored})
+	}
+	findings := record.LintTemps(record.Lint(all), stray)
 	res := LintResult{Checked: len(all), Findings: findings}
 	if res.Findings == nil {
 		res.Findings = []record.Finding{}

@@ -164,6 +164,9 @@ func (a *App) resolve(ctx context.Context, fam record.Family, verb, field string
 	}
 	l := byFile[r.File]
 	if l.err != nil {
+		if re, ok := refusal.As(l.file.Err); ok && re.Code == "record_symlink" {
+			return loaded{}, re // a link is refused as a link, not as malformed front matter
+		}
 		return loaded{}, recordMalformed(l.file.Path, problemText(l.err))
 	}
 	return l, nil

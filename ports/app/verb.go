@@ -52,7 +52,7 @@ func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) V
 		if !ok {
 			return nil, fmt.Errorf("verb %s: input is %T, want *%s", v.Name, in, v.inputType)
 		}
-		return run(ctx, a, typed)
+		return run(a.withLockWait(ctx), a, typed)
 	}
 	return v
 }

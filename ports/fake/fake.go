@@ -198,6 +198,9 @@ type Records struct {
 	Files map[string][]byte
 	// Locked is true while a lock is held; set it to make Lock report contention.
 	Locked bool
+	// Waited is the wait the last Lock was given (ports.LockWait); Temps is what StrayTemps lists.
+	Waited time.Duration
+	Temps  []ports.StrayTemp
 }
 
 // NewRecords is an initialized, empty record.
@@ -260,12 +263,21 @@ func (r *Records) Move(_ context.Context, from, to string, data []byte) error {
 	return nil
 }
 
-func (r *Records) Lock(context.Context) (func(), error) {
+func (r *Records) Lock(ctx context.Context) (func(), error) {
+	wait, err := ports.LockWait(ctx, 3*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	r.Waited = wait
 	if r.Locked {
 		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record", "try again")
 	}
 	r.Locked = true
 	return func() { r.Locked = false }, nil
+}
+
+func (r *Records) StrayTemps(context.Context) ([]ports.StrayTemp, error) {
+	return append([]ports.StrayTemp{}, r.Temps...), nil
 }
 
 // Clock is a fixed time.
@@ -438,7 +450,10 @@ func NewRuns() *Runs {
 
 const runRoot = ".abcd/.work.local/run/"
 
-func (r *Runs) Lock(_ context.Context, run string, _ time.Duration) (func(), error) {
+func (r *Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(), error) {
+	if _, err := ports.LockWait(ctx, wait); err != nil {
+		return nil, err
+	}
 	if !r.Dirs[run] {
 		return nil, refusal.New("run_unknown", run, "is not a run", "list the runs")
 	}

@@ -1,0 +1,274 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/fs"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+const issuesOpen = ".abcd/work/issues/open"
+
+func stagedRepo(t *testing.T, ops ...fs.PathOp) *fs.Dir {
+	t.Helper()
+	return fs.NewDir(t, "staged", fs.WithDir(".git"), fs.WithDir(".abcd", append([]fs.PathOp{
+		fs.WithDir("work", fs.WithDir("issues", fs.WithDir("open"), fs.WithDir("closed")))}, ops...)...))
+}
+
+// deadPid is the pid of a process that has ended (and been reaped).
+func deadPid(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	assert.NilError(t, cmd.Run())
+	return cmd.Process.Pid
+}
+
+// temps lists the temporary files under root, relative to it, wherever they are.
+func temps(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range tempLeftovers(t, root) {
+		rel, err := filepath.Rel(root, p)
+		assert.NilError(t, err)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// Every write into the repository stages its temp under .abcd/.work.local/tmp (git-ignored), and
+// lands whole with the mode asked for; the staging folder is 0700 and is left empty.
+func TestWritesStageTheirTempWhereGitIgnoresIt(t *testing.T) {
+	dir := stagedRepo(t)
+	ctx := context.Background()
+	r := Records{Dir: dir.Path()}
+	p := issuesOpen + "/iss-2611300000000001-a.md"
+	created, err := r.Create(ctx, p, []byte("one"))
+	assert.NilError(t, err)
+	assert.Check(t, created)
+	created, err = r.Create(ctx, p, []byte("two"))
+	assert.NilError(t, err)
+	assert.Check(t, !created, "create never replaces")
+	assert.NilError(t, r.Replace(ctx, p, []byte("three")))
+	q := ".abcd/work/issues/closed/iss-2611300000000001-a.md"
+	assert.NilError(t, r.Move(ctx, p, q, []byte("four")))
+	runs := Runs{Dir: dir.Path()}
+	_, err = runs.Create(ctx, "run-1")
+	assert.NilError(t, err)
+	assert.NilError(t, runs.Write(ctx, runRoot+"/run-1/state.json", []byte("{}")))
+
+	assert.Check(t, is.Equal(string(mustRead(t, dir.Join(filepath.FromSlash(q)))), "four"))
+	assert.Check(t, is.Equal(mode(t, dir.Join(filepath.FromSlash(q))), os.FileMode(0o644)))
+	assert.Check(t, is.Equal(mode(t, dir.Join(filepath.FromSlash(runRoot), "run-1", "state.json")), os.FileMode(0o600)))
+	assert.Check(t, is.Equal(mode(t, dir.Join(".abcd", ".work.local", "tmp")), os.ModeDir|0o700))
+	assert.Check(t, is.Len(temps(t, dir.Path()), 0))
+	_, err = os.Stat(dir.Join(filepath.FromSlash(p)))
+	assert.Check(t, os.IsNotExist(err), "moved away")
+}
+
+// A temp whose writer is gone (its pid ended, or older than any write takes) is removed by the
+// next writer; a live writer's fresh temp is left alone.
+func TestTheNextWriterRemovesADeadWritersTemp(t *testing.T) {
+	dir := stagedRepo(t, fs.WithDir(".work.local", fs.WithMode(0o700), fs.WithDir("tmp", fs.WithMode(0o700))))
+	stage := dir.Join(".abcd", ".work.local", "tmp")
+	dead := fmt.Sprintf("%s%d-%016x", tempPrefix, deadPid(t), 1)
+	live := fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getppid(), 2)
+	old := fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getppid(), 3)
+	legacy := tempPrefix + "00000000000000ff"
+	for _, n := range []string{dead, live, old, legacy} {
+		assert.NilError(t, os.WriteFile(filepath.Join(stage, n), []byte("a whole record"), 0o644))
+	}
+	long := time.Now().Add(-2 * staleAfter)
+	assert.NilError(t, os.Chtimes(filepath.Join(stage, old), long, long))
+
+	_, err := Records{Dir: dir.Path()}.Create(context.Background(), issuesOpen+"/iss-2611300000000001-a.md", []byte("x"))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(temps(t, dir.Path()), []string{".abcd/.work.local/tmp/" + legacy, ".abcd/.work.local/tmp/" + live}),
+		"the dead writer's and the old temp are gone; a live writer's and a fresh nameless one stay")
+}
+
+// StrayTemps lists what a killed writer left: in the staging folder (git-ignored) and beside a
+// record (where git would commit it), never a live writer's fresh temp, and removes nothing.
+func TestStrayTempsListsDeadWritersTempsAndRemovesNothing(t *testing.T) {
+	dead := fmt.Sprintf("%s%d-%016x", tempPrefix, deadPid(t), 1)
+	live := fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), 2)
+	legacy := tempPrefix + "00000000000000ff"
+	dir := stagedRepo(t,
+		fs.WithFile(dead, "x"),
+		fs.WithDir(".work.local", fs.WithDir("tmp", fs.WithFile(dead, "x"), fs.WithFile(live, "x")),
+			fs.WithDir("run", fs.WithDir("run-1", fs.WithFile(dead, "ignored and not walked")))),
+		fs.WithDir("development", fs.WithDir("intents", fs.WithDir("drafts", fs.WithFile(legacy, "x"), fs.WithFile(live, "x")))))
+	long := time.Now().Add(-2 * staleAfter)
+	assert.NilError(t, os.Chtimes(dir.Join(".abcd", "development", "intents", "drafts", legacy), long, long))
+	before := temps(t, dir.Path())
+
+	got, err := Records{Dir: dir.Path()}.StrayTemps(context.Background())
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(got, []ports.StrayTemp{
+		{Path: ".abcd/" + dead},
+		{Path: ".abcd/.work.local/tmp/" + dead, Ignored: true},
+		{Path: ".abcd/development/intents/drafts/" + legacy},
+	}))
+	assert.Check(t, is.DeepEqual(temps(t, dir.Path()), before))
+
+	empty, err := Records{Dir: fs.NewDir(t, "bare").Path()}.StrayTemps(context.Background())
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(empty, 0))
+}
+
+func TestTempNamesCarryTheWritersPid(t *testing.T) {
+	name := tempName()
+	pid, ok := tempWriter(name)
+	assert.Check(t, ok && pid == os.Getpid(), name)
+	for _, bad := range []string{tempPrefix + "00000000000000ff", tempPrefix + "-1-ab", tempPrefix + "x-ab", tempPrefix + "0-ab", "other-12-ab"} {
+		_, ok := tempWriter(bad)
+		assert.Check(t, !ok, bad)
+	}
+}
+
+// A symlinked record is refused as a link, with its own code, by Read and by a listing.
+func TestASymlinkedRecordIsRefusedAsALink(t *testing.T) {
+	outside := fs.NewDir(t, "outside", fs.WithFile("real.md", "---\nid: iss-2611300000000002\n---\n"))
+	dir := stagedRepo(t)
+	link := issuesOpen + "/iss-2611300000000002-l.md"
+	assert.NilError(t, os.Symlink(outside.Join("real.md"), dir.Join(filepath.FromSlash(link))))
+	r := Records{Dir: dir.Path()}
+	_, err := r.Read(context.Background(), link)
+	re, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(re.Code, "record_symlink"))
+	assert.Check(t, is.Equal(re.What, link))
+	assert.Check(t, is.Contains(re.Remedy.String(), "replace the link"))
+
+	files, err := r.List(context.Background(), issuesOpen, "iss", 0)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(files, 1))
+	re, ok = refusal.As(files[0].Err)
+	assert.Assert(t, ok, "%v", files[0].Err)
+	assert.Check(t, is.Equal(re.Code, "record_symlink"))
+}
+
+// The wait a call carries (the configuration's lock.wait_ms) bounds both locks; an error reading it
+// refuses the lock.
+func TestLocksWaitWhatTheCallCarries(t *testing.T) {
+	dir := stagedRepo(t)
+	ctx := context.Background()
+	r := Records{Dir: dir.Path(), LockWait: time.Hour}
+	unlock, err := r.Lock(ctx)
+	assert.NilError(t, err)
+	short := ports.WithLockWait(ctx, func() (time.Duration, error) { return 60 * time.Millisecond, nil })
+	start := time.Now()
+	_, err = Records{Dir: dir.Path(), LockWait: time.Hour}.Lock(short)
+	re, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(re.Code, "record_locked"))
+	assert.Check(t, is.Equal(re.Kind, refusal.Contention))
+	assert.Check(t, is.Contains(re.Why, "60ms"))
+	assert.Check(t, time.Since(start) < time.Hour/2, "the configured wait, not the store's")
+	unlock()
+
+	bad := ports.WithLockWait(ctx, func() (time.Duration, error) { return 0, refusal.New("config_invalid", "x", "y", "z") })
+	_, err = r.Lock(bad)
+	re, ok = refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(re.Code, "config_invalid"))
+
+	runs := Runs{Dir: dir.Path()}
+	_, err = runs.Create(ctx, "run-1")
+	assert.NilError(t, err)
+	unlock, err = runs.Lock(ctx, "run-1", time.Hour)
+	assert.NilError(t, err)
+	_, err = runs.Lock(short, "run-1", time.Hour)
+	re, ok = refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(re.Code, "run_locked"))
+	assert.Check(t, is.Contains(re.Why, "60ms"))
+	unlock()
+}
+
+// killHelperEnv names the repository a helper process writes in until it is killed.
+const killHelperEnv = "ABCD_FILES_KILL_HELPER"
+
+// TestMain lets the test binary serve as the writer TestKilledWritersLeaveNoTempGitSees kills.
+func TestMain(m *testing.M) {
+	if repo := os.Getenv(killHelperEnv); repo != "" {
+		killHelper(repo)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// killHelper writes records for ever: creates, replaces and moves, each record's content one line
+// repeated, so a torn file shows.
+func killHelper(repo string) {
+	ctx := context.Background()
+	r := Records{Dir: repo}
+	for i := 0; ; i++ {
+		n := rand.IntN(4) + 1
+		open := fmt.Sprintf("%s/iss-261130000000000%d-k.md", issuesOpen, n)
+		closed := fmt.Sprintf(".abcd/work/issues/closed/iss-261130000000000%d-k.md", n)
+		body := []byte(strings.Repeat(fmt.Sprintf("write %d of %d\n", i, os.Getpid()), 2000))
+		switch i % 3 {
+		case 0:
+			_, _ = r.Create(ctx, open, body)
+		case 1:
+			_ = r.Replace(ctx, open, body)
+		case 2:
+			_ = r.Move(ctx, open, closed, body)
+			_ = os.Remove(filepath.Join(repo, filepath.FromSlash(closed)))
+		}
+	}
+}
+
+// Writers killed with SIGKILL at random points never leave a temp where git sees it, never a torn
+// record, and the next write removes every temp they left in the staging folder.
+func TestKilledWritersLeaveNoTempGitSees(t *testing.T) {
+	kills := 200
+	if testing.Short() {
+		kills = 25
+	}
+	dir := stagedRepo(t)
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	left := 0
+	for range kills {
+		cmd := exec.Command(self, "-test.run=^$")
+		cmd.Env = append(os.Environ(), killHelperEnv+"="+dir.Path())
+		assert.NilError(t, cmd.Start())
+		time.Sleep(time.Duration(2+rand.IntN(15)) * time.Millisecond)
+		assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
+		_ = cmd.Wait()
+		for _, p := range temps(t, dir.Path()) {
+			assert.Assert(t, strings.HasPrefix(p, ".abcd/.work.local/tmp/"), "a temp where git sees it: %s", p)
+			left++
+		}
+		for _, folder := range []string{"open", "closed"} {
+			entries, err := os.ReadDir(dir.Join(".abcd", "work", "issues", folder))
+			assert.NilError(t, err)
+			for _, e := range entries {
+				data := mustRead(t, dir.Join(".abcd", "work", "issues", folder, e.Name()))
+				line, _, _ := strings.Cut(string(data), "\n")
+				assert.Assert(t, string(data) == strings.Repeat(line+"\n", 2000), "%s is torn", e.Name())
+			}
+		}
+	}
+	t.Logf("%d kills; %d temps left in the staging folder along the way", kills, left)
+	_, err = Records{Dir: dir.Path()}.Create(context.Background(), issuesOpen+"/iss-2611300000000009-n.md", []byte("next"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(temps(t, dir.Path()), 0), "the next writer removed them")
+	strays, err := Records{Dir: dir.Path()}.StrayTemps(context.Background())
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(strays, 0))
+}
