@@ -9,6 +9,25 @@ import (
 	"github.com/abcd-dev/abcd/ports/mcpwire"
 )
 
+// CatalogBound names the bound of the tool catalog a refusal is for, so each is its own refusal.
+type CatalogBound int
+
+const (
+	BoundTools      CatalogBound = iota + 1 // more tools than CatalogLimits.Tools
+	BoundName                               // a name longer than CatalogLimits.NameBytes
+	BoundDefinition                         // a definition larger than CatalogLimits.Definition
+	BoundCatalog                            // every page together larger than CatalogLimits.Catalog
+	BoundPages                              // more pages than CatalogLimits.Pages
+)
+
+// catalogFault refuses a catalog beyond one of its bounds: the server's catalog is one abcd does not
+// use, so the review goes to the host as refused.
+func catalogFault(b CatalogBound, format string, args ...any) *Fault {
+	f := faultf(review.Refused, format, args...)
+	f.Bound = b
+	return f
+}
+
 // listTools reads the whole catalog, page by page, within its bounds: the number of pages and
 // tools, each name's and each definition's size, and every page's bytes together. A tool needs a
 // name; the rest of a definition is read only for the tool a review calls.
@@ -19,11 +38,11 @@ func (s *Session) listTools(ctx context.Context) *Fault {
 	cursor := ""
 	for page := 1; ; page++ {
 		if page > lim.Pages {
-			return faultf(review.Refused, "the server's tool catalog runs past %d pages, more than abcd reads", lim.Pages)
+			return catalogFault(BoundPages, "the server's tool catalog runs past %d pages, more than abcd reads", lim.Pages)
 		}
 		left := lim.Catalog - used
 		res, f := s.exchange(ctx, "tools/list", mcpwire.ListToolsParams{Cursor: cursor}, left, func(int) *Fault {
-			return faultf(review.Refused, "the server's tool catalog is larger than the %d bytes abcd reads", lim.Catalog)
+			return catalogFault(BoundCatalog, "the server's tool catalog is larger than the %d bytes abcd reads", lim.Catalog)
 		})
 		if f != nil {
 			return f
@@ -43,13 +62,13 @@ func (s *Session) listTools(ctx context.Context) *Fault {
 				return fault(review.Unparsable, "a tool in the server's catalog has no name")
 			}
 			if len(name) > lim.NameBytes {
-				return faultf(review.Refused, "the server's catalog names a tool in %d bytes, more than the %d abcd reads", len(name), lim.NameBytes)
+				return catalogFault(BoundName, "the server's catalog names a tool in %d bytes, more than the %d abcd reads", len(name), lim.NameBytes)
 			}
 			if enc, err := json.Marshal(def); err != nil || len(enc) > lim.Definition {
-				return faultf(review.Refused, "a tool's definition in the server's catalog is more than the %d bytes abcd reads", lim.Definition)
+				return catalogFault(BoundDefinition, "a tool's definition in the server's catalog is more than the %d bytes abcd reads", lim.Definition)
 			}
 			if len(s.tools) == lim.Tools {
-				return faultf(review.Refused, "the server's catalog lists more than the %d tools abcd reads", lim.Tools)
+				return catalogFault(BoundTools, "the server's catalog lists more than the %d tools abcd reads", lim.Tools)
 			}
 			s.tools = append(s.tools, Tool{Name: name, def: def})
 		}

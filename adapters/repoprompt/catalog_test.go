@@ -68,6 +68,42 @@ func TestCatalogBounds(t *testing.T) {
 	}
 }
 
+// Each catalog bound is its own typed refusal, seen where the session is opened.
+func TestCatalogRefusalsAreTyped(t *testing.T) {
+	small := CatalogLimits{Tools: 4, NameBytes: 16, Definition: 1024, Catalog: 8 << 10, Pages: 3}
+	big := map[string]any{"name": "big", "description": strings.Repeat("d", 3000), "inputSchema": map[string]any{"type": "object"}}
+	for _, c := range []struct {
+		pages [][]any
+		want  CatalogBound
+	}{
+		{[][]any{manyTools(4)}, BoundTools},
+		{[][]any{{oracleSend(strings.Repeat("n", 17), false)}}, BoundName},
+		{[][]any{{big}}, BoundDefinition},
+		{[][]any{{oracleSend("a", false)}, {oracleSend("b", false)}, {oracleSend("c", false)}, {oracleSend("d", false)}}, BoundPages},
+	} {
+		f := newFake(t, func(f *mcpFake) { f.pages = c.pages })
+		cfg := testConfig(f.URL())
+		cfg.Catalog = small
+		if c.want == BoundDefinition {
+			cfg.Catalog.Definition = 2048
+		}
+		_, fl := New(cfg).Open(t.Context())
+		assert.Assert(t, fl != nil)
+		assert.Check(t, is.Equal(fl.Bound, c.want), fl.Detail)
+		assert.Check(t, is.Equal(fl.Reason, review.Refused))
+	}
+	f := newFake(t, func(f *mcpFake) { f.pages = [][]any{{big, big, big}} })
+	cfg := testConfig(f.URL())
+	cfg.Catalog = small
+	cfg.Catalog.Definition = 1 << 20
+	_, fl := New(cfg).Open(t.Context())
+	assert.Assert(t, fl != nil)
+	assert.Check(t, is.Equal(fl.Bound, BoundCatalog), fl.Detail)
+	s, fl := New(testConfig(f.URL())).Open(t.Context())
+	assert.Assert(t, fl == nil, "within the default bounds: %v", fl)
+	s.Close(t.Context())
+}
+
 // The address is dialled only at a loopback address, whatever the name resolves to.
 func TestOnlyLoopbackIsDialled(t *testing.T) {
 	f := newFake(t, nil)

@@ -17,6 +17,8 @@ import (
 type Fault struct {
 	Reason review.FallbackReason
 	Detail string
+	// Bound is the catalog bound a refusal is for; 0 for every other fault.
+	Bound CatalogBound
 }
 
 func (f *Fault) Error() string { return string(f.Reason) + ": " + f.Detail }
