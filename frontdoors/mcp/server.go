@@ -61,7 +61,7 @@ const instructions = "abcd keeps this repository's development record (intents, 
 	"prints, described by the tool's outputSchema. A call abcd refuses comes back with isError true and a refusal " +
 	"document (kind, code, what, why, remedy) as its text: follow the remedy. Tools marked readOnlyHint never write; " +
 	"mutating tools never ask a question over MCP, so pass the consent their input schema offers (such as yes) " +
-	"when the person has agreed."
+	"when the person has agreed. To build a spec, get the drive prompt: it says how to run the build loop to the end."
 
 // New builds a server over a's core. The core it keeps has no Prompter: over MCP nobody can answer a
 // question, so a verb that needs consent refuses unless its input gives it.
