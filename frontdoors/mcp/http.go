@@ -28,8 +28,11 @@ const (
 	// maxHTTPInFlight bounds the requests parsed and served at once. A request takes its slot only
 	// once its body is read, so clients slow to send cannot hold every slot.
 	maxHTTPInFlight = 32
-	maxSessions     = 256
-	sessionIdle     = 30 * time.Minute
+	// maxSessions bounds the legacy sessions one server holds. When they are all taken, a new one is
+	// refused (503) rather than one in use ended: a session is only ever dropped after sessionIdle
+	// without a request, or when its client ends it.
+	maxSessions = 256
+	sessionIdle = 30 * time.Minute
 	// bodyReadTimeout bounds reading one request's body.
 	bodyReadTimeout = 10 * time.Second
 	// shutdownGrace is how long a stop waits for answers to go out before it closes connections.
@@ -189,8 +192,10 @@ func (h *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusForbidden, nil, newError(codeInvalidRequest, "Forbidden: the Host header does not name this loopback server"))
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" || len(r.Header.Values("Origin")) > 0 {
-		if !h.originAllowed(origin) {
+	if origins := r.Header.Values("Origin"); len(origins) > 0 {
+		// Two Origin headers are never a browser's: refused whatever each says, so no check reads
+		// one while another part of the stack reads the other.
+		if len(origins) > 1 || !h.originAllowed(origins[0]) {
 			h.fail(w, http.StatusForbidden, nil, newError(codeInvalidRequest, "Forbidden: the Origin is not this loopback server"))
 			return
 		}
@@ -279,6 +284,13 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 			return
 		}
 		id, serr := h.sessions.create(version)
+		if errors.Is(serr, errSessionsFull) {
+			w.Header().Set("Retry-After", "60")
+			h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, fmt.Sprintf(
+				"Server busy: all %d sessions are in use (a session ends when its client sends DELETE, or after %s without a request); "+
+					"try again later, or use protocol version %s, which needs no session", h.sessions.max, h.sessions.idle, Modern)))
+			return
+		}
 		if serr != nil {
 			h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, "Internal error: no session could be created"))
 			return
@@ -308,8 +320,9 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 }
 
 // readBody reads a request's body, of at most MaxMessageBytes, within bodyTimeout. The memory it
-// takes is charged to the server's budget as it is read (at once when the length is declared); the
-// caller releases the charge when it is done with the message.
+// takes is charged to the server's budget as the bytes arrive, never on a length only declared: a
+// client that announces a large body and sends nothing holds nothing another request waits for.
+// The caller releases the charge when it is done with the message.
 func (h *httpEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *charge, int, *rpcError) {
 	ch := &charge{b: h.s.budget}
 	tooLarge := newError(codeInvalidRequest, "Invalid Request: the message is larger than 16 MiB")
@@ -318,41 +331,37 @@ func (h *httpEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte,
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.bodyTimeout)
 	defer cancel()
-	busy := func() (int, *rpcError) {
-		return http.StatusServiceUnavailable, newError(codeInternalError,
-			"Server busy: too many large messages are being served; send this one again shortly")
+	// limit is the most the buffer grows to: the declared length, or one byte past the maximum so
+	// MaxBytesReader can say the body is too large.
+	limit := MaxMessageBytes + 1
+	if r.ContentLength >= 0 {
+		limit = int(r.ContentLength)
 	}
 	in := http.MaxBytesReader(w, r.Body, MaxMessageBytes)
-	var buf []byte
+	buf := make([]byte, 0, min(limit, freeMessageBytes))
 	var err error
-	if r.ContentLength >= 0 {
-		if ch.to(ctx, messageCost(int(r.ContentLength))) != nil {
-			status, e := busy()
-			return nil, ch, status, e
+	for r.ContentLength < 0 || len(buf) < limit {
+		if len(buf) == cap(buf) {
+			// The buffer doubles only once it is full: what is charged is at most twice what came.
+			grown := min(2*cap(buf), limit)
+			if ch.to(ctx, messageCost(grown)) != nil {
+				return nil, ch, http.StatusServiceUnavailable, newError(codeInternalError,
+					"Server busy: too many large messages are being served; send this one again shortly")
+			}
+			buf = append(make([]byte, 0, grown), buf...)
 		}
-		buf = make([]byte, r.ContentLength)
-		_, err = io.ReadFull(in, buf)
-	} else {
-		buf = make([]byte, 0, freeMessageBytes)
-		for {
-			if len(buf) == cap(buf) {
-				grown := min(2*cap(buf), MaxMessageBytes+1)
-				if ch.to(ctx, messageCost(grown)) != nil {
-					status, e := busy()
-					return nil, ch, status, e
-				}
-				buf = append(make([]byte, 0, grown), buf...)
+		var n int
+		n, err = in.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			err = nil
+			if r.ContentLength >= 0 && len(buf) < limit {
+				err = io.ErrUnexpectedEOF
 			}
-			var n int
-			n, err = in.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				err = nil
-				break
-			}
-			if err != nil {
-				break
-			}
+			break
+		}
+		if err != nil {
+			break
 		}
 	}
 	if err != nil {
@@ -502,7 +511,8 @@ func decodeHeaderValue(v string) (string, bool) {
 }
 
 // sessionTable holds the legacy sessions of the HTTP transport: bounded in number, dropped after
-// sessionIdle without a request, the least recently used first when full.
+// sessionIdle without a request. When full, a new session is refused: opening sessions never ends
+// one in use.
 type sessionTable struct {
 	mu   sync.Mutex
 	m    map[string]*session
@@ -531,24 +541,24 @@ func (t *sessionTable) create(version string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	var oldest string
-	for k, s := range t.m {
-		if now.Sub(s.last) > t.idle {
-			delete(t.m, k)
-			continue
-		}
-		if oldest == "" || s.last.Before(t.m[oldest].last) {
-			oldest = k
+	if len(t.m) >= t.max {
+		for k, s := range t.m {
+			if now.Sub(s.last) > t.idle {
+				delete(t.m, k)
+			}
 		}
 	}
-	if len(t.m) >= t.max && oldest != "" {
-		delete(t.m, oldest)
+	if len(t.m) >= t.max {
+		return "", errSessionsFull
 	}
 	s := &session{last: now}
 	s.version = version
 	t.m[id] = s
 	return id, nil
 }
+
+// errSessionsFull is a new session refused because every one is in use.
+var errSessionsFull = errors.New("every session is in use")
 
 func (t *sessionTable) get(id string) *legacyState {
 	t.mu.Lock()

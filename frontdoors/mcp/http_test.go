@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -281,21 +283,109 @@ func TestServeHTTPStopsWithItsContext(t *testing.T) {
 	}
 }
 
+// The table is bounded: when full, a new session is refused and none in use is ended; a session
+// idle past sessionIdle ends, and its place goes to a new one.
 func TestSessionTableIsBounded(t *testing.T) {
 	tbl := newSessionTable()
 	now := time.Unix(1000, 0)
 	tbl.now = func() time.Time { return now }
 	tbl.max = 3
-	first, _ := tbl.create(Legacy20251125)
+	first, err := tbl.create(Legacy20251125)
+	assert.NilError(t, err)
+	var ids []string
+	for range 2 {
+		now = now.Add(time.Second)
+		id, err := tbl.create(Legacy20251125)
+		assert.NilError(t, err)
+		ids = append(ids, id)
+	}
 	for range 5 {
 		now = now.Add(time.Second)
-		_, _ = tbl.create(Legacy20251125)
+		_, err := tbl.create(Legacy20251125)
+		assert.Check(t, is.ErrorIs(err, errSessionsFull))
 	}
 	assert.Check(t, is.Len(tbl.m, 3))
-	assert.Check(t, tbl.get(first) == nil, "the least recently used session went first")
-	id, _ := tbl.create(Legacy20250618)
+	assert.Check(t, tbl.get(first) != nil, "the oldest session is still live")
+
+	// Two sessions go idle past sessionIdle while the first is used: new sessions take their places.
+	now = now.Add(sessionIdle - 10*time.Second)
+	assert.Check(t, tbl.get(first) != nil)
+	now = now.Add(20 * time.Second)
+	a, err := tbl.create(Legacy20250618)
+	assert.NilError(t, err)
+	_, err = tbl.create(Legacy20250618)
+	assert.NilError(t, err)
+	_, err = tbl.create(Legacy20250618)
+	assert.Check(t, is.ErrorIs(err, errSessionsFull), "the first was used %s ago: still live", 10*time.Second)
+	assert.Check(t, tbl.get(first) != nil)
+	for _, id := range ids {
+		assert.Check(t, tbl.get(id) == nil, "an idle session ended")
+	}
 	now = now.Add(sessionIdle + time.Second)
-	assert.Check(t, tbl.get(id) == nil, "an idle session ends")
+	assert.Check(t, tbl.get(a) == nil, "an idle session ends")
+}
+
+// TestHTTPManySessionsNeverEndALiveOne: a neighbour opening 300 sessions fills the table; the
+// sessions past the bound are refused with 503, Retry-After and a JSON-RPC error saying why, and
+// the live session goes on answering. A session its client ends makes room for one more.
+func TestHTTPManySessionsNeverEndALiveOne(t *testing.T) {
+	h := startHTTP(t, mustServer(t))
+	init := h.post(initializeLine(1, Legacy20250618), nil)
+	assert.Assert(t, is.Equal(init.status, http.StatusOK), init.body)
+	live := map[string]string{"Mcp-Session-Id": init.header.Get("Mcp-Session-Id"), "MCP-Protocol-Version": Legacy20250618}
+	assert.Check(t, is.Equal(h.post(notification("notifications/initialized", nil), live).status, http.StatusAccepted))
+
+	opened, refused := 1, 0
+	var theirs string
+	for i := range 300 {
+		r := h.post(initializeLine(i+2, Legacy20250618), nil)
+		switch r.status {
+		case http.StatusOK:
+			opened++
+			theirs = r.header.Get("Mcp-Session-Id")
+		case http.StatusServiceUnavailable:
+			refused++
+			assert.Check(t, is.Equal(r.header.Get("Retry-After"), "60"))
+			assert.Check(t, is.Equal(r.header.Get("Mcp-Session-Id"), ""))
+			assert.Check(t, is.Equal(r.message.Error.Code, codeInternalError))
+			assert.Check(t, is.Contains(r.message.Error.Message, "all 256 sessions are in use"))
+			assert.Check(t, is.Equal(string(r.message.ID), fmt.Sprint(i+2)))
+		default:
+			t.Fatalf("initialize %d: %d %s", i, r.status, r.body)
+		}
+	}
+	assert.Check(t, is.Equal(opened, maxSessions))
+	assert.Check(t, is.Equal(refused, 301-maxSessions))
+	list := h.post(request("after", "tools/list", nil), live)
+	assert.Check(t, is.Equal(list.status, http.StatusOK), "the live session was ended: %s", list.body)
+
+	del, _ := http.NewRequest(http.MethodDelete, h.url, nil)
+	del.Header.Set("Mcp-Session-Id", theirs)
+	assert.Check(t, is.Equal(h.do(del).status, http.StatusNoContent))
+	again := h.post(initializeLine("again", Legacy20250618), nil)
+	assert.Check(t, is.Equal(again.status, http.StatusOK), again.body)
+}
+
+// TestHTTPRefusesTwoOrigins: a request carrying two Origin headers is refused, whatever each says.
+func TestHTTPRefusesTwoOrigins(t *testing.T) {
+	h := startHTTP(t, mustServer(t))
+	_, port, _ := net.SplitHostPort(h.host)
+	own := "http://127.0.0.1:" + port
+	for _, origins := range [][]string{{own, own}, {own, "http://evil.example.com"}, {"http://evil.example.com", own}, {own, ""}} {
+		req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(request(1, "tools/list", modernParams(nil))))
+		assert.NilError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range modernHeaders("tools/list", "") {
+			req.Header.Set(k, v)
+		}
+		req.Header["Origin"] = origins
+		r := h.do(req)
+		assert.Check(t, is.Equal(r.status, http.StatusForbidden), "%q: %s", origins, r.body)
+		assert.Check(t, is.Contains(r.message.Error.Message, "Origin"), "%q", origins)
+	}
+	one := h.post(request(2, "tools/list", modernParams(nil)), map[string]string{"Origin": own,
+		"MCP-Protocol-Version": Modern, "Mcp-Method": "tools/list"})
+	assert.Check(t, is.Equal(one.status, http.StatusOK), "one same-origin Origin is served: %s", one.body)
 }
 
 // stalledBody opens a connection that sends a request's headers and the start of its body, then
@@ -372,6 +462,47 @@ func TestHTTPLargeBodiesWaitForMemory(t *testing.T) {
 	s.budget.release(4 << 20)
 	r = h.post(big, nil)
 	assert.Check(t, is.Equal(r.status, http.StatusOK), "%.200s", r.body)
+}
+
+// TestHTTPDeclaredLengthsHoldNoMemory: five connections that declare the largest body and send
+// nothing hold none of the memory budget, so an 8 KB request, which the budget charges, is answered
+// at once rather than after their bodies time out. The five are still waiting when it is answered.
+func TestHTTPDeclaredLengthsHoldNoMemory(t *testing.T) {
+	s := mustServer(t)
+	srv := httptest.NewUnstartedServer(nil)
+	ep := s.endpoint(srv.Listener.Addr().(*net.TCPAddr)) // the real budget and body timeout
+	srv.Config.Handler = ep
+	srv.Start()
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	var stalled []net.Conn
+	for range 5 {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		assert.NilError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+			Endpoint, host, MaxMessageBytes)
+		assert.NilError(t, err)
+		stalled = append(stalled, conn)
+	}
+	time.Sleep(50 * time.Millisecond) // let the server read every request's headers
+	h := &httpHarness{t: t, url: srv.URL + Endpoint, host: host}
+	body := `{"jsonrpc":"2.0","id":"p",` + strings.Repeat(" ", 8<<10) + `"method":"ping"}`
+	assert.Assert(t, messageCost(len(body)) > 0, "an 8 KB message is charged to the budget")
+	start := time.Now()
+	r := h.post(body, nil)
+	elapsed := time.Since(start)
+	assert.Check(t, is.Equal(r.status, http.StatusOK), r.body)
+	assert.Check(t, is.Equal(string(r.message.Result), `{}`), r.body)
+	t.Logf("an 8 KB request beside %d stalled %d MiB bodies answered in %s (their bodies time out after %s)",
+		len(stalled), MaxMessageBytes>>20, elapsed, ep.bodyTimeout)
+	assert.Check(t, elapsed < ep.bodyTimeout, "answered only after the stalled bodies timed out")
+	for _, conn := range stalled {
+		assert.NilError(t, conn.SetReadDeadline(time.Now().Add(10*time.Millisecond)))
+		_, err := conn.Read(make([]byte, 1))
+		var ne net.Error
+		assert.Check(t, errors.As(err, &ne) && ne.Timeout(), "a stalled request was answered first: %v", err)
+	}
 }
 
 // TestServeHTTPCancelsCallsWhenItStops: Ctrl-C (the context ending) cancels the calls in progress,
