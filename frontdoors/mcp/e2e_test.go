@@ -169,6 +169,12 @@ func (w *world) buildLoop() {
 		}
 	}
 	assert.Assert(w.t, ret != "", "the review run awaits the ruthless reviewer")
+	if filepath.IsAbs(ret) {
+		// Runs name their paths absolutely, for agents in any folder; the samples use the relative form.
+		rel, err := filepath.Rel(w.repo, ret)
+		assert.NilError(w.t, err)
+		ret = filepath.ToSlash(rel)
+	}
 	assert.NilError(w.t, os.WriteFile(filepath.Join(w.repo, ret), []byte("## Verdict\n\nSHIP\n\nNothing to fix.\n"), 0o644))
 	w.extra["run"] = []any{started.Run.Run, reviewing.Run.Run}
 	w.extra["path"] = []any{ret}
@@ -242,8 +248,8 @@ func (w *world) snapshot() map[string]string {
 		if rel == filepath.Join("repo", ".git", "logs") {
 			return filepath.SkipDir
 		}
-		if rel == filepath.Join("repo", ".git", "index") {
-			return nil
+		if rel == filepath.Join("repo", ".git", "index") || (filepath.Base(rel) == "index" && filepath.Dir(filepath.Dir(rel)) == filepath.Join("repo", ".git", "worktrees")) {
+			return nil // each worktree's stat cache too
 		}
 		info, err := d.Info()
 		if err != nil {

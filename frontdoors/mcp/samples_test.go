@@ -22,6 +22,8 @@ var explicitSamples = map[string][]string{
 	"config_show":  {`{"key":"no.such.key"}`},
 	"ahoy_install": {`{"yes":true}`},
 	"intent_audit": {`{"intent":"first","base":"HEAD~1"}`},
+	// The loop state has a run of the spec under way: a second one is started only on purpose.
+	"implement_start": {`{"spec":"first","again":true}`},
 }
 
 // refSamples are slug fragments of the records the end-to-end repositories hold: an intent
