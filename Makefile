@@ -10,9 +10,10 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || true)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/abcd
 FUZZTIME ?= 30s
+SOAKTIME ?= 5m
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz clean tools-deps
+.PHONY: build run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps
 
 build: ## build bin/abcd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
@@ -71,6 +72,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	  pkg=$${spec%%:*}; for f in $$(echo $${spec#*:} | tr ',' ' '); do \
 	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	  done; done
+
+soak: ## parallel writers on the record and one run, through the built binary, for SOAKTIME (make test runs them briefly)
+	$(GO) test -count=1 -timeout 0 -v -run 'Soak|Captures|ExitThree' ./tools/soak -soak=$(SOAKTIME)
 
 clean:
 	rm -rf bin tools/node_modules
