@@ -57,7 +57,8 @@ func (f *folder) readRegular(name string, max int64, prefix bool) ([]byte, fs.Fi
 	if err != nil || !os.SameFile(st, got) {
 		return nil, st, faultChanged, err
 	}
-	data, err := io.ReadAll(io.LimitReader(file, max+1))
+	// Sized from the open file, so a small file costs one read and one to see its end.
+	data, err := readAtMost(file, make([]byte, 0, min(got.Size(), max)+1), max+1)
 	if err != nil {
 		return nil, got, faultOther, err
 	}
@@ -68,4 +69,23 @@ func (f *folder) readRegular(name string, max int64, prefix bool) ([]byte, fs.Fi
 		return nil, got, faultTooLarge, nil
 	}
 	return data, got, faultNone, nil
+}
+
+// readAtMost appends to buf what r holds, up to limit bytes in all, growing buf only when r holds
+// more than its capacity.
+func readAtMost(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):int(min(int64(cap(buf)), limit))])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }

@@ -199,8 +199,15 @@ func escapes(err error) bool {
 	return err != nil && err.Error() == "path escapes from parent"
 }
 
-// readDir lists the folder's entries.
+// readDir lists the folder's entries, in the folder's order. Where the system tells each entry's
+// type with the listing (readDirNative), no entry is looked at until its Info is asked for; a
+// folder's listing through its root looks at every entry.
 func (f *folder) readDir() ([]os.DirEntry, error) {
+	if !portableListing {
+		if des, ok, err := f.readDirNative(); ok || err != nil {
+			return des, err
+		}
+	}
 	d, err := f.root.Open(".")
 	if err != nil {
 		return nil, err

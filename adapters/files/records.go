@@ -92,25 +92,30 @@ func (r Records) List(ctx context.Context, dir, prefix string, limit int) ([]por
 		return nil, err
 	}
 	defer f.Close()
-	entries, err := f.readDir()
+	ls, err := f.list()
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix+"-") && strings.HasSuffix(e.Name(), ".md") {
-			names = append(names, e.Name())
+	defer ls.close()
+	var mine []listed
+	for _, e := range ls.entries {
+		if strings.HasPrefix(e.name, prefix+"-") && strings.HasSuffix(e.name, ".md") {
+			mine = append(mine, e)
 		}
 	}
-	sort.Strings(names)
-	out := make([]ports.RecordFile, 0, len(names))
-	for _, n := range names {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rel := dir + "/" + n
-		data, err := f.readRecord(n, rel, limit)
-		out = append(out, ports.RecordFile{Path: rel, Data: data, Err: err})
+	sort.Slice(mine, func(i, j int) bool { return mine[i].name < mine[j].name })
+	max, whole := int64(MaxRecordBytes), true
+	if limit > 0 && int64(limit) < max {
+		max, whole = int64(limit), false
+	}
+	out := make([]ports.RecordFile, len(mine))
+	err = eachFile(ctx, len(mine), func(i int, s *slab) {
+		rel := dir + "/" + mine[i].name
+		data, fault, err := ls.read(mine[i], max, !whole, s)
+		out[i] = ports.RecordFile{Path: rel, Data: data, Err: recordFault(rel, fault, err)}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -137,21 +142,26 @@ func (f *folder) readRecord(name, rel string, limit int) ([]byte, error) {
 		max, prefix = int64(limit), true
 	}
 	data, _, fault, err := f.readRegular(name, max, prefix)
+	return data, recordFault(rel, fault, err)
+}
+
+// recordFault is a read fault of the record rel in the record's words; nil for none.
+func recordFault(rel string, fault readFault, err error) error {
 	switch fault {
 	case faultNone:
-		return data, nil
+		return nil
 	case faultLink:
-		return nil, recordSymlink(rel)
+		return recordSymlink(rel)
 	case faultMissing:
-		return nil, recordMissing(rel)
+		return recordMissing(rel)
 	case faultNotRegular:
-		return nil, refusal.New("record_unreadable", rel, "is not a regular file", "replace it with a regular file")
+		return refusal.New("record_unreadable", rel, "is not a regular file", "replace it with a regular file")
 	case faultTooLarge:
-		return nil, refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", MaxRecordBytes), "split the record")
+		return refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", MaxRecordBytes), "split the record")
 	case faultChanged:
-		return nil, refusal.New("record_unreadable", rel, "changed while it was being read", "run the command again")
+		return refusal.New("record_unreadable", rel, "changed while it was being read", "run the command again")
 	}
-	return nil, refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file's permissions")
+	return refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
 
 // Create writes a new record; its folder is made when missing.
