@@ -28,9 +28,11 @@ func lint(ctx context.Context, a *App, _ *EmptyInput) (LintResult, error) {
 		if err != nil {
 			return LintResult{}, err
 		}
-		for _, f := range files {
-			all = append(all, parseLoaded(folder, f.Path, f.Data, f.Err))
-		}
+		at := len(all)
+		all = append(all, make([]record.Loaded, len(files))...)
+		inParallel(len(files), func(i int) {
+			all[at+i] = parseLoaded(folder, files[i].Path, files[i].Data, files[i].Err)
+		})
 	}
 	temps, err := a.Records.StrayTemps(ctx)
 	if err != nil {

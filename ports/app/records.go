@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -81,16 +84,30 @@ func recordMalformed(file, why string) error {
 // list loads every record of a family (front matter only, bounded reads), optionally of one
 // lifecycle. A file that cannot be read or parsed is kept with its error.
 func (a *App) list(ctx context.Context, fam record.Family, lifecycle string) ([]loaded, error) {
+	return a.listRead(ctx, fam, lifecycle, record.HeaderReadBytes)
+}
+
+// listWhole is list with each file read whole (bounded by the record maximum; a file over it
+// carries its error), for a caller that parses the files it lists: one read of each file, not two.
+func (a *App) listWhole(ctx context.Context, fam record.Family, lifecycle string) ([]loaded, error) {
+	return a.listRead(ctx, fam, lifecycle, 0)
+}
+
+// listRead is list with each file read to at most limit bytes (0: whole).
+func (a *App) listRead(ctx context.Context, fam record.Family, lifecycle string, limit int) ([]loaded, error) {
 	var out []loaded
 	for _, folder := range record.Folders() {
 		if folder.Family != fam || (lifecycle != "" && folder.Lifecycle != lifecycle) {
 			continue
 		}
-		files, err := a.Records.List(ctx, folder.Dir, folder.Prefix, record.HeaderReadBytes)
+		files, err := a.Records.List(ctx, folder.Dir, folder.Prefix, limit)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
+		at := len(out)
+		out = append(out, make([]loaded, len(files))...)
+		inParallel(len(files), func(i int) {
+			f := files[i]
 			l := loaded{file: f, slug: slugOf(f.Path), summary: RecordSummary{Family: string(fam), Lifecycle: folder.Lifecycle, Path: f.Path}}
 			if f.Err != nil {
 				l.err = f.Err
@@ -100,10 +117,42 @@ func (a *App) list(ctx context.Context, fam record.Family, lifecycle string) ([]
 			if l.err == nil {
 				fillSummary(&l.summary, l.header)
 			}
-			out = append(out, l)
-		}
+			out[at+i] = l
+		})
 	}
 	return out, nil
+}
+
+// inParallel runs do over the indices 0..n-1 on at most GOMAXPROCS goroutines, each taking runs of
+// neighbouring indices; a short list runs on the caller's goroutine. do must touch only its own
+// index's results.
+func inParallel(n int, do func(i int)) {
+	const run = 64
+	workers := min(runtime.GOMAXPROCS(0), (n+run-1)/run)
+	if workers <= 1 {
+		for i := range n {
+			do(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				from := int(next.Add(run)) - run
+				if from >= n {
+					return
+				}
+				for i := from; i < min(from+run, n); i++ {
+					do(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func fillSummary(s *RecordSummary, header any) {

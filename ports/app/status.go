@@ -126,54 +126,52 @@ func statusOf(f ports.RepoFacts) StatusResult {
 const maxRecordNext = 5
 
 // recordNext suggests the record's next steps: a draft intent whose own checks pass is ready to
-// plan, and an open spec whose intent passes the readiness gate is ready to build.
+// plan, and an open spec whose intent passes the readiness gate is ready to build. Each intent and
+// each open spec is read once, whole, in one listing of its folders, and never again; a file is
+// parsed whole only when a suggestion turns on it (a draft, or the intent of an open spec, and that
+// intent's specs only once its own checks pass), so status stays linear in the size of the record.
 func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
-	drafts, err := a.list(ctx, record.Intents, "drafts")
+	intents, err := a.listWhole(ctx, record.Intents, "")
 	if err != nil {
 		return nil, err
 	}
 	next := []NextAction{}
-	for _, l := range drafts {
-		if len(next) == maxRecordNext {
-			break
+	var drafts []loaded
+	for _, l := range intents {
+		if l.summary.Lifecycle == "drafts" {
+			drafts = append(drafts, l)
 		}
-		if l.err != nil {
-			continue
-		}
-		data, err := a.readFull(ctx, l.file.Path)
-		if err != nil {
-			continue
-		}
-		it, err := record.ParseIntent(l.file.Path, data)
-		if err != nil {
-			continue
-		}
-		ready := true
-		for _, c := range record.Readiness(it, nil) {
-			if c.Name != "linked_spec" {
-				ready = ready && c.OK
+	}
+	// Drafts are parsed a batch at a time on every processor, in order, until enough are found.
+	const batch = 256
+	for from := 0; from < len(drafts) && len(next) < maxRecordNext; from += batch {
+		part := drafts[from:min(from+batch, len(drafts))]
+		plan := make([]*NextAction, len(part))
+		inParallel(len(part), func(i int) {
+			if part[i].err != nil {
+				return
 			}
-		}
-		if ready {
-			next = append(next, NextAction{Command: "abcd intent plan " + it.Front.ID,
-				Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)})
+			it, err := record.ParseIntent(part[i].file.Path, part[i].file.Data)
+			if err == nil && ownChecksPass(it) {
+				plan[i] = &NextAction{Command: "abcd intent plan " + it.Front.ID,
+					Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)}
+			}
+		})
+		for _, p := range plan {
+			if p != nil && len(next) < maxRecordNext {
+				next = append(next, *p)
+			}
 		}
 	}
 	if len(drafts) == 0 && len(next) == 0 {
-		if empty, err := a.recordEmpty(ctx); err != nil {
+		if empty, err := a.recordEmpty(ctx, len(intents)); err != nil {
 			return nil, err
 		} else if empty {
 			next = append(next, NextAction{Command: `abcd intent new "<title>"`,
 				Why: "the record is empty: an intent says what should exist, for whom, and how you will know it is done"})
 		}
 	}
-	// Each family is listed once and each file parsed at most once, so status stays linear in the
-	// size of the record.
-	specs, err := a.list(ctx, record.Specs, "open")
-	if err != nil {
-		return nil, err
-	}
-	intents, err := a.list(ctx, record.Intents, "")
+	specs, err := a.listWhole(ctx, record.Specs, "open")
 	if err != nil {
 		return nil, err
 	}
@@ -183,15 +181,10 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			intentByID[l.summary.ID] = l
 		}
 	}
-	parsedSpecs := map[string][]record.Spec{} // open specs by the intent they implement
+	specsOf := map[string][]loaded{} // readable open specs by the intent their front matter names
 	for _, l := range specs {
-		if l.err != nil {
-			continue
-		}
-		if data, err := a.readFull(ctx, l.file.Path); err == nil {
-			if sp, err := record.ParseSpec(l.file.Path, data); err == nil {
-				parsedSpecs[sp.Front.Implements] = append(parsedSpecs[sp.Front.Implements], sp)
-			}
+		if l.err == nil {
+			specsOf[l.summary.Implements] = append(specsOf[l.summary.Implements], l)
 		}
 	}
 	checked := map[string]bool{}
@@ -205,18 +198,7 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 		}
 		ready, seen := checked[il.summary.ID]
 		if !seen {
-			data, err := a.readFull(ctx, il.file.Path)
-			if err != nil {
-				continue
-			}
-			it, err := record.ParseIntent(il.file.Path, data)
-			if err != nil {
-				continue
-			}
-			ready = true
-			for _, c := range record.Readiness(it, parsedSpecs[it.Front.ID]) {
-				ready = ready && c.OK
-			}
+			ready = buildable(il, specsOf[il.summary.ID])
 			checked[il.summary.ID] = ready
 		}
 		if ready {
@@ -227,16 +209,47 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 	return next, nil
 }
 
-// recordEmpty reports whether the record holds no intent and no spec yet.
-func (a *App) recordEmpty(ctx context.Context) (bool, error) {
-	for _, fam := range []record.Family{record.Intents, record.Specs} {
-		ls, err := a.list(ctx, fam, "")
-		if err != nil {
-			return false, err
-		}
-		if len(ls) > 0 {
-			return false, nil
+// ownChecksPass reports whether an intent passes every check of the readiness gate but the linked
+// spec, the checks that look at the intent alone.
+func ownChecksPass(it record.Intent) bool {
+	for _, c := range record.Readiness(it, nil) {
+		if c.Name != "linked_spec" && !c.OK {
+			return false
 		}
 	}
-	return true, nil
+	return true
+}
+
+// buildable parses the listed intent and runs the whole readiness gate over it and the open specs
+// implementing it; the specs are parsed only when the intent's own checks pass (a spec that does
+// not parse counts as absent).
+func buildable(il loaded, specs []loaded) bool {
+	it, err := record.ParseIntent(il.file.Path, il.file.Data)
+	if err != nil || !ownChecksPass(it) {
+		return false
+	}
+	parsed := make([]record.Spec, 0, len(specs))
+	for _, l := range specs {
+		if sp, err := record.ParseSpec(l.file.Path, l.file.Data); err == nil {
+			parsed = append(parsed, sp)
+		}
+	}
+	for _, c := range record.Readiness(it, parsed) {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// recordEmpty reports whether the record holds no intent (intents of them were listed) and no spec.
+func (a *App) recordEmpty(ctx context.Context, intents int) (bool, error) {
+	if intents > 0 {
+		return false, nil
+	}
+	ls, err := a.list(ctx, record.Specs, "")
+	if err != nil {
+		return false, err
+	}
+	return len(ls) == 0, nil
 }
