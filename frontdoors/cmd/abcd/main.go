@@ -29,11 +29,15 @@ var (
 	commit  = ""
 )
 
+// atExit, when a profiling build sets it, runs before the process exits.
+var atExit = func() {}
+
 func main() {
 	// SIGTERM too: a review the RepoPrompt route is running ends as interrupted, not killed mid-write.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx)
 	stop()
+	atExit()
 	os.Exit(code)
 }
 
