@@ -47,8 +47,12 @@ func tempWriter(name string) (int, bool) {
 		return 0, false
 	}
 	digits, _, found := strings.Cut(rest, "-")
+	// Plain decimal, as tempName writes it: no sign, no leading zero, no more digits than a pid has.
+	if !found || digits == "" || digits[0] == '0' || len(digits) > 10 || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
 	pid, err := strconv.Atoi(digits)
-	if !found || err != nil || pid <= 0 {
+	if err != nil || pid <= 0 {
 		return 0, false
 	}
 	return pid, true

@@ -132,7 +132,8 @@ func TestTempNamesCarryTheWritersPid(t *testing.T) {
 	name := tempName()
 	pid, ok := tempWriter(name)
 	assert.Check(t, ok && pid == os.Getpid(), name)
-	for _, bad := range []string{tempPrefix + "00000000000000ff", tempPrefix + "-1-ab", tempPrefix + "x-ab", tempPrefix + "0-ab", "other-12-ab"} {
+	for _, bad := range []string{tempPrefix + "00000000000000ff", tempPrefix + "-1-ab", tempPrefix + "x-ab", tempPrefix + "0-ab", tempPrefix + "+7-ab",
+		tempPrefix + "07-ab", tempPrefix + "99999999999-ab", "other-12-ab"} {
 		_, ok := tempWriter(bad)
 		assert.Check(t, !ok, bad)
 	}
@@ -271,4 +272,25 @@ func TestKilledWritersLeaveNoTempGitSees(t *testing.T) {
 	strays, err := Records{Dir: dir.Path()}.StrayTemps(context.Background())
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(strays, 0))
+}
+
+// A file name found in the staging folder is outside input: tempWriter reads a pid from it only when
+// the name is exactly the prefix, a positive decimal pid, a dash and the rest, and never panics.
+func FuzzTempWriter(f *testing.F) {
+	for _, seed := range []string{tempName(), tempPrefix + "00000000000000ff", tempPrefix + "12-", tempPrefix + "-1-ab", tempPrefix + "+7-ab",
+		tempPrefix + "99999999999999999999-ab", "iss-2611300000000001-a.md", ""} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		pid, ok := tempWriter(name)
+		if !ok {
+			if pid != 0 {
+				t.Fatalf("%q: pid %d without ok", name, pid)
+			}
+			return
+		}
+		if pid <= 0 || !strings.HasPrefix(name, fmt.Sprintf("%s%d-", tempPrefix, pid)) {
+			t.Fatalf("%q: read pid %d", name, pid)
+		}
+	})
 }
