@@ -1,9 +1,9 @@
 // The registrations docs/mcp.md documents, run through the real harness command lines (pinned in
-// package.json): Claude Code adds abcd and reports it connected, from the user scope, from a
-// project .mcp.json and over HTTP; Codex reads the documented config.toml with its own loader;
-// Gemini CLI reports abcd connected from the documented settings.json. abcd stands in for the
-// command each snippet names; the snippets themselves are read from the page, so the page cannot
-// drift from what was tested.
+// tools/harness/package.json; make test-harness): Claude Code adds abcd and reports it connected,
+// from the user scope, from a project .mcp.json and over HTTP; Codex reads the documented
+// config.toml with its own loader; Gemini CLI reports abcd connected from the documented
+// settings.json. abcd stands in for the command each snippet names; the snippets themselves are
+// read from the page, so the page cannot drift from what was tested.
 import { suite, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parse as parseTOML } from 'smol-toml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { bin, makeWorld, root, serveHTTP, toolsDir, verbs } from './lib.mjs';
+import { bin, makeWorld, root, serveHTTP, toolsDir, verbs } from '../mcp/lib.mjs';
 
 const page = readFileSync(join(root, 'docs', 'mcp.md'), 'utf8');
 
@@ -30,7 +30,7 @@ function argv(sh) {
   return words;
 }
 
-const harness = (name) => join(toolsDir, 'node_modules', '.bin', name);
+const harness = (name) => join(toolsDir, 'harness', 'node_modules', '.bin', name);
 
 // run starts a harness command and resolves with its exit status and output; the tests run side by
 // side, so nothing here blocks.

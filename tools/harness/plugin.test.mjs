@@ -1,0 +1,99 @@
+// The repository as a Claude Code plugin, through the Claude Code command line pinned in
+// tools/harness/package.json: `claude plugin validate` passes on the repository (strict: warnings
+// fail too) and lists what the plugin provides; the repository is added as a marketplace and the
+// plugin installed from it, and Claude Code's own inventory names the roster's agents and the six
+// commands; loaded with --plugin-dir in a repository, the MCP server the plugin registers connects.
+import { suite, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { bin, makeWorld, root, toolsDir } from '../mcp/lib.mjs';
+
+const claude = join(toolsDir, 'harness', 'node_modules', '.bin', 'claude');
+const agents = readdirSync(join(root, 'agents')).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
+const commands = readdirSync(join(root, 'commands')).map((f) => f.slice(0, -3)).sort();
+
+// run starts claude in the world with the built binary first on PATH, as `abcd`.
+function run(world, args) {
+  const binDir = join(world.dir, 'bin');
+  mkdirSync(binDir, { recursive: true });
+  return new Promise((resolve, reject) => {
+    const child = spawn(claude, args, {
+      cwd: world.repo,
+      env: { ...world.env, PATH: `${binDir}:${world.env.PATH}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`claude ${args.join(' ')} took over 90s`)); }, 90_000);
+    child.on('error', (err) => { clearTimeout(timer); reject(err); });
+    child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
+  });
+}
+
+// linkAbcd puts the built binary on the world's PATH as abcd, the name the plugin's server, hooks
+// and commands run.
+function linkAbcd(world) {
+  const binDir = join(world.dir, 'bin');
+  mkdirSync(binDir, { recursive: true });
+  symlinkSync(bin, join(binDir, 'abcd'));
+}
+
+suite('the Claude Code plugin', { concurrency: true }, () => {
+  test('claude plugin validate --strict passes on the manifest and lists every part', async () => {
+    const world = makeWorld({ record: false });
+    try {
+      const res = await run(world, ['plugin', 'validate', join(root, '.claude-plugin', 'plugin.json'), '--strict', '--json']);
+      assert.equal(res.status, 0, res.stdout + res.stderr);
+      const report = JSON.parse(res.stdout);
+      assert.equal(report.success, true);
+      assert.deepEqual(report.manifest.errors, []);
+      assert.deepEqual(report.manifest.warnings, []);
+      assert.deepEqual(report.provides.agents, agents.map((a) => `abcd:${a}`));
+      assert.deepEqual(report.provides.commands, commands.map((c) => `abcd:${c}`));
+      assert.deepEqual(report.provides.mcpServers.map((s) => [s.name, s.target, s.args]), [['abcd', 'abcd', ['mcp', 'serve']]]);
+      assert.deepEqual(report.provides.hooks.map((h) => `${h.event} ${h.matcher} ${h.command}`).sort(),
+        ['PreToolUse Bash abcd guard hook', 'SessionStart startup|resume|clear|compact abcd status']);
+
+      // The repository root: the marketplace manifest beside it validates too.
+      const market = await run(world, ['plugin', 'validate', root, '--strict']);
+      assert.equal(market.status, 0, market.stdout + market.stderr);
+      assert.match(market.stdout, /Validation passed/);
+    } finally {
+      world.cleanup();
+    }
+  });
+
+  test('added as a marketplace, the repository installs the plugin: its agents and commands', async () => {
+    const world = makeWorld({ record: false });
+    try {
+      const add = await run(world, ['plugin', 'marketplace', 'add', root]);
+      assert.equal(add.status, 0, add.stdout + add.stderr);
+      const install = await run(world, ['plugin', 'install', 'abcd@abcd']);
+      assert.equal(install.status, 0, install.stdout + install.stderr);
+      const details = await run(world, ['plugin', 'details', 'abcd']);
+      assert.equal(details.status, 0, details.stdout + details.stderr);
+      assert.match(details.stdout, new RegExp(`Agents \\(${agents.length}\\)\\s+${agents.join(', ')}`));
+      for (const c of commands) assert.match(details.stdout, new RegExp(`\\b${c}\\b`), `the inventory names the command ${c}`);
+      assert.match(details.stdout, /Hooks \(2\)\s+SessionStart, PreToolUse/);
+      assert.match(details.stdout, /MCP servers \(1\)\s+abcd/);
+    } finally {
+      world.cleanup();
+    }
+  });
+
+  test('loaded with --plugin-dir, the MCP server the plugin registers connects', async () => {
+    const world = makeWorld();
+    try {
+      linkAbcd(world);
+      const list = await run(world, ['--plugin-dir', root, 'mcp', 'list']);
+      assert.equal(list.status, 0, list.stdout + list.stderr);
+      assert.match(list.stdout, /plugin:abcd:abcd: abcd mcp serve - ✔ Connected/, list.stdout);
+    } finally {
+      world.cleanup();
+    }
+  });
+});
