@@ -140,6 +140,39 @@ type RecordStore interface {
 	StrayTemps(ctx context.Context) ([]StrayTemp, error)
 }
 
+// FileChange is one file of a change that touches several: Data replaces the file's content (the
+// file and its folders are made when missing), or Remove takes the file away. Path is relative to the
+// repository root, under .abcd/: a record file or a run file.
+type FileChange struct {
+	Path   string
+	Data   []byte
+	Remove bool
+}
+
+// Change is a change to several files of .abcd/ made as one. Verb and Record say what made it (the
+// verb, and the record or run it changed), so a run of the same command after a kill can tell that
+// the change it asked for was finished for it.
+type Change struct {
+	Verb   string
+	Record string
+	Files  []FileChange
+}
+
+// Journal makes a change to several files survive a kill: Commit writes the whole change to the
+// journal in one atomic write, carries it out file by file, then removes the journal. A change a
+// killed writer left there is carried out by the next Finish, so the next writer completes it (roll
+// forward). Both are called under the record lock; carrying a change out twice leaves what carrying
+// it out once does.
+type Journal interface {
+	Commit(ctx context.Context, c Change) error
+	// Pending reports whether a change waits in the journal. It takes no lock: a writer holding a
+	// run's lock asks it before reading that run, and takes the record lock to finish one.
+	Pending(ctx context.Context) (bool, error)
+	// Finish carries out the change a killed writer left and returns it; the zero Change when the
+	// journal is empty.
+	Finish(ctx context.Context) (Change, error)
+}
+
 // StrayTemp is a temporary file a killed writer left: it holds a whole copy of what was being
 // written, never the only one. Path is relative to the repository root, with forward slashes.
 type StrayTemp struct {

@@ -107,6 +107,7 @@ var (
 
 // newApp is the core over fakes: facts for status, the small index for schema.
 func newApp(facts ports.RepoFacts) *app.App {
+	recs, runs := seededRecords(), seededRuns()
 	return &app.App{
 		Inspector: fake.Inspector{Facts: facts},
 		Schemas:   fake.Schemas{Idx: testIndex(), Files: testSchemaFiles()},
@@ -116,11 +117,12 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Setup:     fake.NewSetup("/work/repo", "/home/ada/.abcd"),
 		Prompter:  &fake.Prompter{},
 		Diag:      &fake.Diag{},
-		Records:   seededRecords(),
+		Records:   recs,
+		Journal:   fake.NewJournal(recs, runs),
 		Clock:     fake.Clock{T: testNow},
 		Random:    &fake.Random{},
 		Git:       seededGit(),
-		Runs:      seededRuns(),
+		Runs:      runs,
 		Commands:  fake.Commands{},
 		Providers: &fake.Providers{Check: ports.ProviderCheck{ModelReported: "qwen2.5:7b"}},
 	}

@@ -59,6 +59,7 @@ var verbArgs = map[string][]string{
 // emptyApp is the core over fakes that hold as little as they may: zero facts with a nil Records
 // map, an index with no schemas, and a build that knows nothing about itself.
 func emptyApp() *app.App {
+	recs, runs := seededRecords(), seededRuns()
 	return &app.App{
 		Inspector: fake.Inspector{Facts: ports.RepoFacts{}},
 		Schemas: fake.Schemas{
@@ -70,11 +71,12 @@ func emptyApp() *app.App {
 		Setup:     fake.NewSetup("/work/repo", "/home/ada/.abcd"),
 		Prompter:  &fake.Prompter{},
 		Diag:      &fake.Diag{},
-		Records:   seededRecords(),
+		Records:   recs,
+		Journal:   fake.NewJournal(recs, runs),
 		Clock:     fake.Clock{T: testNow},
 		Random:    &fake.Random{},
 		Git:       seededGit(),
-		Runs:      seededRuns(),
+		Runs:      runs,
 		Commands:  fake.Commands{},
 		Providers: &fake.Providers{Check: ports.ProviderCheck{ModelReported: "qwen2.5:7b"}},
 	}

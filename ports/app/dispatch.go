@@ -52,9 +52,9 @@ const maxRequestBytes = 2 << 20
 // drive runs f on the run under its lock, then calls every route f queued, outside the lock, and
 // places their answers under the lock again; an answer can make more awaits due (the next round,
 // the integration), whose routes are called in turn. It returns the run as the last placement left it.
-func (a *App) drive(ctx context.Context, verb, run string, f func(*loop.State, *[]dispatch) (StepResult, bool, error)) (StepResult, error) {
+func (a *App) drive(ctx context.Context, verb, run string, f func(context.Context, *loop.State, *[]dispatch) (StepResult, bool, error)) (StepResult, error) {
 	var jobs []dispatch
-	res, err := a.withRun(ctx, verb, run, func(s *loop.State) (StepResult, bool, error) { return f(s, &jobs) })
+	res, err := a.withRun(ctx, verb, run, func(ctx context.Context, s *loop.State) (StepResult, bool, error) { return f(ctx, s, &jobs) })
 	if err != nil {
 		return res, err
 	}
@@ -64,7 +64,7 @@ func (a *App) drive(ctx context.Context, verb, run string, f func(*loop.State, *
 		// Placing what came back must happen even when the person interrupted the step: the
 		// fallback receipt says so, and the await stays the host's.
 		placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		more, err := a.withRunRetry(placeCtx, verb, run, func(s *loop.State) (StepResult, bool, error) {
+		more, err := a.withRunRetry(placeCtx, verb, run, func(placeCtx context.Context, s *loop.State) (StepResult, bool, error) {
 			did := a.place(placeCtx, s, outs)
 			var next []dispatch
 			adv, err := a.advance(placeCtx, s, nil, &next)
@@ -117,7 +117,7 @@ func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 
 // withRunRetry is withRun, waiting out another invocation's hold on the lock a few times more: an
 // answer that came back must be placed or said, not lost to a busy lock.
-func (a *App) withRunRetry(ctx context.Context, verb, run string, f func(*loop.State) (StepResult, bool, error)) (StepResult, error) {
+func (a *App) withRunRetry(ctx context.Context, verb, run string, f func(context.Context, *loop.State) (StepResult, bool, error)) (StepResult, error) {
 	var res StepResult
 	var err error
 	for try := 0; try < placeTries; try++ {

@@ -86,7 +86,7 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 			Next: []string{fmt.Sprintf("run `abcd implement step --run %s` to start the lanes and hand out the first briefs", runID)}}
 		return res, nil
 	}
-	res, err := a.drive(ctx, verb, runID, func(s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+	res, err := a.drive(ctx, verb, runID, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
 		did, err := a.advance(ctx, s, nil, jobs)
 		return StepResult{Did: append([]string{created}, did...)}, true, err
 	})
@@ -147,13 +147,34 @@ func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
 	return s, nil
 }
 
-func (a *App) saveRun(ctx context.Context, s loop.State) error {
+// saveRun writes the run's state; with the record edits its step made (under the record lock, which
+// the step holds), as one change.
+func (a *App) saveRun(ctx context.Context, s loop.State, edits ...ports.FileChange) error {
 	data := loop.Encode(s)
 	if len(data) > loop.MaxStateBytes {
 		return refusal.New("run_state_too_large", s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
 			"shorten the return (its findings) and hand it in again; nothing was recorded")
 	}
-	return a.Runs.Write(ctx, statePath(s.Run), data)
+	if len(edits) == 0 {
+		return a.Runs.Write(ctx, statePath(s.Run), data)
+	}
+	return a.commit(ctx, verbOf(ctx), s.Run, append(edits, write(statePath(s.Run), data))...)
+}
+
+// finishPending finishes a change a killed writer left, taking the record lock only when one waits.
+func (a *App) finishPending(ctx context.Context) error {
+	if holdsRecord(ctx) {
+		return nil // taking it finished what was left
+	}
+	if pending, err := a.Journal.Pending(ctx); err != nil || !pending {
+		return err
+	}
+	_, unlock, err := a.lockRecord(ctx)
+	if err != nil {
+		return err
+	}
+	unlock()
+	return nil
 }
 
 // runIDs is one named run, or every run.
@@ -209,7 +230,7 @@ func (a *App) pickAnyRun(ctx context.Context, verb string, run loop.RunID) (stri
 }
 
 // withRun runs f on a run's state under its lock and saves the state when f changed it.
-func (a *App) withRun(ctx context.Context, verb, run string, f func(*loop.State) (StepResult, bool, error)) (StepResult, error) {
+func (a *App) withRun(ctx context.Context, verb, run string, f func(context.Context, *loop.State) (StepResult, bool, error)) (StepResult, error) {
 	if err := a.initialized(verb); err != nil {
 		return StepResult{}, err
 	}
@@ -218,16 +239,22 @@ func (a *App) withRun(ctx context.Context, verb, run string, f func(*loop.State)
 		return StepResult{}, err
 	}
 	defer unlock()
+	// A change a killed writer left may hold this run's state: it is finished before the state is read.
+	if err := a.finishPending(ctx); err != nil {
+		return StepResult{}, err
+	}
+	ctx, edits := withStepEdits(context.WithValue(ctx, verbKey{}, verb))
+	defer edits.release()
 	s, err := a.loadRun(ctx, run)
 	if err != nil {
 		return StepResult{}, err
 	}
-	res, changed, err := f(&s)
+	res, changed, err := f(ctx, &s)
 	if err != nil {
 		return StepResult{}, err
 	}
-	if changed {
-		if err := a.saveRun(ctx, s); err != nil {
+	if changed || len(edits.files) > 0 {
+		if err := a.saveRun(ctx, s, edits.files...); err != nil {
 			return StepResult{}, err
 		}
 	}
@@ -305,8 +332,9 @@ func (a *App) advance(ctx context.Context, s *loop.State, routes map[string]orac
 }
 
 // deliver writes a line in the spec's Progress section for each step lane that is done and each
-// integration that passed, once: what the lane did, its branch and its commits. The record is
-// written under its lock; a line already there (a step run again after a kill) is not written again.
+// integration that passed, once: what the lane did, its branch and its commits. The spec is written
+// with the state that marks the lanes delivered, as one change; a line already there is not written
+// again.
 func (a *App) deliver(ctx context.Context, s *loop.State) ([]string, error) {
 	if s.Kind != loop.KindSpec || s.Spec == "" {
 		return nil, nil
@@ -323,16 +351,7 @@ func (a *App) deliver(ctx context.Context, s *loop.State) ([]string, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	unlock, err := a.Records.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	l, err := a.resolve(ctx, record.Specs, entryVerb(s.Kind), "", record.Ref(s.Spec))
-	if err != nil {
-		return nil, err
-	}
-	data, err := a.readFull(ctx, l.file.Path)
+	specPath, data, edits, err := a.editRecord(ctx, record.Specs, s.Spec)
 	if err != nil {
 		return nil, err
 	}
@@ -345,17 +364,15 @@ func (a *App) deliver(ctx context.Context, s *loop.State) ([]string, error) {
 	if len(add) > 0 {
 		updated, err := record.AppendToSection(data, record.SectionProgress, strings.Join(add, "\n"))
 		if err != nil {
-			return nil, recordMalformed(l.file.Path, err.Error())
+			return nil, recordMalformed(specPath, err.Error())
 		}
-		if err := a.Records.Replace(ctx, l.file.Path, updated); err != nil {
-			return nil, err
-		}
+		edits.stage(specPath, updated)
 	}
 	var did []string
 	for _, i := range lanes {
 		s.Lanes[i].Delivered = true
 		s.Changes++
-		did = append(did, fmt.Sprintf("%s: delivered; its line is in the Progress of %s", s.Lanes[i].ID, l.file.Path))
+		did = append(did, fmt.Sprintf("%s: delivered; its line is in the Progress of %s", s.Lanes[i].ID, specPath))
 	}
 	return did, nil
 }
@@ -702,7 +719,7 @@ func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p l
 // then opens what that makes due.
 func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, error) {
 	var recorded RecordedView
-	res, err := a.drive(ctx, "implement_receipt", run, func(s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+	res, err := a.drive(ctx, "implement_receipt", run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
 		lane, idx, ok := s.Find(ret)
 		if !ok {
 			var open []string
@@ -844,7 +861,7 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 			if err != nil {
 				return err
 			}
-			// The intent is written first: a refusal there leaves the run as it was.
+			// The notes go into the intent with the state that records the verdict, as one change.
 			if err := a.writeAuditNotes(ctx, s, notes); err != nil {
 				return err
 			}
@@ -893,27 +910,21 @@ func (a *App) auditNotes(s *loop.State, audit review.AuditReturn, v review.Verdi
 	return b.String(), nil
 }
 
-// writeAuditNotes appends the notes to the intent's Audit Notes, under the record lock, reading the
-// intent only once the lock is held so a concurrent move or edit is never overwritten.
+// writeAuditNotes appends the notes to the intent's Audit Notes. The intent is read under the record
+// lock, so a concurrent move or edit is never overwritten, and written with the run's state that
+// records the verdict, as one change: a kill leaves both or neither, so a receipt handed in again
+// never writes the notes twice.
 func (a *App) writeAuditNotes(ctx context.Context, s *loop.State, notes string) error {
-	unlock, err := a.Records.Lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	l, err := a.resolve(ctx, record.Intents, "intent_audit", "intent", record.Ref(s.Intent))
-	if err != nil {
-		return err
-	}
-	data, err := a.readFull(ctx, l.file.Path)
+	p, data, edits, err := a.editRecord(ctx, record.Intents, s.Intent)
 	if err != nil {
 		return err
 	}
 	updated, err := record.AppendToSection(data, record.SectionAuditNotes, notes)
 	if err != nil {
-		return refusal.New("record_malformed", l.file.Path, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
+		return refusal.New("record_malformed", p, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
 	}
-	return a.Records.Replace(ctx, l.file.Path, updated)
+	edits.stage(p, updated)
+	return nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -35,7 +35,7 @@ func guardApp(working, committed string) (*App, *fake.Diag) {
 	if committed != "" {
 		git.AtHead[GuardFile] = []byte(committed)
 	}
-	return &App{Setup: fake.NewSetup("/work/repo", "/home/ada/.abcd"), Records: recs, Git: git, Diag: diag,
+	return &App{Setup: fake.NewSetup("/work/repo", "/home/ada/.abcd"), Records: recs, Journal: fake.NewJournal(recs, nil), Git: git, Diag: diag,
 		Commands: fake.Commands{Read: words}}, diag
 }
 

@@ -155,7 +155,7 @@ var validatorAgents = []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAu
 // the engine create the run with one lane and branch per step.
 func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepResult, error) {
 	const verb = "implement_start"
-	return locked(ctx, a, verb, func() (StepResult, error) {
+	return locked(ctx, a, verb, func(ctx context.Context) (StepResult, error) {
 		l, spec, err := a.spec(ctx, verb, "spec", in.Spec)
 		if err != nil {
 			return StepResult{}, err
@@ -306,7 +306,7 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 	if err != nil {
 		return StepResult{}, err
 	}
-	return a.withRun(ctx, verb, run, func(s *loop.State) (StepResult, bool, error) {
+	return a.withRun(ctx, verb, run, func(ctx context.Context, s *loop.State) (StepResult, bool, error) {
 		var did []string
 		if !s.Finished() {
 			s.Abandon("The run was abandoned.\n")
@@ -341,7 +341,7 @@ func implementStep(ctx context.Context, a *App, in *StepInput) (StepResult, erro
 		return StepResult{}, err
 	}
 	given := oracle.Texts(in.Routes)
-	return a.drive(ctx, verb, run, func(s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+	return a.drive(ctx, verb, run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
 		changed := false
 		if len(given) > 0 && !slices.Equal(given, s.Routes) {
 			s.Routes, changed = given, true

@@ -7,6 +7,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // RefInput names one record by full id, unique id prefix or unique slug fragment.
@@ -98,7 +99,7 @@ func intentVerbs() []Verb {
 }
 
 func intentNew(ctx context.Context, a *App, in *TitleInput) (RecordCreated, error) {
-	return locked(ctx, a, "intent_new", func() (RecordCreated, error) {
+	return locked(ctx, a, "intent_new", func(ctx context.Context) (RecordCreated, error) {
 		var created record.Intent
 		_, p, err := a.newRecord(ctx, record.Intents, "drafts", func(id string) (string, []byte) {
 			created = record.NewIntent(id, string(in.Title), a.Clock.Now())
@@ -146,35 +147,72 @@ func intentReady(ctx context.Context, a *App, in *RefInput) (IntentReadyResult, 
 }
 
 func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, error) {
-	return locked(ctx, a, "intent_plan", func() (IntentPlanResult, error) {
+	return locked(ctx, a, "intent_plan", func(ctx context.Context) (IntentPlanResult, error) {
 		l, it, err := a.intent(ctx, "intent_plan", "ref", in.Ref)
 		if err != nil {
 			return IntentPlanResult{}, err
 		}
-		if err := record.CanMove(record.Intents, l.summary.Lifecycle, "planned"); err != nil {
-			return IntentPlanResult{}, transitionRefused(l.summary.ID, err)
+		if c, ok := finishedFor(ctx, "intent_plan", l.summary.ID); ok && l.summary.Lifecycle == "planned" {
+			return a.planDone(ctx, l, c)
 		}
-		// Move first: a failure after it leaves a planned intent whose spec `abcd spec new`
-		// makes, never a second spec from a re-run.
-		dst, err := a.move(ctx, record.Intents, l, "planned", nil)
+		// The intent's move and its new spec are one change: a kill leaves both or neither.
+		dst, data, err := a.moved(ctx, record.Intents, l, "planned", nil)
 		if err != nil {
+			return IntentPlanResult{}, err
+		}
+		front := it.Front
+		front.Lifecycle = "planned"
+		var spec record.Spec
+		_, specPath, specData, err := a.freshRecord(ctx, record.Specs, "open", func(id string) (string, []byte) {
+			spec = record.NewSpec(id, it.Front.Title, front, a.Clock.Now())
+			return record.Slug(it.Front.Title), record.RenderSpec(spec)
+		})
+		if err != nil {
+			return IntentPlanResult{}, err
+		}
+		if err := a.commit(ctx, "intent_plan", l.summary.ID, write(dst, data), remove(l.file.Path), write(specPath, specData)); err != nil {
 			return IntentPlanResult{}, err
 		}
 		moved := l.summary
 		moved.Lifecycle, moved.Path = "planned", dst
-		front := it.Front
-		front.Lifecycle = "planned"
-		spec, err := a.createSpec(ctx, front, it.Front.Title)
-		if err != nil {
-			return IntentPlanResult{}, err
-		}
-		return IntentPlanResult{Intent: moved, Spec: spec, From: l.file.Path, To: dst,
-			Next: fmt.Sprintf("write the spec's ## Steps in %s as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then run `abcd implement start %s`", spec.Path, spec.ID)}, nil
+		created := RecordSummary{Family: string(record.Specs), Lifecycle: "open", Path: specPath}
+		fillSummary(&created, spec.Front)
+		return planned(moved, created, l.file.Path), nil
 	})
 }
 
+// planDone is intent plan's result for a plan a killed run of it left and taking the lock finished.
+func (a *App) planDone(ctx context.Context, l loaded, c ports.Change) (IntentPlanResult, error) {
+	var from string
+	var spec RecordSummary
+	specs, err := a.list(ctx, record.Specs, "")
+	if err != nil {
+		return IntentPlanResult{}, err
+	}
+	for _, f := range c.Files {
+		if f.Remove {
+			from = f.Path
+		}
+		for _, s := range specs {
+			if s.file.Path == f.Path {
+				spec = s.summary
+			}
+		}
+	}
+	if spec.Path == "" {
+		return IntentPlanResult{}, fmt.Errorf("the plan a killed intent plan left named no spec")
+	}
+	return planned(l.summary, spec, from), nil
+}
+
+// planned is intent plan's result: the intent moved from from, and the spec made for it.
+func planned(intent, spec RecordSummary, from string) IntentPlanResult {
+	return IntentPlanResult{Intent: intent, Spec: spec, From: from, To: intent.Path,
+		Next: fmt.Sprintf("write the spec's ## Steps in %s as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then run `abcd implement start %s`", spec.Path, spec.ID)}
+}
+
 func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
-	return locked(ctx, a, "intent_ship", func() (MoveResult, error) {
+	return locked(ctx, a, "intent_ship", func(ctx context.Context) (MoveResult, error) {
 		l, it, err := a.intent(ctx, "intent_ship", "ref", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
@@ -189,7 +227,7 @@ func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
 					"close it first: ", refusal.Run("spec_close", refusal.With("ref", s.ID)))
 			}
 		}
-		return a.moveVerb(ctx, record.Intents, l, "shipped")
+		return a.moveVerb(ctx, record.Intents, l, "shipped", nil)
 	})
 }
 
@@ -208,8 +246,13 @@ func (a *App) listVerb(ctx context.Context, fam record.Family, verb string, life
 	return RecordListResult{Records: recs, Problems: probs}, nil
 }
 
-func (a *App) moveVerb(ctx context.Context, fam record.Family, l loaded, to string) (MoveResult, error) {
-	dst, err := a.move(ctx, fam, l, to, nil)
+// moveVerb is a verb that moves a record to another lifecycle, editing it on the way (edit may be
+// nil). Run again after a kill that left its move for the lock to finish, it reports that move.
+func (a *App) moveVerb(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (MoveResult, error) {
+	if from, ok := movedBefore(ctx, l); ok && l.summary.Lifecycle == to {
+		return MoveResult{Record: l.summary, From: from, To: l.file.Path}, nil
+	}
+	dst, err := a.move(ctx, fam, l, to, edit)
 	if err != nil {
 		return MoveResult{}, err
 	}

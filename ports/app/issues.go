@@ -54,7 +54,7 @@ func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, erro
 	if source == "" {
 		source = "abcd capture"
 	}
-	return locked(ctx, a, "capture", func() (RecordCreated, error) {
+	return locked(ctx, a, "capture", func(ctx context.Context) (RecordCreated, error) {
 		related, err := a.resolveAny(ctx, "capture", "related", in.Related)
 		if err != nil {
 			return RecordCreated{}, err
@@ -86,20 +86,14 @@ func issueShow(ctx context.Context, a *App, in *RefInput) (RecordShowResult, err
 }
 
 func issueClose(ctx context.Context, a *App, in *IssueCloseInput) (MoveResult, error) {
-	return locked(ctx, a, "issue_close", func() (MoveResult, error) {
+	return locked(ctx, a, "issue_close", func(ctx context.Context) (MoveResult, error) {
 		l, _, err := a.issue(ctx, "issue_close", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
 		}
-		dst, err := a.move(ctx, record.Issues, l, "closed", func(data []byte) ([]byte, error) {
+		return a.moveVerb(ctx, record.Issues, l, "closed", func(data []byte) ([]byte, error) {
 			return record.AppendToSection(data, "Resolution", string(in.Why))
 		})
-		if err != nil {
-			return MoveResult{}, err
-		}
-		moved := l.summary
-		moved.Lifecycle, moved.Path = "closed", dst
-		return MoveResult{Record: moved, From: l.file.Path, To: dst}, nil
 	})
 }
 

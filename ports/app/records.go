@@ -262,13 +262,31 @@ func (a *App) readFull(ctx context.Context, p string) ([]byte, error) { return a
 // newRecord creates a record file under a fresh id, retrying with new random digits if the id is
 // taken (two processes in the same second).
 func (a *App) newRecord(ctx context.Context, fam record.Family, lifecycle string, render func(id string) (slug string, data []byte)) (string, string, error) {
+	for try := 0; try < 16; try++ {
+		id, p, data, err := a.freshRecord(ctx, fam, lifecycle, render)
+		if err != nil {
+			return "", "", err
+		}
+		created, err := a.Records.Create(ctx, p, data)
+		if err != nil {
+			return "", "", err
+		}
+		if created {
+			return id, p, nil
+		}
+	}
+	return "", "", idContention(fam)
+}
+
+// freshRecord renders a new record under an id no record of its family carries, without writing it.
+func (a *App) freshRecord(ctx context.Context, fam record.Family, lifecycle string, render func(id string) (slug string, data []byte)) (id, p string, data []byte, err error) {
 	folder, ok := record.FolderOf(fam, lifecycle)
 	if !ok {
-		return "", "", fmt.Errorf("no folder for %s %s", fam, lifecycle)
+		return "", "", nil, fmt.Errorf("no folder for %s %s", fam, lifecycle)
 	}
 	existing, err := a.list(ctx, fam, "")
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
 	taken := map[string]bool{}
 	for _, l := range existing {
@@ -280,47 +298,75 @@ func (a *App) newRecord(ctx context.Context, fam record.Family, lifecycle string
 			continue
 		}
 		slug, data := render(id)
-		p := folder.Dir + "/" + record.FileName(id, slug)
-		created, err := a.Records.Create(ctx, p, data)
-		if err != nil {
-			return "", "", err
-		}
-		if created {
-			return id, p, nil
-		}
+		return id, folder.Dir + "/" + record.FileName(id, slug), data, nil
 	}
-	return "", "", refusal.Busy("id_contention", "", "no free id after 16 tries", "run it again").On(singular(fam)+"_new", "")
+	return "", "", nil, idContention(fam)
 }
 
-// move changes a record's lifecycle: the transition must be allowed; the file is renamed into the
-// new folder and its front matter's lifecycle updated.
+func idContention(fam record.Family) error {
+	return refusal.Busy("id_contention", "", "no free id after 16 tries", "run it again").On(singular(fam)+"_new", "")
+}
+
+// move changes a record's lifecycle: the transition must be allowed; the file is written into the
+// new folder with its front matter's lifecycle updated and removed from the old one, as one change.
 func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, error) {
-	if err := record.CanMove(fam, l.summary.Lifecycle, to); err != nil {
-		return "", transitionRefused(l.summary.ID, err)
-	}
-	data, err := a.readFull(ctx, l.file.Path)
+	dst, data, err := a.moved(ctx, fam, l, to, edit)
 	if err != nil {
 		return "", err
 	}
+	if err := a.commit(ctx, verbOf(ctx), l.summary.ID, write(dst, data), remove(l.file.Path)); err != nil {
+		return "", err
+	}
+	return dst, nil
+}
+
+// moved is a move's destination and the record's content there, refusing a transition the record
+// does not allow or a destination already taken.
+func (a *App) moved(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, []byte, error) {
+	if err := record.CanMove(fam, l.summary.Lifecycle, to); err != nil {
+		return "", nil, transitionRefused(l.summary.ID, err)
+	}
+	data, err := a.readFull(ctx, l.file.Path)
+	if err != nil {
+		return "", nil, err
+	}
 	data, err = record.SetLifecycle(data, to)
 	if err != nil {
-		return "", recordMalformed(l.file.Path, err.Error())
+		return "", nil, recordMalformed(l.file.Path, err.Error())
 	}
 	if edit != nil {
 		if data, err = edit(data); err != nil {
 			var pe *record.ParseError
 			if errors.As(err, &pe) {
-				return "", refusal.New("edit_refused", l.file.Path, err.Error(), "change the text so the record stays well-formed")
+				return "", nil, refusal.New("edit_refused", l.file.Path, err.Error(), "change the text so the record stays well-formed")
 			}
-			return "", err
+			return "", nil, err
 		}
 	}
 	folder, _ := record.FolderOf(fam, to)
 	dst := folder.Dir + "/" + path.Base(l.file.Path)
-	if err := a.Records.Move(ctx, l.file.Path, dst, data); err != nil {
-		return "", err
+	if _, err := a.Records.Read(ctx, dst); err == nil {
+		return "", nil, refusal.New("record_exists", dst, "already exists", "lint the record: two files carry the same name")
+	} else if r, ok := refusal.As(err); !ok || r.Code != "record_missing" {
+		return "", nil, err
 	}
-	return dst, nil
+	return dst, data, nil
+}
+
+// movedBefore is the result of a move a killed run of this same command left and taking the lock
+// finished: the record stands where the move put it, so the command run again reports the move
+// rather than refusing a transition to where the record already is.
+func movedBefore(ctx context.Context, l loaded) (from string, ok bool) {
+	c, ok := finishedFor(ctx, verbOf(ctx), l.summary.ID)
+	if !ok {
+		return "", false
+	}
+	for _, f := range c.Files {
+		if f.Remove {
+			from = f.Path
+		}
+	}
+	return from, from != ""
 }
 
 // transitionRefused refuses a lifecycle move the record does not allow.
@@ -328,18 +374,27 @@ func transitionRefused(id string, err error) error {
 	return refusal.New("transition_refused", id, err.Error(), "see the lifecycle in docs/record.md")
 }
 
-// locked runs f under the record lock, after checking the record exists.
-func locked[R any](ctx context.Context, a *App, verb string, f func() (R, error)) (R, error) {
+// locked runs f under the record lock, after checking the record exists and finishing any change a
+// killed writer left. f's context names the verb, for the changes it commits.
+func locked[R any](ctx context.Context, a *App, verb string, f func(ctx context.Context) (R, error)) (R, error) {
 	var zero R
 	if err := a.initialized(verb); err != nil {
 		return zero, err
 	}
-	unlock, err := a.Records.Lock(ctx)
+	ctx, unlock, err := a.lockRecord(context.WithValue(ctx, verbKey{}, verb))
 	if err != nil {
 		return zero, err
 	}
 	defer unlock()
-	return f()
+	return f(ctx)
+}
+
+// verbKey carries the verb a locked call runs, for the changes it commits.
+type verbKey struct{}
+
+func verbOf(ctx context.Context) string {
+	v, _ := ctx.Value(verbKey{}).(string)
+	return v
 }
 
 func sections(ss []record.Section) []SectionView {

@@ -44,6 +44,7 @@ const (
 func recApp(r *fake.Records) *app.App {
 	return &app.App{
 		Records: r,
+		Journal: fake.NewJournal(r, nil),
 		Clock:   fake.Clock{T: recNow},
 		Random:  &fake.Random{},
 		Roster:  fake.Roster{},

@@ -38,6 +38,7 @@ func newLoopWorld(t *testing.T, v ports.Validator) loopWorld {
 	g := fake.NewGit(vBase)
 	rs := fake.NewRuns()
 	a.Git, a.Runs = g, rs
+	a.Journal = fake.NewJournal(a.Records.(*fake.Records), rs)
 	a.Config = fake.Config{Files: ports.ConfigFiles{
 		RepoConfig:    ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"oracle":{"review":"rp"},"build":{"dod":"true"}}`)},
 		MachineConfig: ports.ConfigFile{Path: "/home/ada/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"oracle":{"rp":{"url":"http://127.0.0.1:8765/mcp"}}}`)},

@@ -99,6 +99,7 @@ type App struct {
 	Diag      ports.Diagnostics
 	Setup     ports.Setup
 	Records   ports.RecordStore
+	Journal   ports.Journal // changes to several files, finished by the next writer after a kill
 	Clock     ports.Clock
 	Random    ports.Random
 	Git       ports.Git

@@ -63,6 +63,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Roster:    ros,
 			Setup:     files.Setup{Dir: dir, Home: home},
 			Records:   files.Records{Dir: dir},
+			Journal:   files.Journal{Dir: dir},
 			Clock:     system.Clock{},
 			Random:    system.Random{},
 			Git:       git.Git{Dir: dir},

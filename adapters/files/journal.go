@@ -1,0 +1,269 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// The journal holds at most one change: every change that touches several files is made under the
+// record lock, so one finishes before the next begins. It lives in abcd's git-ignored machine folder.
+const (
+	journalInner = ".work.local/journal.json" // relative to .abcd
+	journalRel   = abcdRel + "/" + journalInner
+	// journalVersion is the journal's format; a journal of another version is refused, not guessed at.
+	journalVersion = 1
+	// maxJournalBytes bounds the journal: a run's state (4 MiB) and the records and returns a step
+	// writes beside it, base64-encoded.
+	maxJournalBytes = 12 << 20
+)
+
+// Journal implements ports.Journal in the repository containing Dir.
+type Journal struct {
+	Dir string
+}
+
+// journalFile is the journal's form on disk. Data is base64 (encoding/json's form for bytes), so a
+// return of any bytes is carried whole.
+type journalFile struct {
+	Version int           `json:"version"`
+	Verb    string        `json:"verb"`
+	Record  string        `json:"record"`
+	Files   []journalItem `json:"files"`
+}
+
+type journalItem struct {
+	Path   string `json:"path"`
+	Data   []byte `json:"data,omitempty"`
+	Remove bool   `json:"remove,omitempty"`
+}
+
+// encodeJournal is the journal's bytes for c, checking every path first.
+func encodeJournal(c ports.Change) ([]byte, error) {
+	j := journalFile{Version: journalVersion, Verb: c.Verb, Record: c.Record, Files: make([]journalItem, len(c.Files))}
+	for i, f := range c.Files {
+		j.Files[i] = journalItem{Path: f.Path, Data: f.Data, Remove: f.Remove}
+	}
+	if err := j.check(); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// decodeJournal reads a journal strictly: bounded, one object of known keys, nothing trailing, this
+// version, every path one abcd writes, and exactly the bytes abcd would have written for it (so a
+// journal edited by hand is refused rather than half carried out).
+func decodeJournal(data []byte) (ports.Change, error) {
+	if len(data) > maxJournalBytes {
+		return ports.Change{}, fmt.Errorf("it is larger than %d bytes", maxJournalBytes)
+	}
+	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: maxJournalBytes, MaxDepth: 8}); err != nil {
+		return ports.Change{}, errors.New(err.(*strictjson.Error).Describe())
+	}
+	var j journalFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return ports.Change{}, err
+	}
+	if j.Version != journalVersion {
+		return ports.Change{}, fmt.Errorf("it declares version %d; this abcd reads version %d", j.Version, journalVersion)
+	}
+	if err := j.check(); err != nil {
+		return ports.Change{}, err
+	}
+	c := ports.Change{Verb: j.Verb, Record: j.Record, Files: make([]ports.FileChange, len(j.Files))}
+	for i, f := range j.Files {
+		c.Files[i] = ports.FileChange{Path: f.Path, Data: f.Data, Remove: f.Remove}
+	}
+	again, err := encodeJournal(c)
+	if err != nil || !bytes.Equal(again, data) {
+		return ports.Change{}, errors.New("it is not in the form abcd writes")
+	}
+	return c, nil
+}
+
+// check refuses a change abcd would never make: a path outside .abcd/, into the staging folder or
+// at the journal itself, a file named twice, a removal carrying data, or words that are not one line.
+func (j journalFile) check() error {
+	if len(j.Files) == 0 {
+		return errors.New("it changes no file")
+	}
+	for _, s := range []string{j.Verb, j.Record} {
+		if p := text.LineProblem(s); p != "" || len(s) > 200 {
+			return fmt.Errorf("%q is not a short line of text", text.Clip(s))
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range j.Files {
+		if err := recordPath(f.Path); err != nil {
+			return err
+		}
+		inner := strings.TrimPrefix(f.Path, abcdRel+"/")
+		if inner == journalInner || strings.HasPrefix(inner+"/", stagingRel+"/") {
+			return fmt.Errorf("%s is abcd's own working file, not one a change writes", f.Path)
+		}
+		if seen[f.Path] {
+			return fmt.Errorf("%s is named twice", f.Path)
+		}
+		seen[f.Path] = true
+		if f.Remove && f.Data != nil {
+			return fmt.Errorf("%s is both removed and written", f.Path)
+		}
+	}
+	return nil
+}
+
+// Commit writes the change to the journal, carries it out, and removes the journal.
+func (j Journal) Commit(_ context.Context, c ports.Change) error {
+	data, err := encodeJournal(c)
+	if err != nil {
+		return fmt.Errorf("a change to several files was refused: %w", err)
+	}
+	if len(data) > maxJournalBytes {
+		return refusal.New("change_too_large", c.Record, fmt.Sprintf("the change would take %d bytes, past the journal's %d-byte bound", len(data), maxJournalBytes),
+			"shorten what is being recorded and run the command again; nothing was written")
+	}
+	dir, err := j.folder(true)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if _, err := stagedWrite(j.Dir, journalRel, dir, "journal.json", data, 0o600, true); err != nil {
+		return err
+	}
+	return j.carryOut(dir, c)
+}
+
+// Pending reports whether a journal stands.
+func (j Journal) Pending(context.Context) (bool, error) {
+	repo, err := openRepo(j.Dir)
+	if err != nil {
+		return false, err
+	}
+	defer repo.Close()
+	st, err := repo.lstat(journalRel)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A folder on the way that is not one is the next writer's to refuse, in its own words.
+		return false, nil
+	}
+	return st != nil, nil
+}
+
+// Finish carries out the change a killed writer left in the journal.
+func (j Journal) Finish(context.Context) (ports.Change, error) {
+	dir, err := j.folder(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ports.Change{}, nil // no machine folder yet, so no journal
+	}
+	if err != nil {
+		return ports.Change{}, err
+	}
+	defer dir.Close()
+	st, err := dir.noLink("journal.json")
+	if err != nil || st == nil {
+		return ports.Change{}, err
+	}
+	data, _, fault, err := dir.readRegular("journal.json", maxJournalBytes, false)
+	var c ports.Change
+	switch fault {
+	case faultNone:
+		c, err = decodeJournal(data)
+	case faultTooLarge:
+		err = fmt.Errorf("it is larger than %d bytes", maxJournalBytes)
+	case faultNotRegular, faultLink:
+		err = errors.New("it is not a regular file")
+	default:
+		if err == nil {
+			err = errors.New("it changed while it was being read")
+		}
+	}
+	if err != nil {
+		return ports.Change{}, refusal.New("journal_invalid", journalRel, "holds a change abcd cannot finish: "+errText(err),
+			"check the record with `abcd lint` and `git status`, finish the interrupted change by hand, then delete "+journalRel)
+	}
+	return c, j.carryOut(dir, c)
+}
+
+// folder opens the journal's folder (.abcd/.work.local; with mkdir, made 0700 when missing).
+func (j Journal) folder(mkdir bool) (*folder, error) {
+	repo, err := openRepo(j.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	perm := fs.FileMode(0)
+	if mkdir {
+		perm = 0o700
+	}
+	dir, _, err := repo.walk(abcdRel+"/.work.local", perm)
+	return dir, err
+}
+
+// carryOut makes every file of the change what it says, then removes the journal. Each step stands
+// whether or not it ran before, so a change carried out again after a kill ends the same.
+func (j Journal) carryOut(dir *folder, c ports.Change) error {
+	for _, f := range c.Files {
+		if err := j.apply(f); err != nil {
+			return err
+		}
+	}
+	if err := dir.root.Remove("journal.json"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dir.fault("journal.json", err)
+	}
+	dir.sync()
+	return nil
+}
+
+// apply makes one file what the change says: a run file 0600 in folders 0700 (a run's files are the
+// person's alone), a record file 0644 in folders 0755.
+func (j Journal) apply(f ports.FileChange) error {
+	var (
+		dir  *folder
+		name string
+		err  error
+	)
+	run := strings.HasPrefix(f.Path, runRoot+"/")
+	switch {
+	case run:
+		dir, name, err = Runs{Dir: j.Dir}.parent(f.Path, !f.Remove)
+	default:
+		dir, name, err = Records{Dir: j.Dir}.parent(f.Path, !f.Remove)
+	}
+	if f.Remove && errors.Is(err, fs.ErrNotExist) {
+		return nil // its folder is gone, and the file with it
+	}
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if _, err := dir.noLink(name); err != nil {
+		return err
+	}
+	if f.Remove {
+		if err := dir.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return dir.fault(name, err)
+		}
+		dir.sync()
+		return nil
+	}
+	perm := fs.FileMode(0o644)
+	if run {
+		perm = 0o600
+	}
+	_, err = stagedWrite(j.Dir, f.Path, dir, name, f.Data, perm, true)
+	return err
+}

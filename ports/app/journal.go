@@ -1,0 +1,147 @@
+package app
+
+// Changes that touch several files are one mechanism: the journal (ports.Journal). Under the record
+// lock the whole change is written first, then carried out, then the journal is removed; a writer
+// killed part way leaves a change that the next writer to take the record lock finishes before it
+// reads anything (roll forward). A run's step gathers the record edits it makes (a spec's Progress
+// line, an intent's Audit Notes) and commits them with the run's state in one change, so the note
+// and the state that says it was written stand or fall together. A write of one file is atomic on
+// its own and goes straight to its store.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// finishedKey carries, in a locked verb's context, the change a killed writer left that taking the
+// lock finished: the same command run again finds its own change done.
+type finishedKey struct{}
+
+// finishKilled carries out a change a killed writer left (the record lock is held) and says so.
+func (a *App) finishKilled(ctx context.Context) (ports.Change, error) {
+	c, err := a.Journal.Finish(ctx)
+	if err != nil || c.Verb == "" {
+		return ports.Change{}, err
+	}
+	if a.Diag != nil {
+		a.Diag.Warn(fmt.Sprintf("finished the change an interrupted `abcd %s` left on %s", verbWords(c.Verb), c.Record))
+	}
+	return c, nil
+}
+
+// finishedFor is the change a killed run of verb on the record id left, when taking the lock for
+// this call finished it.
+func finishedFor(ctx context.Context, verb, id string) (ports.Change, bool) {
+	c, ok := ctx.Value(finishedKey{}).(ports.Change)
+	return c, ok && c.Verb == verb && c.Record == id
+}
+
+// heldKey marks a context whose call holds the record lock: the lock is an flock, which a second
+// take by the same process would wait on, so what runs under it takes it no more.
+type heldKey struct{}
+
+func holdsRecord(ctx context.Context) bool { return ctx.Value(heldKey{}) != nil }
+
+// lockRecord takes the record lock and finishes a killed writer's change. A call that holds it
+// already gets it again for nothing.
+func (a *App) lockRecord(ctx context.Context) (context.Context, func(), error) {
+	if holdsRecord(ctx) {
+		return ctx, func() {}, nil
+	}
+	unlock, err := a.Records.Lock(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	c, err := a.finishKilled(ctx)
+	if err != nil {
+		unlock()
+		return ctx, nil, err
+	}
+	ctx = context.WithValue(ctx, heldKey{}, true)
+	if c.Verb != "" {
+		ctx = context.WithValue(ctx, finishedKey{}, c)
+	}
+	return ctx, unlock, nil
+}
+
+// commit makes a change to several files under the record lock, which the caller holds.
+func (a *App) commit(ctx context.Context, verb, id string, files ...ports.FileChange) error {
+	return a.Journal.Commit(ctx, ports.Change{Verb: verb, Record: id, Files: files})
+}
+
+func write(p string, data []byte) ports.FileChange { return ports.FileChange{Path: p, Data: data} }
+func remove(p string) ports.FileChange            { return ports.FileChange{Path: p, Remove: true} }
+
+// stepEdits is a run step's hold on the record: the record lock, taken at its first edit and kept
+// until the step's state is committed with the edits, and the edited files' new content, which later
+// reads in the same step see.
+type stepEdits struct {
+	unlock func()
+	files  []ports.FileChange
+}
+
+type stepEditsKey struct{}
+
+// withStepEdits gives a run's step a place to gather its record edits.
+func withStepEdits(ctx context.Context) (context.Context, *stepEdits) {
+	e := &stepEdits{}
+	return context.WithValue(ctx, stepEditsKey{}, e), e
+}
+
+// release lets the record lock go, once the step's change is committed or dropped.
+func (e *stepEdits) release() {
+	if e.unlock != nil {
+		e.unlock()
+		e.unlock = nil
+	}
+}
+
+// editRecord reads a record file for a run's step to edit, under the record lock (taken at the
+// step's first edit and held until its state is committed), seeing the step's own earlier edits.
+func (a *App) editRecord(ctx context.Context, fam record.Family, ref string) (path string, data []byte, edits *stepEdits, err error) {
+	edits, ok := ctx.Value(stepEditsKey{}).(*stepEdits)
+	if !ok {
+		return "", nil, nil, fmt.Errorf("a record edit outside a run's step")
+	}
+	if edits.unlock == nil {
+		_, unlock, err := a.lockRecord(ctx)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		edits.unlock = unlock
+	}
+	l, err := a.resolve(ctx, fam, verbOf(ctx), "", record.Ref(ref))
+	if err != nil {
+		return "", nil, nil, err
+	}
+	for i := len(edits.files) - 1; i >= 0; i-- {
+		if edits.files[i].Path == l.file.Path {
+			return l.file.Path, edits.files[i].Data, edits, nil
+		}
+	}
+	data, err = a.readFull(ctx, l.file.Path)
+	return l.file.Path, data, edits, err
+}
+
+// stage keeps a record file's new content for the step's commit.
+func (e *stepEdits) stage(p string, data []byte) {
+	for i := range e.files {
+		if e.files[i].Path == p {
+			e.files[i].Data = data
+			return
+		}
+	}
+	e.files = append(e.files, write(p, data))
+}
+
+// verbWords is a verb as a person types it (issue close), or its name when no verb has it.
+func verbWords(name string) string {
+	if v, ok := Lookup(name); ok && len(v.Path) > 0 {
+		return strings.Join(v.Path, " ")
+	}
+	return name
+}
