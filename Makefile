@@ -13,13 +13,13 @@ FUZZTIME ?= 30s
 SOAKTIME ?= 5m
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps
+.PHONY: build run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
 
 build: ## build bin/abcd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
 
-run: build ## build abcd and run its main job in this repository
-	./$(BIN)
+run: build ## the main job: a guided walkthrough of the build loop, end to end, in a scratch repository it creates
+	$(GO) run ./tools/demo -abcd $(BIN)
 
 test: fmt-check vet cross schemas-check build test-go test-tools ## everything CI runs
 
@@ -44,8 +44,16 @@ tools-deps: tools/node_modules/.package-lock.json
 tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.json
 	npm ci --prefix tools --no-audit --no-fund --loglevel=error
 
-test-tools: build tools-deps ## interop: real third-party consumers, MCP clients, harnesses and the conformance suite against the built binary
-	node --test --test-reporter=spec tools/contract/ tools/mcp/ tools/openai/
+test-tools: build tools-deps ## interop: real third-party consumers, the MCP SDK clients and conformance suite, the example extensions, against the built binary
+	node --test --test-reporter=spec tools/contract/ tools/mcp/ tools/openai/ tools/extensions/
+
+harness-deps: tools/harness/node_modules/.package-lock.json
+
+tools/harness/node_modules/.package-lock.json: tools/harness/package.json tools/harness/package-lock.json
+	npm ci --prefix tools/harness --no-audit --no-fund --loglevel=error
+
+test-harness: build tools-deps harness-deps ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations and the Claude Code plugin
+	node --test --test-reporter=spec tools/harness/
 
 schemas: ## regenerate schemas/v1 from the Go types
 	$(GO) run ./gen
@@ -77,4 +85,4 @@ soak: ## parallel writers on the record and one run, through the built binary, f
 	$(GO) test -count=1 -timeout 0 -v -run 'Soak|Captures|ExitThree' ./tools/soak -soak=$(SOAKTIME)
 
 clean:
-	rm -rf bin tools/node_modules
+	rm -rf bin tools/node_modules tools/harness/node_modules
