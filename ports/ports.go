@@ -260,6 +260,12 @@ type RunStore interface {
 	CheckFile(ctx context.Context, dir, path string) string
 	// Remove deletes a run file; an absent one is not an error.
 	Remove(ctx context.Context, path string) error
+	// RemoveAll deletes a folder under the run folder and everything in it, links as links (a run a
+	// killed start left with no state, a worktree a killed step left half made); an absent one is not
+	// an error.
+	RemoveAll(ctx context.Context, path string) error
+	// Unstarted lists the run folders that hold no state: a start killed before it wrote one.
+	Unstarted(ctx context.Context) ([]string, error)
 }
 
 // Validator routes an agent's step elsewhere than the person's harness: a review to a RepoPrompt

@@ -84,7 +84,13 @@ func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(),
 }
 
 // Runs lists run ids, sorted (ids sort by time).
-func (r Runs) Runs(ctx context.Context) ([]string, error) {
+func (r Runs) Runs(ctx context.Context) ([]string, error) { return r.folders(true) }
+
+// Unstarted lists the run folders holding no state, sorted.
+func (r Runs) Unstarted(ctx context.Context) ([]string, error) { return r.folders(false) }
+
+// folders lists the run folders that hold a state (stated) or that hold none.
+func (r Runs) folders(stated bool) ([]string, error) {
 	dir, err := r.walk(runRoot, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []string{}, nil
@@ -100,7 +106,8 @@ func (r Runs) Runs(ctx context.Context) ([]string, error) {
 	out := []string{}
 	for _, e := range entries {
 		if e.IsDir() && strings.HasPrefix(e.Name(), "run-") {
-			if st, err := dir.lstat(e.Name() + "/state.json"); err == nil && st != nil {
+			st, err := dir.lstat(e.Name() + "/state.json")
+			if err == nil && (st != nil) == stated {
 				out = append(out, e.Name())
 			}
 		}
@@ -197,6 +204,27 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 }
 
 // Remove deletes a run file.
+// RemoveAll deletes a folder under the run folder whole; the root removes a link inside as a link,
+// never what it points at.
+func (r Runs) RemoveAll(ctx context.Context, rel string) error {
+	if rel == runRoot {
+		return refusal.New("run_path_invalid", rel, "is the folder of every run", "name one run's folder")
+	}
+	dir, name, err := r.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := dir.root.RemoveAll(name); err != nil {
+		return dir.fault(name, err)
+	}
+	dir.sync()
+	return nil
+}
+
 func (r Runs) Remove(ctx context.Context, rel string) error {
 	dir, name, err := r.parent(rel, false)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -14,14 +14,14 @@ import (
 type FallbackReason string
 
 const (
-	Absent       FallbackReason = "absent"
-	Unreachable  FallbackReason = "unreachable"
-	Timeout      FallbackReason = "timeout"
-	Refused      FallbackReason = "refused"
-	Unparsable   FallbackReason = "unparsable"
-	Invalid      FallbackReason = "invalid"
-	Failed       FallbackReason = "failed"
-	Interrupted  FallbackReason = "interrupted"
+	Absent      FallbackReason = "absent"
+	Unreachable FallbackReason = "unreachable"
+	Timeout     FallbackReason = "timeout"
+	Refused     FallbackReason = "refused"
+	Unparsable  FallbackReason = "unparsable"
+	Invalid     FallbackReason = "invalid"
+	Failed      FallbackReason = "failed"
+	Interrupted FallbackReason = "interrupted"
 )
 
 // FallbackReasons lists every reason, in the order a route fails: before, during, after the call.

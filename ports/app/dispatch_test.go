@@ -44,7 +44,9 @@ func TestTheRouteRunsOutsideTheRunsLock(t *testing.T) {
 			}
 			return nil
 		},
-		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+			return ports.ReviewOutcome{Return: verdictFor(req.Role)}
+		}}
 	w = newLoopWorld(t, v)
 	res := w.receipt(t)
 	assert.Check(t, is.Equal(sawUnlocked, 2), "both reviews were out with the lock released")
@@ -78,7 +80,9 @@ func TestAHostReturnWrittenFirstStands(t *testing.T) {
 			}
 			return nil
 		},
-		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+			return ports.ReviewOutcome{Return: verdictFor(req.Role)}
+		}}
 	w = newLoopWorld(t, v)
 	res := w.receipt(t)
 	dir := strings.TrimSuffix(reviewReturn(w.run, loop.RoleRuthless), "return.md")
@@ -159,7 +163,9 @@ func TestAnAnswerALockedRunCannotTakeIsKeptAside(t *testing.T) {
 			w.rs.Held[w.run] = true // another invocation takes the lock and keeps it
 			return nil
 		},
-		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+			return ports.ReviewOutcome{Return: verdictFor(req.Role)}
+		}}
 	w = newLoopWorld(t, v)
 	_, err := w.a.Call(t.Context(), "implement_receipt", map[string]any{"path": loop.LaneDir(w.run, "lane-1") + "/implement/receipt.json"})
 	r, ok := refusal.As(err)

@@ -43,34 +43,21 @@ type newRun struct {
 	branches bool
 }
 
-// createRun writes a new run (its folder, its lane branches, its state) and opens its first
-// awaits. Everything that can refuse has been checked by the caller; a failure part way takes back
-// what was made, so no orphan stands as the newest run.
+// createRun writes a new run (its folder, then its state) and opens its first awaits. Everything
+// that can refuse has been checked by the caller; a failure part way takes back what was made, so no
+// orphan stands as the newest run. Runs are created under the record lock, so a run folder with no
+// state seen under it is a start a kill interrupted: the next start removes it.
 func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult, error) {
-	runID, err := a.freshRun(ctx, verb)
+	lctx, unlock, err := a.lockRecord(ctx)
 	if err != nil {
 		return StepResult{}, err
 	}
-	lanes := n.lanes(runID)
-	n.opts.Run, n.opts.Created = runID, a.now()
-	if n.branches {
-		n.opts.IntegrationBranch = integrationBranch(runID)
-	}
-	s := loop.New(n.kind, n.opts, lanes)
-	s.Routes = oracle.Texts(n.routes)
-	if n.branches {
-		// A lane's branch is made when the lane starts; a name already taken refuses the run now.
-		for _, ln := range s.Lanes {
-			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
-				_ = a.Runs.Remove(ctx, loop.RunDir(runID)) // the empty folder freshRun made
-				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
-			}
-		}
-	}
-	if err := a.saveRun(ctx, s); err != nil {
-		_ = a.Runs.Remove(ctx, loop.RunDir(runID))
+	s, err := a.writeRun(lctx, verb, n)
+	unlock()
+	if err != nil {
 		return StepResult{}, err
 	}
+	runID := s.Run
 	steps := len(s.Lanes)
 	if n.kind == loop.KindSpec {
 		steps-- // the integration lane is not a step
@@ -92,9 +79,48 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 	})
 	if err != nil {
 		// The run never opened an await: take it back.
-		_ = a.Runs.Remove(ctx, statePath(runID))
+		_ = a.Runs.RemoveAll(context.WithoutCancel(ctx), loop.RunDir(runID))
 	}
 	return res, err
+}
+
+// writeRun makes a new run's folder and writes its state, under the record lock, removing the
+// folders of starts a kill interrupted first.
+func (a *App) writeRun(ctx context.Context, verb string, n newRun) (loop.State, error) {
+	orphans, err := a.Runs.Unstarted(ctx)
+	if err != nil {
+		return loop.State{}, err
+	}
+	for _, id := range orphans {
+		if err := a.Runs.RemoveAll(ctx, loop.RunDir(id)); err != nil {
+			return loop.State{}, err
+		}
+	}
+	runID, err := a.freshRun(ctx, verb)
+	if err != nil {
+		return loop.State{}, err
+	}
+	lanes := n.lanes(runID)
+	n.opts.Run, n.opts.Created = runID, a.now()
+	if n.branches {
+		n.opts.IntegrationBranch = integrationBranch(runID)
+	}
+	s := loop.New(n.kind, n.opts, lanes)
+	s.Routes = oracle.Texts(n.routes)
+	if n.branches {
+		// A lane's branch is made when the lane starts; a name already taken refuses the run now.
+		for _, ln := range s.Lanes {
+			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
+				_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID)) // the empty folder freshRun made
+				return loop.State{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
+			}
+		}
+	}
+	if err := a.saveRun(ctx, s); err != nil {
+		_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID))
+		return loop.State{}, err
+	}
+	return s, nil
 }
 
 func (a *App) now() string { return a.Clock.Now().UTC().Format(time.RFC3339) }
@@ -396,14 +422,24 @@ func integrationBranch(run string) string { return "abcd/" + run + "/integration
 // act carries out one change Due asks for: a lane's start (its branch from what it builds on, the
 // others merged in, in its own worktree), or the integration of every delivered lane. A merge that
 // conflicts hands the lane back naming the files; nothing of it is left in the worktree.
+//
+// A start a kill interrupted may have left the branch, a worktree half checked out or a merge part
+// way. The state does not say the lane started, so nothing has used them: the start is made again
+// from the beginning, and a step run again ends as one never interrupted.
 func (a *App) act(ctx context.Context, s *loop.State, act loop.Action) (string, error) {
 	ln := s.Lanes[act.Lane]
 	wt := loop.WorktreeDir(s.Run, ln.ID)
-	if _, err := a.Git.Resolve(ctx, ln.Branch); err != nil {
-		// A step run again after a kill finds the branch it made; only a missing one is made.
-		if err := a.Git.CreateBranch(ctx, ln.Branch, act.From); err != nil {
-			return "", err
-		}
+	if err := a.Git.RemoveWorktree(ctx, wt); err != nil {
+		return "", err
+	}
+	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
+		return "", err
+	}
+	if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
+		return "", err
+	}
+	if err := a.Git.CreateBranch(ctx, ln.Branch, act.From); err != nil {
+		return "", err
 	}
 	if err := a.Git.AddWorktree(ctx, wt, ln.Branch); err != nil {
 		return "", err
@@ -590,7 +626,7 @@ func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes m
 		a.Diag.Warn(fmt.Sprintf("%s: %s", p.Role, route.Fallback))
 	}
 	return loop.Routing{Agent: req.Agent, Tier: string(req.Tier), FanOut: req.FanOut, Source: string(req.Source),
-		Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"},
+			Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"},
 		route, flag != nil && flag.Connection != "", nil
 }
 

@@ -74,7 +74,7 @@ func (a *App) commit(ctx context.Context, verb, id string, files ...ports.FileCh
 }
 
 func write(p string, data []byte) ports.FileChange { return ports.FileChange{Path: p, Data: data} }
-func remove(p string) ports.FileChange            { return ports.FileChange{Path: p, Remove: true} }
+func remove(p string) ports.FileChange             { return ports.FileChange{Path: p, Remove: true} }
 
 // stepEdits is a run step's hold on the record: the record lock, taken at its first edit and kept
 // until the step's state is committed with the edits, and the edited files' new content, which later

@@ -512,6 +512,29 @@ func (r *Runs) CheckFile(_ context.Context, dir, p string) string {
 	return ""
 }
 
+func (r *Runs) RemoveAll(_ context.Context, p string) error {
+	for f := range r.Files {
+		if strings.HasPrefix(f, p+"/") {
+			delete(r.Files, f)
+		}
+	}
+	if run, ok := strings.CutPrefix(p, runRoot); ok && !strings.Contains(run, "/") {
+		delete(r.Dirs, run)
+	}
+	return nil
+}
+
+func (r *Runs) Unstarted(context.Context) ([]string, error) {
+	out := []string{}
+	for run := range r.Dirs {
+		if _, ok := r.Files[runRoot+run+"/state.json"]; !ok {
+			out = append(out, run)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 func (r *Runs) Remove(_ context.Context, p string) error {
 	delete(r.Files, p)
 	if run, ok := strings.CutPrefix(p, runRoot); ok && !strings.Contains(run, "/") {

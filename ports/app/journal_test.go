@@ -1,0 +1,202 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+// killedAfterJournal runs verb on a copy of the record and returns the change it committed: what a
+// run killed once the journal was written leaves for the next writer.
+func killedAfterJournal(t *testing.T, r *fake.Records, verb string, in map[string]any) ports.Change {
+	t.Helper()
+	copied := fake.NewRecords()
+	copied.Files = recClone(r.Files)
+	a := recApp(copied)
+	j := a.Journal.(*fake.Journal)
+	recRun[any](t, a, verb, in)
+	assert.Assert(t, is.Len(j.Commits, 1), "%s makes one change", verb)
+	return j.Commits[0]
+}
+
+func TestAMoveIsOneChangeOfTwoFiles(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	id := recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
+	res := recRun[app.MoveResult](t, a, "issue_close", map[string]any{"ref": id, "why": "Fixed in the renderer."})
+	c := a.Journal.(*fake.Journal).Commits
+	assert.Assert(t, is.Len(c, 1), "capture writes one file on its own; the move is the one change")
+	assert.Equal(t, c[0].Verb, "issue_close")
+	assert.Equal(t, c[0].Record, id)
+	assert.DeepEqual(t, []ports.FileChange{{Path: res.To, Data: r.Files[res.To]}, {Path: res.From, Remove: true}}, c[0].Files)
+	assert.Assert(t, is.Contains(string(r.Files[res.To]), "Fixed in the renderer."))
+}
+
+// TestTheSameCommandRunAgainAfterAKillReportsItsChange: a close killed once its journal was written
+// is finished by the lock the same command takes when run again, which then reports the close (the
+// reason kept once) rather than refusing a move from closed to closed.
+func TestTheSameCommandRunAgainAfterAKillReportsItsChange(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	id := recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
+	in := map[string]any{"ref": id, "why": "Fixed in the renderer."}
+	left := killedAfterJournal(t, r, "issue_close", in)
+
+	diag := &fake.Diag{}
+	a = recApp(r)
+	a.Diag = diag
+	a.Journal.(*fake.Journal).Left = &left
+	res := recRun[app.MoveResult](t, a, "issue_close", in)
+	assert.Equal(t, res.Record.Lifecycle, "closed")
+	assert.Assert(t, strings.HasPrefix(res.From, recIssuesOpen+"/"), res.From)
+	assert.Assert(t, strings.HasPrefix(res.To, recIssuesClosed+"/"), res.To)
+	assert.Equal(t, strings.Count(string(r.Files[res.To]), "Fixed in the renderer."), 1)
+	_, open := r.Files[res.From]
+	assert.Assert(t, !open)
+	assert.Assert(t, is.Len(a.Journal.(*fake.Journal).Commits, 0), "nothing is moved twice")
+	assert.Assert(t, is.Len(diag.Warnings, 1))
+	assert.Assert(t, is.Contains(diag.Warnings[0], "finished the change an interrupted `abcd issue close` left on "+id))
+
+	// Run a third time, the issue is simply closed: the refusal says so.
+	_, err := recApp(r).Call(context.Background(), "issue_close", in)
+	recRefused(t, err, refusal.Refused, "transition_refused")
+}
+
+func TestAnotherCommandFinishesTheChangeAKillLeft(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	id := recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
+	left := killedAfterJournal(t, r, "issue_close", map[string]any{"ref": id, "why": "Fixed."})
+	a = recApp(r)
+	a.Journal.(*fake.Journal).Left = &left
+	recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "Something else"})
+	show := recRun[app.RecordShowResult](t, a, "issue_show", map[string]any{"ref": id})
+	assert.Equal(t, show.Record.Lifecycle, "closed", "the capture's lock finished the close first")
+}
+
+// TestPlanIsOneChange: the intent's move and its new spec are written together, and intent plan run
+// again after a kill reports the spec the first run made instead of making a second.
+func TestPlanIsOneChange(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	intent := recNewIntent(t, a, r, "Faster cold start", true).ID
+	left := killedAfterJournal(t, r, "intent_plan", map[string]any{"ref": intent})
+	assert.Assert(t, is.Len(left.Files, 3), "the intent written planned, its draft removed, the spec made")
+
+	a = recApp(r)
+	a.Journal.(*fake.Journal).Left = &left
+	res := recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": intent})
+	assert.Equal(t, res.Intent.Lifecycle, "planned")
+	assert.Equal(t, res.Spec.Lifecycle, "open")
+	assert.Assert(t, is.Contains(res.Next, res.Spec.Path))
+	specs := recRun[app.RecordListResult](t, a, "spec_list", map[string]any{})
+	assert.Assert(t, is.Len(specs.Records, 1), "one spec, not two")
+	assert.Equal(t, specs.Records[0].ID, res.Spec.ID)
+}
+
+// TestAuditNotesAndTheStateAreOneChange: the auditor's receipt writes the intent's Audit Notes with
+// the state that records its verdict, in one change: a receipt handed in again after a kill never
+// writes the notes twice.
+func TestAuditNotesAndTheStateAreOneChange(t *testing.T) {
+	w := newAuditWorld(t)
+	j := w.a.Journal.(*fake.Journal)
+	before := len(j.Commits)
+	res := recRun[app.StepResult](t, w.a, "implement_receipt", map[string]any{"path": w.ret})
+	assert.Equal(t, res.Recorded.Word, "PASS")
+	assert.Assert(t, is.Len(j.Commits, before+1))
+	c := j.Commits[len(j.Commits)-1]
+	assert.Equal(t, c.Verb, "implement_receipt")
+	var paths []string
+	for _, f := range c.Files {
+		paths = append(paths, f.Path)
+	}
+	assert.DeepEqual(t, paths, []string{w.intentPath, ".abcd/.work.local/run/" + res.Run.Run + "/state.json"})
+	assert.Equal(t, strings.Count(string(w.recs.Files[w.intentPath]), "### Audit "), 1)
+}
+
+// auditWorld is an intent audit run whose auditor has written a passing return.
+type auditWorld struct {
+	a          *app.App
+	recs       *fake.Records
+	intentPath string
+	ret        string
+}
+
+func newAuditWorld(t *testing.T) auditWorld {
+	t.Helper()
+	r := fake.NewRecords()
+	a := recApp(r)
+	intent := recNewIntent(t, a, r, "Faster cold start", true)
+	g := fake.NewGit(vBase)
+	g.Commit("main", vWork)
+	rs := fake.NewRuns()
+	a.Git, a.Runs = g, rs
+	a.Journal = fake.NewJournal(r, rs)
+	a.Roster = fake.Roster{R: loopRoster(t)}
+	a.Diag = &fake.Diag{}
+	start := recRun[app.StepResult](t, a, "intent_audit", map[string]any{"intent": intent.ID, "base": vBase})
+	assert.Assert(t, is.Len(start.Run.Awaits, 1))
+	ret := start.Run.Awaits[0].Return
+	if rel, ok := strings.CutPrefix(ret, "/work/repo/"); ok {
+		ret = rel
+	}
+	rs.Files[ret] = []byte(`{"schema_version":1,"intent":"` + intent.ID + `","verdicts":[{"criterion":"ac-1","verdict":"MET","evidence":"the start-up test shows it","concerns":""}],"summary":"Met."}`)
+	return auditWorld{a: a, recs: r, intentPath: intent.Path, ret: ret}
+}
+
+// TestAStartKilledBeforeItsStateIsCleanedByTheNext: a run folder with no state (a start killed
+// between making the folder and writing the state) is removed by the next run's start, which holds
+// the record lock every start holds.
+func TestAStartKilledBeforeItsStateIsCleanedByTheNext(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	orphan := "run-2611300000009999"
+	w.rs.Dirs[orphan] = true
+	w.rs.Files[".abcd/.work.local/run/"+orphan+"/lane-1/implement/brief.md"] = []byte("a brief nobody will read")
+	recRun[app.StepResult](t, w.a, "implement_start", map[string]any{"spec": specOf(t, w), "again": true})
+	assert.Assert(t, !w.rs.Dirs[orphan])
+	for p := range w.rs.Files {
+		assert.Assert(t, !strings.Contains(p, orphan), "%s stays", p)
+	}
+	unstarted, err := w.rs.Unstarted(t.Context())
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(unstarted, 0))
+}
+
+// TestALaneStartKilledPartWayIsMadeAgain: a step killed after making a lane's branch and worktree
+// (and merging part way) but before its state said the lane started leaves them; the step run again
+// makes the start again from the lane's base, so the lane starts where it should.
+func TestALaneStartKilledPartWayIsMadeAgain(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	intent := recNewIntent(t, a, r, "Faster cold start", true).ID
+	spec := recPlan(t, a, r, intent, true).Spec.ID
+	g := fake.NewGit(vBase)
+	rs := fake.NewRuns()
+	a.Git, a.Runs, a.Journal = g, rs, fake.NewJournal(r, rs)
+	a.Config = fake.Config{Files: ports.ConfigFiles{RepoConfig: ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true,
+		Data: []byte(`{"schema_version":1,"build":{"dod":"true"}}`)}}}
+	a.Roster = fake.Roster{R: loopRoster(t)}
+	a.Diag = &fake.Diag{}
+	start := recRun[app.StepResult](t, a, "implement_start", map[string]any{"spec": spec})
+	lane := start.Run.Lanes[0]
+	// What the killed step left: the branch moved on by a merge it made, its worktree registered.
+	g.Branches[lane.Branch] = vWork
+	g.Parents[vWork] = vBase
+	g.Worktrees = map[string]string{".abcd/.work.local/run/" + start.Run.Run + "/worktrees/" + lane.ID: lane.Branch}
+	step := recRun[app.StepResult](t, a, "implement_step", map[string]any{"run": start.Run.Run})
+	assert.Equal(t, g.Branches[lane.Branch], vBase, "the lane starts from its base, not from what the killed step left")
+	for _, l := range step.Run.Lanes {
+		if l.ID == lane.ID {
+			assert.Assert(t, l.Worktree != "")
+			assert.Equal(t, l.Stage, "implement")
+		}
+	}
+}
