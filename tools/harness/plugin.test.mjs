@@ -6,13 +6,14 @@
 import { suite, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { bin, makeWorld, root, toolsDir } from '../mcp/lib.mjs';
 
 const claude = join(toolsDir, 'harness', 'node_modules', '.bin', 'claude');
 const agents = readdirSync(join(root, 'agents')).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
 const commands = readdirSync(join(root, 'commands')).map((f) => f.slice(0, -3)).sort();
+const page = readFileSync(join(root, 'docs', 'mcp.md'), 'utf8');
 
 // run starts claude in the world with the built binary first on PATH, as `abcd`.
 function run(world, args) {
@@ -67,13 +68,18 @@ suite('the Claude Code plugin', { concurrency: true }, () => {
     }
   });
 
-  test('added as a marketplace, the repository installs the plugin: its agents and commands', async () => {
+  test("docs/mcp.md's install lines add the repository as a marketplace and install the plugin: its agents and commands", async () => {
     const world = makeWorld({ record: false });
     try {
-      const add = await run(world, ['plugin', 'marketplace', 'add', root]);
-      assert.equal(add.status, 0, add.stdout + add.stderr);
-      const install = await run(world, ['plugin', 'install', 'abcd@abcd']);
-      assert.equal(install.status, 0, install.stdout + install.stderr);
+      const m = /<!-- snippet: claude-plugin-install -->\s*```sh\n([\s\S]*?)```/.exec(page);
+      assert.ok(m, 'docs/mcp.md has the snippet claude-plugin-install');
+      const lines = m[1].trim().split('\n').map((l) => l.trim().split(/\s+/));
+      assert.deepEqual(lines.map((w) => w.slice(0, 3).join(' ')), ['claude plugin marketplace', 'claude plugin install']);
+      for (const words of lines) {
+        const args = words.slice(1).map((w) => (w === '/path/to/abcd' ? root : w));
+        const res = await run(world, args);
+        assert.equal(res.status, 0, `${words.join(' ')}: ${res.stdout}${res.stderr}`);
+      }
       const details = await run(world, ['plugin', 'details', 'abcd']);
       assert.equal(details.status, 0, details.stdout + details.stderr);
       assert.match(details.stdout, new RegExp(`Agents \\(${agents.length}\\)\\s+${agents.join(', ')}`));
