@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -130,11 +130,12 @@ type Cond struct {
 	Exact bool `json:"exact,omitempty"`
 }
 
+// The patterns compile on first use: every run of abcd links the guard, few check a rule.
 var (
-	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
+	idPattern   = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
 	classes     = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
-	optPattern  = regexp.MustCompile(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	findPattern = regexp.MustCompile(`^-[a-z]{1,20}$`)
+	optPattern  = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	findPattern = pattern.New(`^-[a-z]{1,20}$`)
 )
 
 // MaxFileBytes bounds a rules file.
