@@ -266,3 +266,79 @@ func TestPluginLoopCommandsAreTheDriverText(t *testing.T) {
 		golden.Assert(t, want, path)
 	}
 }
+
+// FuzzPromptsGet: whatever a prompts/get names and passes, the answer is a prompt whose text holds
+// each argument as given, or Invalid params; never a panic, never another error.
+func FuzzPromptsGet(f *testing.F) {
+	for _, seed := range [][3]string{
+		{DriverPrompt, "spec", "faster-cold-start"},
+		{DriverPrompt, "spec", "--all"},
+		{"ruthless-reviewer", "brief", "/work/repo/.abcd/.work.local/run/run-1/lane-1/validate/round-1/ruthless-reviewer/brief.md"},
+		{"security-reviewer", "brief", "../../etc/passwd"},
+		{"intent-auditor", "brief", "a\x00b"},
+		{"nope", "x", ""},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	a := testApp(f)
+	a.Roster = fake.Roster{R: fuzzRoster(f)}
+	s, _ := newServer(f, a)
+	f.Fuzz(func(t *testing.T, name, arg, value string) {
+		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+			"params": map[string]any{"name": name, "arguments": map[string]any{arg: value}}})
+		if err != nil {
+			t.Skip()
+		}
+		m, _, perr := parseMessage(line)
+		if perr != nil {
+			return // the wire refused the line: FuzzServeLine's ground
+		}
+		res, rerr := s.getPrompt(m, false)
+		if rerr != nil {
+			if rerr.Code != codeInvalidParams {
+				t.Fatalf("want Invalid params, got %d %s", rerr.Code, rerr.Message)
+			}
+			return
+		}
+		var p struct {
+			Messages []struct {
+				Content struct{ Text string } `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(res, &p); err != nil || len(p.Messages) != 1 {
+			t.Fatalf("not one message: %s", res)
+		}
+		// The value as the wire carried it: JSON holds no invalid UTF-8.
+		var sent string
+		b, _ := json.Marshal(value)
+		_ = json.Unmarshal(b, &sent)
+		if !strings.Contains(p.Messages[0].Content.Text, sent) {
+			t.Fatalf("the text does not hold the argument %q", sent)
+		}
+	})
+}
+
+// fuzzRoster is the shipped roster for a fuzz target (testing.F has no *testing.T).
+func fuzzRoster(f *testing.F) roster.Roster {
+	files, err := filepath.Glob(filepath.Join("..", "..", "agents", "*.md"))
+	if err != nil || len(files) == 0 {
+		f.Fatal("no agents/*.md")
+	}
+	var agents []roster.Agent
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		a, err := roster.Parse(filepath.Base(file), data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		agents = append(agents, a)
+	}
+	r, err := roster.New(agents)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return r
+}
