@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime/debug"
 	"sync"
+
+	"github.com/abcd-dev/abcd/ports/mcpwire"
 )
 
 // maxInFlight bounds the tool calls of one stdio connection that run at once. A call read while
@@ -18,6 +21,10 @@ const maxInFlight = 16
 // maxQueued bounds the tool calls of one stdio connection that run or wait to run; reading waits
 // while that many are held.
 const maxQueued = 256
+
+// stdioGCPercent is the collector's target while serving stdio (GOGC): the heap may grow a quarter
+// past what is live before a collection.
+const stdioGCPercent = 25
 
 // idPrefixBytes is how much of an over-long message is kept to find its id.
 const idPrefixBytes = 4 << 10
@@ -30,6 +37,7 @@ type stdioConn struct {
 	outMu   sync.Mutex
 	out     io.Writer
 	outErr  error
+	buf     []byte // the response being written, kept for the next (see keepBytes)
 	flight  sync.WaitGroup
 	slots   chan struct{} // calls running
 	queued  chan struct{} // calls running or waiting for a slot
@@ -49,6 +57,10 @@ type inflight struct {
 // and ServeStdio returns without waiting for more input. It returns nil at the end of input or of
 // ctx, or the error that stopped reading or writing.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	// A stdio server lives as long as its harness and holds little (about a megabyte of tools,
+	// schemas and connection state): the collector runs at a quarter of the heap, not at its double
+	// (and not only past Go's 4 MB floor), so a long session stays near the memory it started with.
+	defer debug.SetGCPercent(debug.SetGCPercent(stdioGCPercent))
 	c := &stdioConn{s: s, out: out, slots: make(chan struct{}, maxInFlight), queued: make(chan struct{}, maxQueued), running: map[string]*inflight{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -303,15 +315,25 @@ func (c *stdioConn) notification(m *message, e era) {
 	}
 }
 
+// keepBytes bounds the buffer a connection keeps for its next response: the tool list fits in it,
+// and a rarer larger response is written from a buffer let go afterwards, so a long session's
+// memory stays where its first responses put it.
+const keepBytes = 1 << 20
+
+// write encodes a response into the connection's one buffer and writes it: no allocation the size of
+// each response (the tool list is some 90 KB), so a long session makes little garbage.
 func (c *stdioConn) write(o outbound) {
-	data := encodeOutbound(o)
 	c.outMu.Lock()
 	defer c.outMu.Unlock()
 	if c.outErr != nil {
 		return
 	}
-	if _, err := c.out.Write(data); err != nil {
+	c.buf = mcpwire.AppendOutbound(c.buf[:0], o)
+	if _, err := c.out.Write(c.buf); err != nil {
 		c.outErr = err
+	}
+	if cap(c.buf) > keepBytes {
+		c.buf = nil
 	}
 }
 

@@ -3,6 +3,7 @@ package mcpwire
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
@@ -280,23 +281,27 @@ type Outbound struct {
 
 // EncodeOutbound writes a response as one line of JSON, newline included. The encoder does not
 // escape HTML, so a result document's bytes pass through unchanged.
-func EncodeOutbound(o Outbound) []byte {
+func EncodeOutbound(o Outbound) []byte { return AppendOutbound(nil, o) }
+
+// AppendOutbound is EncodeOutbound appending to dst, so a writer can reuse one buffer for every
+// response instead of allocating one the size of each.
+func AppendOutbound(dst []byte, o Outbound) []byte {
 	if o.Error == nil && o.Result != nil && o.ID != nil {
 		// A result is JSON the sender encoded (or cached) itself: it is written as it is, without a
 		// second pass of the encoder over what may be tens of kilobytes.
-		b := make([]byte, 0, len(o.Result)+len(o.ID)+32)
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		b = append(b, o.ID...)
-		b = append(b, `,"result":`...)
-		b = append(b, o.Result...)
-		return append(b, '}', '\n')
+		dst = slices.Grow(dst, len(o.Result)+len(o.ID)+32)
+		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+		dst = append(dst, o.ID...)
+		dst = append(dst, `,"result":`...)
+		dst = append(dst, o.Result...)
+		return append(dst, '}', '\n')
 	}
 	o.JSONRPC = "2.0"
 	b, err := Marshal(o)
 	if err != nil {
 		b, _ = Marshal(Outbound{JSONRPC: "2.0", ID: o.ID, Error: NewError(CodeInternalError, "Internal error: the response could not be encoded")})
 	}
-	return append(b, '\n')
+	return append(append(dst, b...), '\n')
 }
 
 // Request is a request (with an ID) or a notification (without).
