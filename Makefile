@@ -64,16 +64,21 @@ schemas-check: ## fail on any drift between schemas/v1 and the Go types
 schemas-publish: ## record NAMES (comma list or all) as published: gen then refuses to change their meaning
 	$(GO) run ./gen -publish '$(NAMES)'
 
-bench: ## side-by-side ratios against reference runs in the same invocation
-	$(GO) run ./tools/bench/coldstart
-	$(GO) run ./tools/mcp/bench
-	$(GO) run ./tools/mcp/rpbench
-	$(GO) run ./tools/bench/records
-	$(GO) run ./tools/bench/loop
-	$(GO) run ./tools/bench/openai
-	$(GO) run ./tools/bench/guard
-	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run .
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+BENCH_OUT := bin/bench
+
+bench: ## side-by-side ratios against reference runs in the same invocation; writes docs/performance.md
+	mkdir -p $(BENCH_OUT) && rm -f $(BENCH_OUT)/*
+	echo "$$(date +%s) $$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)" > $(BENCH_OUT)/start
+	$(GO) run ./tools/bench/coldstart -md $(BENCH_OUT)/coldstart.md
+	$(GO) run ./tools/mcp/bench -md $(BENCH_OUT)/mcp.md
+	$(GO) run ./tools/mcp/rpbench | tee $(BENCH_OUT)/rpbench.txt
+	$(GO) run ./tools/bench/records -md $(BENCH_OUT)/records.md
+	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
+	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
+	$(GO) run ./tools/bench/guard | tee $(BENCH_OUT)/guard.txt
+	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run . | tee $(CURDIR)/$(BENCH_OUT)/jsonschema.txt
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(BENCH_OUT)/gotest.txt
+	$(GO) run ./tools/bench/page -in $(BENCH_OUT) -out docs/performance.md
 
 fuzz: ## run every fuzz target for FUZZTIME each
 	@for spec in $$($(GO) test -list '^Fuzz' $(PKGS) 2>/dev/null | grep -E '^(Fuzz|ok)' | awk '/^Fuzz/{f=f" "$$1} /^ok/{if(f!=""){print $$2":"f}; f=""}' | tr ' ' ','); do \
