@@ -89,23 +89,22 @@ func run(runs int) error {
 	if _, err := sh(abcd, "implement", "step", "--run", runID); err != nil {
 		return err
 	}
-	// Every lane's implementer commits on its branch and writes its receipt, ready to hand in.
+	// Every lane's implementer commits on its branch, in the lane's own worktree, and writes its
+	// receipt, ready to hand in.
 	receipts := make([]string, lanes)
 	for i := 1; i <= lanes; i++ {
 		branch := fmt.Sprintf("abcd/%s/lane-%d", runID, i)
-		if _, err := sh("git", "checkout", "-q", branch); err != nil {
+		wt := filepath.Join(repo, ".abcd", ".work.local", "run", runID, "worktrees", fmt.Sprintf("lane-%d", i))
+		if err := os.WriteFile(filepath.Join(wt, fmt.Sprintf("lane-%d.txt", i)), []byte("work\n"), 0o644); err != nil {
 			return err
 		}
-		if err := write(fmt.Sprintf("lane-%d.txt", i), "work\n"); err != nil {
+		if _, err := sh("git", "-C", wt, "add", "-A", fmt.Sprintf("lane-%d.txt", i)); err != nil {
 			return err
 		}
-		if _, err := sh("git", "add", "-A", fmt.Sprintf("lane-%d.txt", i)); err != nil {
+		if _, err := sh("git", "-C", wt, "commit", "-q", "-m", "work"); err != nil {
 			return err
 		}
-		if _, err := sh("git", "commit", "-q", "-m", "work"); err != nil {
-			return err
-		}
-		sha, err := sh("git", "rev-parse", "HEAD")
+		sha, err := sh("git", "-C", wt, "rev-parse", "HEAD")
 		if err != nil {
 			return err
 		}
@@ -120,10 +119,6 @@ func run(runs int) error {
 			return err
 		}
 	}
-	if _, err := sh("git", "checkout", "-q", "main"); err != nil {
-		return err
-	}
-
 	var tStep, tVersion, tReceipt []time.Duration
 	for i := 0; i < runs; i++ {
 		s, err := benchkit.Time(env, repo, abcd, "implement", "step", "--run", runID)
