@@ -238,6 +238,9 @@ type Git interface {
 	DefaultBranch(ctx context.Context) (string, error)
 	// DeleteBranch deletes a branch abcd made, whatever it holds; an absent one is not an error.
 	DeleteBranch(ctx context.Context, name string) error
+	// ClearRefLock removes the lock file a killed git left on the ref of a branch abcd made, so the
+	// branch can be made again; absent is not an error. The caller holds the run's lock.
+	ClearRefLock(ctx context.Context, name string) error
 }
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,

@@ -163,7 +163,9 @@ func (j Journal) Pending(context.Context) (bool, error) {
 	return st != nil, nil
 }
 
-// Finish carries out the change a killed writer left in the journal.
+// Finish carries out the change a killed writer left in the journal. It sweeps the dead writers'
+// temps from the staging folder too, so a command that writes nothing after a kill (refused, or
+// finding its change made) still leaves none behind.
 func (j Journal) Finish(context.Context) (ports.Change, error) {
 	dir, err := j.folder(false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -173,6 +175,10 @@ func (j Journal) Finish(context.Context) (ports.Change, error) {
 		return ports.Change{}, err
 	}
 	defer dir.Close()
+	if stage, _, err := dir.walk(strings.TrimPrefix(stagingRel, ".work.local/"), 0); err == nil {
+		stage.cleanTemps()
+		stage.Close()
+	}
 	st, err := dir.noLink("journal.json")
 	if err != nil || st == nil {
 		return ports.Change{}, err

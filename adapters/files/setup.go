@@ -68,6 +68,9 @@ func (s Setup) CreateFile(rel string, data []byte) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
+	// An install killed mid-write left its temp here; run again, it finds the file made or makes it,
+	// and either way sweeps the dead writer's temp.
+	f.cleanTemps()
 	if st, err := f.lstat(name); err != nil || st != nil {
 		return false, err
 	}

@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -30,6 +33,7 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	full := append([]string{"-c", "core.pager=cat", "-c", "color.ui=false", "-c", "diff.external=", "--no-pager"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.Dir
+	dieWithUs(cmd)
 	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
 	out := limitedBuffer{max: stdoutMax}
 	errOut := limitedBuffer{max: 16 << 10}
@@ -179,12 +183,15 @@ func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool,
 
 // AddWorktree checks branch out in a new worktree at dir.
 func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
-	if have, err := g.worktreeBranch(ctx, dir); err != nil {
+	if _, have, err := g.worktreeAt(ctx, dir); err != nil {
 		return err
 	} else if have == "refs/heads/"+branch {
 		return nil // a step run again after a kill finds its worktree made
 	}
-	if _, _, err := g.run(ctx, 4<<10, "worktree", "add", "--quiet", "--end-of-options", dir, branch); err != nil {
+	// The checkout is git's own child of ours, not one `worktree add` starts: a child of that child
+	// would outlive a killed abcd and go on writing the worktree the step, run again, makes afresh.
+	// No hook runs in a lane's worktree.
+	if _, _, err := g.run(ctx, 4<<10, "worktree", "add", "--quiet", "--no-checkout", "--end-of-options", dir, branch); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return refusal.New("worktree_failed", dir, "git could not make the lane's worktree: "+ee.stderr,
@@ -192,50 +199,129 @@ func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
 		}
 		return err
 	}
+	wt := Git{Dir: filepath.Join(g.Dir, dir)}
+	if _, _, err := wt.run(ctx, 4<<10, "reset", "--hard", "--quiet"); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return refusal.New("worktree_failed", dir, "git could not check the lane's branch out: "+ee.stderr, "run the step again")
+		}
+		return err
+	}
 	return nil
 }
 
-// worktreeBranch is the branch ref checked out in the worktree at dir, or "" when dir is none.
-func (g Git) worktreeBranch(ctx context.Context, dir string) (string, error) {
+// worktreeAt is what git knows of a worktree at dir: whether one is registered there, and the
+// branch ref checked out in it ("" for none, or a detached or half-made one).
+func (g Git) worktreeAt(ctx context.Context, dir string) (registered bool, branch string, err error) {
 	out, _, err := g.run(ctx, 1<<20, "worktree", "list", "--porcelain")
 	if err != nil {
-		return "", err
+		return false, "", err
 	}
-	want, absErr := filepath.Abs(filepath.Join(g.Dir, dir))
-	if absErr != nil {
-		return "", absErr
+	want, err := filepath.Abs(filepath.Join(g.Dir, dir))
+	if err != nil {
+		return false, "", err
 	}
-	var path string
-	for _, line := range strings.Split(string(out), "\n") {
-		if p, ok := strings.CutPrefix(line, "worktree "); ok {
-			path = p
+	for _, block := range strings.Split(string(out), "\n\n") {
+		var path, ref string
+		for _, line := range strings.Split(block, "\n") {
+			if p, ok := strings.CutPrefix(line, "worktree "); ok {
+				path = p
+			}
+			if b, ok := strings.CutPrefix(line, "branch "); ok {
+				ref = b
+			}
 		}
-		if b, ok := strings.CutPrefix(line, "branch "); ok && samePath(path, want) {
-			return b, nil
+		if path != "" && samePath(path, want) {
+			return true, ref, nil
 		}
 	}
-	return "", nil
+	return false, "", nil
 }
 
 // samePath compares two absolute paths, through their links (a temporary folder may be reached
-// through one).
+// through one). A path that no longer exists is compared through its folder's links.
 func samePath(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
+	return a == b || resolved(a) == resolved(b)
 }
 
-// RemoveWorktree removes the worktree at dir and forgets it.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(r, filepath.Base(p))
+	}
+	return p
+}
+
+// RemoveWorktree removes the worktree at dir and forgets it. One a killed `git worktree add` left
+// is locked ("initializing") and may be half written (an empty commondir makes git refuse every
+// worktree command): once its folder is gone, its entry is removed here, as prune would remove it
+// were it not locked and whole.
 func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
-	if have, err := g.worktreeBranch(ctx, dir); err != nil || have == "" {
-		_, _, _ = g.run(ctx, 4<<10, "worktree", "prune")
+	if _, err := os.Lstat(filepath.Join(g.Dir, dir)); err == nil {
+		registered, _, err := g.worktreeAt(ctx, dir)
+		if err != nil {
+			return err
+		}
+		if registered {
+			_, _, _ = g.run(ctx, 4<<10, "worktree", "unlock", "--end-of-options", dir)
+			if _, _, err := g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir); err != nil {
+				return err
+			}
+		}
+	}
+	if err := g.forgetMissing(ctx, dir); err != nil {
 		return err
 	}
-	_, _, err := g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir)
+	_, _, err := g.run(ctx, 4<<10, "worktree", "prune")
 	return err
+}
+
+// forgetMissing removes git's entries for a worktree at dir when dir is gone: an entry whose gitdir
+// names dir, or one whose gitdir was never written and whose name is dir's (git names an entry after
+// the folder, with digits added when the name is taken).
+func (g Git) forgetMissing(ctx context.Context, dir string) error {
+	want, err := filepath.Abs(filepath.Join(g.Dir, dir))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(want); err == nil {
+		return nil
+	}
+	out, _, err := g.run(ctx, 4<<10, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return err
+	}
+	common := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(g.Dir, common)
+	}
+	admin := filepath.Join(common, "worktrees")
+	entries, err := os.ReadDir(admin)
+	if err != nil {
+		return nil // no linked worktree at all
+	}
+	base := filepath.Base(want)
+	for _, e := range entries {
+		target := ""
+		if f, err := os.Open(filepath.Join(admin, e.Name(), "gitdir")); err == nil {
+			data, _ := io.ReadAll(io.LimitReader(f, 8<<10))
+			f.Close()
+			target = strings.TrimSpace(string(data))
+		}
+		ours := target != "" && samePath(filepath.Dir(target), want)
+		if target == "" {
+			rest, named := strings.CutPrefix(e.Name(), base)
+			ours = named && strings.Trim(rest, "0123456789") == ""
+		}
+		if ours && e.IsDir() {
+			if err := os.RemoveAll(filepath.Join(admin, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Merge merges commit into the worktree's branch; a conflict is aborted and reported.
@@ -300,6 +386,22 @@ func (g Git) DefaultBranch(ctx context.Context) (string, error) {
 }
 
 // DeleteBranch deletes a branch abcd made; an absent one is not an error.
+// ClearRefLock removes refs/heads/<name>.lock where git keeps it.
+func (g Git) ClearRefLock(ctx context.Context, name string) error {
+	out, _, err := g.run(ctx, 4<<10, "rev-parse", "--git-path", "refs/heads/"+name+".lock")
+	if err != nil {
+		return err
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(g.Dir, p)
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 func (g Git) DeleteBranch(ctx context.Context, name string) error {
 	if _, err := g.Resolve(ctx, "refs/heads/"+name); err != nil {
 		return nil

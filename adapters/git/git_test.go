@@ -245,3 +245,44 @@ func TestDeleteBranch(t *testing.T) {
 	assert.Check(t, err != nil, "the branch is gone")
 	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"), "deleting it again is not an error")
 }
+
+// What a killed `git worktree add` leaves: an entry locked "initializing" whose commondir was never
+// written (git then refuses every worktree command), a half-made entry with no gitdir, and a branch
+// ref lock. With the folder gone, RemoveWorktree forgets both entries and ClearRefLock the lock, so
+// the branch and worktree are made again.
+func TestAKilledWorktreeAddIsForgotten(t *testing.T) {
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	wt := ".abcd/.work.local/run/run-1/worktrees/lane-1"
+	abs, err := filepath.Abs(dir.Join(wt))
+	assert.NilError(t, err)
+	for name, files := range map[string]map[string]string{
+		"lane-1":  {"gitdir": abs + "/.git\n", "commondir": "", "HEAD": strings.Repeat("0", 40) + "\n", "locked": "initializing\n"},
+		"lane-12": {"locked": "initializing\n"},
+		"other":   {"locked": "mine\n"},
+	} {
+		assert.NilError(t, os.MkdirAll(dir.Join(".git/worktrees", name), 0o755))
+		for f, body := range files {
+			assert.NilError(t, os.WriteFile(dir.Join(".git/worktrees", name, f), []byte(body), 0o644))
+		}
+	}
+	_, _, err = g.run(ctx, 1<<20, "worktree", "list", "--porcelain")
+	assert.Assert(t, err != nil, "git refuses worktree commands while the entry is half written")
+	assert.NilError(t, os.WriteFile(dir.Join(".git/refs/heads/lane-1.lock"), []byte(commits[0]+"\n"), 0o644))
+	assert.Assert(t, g.CreateBranch(ctx, "lane-1", commits[1]) != nil, "the ref lock stops the branch")
+
+	assert.NilError(t, g.RemoveWorktree(ctx, wt))
+	assert.NilError(t, g.ClearRefLock(ctx, "lane-1"))
+	assert.NilError(t, g.ClearRefLock(ctx, "lane-1"), "no lock is not an error")
+	_, err = os.Stat(dir.Join(".git/worktrees/other"))
+	assert.NilError(t, err, "another folder's entry stays")
+	assert.NilError(t, g.CreateBranch(ctx, "lane-1", commits[1]))
+	assert.NilError(t, g.AddWorktree(ctx, wt, "lane-1"))
+	data, err := os.ReadFile(dir.Join(wt, "a.txt"))
+	assert.NilError(t, err)
+	assert.Equal(t, string(data), "one\ntwo\n", "the worktree is checked out whole")
+	status, _, err := Git{Dir: dir.Join(wt)}.run(ctx, 4<<10, "status", "--porcelain")
+	assert.NilError(t, err)
+	assert.Equal(t, string(status), "")
+}

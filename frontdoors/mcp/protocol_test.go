@@ -47,6 +47,7 @@ func TestHandshakeEraRules(t *testing.T) {
 	s := mustServer(t)
 	replies := exchange(t, s,
 		request("early", "tools/list", nil), // before initialize, without _meta
+		request("early-prompts", "prompts/get", map[string]any{"name": "drive"}),
 		request("p0", "ping", nil),          // ping is allowed before initialize
 		initializeLine(1, Legacy20250618),
 		notification("notifications/initialized", nil),
@@ -61,6 +62,9 @@ func TestHandshakeEraRules(t *testing.T) {
 	assert.Assert(t, early.Error != nil)
 	assert.Check(t, is.Equal(early.Error.Code, codeInvalidParams))
 	assert.Check(t, is.Contains(early.Error.Message, "initialize first"))
+	prompts := byID(t, replies, `"early-prompts"`)
+	assert.Assert(t, prompts.Error != nil)
+	assert.Check(t, is.Contains(prompts.Error.Message, "initialize first"), "the prompts are served methods too")
 	assert.Check(t, is.Equal(string(byID(t, replies, `"p0"`).Result), `{}`))
 	assert.Check(t, is.Equal(byID(t, replies, "2").Error.Code, codeInvalidRequest))
 	assert.Check(t, is.Equal(string(byID(t, replies, "3").Result), `{}`), "ping answers an empty object")

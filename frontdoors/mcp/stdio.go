@@ -350,7 +350,7 @@ func isNotificationMethod(method string) bool {
 // knownMethod is a request method either era serves.
 func (s *Server) knownMethod(method string) bool {
 	switch method {
-	case "initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list":
+	case "initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "prompts/list", "prompts/get":
 		return true
 	}
 	return false

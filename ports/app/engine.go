@@ -187,20 +187,22 @@ func (a *App) saveRun(ctx context.Context, s loop.State, edits ...ports.FileChan
 	return a.commit(ctx, verbOf(ctx), s.Run, append(edits, write(statePath(s.Run), data))...)
 }
 
-// finishPending finishes a change a killed writer left, taking the record lock only when one waits.
-func (a *App) finishPending(ctx context.Context) error {
+// finishPending finishes a change a killed writer left, taking the record lock only when one waits,
+// and returns it.
+func (a *App) finishPending(ctx context.Context) (ports.Change, error) {
 	if holdsRecord(ctx) {
-		return nil // taking it finished what was left
+		return ports.Change{}, nil // taking it finished what was left
 	}
 	if pending, err := a.Journal.Pending(ctx); err != nil || !pending {
-		return err
+		return ports.Change{}, err
 	}
-	_, unlock, err := a.lockRecord(ctx)
+	lctx, unlock, err := a.lockRecord(ctx)
 	if err != nil {
-		return err
+		return ports.Change{}, err
 	}
 	unlock()
-	return nil
+	c, _ := lctx.Value(finishedKey{}).(ports.Change)
+	return c, nil
 }
 
 // runIDs is one named run, or every run.
@@ -266,8 +268,12 @@ func (a *App) withRun(ctx context.Context, verb, run string, f func(context.Cont
 	}
 	defer unlock()
 	// A change a killed writer left may hold this run's state: it is finished before the state is read.
-	if err := a.finishPending(ctx); err != nil {
+	finished, err := a.finishPending(ctx)
+	if err != nil {
 		return StepResult{}, err
+	}
+	if finished.Verb != "" {
+		ctx = context.WithValue(ctx, finishedKey{}, finished)
 	}
 	ctx, edits := withStepEdits(context.WithValue(ctx, verbKey{}, verb))
 	defer edits.release()
@@ -429,10 +435,15 @@ func integrationBranch(run string) string { return "abcd/" + run + "/integration
 func (a *App) act(ctx context.Context, s *loop.State, act loop.Action) (string, error) {
 	ln := s.Lanes[act.Lane]
 	wt := loop.WorktreeDir(s.Run, ln.ID)
+	// The folder first: a worktree git half made may not be one it can remove, and once the folder
+	// is gone git forgets it.
+	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
+		return "", err
+	}
 	if err := a.Git.RemoveWorktree(ctx, wt); err != nil {
 		return "", err
 	}
-	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
+	if err := a.Git.ClearRefLock(ctx, ln.Branch); err != nil {
 		return "", err
 	}
 	if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
@@ -757,6 +768,15 @@ func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, 
 	var recorded RecordedView
 	res, err := a.drive(ctx, "implement_receipt", run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
 		lane, idx, ok := s.Find(ret)
+		if was, at, found := recordedReturn(*s, ret); !ok && found {
+			if _, mine := finishedFor(ctx, "implement_receipt", run); mine {
+				// This same receipt, killed once its change was in the journal: taking the lock finished it.
+				recorded = was
+				return StepResult{Did: []string{fmt.Sprintf("%s: the %s's return was recorded by the interrupted receipt, whose change is now finished", was.Lane, was.Role)}}, false, nil
+			}
+			return StepResult{}, false, refusal.New("receipt_recorded", fmt.Sprintf("%q", clip(given)), fmt.Sprintf("was recorded already, at %s", at),
+				"nothing to do: ", refusal.Run("implement_status", refusal.With("run", run)), " shows what the run waits on now")
+		}
 		if !ok {
 			var open []string
 			for _, aw := range s.OpenAwaits() {
@@ -791,6 +811,33 @@ func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, 
 	}
 	res.Recorded = &recorded
 	return res, nil
+}
+
+// recordedReturn finds ret among the returns the run has recorded: what was recorded, and when.
+func recordedReturn(s loop.State, ret string) (RecordedView, string, bool) {
+	for _, ln := range s.Lanes {
+		for _, im := range ln.Implementations {
+			if im.Receipt == ret {
+				kind := loop.AwaitImplement
+				if im.Round > 1 {
+					kind = loop.AwaitFix
+				}
+				return RecordedView{Lane: ln.ID, Role: loop.RoleImplementer, Kind: string(kind), Word: "RECEIPT", Pass: true, Route: "host"}, im.At, true
+			}
+		}
+		for _, r := range ln.Rounds {
+			for _, v := range r.Verdicts {
+				if v.Return == ret {
+					kind := loop.AwaitReview
+					if v.Role == loop.RoleAuditor {
+						kind = loop.AwaitAudit
+					}
+					return RecordedView{Lane: ln.ID, Role: v.Role, Kind: string(kind), Word: v.Word, Pass: v.Pass, Route: v.Routing.Ran}, v.At, true
+				}
+			}
+		}
+	}
+	return RecordedView{}, "", false
 }
 
 func lastVerdict(s loop.State, lane int, aw loop.Await) (loop.Verdict, bool) {

@@ -306,7 +306,9 @@ type Git struct {
 	Conflicts map[string][]string
 	// Default is what DefaultBranch answers.
 	Default string
-	merges  int
+	// LockedRefs are branches whose ref a killed git left locked: creating or deleting them fails.
+	LockedRefs map[string]bool
+	merges     int
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -336,6 +338,9 @@ func (g *Git) Resolve(_ context.Context, ref string) (string, error) {
 func (g *Git) CurrentBranch(context.Context) (string, error) { return g.Head, nil }
 
 func (g *Git) CreateBranch(_ context.Context, name, commit string) error {
+	if g.LockedRefs[name] {
+		return refusal.New("branch_exists", name, "cannot be created: its ref is locked", "remove the lock")
+	}
 	if _, ok := g.Branches[name]; ok {
 		return refusal.New("branch_exists", name, "exists", "start a new run")
 	}
@@ -410,6 +415,12 @@ func (g *Git) Merge(_ context.Context, dir, commit, _ string) ([]string, error) 
 	g.Parents[sha], g.Second[sha] = g.Branches[branch], commit
 	g.Branches[branch] = sha
 	return nil, nil
+}
+
+// ClearRefLock clears the lock LockedRefs names, as a killed git would have left it.
+func (g *Git) ClearRefLock(_ context.Context, name string) error {
+	delete(g.LockedRefs, name)
+	return nil
 }
 
 func (g *Git) DeleteBranch(_ context.Context, name string) error {

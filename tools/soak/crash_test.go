@@ -1,0 +1,451 @@
+package soak
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// killsFlag sets how many times each write path is killed.
+var killsFlag = flag.Int("kills", 0, "kill each write path this many times (0: 200, or 1,000 with -soak)")
+
+// keepFlag keeps a copy of each killed repository before the command runs again, for a failure's look.
+var keepFlag = flag.Bool("keep", false, "keep what each kill left, for a failure's look")
+
+// kills is how many times each write path is killed: 200 in `make test`, 1,000 under `make soak`.
+func kills() int {
+	if *killsFlag > 0 {
+		return *killsFlag
+	}
+	if *soakFor > 0 {
+		return 1000
+	}
+	return 200
+}
+
+// crashPath is one write path of abcd: a repository to start from (made once, copied for each kill),
+// the command, and what must hold once the same command has run again after the kill.
+type crashPath struct {
+	name string
+	// setup makes the starting repository and returns the command.
+	setup func(r *repo) []string
+	// done says whether the change is whole before the command runs again: then running it again may
+	// be refused with one of refusedWhenDone, which says it was done.
+	done            func(r *repo) bool
+	refusedWhenDone []string
+	// check is what must hold after the command ran again.
+	check func(t *testing.T, r *repo)
+}
+
+// TestKillNineOnEveryWritePath kills each command that changes more than one file at a random point
+// (SIGKILL, uniformly over the time the command takes whole), then runs the same command again, and
+// requires that it completes the change: the end is the one an uninterrupted command leaves, no note
+// is written twice, every state decodes, lint is clean and no temporary file remains anywhere.
+func TestKillNineOnEveryWritePath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kill -9 campaign runs in make test and make soak, not under -short")
+	}
+	for _, p := range crashPaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			tpl := newRepo(t)
+			args := p.setup(tpl)
+			took := tpl.timeWhole(t, args)
+			var landed, left int
+			for i := range kills() {
+				r := tpl.clone(t)
+				cmd := exec.Command(binary, append(args, "--json")...)
+				cmd.Dir, cmd.Env = r.root, r.env
+				assert.NilError(t, cmd.Start())
+				time.Sleep(time.Duration(rand.Int64N(int64(took) + 1)))
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				_ = cmd.Wait()
+				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					landed++
+				}
+				if r.exists(".abcd/.work.local/journal.json") {
+					left++
+				}
+				wasDone := p.done(r)
+				var before string
+				if *keepFlag {
+					before, _ = os.MkdirTemp("", "abcd-crash-before-")
+					_ = exec.Command("cp", "-a", filepath.Dir(r.root)+"/.", before).Run()
+				}
+				again := r.run(args...)
+				code, _ := again.refusal()
+				if again.code != 0 && !(wasDone && again.code == 2 && slices.Contains(p.refusedWhenDone, code)) {
+					t.Errorf("kill %d: run again: exit %d: %s", i, again.code, again.raw)
+				}
+				if !t.Failed() {
+					p.check(t, r)
+					r.whole(t)
+				}
+				if t.Failed() {
+					// The repository is kept for a look: the test's temporary folder goes with it.
+					kept, _ := os.MkdirTemp("", "abcd-crash-")
+					_ = exec.Command("cp", "-a", filepath.Dir(r.root)+"/.", kept).Run()
+					t.Fatalf("kill %d of %s (after up to %s) left this; the repository is kept at %s (before the command ran again: %q)", i, strings.Join(args, " "), took, kept, before)
+				}
+				if before != "" {
+					os.RemoveAll(before)
+				}
+				os.RemoveAll(filepath.Dir(r.root))
+			}
+			t.Logf("%s: %d kills at random over the %s it takes: %d landed while it ran, %d of them after its journal was written",
+				p.name, kills(), took.Round(time.Millisecond), landed, left)
+		})
+	}
+}
+
+// timeWhole is the shortest of three uninterrupted runs of the command, each on a copy: a kill later
+// than the command takes lands after it is done.
+func (r *repo) timeWhole(t *testing.T, args []string) time.Duration {
+	took := time.Hour
+	for range 3 {
+		c := r.clone(t)
+		res := c.run(args...)
+		assert.Assert(t, res.code == 0, "abcd %s: exit %d: %s", strings.Join(args, " "), res.code, res.raw)
+		took = min(took, res.took)
+		os.RemoveAll(filepath.Dir(c.root))
+	}
+	return took
+}
+
+// clone copies the repository and its home to a new folder and points git's worktrees at the copy.
+func (r *repo) clone(t *testing.T) *repo {
+	t.Helper()
+	from := filepath.Dir(r.root)
+	to, err := os.MkdirTemp(filepath.Dir(from), "kill-")
+	assert.NilError(t, err)
+	out, err := exec.Command("cp", "-a", from+"/.", to).CombinedOutput()
+	assert.NilError(t, err, "%s", out)
+	c := &repo{t: r.t, root: filepath.Join(to, "repo")}
+	for _, e := range r.env {
+		c.env = append(c.env, strings.ReplaceAll(e, from, to))
+	}
+	if wts, _ := filepath.Glob(filepath.Join(c.root, ".abcd/.work.local/run/*/worktrees/*")); len(wts) > 0 {
+		c.git(c.root, append([]string{"worktree", "repair"}, wts...)...)
+	}
+	return c
+}
+
+func (r *repo) exists(rel string) bool {
+	_, err := os.Lstat(r.path(rel))
+	return err == nil
+}
+
+func (r *repo) read(rel string) string {
+	r.t.Helper()
+	data, err := os.ReadFile(r.path(rel))
+	assert.NilError(r.t, err)
+	return string(data)
+}
+
+// files lists the files of a record folder.
+func (r *repo) files(rel string) []string {
+	entries, _ := os.ReadDir(r.path(rel))
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// whole is what every path must leave: no journal, no temporary file anywhere, every run's state
+// read back by implement status, no run folder without a state, and no error for lint.
+func (r *repo) whole(t *testing.T) {
+	t.Helper()
+	assert.Check(t, !r.exists(".abcd/.work.local/journal.json"), "a journal is left")
+	_ = filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".abcd-tmp-") {
+			rel, _ := filepath.Rel(r.root, p)
+			t.Errorf("a temporary file is left: %s", rel)
+		}
+		return nil
+	})
+	for _, run := range r.files(".abcd/.work.local/run") {
+		assert.Check(t, r.exists(".abcd/.work.local/run/"+run+"/state.json"), "%s has no state", run)
+	}
+	if status := r.run("implement", "status"); len(r.files(".abcd/.work.local/run")) > 0 {
+		assert.Check(t, status.code == 0, "implement status: exit %d: %s", status.code, status.raw)
+	}
+	lint := r.run("lint")
+	assert.Check(t, is.Equal(lint.doc["errors"], float64(0)), "%s", lint.raw)
+	assert.Check(t, !strings.Contains(string(lint.raw), "stray_temp"), "%s", lint.raw)
+}
+
+const (
+	crashIntentFile = ".abcd/development/intents/planned/itd-2611300000000001-faster-cold-start.md"
+	crashSpecFile   = ".abcd/development/specs/open/spc-2611300000000002-faster-cold-start.md"
+)
+
+// intentText is a planned intent with its press release and a criterion written.
+const intentText = "---\nid: itd-2611300000000001\ntype: intent\ntitle: \"Faster cold start\"\nlifecycle: planned\nkind: standalone\nseverity: major\ncreated: 2026-11-30\n---\n\n" +
+	"## Press Release\n\nabcd starts fast.\n\n## Acceptance Criteria\n\n- ac-1: Given a binary, when I run it, then it answers quickly.\n\n" +
+	"## Open Questions\n\nNone.\n\n## Audit Notes\n\nNone yet.\n"
+
+// plannedRepo holds a planned intent with a criterion and a spec of the given steps, committed, and
+// some files for a worktree to check out.
+func plannedRepo(r *repo, steps ...string) {
+	r.write(".abcd/config.json", `{"schema_version":1,"setup_version":1,"build":{"dod":"true"}}`)
+	r.write(crashIntentFile, intentText)
+	r.write(crashSpecFile, "---\nid: spc-2611300000000002\ntype: spec\ntitle: \"Faster cold start\"\nlifecycle: open\nimplements: itd-2611300000000001"+
+		"\ncreated: 2026-11-30\n---\n\n## Steps\n\n"+strings.Join(steps, "\n")+"\n\n## Progress\n\n")
+	for i := range 40 {
+		r.write(fmt.Sprintf("src/file%02d.go", i), strings.Repeat("package src\n", 200))
+	}
+	r.git(r.root, "add", "-A")
+	r.git(r.root, "commit", "-q", "-m", "record")
+}
+
+func runOf(r *repo, doc map[string]any) runView {
+	return decode[runView](r.t, doc["run"])
+}
+
+// awaitFor is the open await of role, its return path relative to the repository (a copy of the
+// repository has its own absolute paths).
+func awaitFor(v runView, role string) await {
+	for _, a := range v.Awaits {
+		if a.Role == role {
+			if i := strings.Index(a.Return, ".abcd/.work.local/"); i > 0 {
+				a.Return = a.Return[i:]
+			}
+			return a
+		}
+	}
+	return await{}
+}
+
+// theRun is the one run in the repository, as implement status shows it.
+func (r *repo) theRun() runView {
+	r.t.Helper()
+	runs, _ := r.ok("implement", "status")["runs"].([]any)
+	assert.Assert(r.t, is.Len(runs, 1))
+	return decode[runView](r.t, runs[0])
+}
+
+// implemented commits the lane's work in its worktree and writes the implementer's receipt.
+func (r *repo) implemented(v runView, laneID string) {
+	r.t.Helper()
+	var ln lane
+	for _, l := range v.Lanes {
+		if l.ID == laneID {
+			ln = l
+		}
+	}
+	impl := awaitFor(v, "implementer")
+	r.write(filepath.Join(ln.Worktree, "work.txt"), "the work\n")
+	r.git(ln.Worktree, "add", "work.txt")
+	r.git(ln.Worktree, "commit", "-q", "-m", "the work")
+	sha := r.git(ln.Worktree, "rev-parse", "HEAD")
+	laneDir := ".abcd/.work.local/run/" + v.Run + "/" + laneID
+	r.write(laneDir+"/dod.txt", "all green\n")
+	r.write(laneDir+"/report.md", "Did the step.\n")
+	receipt, _ := json.Marshal(map[string]any{"schema_version": 1, "run": v.Run, "lane": laneID, "branch": ln.Branch, "commits": []string{sha},
+		"dod": map[string]any{"command": "true", "exit_code": 0, "output": "dod.txt"}, "report": "report.md", "model": "crash-agent"})
+	r.write(impl.Return, string(receipt))
+}
+
+func review(word string) string {
+	return "# Review\n\nRead the diff.\n\n## Verdict\n\n" + word + "\n\nNo findings.\n"
+}
+
+func auditReturn() string {
+	body, _ := json.Marshal(map[string]any{"schema_version": 1, "intent": "itd-2611300000000001", "summary": "Audited.",
+		"verdicts": []map[string]any{{"criterion": "ac-1", "verdict": "MET", "evidence": "the crash test shows it", "concerns": ""}}})
+	return string(body)
+}
+
+var crashPaths = []crashPath{
+	{
+		name: "issue_close",
+		setup: func(r *repo) []string {
+			id := r.ok("capture", "The status line flickers")["record"].(map[string]any)["id"].(string)
+			return []string{"issue", "close", id, "--why", "Fixed in the renderer."}
+		},
+		done:            func(r *repo) bool { return len(r.files(".abcd/work/issues/closed")) == 1 },
+		refusedWhenDone: []string{"transition_refused"},
+		check: func(t *testing.T, r *repo) {
+			assert.Check(t, is.Len(r.files(".abcd/work/issues/open"), 0))
+			closed := r.files(".abcd/work/issues/closed")
+			assert.Assert(t, is.Len(closed, 1))
+			body := r.read(".abcd/work/issues/closed/" + closed[0])
+			assert.Check(t, is.Contains(body, "lifecycle: closed"))
+			assert.Check(t, is.Equal(strings.Count(body, "Fixed in the renderer."), 1), "the reason is kept once: %s", body)
+		},
+	},
+	{
+		name: "intent_plan",
+		setup: func(r *repo) []string {
+			r.write(".abcd/development/intents/drafts/itd-2611300000000001-faster-cold-start.md", strings.Replace(intentText, "lifecycle: planned", "lifecycle: drafts", 1))
+			return []string{"intent", "plan", "itd-2611300000000001"}
+		},
+		done:            func(r *repo) bool { return len(r.files(".abcd/development/intents/planned")) == 1 },
+		refusedWhenDone: []string{"transition_refused"},
+		check: func(t *testing.T, r *repo) {
+			assert.Check(t, is.Len(r.files(".abcd/development/intents/drafts"), 0))
+			assert.Check(t, is.Len(r.files(".abcd/development/intents/planned"), 1))
+			assert.Check(t, is.Len(r.files(".abcd/development/specs/open"), 1), "one spec, never none or two")
+		},
+	},
+	{
+		name: "implement_start",
+		setup: func(r *repo) []string {
+			plannedRepo(r, "1. Make config loading lazy.", "2. Build the binary static.", "3. (after 1, 2) Measure it.")
+			return []string{"implement", "start", "spc-2611300000000002"}
+		},
+		done: func(r *repo) bool {
+			return len(r.files(".abcd/.work.local/run")) == 1 && r.exists(".abcd/.work.local/run/"+r.files(".abcd/.work.local/run")[0]+"/state.json")
+		},
+		refusedWhenDone: []string{"run_active"},
+		check: func(t *testing.T, r *repo) {
+			v := r.theRun()
+			assert.Check(t, is.Len(v.Lanes, 4), "three steps and the integration")
+		},
+	},
+	{
+		name: "implement_step",
+		setup: func(r *repo) []string {
+			plannedRepo(r, "1. Make config loading lazy.", "2. Build the binary static.", "3. (after 1, 2) Measure it.")
+			run := runOf(r, r.ok("implement", "start", "spc-2611300000000002")).Run
+			return []string{"implement", "step", "--run", run}
+		},
+		done: func(r *repo) bool { return false }, // a step run again after it finished says "nothing new" and exits 0
+		check: func(t *testing.T, r *repo) {
+			v := r.theRun()
+			base := r.git(r.root, "rev-parse", "HEAD")
+			started := 0
+			for _, l := range v.Lanes {
+				if l.Worktree == "" {
+					continue
+				}
+				started++
+				assert.Check(t, is.Equal(r.git(l.Worktree, "rev-parse", "HEAD"), base), "%s starts at the base", l.ID)
+				assert.Check(t, is.Equal(r.git(l.Worktree, "status", "--porcelain"), ""), "%s's worktree is whole", l.ID)
+				assert.Check(t, is.Equal(r.git(l.Worktree, "rev-parse", "--abbrev-ref", "HEAD"), l.Branch))
+			}
+			assert.Check(t, is.Equal(started, 2), "the two lanes that build on nothing start")
+			assert.Check(t, is.Len(v.Awaits, 2), "one implementer await each")
+			listed := r.git(r.root, "worktree", "list", "--porcelain")
+			assert.Check(t, is.Equal(strings.Count(listed, "worktree "), 3), "the checkout and the two lanes' worktrees: %s", listed)
+		},
+	},
+	{
+		name: "receipt_delivers_and_integrates",
+		setup: func(r *repo) []string {
+			plannedRepo(r, "1. Make config loading lazy.")
+			run := runOf(r, r.ok("implement", "start", "spc-2611300000000002")).Run
+			v := runOf(r, r.ok("implement", "step", "--run", run))
+			r.implemented(v, "lane-1")
+			v = runOf(r, r.ok("implement", "receipt", awaitFor(v, "implementer").Return))
+			ruthless := awaitFor(v, "ruthless-reviewer")
+			r.write(ruthless.Return, review("SHIP"))
+			v = runOf(r, r.ok("implement", "receipt", ruthless.Return))
+			security := awaitFor(v, "security-reviewer")
+			r.write(security.Return, review("APPROVE"))
+			return []string{"implement", "receipt", security.Return}
+		},
+		done:            func(r *repo) bool { return strings.Contains(r.read(crashSpecFile), "step 1 (") },
+		refusedWhenDone: []string{"receipt_recorded"},
+		check: func(t *testing.T, r *repo) {
+			spec := r.read(crashSpecFile)
+			assert.Check(t, is.Equal(strings.Count(spec, "step 1 ("), 1), "the lane's Progress line, once: %s", spec)
+			v := r.theRun()
+			for _, l := range v.Lanes {
+				assert.Check(t, is.Equal(l.Stage, map[bool]string{true: "validate", false: "done"}[l.ID == "integration"]), l.ID)
+				if l.ID == "integration" {
+					assert.Check(t, l.Worktree != "")
+					assert.Check(t, is.Equal(r.git(l.Worktree, "status", "--porcelain"), ""), "the integration's worktree is whole")
+					assert.Check(t, is.Contains(r.git(l.Worktree, "log", "--format=%s", "-1"), "integrate lane-1"))
+				}
+			}
+			assert.Check(t, awaitFor(v, "intent-auditor").Return != "", "the auditor is asked next")
+		},
+	},
+	{
+		name: "audit_receipt",
+		setup: func(r *repo) []string {
+			plannedRepo(r)
+			r.write("src/new.go", "package src\n")
+			r.git(r.root, "add", "-A")
+			r.git(r.root, "commit", "-q", "-m", "the change")
+			v := runOf(r, r.ok("intent", "audit", "itd-2611300000000001", "--base", "HEAD~1"))
+			auditor := awaitFor(v, "intent-auditor")
+			r.write(auditor.Return, auditReturn())
+			return []string{"implement", "receipt", auditor.Return}
+		},
+		done:            func(r *repo) bool { return strings.Contains(r.read(crashIntentFile), "### Audit ") },
+		refusedWhenDone: []string{"receipt_recorded"},
+		check: func(t *testing.T, r *repo) {
+			intent := r.read(crashIntentFile)
+			assert.Check(t, is.Equal(strings.Count(intent, "### Audit "), 1), "the Audit Notes, once: %s", intent)
+			v := r.theRun()
+			assert.Check(t, v.Finished)
+			story := r.ok("implement", "record", "--run", v.Run)
+			assert.Check(t, is.Len(story["verdicts"], 1))
+		},
+	},
+	{
+		name: "ahoy_install",
+		setup: func(r *repo) []string {
+			// newRepo installed; the path starts from before that.
+			assert.NilError(r.t, os.RemoveAll(r.path(".abcd")))
+			r.git(r.root, "clean", "-fdxq")
+			return []string{"ahoy", "install", "--yes"}
+		},
+		done: func(r *repo) bool { return false }, // install run again is whole and exits 0
+		check: func(t *testing.T, r *repo) {
+			installed.once.Do(func() {
+				c := newRepo(t)
+				installed.files = c.installFiles()
+			})
+			assert.Check(t, is.DeepEqual(r.installFiles(), installed.files), "the install is whole")
+		},
+	},
+}
+
+// installed is what an uninterrupted install writes, read once.
+var installed struct {
+	once  sync.Once
+	files map[string]string
+}
+
+// installFiles is every file the install may write, with its mode and content.
+func (r *repo) installFiles() map[string]string {
+	out := map[string]string{}
+	_ = filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r.root, p)
+		if d.IsDir() && (rel == ".git" || rel == filepath.Join(".abcd", ".work.local")) {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		entry := info.Mode().String()
+		if d.Type().IsRegular() {
+			data, _ := os.ReadFile(p)
+			entry += " " + string(data)
+		}
+		out[filepath.ToSlash(rel)] = entry
+		return nil
+	})
+	return out
+}
