@@ -86,8 +86,8 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	  done; done
 
-soak: ## parallel writers on the record and one run, through the built binary, for SOAKTIME (make test runs them briefly)
-	$(GO) test -count=1 -timeout 0 -v -run 'Soak|Captures|ExitThree' ./tools/soak -soak=$(SOAKTIME)
+soak: ## parallel writers on the record and one run, and kill -9 on every write path, through the built binary, for SOAKTIME (make test runs them briefly)
+	$(GO) test -count=1 -timeout 0 -v -run 'Soak|Captures|ExitThree|KillNine' ./tools/soak -soak=$(SOAKTIME)
 
 clean:
 	rm -rf bin tools/node_modules tools/harness/node_modules

@@ -130,8 +130,6 @@ type RecordStore interface {
 	Create(ctx context.Context, path string, data []byte) (created bool, err error)
 	// Replace atomically replaces an existing file's content.
 	Replace(ctx context.Context, path string, data []byte) error
-	// Move renames from to to (which must not exist) in one step, then replaces its content with data.
-	Move(ctx context.Context, from, to string, data []byte) error
 	// Lock serialises writers across processes, waiting a bounded time for a held lock (the wait
 	// LockWait(ctx) gives; ctx ends the wait); still held then is contention (exit 3).
 	Lock(ctx context.Context) (unlock func(), err error)

@@ -61,7 +61,7 @@ func TestRecordPathsStayInsideTheRecord(t *testing.T) {
 	}
 }
 
-func TestCreateReplaceAndMove(t *testing.T) {
+func TestCreateAndReplace(t *testing.T) {
 	dir := recordRepo(t)
 	r := Records{Dir: dir.Path()}
 	ctx := context.Background()
@@ -80,21 +80,7 @@ func TestCreateReplaceAndMove(t *testing.T) {
 	data, _ = r.Read(ctx, p)
 	assert.Equal(t, string(data), "three")
 
-	to := ".abcd/work/issues/closed/iss-2611300000000009-new.md"
-	assert.NilError(t, r.Move(ctx, p, to, []byte("closed now")))
-	_, err = os.Lstat(dir.Join(".abcd/work/issues/open/iss-2611300000000009-new.md"))
-	assert.Assert(t, os.IsNotExist(err))
-	data, _ = r.Read(ctx, to)
-	assert.Equal(t, string(data), "closed now")
-
-	// A move onto an existing record is refused and changes nothing.
-	_, _ = r.Create(ctx, p, []byte("again"))
-	err = r.Move(ctx, p, to, []byte("x"))
-	assert.ErrorContains(t, err, "already exists")
-	data, _ = r.Read(ctx, to)
-	assert.Equal(t, string(data), "closed now")
-
-	entries, _ := os.ReadDir(dir.Join(".abcd/work/issues/closed"))
+	entries, _ := os.ReadDir(dir.Join(".abcd/work/issues/open"))
 	for _, e := range entries {
 		assert.Assert(t, !strings.HasPrefix(e.Name(), ".abcd-tmp"), "a temporary file was left: %s", e.Name())
 	}

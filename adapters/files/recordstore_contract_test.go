@@ -60,14 +60,11 @@ func TestRecordStoreContract(t *testing.T) {
 			assert.Equal(t, len(none), 0, "only the prefix's files")
 
 			assert.NilError(t, s.Replace(ctx, a, []byte("replaced")))
-			assert.NilError(t, s.Move(ctx, a, closed, []byte("moved")))
-			data, err := s.Read(ctx, closed)
+			data, err := s.Read(ctx, a)
 			assert.NilError(t, err)
-			assert.Equal(t, string(data), "moved")
-			_, err = s.Read(ctx, a)
+			assert.Equal(t, string(data), "replaced")
+			_, err = s.Read(ctx, closed)
 			assert.Equal(t, code(err), "record_missing")
-			_, _ = s.Create(ctx, a, []byte("back"))
-			assert.Equal(t, code(s.Move(ctx, a, closed, []byte("x"))), "record_exists")
 
 			unlock, err := s.Lock(ctx)
 			assert.NilError(t, err)

@@ -63,7 +63,8 @@ func TestWritesStageTheirTempWhereGitIgnoresIt(t *testing.T) {
 	assert.Check(t, !created, "create never replaces")
 	assert.NilError(t, r.Replace(ctx, p, []byte("three")))
 	q := ".abcd/work/issues/closed/iss-2611300000000001-a.md"
-	assert.NilError(t, r.Move(ctx, p, q, []byte("four")))
+	assert.NilError(t, Journal{Dir: dir.Path()}.Commit(ctx, ports.Change{Verb: "issue_close", Record: "iss-2611300000000001",
+		Files: []ports.FileChange{{Path: q, Data: []byte("four")}, {Path: p, Remove: true}}}))
 	runs := Runs{Dir: dir.Path()}
 	_, err = runs.Create(ctx, "run-1")
 	assert.NilError(t, err)
@@ -227,7 +228,8 @@ func killHelper(repo string) {
 		case 1:
 			_ = r.Replace(ctx, open, body)
 		case 2:
-			_ = r.Move(ctx, open, closed, body)
+			_ = Journal{Dir: repo}.Commit(ctx, ports.Change{Verb: "issue_close", Record: "iss-k",
+				Files: []ports.FileChange{{Path: closed, Data: body}, {Path: open, Remove: true}}})
 			_ = os.Remove(filepath.Join(repo, filepath.FromSlash(closed)))
 		}
 	}

@@ -170,18 +170,22 @@ func (a *App) place(ctx context.Context, s *loop.State, outs []answered) []strin
 			}
 			continue
 		}
-		if err := a.Runs.Write(ctx, o.ret, o.out.Return); err != nil {
+		// The answer is written with the state that records it, as one change: a kill between never
+		// leaves the route's answer standing as though the host's agent wrote it.
+		edits, err := a.stepEditsOf(ctx)
+		if err != nil {
 			did = append(did, a.fallBack(s, aw, o.lane, o.route, review.Failed, "its answer could not be written: "+refusalWhy(err)))
 			continue
 		}
+		edits.stage(o.ret, o.out.Return)
 		sum := sha256.Sum256(o.out.Return)
 		digest := hex.EncodeToString(sum[:])
 		s.Lanes[lane].Awaits[idx].Answered = loop.Answer{Route: o.route, SHA256: digest, ModelAsked: o.out.ModelAsked,
 			ModelReported: o.out.ModelReported, SchemaEnforced: o.out.SchemaEnforced, TokensIn: o.out.Usage.Prompt, TokensOut: o.out.Usage.Completion,
 			Settings: o.req.Settings}
 		if err := a.recordReturn(ctx, s, o.ret, o.route); err != nil {
-			// Take the route's own answer back off the path, so the host's agent writes there.
-			a.removeIfOurs(ctx, o.ret, digest)
+			// The route's own answer is not written, so the host's agent writes there.
+			edits.unstage(o.ret)
 			if i, j, ok := s.FindID(o.await); ok {
 				s.Lanes[i].Awaits[j].Answered = loop.Answer{}
 				did = append(did, a.fallBack(s, s.Lanes[i].Awaits[j], o.lane, o.route, review.Invalid, refusalWhy(err)))
@@ -235,19 +239,6 @@ func (a *App) keepAllAside(ctx context.Context, outs []answered) []string {
 		}
 	}
 	return kept
-}
-
-// removeIfOurs takes the route's placed answer off the return path, only if what stands there is
-// still its bytes: a return the host's agent wrote over it stays.
-func (a *App) removeIfOurs(ctx context.Context, ret, digest string) {
-	data, err := a.Runs.Read(ctx, ret, review.MaxReturnBytes+1)
-	if err != nil {
-		return
-	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) == digest {
-		_ = a.Runs.Remove(ctx, ret)
-	}
 }
 
 // composeRequest writes request.md beside the await's brief and returns the request a route is

@@ -873,7 +873,7 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 	}
 	switch aw.Kind {
 	case loop.AwaitImplement, loop.AwaitFix:
-		data, err := a.Runs.Read(ctx, ret, review.MaxReceiptBytes)
+		data, err := a.readReturn(ctx, ret, review.MaxReceiptBytes)
 		if err != nil {
 			return err
 		}
@@ -921,7 +921,7 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 		}
 		return s.RecordImplementation(lane, idx, loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: a.now()})
 	case loop.AwaitReview:
-		data, err := a.Runs.Read(ctx, ret, review.MaxReturnBytes)
+		data, err := a.readReturn(ctx, ret, review.MaxReturnBytes)
 		if err != nil {
 			return err
 		}
@@ -931,7 +931,7 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 		}
 		return a.recordVerdict(s, lane, idx, v, ret, data, ran)
 	default:
-		data, err := a.Runs.Read(ctx, ret, review.MaxReturnBytes)
+		data, err := a.readReturn(ctx, ret, review.MaxReturnBytes)
 		if err != nil {
 			return err
 		}

@@ -11,9 +11,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -100,19 +102,29 @@ func (e *stepEdits) release() {
 	}
 }
 
-// editRecord reads a record file for a run's step to edit, under the record lock (taken at the
-// step's first edit and held until its state is committed), seeing the step's own earlier edits.
-func (a *App) editRecord(ctx context.Context, fam record.Family, ref string) (path string, data []byte, edits *stepEdits, err error) {
+// stepEditsOf is the run step's edits, with the record lock taken (at the step's first edit, held
+// until its state is committed).
+func (a *App) stepEditsOf(ctx context.Context) (*stepEdits, error) {
 	edits, ok := ctx.Value(stepEditsKey{}).(*stepEdits)
 	if !ok {
-		return "", nil, nil, fmt.Errorf("a record edit outside a run's step")
+		return nil, fmt.Errorf("an edit outside a run's step")
 	}
 	if edits.unlock == nil {
 		_, unlock, err := a.lockRecord(ctx)
 		if err != nil {
-			return "", nil, nil, err
+			return nil, err
 		}
 		edits.unlock = unlock
+	}
+	return edits, nil
+}
+
+// editRecord reads a record file for a run's step to edit, under the record lock, seeing the step's
+// own earlier edits.
+func (a *App) editRecord(ctx context.Context, fam record.Family, ref string) (path string, data []byte, edits *stepEdits, err error) {
+	edits, err = a.stepEditsOf(ctx)
+	if err != nil {
+		return "", nil, nil, err
 	}
 	l, err := a.resolve(ctx, fam, verbOf(ctx), "", record.Ref(ref))
 	if err != nil {
@@ -127,7 +139,35 @@ func (a *App) editRecord(ctx context.Context, fam record.Family, ref string) (pa
 	return l.file.Path, data, edits, err
 }
 
-// stage keeps a record file's new content for the step's commit.
+// readReturn reads a return at ret as the step sees it: an answer the step placed there itself, else
+// the file an agent wrote.
+func (a *App) readReturn(ctx context.Context, ret string, max int) ([]byte, error) {
+	if edits, ok := ctx.Value(stepEditsKey{}).(*stepEdits); ok {
+		if data, ok := edits.staged(ret); ok {
+			if len(data) > max {
+				return nil, refusal.New("return_too_large", ret, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
+			}
+			return data, nil
+		}
+	}
+	return a.Runs.Read(ctx, ret, max)
+}
+
+func (e *stepEdits) staged(p string) ([]byte, bool) {
+	for _, f := range e.files {
+		if f.Path == p {
+			return f.Data, true
+		}
+	}
+	return nil, false
+}
+
+// unstage drops a file the step staged.
+func (e *stepEdits) unstage(p string) {
+	e.files = slices.DeleteFunc(e.files, func(f ports.FileChange) bool { return f.Path == p })
+}
+
+// stage keeps a file's new content for the step's commit.
 func (e *stepEdits) stage(p string, data []byte) {
 	for i := range e.files {
 		if e.files[i].Path == p {

@@ -200,3 +200,42 @@ func TestALaneStartKilledPartWayIsMadeAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestARoutesAnswerIsWrittenWithTheStateThatRecordsIt: the answers a route gives are placed at their
+// return paths in the same change as the state that records them as the route's, so a kill between
+// never leaves an answer standing that a later receipt would credit to the host. An answer that
+// does not verify is not written at all: the host's agent writes there.
+func TestARoutesAnswerIsWrittenWithTheStateThatRecordsIt(t *testing.T) {
+	passing := func(req ports.ReviewRequest) ports.ReviewOutcome {
+		word := map[string]string{"ruthless-reviewer": "SHIP", "security-reviewer": "APPROVE"}[req.Role]
+		return ports.ReviewOutcome{Return: []byte("## Verdict\n\n" + word + "\n\nNothing to fix.\n")}
+	}
+	w := newLoopWorld(t, &fake.Validator{Name: "rp", Answer: passing})
+	j := w.a.Journal.(*fake.Journal)
+	w.receipt(t)
+	var placed *ports.Change
+	for i := range j.Commits {
+		for _, f := range j.Commits[i].Files {
+			if strings.HasSuffix(f.Path, "/ruthless-reviewer/return.md") {
+				placed = &j.Commits[i]
+			}
+		}
+	}
+	assert.Assert(t, placed != nil, "the answers went through the journal: %+v", j.Commits)
+	var paths []string
+	for _, f := range placed.Files {
+		paths = append(paths, f.Path[strings.LastIndex(f.Path[:strings.LastIndex(f.Path, "/")], "/")+1:])
+	}
+	assert.Assert(t, is.Contains(paths, "ruthless-reviewer/return.md"))
+	assert.Assert(t, is.Contains(paths, "security-reviewer/return.md"))
+	assert.Equal(t, paths[len(paths)-1], w.run+"/state.json", "the state that records them, in the same change")
+
+	bad := newLoopWorld(t, &fake.Validator{Name: "rp", Outcome: ports.ReviewOutcome{Return: []byte("I liked it.")}})
+	res := bad.receipt(t)
+	for _, aw := range res.Run.Awaits {
+		if aw.Role == "ruthless-reviewer" {
+			_, err := bad.rs.Read(t.Context(), strings.TrimPrefix(aw.Return, "/work/repo/"), 1<<20)
+			assert.Assert(t, err != nil, "an answer that does not verify is not written")
+		}
+	}
+}

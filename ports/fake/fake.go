@@ -251,18 +251,6 @@ func (r *Records) Replace(_ context.Context, p string, data []byte) error {
 	return nil
 }
 
-func (r *Records) Move(_ context.Context, from, to string, data []byte) error {
-	if _, ok := r.Files[to]; ok {
-		return refusal.New("record_exists", to, "already exists", "lint the record")
-	}
-	if _, ok := r.Files[from]; !ok {
-		return refusal.New("record_missing", from, "does not exist", "list the records")
-	}
-	delete(r.Files, from)
-	r.Files[to] = append([]byte(nil), data...)
-	return nil
-}
-
 func (r *Records) Lock(ctx context.Context) (func(), error) {
 	wait, err := ports.LockWait(ctx, 3*time.Second)
 	if err != nil {
