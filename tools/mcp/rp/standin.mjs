@@ -10,7 +10,8 @@
 //   drop      the connection is dropped when oracle_send is called
 //   oversize  oracle_send answers with 9 MiB of text
 //   slow      oracle_send answers after 3 s
-// The answer says what arrived: the message's length and SHA-256 and new_chat, so a test sees the
+// The answer passes (with the word the brief asks of its role) and says what arrived: the
+// message's length and SHA-256 and new_chat, so a test sees the
 // request went whole.
 import http from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
@@ -38,10 +39,12 @@ function newServer() {
     }
     const message = args.message ?? '';
     const sha = createHash('sha256').update(message, 'utf8').digest('hex');
+    // A review abcd's loop sends names the passing word its role writes; a bare message gets SHIP.
+    const word = message.match(/exactly one word: (\w+)/)?.[1] ?? 'SHIP';
     return {
       content: [{
         type: 'text',
-        text: `## Verdict\n\nSHIP\n\nreceived ${Buffer.byteLength(message, 'utf8')} bytes sha256 ${sha} new_chat ${args.new_chat === true}\n`,
+        text: `## Verdict\n\n${word}\n\nreceived ${Buffer.byteLength(message, 'utf8')} bytes sha256 ${sha} new_chat ${args.new_chat === true}\n`,
       }],
     };
   });
