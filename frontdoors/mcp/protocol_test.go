@@ -48,7 +48,7 @@ func TestHandshakeEraRules(t *testing.T) {
 	replies := exchange(t, s,
 		request("early", "tools/list", nil), // before initialize, without _meta
 		request("early-prompts", "prompts/get", map[string]any{"name": "drive"}),
-		request("p0", "ping", nil),          // ping is allowed before initialize
+		request("p0", "ping", nil), // ping is allowed before initialize
 		initializeLine(1, Legacy20250618),
 		notification("notifications/initialized", nil),
 		initializeLine(2, Legacy20250618), // once per connection
