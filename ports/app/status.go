@@ -187,23 +187,29 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			specsOf[l.summary.Implements] = append(specsOf[l.summary.Implements], l)
 		}
 	}
-	checked := map[string]bool{}
-	for _, l := range specs {
-		if len(next) == maxRecordNext {
-			break
+	// Open specs are taken a batch at a time, in order: the intents a batch turns on are checked
+	// once each, on every processor, then the batch's specs are suggested in order.
+	checked := map[string]bool{} // intent id: passes the whole gate
+	for from := 0; from < len(specs) && len(next) < maxRecordNext; from += batch {
+		part := specs[from:min(from+batch, len(specs))]
+		var todo []loaded
+		for _, l := range part {
+			il, ok := intentByID[l.summary.Implements]
+			if _, done := checked[il.summary.ID]; l.err == nil && ok && !done {
+				checked[il.summary.ID] = false
+				todo = append(todo, il)
+			}
 		}
-		il, ok := intentByID[l.summary.Implements]
-		if l.err != nil || !ok {
-			continue
+		ready := make([]bool, len(todo))
+		inParallel(len(todo), func(i int) { ready[i] = buildable(todo[i], specsOf[todo[i].summary.ID]) })
+		for i, il := range todo {
+			checked[il.summary.ID] = ready[i]
 		}
-		ready, seen := checked[il.summary.ID]
-		if !seen {
-			ready = buildable(il, specsOf[il.summary.ID])
-			checked[il.summary.ID] = ready
-		}
-		if ready {
-			next = append(next, NextAction{Command: "abcd implement start " + l.summary.ID,
-				Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)})
+		for _, l := range part {
+			if il, ok := intentByID[l.summary.Implements]; l.err == nil && ok && checked[il.summary.ID] && len(next) < maxRecordNext {
+				next = append(next, NextAction{Command: "abcd implement start " + l.summary.ID,
+					Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)})
+			}
 		}
 	}
 	return next, nil
