@@ -238,3 +238,16 @@ func WriteTargets(mdPath string, targets []Target) error {
 	}
 	return os.WriteFile(mdPath+".targets", []byte(b.String()), 0o644)
 }
+
+// TimeCPU runs bin once in dir and returns its wall time and the CPU time it used (user and
+// system, all its threads); a non-zero exit is an error. CPU time says what a run costs whatever
+// else the machine is doing; wall time is what a person waits.
+func TimeCPU(env []string, dir, bin string, args ...string) (wall, cpu time.Duration, err error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Dir = env, dir
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s %v: %w", bin, args, err)
+	}
+	return time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
