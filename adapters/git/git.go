@@ -280,7 +280,10 @@ func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
 
 // forgetMissing removes git's entries for a worktree at dir when dir is gone: an entry whose gitdir
 // names dir, or one whose gitdir was never written and whose name is dir's (git names an entry after
-// the folder, with digits added when the name is taken).
+// the folder, with digits added when the name is taken). A half-written entry (no commondir) of any
+// worktree in the folder of folders dir's lies in (every run's lanes, .../run/<run>/worktrees/<lane>)
+// goes too: git refuses every branch and worktree command while one stands, and only a killed abcd
+// makes worktrees there.
 func (g Git) forgetMissing(ctx context.Context, dir string) error {
 	want, err := filepath.Abs(filepath.Join(g.Dir, dir))
 	if err != nil {
@@ -304,13 +307,12 @@ func (g Git) forgetMissing(ctx context.Context, dir string) error {
 	}
 	base := filepath.Base(want)
 	for _, e := range entries {
-		target := ""
-		if f, err := os.Open(filepath.Join(admin, e.Name(), "gitdir")); err == nil {
-			data, _ := io.ReadAll(io.LimitReader(f, 8<<10))
-			f.Close()
-			target = strings.TrimSpace(string(data))
-		}
+		target := small(filepath.Join(admin, e.Name(), "gitdir"))
 		ours := target != "" && samePath(filepath.Dir(target), want)
+		if target != "" && small(filepath.Join(admin, e.Name(), "commondir")) == "" {
+			runs := filepath.Dir(filepath.Dir(filepath.Dir(want)))
+			ours = ours || strings.HasPrefix(resolved(filepath.Dir(target)), resolved(runs)+string(filepath.Separator))
+		}
 		if target == "" {
 			rest, named := strings.CutPrefix(e.Name(), base)
 			ours = named && strings.Trim(rest, "0123456789") == ""
@@ -322,6 +324,17 @@ func (g Git) forgetMissing(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// small is a small file's trimmed content; "" when it cannot be read.
+func small(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, 8<<10))
+	return strings.TrimSpace(string(data))
 }
 
 // Merge merges commit into the worktree's branch; a conflict is aborted and reported.

@@ -247,8 +247,8 @@ func TestDeleteBranch(t *testing.T) {
 }
 
 // What a killed `git worktree add` leaves: an entry locked "initializing" whose commondir was never
-// written (git then refuses every worktree command), a half-made entry with no gitdir, and a branch
-// ref lock. With the folder gone, RemoveWorktree forgets both entries and ClearRefLock the lock, so
+// written (git then refuses every worktree and branch command), others in the runs' folder (the run's
+// other lane, killed at the same moment, and another run's), a half-made entry with no gitdir, and a branch ref lock. With the folder gone, RemoveWorktree forgets both entries and ClearRefLock the lock, so
 // the branch and worktree are made again.
 func TestAKilledWorktreeAddIsForgotten(t *testing.T) {
 	dir, commits := repo(t)
@@ -260,6 +260,8 @@ func TestAKilledWorktreeAddIsForgotten(t *testing.T) {
 	for name, files := range map[string]map[string]string{
 		"lane-1":  {"gitdir": abs + "/.git\n", "commondir": "", "HEAD": strings.Repeat("0", 40) + "\n", "locked": "initializing\n"},
 		"lane-12": {"locked": "initializing\n"},
+		"lane-2":  {"gitdir": filepath.Join(filepath.Dir(abs), "lane-2") + "/.git\n", "commondir": "", "locked": "initializing\n"},
+		"lane-3":  {"gitdir": dir.Join(".abcd/.work.local/run/run-2/worktrees/lane-3") + "/.git\n", "commondir": "", "locked": "initializing\n"},
 		"other":   {"locked": "mine\n"},
 	} {
 		assert.NilError(t, os.MkdirAll(dir.Join(".git/worktrees", name), 0o755))
@@ -277,6 +279,10 @@ func TestAKilledWorktreeAddIsForgotten(t *testing.T) {
 	assert.NilError(t, g.ClearRefLock(ctx, "lane-1"), "no lock is not an error")
 	_, err = os.Stat(dir.Join(".git/worktrees/other"))
 	assert.NilError(t, err, "another folder's entry stays")
+	for _, gone := range []string{"lane-2", "lane-3"} {
+		_, err = os.Stat(dir.Join(".git/worktrees", gone))
+		assert.Assert(t, os.IsNotExist(err), "a half-written entry of a run's worktree goes (%s): git refuses to delete a branch while one stands", gone)
+	}
 	assert.NilError(t, g.CreateBranch(ctx, "lane-1", commits[1]))
 	assert.NilError(t, g.AddWorktree(ctx, wt, "lane-1"))
 	data, err := os.ReadFile(dir.Join(wt, "a.txt"))
