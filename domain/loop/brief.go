@@ -223,7 +223,11 @@ func Next(a Await) string {
 	}
 	tier := ""
 	if t := a.Routing.Tier; t != "" && t != "host-decides" {
-		tier = fmt.Sprintf(" on a %s-tier model", t)
+		article := "a"
+		if strings.ContainsRune("aeiou", rune(t[0])) {
+			article = "an"
+		}
+		tier = fmt.Sprintf(" on %s %s-tier model", article, t)
 	}
 	next := fmt.Sprintf("start a fresh %s agent%s with the brief %s; when it has written %s, run `abcd implement receipt %s`",
 		agent, tier, a.Brief, a.Return, a.Return)

@@ -266,3 +266,24 @@ func TestNext(t *testing.T) {
 		}
 	}
 }
+
+// Next tells the harness the tier in plain English, and says first when a route beside the host is
+// taking the await.
+func TestNextNamesTheTierAndTheRoute(t *testing.T) {
+	aw := Await{Kind: AwaitReview, Role: RoleRuthless, Brief: "/r/brief.md", Return: "/r/return.md"}
+	for tier, want := range map[string]string{
+		"economy":      "start a fresh ruthless-reviewer agent on an economy-tier model with the brief /r/brief.md",
+		"frontier":     "start a fresh ruthless-reviewer agent on a frontier-tier model with the brief /r/brief.md",
+		"local":        "start a fresh ruthless-reviewer agent on a local-tier model with the brief /r/brief.md",
+		"host-decides": "start a fresh ruthless-reviewer agent with the brief /r/brief.md",
+	} {
+		aw.Routing = Routing{Tier: tier, Route: "host"}
+		if got := Next(aw); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: %s", tier, got)
+		}
+	}
+	aw.Routing = Routing{Tier: "economy", Route: "rp"}
+	if got := Next(aw); !strings.HasPrefix(got, "rp is taking this review (its answer is placed here when it comes); if you cannot wait, start a fresh") {
+		t.Error(got)
+	}
+}
