@@ -271,11 +271,7 @@ func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
 			}
 		}
 	}
-	if err := g.forgetMissing(ctx, dir); err != nil {
-		return err
-	}
-	_, _, err := g.run(ctx, 4<<10, "worktree", "prune")
-	return err
+	return g.forgetMissing(ctx, dir)
 }
 
 // forgetMissing removes git's entries for a worktree at dir when dir is gone: an entry whose gitdir

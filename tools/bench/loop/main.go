@@ -1,7 +1,8 @@
 // Command loop measures the build loop's two verbs a harness calls most, on a run of 20 lanes:
 // `abcd implement step` (which re-tells every open await) and `abcd implement receipt` (verify a
-// receipt against git, record it, open the lane's reviewers), beside `abcd version` as the
-// reference measured in the same invocation.
+// receipt against git, record it, open the lane's reviewers), and apart from them the step that
+// starts the 20 lanes (a branch and a worktree each), beside `abcd version` as the reference
+// measured in the same invocation.
 package main
 
 import (
@@ -138,10 +139,36 @@ func run(runs int) error {
 		}
 		tReceipt = append(tReceipt, d)
 	}
+	// Starting lanes: a step that makes every lane's branch and worktree, on runs started beside the
+	// first (--again), each once.
+	var tStart []time.Duration
+	for i := 0; i < 3; i++ {
+		before, err := os.ReadDir(runDir)
+		if err != nil {
+			return err
+		}
+		if _, err := sh(abcd, "implement", "start", "bench", "--again"); err != nil {
+			return err
+		}
+		after, err := os.ReadDir(runDir)
+		if err != nil {
+			return err
+		}
+		fresh := after[len(after)-1].Name()
+		if len(after) != len(before)+1 {
+			return fmt.Errorf("expected one new run in %s", runDir)
+		}
+		d, err := benchkit.Time(env, repo, abcd, "implement", "step", "--run", fresh)
+		if err != nil {
+			return err
+		}
+		tStart = append(tStart, d)
+	}
 	mv := benchkit.Median(tVersion)
 	fmt.Printf("build loop, a run of %d lanes (median, p90, ratio to abcd version):\n", lanes)
 	fmt.Printf("  abcd version            %8.2f ms  %8.2f ms\n", benchkit.MS(mv), benchkit.MS(benchkit.P90(tVersion)))
 	fmt.Printf("  implement step          %8.2f ms  %8.2f ms  %5.1fx  (re-tells %d open awaits)\n", benchkit.MS(benchkit.Median(tStep)), benchkit.MS(benchkit.P90(tStep)), float64(benchkit.Median(tStep))/float64(mv), lanes)
 	fmt.Printf("  implement receipt       %8.2f ms  %8.2f ms  %5.1fx  (verify, record, open 2 reviewers; %d receipts)\n", benchkit.MS(benchkit.Median(tReceipt)), benchkit.MS(benchkit.P90(tReceipt)), float64(benchkit.Median(tReceipt))/float64(mv), lanes)
+	fmt.Printf("  implement step, starting %8.2f ms  %8.2f ms  %5.1fx  (%d lanes: a branch and a worktree each; %d runs)\n", benchkit.MS(benchkit.Median(tStart)), benchkit.MS(benchkit.P90(tStart)), float64(benchkit.Median(tStart))/float64(mv), lanes, len(tStart))
 	return nil
 }
