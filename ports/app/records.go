@@ -171,15 +171,20 @@ func fillSummary(s *RecordSummary, header any) {
 // slugOf is the slug part of <prefix>-<id>-<slug>.md.
 func slugOf(p string) string {
 	name := strings.TrimSuffix(path.Base(p), ".md")
-	parts := strings.SplitN(name, "-", 3)
-	if len(parts) < 3 {
+	// What follows the second dash, found without splitting (a listing takes the slug of each file).
+	_, rest, ok := strings.Cut(name, "-")
+	if !ok {
 		return ""
 	}
-	return parts[2]
+	_, slug, ok := strings.Cut(rest, "-")
+	if !ok {
+		return ""
+	}
+	return slug
 }
 
 func summaries(ls []loaded) ([]RecordSummary, []RecordProblem) {
-	sums, probs := []RecordSummary{}, []RecordProblem{}
+	sums, probs := make([]RecordSummary, 0, len(ls)), []RecordProblem{}
 	for _, l := range ls {
 		if l.err != nil {
 			probs = append(probs, RecordProblem{Path: l.file.Path, Problem: recordProblem(l.err)})
