@@ -33,7 +33,7 @@ cross: ## every package, test files included, builds for darwin too
 	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 
-test-go: ## every module's tests, the full matrices included
+test-go: tools-deps ## every module's tests, the full matrices included (the Go interop tests start the npm stand-ins, so the npm packages come first)
 	$(GO) test -count=1 work
 
 test-short: ## the inner loop: every module's tests without the long matrices (under 30 s on 2 cores)

@@ -1,6 +1,8 @@
 package soak
 
 import (
+	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -448,4 +450,107 @@ func (r *repo) installFiles() map[string]string {
 		return nil
 	})
 	return out
+}
+
+// TestKillNineDuringAnswerPlacement kills `abcd review` with reviews routed to RepoPrompt (a stand-in
+// on the official MCP TypeScript SDK, started once) at random moments: while the routes are called,
+// while their answers are placed. Then the next command that steps the run finishes what the kill
+// left. Every state decodes; no return path ever holds part of an answer, and every verdict recorded
+// as rp's stands on exactly the bytes whose digest it recorded; no journal or temporary file is left.
+func TestKillNineDuringAnswerPlacement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kill -9 campaign runs in make test and make soak, not under -short")
+	}
+	url := rpStandIn(t)
+	tpl := newRepo(t)
+	tpl.write(".abcd/config.json", `{"schema_version":1,"setup_version":1,"oracle":{"review":"rp"}}`)
+	tpl.write(filepath.Join(filepath.Dir(tpl.root), "home", "config.json"), `{"schema_version":1,"oracle":{"rp":{"url":"`+url+`"}}}`)
+	assert.NilError(t, os.Chmod(filepath.Join(filepath.Dir(tpl.root), "home", "config.json"), 0o600))
+	tpl.git(tpl.root, "add", "-A")
+	tpl.git(tpl.root, "commit", "-q", "-m", "abcd")
+	tpl.git(tpl.root, "checkout", "-q", "-b", "feature")
+	tpl.write("feature.txt", "a feature\n")
+	tpl.git(tpl.root, "add", "feature.txt")
+	tpl.git(tpl.root, "commit", "-q", "-m", "feature")
+	args := []string{"review", "--base", "main"}
+	took := tpl.timeWhole(t, args)
+	var landed, placed, none int
+	for i := range kills() {
+		r := tpl.clone(t)
+		cmd := exec.Command(binary, append(args, "--json")...)
+		cmd.Dir, cmd.Env = r.root, r.env
+		assert.NilError(t, cmd.Start())
+		time.Sleep(time.Duration(rand.Int64N(int64(took) + 1)))
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			landed++
+		}
+		if len(r.files(".abcd/.work.local/run")) == 0 {
+			none++
+		}
+		// The same command again: it removes a run a kill left with no state, and reviews anew.
+		again := r.run(args...)
+		assert.Check(t, again.code == 0, "kill %d: run again: exit %d: %s", i, again.code, again.raw)
+		runs := r.files(".abcd/.work.local/run")
+		for _, run := range runs {
+			next := r.run("implement", "step", "--run", run)
+			assert.Check(t, next.code == 0, "kill %d: implement step: exit %d: %s", i, next.code, next.raw)
+			story := r.run("implement", "record", "--run", run)
+			assert.Assert(t, story.code == 0, "kill %d: implement record: exit %d: %s", i, story.code, story.raw)
+			verdicts, _ := story.doc["verdicts"].([]any)
+			for _, v := range verdicts {
+				v := v.(map[string]any)
+				if v["ran"] != "rp" {
+					continue
+				}
+				placed++
+				ret := v["return"].(string)
+				if j := strings.Index(ret, ".abcd/.work.local/"); j > 0 {
+					ret = ret[j:]
+				}
+				body := r.read(ret)
+				assert.Check(t, is.Contains(body, "## Verdict"), "kill %d: %s holds a whole answer", i, ret)
+				assert.Check(t, is.Equal(fmt.Sprintf("%x", sha256.Sum256([]byte(body))), v["sha256"]), "kill %d: %s is the answer recorded", i, ret)
+			}
+			view := runOf(r, r.ok("implement", "status", "--run", run))
+			for _, a := range view.Awaits {
+				if rel := a.Return[strings.Index(a.Return, ".abcd/.work.local/"):]; r.exists(rel) {
+					t.Errorf("kill %d: an open await's return path holds something nobody recorded: %s", i, r.read(rel))
+				}
+			}
+		}
+		r.whole(t)
+		if t.Failed() {
+			t.Fatalf("kill %d of abcd review (after up to %s) left this", i, took)
+		}
+		os.RemoveAll(filepath.Dir(r.root))
+	}
+	t.Logf("abcd review to RepoPrompt: %d kills at random over the %s it takes: %d landed while it ran; %d answers stood placed and recorded as rp's afterwards, each whole and the bytes its digest names; %d kills came before the run existed",
+		kills(), took.Round(time.Millisecond), landed, placed, none)
+}
+
+// rpStandIn starts the RepoPrompt stand-in (tools/mcp/rp/standin.mjs) for the test and returns its URL.
+func rpStandIn(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the RepoPrompt stand-in needs it (make test has it)")
+	}
+	tools, err := filepath.Abs("..")
+	assert.NilError(t, err)
+	if _, err := os.Stat(filepath.Join(tools, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("tools/node_modules has no @modelcontextprotocol/sdk: run make tools-deps (make test does)")
+	}
+	cmd := exec.Command(node, filepath.Join(tools, "mcp", "rp", "standin.mjs"), "sse")
+	cmd.Dir, cmd.Stderr = tools, os.Stderr
+	out, err := cmd.StdoutPipe()
+	assert.NilError(t, err)
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	assert.NilError(t, err)
+	var ready struct{ URL string }
+	assert.NilError(t, json.Unmarshal([]byte(line), &ready), line)
+	return ready.URL
 }
