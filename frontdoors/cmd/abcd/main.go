@@ -57,6 +57,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 	providers := openai.New(os.Getenv, files.ReadSecret)
 	var build func(dir string) *app.App
 	build = func(dir string) *app.App {
+		dir = files.OwnerDir(dir) // abcd run in a lane's worktree acts on the repository that holds it
 		return &app.App{
 			Inspector: files.Inspector{Dir: dir, Home: home},
 			Config:    files.ConfigSource{Dir: dir, Home: home},

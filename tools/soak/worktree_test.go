@@ -1,0 +1,46 @@
+package soak
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// TestAbcdInALanesWorktreeActsOnTheRepository: the briefs send each agent to work in its lane's
+// worktree, and the agent runs abcd there. abcd acts on the repository that holds the worktree: it
+// sees the run, takes the receipt, and a capture lands in the repository's record, never in the
+// lane's checkout (where it could be committed onto the lane's branch).
+func TestAbcdInALanesWorktreeActsOnTheRepository(t *testing.T) {
+	r := newRepo(t)
+	plannedRepo(r, "1. Make config loading lazy.")
+	run := runOf(r, r.ok("implement", "start", "spc-2611300000000002")).Run
+	v := runOf(r, r.ok("implement", "step", "--run", run))
+	wt := v.Lanes[0].Worktree
+	assert.Assert(t, wt != "")
+	inWorktree := func(args ...string) map[string]any {
+		t.Helper()
+		cmd := exec.Command(binary, append(args, "--json")...)
+		cmd.Dir, cmd.Env = filepath.Join(wt, "src"), r.env
+		out, err := cmd.Output()
+		assert.NilError(t, err, "abcd %s in the worktree: %s", strings.Join(args, " "), out)
+		var doc map[string]any
+		assert.NilError(t, json.Unmarshal(out, &doc))
+		return doc
+	}
+	status := inWorktree("implement", "status")
+	runs, _ := status["runs"].([]any)
+	assert.Assert(t, is.Len(runs, 1), "the worktree's abcd sees the repository's run")
+	inWorktree("capture", "Noticed while implementing")
+	assert.Check(t, is.Len(r.files(".abcd/work/issues/open"), 1), "the issue is in the repository's record")
+	_, err := exec.Command("test", "-e", filepath.Join(wt, ".abcd", "work")).Output()
+	assert.Check(t, err != nil, "and not in the lane's checkout")
+	r.implemented(v, "lane-1")
+	ret := awaitFor(v, "implementer").Return
+	recorded := inWorktree("implement", "receipt", filepath.Join(r.root, ret))
+	assert.Check(t, recorded["recorded"] != nil, "the receipt is taken from inside the worktree")
+}
