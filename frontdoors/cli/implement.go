@@ -36,6 +36,15 @@ func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
 	state := "in progress"
 	if r.Finished {
 		state = "finished"
+		back := 0
+		for _, l := range r.Lanes {
+			if l.Stage == "handed-back" {
+				back++
+			}
+		}
+		if back > 0 {
+			state += ", " + text.Count(back, "lane", "lanes") + " handed back"
+		}
 	}
 	fmt.Fprintf(b, "%s %s (%s, %s)", s.bold("run"), r.Run, r.Kind, state)
 	if r.Spec != "" {
@@ -46,7 +55,7 @@ func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
 	}
 	b.WriteString("\n")
 	for _, l := range r.Lanes {
-		fmt.Fprintf(b, "  %s  %-11s round %d", l.ID, l.Stage, l.Round)
+		fmt.Fprintf(b, "  %-11s  %-11s round %d", l.ID, l.Stage, l.Round)
 		if l.Failed > 0 {
 			fmt.Fprintf(b, ", %d failed", l.Failed)
 		}
@@ -54,6 +63,14 @@ func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
 			fmt.Fprintf(b, "  %s", l.Text)
 		}
 		b.WriteString("\n")
+		if l.Stage == "handed-back" {
+			// Why it was handed back, where the person looks first.
+			for _, line := range strings.Split(strings.TrimSpace(l.Findings), "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					fmt.Fprintf(b, "      %s\n", line)
+				}
+			}
+		}
 	}
 }
 

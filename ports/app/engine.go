@@ -308,11 +308,61 @@ func (a *App) nextSentences(s loop.State) []string {
 	}
 	switch {
 	case len(next) == 0 && s.Finished():
-		next = append(next, fmt.Sprintf("the run is finished: `abcd implement record --run %s` tells its whole story", s.Run))
+		next = append(next, outcome(s)+fmt.Sprintf("; `abcd implement record --run %s` tells its whole story", s.Run))
 	case len(next) == 0:
 		next = append(next, fmt.Sprintf("run `abcd implement step --run %s` to open what is due", s.Run))
 	}
 	return next
+}
+
+// outcome says how a finished run ended: what passed, and each lane handed back with why.
+func outcome(s loop.State) string {
+	var back []string
+	for _, ln := range s.Lanes {
+		if ln.Stage == loop.StageHandedBack {
+			why := firstLine(ln.Findings)
+			if why == "" {
+				why = "no findings recorded"
+			}
+			back = append(back, fmt.Sprintf("%s (%s)", ln.ID, why))
+		}
+	}
+	if len(back) > 0 {
+		what := "the run ended"
+		if s.Kind == loop.KindReview {
+			what = "the review failed"
+		} else if s.Kind == loop.KindAudit {
+			what = "the audit failed"
+		}
+		return fmt.Sprintf("%s with %s handed back: %s", what, text.Count(len(back), "lane", "lanes"), strings.Join(back, "; "))
+	}
+	switch s.Kind {
+	case loop.KindReview:
+		return "the review passed"
+	case loop.KindAudit:
+		return "the audit passed; its verdicts are in the intent's Audit Notes"
+	}
+	into := s.BaseRef
+	if into == "" {
+		into = "your base branch"
+	}
+	for _, ln := range s.Lanes {
+		if ln.Integration {
+			return fmt.Sprintf("the run is finished: every step delivered, integrated on %s and audited; merge that branch into %s (`git merge %s`)",
+				ln.Branch, into, ln.Branch)
+		}
+	}
+	return "the run is finished: every step delivered"
+}
+
+// firstLine is a text's first non-empty line, trimmed.
+func firstLine(t string) string {
+	for _, line := range strings.Split(t, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }
 
 // advance opens every await the loop needs now. A route that answers at once records verdicts that
@@ -467,6 +517,9 @@ func (a *App) act(ctx context.Context, s *loop.State, act loop.Action) (string, 
 		if len(conflicts) > 0 {
 			s.Conflicted(act.Lane, act.MergeLanes[k], conflicts)
 			_ = a.Git.RemoveWorktree(ctx, wt)
+			if ln.Integration {
+				return fmt.Sprintf("integration: merging %s conflicted on %s; the lanes are not integrated (merge their branches by hand)", act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
+			}
 			return fmt.Sprintf("%s: merging %s conflicted on %s; the lane is handed back", ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
 		}
 	}

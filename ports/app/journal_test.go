@@ -239,3 +239,21 @@ func TestARoutesAnswerIsWrittenWithTheStateThatRecordsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestAFinishedRunSaysHowItEnded: a run that ends with a lane handed back says so in its next line,
+// with why, rather than reading like a success.
+func TestAFinishedRunSaysHowItEnded(t *testing.T) {
+	failing := func(req ports.ReviewRequest) ports.ReviewOutcome {
+		if req.Role == "ruthless-reviewer" {
+			return ports.ReviewOutcome{Return: []byte("The error path is untested.\n\n## Verdict\n\nFIX FIRST\n")}
+		}
+		return ports.ReviewOutcome{Return: []byte("## Verdict\n\nAPPROVE\n\nNothing to fix.\n")}
+	}
+	w := newLoopWorld(t, &fake.Validator{Name: "rp", Answer: failing})
+	w.g.Head = "abcd/" + w.run + "/lane-1"
+	res := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": vBase})
+	assert.Assert(t, res.Run.Finished)
+	assert.Assert(t, is.Len(res.Next, 1))
+	assert.Assert(t, is.Contains(res.Next[0], "the review failed with 1 lane handed back: lane-1 ("), res.Next[0])
+	assert.Assert(t, is.Contains(res.Next[0], "`abcd implement record --run "+res.Run.Run+"`"))
+}
