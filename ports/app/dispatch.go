@@ -58,6 +58,12 @@ func (a *App) drive(ctx context.Context, verb, run string, f func(context.Contex
 	if err != nil {
 		return res, err
 	}
+	return a.callAndPlace(ctx, verb, run, res, jobs)
+}
+
+// callAndPlace calls the routes jobs names, outside the run's lock, and places what they answer under
+// it, round after round, adding to res what each placement did.
+func (a *App) callAndPlace(ctx context.Context, verb, run string, res StepResult, jobs []dispatch) (StepResult, error) {
 	for round := 0; len(jobs) > 0 && round < 16; round++ {
 		outs := a.callRoutes(ctx, jobs)
 		jobs = nil
@@ -172,7 +178,7 @@ func (a *App) place(ctx context.Context, s *loop.State, outs []answered) []strin
 		}
 		// The answer is written with the state that records it, as one change: a kill between never
 		// leaves the route's answer standing as though the host's agent wrote it.
-		edits, err := a.stepEditsOf(ctx)
+		edits, err := stepEditsOf(ctx)
 		if err != nil {
 			did = append(did, a.fallBack(s, aw, o.lane, o.route, review.Failed, "its answer could not be written: "+refusalWhy(err)))
 			continue

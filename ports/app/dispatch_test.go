@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -33,8 +34,11 @@ func reviewReturn(run, role string) string {
 func TestTheRouteRunsOutsideTheRunsLock(t *testing.T) {
 	var w loopWorld
 	sawUnlocked := 0
+	var mu sync.Mutex // both reviews are out at once, and the fakes are not safe for concurrent use
 	v := &fake.Validator{Name: "rp",
 		During: func(ctx context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+			mu.Lock()
+			defer mu.Unlock()
 			if !w.rs.Held[w.run] {
 				sawUnlocked++
 			}
@@ -158,8 +162,11 @@ func TestAnInterruptedRouteFallsBackToTheHost(t *testing.T) {
 // refusal says where.
 func TestAnAnswerALockedRunCannotTakeIsKeptAside(t *testing.T) {
 	var w loopWorld
+	var mu sync.Mutex
 	v := &fake.Validator{Name: "rp",
 		During: func(ctx context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+			mu.Lock()
+			defer mu.Unlock()
 			w.rs.Held[w.run] = true // another invocation takes the lock and keeps it
 			return nil
 		},

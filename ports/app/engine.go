@@ -52,7 +52,8 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 	if err != nil {
 		return StepResult{}, err
 	}
-	s, err := a.writeRun(lctx, verb, n)
+	var jobs []dispatch
+	s, opened, err := a.writeRun(lctx, verb, n, &jobs)
 	unlock()
 	if err != nil {
 		return StepResult{}, err
@@ -73,32 +74,29 @@ func (a *App) createRun(ctx context.Context, verb string, n newRun) (StepResult,
 			Next: []string{fmt.Sprintf("run `abcd implement step --run %s` to start the lanes and hand out the first briefs", runID)}}
 		return res, nil
 	}
-	res, err := a.drive(ctx, verb, runID, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
-		did, err := a.advance(ctx, s, nil, jobs)
-		return StepResult{Did: append([]string{created}, did...)}, true, err
-	})
-	if err != nil {
-		// The run never opened an await: take it back.
-		_ = a.Runs.RemoveAll(context.WithoutCancel(ctx), loop.RunDir(runID))
-	}
-	return res, err
+	// A review or audit run's first awaits were opened before its state was first written, so a kill
+	// never leaves it without them; the routes beside the host are called now, outside every lock.
+	res := StepResult{Run: a.runView(s), Did: append([]string{created}, opened...), Next: a.nextSentences(s)}
+	return a.callAndPlace(ctx, verb, runID, res, jobs)
 }
 
 // writeRun makes a new run's folder and writes its state, under the record lock, removing the
-// folders of starts a kill interrupted first.
-func (a *App) writeRun(ctx context.Context, verb string, n newRun) (loop.State, error) {
+// folders of starts a kill interrupted first. A review or audit run's first awaits are opened before
+// the state is first written (nobody can see the run before then), queueing in jobs the routes to
+// call; a spec run's lanes start at its first step.
+func (a *App) writeRun(ctx context.Context, verb string, n newRun, jobs *[]dispatch) (loop.State, []string, error) {
 	orphans, err := a.Runs.Unstarted(ctx)
 	if err != nil {
-		return loop.State{}, err
+		return loop.State{}, nil, err
 	}
 	for _, id := range orphans {
 		if err := a.Runs.RemoveAll(ctx, loop.RunDir(id)); err != nil {
-			return loop.State{}, err
+			return loop.State{}, nil, err
 		}
 	}
 	runID, err := a.freshRun(ctx, verb)
 	if err != nil {
-		return loop.State{}, err
+		return loop.State{}, nil, err
 	}
 	lanes := n.lanes(runID)
 	n.opts.Run, n.opts.Created = runID, a.now()
@@ -112,15 +110,23 @@ func (a *App) writeRun(ctx context.Context, verb string, n newRun) (loop.State, 
 		for _, ln := range s.Lanes {
 			if _, err := a.Git.Resolve(ctx, ln.Branch); err == nil {
 				_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID)) // the empty folder freshRun made
-				return loop.State{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
+				return loop.State{}, nil, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
 			}
 		}
 	}
-	if err := a.saveRun(ctx, s); err != nil {
-		_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID))
-		return loop.State{}, err
+	var opened []string
+	ctx, edits := withStepEdits(context.WithValue(ctx, verbKey{}, verb))
+	if n.kind != loop.KindSpec {
+		if opened, err = a.advance(ctx, &s, nil, jobs); err != nil {
+			_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID))
+			return loop.State{}, nil, err
+		}
 	}
-	return s, nil
+	if err := a.saveRun(ctx, s, edits); err != nil {
+		_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID))
+		return loop.State{}, nil, err
+	}
+	return s, opened, nil
 }
 
 func (a *App) now() string { return a.Clock.Now().UTC().Format(time.RFC3339) }
@@ -173,18 +179,28 @@ func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
 	return s, nil
 }
 
-// saveRun writes the run's state; with the record edits its step made (under the record lock, which
-// the step holds), as one change.
-func (a *App) saveRun(ctx context.Context, s loop.State, edits ...ports.FileChange) error {
+// saveRun writes the run's state; with what its step changed beside it (edits, nil for none), as one
+// change, under the record lock taken for the commit.
+func (a *App) saveRun(ctx context.Context, s loop.State, edits *stepEdits) error {
 	data := loop.Encode(s)
 	if len(data) > loop.MaxStateBytes {
 		return refusal.New("run_state_too_large", s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
 			"shorten the return (its findings) and hand it in again; nothing was recorded")
 	}
-	if len(edits) == 0 {
+	if edits == nil || edits.empty() {
 		return a.Runs.Write(ctx, statePath(s.Run), data)
 	}
-	return a.commit(ctx, verbOf(ctx), s.Run, append(edits, write(statePath(s.Run), data))...)
+	ctx, unlock, err := a.lockRecord(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	records, err := a.recordChanges(ctx, edits)
+	if err != nil {
+		return err
+	}
+	files := append(append(records, edits.files...), write(statePath(s.Run), data))
+	return a.commit(ctx, verbOf(ctx), s.Run, files...)
 }
 
 // finishPending finishes a change a killed writer left, taking the record lock only when one waits,
@@ -276,7 +292,6 @@ func (a *App) withRun(ctx context.Context, verb, run string, f func(context.Cont
 		ctx = context.WithValue(ctx, finishedKey{}, finished)
 	}
 	ctx, edits := withStepEdits(context.WithValue(ctx, verbKey{}, verb))
-	defer edits.release()
 	s, err := a.loadRun(ctx, run)
 	if err != nil {
 		return StepResult{}, err
@@ -285,8 +300,8 @@ func (a *App) withRun(ctx context.Context, verb, run string, f func(context.Cont
 	if err != nil {
 		return StepResult{}, err
 	}
-	if changed || len(edits.files) > 0 {
-		if err := a.saveRun(ctx, s, edits.files...); err != nil {
+	if changed || !edits.empty() {
+		if err := a.saveRun(ctx, s, edits); err != nil {
 			return StepResult{}, err
 		}
 	}
@@ -433,22 +448,29 @@ func (a *App) deliver(ctx context.Context, s *loop.State) ([]string, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	specPath, data, edits, err := a.editRecord(ctx, record.Specs, s.Spec)
+	l, err := a.resolve(ctx, record.Specs, verbOf(ctx), "", record.Ref(s.Spec))
 	if err != nil {
 		return nil, err
 	}
-	var add []string
-	for _, line := range lines {
-		if !strings.Contains(string(data), line) {
-			add = append(add, line)
+	specPath := l.file.Path
+	err = editRecord(ctx, record.Specs, s.Spec, func(p string, data []byte) ([]byte, error) {
+		var add []string
+		for _, line := range lines {
+			if !strings.Contains(string(data), line) {
+				add = append(add, line)
+			}
 		}
-	}
-	if len(add) > 0 {
+		if len(add) == 0 {
+			return data, nil
+		}
 		updated, err := record.AppendToSection(data, record.SectionProgress, strings.Join(add, "\n"))
 		if err != nil {
-			return nil, recordMalformed(specPath, err.Error())
+			return nil, recordMalformed(p, err.Error())
 		}
-		edits.stage(specPath, updated)
+		return updated, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var did []string
 	for _, i := range lanes {
@@ -1046,21 +1068,18 @@ func (a *App) auditNotes(s *loop.State, audit review.AuditReturn, v review.Verdi
 	return b.String(), nil
 }
 
-// writeAuditNotes appends the notes to the intent's Audit Notes. The intent is read under the record
-// lock, so a concurrent move or edit is never overwritten, and written with the run's state that
-// records the verdict, as one change: a kill leaves both or neither, so a receipt handed in again
-// never writes the notes twice.
+// writeAuditNotes appends the notes to the intent's Audit Notes, with the run's state that records the
+// verdict, as one change: a kill leaves both or neither, so a receipt handed in again never writes
+// the notes twice. The edit is applied to the intent as it stands under the record lock at the
+// commit, so a concurrent move or edit is never overwritten.
 func (a *App) writeAuditNotes(ctx context.Context, s *loop.State, notes string) error {
-	p, data, edits, err := a.editRecord(ctx, record.Intents, s.Intent)
-	if err != nil {
-		return err
-	}
-	updated, err := record.AppendToSection(data, record.SectionAuditNotes, notes)
-	if err != nil {
-		return refusal.New("record_malformed", p, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
-	}
-	edits.stage(p, updated)
-	return nil
+	return editRecord(ctx, record.Intents, s.Intent, func(p string, data []byte) ([]byte, error) {
+		updated, err := record.AppendToSection(data, record.SectionAuditNotes, notes)
+		if err != nil {
+			return nil, refusal.New("record_malformed", p, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
+		}
+		return updated, nil
+	})
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

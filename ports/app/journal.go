@@ -78,65 +78,78 @@ func (a *App) commit(ctx context.Context, verb, id string, files ...ports.FileCh
 func write(p string, data []byte) ports.FileChange { return ports.FileChange{Path: p, Data: data} }
 func remove(p string) ports.FileChange             { return ports.FileChange{Path: p, Remove: true} }
 
-// stepEdits is a run step's hold on the record: the record lock, taken at its first edit and kept
-// until the step's state is committed with the edits, and the edited files' new content, which later
-// reads in the same step see.
+// stepEdits is what a run's step changes beside its state, committed with it as one change: the
+// run files it places (a route's answer) and its edits of the record (a Progress line, the Audit
+// Notes). A record edit is kept as a function and applied at the commit, under the record lock, to
+// the record as it then stands: the lock is held for the commit alone, never across the step's git
+// work, and no edit is made to a copy another writer changed meanwhile.
 type stepEdits struct {
-	unlock func()
-	files  []ports.FileChange
+	files   []ports.FileChange
+	records []recordEdit
+}
+
+// recordEdit is one queued edit of a record file.
+type recordEdit struct {
+	fam  record.Family
+	ref  string
+	edit func(path string, data []byte) ([]byte, error)
 }
 
 type stepEditsKey struct{}
 
-// withStepEdits gives a run's step a place to gather its record edits.
+// withStepEdits gives a run's step a place to gather what it changes beside its state.
 func withStepEdits(ctx context.Context) (context.Context, *stepEdits) {
 	e := &stepEdits{}
 	return context.WithValue(ctx, stepEditsKey{}, e), e
 }
 
-// release lets the record lock go, once the step's change is committed or dropped.
-func (e *stepEdits) release() {
-	if e.unlock != nil {
-		e.unlock()
-		e.unlock = nil
-	}
-}
+func (e *stepEdits) empty() bool { return len(e.files) == 0 && len(e.records) == 0 }
 
-// stepEditsOf is the run step's edits, with the record lock taken (at the step's first edit, held
-// until its state is committed).
-func (a *App) stepEditsOf(ctx context.Context) (*stepEdits, error) {
+// stepEditsOf is the run step's edits.
+func stepEditsOf(ctx context.Context) (*stepEdits, error) {
 	edits, ok := ctx.Value(stepEditsKey{}).(*stepEdits)
 	if !ok {
 		return nil, fmt.Errorf("an edit outside a run's step")
 	}
-	if edits.unlock == nil {
-		_, unlock, err := a.lockRecord(ctx)
-		if err != nil {
-			return nil, err
-		}
-		edits.unlock = unlock
-	}
 	return edits, nil
 }
 
-// editRecord reads a record file for a run's step to edit, under the record lock, seeing the step's
-// own earlier edits.
-func (a *App) editRecord(ctx context.Context, fam record.Family, ref string) (path string, data []byte, edits *stepEdits, err error) {
-	edits, err = a.stepEditsOf(ctx)
+// editRecord queues an edit of the record ref names, applied at the step's commit.
+func editRecord(ctx context.Context, fam record.Family, ref string, edit func(path string, data []byte) ([]byte, error)) error {
+	edits, err := stepEditsOf(ctx)
 	if err != nil {
-		return "", nil, nil, err
+		return err
 	}
-	l, err := a.resolve(ctx, fam, verbOf(ctx), "", record.Ref(ref))
-	if err != nil {
-		return "", nil, nil, err
-	}
-	for i := len(edits.files) - 1; i >= 0; i-- {
-		if edits.files[i].Path == l.file.Path {
-			return l.file.Path, edits.files[i].Data, edits, nil
+	edits.records = append(edits.records, recordEdit{fam: fam, ref: ref, edit: edit})
+	return nil
+}
+
+// recordChanges applies the step's record edits, in order, to the record as it stands; the caller
+// holds the record lock.
+func (a *App) recordChanges(ctx context.Context, e *stepEdits) ([]ports.FileChange, error) {
+	var out []ports.FileChange
+	for _, re := range e.records {
+		l, err := a.resolve(ctx, re.fam, verbOf(ctx), "", record.Ref(re.ref))
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(out, func(f ports.FileChange) bool { return f.Path == l.file.Path })
+		var data []byte
+		if i >= 0 {
+			data = out[i].Data
+		} else if data, err = a.readFull(ctx, l.file.Path); err != nil {
+			return nil, err
+		}
+		if data, err = re.edit(l.file.Path, data); err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			out[i].Data = data
+		} else {
+			out = append(out, write(l.file.Path, data))
 		}
 	}
-	data, err = a.readFull(ctx, l.file.Path)
-	return l.file.Path, data, edits, err
+	return out, nil
 }
 
 // readReturn reads a return at ret as the step sees it: an answer the step placed there itself, else

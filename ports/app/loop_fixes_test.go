@@ -110,7 +110,8 @@ func TestRunIDsNeverCollide(t *testing.T) {
 	w.g.Commit("feature", "4444444444444444444444444444444444444444")
 	w.g.Head = "feature"
 	first := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": "main"})
-	_, err := w.a.Call(t.Context(), "review", map[string]any{"base": "main"})
+	// Another review (one reviewer, so not the same review run again) draws the same id.
+	_, err := w.a.Call(t.Context(), "review", map[string]any{"base": "main", "role": "ruthless-reviewer"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "a second run drawing the same id every time gives up with contention: %v", err)
 	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
@@ -161,4 +162,20 @@ func specOf(t *testing.T, w loopWorld) string {
 	l := recRun[app.RecordListResult](t, w.a, "spec_list", map[string]any{})
 	assert.Assert(t, len(l.Records) > 0)
 	return l.Records[0].ID
+}
+
+// The same review run again while it is unfinished (after a kill, or a harness's timeout) goes on
+// with that run: no second run, so no run_ambiguous after it; a different review starts its own.
+func TestTheSameReviewAgainGoesOnWithItsRun(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.g.Branches["feature"] = vBase
+	w.g.Commit("feature", "6666666666666666666666666666666666666666")
+	w.g.Head = "feature"
+	first := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": "main"})
+	again := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": "main"})
+	assert.Check(t, is.Equal(again.Run.Run, first.Run.Run))
+	assert.Check(t, is.Contains(again.Did[0], "still unfinished: going on with it"))
+	assert.Check(t, is.Len(again.Run.Awaits, 2), "its awaits are told again")
+	other := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": "main", "role": "security-reviewer"})
+	assert.Check(t, other.Run.Run != first.Run.Run, "a review of one role is a review of its own")
 }

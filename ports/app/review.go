@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
@@ -105,9 +106,39 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base 
 	if _, err := a.readStepConfig(ctx); err != nil {
 		return StepResult{}, err
 	}
+	// The same review (or audit) run again while one is unfinished, after a kill or a timeout in the
+	// harness, goes on with that run rather than starting a second.
+	if run, ok, err := a.unfinishedLike(ctx, kind, baseSHA, head, intentID, validators); err != nil {
+		return StepResult{}, err
+	} else if ok {
+		return a.drive(ctx, verb, run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+			did, err := a.advance(ctx, s, nil, jobs)
+			did = append([]string{fmt.Sprintf("%s of %s..%s is run %s, still unfinished: going on with it", kind, short(baseSHA), short(head), run)}, did...)
+			return StepResult{Did: did}, len(did) > 1, err
+		})
+	}
 	return a.createRun(ctx, verb, newRun{kind: kind, routes: routes,
 		opts: loop.Options{Intent: intentID, Base: baseSHA, BaseRef: baseName, Criteria: criteria, Validators: validators},
 		lanes: func(string) []loop.LaneSpec {
 			return []loop.LaneSpec{{Step: 0, Text: "", Branch: branch, Head: head}}
 		}})
+}
+
+// unfinishedLike finds an unfinished run of kind over the same base and head, for the same intent and
+// validators.
+func (a *App) unfinishedLike(ctx context.Context, kind loop.Kind, base, head, intent string, validators []string) (string, bool, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		s, err := a.loadRun(ctx, ids[i])
+		if err != nil || s.Finished() || s.Kind != kind || s.Base != base || s.Intent != intent || len(s.Lanes) != 1 || s.Lanes[0].Head != head {
+			continue
+		}
+		if slices.Equal(s.Validators, validators) {
+			return ids[i], true, nil
+		}
+	}
+	return "", false, nil
 }

@@ -44,3 +44,26 @@ func TestAbcdInALanesWorktreeActsOnTheRepository(t *testing.T) {
 	recorded := inWorktree("implement", "receipt", filepath.Join(r.root, ret))
 	assert.Check(t, recorded["recorded"] != nil, "the receipt is taken from inside the worktree")
 }
+
+// TestAbcdInASubfolderPutsTheLanesWorktreesInTheRepository: run from a subfolder, a step still makes
+// each lane's worktree where the run's folder is, never inside the subfolder.
+func TestAbcdInASubfolderPutsTheLanesWorktreesInTheRepository(t *testing.T) {
+	r := newRepo(t)
+	plannedRepo(r, "1. Make config loading lazy.")
+	inSrc := func(args ...string) map[string]any {
+		t.Helper()
+		cmd := exec.Command(binary, append(args, "--json")...)
+		cmd.Dir, cmd.Env = r.path("src"), r.env
+		out, err := cmd.Output()
+		assert.NilError(t, err, "abcd %s in src: %s", strings.Join(args, " "), out)
+		var doc map[string]any
+		assert.NilError(t, json.Unmarshal(out, &doc))
+		return doc
+	}
+	run := runOf(r, inSrc("implement", "start", "spc-2611300000000002")).Run
+	v := runOf(r, inSrc("implement", "step", "--run", run))
+	assert.Check(t, is.Equal(v.Lanes[0].Worktree, filepath.Join(r.root, ".abcd/.work.local/run", run, "worktrees/lane-1")))
+	assert.Check(t, r.exists(".abcd/.work.local/run/"+run+"/worktrees/lane-1/src"), "the worktree is checked out where it says")
+	assert.Check(t, !r.exists("src/.abcd"), "nothing is made inside the subfolder")
+	assert.Check(t, is.Equal(r.git(r.root, "status", "--porcelain", "--untracked-files=all", "src"), ""))
+}

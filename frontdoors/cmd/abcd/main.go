@@ -57,7 +57,12 @@ func wire(s *cli.IO, dir, home string) *app.App {
 	providers := openai.New(os.Getenv, files.ReadSecret)
 	var build func(dir string) *app.App
 	build = func(dir string) *app.App {
-		dir = files.OwnerDir(dir) // abcd run in a lane's worktree acts on the repository that holds it
+		// abcd acts on the repository, wherever in it (a subfolder, a lane's worktree) it is run: git's
+		// relative paths (a lane's worktree) are the repository's, as the stores' are.
+		dir = files.OwnerDir(dir)
+		if root, git := files.RepoRoot(dir); git {
+			dir = root
+		}
 		return &app.App{
 			Inspector: files.Inspector{Dir: dir, Home: home},
 			Config:    files.ConfigSource{Dir: dir, Home: home},
