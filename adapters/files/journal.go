@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -96,8 +97,23 @@ func decodeJournal(data []byte) (ports.Change, error) {
 	return c, nil
 }
 
-// check refuses a change abcd would never make: a path outside .abcd/, into the staging folder or
-// at the journal itself, a file named twice, a removal carrying data, or words that are not one line.
+// changeable reports whether p is a file a change may write: a record file (a file directly in one of
+// the record's lifecycle folders) or a file under the run folder. Never .abcd's own files (its
+// .gitignore, its configuration), the staging folder or the journal.
+func changeable(p string) bool {
+	if strings.HasPrefix(p, runRoot+"/") {
+		return true
+	}
+	for _, f := range record.Folders() {
+		if name, ok := strings.CutPrefix(p, f.Dir+"/"); ok && name != "" && !strings.Contains(name, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// check refuses a change abcd would never make: a path that is not a record file or a run's file, a
+// file named twice, a removal carrying data, or words that are not one line.
 func (j journalFile) check() error {
 	if len(j.Files) == 0 {
 		return errors.New("it changes no file")
@@ -112,9 +128,8 @@ func (j journalFile) check() error {
 		if err := recordPath(f.Path); err != nil {
 			return err
 		}
-		inner := strings.TrimPrefix(f.Path, abcdRel+"/")
-		if inner == journalInner || strings.HasPrefix(inner+"/", stagingRel+"/") {
-			return fmt.Errorf("%s is abcd's own working file, not one a change writes", f.Path)
+		if !changeable(f.Path) {
+			return fmt.Errorf("%s is not a record file or a run's file, the only files a change writes", f.Path)
 		}
 		if seen[f.Path] {
 			return fmt.Errorf("%s is named twice", f.Path)
@@ -201,7 +216,12 @@ func (j Journal) Finish(context.Context) (ports.Change, error) {
 		return ports.Change{}, refusal.New("journal_invalid", journalRel, "holds a change abcd cannot finish: "+errText(err),
 			"check the record with `abcd lint` and `git status`, finish the interrupted change by hand, then delete "+journalRel)
 	}
-	return c, j.carryOut(dir, c)
+	if err := j.carryOut(dir, c); err != nil {
+		// Every writer finishes the journal first, so one that cannot is named, or nothing writes.
+		return ports.Change{}, refusal.New("journal_stuck", journalRel, "holds a change a killed abcd left, which cannot be finished: "+errText(err),
+			"fix what stops it (the path it names), then run the command again; or finish the change by hand and delete "+journalRel)
+	}
+	return c, nil
 }
 
 // folder opens the journal's folder (.abcd/.work.local; with mkdir, made 0700 when missing).

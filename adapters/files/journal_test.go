@@ -139,6 +139,9 @@ func TestAChangeAbcdWouldNeverMakeIsRefusedBeforeAnythingIsWritten(t *testing.T)
 		"climbing out":     {{Path: ".abcd/../x", Data: []byte("x")}},
 		"the journal":      {{Path: journalRel, Data: []byte("x")}},
 		"a staged temp":    {{Path: ".abcd/" + stagingRel + "/x", Data: []byte("x")}},
+		"abcd's gitignore": {{Path: ".abcd/.gitignore", Data: []byte("")}},
+		"the config":       {{Path: ".abcd/config.json", Data: []byte("{}")}},
+		"below a folder":   {{Path: ".abcd/work/issues/open/sub/x.md", Data: []byte("x")}},
 		"named twice":      {{Path: jSpec, Data: []byte("x")}, {Path: jSpec, Remove: true}},
 		"removed and data": {{Path: jSpec, Data: []byte("x"), Remove: true}},
 		"no file":          {},
@@ -222,4 +225,26 @@ func FuzzJournal(f *testing.F) {
 			assert.Assert(t, strings.HasPrefix(f.Path, ".abcd/"))
 		}
 	})
+}
+
+// A change the next writer cannot carry out (a folder on its way is a link) is named, with the
+// journal and the remedy, rather than failing every writer with a bare error.
+func TestAJournalThatCannotBeFinishedIsNamed(t *testing.T) {
+	dir, c := journalRepo(t)
+	j := Journal{Dir: dir}
+	data, err := encodeJournal(c)
+	assert.NilError(t, err)
+	jf, err := j.folder(true)
+	assert.NilError(t, err)
+	_, err = stagedWrite(dir, journalRel, jf, "journal.json", data, 0o600, true)
+	jf.Close()
+	assert.NilError(t, err)
+	closed := filepath.Join(dir, filepath.Dir(jClosed))
+	assert.NilError(t, os.MkdirAll(filepath.Dir(closed), 0o755))
+	assert.NilError(t, os.Symlink(t.TempDir(), closed))
+	_, err = j.Finish(context.Background())
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Equal(t, r.Code, "journal_stuck")
+	assert.Assert(t, is.Contains(r.Error(), journalRel))
 }

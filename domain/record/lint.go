@@ -83,6 +83,7 @@ func view(l *Loaded) (loadedView, bool) {
 //   - shipped_with_open_spec (warning): a shipped intent with a spec in the open folder.
 //   - record_symlink (error): the record file is a symbolic link, which abcd neither reads nor writes.
 //   - stray_temp (LintTemps): a temporary file a killed write left.
+//   - change_pending (LintPending): a change a killed writer left in the journal, not yet finished.
 func Lint(records []Loaded) []Finding {
 	out := []Finding{}
 	add := func(level, code, file string, line int, msg, remedy string) {
@@ -252,6 +253,16 @@ func LintTemps(findings []Finding, temps []StrayTemp) []Finding {
 	}
 	sortFindings(findings)
 	return findings
+}
+
+// LintPending puts a change_pending finding first when a change a killed writer left waits in the
+// journal at file: until the next writer finishes it, the record may read half changed (a record in
+// two folders, read as a duplicate id), and the other findings are read in that light.
+func LintPending(findings []Finding, file string) []Finding {
+	f := Finding{Level: LevelError, Code: "change_pending", File: file,
+		Message: "a change a killed abcd left is waiting here, not yet finished: until it is, the record may read half changed (a record in two folders shows as a duplicate id)",
+		Remedy:  "run the interrupted command again, or any command that changes the record: it finishes the change first; then lint again"}
+	return append([]Finding{f}, findings...)
 }
 
 // slugOfFile keeps a file's slug when renaming it to its id.

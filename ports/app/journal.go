@@ -19,6 +19,9 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
+// journalFile is where the journal keeps a change in flight, as lint names it.
+const journalFile = ".abcd/.work.local/journal.json"
+
 // finishedKey carries, in a locked verb's context, the change a killed writer left that taking the
 // lock finished: the same command run again finds its own change done.
 type finishedKey struct{}

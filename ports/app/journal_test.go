@@ -257,3 +257,24 @@ func TestAFinishedRunSaysHowItEnded(t *testing.T) {
 	assert.Assert(t, is.Contains(res.Next[0], "the review failed with 1 lane handed back: lane-1 ("), res.Next[0])
 	assert.Assert(t, is.Contains(res.Next[0], "`abcd implement record --run "+res.Run.Run+"`"))
 }
+
+// TestLintNamesAChangeAKillLeftPending: while a killed writer's change waits in the journal, lint says
+// so first (the record may read half changed meanwhile), and says nothing once it is finished.
+func TestLintNamesAChangeAKillLeftPending(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	id := recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
+	left := killedAfterJournal(t, r, "issue_close", map[string]any{"ref": id, "why": "Fixed."})
+	a = recApp(r)
+	a.Journal.(*fake.Journal).Left = &left
+	res := recRun[app.LintResult](t, a, "lint", map[string]any{})
+	assert.Assert(t, len(res.Findings) > 0)
+	assert.Equal(t, res.Findings[0].Code, "change_pending")
+	assert.Equal(t, res.Findings[0].File, ".abcd/.work.local/journal.json")
+	assert.Equal(t, res.Errors, 1)
+	recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "Something else"})
+	res = recRun[app.LintResult](t, a, "lint", map[string]any{})
+	for _, f := range res.Findings {
+		assert.Check(t, f.Code != "change_pending")
+	}
+}

@@ -43,6 +43,13 @@ func lint(ctx context.Context, a *App, _ *EmptyInput) (LintResult, error) {
 		stray = append(stray, record.StrayTemp{File: t.Path, Ignored: t.Ignored})
 	}
 	findings := record.LintTemps(record.Lint(all), stray)
+	pending, err := a.Journal.Pending(ctx)
+	if err != nil {
+		return LintResult{}, err
+	}
+	if pending {
+		findings = record.LintPending(findings, journalFile)
+	}
 	res := LintResult{Checked: len(all), Findings: findings}
 	if res.Findings == nil {
 		res.Findings = []record.Finding{}

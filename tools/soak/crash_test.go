@@ -402,6 +402,36 @@ var crashPaths = []crashPath{
 		},
 	},
 	{
+		name: "review",
+		setup: func(r *repo) []string {
+			r.git(r.root, "checkout", "-q", "-b", "feature")
+			r.write("feature.txt", "a feature\n")
+			r.git(r.root, "add", "feature.txt")
+			r.git(r.root, "commit", "-q", "-m", "feature")
+			return []string{"review", "--base", "main"}
+		},
+		done: func(r *repo) bool { return false }, // run again, it goes on with its run and exits 0
+		check: func(t *testing.T, r *repo) {
+			v := r.theRun()
+			assert.Check(t, is.Len(v.Awaits, 2), "both reviews are open, once")
+		},
+	},
+	{
+		name: "intent_audit",
+		setup: func(r *repo) []string {
+			plannedRepo(r)
+			r.write("src/new.go", "package src\n")
+			r.git(r.root, "add", "-A")
+			r.git(r.root, "commit", "-q", "-m", "the change")
+			return []string{"intent", "audit", "itd-2611300000000001", "--base", "HEAD~1"}
+		},
+		done: func(r *repo) bool { return false },
+		check: func(t *testing.T, r *repo) {
+			v := r.theRun()
+			assert.Check(t, is.Len(v.Awaits, 1), "the auditor is asked, once")
+		},
+	},
+	{
 		name: "ahoy_install",
 		setup: func(r *repo) []string {
 			// newRepo installed; the path starts from before that.
