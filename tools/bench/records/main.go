@@ -94,27 +94,37 @@ func run(runs, profiles int, md string) error {
 			return err
 		}
 		envs[n], repos[n] = env, repo
-		samples, cpuSamples := map[string][]time.Duration{}, map[string][]time.Duration{}
-		for i := 0; i < runs+2; i++ { // the first two runs warm the page cache
+	}
+	// Every round runs every command at every size, so the sizes, like the commands and their
+	// references, see the same machine: a burst of other work slows a round, not one size.
+	type key struct {
+		label string
+		n     int
+	}
+	samples, cpuSamples := map[key][]time.Duration{}, map[key][]time.Duration{}
+	for i := 0; i < runs+2; i++ { // the first two rounds warm the page cache
+		for _, n := range sizes {
 			for _, c := range commands {
 				bin := abcd
 				if c.ref {
 					bin = plain
 				}
-				d, cpu, err := benchkit.TimeCPU(env, repo, bin, c.args...)
+				d, cpu, err := benchkit.TimeCPU(envs[n], repos[n], bin, c.args...)
 				if err != nil {
 					return err
 				}
 				if i >= 2 {
-					samples[c.label] = append(samples[c.label], d)
-					cpuSamples[c.label] = append(cpuSamples[c.label], cpu)
+					samples[key{c.label, n}] = append(samples[key{c.label, n}], d)
+					cpuSamples[key{c.label, n}] = append(cpuSamples[key{c.label, n}], cpu)
 				}
 			}
 		}
+	}
+	for _, n := range sizes {
 		fmt.Printf("%6d records (median of %d):", n, runs)
 		for _, c := range commands {
-			medians[c.label][n] = benchkit.Median(samples[c.label])
-			cpus[c.label][n] = benchkit.Median(cpuSamples[c.label])
+			medians[c.label][n] = benchkit.Median(samples[key{c.label, n}])
+			cpus[c.label][n] = benchkit.Median(cpuSamples[key{c.label, n}])
 			fmt.Printf("  %s %.1f ms", strings.Trim(strings.Fields(c.label)[0], "`:"), benchkit.MS(medians[c.label][n]))
 		}
 		fmt.Println()
@@ -160,8 +170,8 @@ func run(runs, profiles int, md string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## The record at scale: status, intent list and lint\n\n")
 	fmt.Fprintf(&b, "Generated repositories of 1,000, 10,000 and 50,000 valid records (60%% intents across the three\n")
-	fmt.Fprintf(&b, "lifecycles, 20%% open specs, 15%% issues, 5%% decisions), each command run %d times after two warm-up\n", runs)
-	fmt.Fprintf(&b, "runs, alternating with the references so all see the same machine; each figure is the median wall\n")
+	fmt.Fprintf(&b, "lifecycles, 20%% open specs, 15%% issues, 5%% decisions); %d rounds after two warm-up rounds, each\n", runs)
+	fmt.Fprintf(&b, "round running every command and reference at every size, so all see the same machine; each figure is the median wall\n")
 	fmt.Fprintf(&b, "time of the whole process (at 10,000 and 50,000 records also the CPU time it used, all threads: abcd reads and\n")
 	fmt.Fprintf(&b, "parses on every processor, so on an idle machine its wall time is below its CPU time; under load,\n")
 	fmt.Fprintf(&b, "not). The references are built the same way (`tools/bench/plainread`): a plain\n")
