@@ -89,18 +89,9 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	if !v.ReadOnly {
-		// One writer at a time; a call waiting its turn still answers to its context (a cancellation,
-		// the client going away, the server stopping) instead of queueing behind a long writer.
-		select {
-		case s.mutate <- struct{}{}:
-			defer func() { <-s.mutate }()
-		case <-ctx.Done():
-			return s.refusalBytes(refusal.Busy("call_cancelled", "tools/call "+v.Name,
-				"the call ended ("+ctx.Err().Error()+") while it waited for another call that writes to finish; nothing was written",
-				"call "+v.Name+" again")), true
-		}
-	}
+	// Calls that write queue on the record's and the runs' locks as separate processes do (each take
+	// is its own open file, so the kernel serialises them within this process too), never on the
+	// server: a review a route works on for minutes holds no lock, and blocks no other call.
 	result, err := s.run(ctx, v.Name, in)
 	if err != nil {
 		return s.refusalBytes(err), true

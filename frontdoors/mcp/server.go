@@ -34,10 +34,6 @@ type Server struct {
 	prompts   promptSet
 	info      implementation
 
-	// mutate serialises the calls of verbs that write, so two writers never interleave: a semaphore
-	// of one, so a call waiting its turn can give up when its context ends.
-	mutate chan struct{}
-
 	// budget bounds the memory the messages being read, parsed and served hold at once.
 	budget *budget
 
@@ -71,7 +67,7 @@ func New(a *app.App, opts Options) (*Server, error) {
 	}
 	core := *a
 	core.Prompter = nil
-	s := &Server{core: &core, log: opts.Log, mutate: make(chan struct{}, 1), budget: newBudget(memoryBudget)}
+	s := &Server{core: &core, log: opts.Log, budget: newBudget(memoryBudget)}
 	version := a.Build.Version
 	if version == "" {
 		version = "dev"

@@ -561,7 +561,10 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 }
 
 // rpStandIn starts the RepoPrompt stand-in (tools/mcp/rp/standin.mjs) for the test and returns its URL.
-func rpStandIn(t *testing.T) string {
+func rpStandIn(t *testing.T) string { return rpStandInMode(t, "sse") }
+
+// rpStandInMode starts the stand-in in one of its modes.
+func rpStandInMode(t *testing.T, mode string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -572,7 +575,7 @@ func rpStandIn(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join(tools, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Skip("tools/node_modules has no @modelcontextprotocol/sdk: run make tools-deps (make test does)")
 	}
-	cmd := exec.Command(node, filepath.Join(tools, "mcp", "rp", "standin.mjs"), "sse")
+	cmd := exec.Command(node, filepath.Join(tools, "mcp", "rp", "standin.mjs"), mode)
 	cmd.Dir, cmd.Stderr = tools, os.Stderr
 	out, err := cmd.StdoutPipe()
 	assert.NilError(t, err)
