@@ -1014,8 +1014,10 @@ func (a *App) recordReturn(ctx context.Context, s *loop.State, ret, ran string) 
 		if err != nil {
 			return refuse(err)
 		}
-		if s.Kind == loop.KindAudit {
-			notes, err := a.auditNotes(s, audit, v, ret)
+		// An audit run's verdicts, and a spec run's audit of its integration, go into the intent's
+		// Audit Notes: what was promised and what was delivered read side by side.
+		if s.Kind == loop.KindAudit || (s.Intent != "" && ln.Integration) {
+			notes, err := a.auditNotes(s, ln, audit, v, ret)
 			if err != nil {
 				return err
 			}
@@ -1048,9 +1050,9 @@ func (a *App) recordVerdict(s *loop.State, lane, idx int, v review.Verdict, ret 
 
 // auditNotes renders the auditor's per-criterion verdicts for the intent's Audit Notes, refusing a
 // return whose text the record cannot hold (nothing is recorded then).
-func (a *App) auditNotes(s *loop.State, audit review.AuditReturn, v review.Verdict, ret string) (string, error) {
+func (a *App) auditNotes(s *loop.State, ln loop.Lane, audit review.AuditReturn, v review.Verdict, ret string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Audit %s (run %s, %s..%s): %s\n\n", a.Clock.Now().UTC().Format("2006-01-02"), s.Run, short(s.Base), short(s.Lanes[0].Head), v.Word)
+	fmt.Fprintf(&b, "### Audit %s (run %s, %s..%s): %s\n\n", a.Clock.Now().UTC().Format("2006-01-02"), s.Run, short(s.Base), short(ln.Head), v.Word)
 	for _, cv := range audit.Verdicts {
 		fmt.Fprintf(&b, "- %s: %s. %s", cv.Criterion, cv.Verdict, oneLine(cv.Evidence))
 		if cv.Concerns != "" {

@@ -227,6 +227,12 @@ test('a harness drives a three-step spec with a dependent step to one integrated
     const progress = spec.slice(spec.indexOf('## Progress'));
     for (const lane of ['1', '2', '3']) assert.match(progress, new RegExp(`step ${lane} \\(.*\\): delivered on \`abcd/${run}/lane-${lane}\``));
     assert.match(progress, new RegExp(`integrated on \`abcd/${run}/integration\``));
+    // The audit of the integration is in the intent's Audit Notes, once, beside what was promised.
+    const intent = repo.read('.abcd/development/intents/planned/itd-2611300000000001-faster-cold-start.md');
+    const notes = intent.slice(intent.indexOf('## Audit Notes'));
+    assert.equal(notes.split(`(run ${run},`).length - 1, 1, notes);
+    assert.match(notes, /ac-1: MET[\s\S]*ac-2: MET_WITH_CONCERNS/);
+    assert.match(last.next.join('\n'), new RegExp(`every step delivered, integrated on abcd/${run}/integration and audited; merge that branch`));
     assert.equal(repo.ok('lint', 'lint').errors, 0);
 
     const story = repo.ok('implement_record', 'implement', 'record', '--run', run);
