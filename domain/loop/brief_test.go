@@ -287,3 +287,33 @@ func TestNextNamesTheTierAndTheRoute(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// A reviewer of a round after a failed one is handed what the earlier rounds found and the
+// implementer's reports, so a fresh agent can check each finding was answered; the example return is
+// in the role's own shape.
+func TestALaterRoundsReviewerSeesTheEarlierFindings(t *testing.T) {
+	s := New(KindSpec, Options{Run: "run-2611300000001234", Base: "1111111111111111111111111111111111111111", Validators: []string{RoleRuthless, RoleSecurity}},
+		[]LaneSpec{{Step: 1, Text: "Make it lazy.", Branch: "abcd/run-2611300000001234/lane-1"}})
+	l := s.Lanes[0]
+	l.Rounds = []Round{{N: 1, Verdicts: []Verdict{
+		{Role: RoleRuthless, Word: "FIX FIRST", Pass: false, Findings: "### F1. Lone minus\n- Location: a.go:3"},
+		{Role: RoleSecurity, Word: "APPROVE", Pass: true, Findings: "### S1. not a finding of a failed verdict"},
+	}}}
+	for _, role := range []string{RoleRuthless, RoleSecurity} {
+		brief := Brief(BriefContext{State: s, Lane: l, Plan: Plan{Kind: AwaitReview, Role: role, Round: 2}, Return: "/r/return.md", Pass: []string{"SHIP"}, Fail: []string{"FIX FIRST"},
+			Reports: []Report{{Round: 0, Path: "/r/report.md", Text: "Did it."}, {Round: 1, Path: "/r/fix-report.md", Text: "Fixed the lone minus."}}})
+		for _, want := range []string{"## Earlier findings", "Round 1, ruthless-reviewer: FIX FIRST", "### F1. Lone minus",
+			"## The implementer's report of the implementation", "## The implementer's report of the fix after round 1", "Fixed the lone minus."} {
+			if !strings.Contains(brief, want) {
+				t.Errorf("%s's brief lacks %q", role, want)
+			}
+		}
+		if strings.Contains(brief, "not a finding of a failed verdict") {
+			t.Errorf("a passing verdict's text is not an earlier finding")
+		}
+		shape := map[string]string{RoleRuthless: "### F1. An error path is untested\n- Location: path/to/file.go:123\n- Severity: major", RoleSecurity: "- Severity: high"}[role]
+		if !strings.Contains(brief, shape) {
+			t.Errorf("%s's example is not in its own shape", role)
+		}
+	}
+}

@@ -249,8 +249,9 @@ func (a *App) keepAllAside(ctx context.Context, outs []answered) []string {
 
 // composeRequest writes request.md beside the await's brief and returns the request a route is
 // handed: whole, since a route reads no file of the checkout. It holds the brief (the agent's
-// definition, the step, the criteria and the lane's diff from where the lane started, bounded), the
-// record it was rendered from, and the implementer's report of every round.
+// definition, the step, the criteria, the earlier rounds' findings, the implementer's report of every
+// round, and the lane's diff from where the lane started, bounded) and the record it was rendered
+// from.
 func (a *App) composeRequest(ctx context.Context, s loop.State, lane loop.Lane, p loop.Plan, aw loop.Await, brief string, route oracle.Route) (ports.ReviewRequest, error) {
 	var b strings.Builder
 	b.WriteString(brief)
@@ -271,13 +272,6 @@ func (a *App) composeRequest(ctx context.Context, s loop.State, lane loop.Lane, 
 			return ports.ReviewRequest{}, err
 		}
 		fmt.Fprintf(&b, "\n## The record: %s (%s)\n\n%s\n", ref.id, l.file.Path, fence(string(data)))
-	}
-	for _, im := range lane.Implementations {
-		report := a.reportOf(ctx, s, lane, im)
-		if report == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "\n## The implementer's report, round %d\n\n%s\n", im.Round, fence(report))
 	}
 	text := b.String()
 	if len(text) > maxRequestBytes {
@@ -313,6 +307,20 @@ func (a *App) composeRequest(ctx context.Context, s loop.State, lane loop.Lane, 
 
 // reportOf is an implementer's report, as its receipt named it, bounded; "" when it cannot be read.
 func (a *App) reportOf(ctx context.Context, s loop.State, lane loop.Lane, im loop.Implementation) string {
+	p := a.reportRel(ctx, s, lane, im)
+	if p == "" {
+		return ""
+	}
+	report, err := a.Runs.Read(ctx, p, 64<<10)
+	if err != nil {
+		return ""
+	}
+	return string(report)
+}
+
+// reportRel is the implementer's report file of one round (repository-relative), as its receipt
+// names it; "" when it names none the loop can read.
+func (a *App) reportRel(ctx context.Context, s loop.State, lane loop.Lane, im loop.Implementation) string {
 	data, err := a.Runs.Read(ctx, im.Receipt, review.MaxReceiptBytes)
 	if err != nil {
 		return ""
@@ -321,11 +329,12 @@ func (a *App) reportOf(ctx context.Context, s loop.State, lane loop.Lane, im loo
 	if err != nil || !review.LanePathOK(rc.Report) {
 		return ""
 	}
-	report, err := a.Runs.Read(ctx, loop.LaneDir(s.Run, lane.ID)+"/"+rc.Report, 64<<10)
-	if err != nil {
-		return ""
-	}
-	return string(report)
+	return loop.LaneDir(s.Run, lane.ID) + "/" + rc.Report
+}
+
+// reportPath is reportRel made absolute, for a brief.
+func (a *App) reportPath(ctx context.Context, s loop.State, lane loop.Lane, im loop.Implementation) string {
+	return a.abs(a.reportRel(ctx, s, lane, im))
 }
 
 // fence quotes text so no line of it can close the fence and read as the request's own.

@@ -64,7 +64,7 @@ func TestTheRouteRunsOutsideTheRunsLock(t *testing.T) {
 	for _, req := range v.Requests {
 		text := string(req.Request)
 		assert.Check(t, is.Contains(text, "## The record: spc-"), req.Role)
-		assert.Check(t, is.Contains(text, "## The implementer's report, round 0"), req.Role)
+		assert.Check(t, is.Contains(text, "## The implementer's report of the implementation"), req.Role)
 		assert.Check(t, is.Contains(text, "## Your return"), req.Role)
 		written := string(w.rs.Files[loop.LaneDir(w.run, "lane-1")+"/validate/round-1/"+req.Role+"/request.md"])
 		assert.Check(t, is.Equal(written, text), "request.md holds what the route was handed")

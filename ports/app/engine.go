@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -489,7 +490,10 @@ func progressLine(s loop.State, ln loop.Lane) string {
 	var commits []string
 	for _, im := range ln.Implementations {
 		for _, c := range im.Commits {
-			commits = append(commits, short(c))
+			// A fix's receipt may list the lane's earlier commits again: each is said once.
+			if !slices.Contains(commits, short(c)) {
+				commits = append(commits, short(c))
+			}
 		}
 	}
 	return fmt.Sprintf("- Run %s, step %d (%s): delivered on `%s` at %s, commits %s.", s.Run, ln.Step, oneLine(ln.Text), ln.Branch, short(ln.Head), strings.Join(commits, ", "))
@@ -801,6 +805,11 @@ func (a *App) renderBrief(ctx context.Context, s loop.State, lane loop.Lane, p l
 			c.AgentName, c.AgentDescription, c.AgentPrompt = ag.Name, ag.Description, ag.Body
 		}
 		c.Pass, c.Fail = review.Words(review.Role(p.Role))
+		for _, im := range lane.Implementations {
+			if text := a.reportOf(ctx, s, lane, im); text != "" {
+				c.Reports = append(c.Reports, loop.Report{Round: im.Round, Path: a.reportPath(ctx, s, lane, im), Text: text})
+			}
+		}
 	}
 	if s.Intent != "" {
 		_, it, err := a.intent(ctx, verb, "", record.Ref(s.Intent))

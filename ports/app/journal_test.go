@@ -67,7 +67,8 @@ func TestTheSameCommandRunAgainAfterAKillReportsItsChange(t *testing.T) {
 
 	// Run a third time, the issue is simply closed: the refusal says so.
 	_, err := recApp(r).Call(context.Background(), "issue_close", in)
-	recRefused(t, err, refusal.Refused, "transition_refused")
+	re := recRefused(t, err, refusal.Refused, "transition_refused")
+	assert.Check(t, is.Equal(re.Why, "is closed already"))
 }
 
 func TestAnotherCommandFinishesTheChangeAKillLeft(t *testing.T) {

@@ -329,7 +329,7 @@ func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, 
 // does not allow or a destination already taken.
 func (a *App) moved(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, []byte, error) {
 	if err := record.CanMove(fam, l.summary.Lifecycle, to); err != nil {
-		return "", nil, transitionRefused(l.summary.ID, err)
+		return "", nil, transitionRefused(l.summary.ID, l.summary.Lifecycle, to, err)
 	}
 	data, err := a.readFull(ctx, l.file.Path)
 	if err != nil {
@@ -374,8 +374,12 @@ func movedBefore(ctx context.Context, l loaded) (from string, ok bool) {
 	return from, from != ""
 }
 
-// transitionRefused refuses a lifecycle move the record does not allow.
-func transitionRefused(id string, err error) error {
+// transitionRefused refuses a lifecycle move the record does not allow. One to where the record
+// already is (a command run again after it was done) says so, and that there is nothing to do.
+func transitionRefused(id, from, to string, err error) error {
+	if from == to {
+		return refusal.New("transition_refused", id, "is "+to+" already", "nothing to do: the record stands where the command would move it")
+	}
 	return refusal.New("transition_refused", id, err.Error(), "see the lifecycle in docs/record.md")
 }
 
