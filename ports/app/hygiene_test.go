@@ -130,3 +130,25 @@ func TestStatusAfterInstallSuggestsTheFirstIntent(t *testing.T) {
 		assert.Check(t, !strings.Contains(n.Command, "intent new"), "%+v", st.Next)
 	}
 }
+
+// Status looks at the runs: a spec whose run is under way points at the run, not at a second start;
+// once that run is over without delivering, starting again is the suggestion.
+func TestStatusPointsAtARunUnderWay(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	commands := func() []string {
+		st := recRun[app.StatusResult](t, w.a, "status", map[string]any{})
+		var out []string
+		for _, n := range st.Next {
+			out = append(out, n.Command)
+		}
+		return out
+	}
+	got := commands()
+	assert.Check(t, is.Contains(got, "abcd implement status --run "+w.run))
+	for _, c := range got {
+		assert.Check(t, !strings.HasPrefix(c, "abcd implement start"), "%v", got)
+	}
+	recRun[app.StepResult](t, w.a, "implement_abandon", map[string]any{"run": w.run})
+	got = commands()
+	assert.Check(t, is.Contains(got, "abcd implement start "+specOf(t, w)), "%v", got)
+}

@@ -42,9 +42,11 @@ const (
 
 // recApp is the core over the record store r, with every other port a fake.
 func recApp(r *fake.Records) *app.App {
+	runs := fake.NewRuns()
 	return &app.App{
 		Records: r,
-		Journal: fake.NewJournal(r, nil),
+		Runs:    runs,
+		Journal: fake.NewJournal(r, runs),
 		Clock:   fake.Clock{T: recNow},
 		Random:  &fake.Random{},
 		Roster:  fake.Roster{},

@@ -3,8 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -187,6 +192,20 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			specsOf[l.summary.Implements] = append(specsOf[l.summary.Implements], l)
 		}
 	}
+	// A spec with a run is not to be started again: its run goes on, or, all delivered, the spec closes.
+	latest, err := a.latestRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	underWay := slices.SortedFunc(maps.Values(latest), func(x, y loop.State) int { return strings.Compare(y.Run, x.Run) })
+	for _, s := range underWay {
+		if len(next) >= maxRecordNext || s.Finished() {
+			continue
+		}
+		open := len(s.OpenAwaits())
+		next = append(next, NextAction{Command: "abcd implement status --run " + s.Run,
+			Why: fmt.Sprintf("the %s run %s is under way, with %s open: its next lines say what to do", s.Kind, s.Run, text.Count(open, "await", "awaits"))})
+	}
 	// Open specs are taken a batch at a time, in order: the intents a batch turns on are checked
 	// once each, on every processor, then the batch's specs are suggested in order.
 	checked := map[string]bool{} // intent id: passes the whole gate
@@ -206,7 +225,18 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			checked[il.summary.ID] = ready[i]
 		}
 		for _, l := range part {
-			if il, ok := intentByID[l.summary.Implements]; l.err == nil && ok && checked[il.summary.ID] && len(next) < maxRecordNext {
+			il, ok := intentByID[l.summary.Implements]
+			if l.err != nil || !ok || !checked[il.summary.ID] || len(next) >= maxRecordNext {
+				continue
+			}
+			run, has := latest[l.summary.ID]
+			switch {
+			case has && !run.Finished():
+				// Said above, with its run.
+			case has && delivered(run):
+				next = append(next, NextAction{Command: "abcd spec close " + l.summary.ID,
+					Why: fmt.Sprintf("its run %s delivered every step; merge its integration branch, then close the spec", run.Run)})
+			default:
 				next = append(next, NextAction{Command: "abcd implement start " + l.summary.ID,
 					Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)})
 			}
@@ -258,4 +288,44 @@ func (a *App) recordEmpty(ctx context.Context, intents int) (bool, error) {
 		return false, err
 	}
 	return len(ls) == 0, nil
+}
+
+// maxRunsLooked bounds how many runs status reads, newest first.
+const maxRunsLooked = 64
+
+// latestRuns is the newest run of each spec, and every unfinished review or audit run (keyed by its
+// id), among the newest runs.
+func (a *App) latestRuns(ctx context.Context) (map[string]loop.State, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]loop.State{}
+	for i := len(ids) - 1; i >= 0 && i >= len(ids)-maxRunsLooked; i-- {
+		s, err := a.loadRun(ctx, ids[i])
+		if err != nil {
+			continue // implement status names a state it cannot read
+		}
+		key := s.Spec
+		if s.Kind != loop.KindSpec {
+			if s.Finished() {
+				continue
+			}
+			key = s.Run
+		}
+		if _, seen := out[key]; !seen {
+			out[key] = s
+		}
+	}
+	return out, nil
+}
+
+// delivered reports whether a finished spec run delivered every lane.
+func delivered(s loop.State) bool {
+	for _, l := range s.Lanes {
+		if l.Stage != loop.StageDone {
+			return false
+		}
+	}
+	return true
 }

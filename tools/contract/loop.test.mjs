@@ -233,6 +233,10 @@ test('a harness drives a three-step spec with a dependent step to one integrated
     assert.equal(notes.split(`(run ${run},`).length - 1, 1, notes);
     assert.match(notes, /ac-1: MET[\s\S]*ac-2: MET_WITH_CONCERNS/);
     assert.match(last.next.join('\n'), new RegExp(`every step delivered, integrated on abcd/${run}/integration and audited; merge that branch`));
+    // Bare abcd now suggests closing the spec, not building it again.
+    const after = repo.ok('status', 'status').next.map((n) => n.command);
+    assert.ok(after.includes('abcd spec close spc-2611300000000002'), after.join('\n'));
+    assert.ok(!after.some((c) => c.startsWith('abcd implement start')), after.join('\n'));
     assert.equal(repo.ok('lint', 'lint').errors, 0);
 
     const story = repo.ok('implement_record', 'implement', 'record', '--run', run);
