@@ -169,6 +169,9 @@ type Journal interface {
 	// Finish carries out the change a killed writer left and returns it; the zero Change when the
 	// journal is empty.
 	Finish(ctx context.Context) (Change, error)
+	// Sweep removes the temporary files dead writers left in abcd's staging folder, taking no lock:
+	// a command killed mid-write that is run again and finds nothing to write leaves none behind.
+	Sweep(ctx context.Context) error
 }
 
 // StrayTemp is a temporary file a killed writer left: it holds a whole copy of what was being

@@ -180,7 +180,7 @@ func (j Journal) Pending(context.Context) (bool, error) {
 
 // Finish carries out the change a killed writer left in the journal. It sweeps the dead writers'
 // temps from the staging folder too, so a command that writes nothing after a kill (refused, or
-// finding its change made) still leaves none behind.
+// finding its change made) still leaves none behind; Sweep does that alone.
 func (j Journal) Finish(context.Context) (ports.Change, error) {
 	dir, err := j.folder(false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -190,10 +190,7 @@ func (j Journal) Finish(context.Context) (ports.Change, error) {
 		return ports.Change{}, err
 	}
 	defer dir.Close()
-	if stage, _, err := dir.walk(strings.TrimPrefix(stagingRel, ".work.local/"), 0); err == nil {
-		stage.cleanTemps()
-		stage.Close()
-	}
+	sweep(dir)
 	st, err := dir.noLink("journal.json")
 	if err != nil || st == nil {
 		return ports.Change{}, err
@@ -222,6 +219,28 @@ func (j Journal) Finish(context.Context) (ports.Change, error) {
 			"fix what stops it (the path it names), then run the command again; or finish the change by hand and delete "+journalRel)
 	}
 	return c, nil
+}
+
+// Sweep removes the dead writers' temps from the staging folder.
+func (j Journal) Sweep(context.Context) error {
+	dir, err := j.folder(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	sweep(dir)
+	return nil
+}
+
+// sweep removes the dead writers' temps from the staging folder inside dir (.abcd/.work.local).
+func sweep(dir *folder) {
+	if stage, _, err := dir.walk(strings.TrimPrefix(stagingRel, ".work.local/"), 0); err == nil {
+		stage.cleanTemps()
+		stage.Close()
+	}
 }
 
 // folder opens the journal's folder (.abcd/.work.local; with mkdir, made 0700 when missing).

@@ -248,3 +248,22 @@ func TestAJournalThatCannotBeFinishedIsNamed(t *testing.T) {
 	assert.Equal(t, r.Code, "journal_stuck")
 	assert.Assert(t, is.Contains(r.Error(), journalRel))
 }
+
+// Sweep removes a dead writer's temp from the staging folder and keeps a live one's, taking no lock.
+func TestSweepRemovesADeadWritersTemp(t *testing.T) {
+	dir, _ := journalRepo(t)
+	stage := filepath.Join(dir, ".abcd", filepath.FromSlash(stagingRel))
+	assert.NilError(t, os.MkdirAll(stage, 0o700))
+	dead := filepath.Join(stage, tempPrefix+"999999999-00000000000000aa")
+	live := filepath.Join(stage, tempName())
+	for _, p := range []string{dead, live} {
+		assert.NilError(t, os.WriteFile(p, []byte("part of a record"), 0o600))
+	}
+	assert.NilError(t, Journal{Dir: dir}.Sweep(context.Background()))
+	_, err := os.Stat(dead)
+	assert.Assert(t, os.IsNotExist(err), "the dead writer's temp is gone")
+	_, err = os.Stat(live)
+	assert.NilError(t, err, "a live writer's temp stays")
+	fresh, _ := journalRepo(t)
+	assert.NilError(t, Journal{Dir: fresh}.Sweep(context.Background()), "no staging folder is not an error")
+}

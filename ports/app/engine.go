@@ -205,10 +205,13 @@ func (a *App) saveRun(ctx context.Context, s loop.State, edits *stepEdits) error
 }
 
 // finishPending finishes a change a killed writer left, taking the record lock only when one waits,
-// and returns it.
+// and returns it; the temporary files dead writers left are swept either way.
 func (a *App) finishPending(ctx context.Context) (ports.Change, error) {
 	if holdsRecord(ctx) {
 		return ports.Change{}, nil // taking it finished what was left
+	}
+	if err := a.Journal.Sweep(ctx); err != nil {
+		return ports.Change{}, err
 	}
 	if pending, err := a.Journal.Pending(ctx); err != nil || !pending {
 		return ports.Change{}, err
