@@ -40,7 +40,7 @@ function newServer() {
     const message = args.message ?? '';
     const sha = createHash('sha256').update(message, 'utf8').digest('hex');
     // A review abcd's loop sends names the passing word its role writes; a bare message gets SHIP.
-    const word = message.match(/exactly one word: (\w+)/)?.[1] ?? 'SHIP';
+    const word = message.match(/exactly the verdict and nothing else: (\w+)/)?.[1] ?? 'SHIP';
     return {
       content: [{
         type: 'text',
