@@ -53,20 +53,6 @@ func clip(s string) string { return text.Clip(s) }
 // shown escaped rather than acted on by a terminal.
 func echo(s string) string { return strconv.Quote(clip(s)) }
 
-// hidden names the class of a character a setting value may not hold, or "" when it may hold it:
-// control characters (C0, DEL, C1), bidirectional controls, and zero-width characters.
-func hidden(r rune) string {
-	switch {
-	case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
-		return "a control character"
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return "a bidirectional control"
-	case r >= 0x200b && r <= 0x200d, r == 0x2060, r == 0xfeff:
-		return "a zero-width character"
-	}
-	return ""
-}
-
 // checkValue applies the value rules to a setting's decoded string form; it returns "" when clean.
 func checkValue(s string) string {
 	if !utf8.ValidString(s) {
@@ -76,7 +62,7 @@ func checkValue(s string) string {
 		return fmt.Sprintf("is %d bytes, over the limit of %d: shorten it", len(s), MaxSettingBytes)
 	}
 	for _, r := range s {
-		if class := hidden(r); class != "" {
+		if class := text.Hidden(r); class != "" {
 			return fmt.Sprintf("holds U+%04X, %s: remove it", r, class)
 		}
 	}

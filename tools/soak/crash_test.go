@@ -69,13 +69,7 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 			var landed, left int
 			for i := range kills() {
 				r := tpl.clone(t)
-				cmd := exec.Command(binary, append(args, "--json")...)
-				cmd.Dir, cmd.Env = r.root, r.env
-				assert.NilError(t, cmd.Start())
-				time.Sleep(time.Duration(rand.Int64N(int64(took) + 1)))
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				_ = cmd.Wait()
-				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				if r.killAtRandom(t, args, took) {
 					landed++
 				}
 				if r.exists(".abcd/.work.local/journal.json") {
@@ -111,6 +105,20 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 				p.name, kills(), took.Round(time.Millisecond), landed, left)
 		})
 	}
+}
+
+// killAtRandom starts abcd with args and kills it with SIGKILL at a random moment within took;
+// landed says the kill came while it ran.
+func (r *repo) killAtRandom(t *testing.T, args []string, took time.Duration) (landed bool) {
+	t.Helper()
+	cmd := exec.Command(binary, append(args, "--json")...)
+	cmd.Dir, cmd.Env = r.root, r.env
+	assert.NilError(t, cmd.Start())
+	time.Sleep(time.Duration(rand.Int64N(int64(took) + 1)))
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 // timeWhole is the shortest of three uninterrupted runs of the command, each on a copy: a kill later
@@ -507,13 +515,7 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 	var landed, placed, none int
 	for i := range kills() {
 		r := tpl.clone(t)
-		cmd := exec.Command(binary, append(args, "--json")...)
-		cmd.Dir, cmd.Env = r.root, r.env
-		assert.NilError(t, cmd.Start())
-		time.Sleep(time.Duration(rand.Int64N(int64(took) + 1)))
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if r.killAtRandom(t, args, took) {
 			landed++
 		}
 		if len(r.files(".abcd/.work.local/run")) == 0 {
