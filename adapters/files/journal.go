@@ -245,17 +245,7 @@ func sweep(dir *folder) {
 
 // folder opens the journal's folder (.abcd/.work.local; with mkdir, made 0700 when missing).
 func (j Journal) folder(mkdir bool) (*folder, error) {
-	repo, err := openRepo(j.Dir)
-	if err != nil {
-		return nil, err
-	}
-	defer repo.Close()
-	perm := fs.FileMode(0)
-	if mkdir {
-		perm = 0o700
-	}
-	dir, _, err := repo.walk(abcdRel+"/.work.local", perm)
-	return dir, err
+	return openPrivate(j.Dir, abcdRel+"/.work.local", mkdir)
 }
 
 // carryOut makes every file of the change what it says, then removes the journal. Each step stands

@@ -37,7 +37,13 @@ func (r Runs) walk(rel string, mkdir bool) (*folder, error) {
 	if err := runPath(rel); err != nil {
 		return nil, err
 	}
-	repo, err := openRepo(r.Dir)
+	return openPrivate(r.Dir, rel, mkdir)
+}
+
+// openPrivate opens the folder rel of the repository containing dir, one of abcd's own (a run's, the
+// journal's); with mkdir, missing folders are made 0700: they are the person's alone.
+func openPrivate(dir, rel string, mkdir bool) (*folder, error) {
+	repo, err := openRepo(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +209,6 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 	return ""
 }
 
-// Remove deletes a run file.
 // RemoveAll deletes a folder under the run folder whole; the root removes a link inside as a link,
 // never what it points at.
 func (r Runs) RemoveAll(ctx context.Context, rel string) error {
@@ -225,6 +230,7 @@ func (r Runs) RemoveAll(ctx context.Context, rel string) error {
 	return nil
 }
 
+// Remove deletes a run file.
 func (r Runs) Remove(ctx context.Context, rel string) error {
 	dir, name, err := r.parent(rel, false)
 	if errors.Is(err, fs.ErrNotExist) {
