@@ -3,6 +3,8 @@ package oracle
 import (
 	"fmt"
 	"maps"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Source is the layer a route's row came from.
@@ -139,7 +141,7 @@ func Resolve(agent string, l Layers, c Connections, defaults func(Connection) Se
 				echo(f.Text), echo(f.Agent), agent)
 		}
 		if !f.Tier.Valid() {
-			return Route{}, &RouteError{Flag: clip(f.Text), Msg: fmt.Sprintf("tier %s is not one of %s", echo(string(f.Tier)), TierList())}
+			return Route{}, &RouteError{Flag: text.Clip(f.Text), Msg: fmt.Sprintf("tier %s is not one of %s", echo(string(f.Tier)), TierList())}
 		}
 		r.Row.Tier, r.Source, r.Origin, r.Override = f.Tier, SourceFlag, "--route", f.Text
 		flagSettings = f.Settings
@@ -155,7 +157,7 @@ func Resolve(agent string, l Layers, c Connections, defaults func(Connection) Se
 	case l.Flag != nil && l.Flag.Connection != "":
 		conn, ok := c.Named(l.Flag.Connection)
 		if !ok {
-			return Route{}, &RouteError{Flag: clip(l.Flag.Text), Msg: notConfigured(l.Flag.Connection)}
+			return Route{}, &RouteError{Flag: text.Clip(l.Flag.Text), Msg: notConfigured(l.Flag.Connection)}
 		}
 		r.Connection = conn
 	default:

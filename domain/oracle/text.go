@@ -33,25 +33,9 @@ func ValidAgentName(s string) bool { return agentPattern.MatchString(s) }
 // ValidSettingKey reports whether s has the shape of a setting's key.
 func ValidSettingKey(s string) bool { return keyPattern.MatchString(s) }
 
-// prefix returns the longest prefix of s of at most n bytes that ends on a rune boundary.
-func prefix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
-
-// clip is text.Clip, the one clip for echoed input, under the short name this package's messages
-// use.
-func clip(s string) string { return text.Clip(s) }
-
 // echo quotes clipped text for a message, so a control or bidi character in what a person wrote is
 // shown escaped rather than acted on by a terminal.
-func echo(s string) string { return strconv.Quote(clip(s)) }
+func echo(s string) string { return strconv.Quote(text.Clip(s)) }
 
 // checkValue applies the value rules to a setting's decoded string form; it returns "" when clean.
 func checkValue(s string) string {

@@ -218,6 +218,6 @@ func auditVerdict(a AuditReturn) Verdict {
 		fmt.Fprintf(&b, "evidence: %s\n\n", c.Evidence)
 	}
 	b.WriteString(a.Summary)
-	v.Findings = cut(strings.TrimSpace(b.String()), MaxFindingsBytes)
+	v.Findings = text.Prefix(strings.TrimSpace(b.String()), MaxFindingsBytes)
 	return v
 }

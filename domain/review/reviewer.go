@@ -96,7 +96,7 @@ func findings(before, after []string) string {
 			parts = append(parts, t)
 		}
 	}
-	return cut(strings.Join(parts, "\n\n"), MaxFindingsBytes)
+	return text.Prefix(strings.Join(parts, "\n\n"), MaxFindingsBytes)
 }
 
 // unwrap removes ** and ` wrapped around a verdict word, in any nesting, and the spaces inside them.

@@ -14,6 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) getPrompt(m *message, modern bool) (json.RawMessage, *rpcError)
 	}
 	p, found := s.prompts.byName[name]
 	if !found {
-		return nil, newError(codeInvalidParams, "Invalid params: no prompt is named "+clip(name)+" (prompts/list names them)")
+		return nil, newError(codeInvalidParams, "Invalid params: no prompt is named "+text.Clip(name)+" (prompts/list names them)")
 	}
 	if m.ArgsErr != nil {
 		return nil, newError(codeInvalidParams, "Invalid params: arguments: "+m.ArgsErr.Error())
@@ -119,7 +120,7 @@ func (s *Server) getPrompt(m *message, modern bool) (json.RawMessage, *rpcError)
 	args := make(map[string]string, len(p.def.Arguments))
 	for k, v := range given {
 		if _, known := p.check[k]; !known {
-			return nil, newError(codeInvalidParams, "Invalid params: the prompt "+name+" takes no argument "+clip(k))
+			return nil, newError(codeInvalidParams, "Invalid params: the prompt "+name+" takes no argument "+text.Clip(k))
 		}
 		str, isString := v.(string)
 		if !isString {

@@ -11,6 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -119,19 +120,6 @@ func (r *providerRoute) Review(ctx context.Context, req ports.ReviewRequest) (po
 func (r *providerRoute) fallback(out ports.ReviewOutcome, reason review.FallbackReason, detail string) ports.ReviewOutcome {
 	out.Return = nil
 	out.FallbackReason = string(reason)
-	out.FallbackDetail = boundDetail("provider " + r.conn + ": " + detail)
+	out.FallbackDetail = text.ClipAt("provider "+r.conn+": "+detail, review.DetailBytes)
 	return out
-}
-
-// boundDetail keeps a detail within a fallback receipt's bound, on a rune boundary.
-func boundDetail(s string) string {
-	const limit = 400
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

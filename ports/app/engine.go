@@ -765,7 +765,7 @@ func (a *App) fallBack(s *loop.State, aw loop.Await, lane, route string, reason 
 		detail = reason.Sentence()
 	}
 	f := review.FallbackReceipt{At: a.now(), Run: s.Run, Lane: lane, Round: aw.Round, Role: review.Role(aw.Role), Asked: route,
-		Reason: reason, Detail: boundDetail(oneLine(detail)), Ran: review.RanHost}
+		Reason: reason, Detail: text.ClipAt(oneLine(detail), review.DetailBytes), Ran: review.RanHost}
 	if f.Check() != nil {
 		// The receipt's own check refuses what must never reach the record (an address): say it in
 		// abcd's words instead.
@@ -861,7 +861,7 @@ func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, 
 				recorded = was
 				return StepResult{Did: []string{fmt.Sprintf("%s: the %s's return was recorded by the interrupted receipt, whose change is now finished", was.Lane, was.Role)}}, false, nil
 			}
-			return StepResult{}, false, refusal.New("receipt_recorded", fmt.Sprintf("%q", clip(given)), fmt.Sprintf("was recorded already, at %s", at),
+			return StepResult{}, false, refusal.New("receipt_recorded", fmt.Sprintf("%q", text.Clip(given)), fmt.Sprintf("was recorded already, at %s", at),
 				"nothing to do: ", refusal.Run("implement_status", refusal.With("run", run)), " shows what the run waits on now")
 		}
 		if !ok {
@@ -873,7 +873,7 @@ func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, 
 			if len(open) > 0 {
 				remedy = refusal.Say("the open awaits' return paths: " + strings.Join(open, ", "))
 			}
-			return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: "receipt_not_awaited", What: fmt.Sprintf("%q", clip(given)),
+			return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: "receipt_not_awaited", What: fmt.Sprintf("%q", text.Clip(given)),
 				Why: "is not the return path of an open await of " + run, Remedy: remedy}
 		}
 		aw := s.Lanes[lane].Awaits[idx]

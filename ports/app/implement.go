@@ -14,6 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // ImplementStartInput names the spec to build and the commit lanes branch from.
@@ -367,7 +368,7 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 		rest, ok := strings.CutPrefix(p, ".abcd/.work.local/run/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", clip(string(in.Path))),
+			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", text.Clip(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id

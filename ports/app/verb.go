@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/abcd-dev/abcd/domain/oracle"
-	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -148,6 +147,3 @@ func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, 
 	}
 	return v.run(ctx, a, in)
 }
-
-// clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
-func clip(s string) string { return text.Clip(s) }
