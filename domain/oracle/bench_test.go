@@ -1,13 +1,15 @@
 package oracle
 
 import (
+	"maps"
+	"slices"
 	"testing"
 )
 
 // BenchmarkResolve resolves every agent of the proposal with every layer present and a flag over
 // each, against a machine with connections and defaults.
 func BenchmarkResolve(b *testing.B) {
-	agents := sortedKeys(Proposal())
+	agents := slices.Sorted(maps.Keys(Proposal()))
 	repo, machine := Table{}, Table{}
 	flags := make(map[string]*FlagRoute, len(agents))
 	for _, a := range agents {

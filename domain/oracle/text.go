@@ -3,7 +3,8 @@ package oracle
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -100,7 +101,7 @@ func checkSettings(s Settings) (field, msg string) {
 	if len(s) > MaxSettings {
 		return "settings", fmt.Sprintf("holds %d settings, over the limit of %d: remove some", len(s), MaxSettings)
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		if !keyPattern.MatchString(k) {
 			return "settings", fmt.Sprintf("key %s is not a setting key (a lowercase letter, then lowercase letters, digits or _, at most 64 bytes): rename it", echo(k))
 		}
@@ -109,15 +110,6 @@ func checkSettings(s Settings) (field, msg string) {
 		}
 	}
 	return "", ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // echoScalar quotes a setting value for a message: its decoded form when it decodes, else its text.

@@ -3,6 +3,7 @@ package review
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -172,7 +173,7 @@ func TestReviewerPromptsMatchTheParser(t *testing.T) {
 			v, err := ParseReviewerReturn(tc.role, []byte(in))
 			if err != nil {
 				t.Errorf("%s %s: %v", tc.role, w, err)
-			} else if v.Word != w || v.Pass != contains(pass, w) {
+			} else if v.Word != w || v.Pass != slices.Contains(pass, w) {
 				t.Errorf("%s %s: %+v", tc.role, w, v)
 			}
 		}

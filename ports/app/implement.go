@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -365,7 +366,7 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 	}
 	run := string(in.Run)
 	if run == "" {
-		rest, ok := strings.CutPrefix(p, ".abcd/.work.local/run/")
+		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
 			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", text.Clip(string(in.Path))),

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/record"
@@ -125,7 +126,7 @@ func (a *App) resolveAny(ctx context.Context, verb, field string, refs []record.
 		if err != nil {
 			return nil, err
 		}
-		if !contains(out, id) {
+		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
@@ -167,15 +168,6 @@ func familyOfRef(ref string) (record.Family, bool) {
 		}
 	}
 	return "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func nonNil(s []string) []string {

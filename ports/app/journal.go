@@ -14,13 +14,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // journalFile is where the journal keeps a change in flight, as lint names it.
-const journalFile = ".abcd/.work.local/journal.json"
+const journalFile = layout.Journal
 
 // finishedKey carries, in a locked verb's context, the change a killed writer left that taking the
 // lock finished: the same command run again finds its own change done.
