@@ -16,10 +16,10 @@ import (
 )
 
 // loadConnections reads the configuration (loadConfig) and returns the machine's providers as the
-// connections routing resolves against: Serves (a provider mapping the tier to an allowed model the
-// denylist does not deny), Named (a configured provider), Pointed (oracle.roles.<agent>.connection).
+// connections routing resolves against: per tier, a provider mapping it to an allowed model the
+// denylist does not deny; every configured provider; per agent, oracle.roles.<agent>.connection.
 // A configuration that breaks a rule refuses, naming the key and the file.
-func (a *App) loadConnections(ctx context.Context) (oracle.Connections, error) {
+func (a *App) loadConnections(ctx context.Context) (ports.Connections, error) {
 	if a.Connections != nil {
 		return a.Connections, nil
 	}
@@ -42,14 +42,8 @@ func (a *App) loadMachine(ctx context.Context) (*provider.Machine, error) {
 	return m, nil
 }
 
-// connectionDefaults is oracle.Resolve's defaults for connections from loadConnections: a provider's
-// oracle.api.<name>.defaults, under the routing row and the flag. Other connections have none.
-func connectionDefaults(c oracle.Connections) func(oracle.Connection) oracle.Settings {
-	if m, ok := c.(*provider.Machine); ok {
-		return m.Defaults
-	}
-	return nil
-}
+// The machine's providers are the connections routing reads.
+var _ ports.Connections = (*provider.Machine)(nil)
 
 // providerValidator opens the provider conn names as a review route. ok is false when conn is not a
 // configured provider (the harness, rp, or a name this machine does not configure): the caller keeps

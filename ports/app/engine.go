@@ -607,7 +607,7 @@ func entryVerb(k loop.Kind) string {
 // stepConfig is what opening awaits reads of the configuration, read once per pass.
 type stepConfig struct {
 	routing     routing
-	conns       oracle.Connections
+	conns       ports.Connections
 	reviewRoute string // oracle.review: host or rp
 	// rpURL and rpTool name the RepoPrompt server, read only when reviews take rp.
 	rpURL, rpTool string

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -108,7 +107,7 @@ type App struct {
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
 	// Connections are the providers this machine has configured; nil is none.
-	Connections oracle.Connections
+	Connections ports.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
