@@ -27,9 +27,6 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// runLockWait bounds how long a step waits for another invocation holding the run's lock.
-const runLockWait = 3 * time.Second
-
 // maxDiffBytes bounds the diff a reviewer's brief carries.
 const maxDiffBytes = 512 << 10
 
@@ -166,7 +163,7 @@ func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
 	data, err := a.Runs.Read(ctx, statePath(run), loop.MaxStateBytes)
 	if err != nil {
 		if r, ok := refusal.As(err); ok && r.Code == "return_missing" {
-			return loop.State{}, refusal.New("run_unknown", run, "is not a run in this repository", refusal.Run("implement_status"), " to list the runs")
+			return loop.State{}, loop.UnknownRun(run)
 		}
 		return loop.State{}, err
 	}
@@ -282,7 +279,7 @@ func (a *App) withRun(ctx context.Context, verb, run string, f func(context.Cont
 	if err := a.initialized(verb); err != nil {
 		return StepResult{}, err
 	}
-	unlock, err := a.Runs.Lock(ctx, run, runLockWait)
+	unlock, err := a.lockRun(ctx, run)
 	if err != nil {
 		return StepResult{}, err
 	}

@@ -57,7 +57,11 @@ func (a *App) lockRecord(ctx context.Context) (context.Context, func(), error) {
 	if holdsRecord(ctx) {
 		return ctx, func() {}, nil
 	}
-	unlock, err := a.Records.Lock(ctx)
+	wait, err := a.lockWait(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	unlock, err := a.Records.Lock(ctx, wait)
 	if err != nil {
 		return ctx, nil, err
 	}
