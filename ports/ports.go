@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/roster"
 )
 
@@ -268,6 +269,17 @@ type Validator interface {
 	// Review sends the request and returns the reviewer's whole return, or a fallback reason. An
 	// error is a fault of the adapter itself; the loop records it as the fallback reason failed.
 	Review(ctx context.Context, req ReviewRequest) (ReviewOutcome, error)
+}
+
+// Connections is what the machine has configured for routing: its providers (provider.Machine, read
+// from the configuration stack). Routing only asks, it never dials: a step's route is decided from
+// Configured by oracle.Resolve, with each connection's default settings under the row's and the
+// flag's.
+type Connections interface {
+	// Configured is the machine's connections as oracle.Resolve reads them.
+	Configured() oracle.Configured
+	// Defaults is a connection's default settings (a copy); the harness and unknown names have none.
+	Defaults(oracle.Connection) oracle.Settings
 }
 
 // ReviewRequest is what a route is handed: everything the agent needs, with nothing to look up.

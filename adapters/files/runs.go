@@ -10,12 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // runRoot is where runs live, relative to the repository root.
-const runRoot = ".abcd/.work.local/run"
+const runRoot = layout.Runs
 
 // Runs implements ports.RunStore in the repository containing Dir. Its folders are 0700 and its
 // files 0600: a run's briefs and returns are the person's alone.

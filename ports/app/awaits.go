@@ -13,13 +13,14 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // stepConfig is what opening awaits reads of the configuration, read once per pass.
 type stepConfig struct {
 	routing     routing
-	conns       oracle.Connections
+	conns       ports.Connections
 	reviewRoute string // oracle.review: host or rp
 	// rpURL and rpTool name the RepoPrompt server, read only when reviews take rp.
 	rpURL, rpTool string
@@ -91,11 +92,11 @@ func (st *step) openOne(ctx context.Context, cfg stepConfig, p loop.Plan, routes
 		return "", err
 	}
 	brief, ret := loop.AwaitPaths(s.Run, lane.ID, p)
-	text, err := st.renderBrief(ctx, lane, p, ret, routing.Tier)
+	body, err := st.renderBrief(ctx, lane, p, ret, routing.Tier)
 	if err != nil {
 		return "", err
 	}
-	if err := st.Runs.Write(ctx, brief, []byte(text)); err != nil {
+	if err := st.Runs.Write(ctx, brief, []byte(body)); err != nil {
 		return "", err
 	}
 	target, v, why, err := st.validatorFor(ctx, cfg, p, route, flagConn)
@@ -111,7 +112,7 @@ func (st *step) openOne(ctx context.Context, cfg stepConfig, p loop.Plan, routes
 	if v == nil {
 		return st.fallBack(aw, lane.ID, target, why, ""), nil
 	}
-	req, err := st.composeRequest(ctx, lane, p, aw, text, route)
+	req, err := st.composeRequest(ctx, lane, p, aw, body, route)
 	if err != nil {
 		return st.fallBack(aw, lane.ID, target, review.Failed, refusalWhy(err)), nil
 	}
@@ -187,7 +188,7 @@ func (st *step) fallBack(aw loop.Await, lane, route string, reason review.Fallba
 		detail = reason.Sentence()
 	}
 	f := review.FallbackReceipt{At: st.now(), Run: s.Run, Lane: lane, Round: aw.Round, Role: review.Role(aw.Role), Asked: route,
-		Reason: reason, Detail: boundDetail(oneLine(detail)), Ran: review.RanHost}
+		Reason: reason, Detail: text.ClipAt(oneLine(detail), review.DetailBytes), Ran: review.RanHost}
 	if f.Check() != nil {
 		// The receipt's own check refuses what must never reach the record (an address): say it in
 		// abcd's words instead.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/abcd-dev/abcd/domain/record"
 )
@@ -32,7 +33,7 @@ func decisionNew(ctx context.Context, a *App, in *DecisionNewInput) (RecordCreat
 			if err != nil {
 				return RecordCreated{}, err
 			}
-			if !contains(supersedes, l.summary.ID) {
+			if !slices.Contains(supersedes, l.summary.ID) {
 				supersedes = append(supersedes, l.summary.ID)
 			}
 		}

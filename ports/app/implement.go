@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // ImplementStartInput names the spec to build and the commit lanes branch from.
@@ -396,10 +398,10 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 	}
 	run := string(in.Run)
 	if run == "" {
-		rest, ok := strings.CutPrefix(p, ".abcd/.work.local/run/")
+		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", clip(string(in.Path))),
+			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", text.Clip(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id

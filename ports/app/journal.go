@@ -11,11 +11,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // journalFile is where the journal keeps a change in flight, as lint names it.
-const journalFile = ".abcd/.work.local/journal.json"
+const journalFile = layout.Journal
 
 // recordLock is the record lock, held. Only lockRecord makes one, so what takes it as an argument
 // runs under the lock: the lock is an flock, which a second take by the same process would wait on,

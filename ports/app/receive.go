@@ -17,6 +17,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // receive records what an agent wrote at an open await's return path (ret, repository-relative),
@@ -73,7 +74,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 			*recorded = was
 			return StepResult{Did: []string{fmt.Sprintf("%s: the %s's return was recorded by the interrupted receipt, whose change is now finished", was.Lane, was.Role)}}, false, nil
 		}
-		return StepResult{}, false, refusal.New("receipt_recorded", fmt.Sprintf("%q", clip(given)), fmt.Sprintf("was recorded already, at %s", at),
+		return StepResult{}, false, refusal.New("receipt_recorded", fmt.Sprintf("%q", text.Clip(given)), fmt.Sprintf("was recorded already, at %s", at),
 			"nothing to do: ", refusal.Run("implement_status", refusal.With("run", s.Run)), " shows what the run waits on now")
 	}
 	var open []string
@@ -84,7 +85,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 	if len(open) > 0 {
 		remedy = refusal.Say("the open awaits' return paths: " + strings.Join(open, ", "))
 	}
-	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: "receipt_not_awaited", What: fmt.Sprintf("%q", clip(given)),
+	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: "receipt_not_awaited", What: fmt.Sprintf("%q", text.Clip(given)),
 		Why: "is not the return path of an open await of " + s.Run, Remedy: remedy}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -396,7 +397,7 @@ func lifecycleOf(fam record.Family, verb string, lc record.Lifecycle) error {
 	if lc == "" || slices.Contains(record.Lifecycles(fam), string(lc)) {
 		return nil
 	}
-	return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%q is not a lifecycle of %s", clip(string(lc)), fam),
+	return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%q is not a lifecycle of %s", text.Clip(string(lc)), fam),
 		"use one of "+strings.Join(record.Lifecycles(fam), ", ")).On(verb, "lifecycle")
 }
 

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/abcd-dev/abcd/domain/oracle"
-	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -110,7 +108,7 @@ type App struct {
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
 	// Connections are the providers this machine has configured; nil is none.
-	Connections oracle.Connections
+	Connections ports.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
@@ -152,6 +150,3 @@ func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, 
 	}
 	return v.run(ctx, a, in)
 }
-
-// clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
-func clip(s string) string { return text.Clip(s) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
@@ -449,7 +450,7 @@ func NewRuns() *Runs {
 	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}}
 }
 
-const runRoot = ".abcd/.work.local/run/"
+const runRoot = layout.Runs + "/"
 
 func (r *Runs) Lock(_ context.Context, run string, wait time.Duration) (func(), error) {
 	r.Waited = wait
