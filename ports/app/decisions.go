@@ -26,7 +26,7 @@ func decisionVerbs() []Verb {
 }
 
 func decisionNew(ctx context.Context, a *App, in *DecisionNewInput) (RecordCreated, error) {
-	return locked(ctx, a, "decision_new", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "decision_new", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		var supersedes []string
 		for _, ref := range in.Supersedes {
 			l, err := a.resolve(ctx, record.Decisions, "decision_new", "supersedes", ref)

@@ -55,7 +55,7 @@ func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, erro
 	if source == "" {
 		source = "abcd capture"
 	}
-	return locked(ctx, a, "capture", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "capture", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		related, err := a.resolveAny(ctx, "capture", "related", in.Related)
 		if err != nil {
 			return RecordCreated{}, err
@@ -87,12 +87,12 @@ func issueShow(ctx context.Context, a *App, in *RefInput) (RecordShowResult, err
 }
 
 func issueClose(ctx context.Context, a *App, in *IssueCloseInput) (MoveResult, error) {
-	return locked(ctx, a, "issue_close", func(ctx context.Context) (MoveResult, error) {
+	return locked(ctx, a, "issue_close", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, _, err := a.issue(ctx, "issue_close", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
 		}
-		return a.moveVerb(ctx, record.Issues, l, "closed", func(data []byte) ([]byte, error) {
+		return a.moveVerb(ctx, rec, record.Issues, l, "closed", func(data []byte) ([]byte, error) {
 			return record.AppendToSection(data, "Resolution", string(in.Why))
 		})
 	})

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -50,7 +51,7 @@ func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) V
 		if !ok {
 			return nil, fmt.Errorf("verb %s: input is %T, want *%s", v.Name, in, v.inputType)
 		}
-		return run(a.withLockWait(ctx), a, typed)
+		return run(ctx, a.forCall(ctx), typed)
 	}
 	return v
 }
@@ -115,6 +116,9 @@ type App struct {
 	// the composition root offers none.
 	Reroot func(dir string) *App
 	Build  BuildInfo
+
+	// wait is this call's lock wait, read once when the call first takes a lock (forCall).
+	wait func() (time.Duration, error)
 }
 
 // BuildInfo is what the binary knows about itself, stamped at link time.
