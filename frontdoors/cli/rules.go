@@ -40,7 +40,7 @@ func newRulesCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			}
 			data, err := readBounded(s.In, rules.MaxPromptInputBytes)
 			if err != nil {
-				return refusal.New("rules_prompt_unreadable", "rules match", "could not read stdin: "+clip(err.Error()), "pass the prompt with --prompt")
+				return refusal.New("rules_prompt_unreadable", "rules match", "could not read stdin: "+text.Clip(err.Error()), "pass the prompt with --prompt")
 			}
 			if err := c.Flags().Set("prompt", string(data)); err != nil {
 				return err
@@ -265,7 +265,7 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 	}
 	data, err := readBounded(s.In, MaxRulesHookInput)
 	if err != nil {
-		return fail("could not read the hook payload: " + clip(err.Error()))
+		return fail("could not read the hook payload: " + text.Clip(err.Error()))
 	}
 	if len(data) > MaxRulesHookInput {
 		return fail(fmt.Sprintf("the hook payload is larger than %d bytes", MaxRulesHookInput))
@@ -273,7 +273,7 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 	var p rulesHookPayload
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&p); err != nil {
-		return fail("the hook payload is not a JSON object: " + clip(err.Error()))
+		return fail("the hook payload is not a JSON object: " + text.Clip(err.Error()))
 	}
 	if dec.More() {
 		return fail("the hook payload has content after its JSON object")
@@ -284,13 +284,13 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 		event = "UserPromptSubmit"
 	}
 	if event != "UserPromptSubmit" && !gemini {
-		return fail(fmt.Sprintf("the %s event is not a prompt's", clip(p.HookEventName)))
+		return fail(fmt.Sprintf("the %s event is not a prompt's", text.Clip(p.HookEventName)))
 	}
 	if p.Prompt == nil {
 		return fail("the hook payload has no prompt")
 	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
-		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", clip(p.Cwd)))
+		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", text.Clip(p.Cwd)))
 	}
 	core := a
 	if p.Cwd != "" && a.Reroot != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/rules"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -360,7 +361,7 @@ func domainArg(verb string, set *rules.Set, name rules.DomainName) (*rules.Resol
 	if ok {
 		return d, nil
 	}
-	return nil, refusal.New("rules_domain_unknown", "", fmt.Sprintf("no domain in force is named %q", clip(string(name))),
+	return nil, refusal.New("rules_domain_unknown", "", fmt.Sprintf("no domain in force is named %q", text.Clip(string(name))),
 		refusal.Run("rules"), " lists the domains in force").On(verb, "domain")
 }
 
