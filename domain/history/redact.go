@@ -163,7 +163,9 @@ func (r *Redactor) replace(s string, fs []Finding, counts Counts) string {
 	if len(fs) == 0 {
 		return s
 	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start || fs[i].Start == fs[j].Start && fs[i].End > fs[j].End })
+	sort.Slice(fs, func(i, j int) bool {
+		return fs[i].Start < fs[j].Start || fs[i].Start == fs[j].Start && fs[i].End > fs[j].End
+	})
 	var b strings.Builder
 	at := 0
 	for _, f := range fs {

@@ -43,7 +43,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "abcd")
-	build := exec.Command("go", "build", "-o", binary, "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd")
+	// abcd and, beside it, the helper that holds its history store.
+	build := exec.Command("go", "build", "-o", dir+"/", "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd", "../cmd/abcd-history")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building abcd: %v\n%s", err, out)
