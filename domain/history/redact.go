@@ -46,6 +46,16 @@ type Redactor struct {
 	// literals are the credentials in every encoding a text could carry them in, longest first.
 	literals []string
 	home     string
+	// seen remembers each text already redacted (a transcript repeats its context, its tools and
+	// their definitions many times), and clean each result whose last pass found nothing: the rescan
+	// need not read it again.
+	seen  map[string]redacted
+	clean map[string]bool
+}
+
+type redacted struct {
+	out    string
+	counts Counts
 }
 
 // MinCredentialBytes is the shortest credential looked for: anything shorter would redact ordinary
@@ -56,7 +66,7 @@ const MinCredentialBytes = 8
 // it is, base64 in both alphabets with and without padding, URL-escaped, hex and JSON-escaped) and the
 // home folder (written as ~).
 func NewRedactor(det *Detector, credentials []string, home string) *Redactor {
-	r := &Redactor{det: det, home: strings.TrimRight(home, "/")}
+	r := &Redactor{det: det, home: strings.TrimRight(home, "/"), seen: map[string]redacted{}, clean: map[string]bool{}}
 	if r.home == "" || r.home == "/" || !strings.HasPrefix(r.home, "/") {
 		r.home = ""
 	}
@@ -93,14 +103,29 @@ func encodings(c string) []string {
 // (a secret that was inside another's context).
 const maxRounds = 4
 
-// Text redacts one text: nested escaped text, each view of it, until nothing more is found.
+// Text redacts one text: nested escaped text, each view of it, until a pass finds nothing more.
 func (r *Redactor) Text(s string, counts Counts) string {
+	if done, ok := r.seen[s]; ok {
+		for k, v := range done.counts {
+			counts.add(k, v)
+		}
+		return done.out
+	}
+	in, mine := s, Counts{}
 	for round := 0; round < maxRounds; round++ {
-		next := r.once(s, counts, 0)
+		next := r.once(s, mine, 0)
 		if next == s {
-			return s
+			// This pass read every view of the text and took nothing out.
+			r.clean[s] = true
+			break
 		}
 		s = next
+	}
+	if len(in) <= 1<<20 {
+		r.seen[in] = redacted{out: s, counts: mine}
+	}
+	for k, v := range mine {
+		counts.add(k, v)
 	}
 	return s
 }
@@ -203,14 +228,14 @@ func (r *Redactor) replaceSecrets(s, view string, counts Counts) string {
 	return s
 }
 
-// delimit is s with the punctuation that ends a token in a URL or a list (& ? # ,) as spaces.
+// delimit is s with the punctuation that ends a token in a URL (& ? #) as spaces.
 func delimit(s string) string {
-	if !strings.ContainsAny(s, "&?#,") {
+	if !strings.ContainsAny(s, "&?#") {
 		return s
 	}
 	return strings.Map(func(c rune) rune {
 		switch c {
-		case '&', '?', '#', ',':
+		case '&', '?', '#':
 			return ' '
 		}
 		return c
@@ -284,6 +309,11 @@ func (r *Redactor) holdsLiteral(s string) bool {
 // names what any finds: a secret's rule, the credential, or the home path. Markers are not findings.
 // Anything named means the text is not kept.
 func (r *Redactor) Survivors(s string) []string {
+	if r.clean[s] {
+		// Redaction's last pass over this very text read it through the same views and found
+		// nothing: the rescan does not read it twice.
+		return nil
+	}
 	seen := map[string]bool{}
 	var out []string
 	note := func(rule string) {

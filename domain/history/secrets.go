@@ -82,6 +82,16 @@ type Detector struct {
 	rules  []secretRule
 	global []allowlist
 	Source string
+	// byPair finds the keywords a text holds in one pass: each keyword (lower case, at least two
+	// bytes) under its first two bytes, with the rules that name it.
+	byPair map[[2]byte][]keywordRules
+	// always are the rules with no keyword: they run on every text.
+	always []int
+}
+
+type keywordRules struct {
+	keyword string
+	rules   []int
 }
 
 // Finding is one secret in a text: the rule that found it and where the secret stands.
@@ -118,7 +128,60 @@ func NewDetector(files ...[]byte) (*Detector, error) {
 	if len(d.rules) == 0 {
 		return nil, fmt.Errorf("the secret rules hold no rule")
 	}
+	d.index()
 	return d, nil
+}
+
+// index builds byPair and always.
+func (d *Detector) index() {
+	d.byPair = map[[2]byte][]keywordRules{}
+	for i, r := range d.rules {
+		if len(r.keywords) == 0 {
+			d.always = append(d.always, i)
+			continue
+		}
+		for _, k := range r.keywords {
+			if len(k) < 2 {
+				d.always = append(d.always, i)
+				continue
+			}
+			pair := [2]byte{k[0], k[1]}
+			list := d.byPair[pair]
+			found := false
+			for j := range list {
+				if list[j].keyword == k {
+					list[j].rules = append(list[j].rules, i)
+					found = true
+				}
+			}
+			if !found {
+				list = append(list, keywordRules{keyword: k, rules: []int{i}})
+			}
+			d.byPair[pair] = list
+		}
+	}
+}
+
+// candidates are the rules whose keywords lower (a text in lower case) holds, found in one pass.
+func (d *Detector) candidates(lower string) []bool {
+	run := make([]bool, len(d.rules))
+	for _, i := range d.always {
+		run[i] = true
+	}
+	for i := 0; i+1 < len(lower); i++ {
+		list, ok := d.byPair[[2]byte{lower[i], lower[i+1]}]
+		if !ok {
+			continue
+		}
+		for _, kr := range list {
+			if strings.HasPrefix(lower[i:], kr.keyword) {
+				for _, r := range kr.rules {
+					run[r] = true
+				}
+			}
+		}
+	}
+	return run
 }
 
 func (d *Detector) add(rules []ruleData) error {
@@ -189,14 +252,11 @@ func (d *Detector) find(text string, prefixedOnly bool) []Finding {
 	if text == "" {
 		return nil
 	}
-	lower := strings.ToLower(text)
+	run := d.candidates(strings.ToLower(text))
 	var out []Finding
 	for i := range d.rules {
 		r := &d.rules[i]
-		if prefixedOnly && !r.prefixed {
-			continue
-		}
-		if len(r.keywords) > 0 && !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.Contains(lower, k) }) {
+		if prefixedOnly && !r.prefixed || !run[i] {
 			continue
 		}
 		// A match that is not a finding (allowed, too little entropy) is not skipped whole: it may

@@ -37,6 +37,7 @@ func TestTheDetectorPassesGitleaksOwnCases(t *testing.T) {
 			continue
 		}
 		one := &Detector{rules: []secretRule{r}, global: d.global}
+		one.index()
 		for _, tp := range f.Cases[id].True {
 			tps++
 			assert.Check(t, len(one.Find(tp)) > 0, "%s misses its true positive %q", id, clipCase(tp))

@@ -235,7 +235,7 @@ func historyCapture(ctx context.Context, a *App, in *HistoryCaptureInput) (Histo
 		for _, f := range files {
 			c, err := a.captureOne(ctx, repo, dirs, red, f.Path, f.Harness)
 			if r, ok := refusal.As(err); ok {
-				c = HistoryCaptured{Source: red.Path(f.Path), Harness: string(f.Harness), Outcome: string(history.Refused), Why: r.Why, Redactions: map[string]int{}}
+				c = HistoryCaptured{Source: red.Text(red.Path(f.Path), history.Counts{}), Harness: string(f.Harness), Outcome: string(history.Refused), Why: r.Why, Redactions: map[string]int{}}
 			} else if err != nil {
 				return HistoryCaptureResult{}, err
 			}
@@ -280,7 +280,17 @@ func (a *App) repoDirs(ctx context.Context) ([]string, error) {
 	return dirs, nil
 }
 
-// capturer is the redactor a capture uses, with the home path it writes as ~.
+// redaction is what a capture redacts and rescans with: history.Redactor, with the home path it
+// writes as ~ (an interface so a test can hand in one that misses, to prove the rescan refuses).
+type redaction interface {
+	Text(s string, counts history.Counts) string
+	JSON(data []byte, counts history.Counts) ([]byte, error)
+	Survivors(s string) []string
+	SurvivorsJSON(data []byte) ([]string, error)
+	Path(p string) string
+}
+
+// capturer is the real redaction.
 type capturer struct {
 	*history.Redactor
 	home string
@@ -296,10 +306,13 @@ func (c capturer) Path(p string) string {
 
 // redactor is built for this capture: gitleaks' rules and abcd's, every credential abcd holds or the
 // harnesses use on this machine, and the home folder.
-func (a *App) redactor(ctx context.Context) (capturer, error) {
+func (a *App) redactor(ctx context.Context) (redaction, error) {
+	if a.redactionFor != nil {
+		return a.redactionFor(ctx)
+	}
 	det, err := history.SecretDetector()
 	if err != nil {
-		return capturer{}, fmt.Errorf("the secret rules: %w", err)
+		return nil, fmt.Errorf("the secret rules: %w", err)
 	}
 	var calls []ports.ProviderCall
 	if a.Config != nil {
@@ -310,10 +323,10 @@ func (a *App) redactor(ctx context.Context) (capturer, error) {
 				}
 			}
 		} else if _, ok := refusal.As(err); !ok {
-			return capturer{}, err
+			return nil, err
 		} else {
 			// A configuration that does not read leaves its keys unknown: nothing is kept blind.
-			return capturer{}, refusal.New("history_config_unreadable", "the configuration", "cannot be read ("+errText(err)+"), so the keys abcd holds are not known and no transcript can be checked for them",
+			return nil, refusal.New("history_config_unreadable", "the configuration", "cannot be read ("+errText(err)+"), so the keys abcd holds are not known and no transcript can be checked for them",
 				refusal.Run("config_show"), " says what is wrong")
 		}
 	}
@@ -326,8 +339,9 @@ func (a *App) redactor(ctx context.Context) (capturer, error) {
 }
 
 // captureOne reads, checks, redacts, rescans and keeps one session file.
-func (a *App) captureOne(ctx context.Context, repo string, dirs []string, red capturer, path string, h history.Harness) (HistoryCaptured, error) {
-	shown := red.Path(path)
+func (a *App) captureOne(ctx context.Context, repo string, dirs []string, red redaction, path string, h history.Harness) (HistoryCaptured, error) {
+	// The path as shown and kept: the home folder as ~, and anything in it redaction takes out.
+	shown := red.Text(red.Path(path), history.Counts{})
 	data, cwdHint, err := a.Transcripts.Read(ctx, path)
 	if err != nil {
 		return HistoryCaptured{}, err
@@ -447,7 +461,7 @@ func (a *App) resolveLineage(ctx context.Context, l history.Lineage) history.Lin
 	if l.Empty() || a.Runs == nil || !loop.ValidRunID(l.Run) {
 		return l
 	}
-	data, err := a.Runs.Read(ctx, loop.RunDir(l.Run)+"/state.json", maxStateBytes)
+	data, err := a.Runs.Read(ctx, loop.RunDir(l.Run)+"/state.json", loop.MaxStateBytes)
 	if err != nil {
 		return l // the run is gone or unreadable: the lineage keeps what the session itself named
 	}
@@ -468,9 +482,6 @@ func (a *App) resolveLineage(ctx context.Context, l history.Lineage) history.Lin
 	}
 	return l
 }
-
-// maxStateBytes bounds a run's state as history reads it.
-const maxStateBytes = 8 << 20
 
 func sameRel(a, b string) bool {
 	return a != "" && b != "" && (a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a))

@@ -112,6 +112,8 @@ type App struct {
 	History     ports.HistoryStore
 	Transcripts ports.TranscriptSource
 	Credentials ports.Credentials
+	// redactionFor, when a test sets it, stands in for the redaction a capture builds.
+	redactionFor func(context.Context) (redaction, error)
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
