@@ -42,7 +42,7 @@ type AhoyConnectResult struct {
 	// Tiers are the tiers the provider serves, in order, as tier=model.
 	Tiers []string `json:"tiers"`
 	// Credential says where the key is read at call time: key_env, key_file, or none.
-	Credential    string `json:"credential" jsonschema:"enum=key_env,enum=key_file,enum=none"`
+	Credential    string `json:"credential"`
 	ModelReported string `json:"model_reported"`
 	Next          string `json:"next"`
 }
@@ -141,7 +141,7 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 
 // connectBlock is the provider's block and the result it implies.
 func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[string]any, AhoyConnectResult, error) {
-	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: "none"}
+	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: credentialNone}
 	tiers := map[string]any{}
 	given := map[oracle.Tier]string{}
 	for _, tm := range in.Tiers {
@@ -180,9 +180,9 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	}
 	switch {
 	case in.KeyEnv != "":
-		block["key_env"], res.Credential = string(in.KeyEnv), "key_env"
+		block["key_env"], res.Credential = string(in.KeyEnv), credentialEnv
 	case in.KeyFile != "":
-		block["key_file"], res.Credential = string(in.KeyFile), "key_file"
+		block["key_file"], res.Credential = string(in.KeyFile), credentialFile
 	}
 	return block, res, nil
 }
