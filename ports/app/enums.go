@@ -7,6 +7,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/rules"
 )
 
 // The closed values of the verbs' results, for the schema generator (contract.Fields): each list is
@@ -127,4 +128,13 @@ func (RecordSummary) SchemaFields() map[string]contract.Rule {
 // A status board's layers are the routing tables a row can come from.
 func (RoutingLayer) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"layer": contract.Enum(oracle.Tables()...)}
+}
+
+func (RulesLayer) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"layer": contract.Enum(rules.Layers()...)}
+}
+
+// A rules file is the machine's or the repository's; the bundled layer is no file.
+func (RulesFileStatus) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"layer": contract.Enum(rules.Machine, rules.Repository)}
 }
