@@ -24,6 +24,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -182,7 +183,7 @@ func Generate(root string, published map[string]string) (map[string][]byte, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.name, err)
 		}
-		data = append(data, '\n')
+		data = append(text.EscapeUnseenJSON(data), '\n')
 		for _, p := range Lint(d.role, data) {
 			problems = append(problems, d.name+": "+p)
 		}

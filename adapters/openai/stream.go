@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/review"
@@ -37,9 +36,6 @@ func failf(reason review.FallbackReason, format string, args ...any) *failure {
 	return &failure{reason: reason, detail: fmt.Sprintf(format, args...)}
 }
 
-// maxDetail bounds a detail; the fallback receipt takes 512 characters.
-const maxDetail = 400
-
 // fallback fills the outcome's reason and detail: prefixed with the provider's name, scrubbed of the
 // key in every encoding, one plain line, bounded.
 func (p *provider) fallback(out ports.ReviewOutcome, f *failure, key string) ports.ReviewOutcome {
@@ -51,7 +47,7 @@ func (p *provider) fallback(out ports.ReviewOutcome, f *failure, key string) por
 
 // Detail is the one way a failure's words leave the adapter: "provider <name>: <words>", with the
 // key scrubbed in every encoding it could take, control characters and any URL's scheme separator
-// removed, bounded to 400 bytes on a rune boundary.
+// removed, bounded to review.DetailBytes on a rune boundary.
 func Detail(name, words, key string) string {
 	s := secret.Scrub("provider "+name+": "+words, key)
 	s = strings.Map(func(r rune) rune {
@@ -61,14 +57,7 @@ func Detail(name, words, key string) string {
 		return r
 	}, s)
 	s = strings.ReplaceAll(s, "://", ": //")
-	if len(s) > maxDetail {
-		cut := maxDetail
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return text.ClipAt(s, review.DetailBytes)
 }
 
 // answer is what a completed stream assembled.
@@ -132,7 +121,7 @@ func (c *Client) complete(ctx context.Context, call ports.ProviderCall, key stri
 	case "application/json":
 		ans, f = readWhole(r, lim)
 	default:
-		return answer{}, failf(review.Unparsable, "the provider answered with %s, neither a stream of events nor JSON", clipWord(media))
+		return answer{}, failf(review.Unparsable, "the provider answered with %s, neither a stream of events nor JSON", text.Clip(media))
 	}
 	if f != nil && f.reason == "" {
 		// A read that failed: the clocks, the caller, or the connection.
@@ -434,6 +423,3 @@ func (c *clock) stop() {
 	defer c.mu.Unlock()
 	c.timer.Stop()
 }
-
-// clipWord bounds an outside word for a detail.
-func clipWord(s string) string { return text.Clip(s) }

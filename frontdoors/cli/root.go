@@ -134,7 +134,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
 			remedy = fmt.Sprintf("did you mean `%s %s`? (`%s --help` lists the commands it takes)", cmd.CommandPath(), strings.Join(near, "` or `"+cmd.CommandPath()+" "), cmd.CommandPath())
 		}
-		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", clip(args[0])), remedy)
+		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", text.Clip(args[0])), remedy)
 	}
 	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
 		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))
@@ -218,6 +218,3 @@ func VerbCommands(root *cobra.Command) map[string]string {
 	walk(root)
 	return out
 }
-
-// clip bounds text a refusal echoes back.
-func clip(s string) string { return text.Clip(s) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -40,13 +41,13 @@ type AhoyStep struct {
 }
 
 const (
-	abcdDir          = ".abcd"
+	abcdDir          = layout.Root
 	repoConfigRel    = ".abcd/config.json"
 	gitignoreRel     = ".abcd/.gitignore"
 	repoRoutingDir   = ".abcd/config"
 	repoRoutingRel   = ".abcd/config/oracle-routing.json"
 	machineRouting   = "oracle-routing.json"
-	gitignoreContent = "# abcd's local run state: never committed\n/.work.local/\n"
+	gitignoreContent = "# abcd's local run state: never committed\n" + layout.Ignore + "\n"
 )
 
 func repoConfigContent() []byte {
@@ -138,7 +139,7 @@ func ahoyInstall(ctx context.Context, a *App, in *AhoyInstallInput) (AhoyInstall
 		}
 	}
 	if localMissing {
-		ok, err := ask(fmt.Sprintf("Keep abcd's local run state (.abcd/.work.local/) out of git with %s?", gitignoreRel))
+		ok, err := ask(fmt.Sprintf("Keep abcd's local run state (%s/) out of git with %s?", layout.Local, gitignoreRel))
 		if err != nil {
 			return res, err
 		}

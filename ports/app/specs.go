@@ -37,7 +37,7 @@ func specVerbs() []Verb {
 }
 
 func specNew(ctx context.Context, a *App, in *SpecNewInput) (RecordCreated, error) {
-	return locked(ctx, a, "spec_new", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "spec_new", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		_, it, err := a.intent(ctx, "spec_new", "intent", in.Intent)
 		if err != nil {
 			return RecordCreated{}, err
@@ -71,12 +71,12 @@ func specShow(ctx context.Context, a *App, in *RefInput) (SpecShowResult, error)
 }
 
 func specClose(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
-	return locked(ctx, a, "spec_close", func(ctx context.Context) (MoveResult, error) {
+	return locked(ctx, a, "spec_close", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, _, err := a.spec(ctx, "spec_close", "ref", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
 		}
-		return a.moveVerb(ctx, record.Specs, l, "closed", nil)
+		return a.moveVerb(ctx, rec, record.Specs, l, "closed", nil)
 	})
 }
 
