@@ -65,6 +65,25 @@ type ConfigSource interface {
 	ReadConfig(ctx context.Context) (ConfigFiles, error)
 }
 
+// RuleFiles are the rules' two files as found: the repository's .abcd/rules.json and the machine's
+// $ABCD_HOME/rules.json.
+type RuleFiles struct {
+	Repository ConfigFile
+	Machine    ConfigFile
+}
+
+// RulesSource reads the rules' files through the guarded reader, as ConfigSource reads configuration:
+// absent is an absent layer; a file that may not be read is an error naming it and the fix. It starts
+// no process: the rules hook runs on every prompt.
+type RulesSource interface {
+	ReadRules(ctx context.Context) (RuleFiles, error)
+	// ReadCompiled returns the compiled rules kept for this repository under key (a digest of every
+	// input), if any; WriteCompiled keeps them. They are a cache on the machine: what cannot be read
+	// is composed again, and a failure to keep them changes no answer.
+	ReadCompiled(ctx context.Context, key string) ([]byte, bool)
+	WriteCompiled(ctx context.Context, key string, data []byte) error
+}
+
 // RosterSource serves the agent roster abcd ships (agents/*.md), parsed strictly.
 type RosterSource interface {
 	Roster() (roster.Roster, error)

@@ -54,6 +54,9 @@ var verbArgs = map[string][]string{
 	"implement_record":  nil,
 	"review":            nil,
 	"intent_audit":      {"draft-intent"},
+	"rules":             {"committing"},
+	"rules_show":        {"committing", "--prompt", "commit it"},
+	"rules_match":       {"--prompt", "commit and git push --force"},
 }
 
 // emptyApp is the core over fakes that hold as little as they may: zero facts with a nil Records
@@ -78,6 +81,7 @@ func emptyApp() *app.App {
 		Git:       seededGit(),
 		Runs:      runs,
 		Commands:  fake.Commands{},
+		Rules:     fake.Rules{},
 		Providers: &fake.Providers{Check: ports.ProviderCheck{ModelReported: "qwen2.5:7b"}},
 	}
 }

@@ -74,6 +74,7 @@ func buildTable() []Verb {
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)
+	verbs = append(verbs, rulesVerbs()...)
 	verbs = append(verbs, connectVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
@@ -104,6 +105,7 @@ type App struct {
 	Git       ports.Git
 	Runs      ports.RunStore
 	Commands  ports.CommandReader // the guard's shell reader
+	Rules     ports.RulesSource   // the rules' machine and repository files
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter

@@ -53,6 +53,31 @@ type Config struct {
 
 func (c Config) ReadConfig(context.Context) (ports.ConfigFiles, error) { return c.Files, c.Err }
 
+// Rules serves fixed rules files, or Err.
+type Rules struct {
+	Files ports.RuleFiles
+	Err   error
+	Kept  map[string][]byte
+}
+
+func (r Rules) ReadRules(context.Context) (ports.RuleFiles, error) { return r.Files, r.Err }
+
+// ReadCompiled and WriteCompiled keep compiled rules in Kept, when it is not nil.
+func (r Rules) ReadCompiled(_ context.Context, key string) ([]byte, bool) {
+	if r.Kept == nil {
+		return nil, false
+	}
+	data, ok := r.Kept[key]
+	return data, ok
+}
+
+func (r Rules) WriteCompiled(_ context.Context, key string, data []byte) error {
+	if r.Kept != nil {
+		r.Kept[key] = data
+	}
+	return nil
+}
+
 // Roster serves a fixed roster, or Err.
 type Roster struct {
 	R   roster.Roster
