@@ -203,12 +203,27 @@ func (m *Machine) loadRole(s *config.Stack, agent string) (Role, error) {
 	if r.Model, _, err = get(s, base+".model"); err != nil {
 		return Role{}, err
 	}
+	_, sent, err := get(s, base+".runner")
+	if err != nil {
+		return Role{}, err
+	}
 	if !oracle.ValidAgentName(agent) {
-		return Role{}, m.fault(s, base+".connection", fmt.Sprintf("agent %q is not an agent's name: name a roster agent", text.Clip(agent)))
+		key := base + ".connection"
+		if sent {
+			key = base + ".runner"
+		}
+		return Role{}, m.fault(s, key, fmt.Sprintf("agent %q is not an agent's name: name a roster agent", text.Clip(agent)))
+	}
+	if sent && r.Connection != "" {
+		return Role{}, m.fault(s, base+".runner", fmt.Sprintf("is set beside %s.connection (%s): an agent takes one route; keep the provider or the runner", base, text.Clip(r.Connection)))
+	}
+	if sent {
+		return Role{}, nil // sent to a runner: domain/runner reads the role, and its model
+
 	}
 	if r.Connection == "" {
 		if r.Model != "" {
-			return Role{}, m.fault(s, base+".model", "is set without "+base+".connection: point the agent at a provider too, or remove the model")
+			return Role{}, m.fault(s, base+".model", "is set without "+base+".connection or "+base+".runner: point the agent at a provider or a runner too, or remove the model")
 		}
 		return r, nil
 	}

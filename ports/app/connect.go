@@ -301,11 +301,11 @@ func checkedMachineFile(path string, doc map[string]any, repo *config.Source) ([
 	if err == nil {
 		err = config.Validate(src, path)
 	}
-	if err == nil {
-		_, err = provider.Load(config.NewStack(nil, repo, &src))
-	}
 	if err != nil {
 		return nil, configRefusal(err)
+	}
+	if _, _, err := machineRoutes(config.NewStack(nil, repo, &src)); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }
