@@ -51,13 +51,15 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "decision_show", "show REF", renderRecordShow, arg("ref")),
 	)
 
-	lint := verbCommandExit(a, s, opts, "lint", "lint", func(_ *IO, r app.LintResult) string { return renderLint(r) },
+	lint := verbCommandExit(a, s, opts, "lint", "lint [--changed REV | --staged]", func(_ *IO, r app.LintResult) string { return renderLint(r) },
 		func(r app.LintResult) error {
 			if r.Errors > 0 {
 				return exitCode(1)
 			}
 			return nil
-		})
+		},
+		textFlag("changed", "check only the record files that differ from this commit (with files git does not track yet): for CI, e.g. --changed origin/main"),
+		boolFlag("staged", "", "check only the record files staged for the next commit: for a pre-commit or pre-merge-commit hook"))
 	return []*cobra.Command{intent, spec, capture, issue, decision, lint}
 }
 

@@ -117,6 +117,11 @@ type App struct {
 	// the composition root offers none.
 	Reroot func(dir string) *App
 	Build  BuildInfo
+	// MergeFiles are the files git hands the record's merge driver; Self says how git runs this abcd
+	// again as that driver ("abcd" where PATH finds this very binary, else its absolute path), asked
+	// only by ahoy install.
+	MergeFiles ports.MergeFiles
+	Self       func() string
 }
 
 // BuildInfo is what the binary knows about itself, stamped at link time.
