@@ -4,6 +4,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
@@ -275,7 +276,17 @@ type Git interface {
 	// Unmerged lists the repository-relative paths under dir that git's index holds an unresolved
 	// merge conflict for.
 	Unmerged(ctx context.Context, dir string) ([]string, error)
+	// Introduced is the oldest commit whose change to path (followed across renames) added text;
+	// found is false when no commit did (the text is not committed yet, or there is no history).
+	Introduced(ctx context.Context, path, text string) (commit string, found bool, err error)
+	// PathsAt lists the repository-relative paths under dir in a commit's tree.
+	PathsAt(ctx context.Context, commit, dir string) ([]string, error)
 }
+
+// ErrNoGit is what a Git call answers where git cannot run at all: no git program on PATH, or no
+// repository around the folder. A verb that only asks git for more (lint, a move's staging) goes on
+// without it; one that needs git says so.
+var ErrNoGit = errors.New("git cannot run here")
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
 // atomic writes, bounded reads. Paths are repository-relative with forward slashes.

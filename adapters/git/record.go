@@ -128,6 +128,34 @@ func (g Git) Unmerged(ctx context.Context, dir string) ([]string, error) {
 	return out, nil
 }
 
+// Introduced is the oldest commit that added text to path, following renames.
+func (g Git) Introduced(ctx context.Context, path, needle string) (string, bool, error) {
+	if !repoPath(path) || needle == "" || strings.ContainsAny(needle, "\x00\n") {
+		return "", false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+	}
+	out, cut, err := g.run(ctx, 1<<20, "--literal-pathspecs", "log", "--format=%H", "--follow", "-S"+needle, "--", path)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return "", false, nil // no commits yet
+	}
+	if err != nil {
+		return "", false, err
+	}
+	lines := strings.Fields(string(out))
+	if cut || len(lines) == 0 {
+		return "", false, nil
+	}
+	return lines[len(lines)-1], true, nil
+}
+
+// PathsAt lists the paths under dir in commit's tree.
+func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) {
+	if !repoPath(dir) || commit == "" || strings.HasPrefix(commit, "-") {
+		return nil, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+	}
+	return g.names(ctx, "--literal-pathspecs", "ls-tree", "-r", "--name-only", "-z", "--end-of-options", commit, "--", dir)
+}
+
 // names runs a git command that prints NUL-separated paths.
 func (g Git) names(ctx context.Context, args ...string) ([]string, error) {
 	out, cut, err := g.run(ctx, maxChanged, args...)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // LintInput narrows lint to the record files a change touched, for CI and git hooks: Changed, those
@@ -88,6 +90,10 @@ func (a *App) lintAll(ctx context.Context) ([]record.Finding, int, error) {
 // intent with an open spec): a small change to a large record reads a few files.
 func (a *App) lintChanged(ctx context.Context, rev string, staged bool) ([]record.Finding, int, error) {
 	paths, err := a.Git.Changed(ctx, abcdDir, rev, staged)
+	if errors.Is(err, ports.ErrNoGit) {
+		return nil, 0, refusal.New("git_unavailable", "", "git cannot run here ("+err.Error()+"), and it names the files a change touched",
+			"run it where git runs, or ", refusal.Run("lint"), " alone to check the whole record")
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -158,15 +164,19 @@ func (a *App) lintRepository(ctx context.Context, findings []record.Finding) ([]
 	}
 	findings = record.LintTemps(findings, stray)
 	if a.Git != nil && a.Setup != nil {
+		// Where git cannot run (no git program, a record outside a repository) there is no merge
+		// state to ask about; the record's own files were checked all the same.
 		unmerged, err := a.Git.Unmerged(ctx, abcdDir)
-		if err != nil {
+		if err != nil && !errors.Is(err, ports.ErrNoGit) {
 			return nil, err
 		}
-		missing, err := a.mergeDriverMissing(ctx)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			missing, err := a.mergeDriverMissing(ctx)
+			if err != nil {
+				return nil, err
+			}
+			findings = record.LintMerge(findings, unmerged, missing, gitattributesRel)
 		}
-		findings = record.LintMerge(findings, unmerged, missing, gitattributesRel)
 	}
 	pending, err := a.Journal.Pending(ctx)
 	if err != nil {

@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // The record's merge driver is git plumbing, not a verb: git runs it as
@@ -108,13 +110,17 @@ func missingAttributes(data []byte) []string {
 	return out
 }
 
-// mergeDriverMissing reports whether this clone lacks the driver's lines or its git config.
+// mergeDriverMissing reports whether this clone lacks the driver's lines or its git config (where
+// git cannot run, the lines alone say).
 func (a *App) mergeDriverMissing(ctx context.Context) (bool, error) {
 	data, _, err := a.Setup.ReadFile(gitattributesRel)
 	if err != nil || len(missingAttributes(data)) > 0 {
 		return true, err
 	}
 	_, set, err := a.Git.ConfigValue(ctx, "merge."+MergeDriverName+".driver")
+	if errors.Is(err, ports.ErrNoGit) {
+		return false, nil
+	}
 	return !set, err
 }
 
@@ -145,7 +151,14 @@ func (st *installation) writeMergeDriver(ctx context.Context, step *AhoyStep) er
 		st.wrote(step, gitattributesRel)
 	}
 	key := "merge." + MergeDriverName + ".driver"
-	if _, set, err := a.Git.ConfigValue(ctx, key); err != nil || set {
+	_, set, err := a.Git.ConfigValue(ctx, key)
+	if errors.Is(err, ports.ErrNoGit) {
+		if a.Diag != nil {
+			a.Diag.Warn("git cannot run here, so this clone's git config has no merge driver for the record yet: run `abcd ahoy install` again where git runs")
+		}
+		return nil
+	}
+	if err != nil || set {
 		return err
 	}
 	if err := a.Git.SetConfig(ctx, "merge."+MergeDriverName+".name", mergeDriverTitle); err != nil {

@@ -72,6 +72,7 @@ func buildTable() []Verb {
 	verbs = append(verbs, specVerbs()...)
 	verbs = append(verbs, issueVerbs()...)
 	verbs = append(verbs, decisionVerbs()...)
+	verbs = append(verbs, recordVerbs()...)
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)

@@ -325,7 +325,11 @@ type Git struct {
 	Staged       [][2]string
 	ChangedPaths []string
 	Conflicted   []string // what Unmerged answers
-	merges       int
+	// Origins says, for path + "\x00" + text, the commit that introduced the text; Trees the paths
+	// each commit's tree holds.
+	Origins map[string]string
+	Trees   map[string][]string
+	merges  int
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -491,6 +495,15 @@ func (g *Git) Changed(context.Context, string, string, bool) ([]string, error) {
 
 func (g *Git) Unmerged(context.Context, string) ([]string, error) {
 	return append([]string(nil), g.Conflicted...), nil
+}
+
+func (g *Git) Introduced(_ context.Context, p, text string) (string, bool, error) {
+	c, ok := g.Origins[p+"\x00"+text]
+	return c, ok, nil
+}
+
+func (g *Git) PathsAt(_ context.Context, commit, _ string) ([]string, error) {
+	return append([]string(nil), g.Trees[commit]...), nil
 }
 
 func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error) {
