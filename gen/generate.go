@@ -23,6 +23,9 @@ import (
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/domain/rules"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -63,8 +66,10 @@ func documents() []schemaDoc {
 		schemaDoc{"audit_return", contract.RoleDocument, "", "the intent-auditor's return: one verdict per acceptance criterion", reflect.TypeFor[review.AuditReturn]()},
 		schemaDoc{"review_reply", contract.RoleDocument, "", "a reviewer's reply from a provider (its response_format): summary, findings and the verdict word", reflect.TypeFor[review.ReviewReply]()},
 		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
+		schemaDoc{"runner_receipt", contract.RoleDocument, "", "what one step on a runner (a headless coding-agent CLI) did: the CLI, the models, the terminal event, the bounds met and the cause of a failure", reflect.TypeFor[runner.Receipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},
+		schemaDoc{"rules_file", contract.RoleDocument, "", "the rules' layers: abcd's bundled domains, $ABCD_HOME/rules.json and a repository's .abcd/rules.json", reflect.TypeFor[rules.File]()},
 	)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].name < docs[j].name })
 	return docs
@@ -180,7 +185,7 @@ func Generate(root string, published map[string]string) (map[string][]byte, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.name, err)
 		}
-		data = append(data, '\n')
+		data = append(text.EscapeUnseenJSON(data), '\n')
 		for _, p := range Lint(d.role, data) {
 			problems = append(problems, d.name+": "+p)
 		}

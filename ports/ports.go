@@ -9,6 +9,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/roster"
 )
 
@@ -65,6 +66,25 @@ type ConfigSource interface {
 	ReadConfig(ctx context.Context) (ConfigFiles, error)
 }
 
+// RuleFiles are the rules' two files as found: the repository's .abcd/rules.json and the machine's
+// $ABCD_HOME/rules.json.
+type RuleFiles struct {
+	Repository ConfigFile
+	Machine    ConfigFile
+}
+
+// RulesSource reads the rules' files through the guarded reader, as ConfigSource reads configuration:
+// absent is an absent layer; a file that may not be read is an error naming it and the fix. It starts
+// no process: the rules hook runs on every prompt.
+type RulesSource interface {
+	ReadRules(ctx context.Context) (RuleFiles, error)
+	// ReadCompiled returns the compiled rules kept for this repository under key (a digest of every
+	// input), if any; WriteCompiled keeps them. They are a cache on the machine: what cannot be read
+	// is composed again, and a failure to keep them changes no answer.
+	ReadCompiled(ctx context.Context, key string) ([]byte, bool)
+	WriteCompiled(ctx context.Context, key string, data []byte) error
+}
+
 // RosterSource serves the agent roster abcd ships (agents/*.md), parsed strictly.
 type RosterSource interface {
 	Roster() (roster.Roster, error)
@@ -107,11 +127,11 @@ type Setup interface {
 	MachineExists(name string) (bool, error)
 	CreateMachineFile(name string, data []byte) (created bool, err error)
 	// UpdateMachineFile is the one write that replaces a machine file (ahoy connect and disconnect):
-	// under $ABCD_HOME's lock, waiting a bounded time (contention after), it reads the file through
+	// under $ABCD_HOME's lock, waiting at most wait (contention after), it reads the file through
 	// the guarded reader (absent: nil, false), hands it to update, and writes what update returns
 	// atomically, 0600 in a 0700 folder. An error from update writes nothing and is returned; nil
 	// data with no error writes nothing.
-	UpdateMachineFile(ctx context.Context, name string, update func(old []byte, present bool) ([]byte, error)) error
+	UpdateMachineFile(ctx context.Context, name string, wait time.Duration, update func(old []byte, present bool) ([]byte, error)) error
 }
 
 // MergeFiles reads and writes the files git hands the record's merge driver, by the paths git gave
@@ -146,9 +166,9 @@ type RecordStore interface {
 	Create(ctx context.Context, path string, data []byte) (created bool, err error)
 	// Replace atomically replaces an existing file's content.
 	Replace(ctx context.Context, path string, data []byte) error
-	// Lock serialises writers across processes, waiting a bounded time for a held lock (the wait
-	// LockWait(ctx) gives; ctx ends the wait); still held then is contention (exit 3).
-	Lock(ctx context.Context) (unlock func(), err error)
+	// Lock serialises writers across processes, waiting at most wait for a held lock (0: one try;
+	// ctx ends the wait); still held then is contention (exit 3).
+	Lock(ctx context.Context, wait time.Duration) (unlock func(), err error)
 	// StrayTemps lists the temporary files killed writers left under .abcd/ that no live writer
 	// holds and no later writer could clean.
 	StrayTemps(ctx context.Context) ([]StrayTemp, error)
@@ -197,25 +217,6 @@ type StrayTemp struct {
 	// Ignored is true where git ignores it (abcd's own temporary folder); false beside a record,
 	// where `git add -A` would commit it.
 	Ignored bool
-}
-
-// lockWaitKey carries the configured lock wait in a call's context.
-type lockWaitKey struct{}
-
-// WithLockWait hands the stores the lock wait the configuration sets. The composition root builds
-// the stores before any configuration is read, so the wait travels with each call; wait is called
-// when a lock is taken, so a call that takes none reads no configuration for it.
-func WithLockWait(ctx context.Context, wait func() (time.Duration, error)) context.Context {
-	return context.WithValue(ctx, lockWaitKey{}, wait)
-}
-
-// LockWait is the wait for a lock taken under ctx: the configured one when ctx carries it (an
-// error reading it refuses the lock), def otherwise.
-func LockWait(ctx context.Context, def time.Duration) (time.Duration, error) {
-	if wait, ok := ctx.Value(lockWaitKey{}).(func() (time.Duration, error)); ok && wait != nil {
-		return wait()
-	}
-	return def, nil
 }
 
 // Clock is the time, for ids and dates.
@@ -291,8 +292,9 @@ var ErrNoGit = errors.New("git cannot run here")
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
 // atomic writes, bounded reads. Paths are repository-relative with forward slashes.
 type RunStore interface {
-	// Lock takes a run's lock, waiting at most the wait LockWait(ctx, wait) gives; still held is
-	// contention (exit 3).
+	// Lock takes a run's lock, waiting at most wait (0: one try; ctx ends the wait); still held is
+	// contention (exit 3). A run that does not exist is loop.UnknownRun's refusal, before anything
+	// is made.
 	Lock(ctx context.Context, run string, wait time.Duration) (unlock func(), err error)
 	// Runs lists the run ids, oldest first.
 	Runs(ctx context.Context) ([]string, error)
@@ -330,6 +332,17 @@ type Validator interface {
 	// Review sends the request and returns the reviewer's whole return, or a fallback reason. An
 	// error is a fault of the adapter itself; the loop records it as the fallback reason failed.
 	Review(ctx context.Context, req ReviewRequest) (ReviewOutcome, error)
+}
+
+// Connections is what the machine has configured for routing: its providers (provider.Machine, read
+// from the configuration stack). Routing only asks, it never dials: a step's route is decided from
+// Configured by oracle.Resolve, with each connection's default settings under the row's and the
+// flag's.
+type Connections interface {
+	// Configured is the machine's connections as oracle.Resolve reads them.
+	Configured() oracle.Configured
+	// Defaults is a connection's default settings (a copy); the harness and unknown names have none.
+	Defaults(oracle.Connection) oracle.Settings
 }
 
 // ReviewRequest is what a route is handed: everything the agent needs, with nothing to look up.

@@ -20,17 +20,6 @@ const MaxRecordBytes = 256 << 10
 // Records implements ports.RecordStore in the repository containing Dir.
 type Records struct {
 	Dir string
-	// LockWait bounds how long Lock waits for another writer before it reports contention: zero is
-	// DefaultLockWait, a negative wait tries once.
-	LockWait time.Duration
-}
-
-// lockWait is the wait Lock uses.
-func (r Records) lockWait() time.Duration {
-	if r.LockWait == 0 {
-		return DefaultLockWait
-	}
-	return r.LockWait
 }
 
 // Initialized reports whether .abcd/ exists as a real folder.
@@ -223,9 +212,9 @@ func (r Records) Replace(_ context.Context, rel string, data []byte) error {
 	return err
 }
 
-// Lock takes the record lock, an flock on the .abcd folder itself, waiting at most LockWait for
-// another writer; still held then is contention.
-func (r Records) Lock(ctx context.Context) (func(), error) {
+// Lock takes the record lock, an flock on the .abcd folder itself, waiting at most wait for another
+// writer; still held then is contention.
+func (r Records) Lock(ctx context.Context, wait time.Duration) (func(), error) {
 	repo, err := openRepo(r.Dir)
 	if err != nil {
 		return nil, err
@@ -236,17 +225,9 @@ func (r Records) Lock(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	defer abcd.Close()
-	wait, err := ports.LockWait(ctx, r.lockWait())
-	if err != nil {
-		return nil, err
-	}
 	unlock, err := abcd.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
-		why := "another abcd is changing the record right now"
-		if wait > 0 {
-			why = fmt.Sprintf("another abcd held the record's lock for more than %s", wait)
-		}
-		return nil, refusal.Busy("record_locked", ".abcd", why, "run the command again in a moment")
+		return nil, heldOn("record_locked", ".abcd", "the record's", wait)
 	}
 	return unlock, err
 }

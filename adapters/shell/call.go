@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // call reads a simple command: its assignments, words and redirections, then the command it runs.
@@ -296,7 +297,7 @@ func (w *walker) executed(words []guard.Word, sc scope, via []string, how string
 	inner.depth++
 	inner.stdin = nil
 	if !known && allUnknown(words) {
-		w.opaque(inner, how+" "+clip(strings.Join(parts, " ")))
+		w.opaque(inner, how+" "+text.ClipAt(strings.Join(parts, " "), maxEcho))
 		return
 	}
 	w.line(strings.Join(parts, " "), inner)

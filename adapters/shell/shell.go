@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Bounds on the work one line may cause. A line past any of them is refused (the guard blocks it
@@ -33,6 +34,8 @@ const (
 	MaxNesting = 64
 	// maxUnwrap bounds the wrappers around one command (sudo env nice ... rm).
 	maxUnwrap = 16
+	// maxEcho bounds the piece of the line a command's text or a reason quotes.
+	maxEcho = 200
 )
 
 // unknownVar stands for an unknown value when text with holes is parsed again as shell (a heredoc
@@ -129,7 +132,7 @@ func (w *walker) line(src string, sc scope) {
 	}
 	f, err := parse(src)
 	if err != nil {
-		w.refuse("the command line is not shell the guard can read: " + clip(err.Error()))
+		w.refuse("the command line is not shell the guard can read: " + text.ClipAt(err.Error(), maxEcho))
 		return
 	}
 	sc.src = src
@@ -467,19 +470,7 @@ func (w *walker) text(n syntax.Node, sc scope) string {
 	if start < 0 || end > len(sc.src) || start >= end {
 		return ""
 	}
-	return clip(sc.src[start:end])
-}
-
-func clip(s string) string {
-	const limit = 200
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return text.ClipAt(sc.src[start:end], maxEcho)
 }
 
 func (w *walker) emit(c guard.Command) {

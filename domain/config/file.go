@@ -20,7 +20,9 @@ type Oracle struct {
 	Review string              `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
 	RP     *RP                 `json:"rp,omitempty"`
 	API    map[string]Provider `json:"api,omitempty" jsonschema:"maxProperties=16"`
-	Roles  map[string]Role     `json:"roles,omitempty"`
+	// Runner holds the headless coding-agent CLIs this machine runs steps on.
+	Runner map[string]Runner `json:"runner,omitempty" jsonschema:"maxProperties=16"`
+	Roles  map[string]Role   `json:"roles,omitempty"`
 	// Denylist holds vendor/* prefixes and model ids no provider may be asked for or answer with. The
 	// repository's and the machine's lists are unioned; no provider's models override it.
 	Denylist []string `json:"denylist,omitempty" jsonschema:"maxItems=256"`
@@ -52,8 +54,41 @@ type ProviderDefaults map[string]json.RawMessage
 type Role struct {
 	// Connection is the provider this machine points the agent at.
 	Connection string `json:"connection,omitempty" jsonschema:"maxLength=64"`
-	// Model is the model the agent asks that provider for; it must be on the provider's models.
+	// Runner is the runner this machine sends the agent's steps to; an agent names a connection or a
+	// runner, never both.
+	Runner string `json:"runner,omitempty" jsonschema:"maxLength=64"`
+	// Model is the model the agent asks its provider or runner for; a provider's must be on its models.
 	Model string `json:"model,omitempty" jsonschema:"maxLength=200"`
+}
+
+// Runner is a headless coding-agent CLI block. Only the machine file may declare it; abcd ahoy
+// connect --runner writes it after checking the CLI.
+type Runner struct {
+	// CLI is the coding-agent CLI: claude, codex, gemini, qoder or opencode.
+	CLI string `json:"cli,omitempty" jsonschema:"enum=claude,enum=codex,enum=gemini,enum=qoder,enum=opencode"`
+	// Executable is the CLI's absolute path, executed directly.
+	Executable string `json:"executable,omitempty" jsonschema:"maxLength=4096"`
+	// Version is the CLI's version when it was connected.
+	Version string `json:"version,omitempty" jsonschema:"maxLength=20,pattern=^[0-9]+\\.[0-9]+\\.[0-9]+$"`
+	// Tiers maps a tier (local, economy, frontier) to the model the CLI is asked for.
+	Tiers ProviderTiers `json:"tiers,omitempty"`
+	// CredentialEnv names the environment variables holding the CLI's credentials (never the values).
+	CredentialEnv []string `json:"credential_env,omitempty" jsonschema:"maxItems=16,uniqueItems=true"`
+	// PassEnv names the other environment variables the CLI needs (a base URL, a proxy, a region).
+	PassEnv []string `json:"pass_env,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
+	// Concurrency is how many steps the runner takes at once.
+	Concurrency int           `json:"concurrency,omitempty" jsonschema:"minimum=1,maximum=16"`
+	Limits      *RunnerLimits `json:"limits,omitempty"`
+}
+
+// RunnerLimits bound each of a runner's steps.
+type RunnerLimits struct {
+	WallClockS  int     `json:"wall_clock_s,omitempty" jsonschema:"minimum=10,maximum=86400"`
+	FirstEventS int     `json:"first_event_s,omitempty" jsonschema:"minimum=1,maximum=3600"`
+	SilenceS    int     `json:"silence_s,omitempty" jsonschema:"minimum=1,maximum=3600"`
+	Turns       int     `json:"turns,omitempty" jsonschema:"minimum=1,maximum=10000"`
+	APIRetries  *int    `json:"api_retries,omitempty" jsonschema:"minimum=0,maximum=10"`
+	BudgetUSD   float64 `json:"budget_usd,omitempty" jsonschema:"minimum=0.01,maximum=10000"`
 }
 
 // RP names the person's RepoPrompt MCP server. Only the machine file may declare it.

@@ -86,7 +86,7 @@ func flatten(file, prefix string, obj map[string]json.RawMessage, out map[string
 		case len(raw) > 0 && raw[0] == '[' && isListKey(key):
 			out[key] = json.RawMessage(raw) // checked with its key, when read
 		case len(raw) > 0 && (raw[0] == '[' || raw[0] == 'n'):
-			return &FileError{file, fmt.Sprintf("key %q holds %s: every key takes a string, a number or a boolean, and only %s take a list", Clip(key), kindOf(raw), strings.Join(listPatterns(), " and "))}
+			return &FileError{file, fmt.Sprintf("key %q holds %s: every key takes a string, a number or a boolean, and only %s take a list", Clip(key), kindOf(raw), listWords(listPatterns()))}
 		default:
 			out[key] = json.RawMessage(raw)
 		}
@@ -108,6 +108,14 @@ func listPatterns() []string {
 		}
 	}
 	return out
+}
+
+// listWords joins words as English lists them: "a", "a and b", "a, b and c".
+func listWords(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func kindOf(raw []byte) string {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,7 +32,7 @@ func CheckStrict(file string, data []byte) error { return CheckStrictMax(file, d
 // The reading is strictjson's; this names the file.
 func CheckStrictMax(file string, data []byte, max int) error {
 	err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: max, MaxDepth: maxDepth})
-	if e, ok := err.(*strictjson.Error); ok {
+	if e := (*strictjson.Error)(nil); errors.As(err, &e) {
 		return &FileError{file, e.Describe()}
 	}
 	return err

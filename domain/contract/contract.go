@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Namespace is the base of every published $id. It names no host a consumer must reach: an $id is a
@@ -99,10 +100,7 @@ func ValidName(s string) bool {
 func (n *SchemaName) UnmarshalText(b []byte) error {
 	name := strings.TrimSuffix(strings.TrimPrefix(string(b), Namespace), ".schema.json")
 	if !ValidName(name) {
-		shown := string(b)
-		if len(shown) > 80 {
-			shown = strings.ToValidUTF8(shown[:80], "") + "…"
-		}
+		shown := text.Clip(string(b))
 		return refusal.New("schema_name_invalid", "", fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", shown),
 			refusal.Run("schema_list"), " to see every name")
 	}

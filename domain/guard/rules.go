@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -145,7 +146,7 @@ const MaxFileBytes = 256 << 10
 // schema_version 1, and every rule well formed. file names it in errors.
 func Decode(file string, data []byte) (File, error) {
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 32}); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
+		return File{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -319,7 +320,7 @@ func Compile(builtin File, repo *File) (*Registry, error) {
 		index[r.ID] = len(reg.Rules)
 		reg.Rules = append(reg.Rules, r)
 	}
-	for _, id := range sortedKeys(repo.Tiers) {
+	for _, id := range slices.Sorted(maps.Keys(repo.Tiers)) {
 		i, ok := index[id]
 		if !ok {
 			return nil, fmt.Errorf("tiers names %s, which is no rule", id)
@@ -394,13 +395,4 @@ func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

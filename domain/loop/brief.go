@@ -3,10 +3,12 @@ package loop
 import (
 	"fmt"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/layout"
 )
 
 // RunDir is a run's folder, relative to the repository root.
-func RunDir(run string) string { return ".abcd/.work.local/run/" + run }
+func RunDir(run string) string { return layout.RunDir(run) }
 
 // LaneDir is a lane's folder: where its briefs, receipts, outputs and reports live.
 func LaneDir(run, lane string) string { return RunDir(run) + "/" + lane }

@@ -1,6 +1,10 @@
 package oracle
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/abcd-dev/abcd/domain/text"
+)
 
 // RequestRouting is the routing member on every step that hands work to an agent: the tier and bound
 // the step asks for, the layer that decided them, and where the step goes.
@@ -63,5 +67,5 @@ func boundModel(s string) string {
 	if len(s) <= MaxModelReported {
 		return s
 	}
-	return prefix(s, MaxModelReported-len("…")) + "…"
+	return text.Prefix(s, MaxModelReported-len("…")) + "…"
 }

@@ -1,5 +1,5 @@
 // Package provider turns the machine's configuration into the connections routing asks about
-// (oracle.Connections) and the facts one call to an OpenAI-compatible provider needs: its address,
+// (oracle.Configured) and the facts one call to an OpenAI-compatible provider needs: its address,
 // its credential reference, the model for a step, its default settings, and the denylist every
 // model is held to. It is pure: it is handed a configuration stack, never a file or a network.
 package provider
@@ -55,8 +55,8 @@ type Role struct {
 	Model      string
 }
 
-// Machine is the machine's providers and roles, checked, with the denylist in force. It is an
-// oracle.Connections.
+// Machine is the machine's providers and roles, checked, with the denylist in force. It is the
+// machine's connections routing reads (the ports.Connections port).
 type Machine struct {
 	providers map[string]Provider
 	names     []string // sorted, so Serves is deterministic
@@ -64,8 +64,6 @@ type Machine struct {
 	deny      Denylist
 	origin    string // the machine file, for refusals
 }
-
-var _ oracle.Connections = (*Machine)(nil)
 
 // Load reads the providers (oracle.api.*), the roles (oracle.roles.*) and the denylist (the union of
 // the repository's and the machine's oracle.denylist) from the stack. Every value must pass its
@@ -204,12 +202,27 @@ func (m *Machine) loadRole(s *config.Stack, agent string) (Role, error) {
 	if r.Model, _, err = get(s, base+".model"); err != nil {
 		return Role{}, err
 	}
+	_, sent, err := get(s, base+".runner")
+	if err != nil {
+		return Role{}, err
+	}
 	if !oracle.ValidAgentName(agent) {
-		return Role{}, m.fault(s, base+".connection", fmt.Sprintf("agent %q is not an agent's name: name a roster agent", config.Clip(agent)))
+		key := base + ".connection"
+		if sent {
+			key = base + ".runner"
+		}
+		return Role{}, m.fault(s, key, fmt.Sprintf("agent %q is not an agent's name: name a roster agent", config.Clip(agent)))
+	}
+	if sent && r.Connection != "" {
+		return Role{}, m.fault(s, base+".runner", fmt.Sprintf("is set beside %s.connection (%s): an agent takes one route; keep the provider or the runner", base, config.Clip(r.Connection)))
+	}
+	if sent {
+		return Role{}, nil // sent to a runner: domain/runner reads the role, and its model
+
 	}
 	if r.Connection == "" {
 		if r.Model != "" {
-			return Role{}, m.fault(s, base+".model", "is set without "+base+".connection: point the agent at a provider too, or remove the model")
+			return Role{}, m.fault(s, base+".model", "is set without "+base+".connection or "+base+".runner: point the agent at a provider or a runner too, or remove the model")
 		}
 		return r, nil
 	}
@@ -266,6 +279,21 @@ func (m *Machine) Serves(t oracle.Tier) (oracle.Connection, bool) {
 		return oracle.Connection{Name: name}, true
 	}
 	return oracle.Connection{}, false
+}
+
+// Configured is the machine's connections as oracle.Resolve reads them: every provider, the one
+// that serves each tier (Serves), and the one each agent is pointed at (Pointed).
+func (m *Machine) Configured() oracle.Configured {
+	c := oracle.Configured{Names: slices.Clone(m.names), Serving: map[oracle.Tier]oracle.Connection{}, Pointed: map[string]oracle.Connection{}}
+	for _, t := range ServedTiers() {
+		if conn, ok := m.Serves(t); ok {
+			c.Serving[t] = conn
+		}
+	}
+	for agent, r := range m.roles {
+		c.Pointed[agent] = oracle.Connection{Name: r.Connection}
+	}
+	return c
 }
 
 // Named returns the configured provider of that name.

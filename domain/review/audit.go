@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -124,7 +125,7 @@ func verdictWords() []string { return []string{Met, MetWithConcerns, NotMet, Inc
 // checkVerdict applies the prompt's rules to one criterion's verdict.
 // got names the members that decoded; a missing or mistyped one is already refused.
 func checkVerdict(at string, v CriterionVerdict, got map[string]bool, p *problems) {
-	if got["verdict"] && !contains(verdictWords(), v.Verdict) {
+	if got["verdict"] && !slices.Contains(verdictWords(), v.Verdict) {
 		p.add("%s.verdict is %q: write exactly one of %s", at, text.Clip(v.Verdict), strings.Join(verdictWords(), ", "))
 	}
 	if got["evidence"] && strings.TrimSpace(v.Evidence) == "" {
@@ -153,7 +154,7 @@ func checkCriteria(verdicts []CriterionVerdict, named []bool, criteria []string,
 		if !named[i] {
 			continue
 		}
-		if !contains(want, v.Criterion) {
+		if !slices.Contains(want, v.Criterion) {
 			p.add("verdicts[%d] names the criterion %q, which the intent does not have: remove it (the intent's criteria are %s)", i, text.Clip(v.Criterion), listOrNone(want))
 			continue
 		}
@@ -184,7 +185,7 @@ func checkCriteria(verdicts []CriterionVerdict, named []bool, criteria []string,
 func dedupe(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		if !contains(out, id) {
+		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
@@ -218,6 +219,6 @@ func auditVerdict(a AuditReturn) Verdict {
 		fmt.Fprintf(&b, "evidence: %s\n\n", c.Evidence)
 	}
 	b.WriteString(a.Summary)
-	v.Findings = cut(strings.TrimSpace(b.String()), MaxFindingsBytes)
+	v.Findings = text.Prefix(strings.TrimSpace(b.String()), MaxFindingsBytes)
 	return v
 }

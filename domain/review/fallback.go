@@ -69,6 +69,10 @@ const RanHost = "host"
 // MaxFallbackDetail bounds FallbackReceipt.Detail, in characters.
 const MaxFallbackDetail = 512
 
+// DetailBytes is what abcd clips the details it writes itself to (text.ClipAt), well inside
+// MaxFallbackDetail whatever the characters.
+const DetailBytes = 400
+
 // FallbackReceipt records a route that did not return: the step went to the host with the same
 // brief.
 type FallbackReceipt struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -48,7 +49,7 @@ func FuzzParseReviewerReturn(f *testing.F) {
 			t.Fatalf("accepted %d bytes, valid UTF-8 %v", len(data), utf8.Valid(data))
 		}
 		pass, fail := Words(role)
-		inPass, inFail := contains(pass, v.Word), contains(fail, v.Word)
+		inPass, inFail := slices.Contains(pass, v.Word), slices.Contains(fail, v.Word)
 		if inPass == inFail || v.Pass != inPass || v.Role != role {
 			t.Fatalf("verdict %+v for %s", v, role)
 		}
@@ -89,7 +90,7 @@ func FuzzParseAuditReturn(f *testing.F) {
 		}
 		failed := false
 		for i, c := range a.Verdicts {
-			if c.Criterion != criteria[i] || !contains(verdictWords(), c.Verdict) || strings.TrimSpace(c.Evidence) == "" {
+			if c.Criterion != criteria[i] || !slices.Contains(verdictWords(), c.Verdict) || strings.TrimSpace(c.Evidence) == "" {
 				t.Fatalf("verdict %d: %+v", i, c)
 			}
 			failed = failed || c.Verdict == NotMet || c.Verdict == Inconclusive

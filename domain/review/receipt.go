@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -203,7 +204,7 @@ func checkLanePath(name, value string, p *problems) {
 	} else if len(value) >= 2 && value[1] == ':' && ('a' <= value[0]|0x20 && value[0]|0x20 <= 'z') {
 		p.add("%q %q starts with a drive letter: %s", name, text.Clip(value), remedy)
 	}
-	if contains(strings.Split(value, "/"), "..") {
+	if slices.Contains(strings.Split(value, "/"), "..") {
 		p.add("%q %q has a \"..\" segment: %s", name, text.Clip(value), remedy)
 	} else if path.Clean(value) == "." {
 		p.add("%q %q names the lane folder itself, not a file: %s", name, text.Clip(value), remedy)

@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -79,7 +80,7 @@ func DecodeReviewReply(role Role, data []byte) (ReviewReply, error) {
 	}
 	if got["verdict"] {
 		pass, fail := Words(role)
-		if !contains(append(pass, fail...), r.Verdict) {
+		if !slices.Contains(append(pass, fail...), r.Verdict) {
 			p.add("\"verdict\" is %q: write exactly one of %s", text.Clip(r.Verdict), wordList(role))
 		}
 	}
@@ -120,7 +121,7 @@ func decodeFindings(role Role, raw json.RawMessage, p *problems) []ReviewFinding
 				checkText(at+"."+t.name, t.value, t.min, t.max, p)
 			}
 		}
-		if got["severity"] && !contains(Severities(role), f.Severity) {
+		if got["severity"] && !slices.Contains(Severities(role), f.Severity) {
 			p.add("%s.severity is %q: a %s writes %s", at, text.Clip(f.Severity), role, strings.Join(Severities(role), ", "))
 		}
 	}

@@ -6,10 +6,10 @@ package review
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Role is one of the loop's agents, by its roster name.
@@ -104,10 +104,7 @@ func (r *Reviewer) UnmarshalText(b []byte) error {
 		*r = Reviewer(b)
 		return nil
 	}
-	shown := string(b)
-	if len(shown) > 80 {
-		shown = strings.ToValidUTF8(shown[:80], "") + "…"
-	}
+	shown := text.Clip(string(b))
 	return refusal.New("role_unknown", "", fmt.Sprintf("%q is not a reviewer", shown),
 		"use ruthless-reviewer or security-reviewer, or leave it out for both")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -43,7 +44,7 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			}
 			data, err := readBounded(s.In, MaxGuardInput)
 			if err != nil {
-				return refusal.New("guard_input_unreadable", "guard check", "could not read stdin: "+clip(err.Error()), "pass the line with --command")
+				return refusal.New("guard_input_unreadable", "guard check", "could not read stdin: "+text.Clip(err.Error()), "pass the line with --command")
 			}
 			line = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 		}
@@ -161,7 +162,7 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	}
 	data, err := readBounded(s.In, MaxGuardInput)
 	if err != nil {
-		return fail("could not read the hook payload: " + clip(err.Error()))
+		return fail("could not read the hook payload: " + text.Clip(err.Error()))
 	}
 	if len(data) > MaxGuardInput {
 		return fail(fmt.Sprintf("the hook payload is larger than %d bytes, so the command was not checked", MaxGuardInput))
@@ -169,7 +170,7 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	var p hookPayload
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&p); err != nil {
-		return fail("the hook payload is not a JSON object: " + clip(err.Error()))
+		return fail("the hook payload is not a JSON object: " + text.Clip(err.Error()))
 	}
 	if dec.More() {
 		return fail("the hook payload has content after its JSON object")
@@ -178,11 +179,11 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	// run_shell_command and reads its own answer (decision and reason).
 	gemini := p.HookEventName == "BeforeTool"
 	if p.HookEventName != "" && p.HookEventName != "PreToolUse" && !gemini {
-		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", clip(p.HookEventName))
+		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", text.Clip(p.HookEventName))
 		return geminiAllow(s, gemini)
 	}
 	if (!gemini && p.ToolName != "Bash") || (gemini && p.ToolName != "run_shell_command") {
-		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command\n", clip(p.ToolName))
+		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command\n", text.Clip(p.ToolName))
 		return geminiAllow(s, gemini)
 	}
 	var input struct {
@@ -192,7 +193,7 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 		return fail("the Bash tool input has no command string")
 	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
-		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", clip(p.Cwd)))
+		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", text.Clip(p.Cwd)))
 	}
 	if strings.TrimSpace(*input.Command) == "" {
 		return geminiAllow(s, gemini) // nothing runs

@@ -56,6 +56,9 @@ var verbArgs = map[string][]string{
 	"intent_audit":       {"draft-intent"},
 	"record_finish_move": {seedIssueID},
 	"record_renumber":    {seedTwinPath},
+	"rules":              {"committing"},
+	"rules_show":         {"committing", "--prompt", "commit it"},
+	"rules_match":        {"--prompt", "commit and git push --force"},
 }
 
 // verbSeeds add to the seeded record what a verb mends and no other verb should meet (lint would
@@ -94,6 +97,7 @@ func emptyApp() *app.App {
 		Git:       seededGit(),
 		Runs:      runs,
 		Commands:  fake.Commands{},
+		Rules:     fake.Rules{},
 		Providers: &fake.Providers{Check: ports.ProviderCheck{ModelReported: "qwen2.5:7b"}},
 	}
 }

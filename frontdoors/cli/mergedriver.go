@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -22,7 +23,7 @@ func newMergeDriverCmd(a *app.App, s *IO) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			size, err := strconv.Atoi(args[3])
 			if err != nil || size < 1 || size > 1000 {
-				return usageRefusal(c, fmt.Sprintf("the marker size %q is not a number from 1 to 1000", clip(args[3])))
+				return usageRefusal(c, fmt.Sprintf("the marker size %q is not a number from 1 to 1000", text.Clip(args[3])))
 			}
 			res, err := a.MergeRecord(c.Context(), app.MergeDriverInput{Base: args[0], Ours: args[1], Theirs: args[2], MarkerSize: size, Path: args[4]})
 			if err != nil {

@@ -46,6 +46,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(implementCommands(a, s, opts)...)
 	root.AddCommand(newMCPCmd(a, s))
 	root.AddCommand(newGuardCmd(a, s, opts))
+	root.AddCommand(newRulesCmd(a, s, opts))
 	root.AddCommand(newMergeDriverCmd(a, s))
 	addProviderCommands(root, a, s, opts)
 	root.SetHelpCommand(helpCommand(root))
@@ -135,7 +136,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
 			remedy = fmt.Sprintf("did you mean `%s %s`? (`%s --help` lists the commands it takes)", cmd.CommandPath(), strings.Join(near, "` or `"+cmd.CommandPath()+" "), cmd.CommandPath())
 		}
-		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", clip(args[0])), remedy)
+		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", text.Clip(args[0])), remedy)
 	}
 	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
 		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))
@@ -219,6 +220,3 @@ func VerbCommands(root *cobra.Command) map[string]string {
 	walk(root)
 	return out
 }
-
-// clip bounds text a refusal echoes back.
-func clip(s string) string { return text.Clip(s) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -41,7 +42,7 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 	}
 	t, ok := s.byName[name]
 	if !ok {
-		return nil, newError(codeInvalidParams, "Unknown tool: "+clip(name))
+		return nil, newError(codeInvalidParams, "Unknown tool: "+text.Clip(name))
 	}
 	args := map[string]any{}
 	if raw, present := m.Params["arguments"]; present {
@@ -112,7 +113,7 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	if perr != nil {
 		s.logf("tool %s: the result does not match %s.result: %v", v.Name, v.Name, perr)
 		return s.refusalBytes(&refusal.Error{Kind: refusal.Fault, Code: "result_invalid", What: "tools/call " + v.Name,
-			Why:    "the result does not match the tool's outputSchema: " + clip(perr.Error()),
+			Why:    "the result does not match the tool's outputSchema: " + text.Clip(perr.Error()),
 			Remedy: refusal.Say("this is a bug in abcd; report it with the call's arguments")}), true
 	}
 	return data, false
@@ -162,7 +163,7 @@ func (mcpSpelling) Subject(verb, field string) string {
 }
 
 func inputRefusal(tool, why string) error {
-	return refusal.New("input_invalid", "tools/call "+tool, "the arguments do not match the tool's inputSchema: "+clip(why),
+	return refusal.New("input_invalid", "tools/call "+tool, "the arguments do not match the tool's inputSchema: "+text.Clip(why),
 		"send arguments that match the inputSchema tools/list gives for "+tool+" (abcd schema show "+tool+".input)")
 }
 

@@ -23,6 +23,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
 	"github.com/abcd-dev/abcd/frontdoors/mcp"
@@ -936,10 +937,10 @@ func TestFailClosedCorpus(t *testing.T) {
 						var doc map[string]any
 						assert.NilError(t, json.Unmarshal([]byte(got.doc), &doc))
 						want := doc["code"] == c.refusal || c.refusal == anyRefusal && doc["kind"] == "refused"
-						assert.Check(t, got.isError && want, "%s %s: want refusal %s, got %s", v.Name, c.name, c.refusal, truncate(r.line))
+						assert.Check(t, got.isError && want, "%s %s: want refusal %s, got %s", v.Name, c.name, c.refusal, text.ClipAt(r.line, 300))
 						continue
 					}
-					assert.Check(t, r.Error != nil && r.Error.Code == c.rpc, "%s %s: want error %d, got %s", v.Name, c.name, c.rpc, truncate(r.line))
+					assert.Check(t, r.Error != nil && r.Error.Code == c.rpc, "%s %s: want error %d, got %s", v.Name, c.name, c.rpc, text.ClipAt(r.line, 300))
 				}
 			}
 			// Still serving: ping and a read.
@@ -954,13 +955,6 @@ func TestFailClosedCorpus(t *testing.T) {
 			t.Logf("%s: %d hostile messages answered, nothing written", state, answered)
 		})
 	}
-}
-
-func truncate(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-	return s
 }
 
 // TestToolCallsStayInsideTheRepository: free text that looks like a path is text. Every mutating
@@ -1034,7 +1028,7 @@ func TestStdoutCarriesOnlyProtocol(t *testing.T) {
 	assert.Check(t, strings.Contains(s.stderr.String(), "no-such-agent"), "the warning reaches stderr: %q", s.stderr.String())
 	assert.Check(t, len(s.raw) > 5)
 	for _, line := range s.raw {
-		assert.Check(t, strings.HasPrefix(line, `{"jsonrpc":"2.0",`) && strings.HasSuffix(line, "}\n") && strings.Count(line, "\n") == 1, "%q", truncate(line))
+		assert.Check(t, strings.HasPrefix(line, `{"jsonrpc":"2.0",`) && strings.HasSuffix(line, "}\n") && strings.Count(line, "\n") == 1, "%q", text.ClipAt(line, 300))
 	}
 }
 

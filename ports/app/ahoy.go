@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -40,13 +41,13 @@ type AhoyStep struct {
 }
 
 const (
-	abcdDir          = ".abcd"
+	abcdDir          = layout.Root
 	repoConfigRel    = ".abcd/config.json"
 	gitignoreRel     = ".abcd/.gitignore"
 	repoRoutingDir   = ".abcd/config"
 	repoRoutingRel   = ".abcd/config/oracle-routing.json"
 	machineRouting   = "oracle-routing.json"
-	gitignoreContent = "# abcd's local run state: never committed\n/.work.local/\n"
+	gitignoreContent = "# abcd's local run state: never committed\n" + layout.Ignore + "\n"
 )
 
 func repoConfigContent() []byte {
@@ -177,7 +178,7 @@ func (st *installation) askRequired(ctx context.Context, root string) error {
 	}{
 		{st.recordMissing, fmt.Sprintf("Create abcd's record folders and %s in %s, with %s?", repoConfigRel, root, driver), "record"},
 		{!st.recordMissing && st.driverMissing, fmt.Sprintf("Merge the record's files with %s?", driver), "record"},
-		{st.localMissing, fmt.Sprintf("Keep abcd's local run state (.abcd/.work.local/) out of git with %s?", gitignoreRel), "local-work"},
+		{st.localMissing, fmt.Sprintf("Keep abcd's local run state (%s/) out of git with %s?", layout.Local, gitignoreRel), "local-work"},
 	}
 	for _, q := range questions {
 		if !q.missing {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -143,8 +144,8 @@ func configRefusal(err error) error {
 	}
 	var ve *config.ValueError
 	if errors.As(err, &ve) {
-		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", clip(ve.Key), ve.Msg),
-			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", clip(ve.Key), ve.Origin))
+		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", text.Clip(ve.Key), ve.Msg),
+			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", text.Clip(ve.Key), ve.Origin))
 	}
 	return err
 }

@@ -112,7 +112,7 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	path := a.Setup.MachinePath(machineConfig)
 	res.File = path
 	repo := repoLayer(files)
-	err = a.Setup.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+	err = a.updateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
 		doc, err := machineDoc(path, old, present)
 		if err != nil {
 			return nil, err
@@ -213,7 +213,7 @@ func ahoyDisconnect(ctx context.Context, a *App, in *AhoyDisconnectInput) (AhoyD
 	path := a.Setup.MachinePath(machineConfig)
 	res := AhoyDisconnectResult{Name: name, File: path, RolesRemoved: []string{}}
 	repo := repoLayer(files)
-	err = a.Setup.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+	err = a.updateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
 		res.Removed, res.RolesRemoved = false, []string{}
 		if !present {
 			return nil, nil
@@ -301,11 +301,11 @@ func checkedMachineFile(path string, doc map[string]any, repo *config.Source) ([
 	if err == nil {
 		err = config.Validate(src, path)
 	}
-	if err == nil {
-		_, err = provider.Load(config.NewStack(nil, repo, &src))
-	}
 	if err != nil {
 		return nil, configRefusal(err)
+	}
+	if _, _, err := machineRoutes(config.NewStack(nil, repo, &src)); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/abcd-dev/abcd/domain/record"
 )
@@ -25,14 +26,14 @@ func decisionVerbs() []Verb {
 }
 
 func decisionNew(ctx context.Context, a *App, in *DecisionNewInput) (RecordCreated, error) {
-	return locked(ctx, a, "decision_new", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "decision_new", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		var supersedes []string
 		for _, ref := range in.Supersedes {
 			l, err := a.resolve(ctx, record.Decisions, "decision_new", "supersedes", ref)
 			if err != nil {
 				return RecordCreated{}, err
 			}
-			if !contains(supersedes, l.summary.ID) {
+			if !slices.Contains(supersedes, l.summary.ID) {
 				supersedes = append(supersedes, l.summary.ID)
 			}
 		}

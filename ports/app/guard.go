@@ -9,6 +9,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // GuardFile is where a repository adds to, tightens or (once committed) weakens the guard's rules.
@@ -223,9 +224,9 @@ func compileRepo(builtin guard.File, data []byte) (*guard.Registry, error) {
 // errText is an error's sentence for a notice.
 func errText(err error) string {
 	if r, ok := refusal.As(err); ok {
-		return clip(r.Why)
+		return text.Clip(r.Why)
 	}
-	return clip(err.Error())
+	return text.Clip(err.Error())
 }
 
 // onField names the verb's field a refusal from a value's own check is about.

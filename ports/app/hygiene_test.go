@@ -7,6 +7,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
@@ -151,4 +152,18 @@ func TestStatusPointsAtARunUnderWay(t *testing.T) {
 	recRun[app.StepResult](t, w.a, "implement_abandon", map[string]any{"run": w.run})
 	got = commands()
 	assert.Check(t, is.Contains(got, "abcd implement start "+specOf(t, w)), "%v", got)
+}
+
+// A run id that names no run is one refusal, worded once, whichever part finds it: the run store
+// taking its lock (implement step) or the loop reading its state (implement status).
+func TestAnUnknownRunIsOneRefusal(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	want := loop.UnknownRun("run-1")
+	for _, verb := range []string{"implement_step", "implement_status", "implement_record", "implement_abandon"} {
+		_, err := w.a.Call(t.Context(), verb, map[string]any{"run": "run-1"})
+		r := refusalCode(t, err)
+		assert.Check(t, is.Equal(r.Code, want.Code), verb)
+		assert.Check(t, is.Equal(r.Why, want.Why), verb)
+		assert.Check(t, is.DeepEqual(r.Remedy, want.Remedy), verb)
+	}
 }

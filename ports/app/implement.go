@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // ImplementStartInput names the spec to build and the commit lanes branch from.
@@ -152,80 +154,29 @@ func implementVerbs() []Verb {
 var validatorAgents = []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAuditor}
 
 // implementStart checks the spec, its intent's readiness, the base and the configuration, then has
-// the engine create the run with one lane and branch per step.
+// the engine create the run with one lane and branch per step, all under the record lock, so two
+// starts never make two runs of one spec.
 func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepResult, error) {
 	const verb = "implement_start"
-	return locked(ctx, a, verb, func(ctx context.Context) (StepResult, error) {
-		l, spec, err := a.spec(ctx, verb, "spec", in.Spec)
+	return locked(ctx, a, verb, func(ctx context.Context, rec *recordLock) (StepResult, error) {
+		spec, it, err := a.startable(ctx, in)
 		if err != nil {
 			return StepResult{}, err
 		}
-		if l.summary.Lifecycle != "open" {
-			return StepResult{}, refusal.New("spec_closed", spec.Front.ID, "is closed",
-				"start a run for an open spec (", refusal.Run("spec_list", refusal.With("lifecycle", "open")), " lists them)")
-		}
-		if len(spec.Steps) == 0 {
-			return StepResult{}, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
-				"write the ## Steps of "+l.file.Path+" as a numbered list")
-		}
-		il, it, err := a.intent(ctx, verb, "spec", record.Ref(spec.Front.Implements))
+		kept, err := a.keptConfig(ctx, verb, in.Base)
 		if err != nil {
-			return StepResult{}, err
-		}
-		ready, err := a.readiness(ctx, il, it)
-		if err != nil {
-			return StepResult{}, err
-		}
-		if !ready.Ready {
-			var failing []string
-			for _, c := range ready.Checks {
-				if !c.OK {
-					failing = append(failing, c.Name+" ("+c.Detail+")")
-				}
-			}
-			return StepResult{}, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
-				refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
-		}
-		if !in.Again {
-			if active, err := a.activeRuns(ctx, spec.Front.ID); err != nil {
-				return StepResult{}, err
-			} else if len(active) > 0 {
-				return StepResult{}, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
-					"go on with it (", refusal.Run("implement_step", refusal.With("run", active[len(active)-1])), "), end it (",
-					refusal.Run("implement_abandon", refusal.With("run", active[len(active)-1])), "), or start another beside it (",
-					refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
-			}
-		}
-		_, stack, err := a.loadConfig(ctx)
-		if err != nil {
-			return StepResult{}, err
-		}
-		base, baseSHA, err := a.baseOf(ctx, verb, in.Base, stack)
-		if err != nil {
-			return StepResult{}, err
-		}
-		dod, err := config.Get[string](stack, "build.dod")
-		if err != nil {
-			return StepResult{}, configRefusal(err)
-		}
-		fix, err := config.Get[int](stack, "build.fix_rounds")
-		if err != nil {
-			return StepResult{}, configRefusal(err)
-		}
-		// Everything that can refuse is checked before anything is written.
-		if _, err := a.readStepConfig(ctx); err != nil {
 			return StepResult{}, err
 		}
 		criteria := []string{}
 		for _, c := range it.Criteria {
 			criteria = append(criteria, c.ID)
 		}
-		if dod.V == "" && a.Diag != nil {
+		if kept.dod == "" && a.Diag != nil {
 			// Loud, not refused: the briefs tell each implementer what to do without one.
 			a.Diag.Warn("build.dod is not set, so no command proves a lane done: each implementer is told to run the project's own checks and say which; set build.dod in .abcd/config.json (for example \"make test\") for later runs")
 		}
-		res, err := a.createRun(ctx, verb, newRun{kind: loop.KindSpec, branches: true,
-			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: baseSHA, BaseRef: base, DoD: dod.V, FixRounds: fix.V,
+		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true,
+			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: kept.baseSHA, BaseRef: kept.base, DoD: kept.dod, FixRounds: kept.fixRounds,
 				Criteria: criteria, Validators: validatorAgents},
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
@@ -236,10 +187,91 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 			}})
 		if err == nil {
 			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
-				base, short(baseSHA), dodText(dod.V), fix.V))
+				kept.base, loop.Short(kept.baseSHA), dodText(kept.dod), kept.fixRounds))
 		}
 		return res, err
 	})
+}
+
+// startable is the spec to start a run for and its intent: an open spec with steps, whose intent
+// passes the readiness gate, with no unfinished run unless another is asked for.
+func (a *App) startable(ctx context.Context, in *ImplementStartInput) (record.Spec, record.Intent, error) {
+	const verb = "implement_start"
+	l, spec, err := a.spec(ctx, verb, "spec", in.Spec)
+	if err != nil {
+		return record.Spec{}, record.Intent{}, err
+	}
+	if l.summary.Lifecycle != "open" {
+		return record.Spec{}, record.Intent{}, refusal.New("spec_closed", spec.Front.ID, "is closed",
+			"start a run for an open spec (", refusal.Run("spec_list", refusal.With("lifecycle", "open")), " lists them)")
+	}
+	if len(spec.Steps) == 0 {
+		return record.Spec{}, record.Intent{}, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
+			"write the ## Steps of "+l.file.Path+" as a numbered list")
+	}
+	il, it, err := a.intent(ctx, verb, "spec", record.Ref(spec.Front.Implements))
+	if err != nil {
+		return record.Spec{}, record.Intent{}, err
+	}
+	ready, err := a.readiness(ctx, il, it)
+	if err != nil {
+		return record.Spec{}, record.Intent{}, err
+	}
+	if !ready.Ready {
+		var failing []string
+		for _, c := range ready.Checks {
+			if !c.OK {
+				failing = append(failing, c.Name+" ("+c.Detail+")")
+			}
+		}
+		return record.Spec{}, record.Intent{}, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
+			refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
+	}
+	if in.Again {
+		return spec, it, nil
+	}
+	if active, err := a.activeRuns(ctx, spec.Front.ID); err != nil {
+		return record.Spec{}, record.Intent{}, err
+	} else if len(active) > 0 {
+		last := active[len(active)-1]
+		return record.Spec{}, record.Intent{}, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
+			"go on with it (", refusal.Run("implement_step", refusal.With("run", last)), "), end it (",
+			refusal.Run("implement_abandon", refusal.With("run", last)), "), or start another beside it (",
+			refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
+	}
+	return spec, it, nil
+}
+
+// runConfig is the configuration a spec run keeps from its start.
+type runConfig struct {
+	base, baseSHA string
+	dod           string
+	fixRounds     int
+}
+
+// keptConfig reads what a spec run keeps (its base, build.dod, build.fix_rounds) and checks what
+// opening its awaits will read, so everything that can refuse is checked before anything is written.
+func (a *App) keptConfig(ctx context.Context, verb string, given loop.Revision) (runConfig, error) {
+	_, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return runConfig{}, err
+	}
+	base, baseSHA, err := a.baseOf(ctx, verb, given, stack)
+	if err != nil {
+		return runConfig{}, err
+	}
+	dod, err := config.Get[string](stack, "build.dod")
+	if err != nil {
+		return runConfig{}, configRefusal(err)
+	}
+	fix, err := config.Get[int](stack, "build.fix_rounds")
+	if err != nil {
+		return runConfig{}, configRefusal(err)
+	}
+	if _, err := a.readStepConfig(ctx); err != nil {
+		return runConfig{}, err
+	}
+	return runConfig{base: base, baseSHA: baseSHA, dod: dod.V, fixRounds: fix.V}, nil
 }
 
 func dodText(dod string) string {
@@ -306,13 +338,14 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 	if err != nil {
 		return StepResult{}, err
 	}
-	return a.withRun(ctx, verb, run, func(ctx context.Context, s *loop.State) (StepResult, bool, error) {
+	res, _, err := a.withRun(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+		s := &st.state
 		var did []string
 		if !s.Finished() {
 			s.Abandon("The run was abandoned.\n")
 			did = append(did, "abandoned the run: every lane still moving is handed back and its awaits are dropped")
 		}
-		did = append(did, a.clearWorktrees(ctx, s)...)
+		did = append(did, st.clearWorktrees(ctx)...)
 		if in.DeleteBranches && s.Kind == loop.KindSpec {
 			for _, ln := range s.Lanes {
 				if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
@@ -326,6 +359,7 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 		}
 		return StepResult{Did: did}, true, nil
 	})
+	return res, err
 }
 
 // implementStep opens what the run needs now. Route flags given to a step are kept in the run, so
@@ -341,12 +375,12 @@ func implementStep(ctx context.Context, a *App, in *StepInput) (StepResult, erro
 		return StepResult{}, err
 	}
 	given := oracle.Texts(in.Routes)
-	return a.drive(ctx, verb, run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+	return a.drive(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		changed := false
-		if len(given) > 0 && !slices.Equal(given, s.Routes) {
-			s.Routes, changed = given, true
+		if len(given) > 0 && !slices.Equal(given, st.state.Routes) {
+			st.state.Routes, changed = given, true
 		}
-		did, err := a.advance(ctx, s, routes, jobs)
+		did, err := st.advance(ctx, routes)
 		return StepResult{Did: did}, changed || len(did) > 0, err
 	})
 }
@@ -364,10 +398,10 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 	}
 	run := string(in.Run)
 	if run == "" {
-		rest, ok := strings.CutPrefix(p, ".abcd/.work.local/run/")
+		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", clip(string(in.Path))),
+			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", text.Clip(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id

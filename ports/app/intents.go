@@ -100,7 +100,7 @@ func intentVerbs() []Verb {
 }
 
 func intentNew(ctx context.Context, a *App, in *TitleInput) (RecordCreated, error) {
-	return locked(ctx, a, "intent_new", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "intent_new", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		var created record.Intent
 		_, p, err := a.newRecord(ctx, record.Intents, "drafts", func(id string) (string, []byte) {
 			created = record.NewIntent(id, string(in.Title), a.Clock.Now())
@@ -148,12 +148,12 @@ func intentReady(ctx context.Context, a *App, in *RefInput) (IntentReadyResult, 
 }
 
 func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, error) {
-	return locked(ctx, a, "intent_plan", func(ctx context.Context) (IntentPlanResult, error) {
+	return locked(ctx, a, "intent_plan", func(ctx context.Context, rec *recordLock) (IntentPlanResult, error) {
 		l, it, err := a.intent(ctx, "intent_plan", "ref", in.Ref)
 		if err != nil {
 			return IntentPlanResult{}, err
 		}
-		if c, ok := finishedFor(ctx, "intent_plan", l.summary.ID); ok && l.summary.Lifecycle == "planned" {
+		if c, ok := rec.finishedFor(l.summary.ID); ok && l.summary.Lifecycle == "planned" {
 			return a.planDone(ctx, l, c)
 		}
 		// The intent's move and its new spec are one change: a kill leaves both or neither.
@@ -171,7 +171,7 @@ func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, er
 		if err != nil {
 			return IntentPlanResult{}, err
 		}
-		if err := a.commit(ctx, "intent_plan", l.summary.ID, write(dst, data), remove(l.file.Path), write(specPath, specData)); err != nil {
+		if err := a.commit(ctx, rec, l.summary.ID, write(dst, data), remove(l.file.Path), write(specPath, specData)); err != nil {
 			return IntentPlanResult{}, err
 		}
 		moved := l.summary
@@ -215,7 +215,7 @@ func planned(intent, spec RecordSummary, from string) IntentPlanResult {
 }
 
 func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
-	return locked(ctx, a, "intent_ship", func(ctx context.Context) (MoveResult, error) {
+	return locked(ctx, a, "intent_ship", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, it, err := a.intent(ctx, "intent_ship", "ref", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
@@ -230,7 +230,7 @@ func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
 					"close it first: ", refusal.Run("spec_close", refusal.With("ref", s.ID)))
 			}
 		}
-		return a.moveVerb(ctx, record.Intents, l, "shipped", nil)
+		return a.moveVerb(ctx, rec, record.Intents, l, "shipped", nil)
 	})
 }
 
@@ -251,12 +251,12 @@ func (a *App) listVerb(ctx context.Context, fam record.Family, verb string, life
 
 // moveVerb is a verb that moves a record to another lifecycle, editing it on the way (edit may be
 // nil). Run again after a kill that left its move for the lock to finish, it reports that move.
-func (a *App) moveVerb(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (MoveResult, error) {
-	if from, ok := movedBefore(ctx, l); ok && l.summary.Lifecycle == to {
+func (a *App) moveVerb(ctx context.Context, rec *recordLock, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (MoveResult, error) {
+	if from, ok := rec.movedBefore(l); ok && l.summary.Lifecycle == to {
 		a.stageMove(ctx, from, l.file.Path)
 		return MoveResult{Record: l.summary, From: from, To: l.file.Path}, nil
 	}
-	dst, err := a.move(ctx, fam, l, to, edit)
+	dst, err := a.move(ctx, rec, fam, l, to, edit)
 	if err != nil {
 		return MoveResult{}, err
 	}

@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/loop"
@@ -151,15 +152,16 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 func (a *App) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
+	root := a.root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
 			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings}
 		if l.Worktree != "" {
-			lv.Worktree = a.abs(l.Worktree)
+			lv.Worktree = loop.Abs(root, l.Worktree)
 		}
 		v.Lanes = append(v.Lanes, lv)
 		for _, aw := range l.Awaits {
-			aw = a.absAwait(aw)
+			aw = aw.Under(root)
 			v.Awaits = append(v.Awaits, AwaitView{ID: aw.ID, Lane: l.ID, Kind: string(aw.Kind), Role: aw.Role, Round: aw.Round, Brief: aw.Brief, Return: aw.Return,
 				Routing: requestRouting(aw.Routing), Next: loop.Next(aw)})
 		}
@@ -167,11 +169,18 @@ func (a *App) runView(s loop.State) RunView {
 	return v
 }
 
-// absAwait is an await with its brief and return paths absolute.
-func (a *App) absAwait(aw loop.Await) loop.Await {
-	aw.Brief, aw.Return = a.abs(aw.Brief), a.abs(aw.Return)
-	return aw
+// root is the repository root with forward slashes, under which a view makes every path absolute.
+func (a *App) root() string {
+	root, _ := a.repoRoot()
+	return filepath.ToSlash(root)
 }
+
+// abs is a repository-relative path as an absolute one, for a brief or a next line an agent in any
+// folder can follow literally.
+func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
+
+// nextSentences says what the harness does next for a run, every path absolute.
+func (a *App) nextSentences(s loop.State) []string { return loop.NextSteps(s, a.root()) }
 
 // routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
 // fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // SpecNewInput names the intent a new spec implements.
@@ -37,7 +38,7 @@ func specVerbs() []Verb {
 }
 
 func specNew(ctx context.Context, a *App, in *SpecNewInput) (RecordCreated, error) {
-	return locked(ctx, a, "spec_new", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "spec_new", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		_, it, err := a.intent(ctx, "spec_new", "intent", in.Intent)
 		if err != nil {
 			return RecordCreated{}, err
@@ -54,7 +55,7 @@ func specNew(ctx context.Context, a *App, in *SpecNewInput) (RecordCreated, erro
 		}
 		for _, sp := range specs {
 			if sp.Lifecycle == "open" && sp.Title == string(in.Title) {
-				return RecordCreated{}, refusal.New("spec_title_taken", sp.ID, fmt.Sprintf("is an open spec of %s with the title %q already", it.Front.ID, clip(sp.Title)),
+				return RecordCreated{}, refusal.New("spec_title_taken", sp.ID, fmt.Sprintf("is an open spec of %s with the title %q already", it.Front.ID, text.Clip(sp.Title)),
 					"give the new spec its own title, or write in ", refusal.Run("spec_show", refusal.With("ref", sp.ID)), "'s spec")
 			}
 		}
@@ -83,12 +84,12 @@ func specShow(ctx context.Context, a *App, in *RefInput) (SpecShowResult, error)
 }
 
 func specClose(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
-	return locked(ctx, a, "spec_close", func(ctx context.Context) (MoveResult, error) {
+	return locked(ctx, a, "spec_close", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, _, err := a.spec(ctx, "spec_close", "ref", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
 		}
-		return a.moveVerb(ctx, record.Specs, l, "closed", nil)
+		return a.moveVerb(ctx, rec, record.Specs, l, "closed", nil)
 	})
 }
 

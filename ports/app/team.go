@@ -10,6 +10,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -93,14 +94,14 @@ func (a *App) copiesOf(ctx context.Context, fam record.Family, id string) ([]str
 }
 
 func recordFinishMove(ctx context.Context, a *App, in *RefInput) (RecordFinishMoveResult, error) {
-	return locked(ctx, a, "record_finish_move", func(ctx context.Context) (RecordFinishMoveResult, error) {
+	return locked(ctx, a, "record_finish_move", func(ctx context.Context, rec *recordLock) (RecordFinishMoveResult, error) {
 		id := strings.TrimSpace(string(in.Ref))
 		fam, ok := record.FamilyOfID(id)
 		if !ok || fam == record.Decisions {
-			return RecordFinishMoveResult{}, refusal.New("ref_invalid", "", fmt.Sprintf("%q is not the full id of an intent, spec or issue", clip(id)),
+			return RecordFinishMoveResult{}, refusal.New("ref_invalid", "", fmt.Sprintf("%q is not the full id of an intent, spec or issue", text.Clip(id)),
 				"give the id lint names with the duplicate_id finding, such as itd-2611300000000001").On("record_finish_move", "ref")
 		}
-		if c, ok := finishedFor(ctx, "record_finish_move", id); ok {
+		if c, ok := rec.finishedFor(id); ok {
 			// A run of this command a kill interrupted, finished by taking the lock: report it.
 			return a.finishedMove(ctx, fam, c)
 		}
@@ -133,7 +134,7 @@ func recordFinishMove(ctx context.Context, a *App, in *RefInput) (RecordFinishMo
 		for _, p := range earlier {
 			changes = append(changes, remove(p))
 		}
-		if err := a.commit(ctx, "record_finish_move", id, changes...); err != nil {
+		if err := a.commit(ctx, rec, id, changes...); err != nil {
 			return RecordFinishMoveResult{}, err
 		}
 		for _, p := range earlier {
@@ -197,11 +198,11 @@ func (a *App) movedCopies(ctx context.Context, fam record.Family, id string) (la
 }
 
 func recordRenumber(ctx context.Context, a *App, in *RecordFileInput) (RecordRenumberResult, error) {
-	return locked(ctx, a, "record_renumber", func(ctx context.Context) (RecordRenumberResult, error) {
+	return locked(ctx, a, "record_renumber", func(ctx context.Context, rec *recordLock) (RecordRenumberResult, error) {
 		p := string(in.File)
 		old, _ := record.IDOfFileName(p)
 		fam, _ := record.FamilyOfID(old)
-		if c, ok := finishedFor(ctx, "record_renumber", old); ok && len(c.Files) > 0 && c.Files[1].Path == p {
+		if c, ok := rec.finishedFor(old); ok && len(c.Files) > 0 && c.Files[1].Path == p {
 			// A run of this command a kill interrupted, finished by taking the lock: report it.
 			return a.renumberedBefore(ctx, fam, old, c)
 		}
@@ -228,7 +229,7 @@ func recordRenumber(ctx context.Context, a *App, in *RecordFileInput) (RecordRen
 		renamed, _ := record.ReplaceID(data, old, newID)
 		dst := path.Dir(p) + "/" + record.FileName(newID, slugOf(p))
 		changes = append([]ports.FileChange{write(dst, renamed), remove(p)}, changes...)
-		if err := a.commit(ctx, "record_renumber", old, changes...); err != nil {
+		if err := a.commit(ctx, rec, old, changes...); err != nil {
 			return RecordRenumberResult{}, err
 		}
 		a.stageMove(ctx, p, dst)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports"
@@ -51,6 +53,31 @@ type Config struct {
 
 func (c Config) ReadConfig(context.Context) (ports.ConfigFiles, error) { return c.Files, c.Err }
 
+// Rules serves fixed rules files, or Err.
+type Rules struct {
+	Files ports.RuleFiles
+	Err   error
+	Kept  map[string][]byte
+}
+
+func (r Rules) ReadRules(context.Context) (ports.RuleFiles, error) { return r.Files, r.Err }
+
+// ReadCompiled and WriteCompiled keep compiled rules in Kept, when it is not nil.
+func (r Rules) ReadCompiled(_ context.Context, key string) ([]byte, bool) {
+	if r.Kept == nil {
+		return nil, false
+	}
+	data, ok := r.Kept[key]
+	return data, ok
+}
+
+func (r Rules) WriteCompiled(_ context.Context, key string, data []byte) error {
+	if r.Kept != nil {
+		r.Kept[key] = data
+	}
+	return nil
+}
+
 // Roster serves a fixed roster, or Err.
 type Roster struct {
 	R   roster.Roster
@@ -74,6 +101,8 @@ type Setup struct {
 	Machine map[string][]byte
 	Home    string
 	Err     error
+	// Waited is the wait the last UpdateMachineFile was given.
+	Waited time.Duration
 }
 
 // NewSetup is an empty git repository at root with an empty machine folder at home.
@@ -171,7 +200,8 @@ func (s *Setup) CreateMachineFile(name string, data []byte) (bool, error) {
 }
 
 // UpdateMachineFile updates a machine file in memory, as the real one does under its lock.
-func (s *Setup) UpdateMachineFile(_ context.Context, name string, update func([]byte, bool) ([]byte, error)) error {
+func (s *Setup) UpdateMachineFile(_ context.Context, name string, wait time.Duration, update func([]byte, bool) ([]byte, error)) error {
+	s.Waited = wait
 	if s.Err != nil {
 		return s.Err
 	}
@@ -211,7 +241,7 @@ type Records struct {
 	Files map[string][]byte
 	// Locked is true while a lock is held; set it to make Lock report contention.
 	Locked bool
-	// Waited is the wait the last Lock was given (ports.LockWait); Temps is what StrayTemps lists.
+	// Waited is the wait the last Lock was given; Temps is what StrayTemps lists.
 	Waited time.Duration
 	Temps  []ports.StrayTemp
 }
@@ -273,11 +303,7 @@ func (r *Records) Replace(_ context.Context, p string, data []byte) error {
 	return nil
 }
 
-func (r *Records) Lock(ctx context.Context) (func(), error) {
-	wait, err := ports.LockWait(ctx, 3*time.Second)
-	if err != nil {
-		return nil, err
-	}
+func (r *Records) Lock(_ context.Context, wait time.Duration) (func(), error) {
 	r.Waited = wait
 	if r.Locked {
 		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record", "try again")
@@ -520,6 +546,8 @@ type Runs struct {
 	Dirs  map[string]bool
 	// Held names runs whose lock another process holds.
 	Held map[string]bool
+	// Waited is the wait the last Lock was given.
+	Waited time.Duration
 }
 
 // NewRuns is an empty run store.
@@ -527,14 +555,12 @@ func NewRuns() *Runs {
 	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}}
 }
 
-const runRoot = ".abcd/.work.local/run/"
+const runRoot = layout.Runs + "/"
 
-func (r *Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(), error) {
-	if _, err := ports.LockWait(ctx, wait); err != nil {
-		return nil, err
-	}
+func (r *Runs) Lock(_ context.Context, run string, wait time.Duration) (func(), error) {
+	r.Waited = wait
 	if !r.Dirs[run] {
-		return nil, refusal.New("run_unknown", run, "is not a run", "list the runs")
+		return nil, loop.UnknownRun(run)
 	}
 	if r.Held[run] {
 		return nil, refusal.Busy("run_locked", run, "another abcd holds the run's lock", "try again")

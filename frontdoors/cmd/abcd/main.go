@@ -75,6 +75,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Git:       git.Git{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
+			Rules:     files.ConfigSource{Dir: dir, Home: home},
 			Providers: providers,
 			RP:        repoprompt.Dialer{Base: repoprompt.Config{Version: version}},
 			Prompter:  cli.NewPrompter(s),
