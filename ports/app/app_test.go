@@ -56,7 +56,7 @@ func TestNewInputIsAFreshPointer(t *testing.T) {
 	in, ok := v.NewInput().(*SchemaShowInput)
 	assert.Assert(t, ok)
 	in.Name = "x"
-	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, contract.SchemaName(""))
+	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, SchemaName(""))
 }
 
 func TestStatusOf(t *testing.T) {

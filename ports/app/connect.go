@@ -43,7 +43,7 @@ type AhoyConnectResult struct {
 	// Tiers are the tiers the provider serves, in order, as tier=model.
 	Tiers []string `json:"tiers"`
 	// Credential says where the key is read at call time: key_env, key_file, or none.
-	Credential    string    `json:"credential" jsonschema:"enum=key_env,enum=key_file,enum=none"`
+	Credential    string    `json:"credential"`
 	ModelReported string    `json:"model_reported"`
 	Next          hint.Next `json:"next"`
 }
@@ -143,7 +143,7 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 
 // connectBlock is the provider's block and the result it implies.
 func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[string]any, AhoyConnectResult, error) {
-	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: "none"}
+	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: credentialNone}
 	tiers := map[string]any{}
 	given := map[oracle.Tier]string{}
 	for _, tm := range in.Tiers {
@@ -182,9 +182,9 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	}
 	switch {
 	case in.KeyEnv != "":
-		block["key_env"], res.Credential = string(in.KeyEnv), "key_env"
+		block["key_env"], res.Credential = string(in.KeyEnv), credentialEnv
 	case in.KeyFile != "":
-		block["key_file"], res.Credential = string(in.KeyFile), "key_file"
+		block["key_file"], res.Credential = string(in.KeyFile), credentialFile
 	}
 	return block, res, nil
 }
@@ -303,11 +303,11 @@ func checkedMachineFile(path string, doc map[string]any, repo *config.Source) ([
 	if err == nil {
 		err = config.Validate(src, path)
 	}
-	if err == nil {
-		_, err = provider.Load(config.NewStack(nil, repo, &src))
-	}
 	if err != nil {
 		return nil, configRefusal(err)
+	}
+	if _, _, err := machineRoutes(config.NewStack(nil, repo, &src)); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

@@ -55,7 +55,7 @@ type ReceiptInput struct {
 type AwaitView struct {
 	ID      string                `json:"id"`
 	Lane    string                `json:"lane"`
-	Kind    string                `json:"kind" jsonschema:"enum=implement,enum=fix,enum=review,enum=audit"`
+	Kind    string                `json:"kind"`
 	Role    string                `json:"role"`
 	Round   int                   `json:"round" jsonschema:"minimum=0"`
 	Brief   string                `json:"brief"`
@@ -71,7 +71,7 @@ type LaneView struct {
 	Step   int    `json:"step" jsonschema:"minimum=0"`
 	Text   string `json:"text"`
 	Branch string `json:"branch"`
-	Stage  string `json:"stage" jsonschema:"enum=waiting,enum=brief,enum=implement,enum=validate,enum=fix,enum=done,enum=handed-back"`
+	Stage  string `json:"stage"`
 	Round  int    `json:"round" jsonschema:"minimum=0"`
 	Failed int    `json:"failed" jsonschema:"minimum=0"`
 	Head   string `json:"head"`
@@ -89,7 +89,7 @@ type LaneView struct {
 // RunView is one run's standing.
 type RunView struct {
 	Run      string `json:"run"`
-	Kind     string `json:"kind" jsonschema:"enum=spec,enum=review,enum=audit,enum=unknown"`
+	Kind     string `json:"kind"`
 	Spec     string `json:"spec"`
 	Intent   string `json:"intent"`
 	Base     string `json:"base"`
@@ -427,7 +427,7 @@ func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatus
 				return ImplementStatusResult{}, err
 			}
 			// One broken run is reported beside the others, never instead of them.
-			res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
+			res.Runs = append(res.Runs, RunView{Run: id, Kind: runUnknown, Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
 				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}})
 			continue
 		}

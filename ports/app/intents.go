@@ -68,7 +68,8 @@ type IntentReadyResult struct {
 	Checks []record.Check `json:"checks"`
 }
 
-// MoveResult is a record moved between lifecycle folders.
+// MoveResult is a record moved between lifecycle folders (and, where git tracked it, the move
+// staged in git's index as a rename).
 type MoveResult struct {
 	Record RecordSummary `json:"record"`
 	From   string        `json:"from"`
@@ -178,6 +179,7 @@ func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, er
 		moved.Lifecycle, moved.Path = "planned", dst
 		created := RecordSummary{Family: string(record.Specs), Lifecycle: "open", Path: specPath}
 		fillSummary(&created, spec.Front)
+		a.stageMove(ctx, l.file.Path, dst)
 		return planned(moved, created, l.file.Path), nil
 	})
 }
@@ -203,6 +205,7 @@ func (a *App) planDone(ctx context.Context, l loaded, c ports.Change) (IntentPla
 	if spec.Path == "" {
 		return IntentPlanResult{}, fmt.Errorf("the plan a killed intent plan left named no spec")
 	}
+	a.stageMove(ctx, from, l.file.Path)
 	return planned(l.summary, spec, from), nil
 }
 
@@ -252,6 +255,7 @@ func (a *App) listVerb(ctx context.Context, fam record.Family, verb string, life
 // nil). Run again after a kill that left its move for the lock to finish, it reports that move.
 func (a *App) moveVerb(ctx context.Context, rec *recordLock, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (MoveResult, error) {
 	if from, ok := rec.movedBefore(l); ok && l.summary.Lifecycle == to {
+		a.stageMove(ctx, from, l.file.Path)
 		return MoveResult{Record: l.summary, From: from, To: l.file.Path}, nil
 	}
 	dst, err := a.move(ctx, rec, fam, l, to, edit)
@@ -260,6 +264,7 @@ func (a *App) moveVerb(ctx context.Context, rec *recordLock, fam record.Family, 
 	}
 	moved := l.summary
 	moved.Lifecycle, moved.Path = to, dst
+	a.stageMove(ctx, l.file.Path, dst)
 	return MoveResult{Record: moved, From: l.file.Path, To: dst}, nil
 }
 

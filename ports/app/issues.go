@@ -43,11 +43,11 @@ func issueVerbs() []Verb {
 }
 
 // capture files an issue. The text, severity, source and related refs checked themselves when the
-// input was decoded; an issue's title is the text's first line, cut to a title's length.
+// input was decoded; an issue's title is the text's first line, cut to a title's length
+// (record.TitleOf).
 func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, error) {
 	body := string(in.Text)
-	title, _, _ := strings.Cut(body, "\n")
-	title = strings.TrimSpace(text.Prefix(strings.TrimSpace(title), record.MaxTitleBytes))
+	title := record.TitleOf(body)
 	severity := string(in.Severity)
 	if severity == "" {
 		severity = "minor"

@@ -308,9 +308,12 @@ func TestRecordTitlesAreChecked(t *testing.T) {
 		name, title, code string
 	}{
 		{"empty", "", "title_empty"},
-		{"blank", " \t ", "title_empty"},
-		{"over 200 bytes", strings.Repeat("a", 201), "title_too_long"},
-		{"over 200 bytes in fewer characters", strings.Repeat("é", 101), "title_too_long"},
+		{"blank", " \u00a0 ", "title_empty"},
+		{"blank with a tab", " \t ", "title_invalid"},
+		{"over 200 characters", strings.Repeat("a", 201), "title_too_long"},
+		{"over 200 characters of two bytes", strings.Repeat("é", 201), "title_too_long"},
+		{"bidirectional control", "a\u202eb", "title_invalid"},
+		{"zero-width", "a\u200bb", "title_invalid"},
 		{"NUL", "a\x00b", "title_invalid"},
 		{"newline", "two\nlines", "title_invalid"},
 		{"tab", "a\tb", "title_invalid"},
@@ -339,9 +342,9 @@ func TestRecordTitlesAreChecked(t *testing.T) {
 			})
 		}
 	}
-	t.Run("exactly 200 bytes is accepted", func(t *testing.T) {
+	t.Run("exactly 200 characters of two bytes is accepted, and the file holds it", func(t *testing.T) {
 		r := fake.NewRecords()
-		res := recRun[app.RecordCreated](t, recApp(r), "intent_new", map[string]any{"title": strings.Repeat("é", 100)})
+		res := recRun[app.RecordCreated](t, recApp(r), "intent_new", map[string]any{"title": strings.Repeat("é", 200)})
 		_, err := record.ParseIntent(res.Record.Path, r.Files[res.Record.Path])
 		assert.NilError(t, err)
 	})

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // SpecNewInput names the intent a new spec implements.
@@ -45,6 +47,18 @@ func specNew(ctx context.Context, a *App, in *SpecNewInput) (RecordCreated, erro
 		if it.Front.Lifecycle == "shipped" {
 			return RecordCreated{}, refusal.New("intent_shipped", it.Front.ID, "is shipped, so nothing is left to specify",
 				"capture what remains as a new intent: ", refusal.Run("intent_new", refusal.Hole("title", "title")))
+		}
+		// Two open specs of one intent under one title are what two plans of it leave (lint names them
+		// planned_twice), so one is never made on purpose.
+		specs, _, err := a.specsOf(ctx, it.Front.ID)
+		if err != nil {
+			return RecordCreated{}, err
+		}
+		for _, sp := range specs {
+			if sp.Lifecycle == "open" && sp.Title == string(in.Title) {
+				return RecordCreated{}, refusal.New("spec_title_taken", sp.ID, fmt.Sprintf("is an open spec of %s with the title %q already", it.Front.ID, text.Clip(sp.Title)),
+					"give the new spec its own title, or write in ", refusal.Run("spec_show", refusal.With("ref", sp.ID)), "'s spec")
+			}
 		}
 		s, err := a.createSpec(ctx, it.Front, string(in.Title))
 		if err != nil {

@@ -42,7 +42,7 @@ type RecordStatus struct {
 
 // FolderCount is one lifecycle folder's count.
 type FolderCount struct {
-	Family    record.Family `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Family    record.Family `json:"family"`
 	Lifecycle string        `json:"lifecycle"`
 	Path      string        `json:"path"`
 	Count     int           `json:"count" jsonschema:"minimum=0"`
@@ -50,8 +50,8 @@ type FolderCount struct {
 
 // ConfigFileStatus is one configuration file abcd reads.
 type ConfigFileStatus struct {
-	Layer   string `json:"layer" jsonschema:"enum=repository,enum=machine"`
-	Kind    string `json:"kind" jsonschema:"enum=config,enum=routing"`
+	Layer   string `json:"layer"`
+	Kind    string `json:"kind"`
 	Path    string `json:"path"`
 	Present bool   `json:"present"`
 }

@@ -71,9 +71,11 @@ func buildTable() []Verb {
 	verbs = append(verbs, specVerbs()...)
 	verbs = append(verbs, issueVerbs()...)
 	verbs = append(verbs, decisionVerbs()...)
+	verbs = append(verbs, recordVerbs()...)
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)
+	verbs = append(verbs, rulesVerbs()...)
 	verbs = append(verbs, connectVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
@@ -104,6 +106,7 @@ type App struct {
 	Git       ports.Git
 	Runs      ports.RunStore
 	Commands  ports.CommandReader // the guard's shell reader
+	Rules     ports.RulesSource   // the rules' machine and repository files
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
@@ -116,6 +119,11 @@ type App struct {
 	// the composition root offers none.
 	Reroot func(dir string) *App
 	Build  BuildInfo
+	// MergeFiles are the files git hands the record's merge driver; Self says how git runs this abcd
+	// again as that driver ("abcd" where PATH finds this very binary, else its absolute path), asked
+	// only by ahoy install.
+	MergeFiles ports.MergeFiles
+	Self       func() string
 
 	// wait is this call's lock wait, read once when the call first takes a lock (forCall).
 	wait func() (time.Duration, error)
