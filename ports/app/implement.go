@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
@@ -60,7 +61,8 @@ type AwaitView struct {
 	Brief   string                `json:"brief"`
 	Return  string                `json:"return"`
 	Routing oracle.RequestRouting `json:"routing"`
-	Next    string                `json:"next"`
+	// Next is what the harness does for the await: the agent to start and the return to hand in.
+	Next hint.Next `json:"next"`
 }
 
 // LaneView is a lane's standing.
@@ -105,7 +107,7 @@ type RunView struct {
 type StepResult struct {
 	Run      RunView       `json:"run"`
 	Did      []string      `json:"did"`
-	Next     []string      `json:"next"`
+	Next     []hint.Next   `json:"next"`
 	Recorded *RecordedView `json:"recorded,omitempty"`
 }
 
