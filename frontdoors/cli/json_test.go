@@ -56,6 +56,7 @@ var verbArgs = map[string][]string{
 	"intent_audit":       {"draft-intent"},
 	"record_finish_move": {seedIssueID},
 	"record_renumber":    {seedTwinPath},
+	"record_finish_merge": nil,
 	"rules":              {"committing"},
 	"rules_show":         {"committing", "--prompt", "commit it"},
 	"rules_match":        {"--prompt", "commit and git push --force"},
