@@ -26,7 +26,7 @@ type Loaded struct {
 
 // Finding is one lint result.
 type Finding struct {
-	Level   string `json:"level" jsonschema:"enum=error,enum=warning"`
+	Level   string `json:"level"`
 	Code    string `json:"code"`
 	File    string `json:"file"`
 	Line    int    `json:"line"`

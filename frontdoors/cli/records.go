@@ -66,7 +66,7 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 func lifecycleFlag() field { return textFlag("lifecycle", "only this lifecycle folder") }
 
 func renderCreated(s *IO, r app.RecordCreated) string {
-	return fmt.Sprintf("%s %s %q\n  %s\nnext: %s\n", s.bold("created"), r.Record.ID, r.Record.Title, r.Record.Path, r.Next)
+	return fmt.Sprintf("%s %s %q\n  %s\nnext: %s\n", s.bold("created"), r.Record.ID, r.Record.Title, r.Record.Path, r.Next.Text)
 }
 
 func renderList(s *IO, r app.RecordListResult) string {
@@ -156,7 +156,7 @@ func renderReady(s *IO, r app.IntentReadyResult) string {
 }
 
 func renderPlan(s *IO, r app.IntentPlanResult) string {
-	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\nnext: %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path, r.Next)
+	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\nnext: %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path, r.Next.Text)
 }
 
 func renderMove(s *IO, r app.MoveResult) string {

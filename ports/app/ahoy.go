@@ -34,9 +34,9 @@ type AhoyInstallResult struct {
 
 // AhoyStep is one consent category's outcome.
 type AhoyStep struct {
-	Category string   `json:"category" jsonschema:"enum=record,enum=local-work,enum=oracle-routing-machine,enum=oracle-routing-repository"`
+	Category string   `json:"category"`
 	Required bool     `json:"required"`
-	Status   string   `json:"status" jsonschema:"enum=created,enum=present,enum=skipped,enum=declined"`
+	Status   string   `json:"status"`
 	Paths    []string `json:"paths"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -35,7 +36,7 @@ type RecordListResult struct {
 type RecordCreated struct {
 	Record RecordSummary `json:"record"`
 	// Next says what to fill in before the record is useful.
-	Next string `json:"next"`
+	Next hint.Next `json:"next"`
 }
 
 // CriterionView is one acceptance criterion.
@@ -82,7 +83,7 @@ type IntentPlanResult struct {
 	From   string        `json:"from"`
 	To     string        `json:"to"`
 	// Next says what to write in the new spec before a run can start.
-	Next string `json:"next"`
+	Next hint.Next `json:"next"`
 }
 
 func intentVerbs() []Verb {
@@ -111,7 +112,7 @@ func intentNew(ctx context.Context, a *App, in *TitleInput) (RecordCreated, erro
 		}
 		s := RecordSummary{Family: string(record.Intents), Lifecycle: "drafts", Path: p}
 		fillSummary(&s, created.Front)
-		return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, then run `abcd intent ready %s`", p, created.Front.ID)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("fill the placeholders in ", hint.At(p, ""), ", then check it: ", hint.Do("intent_ready", hint.With("ref", created.Front.ID)))}, nil
 	})
 }
 
@@ -211,7 +212,8 @@ func (a *App) planDone(ctx context.Context, l loaded, c ports.Change) (IntentPla
 // planned is intent plan's result: the intent moved from from, and the spec made for it.
 func planned(intent, spec RecordSummary, from string) IntentPlanResult {
 	return IntentPlanResult{Intent: intent, Spec: spec, From: from, To: intent.Path,
-		Next: fmt.Sprintf("write the spec's ## Steps in %s as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then run `abcd implement start %s`", spec.Path, spec.ID)}
+		Next: hint.Say("write the spec's ## Steps in ", hint.At(spec.Path, record.SectionSteps), " as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then start its run: ",
+			hint.Do("implement_start", hint.With("spec", spec.ID)))}
 }
 
 func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -63,7 +64,7 @@ func specNew(ctx context.Context, a *App, in *SpecNewInput) (RecordCreated, erro
 		if err != nil {
 			return RecordCreated{}, err
 		}
-		return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, one numbered step per lane", s.Path)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("fill the placeholders in ", hint.At(s.Path, ""), ", one numbered step per lane")}, nil
 	})
 }
 

@@ -699,7 +699,7 @@ func (g *Git) Committed(_ context.Context, p string, max int) ([]byte, bool, err
 		return nil, false, nil
 	}
 	if len(data) > max {
-		return nil, false, refusal.New("file_too_large", p, "is larger than the bound at HEAD", "shorten it")
+		return nil, false, refusal.New("config_file", p, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it") // as the git adapter says it
 	}
 	return data, true, nil
 }
