@@ -76,16 +76,7 @@ func (c teamClone) write(t *testing.T, rel, data string) {
 // fill replaces a section's body, as a person editing the file would.
 func (c teamClone) fill(t *testing.T, rel, heading, text string) {
 	t.Helper()
-	s := c.read(t, rel)
-	h := "\n## " + heading + "\n"
-	i := strings.Index(s, h)
-	assert.Assert(t, i >= 0, "no ## %s in %s", heading, rel)
-	rest := s[i+len(h):]
-	tail := ""
-	if j := strings.Index(rest, "\n## "); j >= 0 {
-		tail = rest[j:]
-	}
-	c.write(t, rel, s[:i]+h+"\n"+text+"\n"+tail)
+	recEditSection(t, sandbox{root: c.dir}, rel, heading, text)
 }
 
 // note appends a paragraph to a section, as a person adds a note at its end.
@@ -375,13 +366,8 @@ func mergeAll(t *testing.T, into teamClone, sides []sideWork) int {
 		assert.Assert(t, len(unmerged) > 0, "git stopped the merge with nothing unmerged: %s", res.Combined())
 		var lint app.LintResult
 		into.abcd(t, 1, &lint, "lint")
-		named := map[string]bool{}
-		for _, f := range lint.Findings {
-			if f.Code == "merge_unresolved" {
-				named[f.File] = true
-			}
-			assert.Check(t, f.Code != "conflict_markers", "%+v", f)
-		}
+		named := namedBy(lint.Findings, "merge_unresolved")
+		assert.Check(t, is.Len(namedBy(lint.Findings, "conflict_markers"), 0), "%+v", lint.Findings)
 		for _, p := range unmerged {
 			assert.Check(t, named[p], "lint does not name %s, which git left unmerged: %+v", p, lint.Findings)
 		}
@@ -393,6 +379,17 @@ func mergeAll(t *testing.T, into teamClone, sides []sideWork) int {
 		into.git(t, "commit", "-q", "--no-edit")
 	}
 	return stopped
+}
+
+// namedBy is the files lint's findings of code name.
+func namedBy(fs []record.Finding, code string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		if f.Code == code {
+			out[f.File] = true
+		}
+	}
+	return out
 }
 
 func sorted(s []string) []string {
@@ -710,12 +707,7 @@ func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
 	}
 	var lint app.LintResult
 	into.abcd(t, 1, &lint, "lint")
-	named := map[string]bool{}
-	for _, f := range lint.Findings {
-		if f.Code == "duplicate_id" {
-			named[f.File] = true
-		}
-	}
+	named := namedBy(lint.Findings, "duplicate_id")
 	dupFiles := 0
 	for _, files := range byID {
 		if len(files) > 1 {
