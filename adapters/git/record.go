@@ -156,6 +156,43 @@ func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) 
 	return g.names(ctx, "--literal-pathspecs", "ls-tree", "-r", "--name-only", "-z", "--end-of-options", commit, "--", dir)
 }
 
+// Stages reads the index's versions of an unmerged path.
+func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error) {
+	var out [4][]byte
+	if !repoPath(path) {
+		return out, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+	}
+	entries, err := g.names(ctx, "--literal-pathspecs", "ls-files", "-z", "--unmerged", "--", path)
+	if err != nil {
+		return out, err
+	}
+	for _, e := range entries {
+		meta, p, ok := strings.Cut(e, "\t")
+		fields := strings.Fields(meta)
+		if !ok || p != path || len(fields) != 3 || len(fields[2]) != 1 || fields[2][0] < '1' || fields[2][0] > '3' {
+			continue
+		}
+		data, cut, err := g.run(ctx, max, "cat-file", "blob", fields[1])
+		if err != nil {
+			return out, err
+		}
+		if cut {
+			return out, refusal.New("record_too_large", path, fmt.Sprintf("holds a version in git's index larger than %d bytes", max), "settle it by hand")
+		}
+		out[fields[2][0]-'0'] = data
+	}
+	return out, nil
+}
+
+// Settle marks an unmerged path resolved as the working tree has it.
+func (g Git) Settle(ctx context.Context, path string) error {
+	if !repoPath(path) {
+		return refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+	}
+	_, _, err := g.run(ctx, 4<<10, "--literal-pathspecs", "add", "--all", "--", path)
+	return err
+}
+
 // names runs a git command that prints NUL-separated paths.
 func (g Git) names(ctx context.Context, args ...string) ([]string, error) {
 	out, cut, err := g.run(ctx, maxChanged, args...)
