@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -50,7 +49,7 @@ func (p *provider) fallback(out ports.ReviewOutcome, f *failure, key string) por
 // key scrubbed in every encoding it could take, control characters and any URL's scheme separator
 // removed, bounded to review.DetailBytes on a rune boundary.
 func Detail(name, words, key string) string {
-	s := scrub("provider "+name+": "+words, key)
+	s := secret.Scrub("provider "+name+": "+words, key)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
@@ -59,27 +58,6 @@ func Detail(name, words, key string) string {
 	}, s)
 	s = strings.ReplaceAll(s, "://", ": //")
 	return text.ClipAt(s, review.DetailBytes)
-}
-
-// scrub replaces the key in every encoding a message could carry it in: raw, base64 (standard and
-// URL, padded or not), URL-encoded (query and path), JSON-escaped, and as a bearer header.
-func scrub(s, key string) string {
-	if len(key) < 4 {
-		return s // a key this short would scrub ordinary words; none is this short
-	}
-	jsonKey, _ := json.Marshal(key)
-	forms := []string{
-		"Bearer " + key, key,
-		base64.StdEncoding.EncodeToString([]byte(key)), base64.RawStdEncoding.EncodeToString([]byte(key)),
-		base64.URLEncoding.EncodeToString([]byte(key)), base64.RawURLEncoding.EncodeToString([]byte(key)),
-		url.QueryEscape(key), url.PathEscape(key), string(jsonKey[1 : len(jsonKey)-1]),
-	}
-	for _, f := range forms {
-		if f != "" {
-			s = strings.ReplaceAll(s, f, "[key]")
-		}
-	}
-	return s
 }
 
 // answer is what a completed stream assembled.

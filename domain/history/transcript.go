@@ -30,6 +30,9 @@ const (
 	MaxMessageBytes = 64 << 10
 )
 
+// Roles are the roles a message may have.
+func Roles() []string { return []string{"user", "assistant", "tool", "system"} }
+
 // Message is one turn's text: what the person, an agent or a tool said.
 type Message struct {
 	// Role is user, assistant, tool (a tool's call or its result) or system.

@@ -8,9 +8,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -31,15 +33,32 @@ func (a *App) loadConnections(ctx context.Context) (ports.Connections, error) {
 }
 
 func (a *App) loadMachine(ctx context.Context) (*provider.Machine, error) {
+	m, _, err := a.loadRoutes(ctx)
+	return m, err
+}
+
+// loadRoutes reads the machine's providers and its runners, each checked beside the other (a runner
+// may not take a provider's name; an agent is sent to one of them, not both). A runner block that
+// breaks a rule refuses as a provider's does, so no routed step reads a machine file abcd would
+// refuse.
+func (a *App) loadRoutes(ctx context.Context) (*provider.Machine, *runner.Machine, error) {
 	_, stack, err := a.loadConfig(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return machineRoutes(stack)
+}
+
+func machineRoutes(stack *config.Stack) (*provider.Machine, *runner.Machine, error) {
 	m, err := provider.Load(stack)
 	if err != nil {
-		return nil, configRefusal(err)
+		return nil, nil, configRefusal(err)
 	}
-	return m, nil
+	r, err := runner.Load(stack, m.Names())
+	if err != nil {
+		return nil, nil, configRefusal(err)
+	}
+	return m, r, nil
 }
 
 // The machine's providers are the connections routing reads.

@@ -45,9 +45,9 @@ type HistoryLineage struct {
 // HistoryCaptured is what capturing one session file did.
 type HistoryCaptured struct {
 	Source  string `json:"source"`
-	Harness string `json:"harness" jsonschema:"enum=claude,enum=codex,enum=gemini"`
+	Harness string `json:"harness"`
 	Key     string `json:"key"`
-	Outcome string `json:"outcome" jsonschema:"enum=stored,enum=superseded,enum=unchanged,enum=kept-longer,enum=refused"`
+	Outcome string `json:"outcome"`
 	// Why says why a transcript was refused or not replaced; empty when stored.
 	Why string `json:"why"`
 	// Parent is the session a sub-agent served.
@@ -77,7 +77,7 @@ type HistoryListInput struct {
 // HistorySession is one captured session, as a listing shows it.
 type HistorySession struct {
 	Key        string         `json:"key"`
-	Harness    string         `json:"harness" jsonschema:"enum=claude,enum=codex,enum=gemini"`
+	Harness    string         `json:"harness"`
 	Session    string         `json:"session"`
 	Agent      string         `json:"agent"`
 	AgentType  string         `json:"agent_type"`
@@ -108,7 +108,7 @@ type HistoryShowInput struct {
 
 // HistoryMessage is one message of a shown session.
 type HistoryMessage struct {
-	Role string `json:"role" jsonschema:"enum=user,enum=assistant,enum=tool,enum=system"`
+	Role string `json:"role"`
 	At   string `json:"at"`
 	Text string `json:"text"`
 }

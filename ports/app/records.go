@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -20,7 +22,7 @@ import (
 // RecordSummary is one record as a listing shows it.
 type RecordSummary struct {
 	ID         string `json:"id"`
-	Family     string `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Family     string `json:"family"`
 	Title      string `json:"title"`
 	Lifecycle  string `json:"lifecycle"`
 	Path       string `json:"path"`
@@ -70,6 +72,16 @@ func (a *App) repoRoot() (string, bool) {
 	}
 	return a.Setup.Root()
 }
+
+// root is the repository root with forward slashes, under which paths a run hands out are absolute.
+func (a *App) root() string {
+	root, _ := a.repoRoot()
+	return filepath.ToSlash(root)
+}
+
+// abs is a repository-relative path as an absolute one, for a line an agent in any folder can follow
+// literally.
+func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
 
 // notARepository is every verb's one answer outside a git repository.
 func notARepository(verb, root string) error {
