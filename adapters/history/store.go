@@ -137,11 +137,15 @@ func (s Store) open(ctx context.Context, repo string, create bool) (*sql.DB, err
 	} else {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)")
+	// A rollback journal, not WAL: a read leaves no file behind, so the read verbs write nothing.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
+	if !create {
+		return db, nil // a database abcd made holds its schema
+	}
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("history: preparing %s: %w", path, err)

@@ -26,6 +26,8 @@ var explicitSamples = map[string][]string{
 	"implement_start": {`{"spec":"first","again":true}`},
 	// A record file's path, the shape lint names: here one no record has, refused as missing.
 	"record_renumber": {`{"file":".abcd/work/issues/open/iss-2611300000000009-none.md"}`},
+	// Every session file of the repository's sessions on the machine (the loop state holds one).
+	"history_capture": {`{"all":true}`},
 }
 
 // refSamples are slug fragments of the records the end-to-end repositories hold: an intent

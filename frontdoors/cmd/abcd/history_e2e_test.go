@@ -140,7 +140,8 @@ func TestHistoryHookHandsOff(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		list := s.runGit(t, "history", "list", "--json")
-		if strings.Contains(list.Stdout(), "hello from the hand-off") {
+		log, _ := os.ReadFile(filepath.Join(s.abcdHome, "history", "hook.log"))
+		if strings.Contains(list.Stdout(), "hello from the hand-off") && strings.Contains(string(log), "stored") {
 			break
 		}
 		if time.Now().After(deadline) {
