@@ -250,6 +250,16 @@ type where struct {
 	changed bool
 	home    string
 	repo    string
+	machine string // abcd's machine folder, normalised
+	// unallowed: the repository's guard file weakens the built-in rules and is not allowed here.
+	unallowed bool
+	cache     *cmdCache
+}
+
+// cmdCache holds what is read once per command.
+type cmdCache struct {
+	read    bool
+	targets []Target
 }
 
 // budget bounds the matching work one line may cause; past it the line is blocked as too complex.
@@ -269,10 +279,13 @@ func (b *budget) spend(n int) bool {
 const maxCwds = 8
 
 func newWhere(ctx Context, home string, cd []CdStep, work *budget) where {
-	w := where{home: home, repo: "", work: work}
+	w := where{home: home, repo: "", work: work, unallowed: ctx.Unallowed}
 	w.cwds = []string{w.norm(ctx.Cwd)}
 	if ctx.Repo != "" {
 		w.repo = w.norm(ctx.Repo)
+	}
+	if ctx.Machine != "" {
+		w.machine = w.norm(ctx.Machine)
 	}
 	for _, step := range cd {
 		w.changed = true
@@ -310,7 +323,15 @@ func (w where) norm(p string) string {
 	}
 	if strings.HasPrefix(p, "~") {
 		head, rest, _ := strings.Cut(p, "/")
-		return path.Clean(head + "/" + rest)
+		if head == "~" && w.home != "" {
+			// ~/.. is the folder above home: resolve it before cleaning
+			return w.norm(path.Join(w.home, rest))
+		}
+		c := path.Clean(head + "/" + rest)
+		if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+			return ""
+		}
+		return c
 	}
 	if !strings.HasPrefix(p, "/") {
 		return ""
@@ -392,11 +413,12 @@ func (w where) classOf(k string, word Word) tri {
 		}
 	}
 	best := no
+	glob := unquotedGlob(word) && k != "git-dir"
 	for _, p := range w.places(raw, quotedTilde) {
 		if p.place == "" {
 			continue
 		}
-		if w.inClass(k, p.place) {
+		if glob && w.globPlace(k, p.place) || !glob && w.inClass(k, p.place) {
 			if p.sure {
 				return yes
 			}

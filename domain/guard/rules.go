@@ -372,8 +372,60 @@ func Weakens(base, next *Registry) []string {
 			out = append(out, fmt.Sprintf("changes how %s reads its options", name))
 		}
 	}
+	named := base.commandsNamed()
+	for name := range next.syntax {
+		if _, described := base.syntax[name]; !described && named[strings.Fields(name)[0]] {
+			out = append(out, fmt.Sprintf("describes how %s reads its options, which changes how a rule reads it", name))
+		}
+	}
 	sort.Strings(out)
 	return out
+}
+
+// commandsNamed are the base names the registry's rules name.
+func (r *Registry) commandsNamed() map[string]bool {
+	named := map[string]bool{}
+	for _, rule := range r.Rules {
+		for _, c := range rule.Command {
+			named[c] = true
+		}
+	}
+	return named
+}
+
+// Strict is the part of a repository's file that only adds to or tightens the built-in rules: its
+// new rules, its syntaxes for commands no built-in rule names, its raised tiers and what it disables
+// of its own rules. It is what stands while a weaker file is not allowed.
+func Strict(builtin File, repo File) (File, error) {
+	base, err := Compile(builtin, nil)
+	if err != nil {
+		return File{}, err
+	}
+	tier := map[string]Tier{}
+	for _, r := range base.Rules {
+		tier[r.ID] = r.Tier
+	}
+	named := base.commandsNamed()
+	out := File{SchemaVersion: 1, Rules: repo.Rules}
+	for _, s := range repo.Syntax {
+		if !named[strings.Fields(s.Command)[0]] {
+			out.Syntax = append(out.Syntax, s)
+		}
+	}
+	for id, t := range repo.Tiers {
+		if was, builtIn := tier[id]; !builtIn || t.rank() > was.rank() {
+			if out.Tiers == nil {
+				out.Tiers = map[string]Tier{}
+			}
+			out.Tiers[id] = t
+		}
+	}
+	for _, id := range repo.Disable {
+		if _, builtIn := tier[id]; !builtIn {
+			out.Disable = append(out.Disable, id)
+		}
+	}
+	return out, nil
 }
 
 func (r Rule) unknownTier() Tier {
