@@ -235,11 +235,45 @@ func findArgs(words []Word) args {
 		switch {
 		case known && strings.HasPrefix(t, "-"):
 			a.opts = append(a.opts, opt{name: t})
+			if (t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir") && i+1 < len(words) && deletes(words[i+1:]) {
+				// -exec rm {} deletes what find walks, as -delete does
+				a.opts = append(a.opts, opt{name: "-delete"})
+			}
 		case !known && w.prefix() == "":
 			a.unknown = append(a.unknown, w)
 		}
 	}
 	return a
+}
+
+// removers are the programs that delete the files find hands them.
+var removers = []string{"rm", "rmdir", "unlink", "shred", "srm", "rimraf", "trash", "trash-put", "gio"}
+
+// deletes reports an -exec whose command removes what it is given: rm {}, or a shell whose string
+// runs rm.
+func deletes(words []Word) bool {
+	for i, w := range words {
+		t, ok := w.Text()
+		if !ok || t == ";" || t == "+" {
+			return false
+		}
+		if t == "sudo" || t == "command" || t == "env" || t == "nice" || strings.HasPrefix(t, "-") && i > 0 {
+			continue
+		}
+		base := t[strings.LastIndexByte(t, '/')+1:]
+		if slices.Contains(removers, base) {
+			return true
+		}
+		if base == "sh" || base == "bash" || base == "zsh" || base == "dash" {
+			for _, x := range words[i+1:] {
+				if s, ok := x.Text(); ok && (strings.Contains(s, "rm ") || strings.Contains(s, "unlink ") || strings.Contains(s, "shred ")) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // where is what a command knows about places: its cwd possibilities, home and the repository root.

@@ -175,7 +175,7 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 		case t.Tree && !pg.suffix && isAbove(p.place, ex):
 			hit = true
 		case t.Tree && pg.suffix:
-			hit = false
+			hit = overlaps(p.place, pg.glob)
 		}
 		if hit {
 			if p.sure {
@@ -263,4 +263,24 @@ func (w where) candidates(k string) []string {
 		}
 	}
 	return out
+}
+
+// overlaps reports whether a removal of everything under dir reaches a place ending in glob: the
+// glob's first segments are dir's last ones (rm -rf .abcd reaches .abcd/guard.json).
+func overlaps(dir, glob string) bool {
+	ds := strings.Split(strings.Trim(dir, "/"), "/")
+	gs := strings.Split(glob, "/")
+	for k := 1; k < len(gs) && k <= len(ds); k++ {
+		ok := true
+		for i := 0; i < k; i++ {
+			if m, _ := path.Match(gs[i], ds[len(ds)-k+i]); !m {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

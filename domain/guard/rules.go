@@ -132,10 +132,12 @@ type Cond struct {
 
 // The patterns compile on first use: every run of abcd links the guard, few check a rule.
 var (
-	idPattern   = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
-	classes     = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
-	optPattern  = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	findPattern = pattern.New(`^-[a-z]{1,20}$`)
+	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
+	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
+	// commandClasses are what a command is, rather than a place it names.
+	commandClasses = []string{"fork-bomb", "guard-unallowed"}
+	optPattern     = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	findPattern    = pattern.New(`^-[a-z]{1,20}$`)
 )
 
 // MaxFileBytes bounds a rules file.
@@ -271,8 +273,13 @@ func (c Cond) check() error {
 		}
 	}
 	for _, k := range c.Class {
-		if !slices.Contains(classes, k) {
-			return fmt.Errorf("class %q is not one of %s", text.Clip(k), strings.Join(classes, ", "))
+		place := k
+		if scope, rest, scoped := strings.Cut(k, ":"); scoped && (scope == "src" || scope == "dest") {
+			place = rest
+		}
+		if !slices.Contains(classes, place) && (place != k || !slices.Contains(commandClasses, k)) {
+			return fmt.Errorf("class %q is not one of %s (src: or dest: before a place narrows it to what a copy takes from or puts to), or %s",
+				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "))
 		}
 	}
 	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect) {

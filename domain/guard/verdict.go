@@ -231,6 +231,15 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 			}
 		}
 	case len(c.Config) > 0:
+		// a glob with = is matched against KEY=VALUE, one without against the key
+		var keyGlobs, kvGlobs []string
+		for _, g := range c.Config {
+			if strings.Contains(g, "=") {
+				kvGlobs = append(kvGlobs, g)
+			} else {
+				keyGlobs = append(keyGlobs, g)
+			}
+		}
 		for _, kv := range a.config {
 			key := Word{}
 			for _, p := range kv.Parts {
@@ -242,7 +251,12 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 				}
 				key.Parts = append(key.Parts, p)
 			}
-			best = max(best, globTri(key, c.Config, true, c.Exact))
+			if len(keyGlobs) > 0 {
+				best = max(best, globTri(key, keyGlobs, true, c.Exact))
+			}
+			if len(kvGlobs) > 0 {
+				best = max(best, globTri(kv, kvGlobs, true, c.Exact))
+			}
 		}
 	case len(c.Env) > 0:
 		for _, e := range cmd.Env {

@@ -35,11 +35,6 @@ var writers = map[string]writer{
 	"rm":       {nil, recursive(operands, "-r", "-R", "--recursive")},
 	"srm":      {nil, recursive(operands, "-r", "-R", "--recursive")},
 	"rimraf":   {nil, operands(true)},
-	"chmod":    {[]string{"--reference"}, recursive(afterFirst, "-R", "--recursive")},
-	"chown":    {[]string{"--reference", "--from"}, recursive(afterFirst, "-R", "--recursive")},
-	"chgrp":    {[]string{"--reference"}, recursive(afterFirst, "-R", "--recursive")},
-	"chattr":   {[]string{"-v", "-p"}, recursive(operands, "-R")},
-	"setfacl":  {[]string{"-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"}, recursive(operands, "-R", "--recursive")},
 	"cp":       {copyValues, copyTargets(false)},
 	"mv":       {copyValues, copyTargets(true)},
 	"install":  {[]string{"-g", "-m", "-o", "-t", "-S", "--group", "--mode", "--owner", "--target-directory", "--suffix", "--strip-program"}, copyTargets(false)},
@@ -482,4 +477,26 @@ func gitPaths(words []Word) ([]Word, bool) {
 		out = append(out, w)
 	}
 	return out, false
+}
+
+// downloaders save what they fetch from the network.
+var downloaders = []string{"curl", "wget"}
+
+// Saved are the files a downloader's command saves (curl -o, curl -O, wget, or its output
+// redirected), so a line that runs one afterwards is known to run what it fetched.
+func Saved(cmd Command) []Word {
+	base := cmd.Base()
+	if !slices.Contains(downloaders, base) {
+		return nil
+	}
+	var out []Word
+	for _, rd := range cmd.Redirects {
+		out = append(out, rd.Target)
+	}
+	wr := writers[base]
+	var r Registry
+	for _, t := range wr.targets(r.getopt(cmd.Args, Syntax{Values: wr.values}, false), cmd) {
+		out = append(out, t.Word)
+	}
+	return out
 }
