@@ -65,6 +65,7 @@ func documents() []schemaDoc {
 		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},
+		schemaDoc{"guard_allowed", contract.RoleDocument, "", "$ABCD_HOME/guard-allowed.json: the repository guard files the person allowed to weaken the guard on this machine", reflect.TypeFor[guard.AllowFile]()},
 	)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].name < docs[j].name })
 	return docs

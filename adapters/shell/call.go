@@ -27,12 +27,12 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc scope) []guard.Cd
 		sc.stdin = red.stdin
 	}
 	if red.fds != nil {
-		// exec with only redirections opens them for the rest of the line
+		// exec with only redirections opens them for the rest of the line; otherwise they are the
+		// command's own
 		if len(words) == 1 && path.Base(words[0].String()) == "exec" {
 			sc.st.fds = red.fds
 		} else {
-			sc.st = sc.st.clone()
-			sc.st.fds = red.fds
+			sc.fds = red.fds
 		}
 	}
 	text := w.text(st, sc)
@@ -63,8 +63,13 @@ func (c *cmdCall) emit(w *walker) {
 }
 
 func (c *cmdCall) command() guard.Command {
-	return guard.Command{Name: c.words[0], Args: slices.Clone(c.words[1:]), Env: c.env, Redirects: c.reds, Cd: slices.Clone(c.sc.cd),
+	cmd := guard.Command{Name: c.words[0], Args: slices.Clone(c.words[1:]), Env: c.env, Redirects: c.reds, Cd: slices.Clone(c.sc.cd),
 		Depth: c.sc.depth, Via: slices.Clone(c.via), Text: c.text}
+	// A function calling itself in the background or a pipe, or anything started in the
+	// background by a loop that never ends, multiplies until the machine stops: a fork bomb.
+	st := c.sc.st
+	cmd.Spawns = st.inFunc != "" && cmd.Base() == st.inFunc && (c.sc.piped || c.sc.background) || st.forever && c.sc.background
+	return cmd
 }
 
 // through moves past a wrapper to the command it runs.
@@ -99,7 +104,7 @@ func (w *walker) command(c *cmdCall) []guard.CdStep {
 // else is emitted and followed into what it executes.
 func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 	switch base {
-	case "sudo":
+	case "sudo", "doas":
 		return w.sudo(c), nil
 	case "env":
 		return w.env(c), nil
@@ -117,6 +122,10 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 		return false, nil
 	case "coreutils":
 		return w.coreutils(c), nil
+	case "read":
+		c.emit(w)
+		w.readWords(c.words[1:], c.sc.stdin, c.sc)
+		return false, nil
 	}
 	if w.follows(c, base) {
 		return false, nil
@@ -159,6 +168,15 @@ func (w *walker) follows(c *cmdCall, base string) bool {
 		w.crontab(c)
 	case base == "tmux" || base == "screen":
 		w.terminal(c, base)
+	case base == "expect":
+		w.expect(c)
+	case base == "nix":
+		w.nix(c)
+	case base == "entr" && hasFlag(c.words[1:], "-s"):
+		c.emit(w)
+		if rest, _ := skipOptions(c.words[1:], nil); len(rest) > 0 {
+			w.executed(rest[:1], c.sc, c.via, "entr -s")
+		}
 	case cmdStrings[base] != nil:
 		c.emit(w)
 		rest, _ := skipOptions(c.words[1:], cmdStrings[base])
@@ -176,18 +194,44 @@ func (w *walker) follows(c *cmdCall, base string) bool {
 func (w *walker) plain(c *cmdCall, base string) {
 	cmd := c.command()
 	st := c.sc.st
-	if st.inFunc != "" && base == st.inFunc && (c.sc.piped || c.sc.background) {
-		cmd.Spawns = true
-	}
 	if name, ok := c.words[0].Text(); ok && strings.Contains(name, "/") {
-		if d, ok := st.downloads[path.Clean(name)]; ok {
-			w.opaque(c.sc.withVia(c.via, name), c.text, d)
+		// a file the line wrote or downloaded, run as a program
+		if in := w.fileInput(c.words[0], c.sc, nil); in != nil {
+			w.runInput(in, c.sc.sub().child(c.via, name), c.text)
 		}
 	}
 	w.emit(cmd)
 	for _, saved := range guard.Saved(cmd) {
 		if t, ok := saved.Text(); ok {
 			st.downloads[path.Clean(t)] = base
+		}
+	}
+	w.remember(c, base)
+}
+
+// remember keeps what the line writes to a file when it knows the text (echo ... > x.sh, tee x.sh
+// fed known text), so a later command running that file is read as running that text.
+func (w *walker) remember(c *cmdCall, base string) {
+	var text *input
+	switch base {
+	case "tee":
+		if c.sc.stdin.hasWord() {
+			text = c.sc.stdin
+			for _, f := range c.words[1:] {
+				if t, ok := f.Text(); ok && !strings.HasPrefix(t, "-") {
+					c.sc.st.files[path.Clean(t)] = text
+				}
+			}
+		}
+	default:
+		text = w.callOutput(c.words, c.sc)
+	}
+	if text == nil || !text.hasWord() {
+		return
+	}
+	for _, r := range c.reds {
+		if t, ok := r.Target.Text(); ok && (r.Op == ">" || r.Op == ">>" || r.Op == ">|") {
+			c.sc.st.files[path.Clean(t)] = text
 		}
 	}
 }
@@ -225,6 +269,10 @@ func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 		return false
 	}
 	rest = rest[min(wr.skip, len(rest)):]
+	// options may follow the words it skips (flock FILE -c 'cmd')
+	if rest, done = w.wrapOptions(c, base, wr, rest); done {
+		return false
+	}
 	if wr.untilDash {
 		for len(rest) > 0 {
 			t, _ := firstText(rest)
@@ -310,7 +358,7 @@ func firstText(ws []guard.Word) (string, bool) {
 var (
 	sudoValues  = []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-T", "-U", "--user", "--group", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--close-from"}
 	envValues   = []string{"-u", "--unset", "-S", "--split-string", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}
-	xargsValues = []string{"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof"}
+	xargsValues = []string{"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--eof"}
 	shellValues = []string{"-o", "-O", "+o", "+O", "--rcfile", "--init-file"}
 )
 
@@ -395,10 +443,13 @@ func (w *walker) sudo(c *cmdCall) bool {
 	if _, edit := firstOf(opts, "-e", "--edit"); edit {
 		return c.through("sudo", append([]guard.Word{guard.Lit("sudoedit")}, rest...))
 	}
-	if _, sh := firstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) > 0 {
-		w.executed(rest, c.sc, append(c.via, "sudo"), "sudo -s")
+	if _, sh := firstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) == 0 {
+		// a shell reading its input: echo 'cmd' | sudo -s
+		c.emit(w)
+		w.runInput(c.sc.stdin, c.sc.sub().child(c.via, "sudo -s"), c.text)
 		return false
 	}
+	// sudo -s cmd runs cmd through the shell with its words escaped: the same command
 	return c.through("sudo", rest)
 }
 
@@ -447,37 +498,89 @@ func (w *walker) xargs(c *cmdCall) bool {
 	if f, ok := firstOf(opts, "-a", "--arg-file"); ok {
 		in = w.fileInput(f, c.sc, nil)
 	}
-	inputs := []guard.Word{guard.HoleWord(orStdin(in))}
-	if in.hasWord() {
-		if t, ok := in.word.Text(); ok {
-			inputs = nil
-			for _, f := range strings.Fields(t) {
-				if len(inputs) == maxLoopValues {
-					inputs = append(inputs, guard.HoleWord("echo"))
-					break
-				}
-				inputs = append(inputs, guard.Lit(strings.Trim(f, `'"`)))
-			}
-		}
-	}
 	repl, hasRepl := firstOf(opts, "-I", "--replace", "-i")
 	if r, ok := repl.Text(); hasRepl && (!ok || r == "") {
 		repl = guard.Lit("{}")
 	}
-	r, _ := repl.Text()
-	var words []guard.Word
-	for _, wd := range rest {
-		if t, ok := wd.Text(); hasRepl && ok && r != "" && strings.Contains(t, r) {
-			words = append(words, inputs...)
-			continue
+	_, nul := firstOf(opts, "-0", "--null")
+	delim, hasDelim := firstOf(opts, "-d", "--delimiter")
+	inputs := []guard.Word{guard.HoleWord(orStdin(in))}
+	if in.hasWord() {
+		switch d, _ := delim.Text(); {
+		case hasRepl:
+			// -I reads whole lines, each put in place of its string
+			inputs = splitOn(in.word, "\n\x00")
+		case nul || hasDelim:
+			inputs = splitOn(in.word, "\x00"+ansiC(d))
+		default:
+			inputs = splitWord(in.word, maxLoopValues)
 		}
-		words = append(words, wd)
 	}
-	if !hasRepl {
+	words := slices.Clone(rest)
+	if hasRepl && len(inputs) > 0 {
+		r, _ := repl.Text()
+		words = words[:0]
+		for _, wd := range rest {
+			words = append(words, replaceIn(wd, r, inputs[0]))
+		}
+	} else {
 		words = append(words, inputs...)
 	}
 	c.sc.stdin = nil
 	return c.through("xargs", words)
+}
+
+// splitOn splits a word at any of the separator characters, keeping unknown parts in place.
+func splitOn(wd guard.Word, seps string) []guard.Word {
+	var out []guard.Word
+	var cur guard.Word
+	for _, p := range wd.Parts {
+		if p.Hole {
+			cur.Parts = append(cur.Parts, p)
+			continue
+		}
+		for _, r := range p.Text {
+			if strings.ContainsRune(seps, r) {
+				if len(cur.Parts) > 0 {
+					out = append(out, cur)
+				}
+				cur = guard.Word{}
+				continue
+			}
+			cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
+		}
+	}
+	if len(cur.Parts) > 0 {
+		out = append(out, cur)
+	}
+	return out[:min(len(out), maxLoopValues)]
+}
+
+// replaceIn puts in in place of every r inside wd's known text.
+func replaceIn(wd guard.Word, r string, in guard.Word) guard.Word {
+	if r == "" {
+		return wd
+	}
+	var out guard.Word
+	for _, p := range wd.Parts {
+		if p.Hole || !strings.Contains(p.Text, r) {
+			out.Parts = append(out.Parts, p)
+			continue
+		}
+		pieces := strings.Split(p.Text, r)
+		for i, piece := range pieces {
+			if i > 0 {
+				for _, q := range in.Parts {
+					q.Quoted = p.Quoted
+					out.Parts = append(out.Parts, q)
+				}
+			}
+			if piece != "" {
+				out.Parts = append(out.Parts, guard.Part{Text: piece, Quoted: p.Quoted})
+			}
+		}
+	}
+	return out
 }
 
 func orStdin(in *input) string {
@@ -522,6 +625,7 @@ func (w *walker) findExec(c *cmdCall) {
 			continue
 		}
 		var sub []guard.Word
+		found := findName(args[:i])
 		j := i + 1
 		for ; j < len(args); j++ {
 			e, _ := args[j].Text()
@@ -529,7 +633,7 @@ func (w *walker) findExec(c *cmdCall) {
 				break
 			}
 			if strings.Contains(e, "{}") && args[j].Known() {
-				sub = append(sub, guard.HoleWord("find"))
+				sub = append(sub, found)
 				continue
 			}
 			sub = append(sub, args[j])
@@ -540,4 +644,72 @@ func (w *walker) findExec(c *cmdCall) {
 		}
 		i = j
 	}
+}
+
+// findName is what find's {} stands for: a path found under its start points, ending in the name
+// -name gives when it gives one plain name (find . -name .git -exec rm -rf {} +).
+func findName(args []guard.Word) guard.Word {
+	name := ""
+	for i := 0; i+1 < len(args); i++ {
+		t, _ := args[i].Text()
+		if t != "-name" && t != "-iname" {
+			continue
+		}
+		v, ok := args[i+1].Text()
+		if !ok || strings.ContainsAny(v, "*?[\\/") || name != "" {
+			return guard.HoleWord("find")
+		}
+		name = v
+	}
+	if name == "" {
+		return guard.HoleWord("find")
+	}
+	return guard.Word{Parts: []guard.Part{{Hole: true, From: "find"}, {Text: "/" + name}}}
+}
+
+// splitWord splits a word the way xargs splits its input (blanks and newlines, quotes dropped),
+// keeping unknown parts inside the words they fall in; past max words the rest is one unknown word.
+func splitWord(wd guard.Word, max int) []guard.Word {
+	var out []guard.Word
+	var cur guard.Word
+	flush := func() {
+		if len(cur.Parts) > 0 {
+			out = append(out, cur)
+		}
+		cur = guard.Word{}
+	}
+	for _, p := range wd.Parts {
+		if p.Hole {
+			cur.Parts = append(cur.Parts, p)
+			continue
+		}
+		for _, r := range p.Text {
+			switch {
+			case r == ' ' || r == '\t' || r == '\n':
+				flush()
+			case r == '\'' || r == '"':
+			default:
+				cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
+			}
+		}
+	}
+	flush()
+	if len(out) > max {
+		out = append(out[:max], guard.HoleWord("echo"))
+	}
+	return out
+}
+
+// hasFlag reports a short flag among a program's leading options, alone or in a cluster.
+func hasFlag(words []guard.Word, flag string) bool {
+	for _, wd := range words {
+		t, ok := wd.Text()
+		if !ok || !strings.HasPrefix(t, "-") || t == "--" {
+			return false
+		}
+		if !strings.HasPrefix(t, "--") && strings.Contains(t[1:], flag[1:]) {
+			return true
+		}
+	}
+	return false
 }

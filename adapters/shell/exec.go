@@ -3,6 +3,7 @@ package shell
 import (
 	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -29,7 +30,7 @@ func (w *walker) executed(words []guard.Word, sc scope, via []string, how string
 		parts = append(parts, textOf(wd))
 	}
 	inner := sc.child(via, how)
-	if allUnknown(words) {
+	if allUnknown(words) || onlyHoles(words) {
 		w.opaque(inner, how+" "+clip(strings.Join(parts, " ")), holeFrom(words))
 		return
 	}
@@ -72,11 +73,28 @@ func (w *walker) opaque(sc scope, text, from string) {
 func (w *walker) runInput(in *input, sc scope, text string) {
 	switch {
 	case in == nil:
-	case in.hasWord():
+	case in.hasWord() && !onlyHoles([]guard.Word{in.word}):
 		w.line(textOf(in.word), sc)
+	case in.hasWord():
+		w.opaque(sc, text, holeFrom([]guard.Word{in.word}))
 	default:
 		w.opaque(sc, text, in.from)
 	}
+}
+
+// onlyHoles reports words whose known text is only blanks: what runs is all unknown ("$CMD").
+func onlyHoles(words []guard.Word) bool {
+	holes := false
+	for _, wd := range words {
+		for _, p := range wd.Parts {
+			if p.Hole {
+				holes = true
+			} else if strings.TrimSpace(p.Text) != "" {
+				return false
+			}
+		}
+	}
+	return holes
 }
 
 // shell follows sh, bash and the other shells: -c "string", a script fed on stdin (a heredoc, a
@@ -144,6 +162,8 @@ func (w *walker) shell(c *cmdCall, base string) {
 		w.shellCode(*code, inner, base)
 	case command:
 		if len(rest) > 0 {
+			// bash -c 'code' a0 a1 ...: the words after the code are $0, $1 ... for it
+			bindPositional(inner.st, rest[1:])
 			w.shellCode(rest[0], inner, base)
 		}
 	case len(rest) > 0 && !stdin:
@@ -462,7 +482,7 @@ func (w *walker) terminal(c *cmdCall, base string) {
 		return
 	}
 	sub, _ := rest[0].Text()
-	args, _ := skipOptions(rest[1:], []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-w", "-h", "-p", "-T", "-b", "-d", "-E", "-N"})
+	args, _ := skipOptions(rest[1:], []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-w", "-p", "-T"})
 	switch sub {
 	case "send-keys", "send":
 		var keys []guard.Word
@@ -478,4 +498,76 @@ func (w *walker) terminal(c *cmdCall, base string) {
 			w.executed(args, c.sc, c.via, "tmux "+sub)
 		}
 	}
+}
+
+// expect -c runs Tcl: the commands it spawns or execs are read as shell commands.
+func (w *walker) expect(c *cmdCall) {
+	c.emit(w)
+	for i, wd := range c.words[1:] {
+		t, _ := wd.Text()
+		if t != "-c" || i+2 >= len(c.words) {
+			continue
+		}
+		code, ok := c.words[i+2].Text()
+		if !ok {
+			continue
+		}
+		for _, stmt := range strings.FieldsFunc(code, func(r rune) bool { return r == ';' || r == '\n' }) {
+			f := strings.Fields(stmt)
+			if len(f) > 1 && (f[0] == "spawn" || f[0] == "exec" || f[0] == "system") {
+				w.line(strings.Join(f[1:], " "), c.sc.child(c.via, "expect "+f[0]))
+			}
+		}
+	}
+}
+
+// nix run runs an installable's program with the words after --; nix shell and nix develop run
+// --command (or -c).
+func (w *walker) nix(c *cmdCall) {
+	c.emit(w)
+	rest := c.words[1:]
+	sub, _ := firstText(rest)
+	switch sub {
+	case "run":
+		var prog string
+		for i, wd := range rest[1:] {
+			t, _ := wd.Text()
+			if t == "--" {
+				if prog != "" {
+					w.command(&cmdCall{words: append([]guard.Word{guard.Lit(prog)}, rest[i+2:]...), env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "nix run"), text: c.text})
+				}
+				return
+			}
+			if prog == "" && !strings.HasPrefix(t, "-") {
+				prog = t[strings.LastIndexAny(t, "#/.")+1:]
+			}
+		}
+	case "shell", "develop":
+		for i, wd := range rest[1:] {
+			if t, _ := wd.Text(); (t == "--command" || t == "-c") && i+2 < len(rest) {
+				w.command(&cmdCall{words: rest[i+2:], env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "nix "+sub), text: c.text})
+				return
+			}
+		}
+	}
+}
+
+// bindPositional sets $0, $1, ... and $@ from the words a -c string is given.
+func bindPositional(st *state, words []guard.Word) {
+	if len(words) == 0 {
+		return
+	}
+	// the outer shell expanded a ~ before handing the word over
+	words = slices.Clone(words)
+	for i := range words {
+		words[i] = expandTilde(words[i])
+	}
+	st.set("0", value{words: words[:1]})
+	for i, wd := range words[1:] {
+		if i < 9 {
+			st.set(strconv.Itoa(i+1), value{words: []guard.Word{wd}})
+		}
+	}
+	st.set("@", value{words: slices.Clone(words[1:]), array: true})
+	st.set("*", value{words: slices.Clone(words[1:]), array: true})
 }

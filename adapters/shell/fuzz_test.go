@@ -87,5 +87,3 @@ func nestBashC(inner string, depth int) string {
 	}
 	return inner
 }
-
-

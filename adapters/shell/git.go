@@ -207,7 +207,7 @@ func (w *walker) gitRuns(c *cmdCall, config []guard.Word, rest []guard.Word) {
 			continue
 		}
 		if cmd, found := strings.CutPrefix(t, "ext::"); found {
-			w.executed([]guard.Word{guard.Lit(strings.ReplaceAll(strings.ReplaceAll(cmd, "% ", " "), "%%", "%"))}, c.sc, c.via, "git ext::")
+			w.executed([]guard.Word{guard.Lit(extCommand(cmd))}, c.sc, c.via, "git ext::")
 		}
 		for _, o := range []string{"--upload-pack", "--receive-pack", "--exec", "-u"} {
 			if v, found := strings.CutPrefix(t, o+"="); found {
@@ -280,4 +280,29 @@ func splitKV(kv guard.Word) (string, guard.Word, bool) {
 		}
 	}
 	return "", guard.Word{}, false
+}
+
+// extCommand is an ext:: remote's command as a shell line: git splits it at spaces, "% " being a
+// space inside a word and "%%" a percent sign.
+func extCommand(s string) string {
+	var words []string
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '%' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case s[i] == ' ':
+			if b.Len() > 0 {
+				words = append(words, shellQuote(b.String()))
+				b.Reset()
+			}
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	if b.Len() > 0 {
+		words = append(words, shellQuote(b.String()))
+	}
+	return strings.Join(words, " ")
 }

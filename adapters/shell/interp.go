@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -13,29 +14,29 @@ import (
 // FileUtils.rm_rf, File::Path's rmtree), and it marks code whose text it cannot know (a download
 // piped in) as opaque.
 var interpreters = map[string]interp{
-	"python": {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
-	"pypy":   {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
-	"perl":   {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
-	"ruby":   {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
-	"node":   {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
-	"nodejs": {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
-	"deno":   {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
-	"bun":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
-	"php":    {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
-	"lua":    {code: []string{"-e"}, values: []string{"-l"}},
-	"luajit": {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
-	"Rscript": {code: []string{"-e"}, values: []string{"--default-packages"}},
+	"python":    {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
+	"pypy":      {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
+	"perl":      {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
+	"ruby":      {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
+	"node":      {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
+	"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
+	"deno":      {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
+	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
+	"php":       {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
+	"lua":       {code: []string{"-e"}, values: []string{"-l"}},
+	"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
+	"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
 	"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
-	"julia":  {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
-	"raku":   {code: []string{"-e"}, values: []string{"-I", "-M"}},
-	"racket": {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
-	"guile":  {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
-	"elixir": {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
-	"groovy": {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
-	"tclsh":  {},
-	"irb":    {},
-	"jshell": {},
-	"awk":    {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
+	"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
+	"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
+	"racket":    {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
+	"guile":     {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
+	"elixir":    {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
+	"groovy":    {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
+	"tclsh":     {},
+	"irb":       {},
+	"jshell":    {},
+	"awk":       {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
 }
 
 // interp is how an interpreter takes its code: options whose value is code, options that take a
@@ -148,11 +149,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// interpInput reads code an interpreter gets from its input or a file.
+// interpInput reads code an interpreter gets from its input or a file. Known code is also recorded
+// as the interpreter given that code (python3 -c CODE), so rules about what code touches see it.
 func (w *walker) interpInput(in *input, sc scope, base, text string) {
 	switch {
 	case in == nil:
 	case in.hasWord():
+		w.emit(guard.Command{Name: guard.Lit(base), Args: []guard.Word{guard.Lit("-c"), in.word}, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text})
 		w.interpCode(in.word, sc, base)
 	default:
 		w.opaque(sc, text, in.from)
@@ -186,9 +189,14 @@ var (
 )
 
 // shellOuts finds the shell commands in interpreter code: the first string (or list of strings)
-// given to a shell-out function, text in backticks, and rm -rf of what a remover is given.
+// given to a shell-out function, text in backticks, rm -rf of what a remover is given, an HTTP
+// DELETE of a URL, and a fork in a loop.
 func shellOuts(code string) []string {
 	var out []string
+	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for(;;)") || strings.Contains(code, "for (;;)")) {
+		// fork while fork: the same multiplying as a shell fork bomb, read as one
+		out = append(out, ":(){ :|:& };:")
+	}
 	for i := 0; i < len(code) && len(out) < 32; i++ {
 		switch {
 		case code[i] == '`':
@@ -224,6 +232,11 @@ func shellOuts(code string) []string {
 			} else if contains(removers, name) {
 				if p, ok := pathArgument(code[k:]); ok {
 					out = append(out, "rm -rf -- "+p)
+				}
+			} else if name == "delete" && i > 0 && code[i-1] == '.' {
+				// requests.delete(url), httpx.delete(url): an HTTP DELETE
+				if u, _, ok := concatenated(strings.TrimLeft(code[k:], " \t(")); ok && strings.Contains(u, "://") {
+					out = append(out, "curl -X DELETE "+shellQuote(u))
 				}
 			}
 			i = j - 1
@@ -267,18 +280,62 @@ func argument(s string) (string, bool) {
 		}
 		return strings.Join(words, " "), len(words) > 0
 	}
-	lit, _, ok := literal(s)
+	lit, n, ok := concatenated(s)
 	if !ok {
 		return "", false
 	}
-	// spawn("rm", ["-rf", "/"]): the program, then its argument list
-	after := strings.TrimLeft(s[len(lit)+2:], " \t")
-	if strings.HasPrefix(after, ",") {
-		if list, ok := argument(strings.TrimLeft(after[1:], " \t")); ok && strings.HasPrefix(strings.TrimLeft(after[1:], " \t"), "[") {
+	after := strings.TrimLeft(s[n:], " \t")
+	if !strings.HasPrefix(after, ",") {
+		return lit, true
+	}
+	rest := strings.TrimLeft(after[1:], " \t")
+	if strings.HasPrefix(rest, "[") {
+		// spawn("rm", ["-rf", "/"]): the program, then its argument list
+		if list, ok := argument(rest); ok {
 			return shellQuote(lit) + " " + list, true
 		}
 	}
-	return lit, true
+	// system "rm", "-rf", "/" (perl, ruby): the program and its arguments, each a word
+	words := []string{shellQuote(lit)}
+	for len(words) < 64 {
+		next, m, ok := concatenated(rest)
+		if !ok {
+			break
+		}
+		words = append(words, shellQuote(next))
+		rest = strings.TrimLeft(rest[m:], " \t")
+		if !strings.HasPrefix(rest, ",") {
+			break
+		}
+		rest = strings.TrimLeft(rest[1:], " \t")
+	}
+	if len(words) == 1 {
+		return lit, true
+	}
+	return strings.Join(words, " "), true
+}
+
+// concatenated reads string literals joined with + or . ('r' + 'm -rf ~'): their text, and how
+// many bytes they took.
+func concatenated(s string) (string, int, bool) {
+	lit, n, ok := literal(s)
+	if !ok {
+		return "", 0, false
+	}
+	for {
+		rest := strings.TrimLeft(s[n:], " \t")
+		if rest == "" || rest[0] != '+' && rest[0] != '.' {
+			return lit, n, true
+		}
+		skip := len(s) - len(rest) + 1
+		more := strings.TrimLeft(s[skip:], " \t")
+		next, m, ok := literal(more)
+		if !ok {
+			return lit, n, true
+		}
+		lit += next
+		n = len(s) - len(more) + m
+	}
 }
 
 // literal reads a quoted string at the start of s: its text and how many bytes it took.

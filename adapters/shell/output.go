@@ -140,6 +140,10 @@ func (w *walker) callOutput(words []guard.Word, sc scope) *input {
 		if out, ok := pathOutput(base, args); ok {
 			return known(out)
 		}
+	case "ls":
+		if out, ok := lsOutput(args); ok {
+			return known(out)
+		}
 	case "which", "command", "type":
 		if out, ok := whichOutput(base, args); ok {
 			return known(out)
@@ -322,6 +326,10 @@ func pathOutput(base string, args []guard.Word) (guard.Word, bool) {
 	}
 	t, ok := ops[0].Text()
 	if !ok {
+		if base == "dirname" {
+			// the folder holding a path not known: the path, then ..
+			return guard.Word{Parts: append(append([]guard.Part(nil), ops[0].Parts...), guard.Part{Text: "/..\n"})}, true
+		}
 		return guard.Word{}, false
 	}
 	if base == "basename" {
@@ -334,6 +342,21 @@ func pathOutput(base string, args []guard.Word) (guard.Word, bool) {
 		return guard.Lit(b + "\n"), true
 	}
 	return guard.Lit(path.Dir(t) + "\n"), true
+}
+
+// lsOutput is what ls -d prints: the names it is given, one a line.
+func lsOutput(args []guard.Word) (guard.Word, bool) {
+	dirs := false
+	var parts []guard.Part
+	for _, a := range args {
+		t, ok := a.Text()
+		if ok && strings.HasPrefix(t, "-") {
+			dirs = dirs || strings.Contains(t, "d")
+			continue
+		}
+		parts = append(append(parts, a.Parts...), guard.Part{Text: "\n"})
+	}
+	return guard.Word{Parts: parts}, dirs && len(parts) > 0
 }
 
 // whichOutput is where which, command -v and type -p find a program: a folder not known, then its

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"maps"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -22,6 +23,9 @@ type redirected struct {
 func (w *walker) redirects(rs []*syntax.Redirect, sc scope) redirected {
 	var r redirected
 	fds := sc.st.fds
+	if sc.fds != nil {
+		fds = sc.fds
+	}
 	set := func(n string, in *input) {
 		if r.fds == nil {
 			r.fds = maps.Clone(fds)
@@ -109,6 +113,9 @@ func (w *walker) fileInput(wd guard.Word, sc scope, fds map[string]*input) *inpu
 	}
 	if fds == nil {
 		fds = sc.st.fds
+		if sc.fds != nil {
+			fds = sc.fds
+		}
 	}
 	switch {
 	case t == "/dev/stdin" || t == "-":
@@ -123,8 +130,11 @@ func (w *walker) fileInput(wd guard.Word, sc scope, fds map[string]*input) *inpu
 		}
 		return fromNames("descriptor " + n)
 	}
-	if d, ok := sc.st.downloads[t]; ok {
+	if d, ok := sc.st.downloads[path.Clean(t)]; ok {
 		return fromNames(d)
+	}
+	if in, ok := sc.st.files[path.Clean(t)]; ok {
+		return in
 	}
 	return nil
 }

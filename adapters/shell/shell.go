@@ -239,7 +239,12 @@ func (w *walker) compound(st *syntax.Stmt, sc scope) []guard.CdStep {
 	case *syntax.WhileClause:
 		w.stmts(c.Cond, sc)
 		w.bindRead(c.Cond, sc)
-		w.stmts(c.Do, sc)
+		body := sc
+		if endless(c) {
+			body.st = sc.st.clone()
+			body.st.forever = true
+		}
+		w.stmts(c.Do, body)
 	case *syntax.ForClause:
 		w.forLoop(c, sc)
 	case *syntax.CaseClause:
@@ -356,24 +361,20 @@ func (w *walker) bindRead(cond []*syntax.Stmt, sc scope) {
 	if red.stdin != nil {
 		in = red.stdin
 	}
-	w.readVars(ce.Args[1:], in, sc)
+	var words []guard.Word
+	for _, a := range ce.Args[1:] {
+		words = append(words, w.quiet().fields(a, sc)...)
+	}
+	w.readWords(words, in, sc)
 }
 
-// readVars sets read's variables from what it reads.
-func (w *walker) readVars(args []*syntax.Word, in *input, sc scope) {
-	val := guard.Word{Parts: []guard.Part{{Hole: true, From: from(in)}}}
-	if in.hasWord() {
-		line := in.word
-		if t, ok := line.Text(); ok {
-			first, _, _ := strings.Cut(t, "\n")
-			line = guard.Lit(strings.TrimSpace(first))
-		}
-		val = line
-	}
+// readWords sets read's variables from the line it reads: split at $IFS, the last variable taking
+// the rest; unknown input leaves them unknown, named by what feeds it.
+func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
 	skip := false
 	var names []string
 	for _, a := range args {
-		lit := a.Lit()
+		lit, _ := a.Text()
 		switch {
 		case skip:
 			skip = false
@@ -387,12 +388,31 @@ func (w *walker) readVars(args []*syntax.Word, in *input, sc scope) {
 	if len(names) == 0 {
 		names = []string{"REPLY"}
 	}
-	for i, n := range names {
-		v := val
-		if i > 0 && val.Known() {
-			v = guard.Lit("")
+	vals := make([]guard.Word, len(names))
+	for i := range vals {
+		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in)}}}
+	}
+	if in.hasWord() {
+		if t, ok := in.word.Text(); ok {
+			first, _, _ := strings.Cut(t, "\n")
+			ifs, _ := sc.st.ifs()
+			fields := strings.FieldsFunc(first, func(r rune) bool { return strings.ContainsRune(ifs, r) })
+			for i := range vals {
+				switch {
+				case i >= len(fields):
+					vals[i] = guard.Lit("")
+				case i == len(vals)-1:
+					vals[i] = guard.Lit(strings.Join(fields[i:], " "))
+				default:
+					vals[i] = guard.Lit(fields[i])
+				}
+			}
+		} else {
+			vals[0] = in.word
 		}
-		sc.st.set(n, value{words: []guard.Word{v}})
+	}
+	for i, n := range names {
+		sc.st.set(n, value{words: []guard.Word{vals[i]}})
 	}
 }
 
@@ -403,15 +423,22 @@ func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
 	if c.Variant != nil {
 		variant = c.Variant.Value
 	}
-	exporting := variant == "export"
+	exporting, nameref := variant == "export", variant == "nameref"
 	var env []guard.Assign
 	for _, a := range c.Args {
 		if a.Name == nil && a.Value != nil {
-			if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") && strings.Contains(lit, "x") {
-				exporting = true
+			if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") {
+				exporting = exporting || strings.Contains(lit, "x")
+				nameref = nameref || strings.Contains(lit, "n")
 			}
 			w.substs(a, sc)
 			continue
+		}
+		if nameref && a.Name != nil && a.Value != nil {
+			if target := a.Value.Lit(); validName(target) {
+				sc.st.refs[a.Name.Value] = target
+				continue
+			}
 		}
 		as, ok := w.assign(a, sc)
 		if !ok {
@@ -423,6 +450,26 @@ func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
 		env = append(env, as)
 	}
 	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+}
+
+// endless reports a loop that never ends by its condition: while true, while :, until false.
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	ce, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return false
+	}
+	switch name := ce.Args[0].Lit(); {
+	case !c.Until && (name == "true" || name == ":"):
+		return true
+	case c.Until && name == "false":
+		return true
+	case !c.Until && name == "[" && len(ce.Args) == 3:
+		return ce.Args[1].Lit() != "" && ce.Args[1].Lit() != "0"
+	}
+	return false
 }
 
 // exits reports a statement that leaves the shell or function (exit, return).

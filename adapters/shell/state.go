@@ -21,7 +21,9 @@ type scope struct {
 	// piped and background say the command runs in a pipeline or with &, where a function calling
 	// itself multiplies.
 	piped, background bool
-	st                *state
+	// fds are the descriptors this command's own redirections open, over the shell's.
+	fds map[string]*input
+	st  *state
 }
 
 // state is what one shell remembers from one command to the next in the line: the variables it set
@@ -37,8 +39,15 @@ type state struct {
 	// gitConfig are KEY=VALUE words earlier commands set for later git commands (git config,
 	// exported GIT_CONFIG_* variables).
 	gitConfig []guard.Word
-	// downloads are the files a downloader wrote earlier in the line, by path as written.
+	// downloads are the files a downloader wrote earlier in the line, by path as written; files are
+	// the files the line wrote with text it knows (echo ... > x.sh). Both are the file system, so a
+	// subshell shares them.
 	downloads map[string]string
+	files     map[string]*input
+	// refs are declare -n names and the variable each stands for.
+	refs map[string]string
+	// forever is set in the body of a loop that never ends (while true).
+	forever bool
 }
 
 // value is a variable's value: one word, or an array's elements.
@@ -48,13 +57,14 @@ type value struct {
 }
 
 func newState() *state {
-	return &state{vars: map[string]value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]bool{}, downloads: map[string]string{}}
+	return &state{vars: map[string]value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]bool{}, downloads: map[string]string{},
+		files: map[string]*input{}, refs: map[string]string{}}
 }
 
 // clone is the copy a subshell or a child shell works on.
 func (s *state) clone() *state {
 	return &state{vars: maps.Clone(s.vars), exported: maps.Clone(s.exported), fds: maps.Clone(s.fds), funcs: maps.Clone(s.funcs),
-		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: maps.Clone(s.downloads)}
+		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: s.downloads, files: s.files, refs: maps.Clone(s.refs), forever: s.forever}
 }
 
 // sub is the scope of a subshell: the same place, a copy of the state.
@@ -78,6 +88,7 @@ func (s scope) child(via []string, how string) scope {
 	s.via = append(slices.Clone(via), how)
 	s.depth++
 	s.stdin = nil
+	s.fds = nil
 	s.piped, s.background = false, false
 	return s
 }
@@ -98,9 +109,20 @@ func hasKey[V any](m map[string]V, k string) bool {
 // maxVars bounds the variables one line may track; later ones are read as unknown.
 const maxVars = 256
 
-// lookup is a variable's value when the line set it.
+// lookup is a variable's value when the line set it (through declare -n names too). $0, $SHELL
+// and $BASH, when the line did not set them, are the shell running it.
 func (s *state) lookup(name string) (value, bool) {
+	for i := 0; i < 8; i++ {
+		target, ok := s.refs[name]
+		if !ok {
+			break
+		}
+		name = target
+	}
 	v, ok := s.vars[name]
+	if !ok && (name == "0" || name == "SHELL" || name == "BASH") {
+		return value{words: []guard.Word{guard.Lit("bash")}}, true
+	}
 	return v, ok
 }
 
@@ -146,7 +168,9 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 		var elems []guard.Word
 		for _, e := range a.Array.Elems {
 			if e.Value != nil {
-				elems = append(elems, w.fields(e.Value, sc)...)
+				for _, f := range w.fields(e.Value, sc) {
+					elems = append(elems, expandTilde(f))
+				}
 			}
 		}
 		if a.Index == nil {
@@ -176,7 +200,12 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 
 // assignValue reads the value of an assignment: no field splitting, and a leading ~ is home.
 func (w *walker) assignValue(wd *syntax.Word, sc scope) guard.Word {
-	v := w.word(wd, sc)
+	return expandTilde(w.word(wd, sc))
+}
+
+// expandTilde is a word with its leading unquoted ~ read as home, as the shell expands it when it
+// assigns a value: later "$X" is the home folder, not a ~.
+func expandTilde(v guard.Word) guard.Word {
 	if len(v.Parts) > 0 && !v.Parts[0].Hole && !v.Parts[0].Quoted && (v.Parts[0].Text == "~" || strings.HasPrefix(v.Parts[0].Text, "~/")) {
 		rest := strings.TrimPrefix(v.Parts[0].Text, "~")
 		parts := []guard.Part{{Hole: true, Var: "HOME", Quoted: true}}

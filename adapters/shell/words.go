@@ -249,9 +249,11 @@ func (w *walker) param(x *syntax.ParamExp, sc scope, quoted bool, ps []piece) []
 	}
 	v, set := sc.st.lookup(name)
 	words := v.words
+	all := name == "@" || name == "*"
 	if x.Index != nil {
 		words = index(words, x.Index)
-	} else if v.array && len(words) > 0 {
+		all = isAt(x.Index)
+	} else if v.array && len(words) > 0 && !all {
 		words = words[:1]
 	}
 	if x.Exp != nil {
@@ -265,7 +267,7 @@ func (w *walker) param(x *syntax.ParamExp, sc scope, quoted bool, ps []piece) []
 			val = textOp(x, val, w, sc)
 		}
 		if i > 0 {
-			if quoted && isAt(x.Index) {
+			if quoted && all {
 				ps = append(ps, piece{Part: guard.Part{Text: " "}, split: true})
 			} else {
 				ps = append(ps, piece{Part: guard.Part{Text: " ", Quoted: quoted}, split: !quoted})

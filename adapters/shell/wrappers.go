@@ -80,7 +80,6 @@ var wrappers = map[string]wrap{
 	"cgexec":           {values: []string{"-g"}},
 	"sem":              {values: []string{"-j", "--jobs", "--id"}},
 	"daemonize":        {values: []string{"-a", "-c", "-e", "-E", "-l", "-o", "-p", "-u"}},
-	"doas":             {values: []string{"-u", "-C"}, stop: []string{"-L"}},
 	"command":          {stop: []string{"-v", "-V"}},
 	"builtin":          {},
 	"exec":             {values: []string{"-a"}},
@@ -118,6 +117,14 @@ var wrappers = map[string]wrap{
 	"busybox":          {},
 	"toybox":           {},
 	"sudoedit":         {},
+	"chronic":          {},
+	"ifne":             {},
+	"tsp":              {values: []string{"-L", "-D", "-W", "-N", "-E"}},
+	"pueue":            {sub: []string{"add"}, values: []string{"-w", "--working-directory", "-d", "--delay", "-g", "--group", "-l", "--label", "-a", "--after", "-o", "--priority"}},
+	"lckdo":            {values: []string{"-w", "-W"}, skip: 1},
+	"entr":             {},
+	"vipe":             {},
+	"retry":            {values: []string{"-t", "--tries", "-d", "--delay"}},
 }
 
 // cmdStrings are programs whose operands are each a shell command string they run (concurrently

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -18,10 +19,22 @@ import (
 // allowed (direnv's allow works the same way).
 type AllowEntry struct {
 	// File is the guard file's absolute path.
-	File string `json:"file"`
+	File string `json:"file" jsonschema:"minLength=1,maxLength=4096,pattern=^/"`
 	// SHA256 is the hex digest of the file's bytes the person allowed.
-	SHA256 string `json:"sha256"`
+	SHA256 string `json:"sha256" jsonschema:"pattern=^[0-9a-f]{64}$"`
 }
+
+// AllowFile is $ABCD_HOME/guard-allowed.json: the repository guard files the person allowed to
+// weaken the guard on this machine, written by abcd guard allow.
+type AllowFile struct {
+	// SchemaVersion is 1.
+	SchemaVersion int `json:"schema_version" jsonschema:"enum=1"`
+	// Allow lists each allowed file once, by path, with the digest of the bytes allowed.
+	Allow []AllowEntry `json:"allow" jsonschema:"maxItems=256"`
+}
+
+// AllowFileName is the allow file's name in the machine folder.
+const AllowFileName = "guard-allowed.json"
 
 // MaxAllows bounds the allow list.
 const MaxAllows = 256
@@ -32,29 +45,49 @@ func Digest(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ParseAllowList reads the machine configuration's guard.allow value strictly: an array of at most
-// MaxAllows objects, each with exactly an absolute file and a 64-hex-digit sha256, no file twice.
-func ParseAllowList(raw []byte) ([]AllowEntry, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var list []AllowEntry
-	if err := dec.Decode(&list); err != nil || list == nil {
-		return nil, fmt.Errorf(`takes an array of {"file": absolute path, "sha256": hex digest} objects`)
+// DecodeAllowFile reads the allow file strictly: one object, no unknown or repeated key, nothing
+// after it, schema_version 1, at most MaxAllows entries, each an absolute clean path with a 64-hex
+// digest, no file twice. file names it in errors.
+func DecodeAllowFile(file string, data []byte) (AllowFile, error) {
+	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 8}); err != nil {
+		return AllowFile{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
 	}
-	if len(list) > MaxAllows {
-		return nil, fmt.Errorf("allows %d guard files, more than %d", len(list), MaxAllows)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f AllowFile
+	if err := dec.Decode(&f); err != nil {
+		return AllowFile{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
+	}
+	if f.SchemaVersion != 1 {
+		return AllowFile{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version 1`, file, f.SchemaVersion)
+	}
+	if len(f.Allow) > MaxAllows {
+		return AllowFile{}, fmt.Errorf("%s: allows %d guard files, more than %d", file, len(f.Allow), MaxAllows)
 	}
 	seen := map[string]bool{}
-	for i, a := range list {
+	for i, a := range f.Allow {
 		if err := a.check(); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
+			return AllowFile{}, fmt.Errorf("%s: allow[%d]: %w", file, i, err)
 		}
 		if seen[a.File] {
-			return nil, fmt.Errorf("entry %d: %s is allowed twice; a file has one allowed digest", i, text.Clip(a.File))
+			return AllowFile{}, fmt.Errorf("%s: allow[%d]: %s is allowed twice; a file has one allowed digest", file, i, text.Clip(a.File))
 		}
 		seen[a.File] = true
 	}
-	return list, nil
+	if f.Allow == nil {
+		f.Allow = []AllowEntry{}
+	}
+	return f, nil
+}
+
+// Encode is the allow file's bytes, indented, with a final newline.
+func (f AllowFile) Encode() ([]byte, error) {
+	f.SchemaVersion = 1
+	if f.Allow == nil {
+		f.Allow = []AllowEntry{}
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	return append(data, '\n'), err
 }
 
 func (a AllowEntry) check() error {

@@ -264,6 +264,10 @@ func deletes(words []Word) bool {
 		if slices.Contains(removers, base) {
 			return true
 		}
+		if base == "mv" {
+			// mv {} /dev/null throws each file away
+			return slices.ContainsFunc(words[i+1:], func(x Word) bool { s, _ := x.Text(); return s == "/dev/null" })
+		}
 		if base == "sh" || base == "bash" || base == "zsh" || base == "dash" {
 			for _, x := range words[i+1:] {
 				if s, ok := x.Text(); ok && (strings.Contains(s, "rm ") || strings.Contains(s, "unlink ") || strings.Contains(s, "shred ")) {
@@ -361,6 +365,17 @@ func (w where) norm(p string) string {
 			// ~/.. is the folder above home: resolve it before cleaning
 			return w.norm(path.Join(w.home, rest))
 		}
+		if user := head[1:]; validUser(user) {
+			// ~name is that account's home: /root for root, /home/name for the rest
+			dir := "/home/" + user
+			if user == "root" {
+				dir = "/root"
+			}
+			if w.home != "" && path.Base(w.home) == user {
+				dir = w.home
+			}
+			return w.norm(path.Join(dir, rest))
+		}
 		c := path.Clean(head + "/" + rest)
 		if c == "." || c == ".." || strings.HasPrefix(c, "../") {
 			return ""
@@ -390,7 +405,7 @@ func (w where) resolve(t string, word Word, cwds []string) string {
 	if len(cwds) != 1 || cwds[0] == "" {
 		return ""
 	}
-	return w.norm(joinPath(cwds[0], t))
+	return w.norm(w.join(cwds[0], t))
 }
 
 func joinPath(dir, rel string) string {
@@ -427,6 +442,12 @@ func (w where) classOf(k string, word Word) tri {
 	}
 	raw, known := word.Text()
 	if !known {
+		if k == "git-dir" {
+			// find -name .git -exec rm -rf {}: whatever folder it is in, it is a .git folder
+			if last := word.Parts[len(word.Parts)-1]; !last.Hole && path.Base(path.Clean("/"+last.Text)) == ".git" && strings.Contains(last.Text, "/") {
+				return yes
+			}
+		}
 		return w.holeClass(k, word)
 	}
 	quotedTilde := word.Parts[0].Quoted && strings.HasPrefix(raw, "~")
@@ -477,9 +498,17 @@ func (w where) places(raw string, quotedTilde bool) []resolved {
 		if c == "" {
 			continue
 		}
-		out = append(out, resolved{w.norm(joinPath(c, raw)), len(w.cwds) == 1})
+		out = append(out, resolved{w.norm(w.join(c, raw)), len(w.cwds) == 1})
 	}
 	return out
+}
+
+// join is rel in dir, a dir under home read in full so that .. can climb above home.
+func (w where) join(dir, rel string) string {
+	if strings.HasPrefix(dir, "~") && w.home != "" && (dir == "~" || strings.HasPrefix(dir, "~/")) {
+		return path.Join(w.home+strings.TrimPrefix(dir, "~"), rel)
+	}
+	return joinPath(dir, rel)
 }
 
 // inClass is whether a normalised path is one of the class's places, everything in one, or (for home
@@ -619,6 +648,8 @@ func (w where) pattern(word Word) []seg {
 			out = append(out, seg{text: "~"})
 		case p.Hole && p.Var == "PWD" && i == 0 && len(w.cwds) == 1 && w.cwds[0] != "":
 			out = append(out, seg{text: w.cwds[0]})
+		case p.Hole && p.Var == "ABCD_HOME" && i == 0 && w.machine != "":
+			out = append(out, seg{text: w.machine})
 		case p.Hole:
 			if len(out) == 0 || !out[len(out)-1].hole {
 				out = append(out, seg{hole: true})
@@ -628,6 +659,15 @@ func (w where) pattern(word Word) []seg {
 				out[len(out)-1].text += p.Text
 			} else {
 				out = append(out, seg{text: p.Text})
+			}
+		}
+	}
+	if len(out) > 1 && !out[0].hole && strings.Contains(out[0].text, "..") {
+		// "$HOME/../$USER": the known folders before the unknown part resolve first
+		t := out[0].text
+		if i := strings.LastIndexByte(t, '/'); i > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~")) {
+			if dir := w.norm(t[:i]); dir != "" {
+				out[0].text = strings.TrimSuffix(dir, "/") + "/" + t[i+1:]
 			}
 		}
 	}
@@ -728,4 +768,17 @@ func boolTri(b bool) tri {
 		return yes
 	}
 	return no
+}
+
+// validUser is a name ~name can expand (letters, digits, ., _ and -).
+func validUser(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -150,6 +150,13 @@ type Command struct {
 func (c Command) Base() string {
 	name, ok := c.Name.Text()
 	if !ok {
+		// $DIR/rm and $(which rm) still run the program named rm
+		if n := len(c.Name.Parts); n > 0 && !c.Name.Parts[n-1].Hole {
+			last := c.Name.Parts[n-1].Text
+			if i := strings.LastIndexByte(last, '/'); i >= 0 && i < len(last)-1 {
+				return last[i+1:]
+			}
+		}
 		return ""
 	}
 	if i := strings.LastIndexByte(name, '/'); i >= 0 && i < len(name)-1 {

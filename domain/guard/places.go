@@ -168,7 +168,7 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 		switch {
 		case unquotedGlob(word) && !pg.suffix:
 			// a pattern is every place it can match
-			ok, _ := path.Match(p.place, ex)
+			ok, _ := path.Match(goGlob(p.place), ex)
 			hit = ok || (t.Tree && isAbove(p.place, ex))
 		case pg.names(p.place, nocase):
 			hit = true
@@ -226,6 +226,7 @@ func unquotedGlob(w Word) bool {
 // globPlace says whether a glob operand can match a place of class k: every place of the class is
 // tried against it, so /u?r is /usr and /h*/* is the home folder.
 func (w where) globPlace(k, glob string) bool {
+	glob = goGlob(glob)
 	for _, c := range w.candidates(k) {
 		if ok, _ := path.Match(glob, c); ok {
 			return true
@@ -284,3 +285,6 @@ func overlaps(dir, glob string) bool {
 	}
 	return false
 }
+
+// goGlob writes a shell glob's negated class [!...] as path.Match reads it, [^...].
+func goGlob(g string) string { return strings.ReplaceAll(g, "[!", "[^") }

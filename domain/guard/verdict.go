@@ -201,7 +201,7 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 			case len(c.Value) == 0:
 				return yes
 			case o.value != nil:
-				best = max(best, globTri(*o.value, c.Value, c.NoCase, c.Exact))
+				best = max(best, operandTri(*o.value, c.Value, c.NoCase, c.Exact))
 			}
 		}
 		if len(a.unknown) > 0 && !c.Exact && mayHoldMore(a) {

@@ -56,6 +56,8 @@ var writers = map[string]writer{
 	"yq":       {nil, inPlaceFlag("-i", "--inplace")},
 	"sd":       {nil, afterFirst(false)},
 	"crontab":  {[]string{"-u"}, crontabTargets},
+	"aria2c":   {[]string{"-o", "--out", "-d", "--dir", "-i", "--input-file", "-x", "-s", "-j", "--max-connection-per-server", "--split"}, aria2Targets},
+	"go":       {[]string{"-o", "-C", "-p", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-overlay", "-pgo", "-buildmode", "-compiler", "-pkgdir", "-toolexec", "-exec"}, optionTargets("-o")},
 }
 
 // editors write the files they open.
@@ -85,9 +87,17 @@ func (r *Registry) Writes(cmd Command) []Target {
 		}
 		return out
 	}
-	if base == "git" {
+	switch base {
+	case "git":
 		g := r.getopt(cmd.Args, r.syntax["git"], true)
 		return append(out, gitTargets(g.operands)...)
+	case "find":
+		// find -delete (or -exec rm {}) removes what it walks under its start points
+		a := findArgs(cmd.Args)
+		if a.has("-delete") {
+			out = append(out, each(a.operands, true)...)
+		}
+		return out
 	}
 	wr, ok := writers[base]
 	if !ok {
@@ -480,7 +490,23 @@ func gitPaths(words []Word) ([]Word, bool) {
 }
 
 // downloaders save what they fetch from the network.
-var downloaders = []string{"curl", "wget"}
+var downloaders = []string{"curl", "wget", "aria2c"}
+
+// aria2Targets are where aria2c saves: -o NAME in -d DIR, or the URL's last segment.
+func aria2Targets(a args, _ Command) []Target {
+	dir, _ := a.value("-d", "--dir")
+	if o, ok := a.value("-o", "--out"); ok {
+		if len(dir.Parts) == 0 {
+			return []Target{{Word: o}}
+		}
+		return []Target{{Word: Word{Parts: append(append(slices.Clone(dir.Parts), Part{Text: "/"}), o.Parts...)}}}
+	}
+	var out []Target
+	for _, u := range a.words() {
+		out = append(out, Target{Word: remoteName(dir, u)})
+	}
+	return out
+}
 
 // Saved are the files a downloader's command saves (curl -o, curl -O, wget, or its output
 // redirected), so a line that runs one afterwards is known to run what it fetched.
