@@ -212,15 +212,10 @@ func echoOutput(args []guard.Word) guard.Word {
 // printfOutput is what printf prints for a known format: %s, %b, %c, %d and %% with its
 // arguments, the format repeated while arguments remain, and the format's escapes.
 func printfOutput(args []guard.Word) (guard.Word, bool) {
-	if len(args) > 0 {
-		if t, ok := args[0].Text(); ok && t == "--" {
-			args = args[1:]
-		}
+	if t, _ := firstText(args); t == "--" {
+		args = args[1:]
 	}
-	if len(args) == 0 {
-		return guard.Word{}, false
-	}
-	format, ok := args[0].Text()
+	format, ok := firstText(args)
 	if !ok || strings.HasPrefix(format, "-v") {
 		return guard.Word{}, false
 	}
@@ -230,75 +225,35 @@ func printfOutput(args []guard.Word) (guard.Word, bool) {
 		used := false
 		for i := 0; i < len(format); i++ {
 			c := format[i]
-			if c == '\\' && i+1 < len(format) {
-				j := i + 2
-				if strings.IndexByte("01234567", format[i+1]) >= 0 {
-					for j < len(format) && j < i+5 && format[j] >= '0' && format[j] <= '7' {
-						j++
-					}
-				} else if format[i+1] == 'x' {
-					for j < len(format) && j < i+4 && isHex(format[j]) {
-						j++
-					}
-				}
+			switch {
+			case c == '\\' && i+1 < len(format):
+				j := escapeEnd(format, i)
 				parts = append(parts, guard.Part{Text: ansiC(format[i:j])})
 				i = j - 1
-				continue
-			}
-			if c != '%' || i+1 >= len(format) {
+			case c != '%' || i+1 >= len(format):
 				parts = append(parts, guard.Part{Text: string(c)})
-				continue
-			}
-			j := i + 1
-			for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
-				j++
-			}
-			if j >= len(format) {
-				return guard.Word{}, false
-			}
-			verb := format[j]
-			i = j
-			if verb == '%' {
-				parts = append(parts, guard.Part{Text: "%"})
-				continue
-			}
-			arg := guard.Lit("")
-			if len(rest) > 0 {
-				arg, rest, used = rest[0], rest[1:], true
-			}
-			switch verb {
-			case 's', 'q':
-				parts = append(parts, arg.Parts...)
-			case 'b':
-				for _, p := range arg.Parts {
-					if !p.Hole {
-						p.Text = ansiC(p.Text)
-					}
-					parts = append(parts, p)
-				}
-			case 'c':
-				if t, ok := arg.Text(); ok && t != "" {
-					parts = append(parts, guard.Part{Text: t[:1]})
-				} else if !ok {
-					parts = append(parts, guard.Part{Hole: true})
-				}
-			case 'd', 'i', 'u', 'x', 'o', 'X':
-				t, ok := arg.Text()
-				n, err := strconv.ParseInt(strings.TrimSpace(t), 0, 64)
-				switch {
-				case !ok || err != nil:
-					parts = append(parts, guard.Part{Hole: true})
-				case verb == 'x':
-					parts = append(parts, guard.Part{Text: strconv.FormatInt(n, 16)})
-				case verb == 'X':
-					parts = append(parts, guard.Part{Text: strings.ToUpper(strconv.FormatInt(n, 16))})
-				case verb == 'o':
-					parts = append(parts, guard.Part{Text: strconv.FormatInt(n, 8)})
-				default:
-					parts = append(parts, guard.Part{Text: strconv.FormatInt(n, 10)})
-				}
 			default:
-				return guard.Word{}, false
+				j := i + 1
+				for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+					j++
+				}
+				if j >= len(format) {
+					return guard.Word{}, false
+				}
+				i = j
+				if format[j] == '%' {
+					parts = append(parts, guard.Part{Text: "%"})
+					continue
+				}
+				arg := guard.Lit("")
+				if len(rest) > 0 {
+					arg, rest, used = rest[0], rest[1:], true
+				}
+				conv, ok := conversion(format[j], arg)
+				if !ok {
+					return guard.Word{}, false
+				}
+				parts = append(parts, conv...)
 			}
 		}
 		if !used || len(rest) == 0 {
@@ -306,6 +261,64 @@ func printfOutput(args []guard.Word) (guard.Word, bool) {
 		}
 	}
 	return guard.Word{Parts: parts}, true
+}
+
+// escapeEnd is where the backslash escape at i in a printf format ends (\n, \0nn, \xHH).
+func escapeEnd(format string, i int) int {
+	j := i + 2
+	switch {
+	case strings.IndexByte("01234567", format[i+1]) >= 0:
+		for j < len(format) && j < i+5 && format[j] >= '0' && format[j] <= '7' {
+			j++
+		}
+	case format[i+1] == 'x':
+		for j < len(format) && j < i+4 && isHex(format[j]) {
+			j++
+		}
+	}
+	return j
+}
+
+// conversion is one printf conversion of arg.
+func conversion(verb byte, arg guard.Word) ([]guard.Part, bool) {
+	switch verb {
+	case 's', 'q':
+		return arg.Parts, true
+	case 'b':
+		var out []guard.Part
+		for _, p := range arg.Parts {
+			if !p.Hole {
+				p.Text = ansiC(p.Text)
+			}
+			out = append(out, p)
+		}
+		return out, true
+	case 'c':
+		t, ok := arg.Text()
+		switch {
+		case !ok:
+			return []guard.Part{{Hole: true}}, true
+		case t != "":
+			return []guard.Part{{Text: t[:1]}}, true
+		}
+		return nil, true
+	case 'd', 'i', 'u', 'x', 'o', 'X':
+		t, ok := arg.Text()
+		n, err := strconv.ParseInt(strings.TrimSpace(t), 0, 64)
+		if !ok || err != nil {
+			return []guard.Part{{Hole: true}}, true
+		}
+		base := map[byte]int{'x': 16, 'X': 16, 'o': 8}[verb]
+		if base == 0 {
+			base = 10
+		}
+		text := strconv.FormatInt(n, base)
+		if verb == 'X' {
+			text = strings.ToUpper(text)
+		}
+		return []guard.Part{{Text: text}}, true
+	}
+	return nil, false
 }
 
 // pathOutput is what basename, dirname, realpath and readlink -f print for a known path.

@@ -77,3 +77,21 @@ func TestRuleFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestRepositoryPlaceGlobs: a repository's own rule names places as the built-in ones do, and
+// catches every spelling of a write to them.
+func TestRepositoryPlaceGlobs(t *testing.T) {
+	builtin, err := guard.Builtin()
+	assert.NilError(t, err)
+	file, err := guard.Decode("guard.json", []byte(`{"schema_version":1,"rules":[{"id":"no-prod-env","tier":"block","all":[{"redirect":["{repo}/deploy/prod.env"],"exact":true}],
+		"why":"the release process changes it","safer":"edit deploy/staging.env","bad":["echo X=1 >> deploy/prod.env"],"good":["cat deploy/prod.env"]}]}`))
+	assert.NilError(t, err)
+	reg, err := guard.Compile(builtin, &file)
+	assert.NilError(t, err)
+	for _, line := range []string{"echo X=1 >> deploy/prod.env", "cd deploy && sed -i s/a/b/ prod.env", "cp x /home/dev/proj/deploy/./prod.env", "rm -rf deploy", "tee deploy/prod.env < x"} {
+		assert.Check(t, hasRule(checkIn(t, reg, line, fixtureCtx), "no-prod-env"), "%q", line)
+	}
+	for _, line := range []string{"cat deploy/prod.env", "cp deploy/prod.env /tmp/", "echo x > deploy/staging.env"} {
+		assert.Check(t, !hasRule(checkIn(t, reg, line, fixtureCtx), "no-prod-env"), "%q", line)
+	}
+}

@@ -231,32 +231,8 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 			}
 		}
 	case len(c.Config) > 0:
-		// a glob with = is matched against KEY=VALUE, one without against the key
-		var keyGlobs, kvGlobs []string
-		for _, g := range c.Config {
-			if strings.Contains(g, "=") {
-				kvGlobs = append(kvGlobs, g)
-			} else {
-				keyGlobs = append(keyGlobs, g)
-			}
-		}
 		for _, kv := range a.config {
-			key := Word{}
-			for _, p := range kv.Parts {
-				if !p.Hole {
-					if k, _, found := strings.Cut(p.Text, "="); found {
-						key.Parts = append(key.Parts, Part{Text: k})
-						break
-					}
-				}
-				key.Parts = append(key.Parts, p)
-			}
-			if len(keyGlobs) > 0 {
-				best = max(best, globTri(key, keyGlobs, true, c.Exact))
-			}
-			if len(kvGlobs) > 0 {
-				best = max(best, globTri(kv, kvGlobs, true, c.Exact))
-			}
+			best = max(best, configTri(kv, c))
 		}
 	case len(c.Env) > 0:
 		for _, e := range cmd.Env {
@@ -361,4 +337,35 @@ func (w where) writes(r *Registry, cmd Command) []Target {
 		w.cache.targets, w.cache.read = r.Writes(cmd), true
 	}
 	return w.cache.targets
+}
+
+// configTri matches one KEY=VALUE git is given: a glob with = against all of it, one without
+// against the key.
+func configTri(kv Word, c Cond) tri {
+	var keyGlobs, kvGlobs []string
+	for _, g := range c.Config {
+		if strings.Contains(g, "=") {
+			kvGlobs = append(kvGlobs, g)
+		} else {
+			keyGlobs = append(keyGlobs, g)
+		}
+	}
+	key := Word{}
+	for _, p := range kv.Parts {
+		if !p.Hole {
+			if k, _, found := strings.Cut(p.Text, "="); found {
+				key.Parts = append(key.Parts, Part{Text: k})
+				break
+			}
+		}
+		key.Parts = append(key.Parts, p)
+	}
+	best := no
+	if len(keyGlobs) > 0 {
+		best = max(best, globTri(key, keyGlobs, true, c.Exact))
+	}
+	if len(kvGlobs) > 0 {
+		best = max(best, globTri(kv, kvGlobs, true, c.Exact))
+	}
+	return best
 }
