@@ -13,10 +13,14 @@ FUZZTIME ?= 30s
 SOAKTIME ?= 5m
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
+.PHONY: build install run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
 
 build: ## build bin/abcd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
+
+install: ## put abcd on your PATH: go install into $$(go env GOBIN), else $$(go env GOPATH)/bin
+	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./frontdoors/cmd/abcd
+	@echo "installed abcd in $$($(GO) env GOBIN || true)$$( [ -n "$$($(GO) env GOBIN)" ] || echo "$$($(GO) env GOPATH)/bin" ); that folder must be on your PATH"
 
 run: build ## the main job: a guided walkthrough of the build loop, end to end, in a scratch repository it creates
 	$(GO) run ./tools/demo -abcd $(BIN)
@@ -73,6 +77,7 @@ bench: ## side-by-side ratios against reference runs in the same invocation; wri
 	$(GO) run ./tools/mcp/bench -md $(BENCH_OUT)/mcp.md
 	$(GO) run ./tools/mcp/rpbench | tee $(BENCH_OUT)/rpbench.txt
 	$(GO) run ./tools/bench/records -md $(BENCH_OUT)/records.md
+	$(GO) run ./tools/bench/lintchanged -md $(BENCH_OUT)/lintchanged.md
 	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
 	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md

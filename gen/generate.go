@@ -19,10 +19,14 @@ import (
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/domain/rules"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -63,9 +67,11 @@ func documents() []schemaDoc {
 		schemaDoc{"audit_return", contract.RoleDocument, "", "the intent-auditor's return: one verdict per acceptance criterion", reflect.TypeFor[review.AuditReturn]()},
 		schemaDoc{"review_reply", contract.RoleDocument, "", "a reviewer's reply from a provider (its response_format): summary, findings and the verdict word", reflect.TypeFor[review.ReviewReply]()},
 		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
+		schemaDoc{"runner_receipt", contract.RoleDocument, "", "what one step on a runner (a headless coding-agent CLI) did: the CLI, the models, the terminal event, the bounds met and the cause of a failure", reflect.TypeFor[runner.Receipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},
 		schemaDoc{"guard_allowed", contract.RoleDocument, "", "$ABCD_HOME/guard-allowed.json: the repository guard files the person allowed to weaken the guard on this machine", reflect.TypeFor[guard.AllowFile]()},
+		schemaDoc{"rules_file", contract.RoleDocument, "", "the rules' layers: abcd's bundled domains, $ABCD_HOME/rules.json and a repository's .abcd/rules.json", reflect.TypeFor[rules.File]()},
 	)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].name < docs[j].name })
 	return docs
@@ -82,7 +88,23 @@ func ptr[T any](v T) *T { return &v }
 
 // ruleSchema is a self-checking value type's schema: what its own check says, and no more.
 func ruleSchema(r contract.Rule) *jsonschema.Schema {
+	if len(r.Ints) > 0 {
+		s := &jsonschema.Schema{Type: "integer", Description: r.Description}
+		for _, v := range r.Ints {
+			s.Enum = append(s.Enum, v)
+		}
+		return s
+	}
 	s := &jsonschema.Schema{Type: "string", Description: r.Description, Pattern: r.Pattern}
+	if len(r.Meanings) > 0 {
+		if len(r.Meanings) != len(r.Enum) {
+			panic(fmt.Sprintf("a rule gives %d meanings for %d values", len(r.Meanings), len(r.Enum)))
+		}
+		for i, e := range r.Enum {
+			s.OneOf = append(s.OneOf, &jsonschema.Schema{Const: e, Description: r.Meanings[i]})
+		}
+		return s
+	}
 	if r.MinLength > 0 {
 		s.MinLength = ptr(uint64(r.MinLength))
 	}
@@ -104,6 +126,9 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 		if t.Kind() == reflect.String && t.Implements(reflect.TypeFor[contract.Described]()) {
 			return ruleSchema(reflect.Zero(t).Interface().(contract.Described).SchemaRule())
 		}
+		if t.Implements(reflect.TypeFor[contract.Enumerated]()) {
+			return ruleSchema(reflect.Zero(t).Interface().(contract.Enumerated).SchemaEnum())
+		}
 		switch t {
 		case reflect.TypeFor[oracle.Scalar]():
 			return scalarSchema()
@@ -119,7 +144,7 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 				AdditionalProperties: row}
 		case reflect.TypeFor[config.ProviderTiers]():
 			return &jsonschema.Schema{Type: "object",
-				PropertyNames:        &jsonschema.Schema{Type: "string", Enum: []any{"local", "economy", "frontier"}},
+				PropertyNames:        ruleSchema(contract.Enum(provider.ServedTiers()...)),
 				AdditionalProperties: &jsonschema.Schema{Type: "string", MinLength: ptr(uint64(1)), MaxLength: ptr(uint64(200))}}
 		case reflect.TypeFor[config.ProviderDefaults]():
 			names := []any{}
@@ -147,6 +172,52 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 	return r, nil
 }
 
+// applyFields walks a reflected schema beside its Go type and writes every member a struct names in
+// its contract.Fields from that member's Rule, keeping the member's description.
+func applyFields(s *jsonschema.Schema, t reflect.Type) {
+	if s == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		applyFields(s.Items, t.Elem())
+	case reflect.Map:
+		applyFields(s.AdditionalProperties, t.Elem())
+	case reflect.Struct:
+		if s.Properties == nil {
+			return
+		}
+		var rules map[string]contract.Rule
+		if f, ok := reflect.Zero(t).Interface().(contract.Fields); ok {
+			rules = f.SchemaFields()
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				applyFields(s, f.Type)
+				continue
+			}
+			prop, ok := s.Properties.Get(name)
+			if !ok {
+				continue
+			}
+			if rule, ok := rules[name]; ok {
+				described := ruleSchema(rule)
+				if described.Description == "" {
+					described.Description = prop.Description
+				}
+				s.Properties.Set(name, described)
+				continue
+			}
+			applyFields(prop, f.Type)
+		}
+	}
+}
+
 // withDir runs f in dir, because Go comments are keyed by the path they are walked from.
 func withDir(dir string, f func() error) error {
 	prev, err := os.Getwd()
@@ -172,6 +243,7 @@ func Generate(root string, published map[string]string) (map[string][]byte, erro
 	var problems []string
 	for _, d := range documents() {
 		s := r.ReflectFromType(d.typ)
+		applyFields(s, d.typ)
 		s.ID = jsonschema.ID(contract.ID(d.name))
 		s.Title = d.name
 		if s.Description == "" {
@@ -181,7 +253,7 @@ func Generate(root string, published map[string]string) (map[string][]byte, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.name, err)
 		}
-		data = append(data, '\n')
+		data = append(text.EscapeUnseenJSON(data), '\n')
 		for _, p := range Lint(d.role, data) {
 			problems = append(problems, d.name+": "+p)
 		}

@@ -4,10 +4,12 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/roster"
 )
 
@@ -64,6 +66,25 @@ type ConfigSource interface {
 	ReadConfig(ctx context.Context) (ConfigFiles, error)
 }
 
+// RuleFiles are the rules' two files as found: the repository's .abcd/rules.json and the machine's
+// $ABCD_HOME/rules.json.
+type RuleFiles struct {
+	Repository ConfigFile
+	Machine    ConfigFile
+}
+
+// RulesSource reads the rules' files through the guarded reader, as ConfigSource reads configuration:
+// absent is an absent layer; a file that may not be read is an error naming it and the fix. It starts
+// no process: the rules hook runs on every prompt.
+type RulesSource interface {
+	ReadRules(ctx context.Context) (RuleFiles, error)
+	// ReadCompiled returns the compiled rules kept for this repository under key (a digest of every
+	// input), if any; WriteCompiled keeps them. They are a cache on the machine: what cannot be read
+	// is composed again, and a failure to keep them changes no answer.
+	ReadCompiled(ctx context.Context, key string) ([]byte, bool)
+	WriteCompiled(ctx context.Context, key string, data []byte) error
+}
+
 // RosterSource serves the agent roster abcd ships (agents/*.md), parsed strictly.
 type RosterSource interface {
 	Roster() (roster.Roster, error)
@@ -96,6 +117,11 @@ type Setup interface {
 	RemoveEmptyDir(rel string) (removed bool, err error)
 	// RemoveFileIf removes rel only when its content is exactly data (what install wrote).
 	RemoveFileIf(rel string, data []byte) (removed bool, err error)
+	// ReadFile reads rel through the guarded reader (absent: nil, false). ReplaceFile is the one
+	// write that replaces a repository file (install's lines in .gitattributes, a file the person
+	// shares with abcd): atomic, 0644, never through a link.
+	ReadFile(rel string) (data []byte, present bool, err error)
+	ReplaceFile(rel string, data []byte) error
 	// MachinePath is the path of a machine file; CreateMachineFile writes it 0600 in a 0700 folder.
 	MachinePath(name string) string
 	// ReadMachineFile reads a machine file through the guarded reader, taking no lock (the guard's
@@ -104,11 +130,19 @@ type Setup interface {
 	MachineExists(name string) (bool, error)
 	CreateMachineFile(name string, data []byte) (created bool, err error)
 	// UpdateMachineFile is the one write that replaces a machine file (ahoy connect and disconnect):
-	// under $ABCD_HOME's lock, waiting a bounded time (contention after), it reads the file through
+	// under $ABCD_HOME's lock, waiting at most wait (contention after), it reads the file through
 	// the guarded reader (absent: nil, false), hands it to update, and writes what update returns
 	// atomically, 0600 in a 0700 folder. An error from update writes nothing and is returned; nil
 	// data with no error writes nothing.
-	UpdateMachineFile(ctx context.Context, name string, update func(old []byte, present bool) ([]byte, error)) error
+	UpdateMachineFile(ctx context.Context, name string, wait time.Duration, update func(old []byte, present bool) ([]byte, error)) error
+}
+
+// MergeFiles reads and writes the files git hands the record's merge driver, by the paths git gave
+// (relative to the folder git runs the driver in): regular files only, never through a link, reads
+// bounded; the merge is written in place of ours atomically, keeping its mode.
+type MergeFiles interface {
+	Read(path string, max int) ([]byte, error)
+	Replace(path string, data []byte) error
 }
 
 // RecordFile is one record file as a listing or a read found it. Path is relative to the repository
@@ -127,15 +161,17 @@ type RecordStore interface {
 	// List returns the record files (<prefix>-*.md) of one lifecycle folder, sorted by name, each read
 	// to at most limit bytes (limit 0: the whole file, bounded by the record maximum).
 	List(ctx context.Context, dir, prefix string, limit int) ([]RecordFile, error)
+	// Names lists the record files (<prefix>-*.md) of one lifecycle folder, sorted, reading none.
+	Names(ctx context.Context, dir, prefix string) ([]string, error)
 	// Read returns one record file whole, bounded.
 	Read(ctx context.Context, path string) ([]byte, error)
 	// Create writes a new file; created is false when the name is taken.
 	Create(ctx context.Context, path string, data []byte) (created bool, err error)
 	// Replace atomically replaces an existing file's content.
 	Replace(ctx context.Context, path string, data []byte) error
-	// Lock serialises writers across processes, waiting a bounded time for a held lock (the wait
-	// LockWait(ctx) gives; ctx ends the wait); still held then is contention (exit 3).
-	Lock(ctx context.Context) (unlock func(), err error)
+	// Lock serialises writers across processes, waiting at most wait for a held lock (0: one try;
+	// ctx ends the wait); still held then is contention (exit 3).
+	Lock(ctx context.Context, wait time.Duration) (unlock func(), err error)
 	// StrayTemps lists the temporary files killed writers left under .abcd/ that no live writer
 	// holds and no later writer could clean.
 	StrayTemps(ctx context.Context) ([]StrayTemp, error)
@@ -186,25 +222,6 @@ type StrayTemp struct {
 	Ignored bool
 }
 
-// lockWaitKey carries the configured lock wait in a call's context.
-type lockWaitKey struct{}
-
-// WithLockWait hands the stores the lock wait the configuration sets. The composition root builds
-// the stores before any configuration is read, so the wait travels with each call; wait is called
-// when a lock is taken, so a call that takes none reads no configuration for it.
-func WithLockWait(ctx context.Context, wait func() (time.Duration, error)) context.Context {
-	return context.WithValue(ctx, lockWaitKey{}, wait)
-}
-
-// LockWait is the wait for a lock taken under ctx: the configured one when ctx carries it (an
-// error reading it refuses the lock), def otherwise.
-func LockWait(ctx context.Context, def time.Duration) (time.Duration, error) {
-	if wait, ok := ctx.Value(lockWaitKey{}).(func() (time.Duration, error)); ok && wait != nil {
-		return wait()
-	}
-	return def, nil
-}
-
 // Clock is the time, for ids and dates.
 type Clock interface{ Now() time.Time }
 
@@ -245,13 +262,48 @@ type Git interface {
 	// ClearRefLock removes the lock file a killed git left on the ref of a branch abcd made, so the
 	// branch can be made again; absent is not an error. The caller holds the run's lock.
 	ClearRefLock(ctx context.Context, name string) error
+
+	// ConfigValue reads a key of the repository's own git config (git config --local); ok is false
+	// when it is unset. SetConfig writes one; UnsetConfig removes one (absent is not an error).
+	ConfigValue(ctx context.Context, key string) (value string, ok bool, err error)
+	SetConfig(ctx context.Context, key, value string) error
+	UnsetConfig(ctx context.Context, key string) error
+	// StageMove records a record's move in git's index when git tracks the old path: the old path
+	// removed and the new one added as it now stands (to "" for a removal), so the index holds a
+	// rename and a branch switch or a stash carries the move whole. An untracked old path stages
+	// nothing; moved is true when the index was changed.
+	StageMove(ctx context.Context, from, to string) (moved bool, err error)
+	// Changed lists the repository-relative paths under dir that differ from rev in the working tree
+	// (files git does not track yet and does not ignore count), or with staged, the paths whose
+	// staged content differs from HEAD (every staged path before the first commit).
+	Changed(ctx context.Context, dir, rev string, staged bool) ([]string, error)
+	// Unmerged lists the repository-relative paths under dir that git's index holds an unresolved
+	// merge conflict for.
+	Unmerged(ctx context.Context, dir string) ([]string, error)
+	// Introduced is the oldest commit whose change to path (followed across renames) added text;
+	// found is false when no commit did (the text is not committed yet, or there is no history).
+	Introduced(ctx context.Context, path, text string) (commit string, found bool, err error)
+	// PathsAt lists the repository-relative paths under dir in a commit's tree.
+	PathsAt(ctx context.Context, commit, dir string) ([]string, error)
+	// Stages reads the versions git's index holds of an unmerged path: the common ancestor's (1),
+	// ours (2) and theirs (3), each at most max bytes; a version absent is nil.
+	Stages(ctx context.Context, path string, max int) (stages [4][]byte, err error)
+	// Settle marks an unmerged path resolved as the working tree has it: added when the file stands
+	// there, removed from the index when it does not.
+	Settle(ctx context.Context, path string) error
 }
+
+// ErrNoGit is what a Git call answers where git cannot run at all: no git program on PATH, or no
+// repository around the folder. A verb that only asks git for more (lint, a move's staging) goes on
+// without it; one that needs git says so.
+var ErrNoGit = errors.New("git cannot run here")
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
 // atomic writes, bounded reads. Paths are repository-relative with forward slashes.
 type RunStore interface {
-	// Lock takes a run's lock, waiting at most the wait LockWait(ctx, wait) gives; still held is
-	// contention (exit 3).
+	// Lock takes a run's lock, waiting at most wait (0: one try; ctx ends the wait); still held is
+	// contention (exit 3). A run that does not exist is loop.UnknownRun's refusal, before anything
+	// is made.
 	Lock(ctx context.Context, run string, wait time.Duration) (unlock func(), err error)
 	// Runs lists the run ids, oldest first.
 	Runs(ctx context.Context) ([]string, error)
@@ -289,6 +341,17 @@ type Validator interface {
 	// Review sends the request and returns the reviewer's whole return, or a fallback reason. An
 	// error is a fault of the adapter itself; the loop records it as the fallback reason failed.
 	Review(ctx context.Context, req ReviewRequest) (ReviewOutcome, error)
+}
+
+// Connections is what the machine has configured for routing: its providers (provider.Machine, read
+// from the configuration stack). Routing only asks, it never dials: a step's route is decided from
+// Configured by oracle.Resolve, with each connection's default settings under the row's and the
+// flag's.
+type Connections interface {
+	// Configured is the machine's connections as oracle.Resolve reads them.
+	Configured() oracle.Configured
+	// Defaults is a connection's default settings (a copy); the harness and unknown names have none.
+	Defaults(oracle.Connection) oracle.Settings
 }
 
 // ReviewRequest is what a route is handed: everything the agent needs, with nothing to look up.

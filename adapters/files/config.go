@@ -82,3 +82,30 @@ func readRepoConfig(root, rel, shown string) ([]byte, bool, error) {
 	}
 	return dir.readGuarded(name, shown, false)
 }
+
+// RepoRulesPath and MachineRulesPath are the rules' files.
+func RepoRulesPath(root string) string    { return filepath.Join(root, ".abcd", "rules.json") }
+func MachineRulesPath(home string) string { return filepath.Join(home, "rules.json") }
+
+// ReadRules reads the repository's and the machine's rules files, each through the guarded reader
+// (the machine's must be the person's own and writable by nobody else, as every machine file).
+func (c ConfigSource) ReadRules(ctx context.Context) (ports.RuleFiles, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.RuleFiles{}, err
+	}
+	root, _ := RepoRoot(c.Dir)
+	var out ports.RuleFiles
+	repo := RepoRulesPath(root)
+	data, present, err := readRepoConfig(root, ".abcd/rules.json", repo)
+	if err != nil {
+		return ports.RuleFiles{}, err
+	}
+	out.Repository = ports.ConfigFile{Path: repo, Present: present, Data: data}
+	machine := MachineRulesPath(c.Home)
+	data, present, err = ReadGuarded(machine, true)
+	if err != nil {
+		return ports.RuleFiles{}, err
+	}
+	out.Machine = ports.ConfigFile{Path: machine, Present: present, Data: data}
+	return out, nil
+}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
@@ -19,8 +20,7 @@ import (
 // The journal holds at most one change: every change that touches several files is made under the
 // record lock, so one finishes before the next begins. It lives in abcd's git-ignored machine folder.
 const (
-	journalInner = ".work.local/journal.json" // relative to .abcd
-	journalRel   = abcdRel + "/" + journalInner
+	journalRel = layout.Journal
 	// journalVersion is the journal's format; a journal of another version is refused, not guessed at.
 	journalVersion = 1
 	// maxJournalBytes bounds the journal: a run's state (4 MiB) and the records and returns a step
@@ -72,7 +72,7 @@ func decodeJournal(data []byte) (ports.Change, error) {
 		return ports.Change{}, fmt.Errorf("it is larger than %d bytes", maxJournalBytes)
 	}
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: maxJournalBytes, MaxDepth: 8}); err != nil {
-		return ports.Change{}, errors.New(err.(*strictjson.Error).Describe())
+		return ports.Change{}, errors.New(strictjson.Describe(err))
 	}
 	var j journalFile
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -237,7 +237,7 @@ func (j Journal) Sweep(context.Context) error {
 
 // sweep removes the dead writers' temps from the staging folder inside dir (.abcd/.work.local).
 func sweep(dir *folder) {
-	if stage, _, err := dir.walk(strings.TrimPrefix(stagingRel, ".work.local/"), 0); err == nil {
+	if stage, _, err := dir.walk(layout.StagingName, 0); err == nil {
 		stage.cleanTemps()
 		stage.Close()
 	}
@@ -245,7 +245,7 @@ func sweep(dir *folder) {
 
 // folder opens the journal's folder (.abcd/.work.local; with mkdir, made 0700 when missing).
 func (j Journal) folder(mkdir bool) (*folder, error) {
-	return openPrivate(j.Dir, abcdRel+"/.work.local", mkdir)
+	return openPrivate(j.Dir, layout.Local, mkdir)
 }
 
 // carryOut makes every file of the change what it says, then removes the journal. Each step stands

@@ -3,15 +3,14 @@ package files
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"syscall"
 	"time"
-)
 
-// DefaultLockWait is how long a writer waits for another abcd holding a lock before it reports
-// contention: long enough for parallel agents to queue behind one another's short writes.
-const DefaultLockWait = 3 * time.Second
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
 
 // Backoff bounds between two attempts at a held lock: short at first, since most holders finish in
 // milliseconds, and capped so a waiter notices a release soon after it happens.
@@ -22,6 +21,16 @@ const (
 
 // errBusy is a lock still held when the wait ran out.
 var errBusy = errors.New("the lock is held")
+
+// heldOn is the contention refusal of a lock still held when the wait ran out: whose lock, and how
+// long was waited (none: one try).
+func heldOn(code refusal.Code, what, whose string, wait time.Duration) error {
+	why := fmt.Sprintf("another abcd held %s lock for more than %s", whose, wait)
+	if wait <= 0 {
+		why = fmt.Sprintf("another abcd holds %s lock right now", whose)
+	}
+	return refusal.Busy(code, what, why, "run the command again in a moment")
+}
 
 // lock takes an exclusive flock on the folder f itself, so nothing is created to lock and the kernel
 // releases it when the process ends (a crash never leaves a stale lock). It tries again with a

@@ -28,6 +28,9 @@ func held(t *testing.T, path string) *folder {
 	return f
 }
 
+// queueWait is the wait a writer queues behind others with in these tests: lock.wait_ms's default.
+const queueWait = 3 * time.Second
+
 // Eight writers contending for one lock each get it within the default wait, one at a time.
 func TestEightContendersEachGetTheLockInTurn(t *testing.T) {
 	dir := lockFolder(t)
@@ -41,7 +44,7 @@ func TestEightContendersEachGetTheLockInTurn(t *testing.T) {
 			defer wg.Done()
 			f := held(t, dir.Path()) // each writer its own open folder, as each process has
 			start := time.Now()
-			unlock, err := f.lock(context.Background(), DefaultLockWait)
+			unlock, err := f.lock(context.Background(), queueWait)
 			if err != nil {
 				t.Errorf("writer %d: %v", i, err)
 				return
@@ -59,7 +62,7 @@ func TestEightContendersEachGetTheLockInTurn(t *testing.T) {
 	assert.Equal(t, most.Load(), int32(1), "two writers held the lock at once")
 	slices.Sort(waits)
 	t.Logf("8 writers holding %s each: waits min %s, median %s, max %s (bound %s)",
-		hold, waits[0].Round(time.Millisecond), waits[writers/2].Round(time.Millisecond), waits[writers-1].Round(time.Millisecond), DefaultLockWait)
+		hold, waits[0].Round(time.Millisecond), waits[writers/2].Round(time.Millisecond), waits[writers-1].Round(time.Millisecond), queueWait)
 }
 
 // A cancelled context ends the wait at once, long before the bound.
@@ -88,13 +91,13 @@ func TestACancelledWaitReturnsAtOnce(t *testing.T) {
 func TestContentionAfterTheBoundIsExitThree(t *testing.T) {
 	dir := recordRepo(t)
 	holder := Records{Dir: dir.Path()}
-	unlock, err := holder.Lock(context.Background())
+	unlock, err := holder.Lock(context.Background(), 0)
 	assert.NilError(t, err)
 	t.Cleanup(unlock)
 
 	const wait = 100 * time.Millisecond
 	start := time.Now()
-	_, err = Records{Dir: dir.Path(), LockWait: wait}.Lock(context.Background())
+	_, err = Records{Dir: dir.Path()}.Lock(context.Background(), wait)
 	waited := time.Since(start)
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
@@ -106,7 +109,7 @@ func TestContentionAfterTheBoundIsExitThree(t *testing.T) {
 	// A writer that starts waiting gets the lock when the holder lets go within the bound.
 	got := make(chan error, 1)
 	go func() {
-		u, err := Records{Dir: dir.Path()}.Lock(context.Background())
+		u, err := Records{Dir: dir.Path()}.Lock(context.Background(), queueWait)
 		if err == nil {
 			u()
 		}
@@ -115,9 +118,4 @@ func TestContentionAfterTheBoundIsExitThree(t *testing.T) {
 	time.Sleep(30 * time.Millisecond)
 	unlock()
 	assert.NilError(t, <-got)
-}
-
-func TestTheRecordLockWaitsThreeSecondsByDefault(t *testing.T) {
-	assert.Equal(t, Records{}.lockWait(), 3*time.Second)
-	assert.Equal(t, Records{LockWait: -1}.lockWait(), time.Duration(-1))
 }

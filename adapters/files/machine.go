@@ -9,25 +9,23 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/abcd-dev/abcd/domain/refusal"
+	"time"
 )
 
 // UpdateMachineFile replaces a machine file under $ABCD_HOME's lock: the folder is held open (made
-// 0700 when missing), locked with the one flock helper (DefaultLockWait, then contention), the file
+// 0700 when missing), locked with the one flock helper (waiting at most wait, then contention), the file
 // read through the guarded reader (the person's own, writable by nobody else, no link), handed to
 // update, and what update returns written with the one atomic writer, 0600. Two writers never lose
 // each other's change: the second reads what the first wrote.
-func (s Setup) UpdateMachineFile(ctx context.Context, name string, update func(old []byte, present bool) ([]byte, error)) error {
+func (s Setup) UpdateMachineFile(ctx context.Context, name string, wait time.Duration, update func(old []byte, present bool) ([]byte, error)) error {
 	home, err := s.openHome()
 	if err != nil {
 		return err
 	}
 	defer home.Close()
-	unlock, err := home.lock(ctx, DefaultLockWait)
+	unlock, err := home.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
-		return refusal.Busy("machine_locked", home.path, fmt.Sprintf("another abcd held the machine folder's lock for more than %s", DefaultLockWait),
-			"run the command again in a moment")
+		return heldOn("machine_locked", home.path, "the machine folder's", wait)
 	}
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -20,7 +21,7 @@ func TestUpdateMachineFileIsLockedAtomicAndOwnerOnly(t *testing.T) {
 	ctx := context.Background()
 
 	// Absent: created 0600 in a new 0700 folder.
-	assert.NilError(t, s.UpdateMachineFile(ctx, "config.json", func(old []byte, present bool) ([]byte, error) {
+	assert.NilError(t, s.UpdateMachineFile(ctx, "config.json", time.Second, func(old []byte, present bool) ([]byte, error) {
 		assert.Check(t, !present && old == nil)
 		return []byte(`{"schema_version":1}`), nil
 	}))
@@ -31,15 +32,15 @@ func TestUpdateMachineFileIsLockedAtomicAndOwnerOnly(t *testing.T) {
 	assert.Check(t, is.Equal(hst.Mode().Perm(), os.FileMode(0o700)))
 
 	// Present: handed over, replaced.
-	assert.NilError(t, s.UpdateMachineFile(ctx, "config.json", func(old []byte, present bool) ([]byte, error) {
+	assert.NilError(t, s.UpdateMachineFile(ctx, "config.json", time.Second, func(old []byte, present bool) ([]byte, error) {
 		assert.Check(t, present)
 		assert.Check(t, is.Equal(string(old), `{"schema_version":1}`))
 		return []byte(`{"schema_version":1,"x":2}`), nil
 	}))
 	// An error from update writes nothing; nil data writes nothing.
 	boom := errors.New("no")
-	assert.Check(t, is.ErrorIs(s.UpdateMachineFile(ctx, "config.json", func([]byte, bool) ([]byte, error) { return []byte("junk"), boom }), boom))
-	assert.NilError(t, s.UpdateMachineFile(ctx, "config.json", func([]byte, bool) ([]byte, error) { return nil, nil }))
+	assert.Check(t, is.ErrorIs(s.UpdateMachineFile(ctx, "config.json", time.Second, func([]byte, bool) ([]byte, error) { return []byte("junk"), boom }), boom))
+	assert.NilError(t, s.UpdateMachineFile(ctx, "config.json", time.Second, func([]byte, bool) ([]byte, error) { return nil, nil }))
 	data, _ := os.ReadFile(filepath.Join(home, "config.json"))
 	assert.Check(t, is.Equal(string(data), `{"schema_version":1,"x":2}`))
 	entries, _ := os.ReadDir(home)
@@ -51,13 +52,13 @@ func TestUpdateMachineFileIsLockedAtomicAndOwnerOnly(t *testing.T) {
 	assert.NilError(t, err)
 	short, cancel := context.WithCancel(ctx)
 	cancel()
-	err = s.UpdateMachineFile(short, "config.json", func([]byte, bool) ([]byte, error) { return []byte("x"), nil })
+	err = s.UpdateMachineFile(short, "config.json", time.Second, func([]byte, bool) ([]byte, error) { return []byte("x"), nil })
 	assert.Check(t, err != nil, "a cancelled wait gives up")
 	unlock()
 
 	// A file another user could write is refused before update runs.
 	assert.NilError(t, os.Chmod(filepath.Join(home, "config.json"), 0o666))
-	err = s.UpdateMachineFile(ctx, "config.json", func([]byte, bool) ([]byte, error) {
+	err = s.UpdateMachineFile(ctx, "config.json", time.Second, func([]byte, bool) ([]byte, error) {
 		t.Error("update ran over a file others may write")
 		return nil, nil
 	})
@@ -66,18 +67,18 @@ func TestUpdateMachineFileIsLockedAtomicAndOwnerOnly(t *testing.T) {
 	// A link is refused.
 	assert.NilError(t, os.Remove(filepath.Join(home, "config.json")))
 	assert.NilError(t, os.Symlink("/etc/hostname", filepath.Join(home, "config.json")))
-	err = s.UpdateMachineFile(ctx, "config.json", func([]byte, bool) ([]byte, error) { return []byte("x"), nil })
+	err = s.UpdateMachineFile(ctx, "config.json", time.Second, func([]byte, bool) ([]byte, error) { return []byte("x"), nil })
 	assert.Check(t, err != nil && strings.Contains(err.Error(), "symbolic link"), "%v", err)
 }
 
 func TestUpdateMachineFileReportsContention(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "h")
 	s := Setup{Dir: t.TempDir(), Home: home}
-	assert.NilError(t, s.UpdateMachineFile(context.Background(), "config.json", func([]byte, bool) ([]byte, error) { return []byte("{}"), nil }))
+	assert.NilError(t, s.UpdateMachineFile(context.Background(), "config.json", 50*time.Millisecond, func([]byte, bool) ([]byte, error) { return []byte("{}"), nil }))
 	unlock, err := held(t, home).lock(context.Background(), 0)
 	assert.NilError(t, err)
 	defer unlock()
-	err = s.UpdateMachineFile(context.Background(), "config.json", func([]byte, bool) ([]byte, error) { return []byte("x"), nil })
+	err = s.UpdateMachineFile(context.Background(), "config.json", 50*time.Millisecond, func([]byte, bool) ([]byte, error) { return []byte("x"), nil })
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Kind, refusal.Contention))

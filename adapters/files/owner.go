@@ -3,11 +3,13 @@ package files
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/layout"
 )
 
 // workMarker is where abcd keeps its machine files inside a repository; a lane's worktree lives
 // under it (<repo>/.abcd/.work.local/run/<run>/worktrees/<lane>).
-var workMarker = string(filepath.Separator) + filepath.Join(".abcd", ".work.local") + string(filepath.Separator)
+var workMarker = string(filepath.Separator) + filepath.FromSlash(layout.Local) + string(filepath.Separator)
 
 // OwnerDir is the folder abcd acts in for dir: dir itself, or, inside one of abcd's own folders (a
 // lane's worktree, where the briefs send the agents), the repository that holds them. A worktree is

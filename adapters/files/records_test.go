@@ -95,15 +95,15 @@ func TestReadRefusesATooLargeRecord(t *testing.T) {
 }
 
 func TestTheLockIsContention(t *testing.T) {
-	r := Records{Dir: recordRepo(t).Path(), LockWait: -1}
-	unlock, err := r.Lock(context.Background())
+	r := Records{Dir: recordRepo(t).Path()}
+	unlock, err := r.Lock(context.Background(), 0)
 	assert.NilError(t, err)
-	_, err = r.Lock(context.Background())
+	_, err = r.Lock(context.Background(), 0)
 	ref, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Equal(t, ref.Kind, refusal.Contention)
 	unlock()
-	unlock2, err := r.Lock(context.Background())
+	unlock2, err := r.Lock(context.Background(), 0)
 	assert.NilError(t, err)
 	unlock2()
 }

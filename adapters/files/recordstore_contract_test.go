@@ -17,7 +17,7 @@ import (
 func TestRecordStoreContract(t *testing.T) {
 	for name, newStore := range map[string]func(t *testing.T) ports.RecordStore{
 		"files": func(t *testing.T) ports.RecordStore {
-			return Records{Dir: recordRepo(t).Path(), LockWait: 50 * time.Millisecond}
+			return Records{Dir: recordRepo(t).Path()}
 		},
 		"fake": func(*testing.T) ports.RecordStore { return fake.NewRecords() },
 	} {
@@ -66,13 +66,13 @@ func TestRecordStoreContract(t *testing.T) {
 			_, err = s.Read(ctx, closed)
 			assert.Equal(t, code(err), "record_missing")
 
-			unlock, err := s.Lock(ctx)
+			unlock, err := s.Lock(ctx, 0)
 			assert.NilError(t, err)
-			_, err = s.Lock(ctx)
+			_, err = s.Lock(ctx, 50*time.Millisecond)
 			r, ok := refusal.As(err)
 			assert.Assert(t, ok && r.Kind == refusal.Contention, "a held lock is contention: %v", err)
 			unlock()
-			unlock, err = s.Lock(ctx)
+			unlock, err = s.Lock(ctx, 0)
 			assert.NilError(t, err, "released on unlock")
 			unlock()
 		})

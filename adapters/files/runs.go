@@ -10,12 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/ports"
 )
 
 // runRoot is where runs live, relative to the repository root.
-const runRoot = ".abcd/.work.local/run"
+const runRoot = layout.Runs
 
 // Runs implements ports.RunStore in the repository containing Dir. Its folders are 0700 and its
 // files 0600: a run's briefs and returns are the person's alone.
@@ -71,20 +72,15 @@ func (r Runs) parent(rel string, mkdir bool) (*folder, string, error) {
 func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(), error) {
 	dir, err := r.walk(runRoot+"/"+run, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, refusal.New("run_unknown", run, "is not a run in this repository", "run `abcd implement status` to list the runs")
+		return nil, loop.UnknownRun(run)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	wait, err = ports.LockWait(ctx, wait)
-	if err != nil {
-		return nil, err
-	}
 	unlock, err := dir.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
-		return nil, refusal.Busy("run_locked", run, fmt.Sprintf("another abcd held the run's lock for more than %s", wait),
-			"run the command again in a moment")
+		return nil, heldOn("run_locked", run, "the run's", wait)
 	}
 	return unlock, err
 }

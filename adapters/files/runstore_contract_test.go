@@ -7,6 +7,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -32,6 +33,7 @@ func TestRunStoreContract(t *testing.T) {
 
 			_, err := s.Lock(ctx, run, 0)
 			assert.Equal(t, code(err), "run_unknown", "an unknown run is refused before anything is made")
+			assert.Equal(t, err.Error(), loop.UnknownRun(run).Error(), "in the loop's one wording")
 			created, err := s.Create(ctx, run)
 			assert.NilError(t, err)
 			assert.Assert(t, created)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -24,8 +25,8 @@ import (
 // its temp there, where `git add -A` never sees it, and the next writer removes it once its writer
 // is gone.
 const (
-	abcdRel    = ".abcd"
-	stagingRel = ".work.local/tmp" // relative to .abcd
+	abcdRel    = layout.Root
+	stagingRel = layout.LocalName + "/" + layout.StagingName // layout.Staging, relative to .abcd
 	// staleAfter is the age past which a temp is a dead writer's whatever its name says: a write
 	// takes milliseconds, and a pid may be reused.
 	staleAfter = time.Minute
@@ -234,7 +235,7 @@ func (r Records) StrayTemps(_ context.Context) ([]ports.StrayTemp, error) {
 		}
 		for _, e := range entries {
 			// .work.local is git-ignored and holds the runs (and their worktrees): not walked.
-			if !e.IsDir() || e.Name() == ".work.local" || e.Name() == ".git" {
+			if !e.IsDir() || e.Name() == layout.LocalName || e.Name() == ".git" {
 				continue
 			}
 			if sub, _, _, err := f.enter(e.Name(), 0); err == nil {

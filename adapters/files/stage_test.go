@@ -162,42 +162,55 @@ func TestASymlinkedRecordIsRefusedAsALink(t *testing.T) {
 	assert.Check(t, is.Equal(re.Code, "record_symlink"))
 }
 
-// The wait a call carries (the configuration's lock.wait_ms) bounds both locks; an error reading it
-// refuses the lock.
-func TestLocksWaitWhatTheCallCarries(t *testing.T) {
+// Every lock waits what it is given (the configuration's lock.wait_ms, read by the core) before
+// contention: the record's, a run's and the machine folder's alike.
+func TestEveryLockWaitsWhatItIsGiven(t *testing.T) {
 	dir := stagedRepo(t)
 	ctx := context.Background()
-	r := Records{Dir: dir.Path(), LockWait: time.Hour}
-	unlock, err := r.Lock(ctx)
-	assert.NilError(t, err)
-	short := ports.WithLockWait(ctx, func() (time.Duration, error) { return 60 * time.Millisecond, nil })
-	start := time.Now()
-	_, err = Records{Dir: dir.Path(), LockWait: time.Hour}.Lock(short)
-	re, ok := refusal.As(err)
-	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(re.Code, "record_locked"))
-	assert.Check(t, is.Equal(re.Kind, refusal.Contention))
-	assert.Check(t, is.Contains(re.Why, "60ms"))
-	assert.Check(t, time.Since(start) < time.Hour/2, "the configured wait, not the store's")
-	unlock()
-
-	bad := ports.WithLockWait(ctx, func() (time.Duration, error) { return 0, refusal.New("config_invalid", "x", "y", "z") })
-	_, err = r.Lock(bad)
-	re, ok = refusal.As(err)
-	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(re.Code, "config_invalid"))
-
+	const short = 60 * time.Millisecond
 	runs := Runs{Dir: dir.Path()}
-	_, err = runs.Create(ctx, "run-1")
+	_, err := runs.Create(ctx, "run-1")
 	assert.NilError(t, err)
-	unlock, err = runs.Lock(ctx, "run-1", time.Hour)
-	assert.NilError(t, err)
-	_, err = runs.Lock(short, "run-1", time.Hour)
-	re, ok = refusal.As(err)
-	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(re.Code, "run_locked"))
-	assert.Check(t, is.Contains(re.Why, "60ms"))
-	unlock()
+	home := filepath.Join(t.TempDir(), "h")
+	setup := Setup{Dir: dir.Path(), Home: home}
+	assert.NilError(t, setup.UpdateMachineFile(ctx, "config.json", time.Hour, func([]byte, bool) ([]byte, error) { return []byte("{}"), nil }))
+	for _, c := range []struct {
+		code string
+		lock func(wait time.Duration) (func(), error)
+	}{
+		{"record_locked", func(wait time.Duration) (func(), error) { return Records{Dir: dir.Path()}.Lock(ctx, wait) }},
+		{"run_locked", func(wait time.Duration) (func(), error) { return runs.Lock(ctx, "run-1", wait) }},
+		{"machine_locked", func(wait time.Duration) (func(), error) {
+			return func() {}, setup.UpdateMachineFile(ctx, "config.json", wait, func([]byte, bool) ([]byte, error) { return nil, nil })
+		}},
+	} {
+		t.Run(c.code, func(t *testing.T) {
+			var unlock func()
+			if c.code == "machine_locked" {
+				unlock, err = held(t, home).lock(ctx, 0)
+			} else {
+				unlock, err = c.lock(time.Hour)
+			}
+			assert.NilError(t, err)
+			start := time.Now()
+			_, err := c.lock(short)
+			waited := time.Since(start)
+			re, ok := refusal.As(err)
+			assert.Assert(t, ok, "%v", err)
+			assert.Check(t, is.Equal(re.Code, c.code))
+			assert.Check(t, is.Equal(re.Kind, refusal.Contention))
+			assert.Check(t, is.Contains(re.Why, "60ms"))
+			assert.Check(t, waited >= short && waited < time.Hour/2, "waited %s: the wait given, not another", waited)
+			_, err = c.lock(0)
+			re, ok = refusal.As(err)
+			assert.Assert(t, ok, "%v", err)
+			assert.Check(t, is.Contains(re.Why, "right now"), "no wait: one try")
+			unlock()
+			unlock, err = c.lock(0)
+			assert.NilError(t, err, "free again once released")
+			unlock()
+		})
+	}
 }
 
 // killHelperEnv names the repository a helper process writes in until it is killed.

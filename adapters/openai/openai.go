@@ -24,6 +24,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -120,7 +121,7 @@ func (p *provider) Review(ctx context.Context, req ports.ReviewRequest) (ports.R
 	}
 	role := review.Role(req.Role)
 	if role != review.Ruthless && role != review.Security && role != review.Auditor {
-		return p.fallback(out, failf(review.Failed, "the role %s has no reply a provider can give", clipWord(req.Role)), key), nil
+		return p.fallback(out, failf(review.Failed, "the role %s has no reply a provider can give", text.Clip(req.Role)), key), nil
 	}
 	schemaName := "review_reply"
 	if role == review.Auditor {
@@ -224,10 +225,10 @@ func (p *provider) body(system, user string, sendFormat bool, schemaName string,
 	}
 	for k, v := range p.call.Settings {
 		if err := config.CheckProviderSetting(k, json.RawMessage(v)); err != nil {
-			return nil, failf(review.Failed, "the setting %s %s; it was not sent, and nothing was", clipWord(k), err)
+			return nil, failf(review.Failed, "the setting %s %s; it was not sent, and nothing was", text.Clip(k), err)
 		}
 		if _, taken := m[k]; taken {
-			return nil, failf(review.Failed, "the setting %s would replace a member of the request", clipWord(k))
+			return nil, failf(review.Failed, "the setting %s would replace a member of the request", text.Clip(k))
 		}
 		m[k] = json.RawMessage(v)
 	}

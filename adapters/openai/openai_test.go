@@ -509,7 +509,7 @@ func TestDetailScrubsTheKeyInEveryEncoding(t *testing.T) {
 		assert.Check(t, is.Contains(got, "[key]"))
 	}
 	long := Detail("p", strings.Repeat("é", 400)+"\n://", "")
-	assert.Check(t, len(long) <= maxDetail+len("…"))
+	assert.Check(t, len(long) <= review.DetailBytes+len("…"))
 	assert.Check(t, !strings.Contains(Detail("p", "at http://x\nnext", ""), "://"))
 	assert.Check(t, !strings.Contains(Detail("p", "a\nb", ""), "\n"))
 }

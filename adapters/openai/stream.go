@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,16 +11,15 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -38,9 +36,6 @@ func failf(reason review.FallbackReason, format string, args ...any) *failure {
 	return &failure{reason: reason, detail: fmt.Sprintf(format, args...)}
 }
 
-// maxDetail bounds a detail; the fallback receipt takes 512 characters.
-const maxDetail = 400
-
 // fallback fills the outcome's reason and detail: prefixed with the provider's name, scrubbed of the
 // key in every encoding, one plain line, bounded.
 func (p *provider) fallback(out ports.ReviewOutcome, f *failure, key string) ports.ReviewOutcome {
@@ -52,9 +47,9 @@ func (p *provider) fallback(out ports.ReviewOutcome, f *failure, key string) por
 
 // Detail is the one way a failure's words leave the adapter: "provider <name>: <words>", with the
 // key scrubbed in every encoding it could take, control characters and any URL's scheme separator
-// removed, bounded to 400 bytes on a rune boundary.
+// removed, bounded to review.DetailBytes on a rune boundary.
 func Detail(name, words, key string) string {
-	s := scrub("provider "+name+": "+words, key)
+	s := secret.Scrub("provider "+name+": "+words, key)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
@@ -62,35 +57,7 @@ func Detail(name, words, key string) string {
 		return r
 	}, s)
 	s = strings.ReplaceAll(s, "://", ": //")
-	if len(s) > maxDetail {
-		cut := maxDetail
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
-
-// scrub replaces the key in every encoding a message could carry it in: raw, base64 (standard and
-// URL, padded or not), URL-encoded (query and path), JSON-escaped, and as a bearer header.
-func scrub(s, key string) string {
-	if len(key) < 4 {
-		return s // a key this short would scrub ordinary words; none is this short
-	}
-	jsonKey, _ := json.Marshal(key)
-	forms := []string{
-		"Bearer " + key, key,
-		base64.StdEncoding.EncodeToString([]byte(key)), base64.RawStdEncoding.EncodeToString([]byte(key)),
-		base64.URLEncoding.EncodeToString([]byte(key)), base64.RawURLEncoding.EncodeToString([]byte(key)),
-		url.QueryEscape(key), url.PathEscape(key), string(jsonKey[1 : len(jsonKey)-1]),
-	}
-	for _, f := range forms {
-		if f != "" {
-			s = strings.ReplaceAll(s, f, "[key]")
-		}
-	}
-	return s
+	return text.ClipAt(s, review.DetailBytes)
 }
 
 // answer is what a completed stream assembled.
@@ -154,7 +121,7 @@ func (c *Client) complete(ctx context.Context, call ports.ProviderCall, key stri
 	case "application/json":
 		ans, f = readWhole(r, lim)
 	default:
-		return answer{}, failf(review.Unparsable, "the provider answered with %s, neither a stream of events nor JSON", clipWord(media))
+		return answer{}, failf(review.Unparsable, "the provider answered with %s, neither a stream of events nor JSON", text.Clip(media))
 	}
 	if f != nil && f.reason == "" {
 		// A read that failed: the clocks, the caller, or the connection.
@@ -456,6 +423,3 @@ func (c *clock) stop() {
 	defer c.mu.Unlock()
 	c.timer.Stop()
 }
-
-// clipWord bounds an outside word for a detail.
-func clipWord(s string) string { return text.Clip(s) }

@@ -10,6 +10,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // shells read POSIX or bash syntax; otherShells run strings the guard reads as the same when they
@@ -31,7 +32,7 @@ func (w *walker) executed(words []guard.Word, sc scope, via []string, how string
 	}
 	inner := sc.child(via, how)
 	if allUnknown(words) || onlyHoles(words) {
-		w.opaque(inner, how+" "+clip(strings.Join(parts, " ")), holeFrom(words))
+		w.opaque(inner, how+" "+text.ClipAt(strings.Join(parts, " "), maxEcho), holeFrom(words))
 		return
 	}
 	w.line(strings.Join(parts, " "), inner)
@@ -179,18 +180,18 @@ func (w *walker) shellCode(code guard.Word, sc scope, base string) {
 		w.opaque(sc, base+" -c "+code.String(), holeFrom([]guard.Word{code}))
 		return
 	}
-	text := textOf(code)
+	src := textOf(code)
 	if base == "pwsh" || base == "powershell" || base == "pwsh-preview" {
-		w.opaque(sc, base+" -c "+clip(text), "")
+		w.opaque(sc, base+" -c "+text.ClipAt(src, maxEcho), "")
 		return
 	}
 	if slices.Contains(otherShells, base) {
-		if _, err := parse(text); err != nil {
-			w.opaque(sc, base+" -c "+clip(text), "")
+		if _, err := parse(src); err != nil {
+			w.opaque(sc, base+" -c "+text.ClipAt(src, maxEcho), "")
 			return
 		}
 	}
-	w.line(text, sc)
+	w.line(src, sc)
 }
 
 // decodePwsh reads PowerShell's -EncodedCommand: base64 of UTF-16LE text.
@@ -258,17 +259,17 @@ func (w *walker) alias(c *cmdCall) {
 // prompt reads a prompt variable's value as the shell expands it each time it shows the prompt:
 // its command substitutions run (PS4='$(...)' runs under set -x).
 func (w *walker) prompt(v guard.Word, sc scope, name string) {
-	text := textOf(v)
-	if !strings.ContainsAny(text, "$`") {
+	src := textOf(v)
+	if !strings.ContainsAny(src, "$`") {
 		return
 	}
-	doc, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Document(strings.NewReader(text))
+	doc, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Document(strings.NewReader(src))
 	if err != nil {
-		w.opaque(sc.child(sc.via, name), name+"="+clip(text), "")
+		w.opaque(sc.child(sc.via, name), name+"="+text.ClipAt(src, maxEcho), "")
 		return
 	}
 	inner := sc.child(sc.via, name)
-	inner.src = text
+	inner.src = src
 	w.substs(doc, inner)
 }
 

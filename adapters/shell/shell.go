@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Bounds on the work one line may cause. A line past any of them is refused (the guard blocks it
@@ -36,6 +37,8 @@ const (
 	maxUnwrap = 16
 	// maxLoopValues bounds the values a for loop's body is read with, one walk each.
 	maxLoopValues = 8
+	// maxEcho bounds the piece of the line a command's text or a reason quotes.
+	maxEcho = 200
 )
 
 // unknownVar stands for an unknown value when text with holes is parsed again as shell (a heredoc
@@ -113,7 +116,7 @@ func (w *walker) line(src string, sc scope) {
 	}
 	f, err := parse(src)
 	if err != nil {
-		w.refuse("the command line is not shell the guard can read: " + clip(err.Error()))
+		w.refuse("the command line is not shell the guard can read: " + text.ClipAt(err.Error(), maxEcho))
 		return
 	}
 	sc.src = src
@@ -534,19 +537,7 @@ func (w *walker) text(n syntax.Node, sc scope) string {
 	if start < 0 || end > len(sc.src) || start >= end {
 		return ""
 	}
-	return clip(sc.src[start:end])
-}
-
-func clip(s string) string {
-	const limit = 200
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return text.ClipAt(sc.src[start:end], maxEcho)
 }
 
 func (w *walker) emit(c guard.Command) {

@@ -2,12 +2,16 @@
 // beside these types and stays pure: it is handed bytes, never paths.
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+)
 
 // File is the shape of both configuration files: .abcd/config.json in the repository and
 // config.json under $ABCD_HOME on the machine. Namespaces are claimed by the consumers that read them.
 type File struct {
-	SchemaVersion int     `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int     `json:"schema_version"`
 	SetupVersion  int     `json:"setup_version,omitempty" jsonschema:"minimum=1"`
 	Oracle        *Oracle `json:"oracle,omitempty"`
 	Build         *Build  `json:"build,omitempty"`
@@ -17,10 +21,12 @@ type File struct {
 // Oracle is the oracle namespace: which route reviews take, where the RepoPrompt server is, the
 // OpenAI-compatible providers this machine has, and which agent a provider takes.
 type Oracle struct {
-	Review string              `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
+	Review string              `json:"review,omitempty"`
 	RP     *RP                 `json:"rp,omitempty"`
 	API    map[string]Provider `json:"api,omitempty" jsonschema:"maxProperties=16"`
-	Roles  map[string]Role     `json:"roles,omitempty"`
+	// Runner holds the headless coding-agent CLIs this machine runs steps on.
+	Runner map[string]Runner `json:"runner,omitempty" jsonschema:"maxProperties=16"`
+	Roles  map[string]Role   `json:"roles,omitempty"`
 	// Denylist holds vendor/* prefixes and model ids no provider may be asked for or answer with. The
 	// repository's and the machine's lists are unioned; no provider's models override it.
 	Denylist []string `json:"denylist,omitempty" jsonschema:"maxItems=256"`
@@ -52,8 +58,41 @@ type ProviderDefaults map[string]json.RawMessage
 type Role struct {
 	// Connection is the provider this machine points the agent at.
 	Connection string `json:"connection,omitempty" jsonschema:"maxLength=64"`
-	// Model is the model the agent asks that provider for; it must be on the provider's models.
+	// Runner is the runner this machine sends the agent's steps to; an agent names a connection or a
+	// runner, never both.
+	Runner string `json:"runner,omitempty" jsonschema:"maxLength=64"`
+	// Model is the model the agent asks its provider or runner for; a provider's must be on its models.
 	Model string `json:"model,omitempty" jsonschema:"maxLength=200"`
+}
+
+// Runner is a headless coding-agent CLI block. Only the machine file may declare it; abcd ahoy
+// connect --runner writes it after checking the CLI.
+type Runner struct {
+	// CLI is the coding-agent CLI: claude, codex, gemini, qoder or opencode.
+	CLI string `json:"cli,omitempty"`
+	// Executable is the CLI's absolute path, executed directly.
+	Executable string `json:"executable,omitempty" jsonschema:"maxLength=4096"`
+	// Version is the CLI's version when it was connected.
+	Version string `json:"version,omitempty" jsonschema:"maxLength=20,pattern=^[0-9]+\\.[0-9]+\\.[0-9]+$"`
+	// Tiers maps a tier (local, economy, frontier) to the model the CLI is asked for.
+	Tiers ProviderTiers `json:"tiers,omitempty"`
+	// CredentialEnv names the environment variables holding the CLI's credentials (never the values).
+	CredentialEnv []string `json:"credential_env,omitempty" jsonschema:"maxItems=16,uniqueItems=true"`
+	// PassEnv names the other environment variables the CLI needs (a base URL, a proxy, a region).
+	PassEnv []string `json:"pass_env,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
+	// Concurrency is how many steps the runner takes at once.
+	Concurrency int           `json:"concurrency,omitempty" jsonschema:"minimum=1,maximum=16"`
+	Limits      *RunnerLimits `json:"limits,omitempty"`
+}
+
+// RunnerLimits bound each of a runner's steps.
+type RunnerLimits struct {
+	WallClockS  int     `json:"wall_clock_s,omitempty" jsonschema:"minimum=10,maximum=86400"`
+	FirstEventS int     `json:"first_event_s,omitempty" jsonschema:"minimum=1,maximum=3600"`
+	SilenceS    int     `json:"silence_s,omitempty" jsonschema:"minimum=1,maximum=3600"`
+	Turns       int     `json:"turns,omitempty" jsonschema:"minimum=1,maximum=10000"`
+	APIRetries  *int    `json:"api_retries,omitempty" jsonschema:"minimum=0,maximum=10"`
+	BudgetUSD   float64 `json:"budget_usd,omitempty" jsonschema:"minimum=0.01,maximum=10000"`
 }
 
 // RP names the person's RepoPrompt MCP server. Only the machine file may declare it.
@@ -78,4 +117,22 @@ type Lock struct {
 	// WaitMS is how long, in milliseconds, a writer waits for another abcd holding the record's or a
 	// run's lock before it gives up with exit 3 (0: it tries once). Unset, it is 3000.
 	WaitMS *int `json:"wait_ms,omitempty" jsonschema:"minimum=0,maximum=60000"`
+}
+
+// FileVersion is the schema_version of both configuration files.
+const FileVersion = 1
+
+// ReviewRoutes are oracle.review's values: host (the person's harness) or rp (RepoPrompt).
+func ReviewRoutes() []string { return []string{"host", "rp"} }
+
+func (File) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(FileVersion)}
+}
+
+func (Oracle) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"review": contract.Enum(ReviewRoutes()...)}
+}
+
+func (Runner) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...)}
 }

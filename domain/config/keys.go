@@ -10,6 +10,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Key is one key abcd reads from the configuration files: the one place that says which keys exist,
@@ -37,7 +38,7 @@ func Keys() []Key {
 		{Pattern: "build.fix_rounds", Default: json.RawMessage(`3`), Doc: "failed validation rounds a lane may have before it is handed back", check: intRange(1, 10)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},
-		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf("host", "rp")},
+		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf(ReviewRoutes()...)},
 		{Pattern: "oracle.rp.url", MachineOnly: true, Doc: "the RepoPrompt MCP server's address: http(s) on a loopback address", check: loopbackURL},
 		{Pattern: "oracle.rp.tool", MachineOnly: true, Default: json.RawMessage(`"oracle_send"`), Doc: "the RepoPrompt tool reviews are sent to", check: name(128)},
 		{Pattern: "oracle.api.*.base_url", MachineOnly: true, Doc: "an OpenAI-compatible provider's base URL: https, or http on a loopback address", check: providerURL},
@@ -46,8 +47,22 @@ func Keys() []Key {
 		{Pattern: "oracle.api.*.models", MachineOnly: true, List: true, Doc: "the provider's allowlist: a JSON array of 1 to 64 model ids it may be asked for", check: modelList},
 		{Pattern: "oracle.api.*.tiers.*", MachineOnly: true, Doc: "the model the provider serves for a tier (local, economy or frontier); it must be on the provider's models", check: modelID},
 		{Pattern: "oracle.api.*.defaults.*", MachineOnly: true, Doc: "a setting the provider receives unless the routing row or --route gives another: " + strings.Join(ProviderSettings(), ", "), check: nil},
+		{Pattern: "oracle.runner.*.cli", MachineOnly: true, Doc: "the coding-agent CLI a runner drives: " + strings.Join(RunnerCLIs(), ", "), check: oneOf(RunnerCLIs()...)},
+		{Pattern: "oracle.runner.*.executable", MachineOnly: true, Doc: "the absolute path of the runner's CLI, executed directly (no shell)", check: absPath},
+		{Pattern: "oracle.runner.*.version", MachineOnly: true, Doc: "the CLI's version abcd ahoy connect checked (major.minor.patch); the version is checked again before each run", check: versionText},
+		{Pattern: "oracle.runner.*.tiers.*", MachineOnly: true, Doc: "the model the runner's CLI is asked for at a tier (local, economy or frontier); unset, the CLI's own default", check: modelID},
+		{Pattern: "oracle.runner.*.credential_env", MachineOnly: true, List: true, Doc: "the names of the environment variables holding the runner's credentials (never the values): passed to the CLI, and scrubbed from everything it says", check: envList(16)},
+		{Pattern: "oracle.runner.*.pass_env", MachineOnly: true, List: true, Doc: "the names of the other environment variables the CLI needs passed through (a base URL, a proxy, a cloud region): names only, values from your environment", check: envList(32)},
+		{Pattern: "oracle.runner.*.concurrency", MachineOnly: true, Doc: "how many steps the runner takes at once (1 to 16; unset, 1)", check: intRange(1, 16)},
+		{Pattern: "oracle.runner.*.limits.wall_clock_s", MachineOnly: true, Doc: "seconds a runner's step may take in all (10 to 86400; unset, 3600)", check: intRange(10, 86400)},
+		{Pattern: "oracle.runner.*.limits.first_event_s", MachineOnly: true, Doc: "seconds the CLI may take to print its first event (1 to 3600; unset, 120)", check: intRange(1, 3600)},
+		{Pattern: "oracle.runner.*.limits.silence_s", MachineOnly: true, Doc: "seconds the CLI may print nothing between two events (1 to 3600; unset, 600)", check: intRange(1, 3600)},
+		{Pattern: "oracle.runner.*.limits.turns", MachineOnly: true, Doc: "model turns a step may take (1 to 10000; unset, 200)", check: intRange(1, 10000)},
+		{Pattern: "oracle.runner.*.limits.api_retries", MachineOnly: true, Doc: "times the CLI may retry its API within a step before abcd ends it (0 to 10; unset, 2)", check: intRange(0, 10)},
+		{Pattern: "oracle.runner.*.limits.budget_usd", MachineOnly: true, Doc: "US dollars a step may spend, for a CLI that reports its cost (claude); unset, no bound", check: numberRange(0.01, 10000)},
 		{Pattern: "oracle.roles.*.connection", MachineOnly: true, Doc: "the provider this machine points an agent at", check: name(64)},
-		{Pattern: "oracle.roles.*.model", MachineOnly: true, Doc: "the model the agent asks its provider for, on that provider's models (default: its tier's model)", check: modelID},
+		{Pattern: "oracle.roles.*.runner", MachineOnly: true, Doc: "the runner this machine sends an agent's steps to (the implementer's too)", check: name(64)},
+		{Pattern: "oracle.roles.*.model", MachineOnly: true, Doc: "the model the agent asks its provider or runner for; a provider's must be on its models (default: its tier's model)", check: modelID},
 		{Pattern: "oracle.denylist", List: true, Doc: "models no provider may be asked for or answer with: a JSON array of vendor/* prefixes or model ids, unioned across the repository and machine files, matched ignoring case and a :variant suffix", check: denyList},
 	}
 }
@@ -59,7 +74,7 @@ var claimed = map[string]bool{"": true, "build": true, "lock": true, "oracle": t
 func Match(key string) (Key, bool) {
 	for _, k := range Keys() {
 		if matches(k.Pattern, key) {
-			if k.Pattern == "oracle.api.*.tiers.*" && !isServedTier(lastSegment(key)) {
+			if (k.Pattern == "oracle.api.*.tiers.*" || k.Pattern == "oracle.runner.*.tiers.*") && !isServedTier(lastSegment(key)) {
 				return Key{}, false
 			}
 			if k.Pattern == "oracle.api.*.defaults.*" {
@@ -132,10 +147,10 @@ func Validate(src Source, machineFile string) error {
 			if ns != "" {
 				where = "the " + ns + " namespace takes"
 			}
-			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", Clip(key), where, strings.Join(Claimed(ns), ", "))}
+			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", text.Clip(key), where, strings.Join(Claimed(ns), ", "))}
 		}
 		if k.MachineOnly && src.Layer != LayerMachine {
-			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", Clip(key), machineFile)}
+			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", text.Clip(key), machineFile)}
 		}
 	}
 	return nil
@@ -223,6 +238,61 @@ func envName(v json.RawMessage) error {
 	return nil
 }
 
+// RunnerCLIs are the coding-agent CLIs a runner block may name (runner.Kinds holds the same set).
+func RunnerCLIs() []string { return []string{"claude", "codex", "gemini", "qoder", "opencode"} }
+
+// envList admits a JSON array of at most max distinct environment variable names.
+func envList(max int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		names, err := DecodeList(v)
+		if err != nil {
+			return err
+		}
+		if len(names) > max {
+			return fmt.Errorf("names %d variables, over the limit of %d", len(names), max)
+		}
+		seen := map[string]bool{}
+		for i, n := range names {
+			data, _ := json.Marshal(n)
+			if envName(data) != nil {
+				return fmt.Errorf("item %d is not an environment variable's name (such as ANTHROPIC_API_KEY): name the variable, never its value", i)
+			}
+			if seen[n] {
+				return fmt.Errorf("item %d repeats %s: name each variable once", i, n)
+			}
+			seen[n] = true
+		}
+		return nil
+	}
+}
+
+// versionText admits major.minor.patch.
+func versionText(v json.RawMessage) error {
+	s, err := stringOf(v)
+	if err != nil {
+		return err
+	}
+	parts := strings.Split(s, ".")
+	ok := len(parts) == 3
+	for _, p := range parts {
+		ok = ok && p != "" && len(p) <= 6 && strings.Trim(p, "0123456789") == ""
+	}
+	if !ok {
+		return fmt.Errorf("takes a version, major.minor.patch (such as 2.1.332)")
+	}
+	return nil
+}
+
+func numberRange(lo, hi float64) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		var f float64
+		if err := json.Unmarshal(v, &f); err != nil || strings.HasPrefix(strings.TrimSpace(string(v)), `"`) || f < lo || f > hi {
+			return fmt.Errorf("takes a number from %g to %g", lo, hi)
+		}
+		return nil
+	}
+}
+
 // loopbackURL admits http or https to localhost or a loopback address, with no credentials, query or
 // fragment. Its refusals never quote the address.
 func loopbackURL(v json.RawMessage) error {
@@ -280,7 +350,7 @@ type KeyName string
 // UnmarshalText refuses a key abcd does not read (config_key_unknown).
 func (k *KeyName) UnmarshalText(b []byte) error {
 	if _, ok := Match(string(b)); !ok {
-		return refusal.New("config_key_unknown", "", fmt.Sprintf("%q is not a key abcd reads", Clip(string(b))),
+		return refusal.New("config_key_unknown", "", fmt.Sprintf("%q is not a key abcd reads", text.Clip(string(b))),
 			refusal.Run("config_show"), " to list every key with its default, or see docs/configuration.md")
 	}
 	*k = KeyName(b)

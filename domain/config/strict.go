@@ -2,7 +2,9 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
@@ -31,7 +33,7 @@ func CheckStrict(file string, data []byte) error { return CheckStrictMax(file, d
 // The reading is strictjson's; this names the file.
 func CheckStrictMax(file string, data []byte, max int) error {
 	err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: max, MaxDepth: maxDepth})
-	if e, ok := err.(*strictjson.Error); ok {
+	if e := (*strictjson.Error)(nil); errors.As(err, &e) {
 		return &FileError{file, e.Describe()}
 	}
 	return err
@@ -44,18 +46,14 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// Clip bounds text a refusal echoes: text.Clip, kept under this name for the callers not yet
-// moved to it.
-func Clip(s string) string { return text.Clip(s) }
-
-// SchemaVersion reads the file's top-level schema_version, which must be 1.
+// checkSchemaVersion reads the file's top-level schema_version, which must be FileVersion.
 func checkSchemaVersion(file string, top map[string]json.RawMessage) error {
 	raw, ok := top["schema_version"]
 	if !ok {
-		return &FileError{file, `declares no schema_version: add "schema_version": 1`}
+		return &FileError{file, fmt.Sprintf(`declares no schema_version: add "schema_version": %d`, FileVersion)}
 	}
-	if strings.TrimSpace(string(raw)) != "1" {
-		return &FileError{file, fmt.Sprintf("declares schema_version %s; this abcd reads version 1", text.Clip(string(raw)))}
+	if strings.TrimSpace(string(raw)) != strconv.Itoa(FileVersion) {
+		return &FileError{file, fmt.Sprintf("declares schema_version %s; this abcd reads version %d", text.Clip(string(raw)), FileVersion)}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ type AllowEntry struct {
 // weaken the guard on this machine, written by abcd guard allow.
 type AllowFile struct {
 	// SchemaVersion is 1.
-	SchemaVersion int `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int `json:"schema_version"`
 	// Allow lists each allowed file once, by path, with the digest of the bytes allowed.
 	Allow []AllowEntry `json:"allow" jsonschema:"maxItems=256"`
 }

@@ -1,8 +1,18 @@
 package guard
 
-import "sync"
+import (
+	_ "embed"
+	"sync"
+)
 
 //go:generate go run gen_builtin.go
+
+//go:embed builtin.json
+var builtinJSON []byte
+
+// BuiltinJSON is the built-in registry as abcd ships it: what builtin_gen.go was generated from, and
+// what names this build's rules (the rules' cache keys on it).
+func BuiltinJSON() []byte { return builtinJSON }
 
 // builtin is builtin.json as gen_builtin.go wrote it into builtin_gen.go, checked once: the hook
 // runs on every tool call, and decoding the JSON there cost it milliseconds.

@@ -53,7 +53,7 @@ func CheckFolder(s string) error {
 	case !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
 		return refusal.New("guard_cwd_invalid", "", "the folder holds a control character", "give the absolute folder the command runs in")
 	case !path.IsAbs(s):
-		return refusal.New("guard_cwd_invalid", "", fmt.Sprintf("the folder %q is not an absolute path", clip(s)), "give the absolute folder the command runs in")
+		return refusal.New("guard_cwd_invalid", "", fmt.Sprintf("the folder %q is not an absolute path", text.Clip(s)), "give the absolute folder the command runs in")
 	}
 	return nil
 }
@@ -70,8 +70,6 @@ func (f *Folder) UnmarshalText(b []byte) error {
 func isControl(r rune) bool {
 	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0)
 }
-
-func clip(s string) string { return text.Clip(s) }
 
 // SchemaRule describes a command line to the schema generator: text, at least one character.
 func (CommandLine) SchemaRule() contract.Rule {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -39,7 +40,7 @@ func (t Tier) rank() int {
 // the guard and takes effect only once committed).
 type File struct {
 	// SchemaVersion is 1.
-	SchemaVersion int `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int `json:"schema_version"`
 	// Enabled false switches the guard off for the repository.
 	Enabled *bool `json:"enabled,omitempty"`
 	// Syntax says how commands read their options, for commands the rules name.
@@ -67,7 +68,7 @@ type Syntax struct {
 	// Style is how words split into options and operands: getopt (options anywhere until --, the
 	// default), subcommand (global options, then a subcommand word), or find (start points, then an
 	// expression whose words are matched whole).
-	Style string `json:"style,omitempty" jsonschema:"enum=getopt,enum=subcommand,enum=find"`
+	Style string `json:"style,omitempty"`
 }
 
 // Rule is one pattern the guard checks every command against.
@@ -75,10 +76,10 @@ type Rule struct {
 	// ID is stable and unique: what a verdict names and a repository file refers to.
 	ID string `json:"id" jsonschema:"pattern=^[a-z][a-z0-9-]*$,maxLength=64"`
 	// Tier is what a certain match does.
-	Tier Tier `json:"tier" jsonschema:"enum=block,enum=warn"`
+	Tier Tier `json:"tier"`
 	// Unknown is what a match does when it rests on a value that cannot be known (a variable, a
 	// command's output); warn when absent.
-	Unknown Tier `json:"unknown,omitempty" jsonschema:"enum=block,enum=warn,enum=allow"`
+	Unknown Tier `json:"unknown,omitempty"`
 	// Command are the base names it applies to; empty applies to every command.
 	Command []string `json:"command,omitempty" jsonschema:"maxItems=32"`
 	// Subcommand are the words that must follow the command's global options (push; repo delete); a
@@ -147,7 +148,7 @@ const MaxFileBytes = 256 << 10
 // schema_version 1, and every rule well formed. file names it in errors.
 func Decode(file string, data []byte) (File, error) {
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 32}); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
+		return File{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -155,8 +156,8 @@ func Decode(file string, data []byte) (File, error) {
 	if err := dec.Decode(&f); err != nil {
 		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
 	}
-	if f.SchemaVersion != 1 {
-		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version 1 (add "schema_version": 1)`, file, f.SchemaVersion)
+	if f.SchemaVersion != FileVersion {
+		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version %d (add "schema_version": %d)`, file, f.SchemaVersion, FileVersion, FileVersion)
 	}
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", file, err)
@@ -326,7 +327,7 @@ func Compile(builtin File, repo *File) (*Registry, error) {
 		index[r.ID] = len(reg.Rules)
 		reg.Rules = append(reg.Rules, r)
 	}
-	for _, id := range sortedKeys(repo.Tiers) {
+	for _, id := range slices.Sorted(maps.Keys(repo.Tiers)) {
 		i, ok := index[id]
 		if !ok {
 			return nil, fmt.Errorf("tiers names %s, which is no rule", id)
@@ -453,13 +454,4 @@ func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -38,6 +38,12 @@ func (r *RunID) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// UnknownRun is the one refusal of a run id that names no run in this repository, whoever finds it
+// (the run store taking its lock, the loop reading its state).
+func UnknownRun(run string) *refusal.Error {
+	return refusal.New("run_unknown", run, "is not a run in this repository", refusal.Run("implement_status"), " to list the runs")
+}
+
 func (RunID) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "a run id, run-<digits>", MinLength: 5, MaxLength: MaxRunIDBytes, Pattern: "^run-[a-z0-9-]+$"}
 }

@@ -67,7 +67,7 @@ const (
 	RoleAuditor     = "intent-auditor"
 )
 
-// State is a run's whole story, as .abcd/.work.local/run/<run>/state.json holds it.
+// State is a run's whole story, as <layout.Runs>/<run>/state.json holds it.
 type State struct {
 	SchemaVersion int      `json:"schema_version"`
 	Run           string   `json:"run"`
@@ -214,7 +214,7 @@ func Decode(file string, data []byte) (State, error) {
 		return State{}, fmt.Errorf("%s is larger than %d bytes", file, MaxStateBytes)
 	}
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxStateBytes, MaxDepth: 32}); err != nil {
-		return State{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
+		return State{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
 	}
 	var s State
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,13 +1,15 @@
 package oracle
 
 import (
+	"maps"
+	"slices"
 	"testing"
 )
 
 // BenchmarkResolve resolves every agent of the proposal with every layer present and a flag over
 // each, against a machine with connections and defaults.
 func BenchmarkResolve(b *testing.B) {
-	agents := sortedKeys(Proposal())
+	agents := slices.Sorted(maps.Keys(Proposal()))
 	repo, machine := Table{}, Table{}
 	flags := make(map[string]*FlagRoute, len(agents))
 	for _, a := range agents {
@@ -20,7 +22,7 @@ func BenchmarkResolve(b *testing.B) {
 		r := fr[a]
 		flags[a] = &r
 	}
-	conns := &staticConnections{by: map[string]Connection{"openrouter": openrouter, "local-llm": ollama}}
+	conns := Configured{Names: []string{"local-llm", "openrouter"}, Serving: map[Tier]Connection{Local: openrouter, Economy: openrouter, Frontier: openrouter}}
 	defaults := func(Connection) Settings { return Settings{"max_tokens": `4096`, "temperature": `1`} }
 	l := Layers{Repo: repo, Machine: machine, RepoOrigin: ".abcd/config/oracle-routing.json",
 		MachineOrigin: "~/.abcd/oracle-routing.json", RepoPresent: true, MachinePresent: true}
@@ -35,13 +37,3 @@ func BenchmarkResolve(b *testing.B) {
 		}
 	}
 }
-
-// staticConnections answers without recording, so the benchmark measures Resolve alone.
-type staticConnections struct{ by map[string]Connection }
-
-func (s *staticConnections) Serves(Tier) (Connection, bool) { return s.by["openrouter"], true }
-func (s *staticConnections) Named(name string) (Connection, bool) {
-	c, ok := s.by[name]
-	return c, ok
-}
-func (s *staticConnections) Pointed(string) (Connection, bool) { return Connection{}, false }

@@ -3,6 +3,9 @@ package oracle
 import (
 	"fmt"
 	"maps"
+	"slices"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Table is one routing file's accepted rows, by agent name. Every row in a Table from CheckTable has
@@ -57,9 +60,9 @@ func CheckTable(origin string, f RoutingFile, known func(agent string) bool) (Ta
 	}
 	table := make(Table, len(f.Agents))
 	var notices []Notice
-	for _, agent := range sortedKeys(f.Agents) {
+	for _, agent := range slices.Sorted(maps.Keys(f.Agents)) {
 		if !agentPattern.MatchString(agent) || (known != nil && !known(agent)) {
-			notices = append(notices, Notice{Origin: origin, Agent: clip(agent),
+			notices = append(notices, Notice{Origin: origin, Agent: text.Clip(agent),
 				Message: fmt.Sprintf("agent %s is not in the roster; row skipped", echo(agent))})
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 func inRoster(agent string) bool {
@@ -217,7 +219,7 @@ func TestCheckTableEchoIsBounded(t *testing.T) {
 			default:
 				t.Fatalf("no message: %v %v", notices, err)
 			}
-			want := `"` + prefix(tc.echo, 80) + `…"`
+			want := `"` + text.Prefix(tc.echo, 80) + `…"`
 			if !strings.Contains(msg, want) {
 				t.Errorf("message %q lacks the bounded echo %q", msg, want)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // RouteGrammar is the --route flag's grammar, quoted by every refusal of one.
@@ -48,13 +49,13 @@ func (e *RouteError) Error() string {
 // otherwise; it is kept as its JSON text and obeys the row rules for values.
 func ParseRoutes(flags []string, dispatches []string, configured func(conn string) bool) (map[string]FlagRoute, error) {
 	out := make(map[string]FlagRoute, len(flags))
-	for _, text := range flags {
-		fr, err := parseRoute(text)
+	for _, raw := range flags {
+		fr, err := parseRoute(raw)
 		if err != nil {
 			return nil, err
 		}
 		refuse := func(format string, args ...any) error {
-			return &RouteError{Flag: clip(text), Msg: fmt.Sprintf(format, args...)}
+			return &RouteError{Flag: text.Clip(raw), Msg: fmt.Sprintf(format, args...)}
 		}
 		if !slices.Contains(dispatches, fr.Agent) {
 			list := "no agent"
@@ -75,17 +76,17 @@ func ParseRoutes(flags []string, dispatches []string, configured func(conn strin
 }
 
 // parseRoute reads one flag's text on its own, before the invocation's checks.
-func parseRoute(text string) (FlagRoute, error) {
+func parseRoute(raw string) (FlagRoute, error) {
 	refuse := func(format string, args ...any) (FlagRoute, error) {
-		return FlagRoute{}, &RouteError{Flag: clip(text), Msg: fmt.Sprintf(format, args...)}
+		return FlagRoute{}, &RouteError{Flag: text.Clip(raw), Msg: fmt.Sprintf(format, args...)}
 	}
-	if len(text) > MaxRouteBytes {
-		return refuse("is %d bytes, over the limit of %d: shorten it", len(text), MaxRouteBytes)
+	if len(raw) > MaxRouteBytes {
+		return refuse("is %d bytes, over the limit of %d: shorten it", len(raw), MaxRouteBytes)
 	}
-	if !utf8.ValidString(text) {
+	if !utf8.ValidString(raw) {
 		return refuse("is not valid UTF-8")
 	}
-	agent, rest, ok := strings.Cut(text, "=")
+	agent, rest, ok := strings.Cut(raw, "=")
 	if !ok {
 		return refuse("bad syntax: no = between the agent and the tier")
 	}
@@ -110,7 +111,7 @@ func parseRoute(text string) (FlagRoute, error) {
 	if err != nil {
 		return refuse("tier %s is not one of %s", echo(tierText), TierList())
 	}
-	fr := FlagRoute{Agent: agent, Tier: tier, Connection: conn, Text: text}
+	fr := FlagRoute{Agent: agent, Tier: tier, Connection: conn, Text: raw}
 	if !hasQuery {
 		return fr, nil
 	}

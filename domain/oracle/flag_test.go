@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 var dispatchAll = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
@@ -159,7 +160,7 @@ func TestRouteErrorQuotesTheFlagBounded(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("err = %v", err)
 	}
-	want := prefix(flag, 80) + "…"
+	want := text.Prefix(flag, 80) + "…"
 	if re.Flag != want || !strings.HasPrefix(err.Error(), `--route "`+want+`": `) {
 		t.Errorf("Flag %q, message %q; want the flag cut to %q", re.Flag, err.Error(), want)
 	}

@@ -48,7 +48,7 @@ func FuzzParseRoutes(f *testing.F) {
 			if field, msg := checkSettings(r.Settings); msg != "" {
 				t.Fatalf("settings: %s %s", field, msg)
 			}
-			if _, err := Resolve(agent, Layers{Flag: &r}, NoConnections{}, nil); err != nil && r.Connection == "" {
+			if _, err := Resolve(agent, Layers{Flag: &r}, Configured{}, nil); err != nil && r.Connection == "" {
 				t.Fatalf("Resolve refused an accepted flag without a connection: %v", err)
 			}
 		}

@@ -3,6 +3,10 @@ package oracle
 import (
 	"fmt"
 	"maps"
+	"slices"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Source is the layer a route's row came from.
@@ -20,6 +24,12 @@ const (
 func Sources() []Source {
 	return []Source{SourceFlag, SourceRepository, SourceMachine, SourceBundled, SourceNone}
 }
+
+func (Source) SchemaEnum() contract.Rule { return contract.Enum(Sources()...) }
+
+// Tables lists the sources that are routing tables (a row comes from one), highest precedence
+// first: what a status board's layers name.
+func Tables() []Source { return []Source{SourceRepository, SourceMachine, SourceBundled} }
 
 // Layers is everything Resolve reads, already read and checked by the caller: the invocation's flag
 // for this agent (nil when none), and the repository's and machine's accepted tables (from
@@ -56,24 +66,26 @@ const HarnessName = "host"
 // Harness is the person's own agent harness, the route every step takes by default.
 func Harness() Connection { return Connection{Name: HarnessName, Harness: true} }
 
-// Connections is what the machine has configured. Resolve only asks; it never dials, so a test can
-// hand it a provider that is "reachable" without a socket.
-type Connections interface {
-	// Serves returns a configured connection that serves the tier.
-	Serves(t Tier) (Connection, bool)
-	// Named returns the configured connection of that name.
-	Named(name string) (Connection, bool)
-	// Pointed returns the provider the machine points this agent at (oracle.roles.<agent>.connection).
-	Pointed(agent string) (Connection, bool)
+// Configured is what the machine has configured, as Resolve reads it: data the caller gathers from
+// the machine's connections (the ports.Connections port), so routing never dials and a test hands it
+// a provider that is "reachable" without a socket. The zero value configures nothing: every step
+// goes to the harness.
+type Configured struct {
+	// Names are the configured connections.
+	Names []string
+	// Serving is, per tier, the configured connection that serves it.
+	Serving map[Tier]Connection
+	// Pointed is, per agent, the provider the machine points it at (oracle.roles.<agent>.connection).
+	Pointed map[string]Connection
 }
 
-// NoConnections is a machine with no connection configured: it serves nothing, names nothing and
-// points nowhere, so every step goes to the harness.
-type NoConnections struct{}
-
-func (NoConnections) Serves(Tier) (Connection, bool)    { return Connection{}, false }
-func (NoConnections) Named(string) (Connection, bool)   { return Connection{}, false }
-func (NoConnections) Pointed(string) (Connection, bool) { return Connection{}, false }
+// Named returns the configured connection of that name.
+func (c Configured) Named(name string) (Connection, bool) {
+	if slices.Contains(c.Names, name) {
+		return Connection{Name: name}, true
+	}
+	return Connection{}, false
+}
 
 // Route is one agent's resolved route: the row that won, the connection that takes the step, and why.
 type Route struct {
@@ -100,17 +112,14 @@ type Route struct {
 //
 // The connection, first that applies: the flag's @connection (c.Named; an error when it is not
 // configured); the provider the machine points the agent at (c.Pointed); the harness for
-// host-decides; a connection that serves the tier (c.Serves); else the harness, with a Fallback
+// host-decides; a connection that serves the tier (c.Serving); else the harness, with a Fallback
 // reason naming the tier.
 //
 // Settings merge defaults(connection) < row < flag; defaults may be nil. The merged map obeys the row
-// rules (at most 16, clean keys and values) or Resolve refuses. c may be nil (NoConnections).
-func Resolve(agent string, l Layers, c Connections, defaults func(Connection) Settings) (Route, error) {
+// rules (at most 16, clean keys and values) or Resolve refuses.
+func Resolve(agent string, l Layers, c Configured, defaults func(Connection) Settings) (Route, error) {
 	if !agentPattern.MatchString(agent) {
 		return Route{}, fmt.Errorf("agent %s is not an agent name: resolve a roster agent", echo(agent))
-	}
-	if c == nil {
-		c = NoConnections{}
 	}
 	r := Route{Agent: agent}
 	if row, ok := l.Repo[agent]; ok {
@@ -139,7 +148,7 @@ func Resolve(agent string, l Layers, c Connections, defaults func(Connection) Se
 				echo(f.Text), echo(f.Agent), agent)
 		}
 		if !f.Tier.Valid() {
-			return Route{}, &RouteError{Flag: clip(f.Text), Msg: fmt.Sprintf("tier %s is not one of %s", echo(string(f.Tier)), TierList())}
+			return Route{}, &RouteError{Flag: text.Clip(f.Text), Msg: fmt.Sprintf("tier %s is not one of %s", echo(string(f.Tier)), TierList())}
 		}
 		r.Row.Tier, r.Source, r.Origin, r.Override = f.Tier, SourceFlag, "--route", f.Text
 		flagSettings = f.Settings
@@ -155,15 +164,15 @@ func Resolve(agent string, l Layers, c Connections, defaults func(Connection) Se
 	case l.Flag != nil && l.Flag.Connection != "":
 		conn, ok := c.Named(l.Flag.Connection)
 		if !ok {
-			return Route{}, &RouteError{Flag: clip(l.Flag.Text), Msg: notConfigured(l.Flag.Connection)}
+			return Route{}, &RouteError{Flag: text.Clip(l.Flag.Text), Msg: notConfigured(l.Flag.Connection)}
 		}
 		r.Connection = conn
 	default:
-		if conn, ok := c.Pointed(agent); ok {
+		if conn, ok := c.Pointed[agent]; ok {
 			r.Connection = conn
 		} else if r.Row.Tier == HostDecides {
 			r.Connection = Harness()
-		} else if conn, ok := c.Serves(r.Row.Tier); ok {
+		} else if conn, ok := c.Serving[r.Row.Tier]; ok {
 			r.Connection = conn
 		} else {
 			r.Connection = Harness()

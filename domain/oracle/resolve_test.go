@@ -8,32 +8,6 @@ import (
 	"testing"
 )
 
-// fakeConnections is a machine's connections without a socket. It records every question asked.
-type fakeConnections struct {
-	serves  map[Tier]Connection
-	named   map[string]Connection
-	pointed map[string]Connection
-	asked   []string
-}
-
-func (f *fakeConnections) Serves(t Tier) (Connection, bool) {
-	f.asked = append(f.asked, "serves "+string(t))
-	c, ok := f.serves[t]
-	return c, ok
-}
-
-func (f *fakeConnections) Named(name string) (Connection, bool) {
-	f.asked = append(f.asked, "named "+name)
-	c, ok := f.named[name]
-	return c, ok
-}
-
-func (f *fakeConnections) Pointed(agent string) (Connection, bool) {
-	f.asked = append(f.asked, "pointed "+agent)
-	c, ok := f.pointed[agent]
-	return c, ok
-}
-
 var (
 	openrouter = Connection{Name: "openrouter"}
 	ollama     = Connection{Name: "ollama"}
@@ -91,7 +65,7 @@ func TestResolvePrecedence(t *testing.T) {
 
 			name := fmt.Sprintf("files-always=%v/flag=%v,repo=%v,machine=%v,bundled=%v", filesAlwaysPresent, hasFlag, hasRepo, hasMachine, hasBundled)
 			t.Run(name, func(t *testing.T) {
-				r, err := Resolve(agent, l, NoConnections{}, nil)
+				r, err := Resolve(agent, l, Configured{}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -110,9 +84,10 @@ func TestResolvePrecedence(t *testing.T) {
 // TestResolveNothingAccepted: with no routing file and no flag every agent resolves to none, the
 // harness at host-decides under the ceiling, and no connection is consulted (AC 1).
 func TestResolveNothingAccepted(t *testing.T) {
-	c := &fakeConnections{
-		serves:  map[Tier]Connection{HostDecides: openrouter, Frontier: openrouter},
-		pointed: map[string]Connection{"ruthless-reviewer": ollama},
+	c := Configured{
+		Names:   []string{"ollama", "openrouter"},
+		Serving: map[Tier]Connection{HostDecides: openrouter, Frontier: openrouter},
+		Pointed: map[string]Connection{"ruthless-reviewer": ollama},
 	}
 	for agent := range Proposal() {
 		r, err := Resolve(agent, Layers{}, c, nil)
@@ -124,12 +99,9 @@ func TestResolveNothingAccepted(t *testing.T) {
 			t.Errorf("Resolve(%s) = %+v, want %+v", agent, r, want)
 		}
 	}
-	if len(c.asked) != 0 {
-		t.Errorf("an unaccepted table consulted connections: %q", c.asked)
-	}
-	// A nil Connections is the empty one.
-	if r, err := Resolve("intent-auditor", Layers{MachinePresent: true}, nil, nil); err != nil || r.Connection != Harness() || r.Source != SourceBundled {
-		t.Errorf("Resolve with nil connections = %+v, %v", r, err)
+	// The zero Configured configures nothing.
+	if r, err := Resolve("intent-auditor", Layers{MachinePresent: true}, Configured{}, nil); err != nil || r.Connection != Harness() || r.Source != SourceBundled {
+		t.Errorf("Resolve with no connections = %+v, %v", r, err)
 	}
 }
 
@@ -137,7 +109,7 @@ func TestResolveNothingAccepted(t *testing.T) {
 // table, so the row it lays over is none's.
 func TestResolveFlagAloneAcceptsNothing(t *testing.T) {
 	l := Layers{Flag: &FlagRoute{Agent: "intent-auditor", Tier: Economy, Text: "intent-auditor=economy"}}
-	r, err := Resolve("intent-auditor", l, NoConnections{}, nil)
+	r, err := Resolve("intent-auditor", l, Configured{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +119,7 @@ func TestResolveFlagAloneAcceptsNothing(t *testing.T) {
 	if r.Connection != Harness() || r.Fallback != "no configured connection serves tier economy; the harness takes the step" {
 		t.Errorf("flag route connection %+v fallback %q", r.Connection, r.Fallback)
 	}
-	other, err := Resolve("security-reviewer", Layers{}, NoConnections{}, nil)
+	other, err := Resolve("security-reviewer", Layers{}, Configured{}, nil)
 	if err != nil || other.Source != SourceNone {
 		t.Errorf("another agent = %+v, %v; want none", other, err)
 	}
@@ -161,7 +133,7 @@ func TestResolveFlagKeepsTheLowerRow(t *testing.T) {
 		RepoPresent: true, RepoOrigin: "repo.json",
 		Flag: &FlagRoute{Agent: "intent-auditor", Tier: Frontier, Settings: Settings{"effort": `"high"`}, Text: "intent-auditor=frontier?effort=high"},
 	}
-	r, err := Resolve("intent-auditor", l, NoConnections{}, nil)
+	r, err := Resolve("intent-auditor", l, Configured{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +148,11 @@ func TestResolveFlagKeepsTheLowerRow(t *testing.T) {
 
 func TestResolveLegs(t *testing.T) {
 	const noFallback = ""
-	machine := func() *fakeConnections {
-		return &fakeConnections{
-			serves:  map[Tier]Connection{Economy: openrouter, Local: ollama},
-			named:   map[string]Connection{"openrouter": openrouter, "ollama": ollama},
-			pointed: map[string]Connection{"security-reviewer": ollama},
+	machine := func() Configured {
+		return Configured{
+			Names:   []string{"ollama", "openrouter"},
+			Serving: map[Tier]Connection{Economy: openrouter, Local: ollama},
+			Pointed: map[string]Connection{"security-reviewer": ollama},
 		}
 	}
 	repo := Table{
@@ -193,36 +165,31 @@ func TestResolveLegs(t *testing.T) {
 		agent        string
 		repo         Table
 		flag         *FlagRoute
-		conns        Connections
+		conns        Configured
 		wantConn     Connection
 		wantFallback string
-		wantAsked    []string
 	}{
-		{"a connection serves the tier", "intent-auditor", repo, nil, machine(), openrouter, noFallback,
-			[]string{"pointed intent-auditor", "serves economy"}},
+		{"a connection serves the tier", "intent-auditor", repo, nil, machine(), openrouter, noFallback},
 		{"no connection serves the tier: the harness, with a reason", "ruthless-reviewer", repo, nil, machine(), Harness(),
-			"no configured connection serves tier frontier; the harness takes the step",
-			[]string{"pointed ruthless-reviewer", "serves frontier"}},
-		{"no connections at all", "ruthless-reviewer", repo, nil, NoConnections{}, Harness(),
-			"no configured connection serves tier frontier; the harness takes the step", nil},
-		{"a local tier nobody serves", "intent-auditor", Table{"intent-auditor": {Tier: Local}}, nil, NoConnections{}, Harness(),
-			"no configured connection serves tier local; the harness takes the step", nil},
+			"no configured connection serves tier frontier; the harness takes the step"},
+		{"no connections at all", "ruthless-reviewer", repo, nil, Configured{}, Harness(),
+			"no configured connection serves tier frontier; the harness takes the step"},
+		{"a local tier nobody serves", "intent-auditor", Table{"intent-auditor": {Tier: Local}}, nil, Configured{}, Harness(),
+			"no configured connection serves tier local; the harness takes the step"},
 		{"host-decides goes to the harness without a reason", "intent-auditor", Table{"intent-auditor": {Tier: HostDecides}}, nil,
-			&fakeConnections{serves: map[Tier]Connection{HostDecides: openrouter}}, Harness(), noFallback,
-			[]string{"pointed intent-auditor"}},
-		{"the machine points the agent at a provider, over serves", "security-reviewer", repo, nil, machine(), ollama, noFallback,
-			[]string{"pointed security-reviewer"}},
+			Configured{Names: []string{"openrouter"}, Serving: map[Tier]Connection{HostDecides: openrouter}}, Harness(), noFallback},
+		{"the machine points the agent at a provider, over serves", "security-reviewer", repo, nil, machine(), ollama, noFallback},
 		{"the machine points the agent at a provider, over host-decides", "security-reviewer", Table{"security-reviewer": {Tier: HostDecides}}, nil,
-			machine(), ollama, noFallback, []string{"pointed security-reviewer"}},
+			machine(), ollama, noFallback},
 		{"a flag's @connection, over the pointer", "security-reviewer", repo,
 			&FlagRoute{Agent: "security-reviewer", Tier: Frontier, Connection: "openrouter", Text: "security-reviewer=frontier@openrouter"},
-			machine(), openrouter, noFallback, []string{"named openrouter"}},
+			machine(), openrouter, noFallback},
 		{"a flag without a connection takes the ordinary legs", "ruthless-reviewer", repo,
 			&FlagRoute{Agent: "ruthless-reviewer", Tier: Local, Text: "ruthless-reviewer=local"},
-			machine(), ollama, noFallback, []string{"pointed ruthless-reviewer", "serves local"}},
+			machine(), ollama, noFallback},
 		{"a flag at host-decides", "intent-auditor", repo,
 			&FlagRoute{Agent: "intent-auditor", Tier: HostDecides, Text: "intent-auditor=host-decides"},
-			machine(), Harness(), noFallback, []string{"pointed intent-auditor"}},
+			machine(), Harness(), noFallback},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,9 +200,6 @@ func TestResolveLegs(t *testing.T) {
 			}
 			if r.Connection != tc.wantConn || r.Fallback != tc.wantFallback {
 				t.Errorf("connection %+v fallback %q; want %+v %q", r.Connection, r.Fallback, tc.wantConn, tc.wantFallback)
-			}
-			if f, ok := tc.conns.(*fakeConnections); ok && !reflect.DeepEqual(f.asked, tc.wantAsked) {
-				t.Errorf("asked %q, want %q", f.asked, tc.wantAsked)
 			}
 		})
 	}
@@ -275,7 +239,7 @@ func TestResolveRefuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Resolve(tc.agent, tc.l, NoConnections{}, nil)
+			r, err := Resolve(tc.agent, tc.l, Configured{}, nil)
 			if err == nil {
 				t.Fatalf("Resolve = %+v, want a refusal", r)
 			}
@@ -299,7 +263,7 @@ func TestResolveSettingsMerge(t *testing.T) {
 		gotConn = append(gotConn, c)
 		return Settings{"a": `"default"`, "b": `"default"`, "c": `"default"`}
 	}
-	conns := &fakeConnections{serves: map[Tier]Connection{Economy: openrouter}}
+	conns := Configured{Names: []string{"openrouter"}, Serving: map[Tier]Connection{Economy: openrouter}}
 	l := Layers{
 		Machine:        Table{"intent-auditor": {Tier: Economy, FanOut: 1, Settings: Settings{"b": `"row"`, "c": `"row"`, "d": `"row"`}}},
 		MachinePresent: true, MachineOrigin: "machine.json",
@@ -330,7 +294,7 @@ func TestResolveSettingsMerge(t *testing.T) {
 			func(Connection) Settings { return Settings{"a": `1`} }, Settings{"a": `2`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Resolve("intent-auditor", tc.l, NoConnections{}, tc.defaults)
+			r, err := Resolve("intent-auditor", tc.l, Configured{}, tc.defaults)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -345,7 +309,7 @@ func TestResolveSettingsMerge(t *testing.T) {
 func TestResolveClampsUncheckedRows(t *testing.T) {
 	for _, fanOut := range []int{-2, 0, 1, 2, 64} {
 		l := Layers{Machine: Table{"intent-auditor": {Tier: Local, FanOut: fanOut}}}
-		r, err := Resolve("intent-auditor", l, NoConnections{}, nil)
+		r, err := Resolve("intent-auditor", l, Configured{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,7 +322,7 @@ func TestResolveClampsUncheckedRows(t *testing.T) {
 // TestResolveAgentOutsideTheProposal: an accepted table with no row for an agent the proposal does not
 // name resolves it to none.
 func TestResolveAgentOutsideTheProposal(t *testing.T) {
-	r, err := Resolve("scratch-agent", Layers{RepoPresent: true}, NoConnections{}, nil)
+	r, err := Resolve("scratch-agent", Layers{RepoPresent: true}, Configured{}, nil)
 	if err != nil || r.Source != SourceNone || r.Row.Tier != HostDecides || r.Connection != Harness() {
 		t.Errorf("Resolve = %+v, %v", r, err)
 	}
@@ -367,8 +331,8 @@ func TestResolveAgentOutsideTheProposal(t *testing.T) {
 // TestResolveEscalatesBeforeChoosingTheConnection: a failed round asks for the next tier up, and the
 // connection and the fallback reason belong to that tier, not to the one the row gave.
 func TestResolveEscalatesBeforeChoosingTheConnection(t *testing.T) {
-	conns := func() *fakeConnections {
-		return &fakeConnections{serves: map[Tier]Connection{Economy: openrouter}}
+	conns := func() Configured {
+		return Configured{Names: []string{"openrouter"}, Serving: map[Tier]Connection{Economy: openrouter}}
 	}
 	repo := Table{"ruthless-reviewer": {Tier: Local, FanOut: 1}}
 	l := Layers{Repo: repo, RepoOrigin: "repo", RepoPresent: true}
@@ -380,13 +344,9 @@ func TestResolveEscalatesBeforeChoosingTheConnection(t *testing.T) {
 	}
 	// Round 2 escalated to economy: the provider serving economy takes it, no fallback.
 	l.Escalated = Economy
-	c := conns()
-	r, err = Resolve("ruthless-reviewer", l, c, nil)
+	r, err = Resolve("ruthless-reviewer", l, conns(), nil)
 	if err != nil || r.Row.Tier != Economy || r.Connection != openrouter || r.Fallback != "" {
 		t.Fatalf("round 2: %+v %v", r, err)
-	}
-	if !reflect.DeepEqual(c.asked, []string{"pointed ruthless-reviewer", "serves economy"}) {
-		t.Errorf("asked %v: the connection must be chosen for the escalated tier", c.asked)
 	}
 	// Round 3 escalated to frontier: nothing serves it, and the reason names frontier.
 	l.Escalated = Frontier

@@ -3,7 +3,8 @@ package oracle
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,25 +34,9 @@ func ValidAgentName(s string) bool { return agentPattern.MatchString(s) }
 // ValidSettingKey reports whether s has the shape of a setting's key.
 func ValidSettingKey(s string) bool { return keyPattern.MatchString(s) }
 
-// prefix returns the longest prefix of s of at most n bytes that ends on a rune boundary.
-func prefix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
-
-// clip is text.Clip, the one clip for echoed input, under the short name this package's messages
-// use.
-func clip(s string) string { return text.Clip(s) }
-
 // echo quotes clipped text for a message, so a control or bidi character in what a person wrote is
 // shown escaped rather than acted on by a terminal.
-func echo(s string) string { return strconv.Quote(clip(s)) }
+func echo(s string) string { return strconv.Quote(text.Clip(s)) }
 
 // checkValue applies the value rules to a setting's decoded string form; it returns "" when clean.
 func checkValue(s string) string {
@@ -116,7 +101,7 @@ func checkSettings(s Settings) (field, msg string) {
 	if len(s) > MaxSettings {
 		return "settings", fmt.Sprintf("holds %d settings, over the limit of %d: remove some", len(s), MaxSettings)
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		if !keyPattern.MatchString(k) {
 			return "settings", fmt.Sprintf("key %s is not a setting key (a lowercase letter, then lowercase letters, digits or _, at most 64 bytes): rename it", echo(k))
 		}
@@ -125,15 +110,6 @@ func checkSettings(s Settings) (field, msg string) {
 		}
 	}
 	return "", ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // echoScalar quotes a setting value for a message: its decoded form when it decodes, else its text.

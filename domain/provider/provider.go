@@ -1,5 +1,5 @@
 // Package provider turns the machine's configuration into the connections routing asks about
-// (oracle.Connections) and the facts one call to an OpenAI-compatible provider needs: its address,
+// (oracle.Configured) and the facts one call to an OpenAI-compatible provider needs: its address,
 // its credential reference, the model for a step, its default settings, and the denylist every
 // model is held to. It is pure: it is handed a configuration stack, never a file or a network.
 package provider
@@ -14,6 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // MaxProviders bounds the providers one machine configures.
@@ -55,8 +56,8 @@ type Role struct {
 	Model      string
 }
 
-// Machine is the machine's providers and roles, checked, with the denylist in force. It is an
-// oracle.Connections.
+// Machine is the machine's providers and roles, checked, with the denylist in force. It is the
+// machine's connections routing reads (the ports.Connections port).
 type Machine struct {
 	providers map[string]Provider
 	names     []string // sorted, so Serves is deterministic
@@ -64,8 +65,6 @@ type Machine struct {
 	deny      Denylist
 	origin    string // the machine file, for refusals
 }
-
-var _ oracle.Connections = (*Machine)(nil)
 
 // Load reads the providers (oracle.api.*), the roles (oracle.roles.*) and the denylist (the union of
 // the repository's and the machine's oracle.denylist) from the stack. Every value must pass its
@@ -134,7 +133,7 @@ func (m *Machine) loadProvider(s *config.Stack, name string) (Provider, error) {
 	}
 	if !ValidName(name) {
 		return Provider{}, m.fault(s, base+".base_url", fmt.Sprintf("provider name %q is not a provider's name: use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit, and not %s",
-			config.Clip(name), strings.Join(Reserved(), ", ")))
+			text.Clip(name), strings.Join(Reserved(), ", ")))
 	}
 	p := Provider{Name: name, Tiers: map[oracle.Tier]string{}, Defaults: oracle.Settings{}}
 	var set bool
@@ -204,19 +203,34 @@ func (m *Machine) loadRole(s *config.Stack, agent string) (Role, error) {
 	if r.Model, _, err = get(s, base+".model"); err != nil {
 		return Role{}, err
 	}
+	_, sent, err := get(s, base+".runner")
+	if err != nil {
+		return Role{}, err
+	}
 	if !oracle.ValidAgentName(agent) {
-		return Role{}, m.fault(s, base+".connection", fmt.Sprintf("agent %q is not an agent's name: name a roster agent", config.Clip(agent)))
+		key := base + ".connection"
+		if sent {
+			key = base + ".runner"
+		}
+		return Role{}, m.fault(s, key, fmt.Sprintf("agent %q is not an agent's name: name a roster agent", text.Clip(agent)))
+	}
+	if sent && r.Connection != "" {
+		return Role{}, m.fault(s, base+".runner", fmt.Sprintf("is set beside %s.connection (%s): an agent takes one route; keep the provider or the runner", base, text.Clip(r.Connection)))
+	}
+	if sent {
+		return Role{}, nil // sent to a runner: domain/runner reads the role, and its model
+
 	}
 	if r.Connection == "" {
 		if r.Model != "" {
-			return Role{}, m.fault(s, base+".model", "is set without "+base+".connection: point the agent at a provider too, or remove the model")
+			return Role{}, m.fault(s, base+".model", "is set without "+base+".connection or "+base+".runner: point the agent at a provider or a runner too, or remove the model")
 		}
 		return r, nil
 	}
 	p, ok := m.providers[r.Connection]
 	if !ok {
 		return Role{}, m.fault(s, base+".connection", fmt.Sprintf("names %s, which is not a configured provider: configure oracle.api.%s, or point the agent at one of %s",
-			config.Clip(r.Connection), providerKey(r.Connection), m.list()))
+			text.Clip(r.Connection), providerKey(r.Connection), m.list()))
 	}
 	if r.Model != "" && !slices.Contains(p.Models, r.Model) {
 		return Role{}, m.fault(s, base+".model", fmt.Sprintf("names %s, which is not on oracle.api.%s.models: add it there, or name a listed model", r.Model, p.Name))
@@ -268,6 +282,21 @@ func (m *Machine) Serves(t oracle.Tier) (oracle.Connection, bool) {
 	return oracle.Connection{}, false
 }
 
+// Configured is the machine's connections as oracle.Resolve reads them: every provider, the one
+// that serves each tier (Serves), and the one each agent is pointed at (Pointed).
+func (m *Machine) Configured() oracle.Configured {
+	c := oracle.Configured{Names: slices.Clone(m.names), Serving: map[oracle.Tier]oracle.Connection{}, Pointed: map[string]oracle.Connection{}}
+	for _, t := range ServedTiers() {
+		if conn, ok := m.Serves(t); ok {
+			c.Serving[t] = conn
+		}
+	}
+	for agent, r := range m.roles {
+		c.Pointed[agent] = oracle.Connection{Name: r.Connection}
+	}
+	return c
+}
+
 // Named returns the configured provider of that name.
 func (m *Machine) Named(name string) (oracle.Connection, bool) {
 	if _, ok := m.providers[name]; !ok {
@@ -312,7 +341,7 @@ type Call struct {
 func (m *Machine) CallFor(conn, agent string, tier oracle.Tier, settings oracle.Settings) (Call, error) {
 	p, ok := m.providers[conn]
 	if !ok {
-		return Call{}, fmt.Errorf("connection %s is not a configured provider", config.Clip(conn))
+		return Call{}, fmt.Errorf("connection %s is not a configured provider", text.Clip(conn))
 	}
 	model := ""
 	if r, ok := m.roles[agent]; ok && r.Connection == conn && r.Model != "" {
@@ -325,7 +354,7 @@ func (m *Machine) CallFor(conn, agent string, tier oracle.Tier, settings oracle.
 	switch {
 	case model == "":
 		return Call{}, fmt.Errorf("provider %s maps no model to tier %s: map one with oracle.api.%s.tiers.%s, or name one with oracle.roles.%s.model",
-			conn, config.Clip(string(tier)), conn, config.Clip(string(tier)), config.Clip(agent))
+			conn, text.Clip(string(tier)), conn, text.Clip(string(tier)), text.Clip(agent))
 	case !slices.Contains(p.Models, model):
 		return Call{}, fmt.Errorf("model %s is not on provider %s's models", model, conn)
 	}
@@ -357,7 +386,7 @@ func CheckSettings(s oracle.Settings) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := config.CheckProviderSetting(k, []byte(s[k])); err != nil {
-			return fmt.Errorf("setting %s %s", config.Clip(k), err)
+			return fmt.Errorf("setting %s %s", text.Clip(k), err)
 		}
 	}
 	return nil

@@ -63,6 +63,10 @@ func TestLoadGivesTheConnectionsRoutingAsksAbout(t *testing.T) {
 	assert.Check(t, !ok)
 	assert.Check(t, is.DeepEqual(m.Defaults(oracle.Connection{Name: "router"}), oracle.Settings{"temperature": "0.2", "max_tokens": "4096"}))
 	assert.Check(t, is.Len(m.Defaults(oracle.Harness()), 0))
+	// Configured is the same answers as the data routing reads.
+	assert.Check(t, is.DeepEqual(m.Configured(), oracle.Configured{Names: []string{"local", "router"},
+		Serving: map[oracle.Tier]oracle.Connection{oracle.Local: {Name: "local"}, oracle.Economy: {Name: "router"}, oracle.Frontier: {Name: "router"}},
+		Pointed: map[string]oracle.Connection{"security-reviewer": {Name: "router"}, "ruthless-reviewer": {Name: "local"}}}))
 	p, _ := m.Provider("router")
 	assert.Check(t, is.Equal(p.KeyEnv, "OPENROUTER_API_KEY"))
 	assert.Check(t, is.Equal(p.BaseURL, "https://openrouter.ai/api/v1"))
@@ -72,7 +76,7 @@ func TestResolveSendsTheStepToAServingProvider(t *testing.T) {
 	m, err := Load(stack(t, "", twoProviders))
 	assert.NilError(t, err)
 	layers := oracle.Layers{MachinePresent: true, Machine: oracle.Table{"intent-auditor": {Tier: oracle.Frontier, FanOut: 1}}}
-	r, err := oracle.Resolve("intent-auditor", layers, m, m.Defaults)
+	r, err := oracle.Resolve("intent-auditor", layers, m.Configured(), m.Defaults)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(r.Connection.Name, "router"))
 	assert.Check(t, is.Equal(r.Fallback, ""))

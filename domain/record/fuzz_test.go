@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,7 +114,7 @@ func FuzzResolveRef(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ref string) {
 		got, err := ResolveRef(ref, in)
 		if err == nil {
-			if badRef(ref) != "" || !contains(in, got) {
+			if badRef(ref) != "" || !slices.Contains(in, got) {
 				t.Fatalf("resolved %q to %+v", ref, got)
 			}
 			return
@@ -130,7 +131,7 @@ func FuzzResolveRef(f *testing.F) {
 			t.Fatalf("message of %d bytes", len(msg))
 		}
 		for _, c := range re.Candidates {
-			if !contains(in, c) {
+			if !slices.Contains(in, c) {
 				t.Fatalf("candidate %+v", c)
 			}
 		}
@@ -138,15 +139,6 @@ func FuzzResolveRef(f *testing.F) {
 			t.Fatal("an empty ref was looked up")
 		}
 	})
-}
-
-func contains(in []Candidate, r Candidate) bool {
-	for _, c := range in {
-		if c == r {
-			return true
-		}
-	}
-	return false
 }
 
 func BenchmarkParseHeader(b *testing.B) {

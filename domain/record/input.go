@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -49,16 +48,13 @@ func (Ref) SchemaRule() contract.Rule {
 		MinLength: 1, MaxLength: MaxRefBytes, Pattern: `^[^/\\]*$`}
 }
 
-// MaxTitleBytes bounds a title a person gives.
-const MaxTitleBytes = 200
-
-// Title is a record's title: one line of plain text, trimmed.
+// Title is a record's title: one line of plain text, trimmed (the title rule, title.go).
 type Title string
 
-// UnmarshalText trims the title and refuses one that is empty, too long, or holds what a line may
-// not (invalid UTF-8, control, bidirectional-control or zero-width characters).
+// UnmarshalText refuses a title the rule refuses (title_empty, title_too_long, title_invalid) and
+// keeps it trimmed.
 func (t *Title) UnmarshalText(b []byte) error {
-	s, err := checkLine(string(b), "title", MaxTitleBytes, `give a short title in quotes, e.g. "Faster cold start"`)
+	s, err := checkLine(string(b), "title", `give a short title in quotes, e.g. "Faster cold start"`)
 	if err != nil {
 		return err
 	}
@@ -67,45 +63,47 @@ func (t *Title) UnmarshalText(b []byte) error {
 }
 
 func (Title) SchemaRule() contract.Rule {
-	return contract.Rule{Description: "one line of plain text, at most 200 bytes", MinLength: 1, MaxLength: MaxTitleBytes}
+	return titleRule("one line of plain text, 1 to 200 characters, with no control, bidirectional-control or zero-width character; white space at either end is trimmed", false)
 }
 
-// checkLine trims s and refuses it empty, over max bytes, or holding what a line may not. Codes are
-// <what>_empty, <what>_too_long and <what>_invalid.
-func checkLine(s, what string, max int, example string) (string, error) {
-	t := strings.TrimSpace(s)
-	switch {
-	case t == "":
-		return "", refusal.New(what+"_empty", "", "the "+what+" is empty", example)
-	case len(t) > max:
-		return "", refusal.New(what+"_too_long", "", fmt.Sprintf("the %s is %d bytes; at most %d", what, len(t), max),
+// lineCodes are the refusal codes of the title rule for a title and for a source.
+var lineCodes = map[string]map[titleFault]refusal.Code{
+	"title":  {titleEmpty: "title_empty", titleLong: "title_too_long", titleHidden: "title_invalid"},
+	"source": {titleEmpty: "source_empty", titleLong: "source_too_long", titleHidden: "source_invalid"},
+}
+
+// checkLine applies the title rule to s as typed, and returns it trimmed.
+func checkLine(s, what string, example string) (string, error) {
+	fault, detail := checkTitleText(s, false)
+	code := lineCodes[what][fault]
+	switch fault {
+	case titleEmpty:
+		return "", refusal.New(code, "", "the "+what+" is empty", example)
+	case titleLong:
+		return "", refusal.New(code, "", fmt.Sprintf("the %s is %s; at most %d", what, detail, MaxTitleRunes),
 			"shorten it; put detail in the record's sections")
+	case titleHidden:
+		return "", refusal.New(code, "", "the "+what+" holds "+detail, "use plain text on one line")
 	}
-	if p := text.LineProblem(t); p != "" {
-		return "", refusal.New(what+"_invalid", "", "the "+what+" holds "+p, "use plain text on one line")
-	}
-	return t, nil
+	return strings.TrimSpace(s), nil
 }
 
 // Source names who or what noticed an issue: one line of plain text, trimmed.
 type Source string
 
-// UnmarshalText trims and checks the source like a title.
+// UnmarshalText checks the source by the title rule (source_empty, source_too_long,
+// source_invalid) and keeps it trimmed.
 func (s *Source) UnmarshalText(b []byte) error {
-	v, err := checkLine(string(b), "source", MaxTitleBytes, "name who or what noticed it in plain text")
+	v, err := checkLine(string(b), "source", "name who or what noticed it in plain text")
 	if err != nil {
 		return err
-	}
-	if utf8.RuneCountInString(v) > MaxTitleRunes {
-		return refusal.New("source_too_long", "", fmt.Sprintf("the source is %d characters; at most %d", utf8.RuneCountInString(v), MaxTitleRunes),
-			"shorten it")
 	}
 	*s = Source(v)
 	return nil
 }
 
 func (Source) SchemaRule() contract.Rule {
-	return contract.Rule{Description: "who or what noticed it: one line of plain text", MinLength: 1, MaxLength: MaxTitleBytes}
+	return titleRule("who or what noticed it: one line of plain text, 1 to 200 characters, with no control, bidirectional-control or zero-width character; white space at either end is trimmed", false)
 }
 
 // MaxNoteBytes bounds the text of a capture and the reason an issue is closed.
@@ -118,7 +116,7 @@ type Note string
 
 // UnmarshalText checks the note (text_invalid; text_empty when there is nothing).
 func (n *Note) UnmarshalText(b []byte) error {
-	v, err := checkNote(string(b), "text")
+	v, err := checkNote(string(b), noteText)
 	if err != nil {
 		return err
 	}
@@ -135,7 +133,7 @@ type Reason string
 
 // UnmarshalText checks the reason like a note.
 func (r *Reason) UnmarshalText(b []byte) error {
-	v, err := checkNote(string(b), "why")
+	v, err := checkNote(string(b), noteWhy)
 	if err != nil {
 		return err
 	}
@@ -147,23 +145,30 @@ func (Reason) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "why the issue is closed: plain text, several lines allowed, at most 4096 bytes", MinLength: 1, MaxLength: MaxNoteBytes}
 }
 
-func checkNote(s, what string) (string, error) {
+// noteRule is what a note's refusals say: its codes, and the example an empty one gives.
+type noteRule struct {
+	empty, invalid refusal.Code
+	example        string
+}
+
+var (
+	noteText = noteRule{"text_empty", "text_invalid", `say what you noticed in quotes, e.g. "the status line flickers on resize"`}
+	noteWhy  = noteRule{"why_empty", "why_invalid", `say why in quotes, e.g. "fixed in 1a2b3c4"`}
+)
+
+func checkNote(s string, rule noteRule) (string, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		example := `say why in quotes, e.g. "fixed in 1a2b3c4"`
-		if what == "text" {
-			example = `say what you noticed in quotes, e.g. "the status line flickers on resize"`
-		}
-		return "", refusal.New(what+"_empty", "", "no text was given", example)
+		return "", refusal.New(rule.empty, "", "no text was given", rule.example)
 	}
 	if len(t) > MaxNoteBytes {
-		return "", refusal.New(what+"_invalid", "", fmt.Sprintf("the text is %d bytes; at most %d", len(t), MaxNoteBytes), "shorten it")
+		return "", refusal.New(rule.invalid, "", fmt.Sprintf("the text is %d bytes; at most %d", len(t), MaxNoteBytes), "shorten it")
 	}
 	if p := text.BlockProblem(t); p != "" {
-		return "", refusal.New(what+"_invalid", "", "the text holds "+p, "use plain text")
+		return "", refusal.New(rule.invalid, "", "the text holds "+p, "use plain text")
 	}
 	if err := CheckBody(t); err != nil {
-		return "", refusal.New(what+"_invalid", "", err.Error(),
+		return "", refusal.New(rule.invalid, "", err.Error(),
 			"rephrase it; a record's body cannot hold its own section headings or an unclosed code fence")
 	}
 	return t, nil

@@ -61,9 +61,11 @@ func TestRefChecksItsShape(t *testing.T) {
 
 func TestTitleTrimsAndRefusesWhatALineMayNotHold(t *testing.T) {
 	checkDecode(t, "Title", func() textType { return new(Title) }, func(v textType) string { return string(*v.(*Title)) }, []decodeCase{
-		{in: "Faster cold start"}, {in: "  padded  ", want: "padded"}, {in: strings.Repeat("é", 100)},
-		{in: "", code: "title_empty"}, {in: " \t ", code: "title_empty"},
-		{in: strings.Repeat("t", 201), code: "title_too_long"},
+		{in: "Faster cold start"}, {in: "  padded  ", want: "padded"}, {in: strings.Repeat("é", 200)},
+		{in: "\u3000ideographic\u00a0spaces\u3000", want: "ideographic\u00a0spaces"},
+		{in: "", code: "title_empty"}, {in: " \u00a0 ", code: "title_empty"}, {in: " \t ", code: "title_invalid"},
+		{in: strings.Repeat("t", 201), code: "title_too_long"}, {in: strings.Repeat("é", 201), code: "title_too_long"},
+		{in: " " + strings.Repeat("t", 200), code: "title_too_long"},
 		{in: "a\x00b", code: "title_invalid"}, {in: "a\nb", code: "title_invalid"}, {in: "a\u0085b", code: "title_invalid"},
 		{in: "a\u202eb", code: "title_invalid"}, {in: "a\u200bb", code: "title_invalid"}, {in: "a\ufeffb", code: "title_invalid"},
 		{in: "a\xffb", code: "title_invalid"},

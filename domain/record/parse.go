@@ -142,12 +142,8 @@ func Kinds() []string { return append([]string(nil), kinds...) }
 // Severities lists the severities of intents and issues, most severe first.
 func Severities() []string { return append([]string(nil), severities...) }
 
-// MaxTitleRunes bounds titles and issue sources.
-const MaxTitleRunes = 200
-
-// CheckTitle refuses a title (or an issue source) a record cannot hold: empty, leading or trailing
-// white space, over MaxTitleRunes characters, invalid UTF-8 or a control character. Callers trim
-// what a person typed before checking.
+// CheckTitle refuses a title (or an issue source) a record cannot hold: the title rule as stored
+// (title.go). Callers trim what a person typed before checking.
 func CheckTitle(title string) error {
 	if p, r, ok := checkFree("title", title); !ok {
 		return fmt.Errorf("%s: %s", p, r)
@@ -155,17 +151,17 @@ func CheckTitle(title string) error {
 	return nil
 }
 
+// checkFree applies the title rule, as stored, to a front matter member.
 func checkFree(key, v string) (problem, remedy string, ok bool) {
-	if p, r, bad := badText(v); bad {
-		return key + " holds " + p, r, false
-	}
-	switch {
-	case strings.TrimSpace(v) == "":
+	switch fault, detail := checkTitleText(v, true); fault {
+	case titleHidden:
+		return key + " holds " + detail, "remove it: a " + key + " is one line of plain text", false
+	case titleEmpty:
 		return key + " is empty", "write one", false
-	case strings.TrimSpace(v) != v:
+	case titleEdges:
 		return key + " has leading or trailing white space", "remove it", false
-	case utf8.RuneCountInString(v) > MaxTitleRunes:
-		return fmt.Sprintf("%s is %d characters long", key, utf8.RuneCountInString(v)), fmt.Sprintf("shorten it to at most %d", MaxTitleRunes), false
+	case titleLong:
+		return key + " is " + detail + " long", fmt.Sprintf("shorten it to at most %d", MaxTitleRunes), false
 	}
 	return "", "", true
 }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -337,7 +338,7 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 	secs, err := parseAny(f, out)
 	if err != nil {
 		var pe *ParseError
-		if asParseError(err, &pe) {
+		if errors.As(err, &pe) {
 			return nil, newParseError("", pe.Line, "the appended text would make the record invalid ("+pe.Problem+")", pe.Remedy)
 		}
 		return nil, err
@@ -356,12 +357,4 @@ func headingLine(data []byte, n int) textLine {
 			return l
 		}
 	}
-}
-
-func asParseError(err error, pe **ParseError) bool {
-	p, ok := err.(*ParseError)
-	if ok {
-		*pe = p
-	}
-	return ok
 }

@@ -11,7 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
 )
 
 // Kind says which exit code a refusal maps to and whether trying again may help.
@@ -25,6 +28,10 @@ const (
 	// Fault: something unexpected broke. Exit 1.
 	Fault Kind = "fault"
 )
+
+// Kinds lists every kind, in the order of their exit codes' rarity: refused (2), contention (3),
+// fault (1).
+func Kinds() []Kind { return []Kind{Refused, Contention, Fault} }
 
 // ExitCode is the process exit code for a kind.
 func (k Kind) ExitCode() int {
@@ -76,13 +83,13 @@ func (e *Error) On(verb, field string) *Error {
 
 // New is a refusal of kind Refused. The remedy is any mix of words (strings), invocations (Run)
 // and field references (Field), read in order.
-func New(code, what, why string, remedy ...any) *Error {
-	return &Error{Kind: Refused, Code: code, What: what, Why: why, Remedy: Say(remedy...)}
+func New(code Code, what, why string, remedy ...any) *Error {
+	return &Error{Kind: Refused, Code: string(code), What: what, Why: why, Remedy: Say(remedy...)}
 }
 
 // Busy is a refusal of kind Contention.
-func Busy(code, what, why string, remedy ...any) *Error {
-	return &Error{Kind: Contention, Code: code, What: what, Why: why, Remedy: Say(remedy...)}
+func Busy(code Code, what, why string, remedy ...any) *Error {
+	return &Error{Kind: Contention, Code: string(code), What: what, Why: why, Remedy: Say(remedy...)}
 }
 
 // As finds a refusal in err's chain.
@@ -252,12 +259,12 @@ func plainJSON(v any) string {
 // Document is the published refusal document: under --json it is the one document stdout carries when
 // a verb does not return its result.
 type Document struct {
-	Kind     Kind   `json:"kind" jsonschema:"enum=refused,enum=contention,enum=fault"`
-	Code     string `json:"code" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
+	Kind     Kind   `json:"kind"`
+	Code     string `json:"code"`
 	What     string `json:"what" jsonschema:"minLength=1"`
 	Why      string `json:"why" jsonschema:"minLength=1"`
 	Remedy   string `json:"remedy"`
-	ExitCode int    `json:"exit_code" jsonschema:"enum=1,enum=2,enum=3"`
+	ExitCode int    `json:"exit_code"`
 }
 
 // DocumentOf renders any error as a refusal document in no door's terms; an error that is not a
@@ -268,7 +275,7 @@ func DocumentOf(err error) Document { return DocumentFor(err, Plain) }
 func DocumentFor(err error, r Renderer) Document {
 	e, ok := As(err)
 	if !ok {
-		e = &Error{Kind: Fault, Code: "fault", What: "abcd", Why: err.Error(),
+		e = &Error{Kind: Fault, Code: string(CodeFault), What: "abcd", Why: err.Error(),
 			Remedy: Say("this is a bug or an environment problem; run again with the same input and report it if it persists")}
 	}
 	kind := e.Kind
@@ -285,7 +292,22 @@ func DocumentFor(err error, r Renderer) Document {
 	}
 	code := e.Code
 	if code == "" {
-		code = string(kind)
+		code = string(CodeFault) // every refusal abcd makes names its code; a test holds the product to it
 	}
 	return Document{Kind: kind, Code: code, What: what, Why: why, Remedy: e.Remedy.Render(r), ExitCode: kind.ExitCode()}
+}
+
+func (Kind) SchemaEnum() contract.Rule { return contract.Enum(Kinds()...) }
+
+func (Document) SchemaFields() map[string]contract.Rule {
+	var exits []int
+	for _, k := range Kinds() {
+		exits = append(exits, k.ExitCode())
+	}
+	slices.Sort(exits)
+	codes := contract.Rule{}
+	for _, d := range Codes() {
+		codes.Enum, codes.Meanings = append(codes.Enum, string(d.Code)), append(codes.Meanings, d.Meaning)
+	}
+	return map[string]contract.Rule{"exit_code": {Ints: exits}, "code": codes}
 }

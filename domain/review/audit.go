@@ -3,9 +3,11 @@ package review
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -27,14 +29,14 @@ const (
 // CriterionVerdict is the auditor's verdict on one acceptance criterion.
 type CriterionVerdict struct {
 	Criterion string `json:"criterion" jsonschema:"pattern=^ac-[0-9]+$"`
-	Verdict   string `json:"verdict" jsonschema:"enum=MET,enum=MET_WITH_CONCERNS,enum=NOT_MET,enum=INCONCLUSIVE"`
+	Verdict   string `json:"verdict"`
 	Evidence  string `json:"evidence" jsonschema:"minLength=1,maxLength=4096"`
 	Concerns  string `json:"concerns" jsonschema:"maxLength=4096"`
 }
 
 // AuditReturn is the intent-auditor's return: one verdict per acceptance criterion of the intent.
 type AuditReturn struct {
-	SchemaVersion int                `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int                `json:"schema_version"`
 	Intent        string             `json:"intent"`
 	Verdicts      []CriterionVerdict `json:"verdicts"`
 	Summary       string             `json:"summary" jsonschema:"maxLength=16384"`
@@ -72,8 +74,8 @@ func parseAudit(data []byte, intentID string, criteria []string, ofIntent bool) 
 		{"verdicts", &rawVerdicts, "an array, one verdict per criterion"},
 		{"summary", &a.Summary, "a string"},
 	}, &p)
-	if got["schema_version"] && a.SchemaVersion != 1 {
-		p.add("\"schema_version\" is %d; this abcd reads version 1: write \"schema_version\": 1", a.SchemaVersion)
+	if got["schema_version"] && a.SchemaVersion != ReturnVersion {
+		p.add("\"schema_version\" is %d; this abcd reads version %d: write \"schema_version\": %d", a.SchemaVersion, ReturnVersion, ReturnVersion)
 	}
 	if got["intent"] && ofIntent && a.Intent != intentID {
 		p.add("\"intent\" is %q, but this audit is of %q: write \"intent\": %q", text.Clip(a.Intent), intentID, intentID)
@@ -124,7 +126,7 @@ func verdictWords() []string { return []string{Met, MetWithConcerns, NotMet, Inc
 // checkVerdict applies the prompt's rules to one criterion's verdict.
 // got names the members that decoded; a missing or mistyped one is already refused.
 func checkVerdict(at string, v CriterionVerdict, got map[string]bool, p *problems) {
-	if got["verdict"] && !contains(verdictWords(), v.Verdict) {
+	if got["verdict"] && !slices.Contains(verdictWords(), v.Verdict) {
 		p.add("%s.verdict is %q: write exactly one of %s", at, text.Clip(v.Verdict), strings.Join(verdictWords(), ", "))
 	}
 	if got["evidence"] && strings.TrimSpace(v.Evidence) == "" {
@@ -153,7 +155,7 @@ func checkCriteria(verdicts []CriterionVerdict, named []bool, criteria []string,
 		if !named[i] {
 			continue
 		}
-		if !contains(want, v.Criterion) {
+		if !slices.Contains(want, v.Criterion) {
 			p.add("verdicts[%d] names the criterion %q, which the intent does not have: remove it (the intent's criteria are %s)", i, text.Clip(v.Criterion), listOrNone(want))
 			continue
 		}
@@ -184,7 +186,7 @@ func checkCriteria(verdicts []CriterionVerdict, named []bool, criteria []string,
 func dedupe(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		if !contains(out, id) {
+		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
@@ -218,6 +220,14 @@ func auditVerdict(a AuditReturn) Verdict {
 		fmt.Fprintf(&b, "evidence: %s\n\n", c.Evidence)
 	}
 	b.WriteString(a.Summary)
-	v.Findings = cut(strings.TrimSpace(b.String()), MaxFindingsBytes)
+	v.Findings = text.Prefix(strings.TrimSpace(b.String()), MaxFindingsBytes)
 	return v
+}
+
+func (CriterionVerdict) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"verdict": contract.Enum(verdictWords()...)}
+}
+
+func (AuditReturn) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(ReturnVersion)}
 }

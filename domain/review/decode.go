@@ -3,7 +3,9 @@ package review
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,9 +28,8 @@ func strict(what string, data []byte, limit int, p *problems) bool {
 	if err == nil {
 		return true
 	}
-	e := err.(*strictjson.Error)
-	msg := what + " " + e.Describe()
-	if e.Kind == strictjson.Shape || strings.HasPrefix(e.Describe(), "is not JSON") {
+	msg := what + " " + strictjson.Describe(err)
+	if e := (*strictjson.Error)(nil); errors.As(err, &e) && (e.Kind == strictjson.Shape || strings.HasPrefix(e.Describe(), "is not JSON")) {
 		msg += ": write the JSON document alone, with no prose, markdown or code fence around it"
 	}
 	*p = append(*p, msg)
@@ -60,7 +61,7 @@ func decodeObject(raw json.RawMessage, owner, prefix string, fields []field, p *
 	}
 	var unknown []string
 	for k := range members {
-		if !contains(known, k) {
+		if !slices.Contains(known, k) {
 			unknown = append(unknown, k)
 		}
 	}

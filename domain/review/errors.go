@@ -3,7 +3,6 @@ package review
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // ReturnError refuses a return or a receipt, naming every problem with it at once, each with what
@@ -29,16 +28,4 @@ func (p problems) err() error {
 		return nil
 	}
 	return &ReturnError{Problems: p}
-}
-
-// cut bounds s to limit bytes on a rune boundary.
-func cut(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	n := limit
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

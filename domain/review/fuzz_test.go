@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -48,7 +49,7 @@ func FuzzParseReviewerReturn(f *testing.F) {
 			t.Fatalf("accepted %d bytes, valid UTF-8 %v", len(data), utf8.Valid(data))
 		}
 		pass, fail := Words(role)
-		inPass, inFail := contains(pass, v.Word), contains(fail, v.Word)
+		inPass, inFail := slices.Contains(pass, v.Word), slices.Contains(fail, v.Word)
 		if inPass == inFail || v.Pass != inPass || v.Role != role {
 			t.Fatalf("verdict %+v for %s", v, role)
 		}
@@ -89,7 +90,7 @@ func FuzzParseAuditReturn(f *testing.F) {
 		}
 		failed := false
 		for i, c := range a.Verdicts {
-			if c.Criterion != criteria[i] || !contains(verdictWords(), c.Verdict) || strings.TrimSpace(c.Evidence) == "" {
+			if c.Criterion != criteria[i] || !slices.Contains(verdictWords(), c.Verdict) || strings.TrimSpace(c.Evidence) == "" {
 				t.Fatalf("verdict %d: %+v", i, c)
 			}
 			failed = failed || c.Verdict == NotMet || c.Verdict == Inconclusive
@@ -166,18 +167,6 @@ func FuzzDecodeImplementerReceipt(f *testing.F) {
 func TestSchemaTagsMatchTheRules(t *testing.T) {
 	if tag := reflectTag(t, ImplementerReceipt{}, "Commits"); !strings.HasSuffix(tag, "pattern="+commitID.String()) {
 		t.Errorf("commits tag %q, pattern %s", tag, commitID)
-	}
-	if tag := reflectTag(t, CriterionVerdict{}, "Verdict"); tag != "enum="+strings.Join(verdictWords(), ",enum=") {
-		t.Errorf("verdict tag %q", tag)
-	}
-	var words []string
-	for _, r := range []Role{Ruthless, Security} {
-		pass, fail := Words(r)
-		words = append(append(words, pass...), fail...)
-	}
-	words = append(words, WordPass, WordFail)
-	if tag := reflectTag(t, Verdict{}, "Word"); tag != "enum="+strings.Join(words, ",enum=") {
-		t.Errorf("word tag %q", tag)
 	}
 	for _, typ := range []any{Verdict{}, CriterionVerdict{}, AuditReturn{}, DoD{}, ImplementerReceipt{}, FallbackReceipt{}} {
 		rt := reflect.TypeOf(typ)

@@ -3,9 +3,11 @@ package review
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -27,7 +29,7 @@ type ReviewReply struct {
 	Summary string `json:"summary" jsonschema:"minLength=1,maxLength=16384"`
 	// Verdict is the role's word: SHIP or FIX FIRST for the ruthless reviewer; APPROVE, BLOCK or
 	// NEEDS-INPUT for the security reviewer.
-	Verdict string `json:"verdict" jsonschema:"enum=SHIP,enum=FIX FIRST,enum=APPROVE,enum=BLOCK,enum=NEEDS-INPUT"`
+	Verdict string `json:"verdict"`
 	// Findings, most severe first; empty when there are none.
 	Findings []ReviewFinding `json:"findings" jsonschema:"maxItems=200"`
 }
@@ -39,7 +41,7 @@ type ReviewFinding struct {
 	Location string `json:"location" jsonschema:"minLength=1,maxLength=1024"`
 	// Severity is the role's: blocker, major, minor or nit (ruthless); critical, high, medium, low or
 	// question (security).
-	Severity string `json:"severity" jsonschema:"enum=blocker,enum=major,enum=minor,enum=nit,enum=critical,enum=high,enum=medium,enum=low,enum=question"`
+	Severity string `json:"severity"`
 	What     string `json:"what" jsonschema:"minLength=1,maxLength=8192"`
 	Fix      string `json:"fix" jsonschema:"maxLength=8192"`
 }
@@ -53,6 +55,14 @@ func Severities(r Role) []string {
 		return []string{"critical", "high", "medium", "low", "question"}
 	}
 	return nil
+}
+
+func (ReviewReply) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"verdict": contract.Enum(ReviewerWords()...)}
+}
+
+func (ReviewFinding) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"severity": contract.Enum(append(Severities(Ruthless), Severities(Security)...)...)}
 }
 
 // DecodeReviewReply reads a reviewer's reply: strict JSON of at most MaxReturnBytes with exactly the
@@ -79,7 +89,7 @@ func DecodeReviewReply(role Role, data []byte) (ReviewReply, error) {
 	}
 	if got["verdict"] {
 		pass, fail := Words(role)
-		if !contains(append(pass, fail...), r.Verdict) {
+		if !slices.Contains(append(pass, fail...), r.Verdict) {
 			p.add("\"verdict\" is %q: write exactly one of %s", text.Clip(r.Verdict), wordList(role))
 		}
 	}
@@ -120,7 +130,7 @@ func decodeFindings(role Role, raw json.RawMessage, p *problems) []ReviewFinding
 				checkText(at+"."+t.name, t.value, t.min, t.max, p)
 			}
 		}
-		if got["severity"] && !contains(Severities(role), f.Severity) {
+		if got["severity"] && !slices.Contains(Severities(role), f.Severity) {
 			p.add("%s.severity is %q: a %s writes %s", at, text.Clip(f.Severity), role, strings.Join(Severities(role), ", "))
 		}
 	}

@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -66,10 +67,10 @@ func verdictAfter(role Role, lines []string, h int, p *problems) Verdict {
 	}
 	pass, fail := Words(role)
 	all := append(pass[:len(pass):len(pass)], fail...)
-	if contains(all, word) {
+	if slices.Contains(all, word) {
 		// Findings written above the Verdict heading count as much as those under it: a fix brief
 		// carries both.
-		return Verdict{Role: role, Word: word, Pass: contains(pass, word), Findings: findings(lines[:h], lines[i+1:])}
+		return Verdict{Role: role, Word: word, Pass: slices.Contains(pass, word), Findings: findings(lines[:h], lines[i+1:])}
 	}
 	other := Security
 	if role == Security {
@@ -77,7 +78,7 @@ func verdictAfter(role Role, lines []string, h int, p *problems) Verdict {
 	}
 	otherPass, otherFail := Words(other)
 	switch {
-	case contains(otherPass, word) || contains(otherFail, word):
+	case slices.Contains(otherPass, word) || slices.Contains(otherFail, word):
 		p.add("the verdict line (line %d) reads %q, a %s's word: a %s writes %s", i+1, word, other, role, wordList(role))
 	case foldsTo(all, word) != "":
 		p.add("the verdict line (line %d) reads %q: write it in capitals, %s", i+1, text.Clip(word), foldsTo(all, word))
@@ -96,7 +97,7 @@ func findings(before, after []string) string {
 			parts = append(parts, t)
 		}
 	}
-	return cut(strings.Join(parts, "\n\n"), MaxFindingsBytes)
+	return text.Prefix(strings.Join(parts, "\n\n"), MaxFindingsBytes)
 }
 
 // unwrap removes ** and ` wrapped around a verdict word, in any nesting, and the spaces inside them.
@@ -112,15 +113,6 @@ func unwrap(s string) string {
 		}
 	}
 	return s
-}
-
-func contains(words []string, w string) bool {
-	for _, x := range words {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 // foldsTo returns the word w matches but for case, or "".

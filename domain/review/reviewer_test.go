@@ -3,6 +3,7 @@ package review
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -133,9 +134,12 @@ func TestReviewerFindingsCutOnARune(t *testing.T) {
 	if len(v.Findings) != MaxFindingsBytes || !utf8.ValidString(v.Findings) {
 		t.Fatalf("findings %d bytes, valid UTF-8 %v", len(v.Findings), utf8.ValidString(v.Findings))
 	}
-	odd := "a" + body
-	if got := cut(odd, MaxFindingsBytes); len(got) != MaxFindingsBytes-1 || !utf8.ValidString(got) {
-		t.Fatalf("cut to %d bytes", len(got))
+	v, err = ParseReviewerReturn(Ruthless, []byte("## Verdict\nFIX FIRST\na"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Findings) != MaxFindingsBytes-1 || !utf8.ValidString(v.Findings) {
+		t.Fatalf("an odd cut kept %d bytes, valid UTF-8 %v", len(v.Findings), utf8.ValidString(v.Findings))
 	}
 }
 
@@ -169,7 +173,7 @@ func TestReviewerPromptsMatchTheParser(t *testing.T) {
 			v, err := ParseReviewerReturn(tc.role, []byte(in))
 			if err != nil {
 				t.Errorf("%s %s: %v", tc.role, w, err)
-			} else if v.Word != w || v.Pass != contains(pass, w) {
+			} else if v.Word != w || v.Pass != slices.Contains(pass, w) {
 				t.Errorf("%s %s: %+v", tc.role, w, v)
 			}
 		}

@@ -13,6 +13,7 @@
 package strictjson
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -131,6 +132,16 @@ func (e *Error) Describe() string {
 		return "must hold one JSON object"
 	}
 	return fmt.Sprintf("is not JSON: %s at byte %d", e.Msg, e.Offset+1)
+}
+
+// Describe is err's Describe when err holds an *Error, and its text when it holds none (a reader's
+// own error passed through).
+func Describe(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Describe()
+	}
+	return err.Error()
 }
 
 func (e *Error) where() string {

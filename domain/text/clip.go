@@ -5,17 +5,32 @@ import "unicode/utf8"
 // ClipBytes is the most of one outside value a message echoes.
 const ClipBytes = 80
 
-// Clip bounds text a message echoes (a key, a value, a flag, a path) to ClipBytes, cut on a rune
-// boundary and marked with "…" when cut. It reads no further than the cut, so a megabyte of input
-// costs what eighty bytes do. Every refusal and protocol error that quotes outside input goes
-// through it, whichever door the input came through.
-func Clip(s string) string {
-	if len(s) <= ClipBytes {
+// Prefix is the longest prefix of s of at most n bytes that does not end inside a rune: the one
+// rune-boundary cut every bound on bytes uses. It reads no further than the cut, so a megabyte of
+// input costs what n bytes do.
+func Prefix(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := ClipBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	if n < 0 {
+		n = 0
 	}
-	return s[:cut] + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
+
+// ClipAt bounds s to n bytes on a rune boundary, marked with "…" when cut (the mark is past the
+// bound).
+func ClipAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return Prefix(s, n) + "…"
+}
+
+// Clip bounds text a message echoes (a key, a value, a flag, a path) to ClipBytes, cut on a rune
+// boundary and marked with "…" when cut. Every refusal and protocol error that quotes outside input
+// goes through it, whichever door the input came through.
+func Clip(s string) string { return ClipAt(s, ClipBytes) }

@@ -45,3 +45,29 @@ func FuzzClip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPrefix: the cut is a prefix within the bound, keeps every whole rune it can, and never splits
+// one.
+func FuzzPrefix(f *testing.F) {
+	f.Add("é€😀", 5)
+	f.Add("abc", 0)
+	f.Add("\xff\xfe", 1)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		got := Prefix(s, n)
+		if !strings.HasPrefix(s, got) || len(got) > max(n, 0) && len(s) > n {
+			t.Fatalf("Prefix(%q, %d) = %q", s, n, got)
+		}
+		if len(s) <= n {
+			if got != s {
+				t.Fatalf("short text changed: %q -> %q", s, got)
+			}
+			return
+		}
+		if len(got) < len(s) && !utf8.RuneStart(s[len(got)]) && len(got) > 0 {
+			t.Fatalf("Prefix(%q, %d) = %q ends inside a rune", s, n, got)
+		}
+		if utf8.ValidString(s) && len(s)-len(got) > 0 && n-len(got) >= utf8.UTFMax {
+			t.Fatalf("Prefix(%q, %d) = %q dropped a whole rune", s, n, got)
+		}
+	})
+}

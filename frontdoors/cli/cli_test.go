@@ -124,6 +124,7 @@ func newApp(facts ports.RepoFacts) *app.App {
 		Git:       seededGit(),
 		Runs:      runs,
 		Commands:  fake.Commands{},
+		Rules:     fake.Rules{},
 		Providers: &fake.Providers{Check: ports.ProviderCheck{ModelReported: "qwen2.5:7b"}},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -68,7 +69,7 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			}
 			data, err := readBounded(s.In, MaxGuardInput)
 			if err != nil {
-				return refusal.New("guard_input_unreadable", "guard check", "could not read stdin: "+clip(err.Error()), "pass the line with --command")
+				return refusal.New("guard_input_unreadable", "guard check", "could not read stdin: "+text.Clip(err.Error()), "pass the line with --command")
 			}
 			line = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 		}
@@ -163,7 +164,7 @@ func parseHookPayload(data []byte) (hookPayload, error) {
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return p, fmt.Errorf("the hook payload is not a JSON object: %s", clip(err.Error()))
+		return p, fmt.Errorf("the hook payload is not a JSON object: %s", text.Clip(err.Error()))
 	}
 	if err := exactKeys(top, hookKeys, "the hook payload"); err != nil {
 		return p, err
@@ -192,7 +193,7 @@ func exactKeys(obj map[string]json.RawMessage, keys []string, what string) error
 	for k := range obj {
 		for _, want := range keys {
 			if k != want && strings.EqualFold(k, want) {
-				return fmt.Errorf("%s has the key %q beside or instead of %q: keys are read exactly as the harness reads them", what, clip(k), want)
+				return fmt.Errorf("%s has the key %q beside or instead of %q: keys are read exactly as the harness reads them", what, text.Clip(k), want)
 			}
 		}
 	}
@@ -257,7 +258,7 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	}
 	data, err := readBounded(s.In, MaxGuardInput)
 	if err != nil {
-		return fail("could not read the hook payload: " + clip(err.Error()))
+		return fail("could not read the hook payload: " + text.Clip(err.Error()))
 	}
 	if len(data) > MaxGuardInput {
 		return fail(fmt.Sprintf("the hook payload is larger than %d bytes, so the command was not checked", MaxGuardInput))
@@ -270,18 +271,18 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	// run_shell_command and reads its own answer (decision and reason).
 	gemini := p.HookEventName == "BeforeTool"
 	if p.HookEventName != "" && p.HookEventName != "PreToolUse" && !gemini {
-		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", clip(p.HookEventName))
+		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", text.Clip(p.HookEventName))
 		return geminiAllow(s, gemini)
 	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
-		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", clip(p.Cwd)))
+		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", text.Clip(p.Cwd)))
 	}
 	line, what, err := hookLine(p, gemini)
 	if err != nil {
 		return fail(err.Error())
 	}
 	if what == "" {
-		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command or a file write\n", clip(p.ToolName))
+		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command or a file write\n", text.Clip(p.ToolName))
 		return geminiAllow(s, gemini)
 	}
 	if strings.TrimSpace(line) == "" {
@@ -316,7 +317,7 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 	}
 	file, present, err := p.inputString(key)
 	if err != nil || !present || file == "" {
-		return "", "", fmt.Errorf("the %s tool's input has no %s string", clip(p.ToolName), key)
+		return "", "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
 	}
 	return ": > " + shellQuote(file), "write", nil
 }

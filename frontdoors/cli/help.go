@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // shells are the completion scripts abcd writes.
@@ -21,7 +22,7 @@ func helpCommand(root *cobra.Command) *cobra.Command {
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 || target == nil {
 				topic := fmt.Sprint(args)
-				return refusal.New("usage", "abcd help", fmt.Sprintf("no command %s", clip(topic)), "run `abcd --help` for the commands abcd takes")
+				return refusal.New("usage", "abcd help", fmt.Sprintf("no command %s", text.Clip(topic)), "run `abcd --help` for the commands abcd takes")
 			}
 			return target.Help()
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/frontdoors/mcp"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -51,7 +52,7 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 			}
 		}
 		if err != nil {
-			return refusal.New("mcp_repo_invalid", "abcd mcp serve --repo "+clip(opts.repo), "the folder cannot be served: "+clip(err.Error()),
+			return refusal.New("mcp_repo_invalid", "abcd mcp serve --repo "+text.Clip(opts.repo), "the folder cannot be served: "+text.Clip(err.Error()),
 				"name an existing folder inside the repository to serve, or leave --repo out to serve the working directory")
 		}
 		if a.Reroot == nil {
@@ -69,7 +70,7 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 			if errors.As(err, &le) {
 				why = le.Why
 			}
-			return refusal.New("mcp_bind_refused", "abcd mcp serve --http "+clip(opts.http), why,
+			return refusal.New("mcp_bind_refused", "abcd mcp serve --http "+text.Clip(opts.http), why,
 				"serve on loopback: --http 127.0.0.1:<port>, --http [::1]:<port> or --http localhost:<port>; for a harness on another machine, use stdio through its own remote-execution support")
 		}
 	}
@@ -93,7 +94,7 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		// A busy port may free up: contention, not bad input.
-		return refusal.Busy("mcp_listen_failed", "abcd mcp serve --http "+clip(opts.http), "cannot listen: "+clip(err.Error()),
+		return refusal.Busy("mcp_listen_failed", "abcd mcp serve --http "+text.Clip(opts.http), "cannot listen: "+text.Clip(err.Error()),
 			"pick a free port, or --http 127.0.0.1:0 to let the system pick one (the address is printed on stderr)")
 	}
 	fmt.Fprintf(s.Err, "abcd mcp: serving %d tools at http://%s%s for %s\n", len(srv.Tools()), ln.Addr(), mcp.Endpoint, where)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
@@ -30,7 +31,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), a, s, opts)
+			return runStatus(cmd, a, s, opts)
 		},
 	}
 	root.SetIn(s.In)
@@ -46,6 +47,8 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(implementCommands(a, s, opts)...)
 	root.AddCommand(newMCPCmd(a, s))
 	root.AddCommand(newGuardCmd(a, s, opts))
+	root.AddCommand(newRulesCmd(a, s, opts))
+	root.AddCommand(newMergeDriverCmd(a, s))
 	addProviderCommands(root, a, s, opts)
 	root.SetHelpCommand(helpCommand(root))
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -134,7 +137,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
 			remedy = fmt.Sprintf("did you mean `%s %s`? (`%s --help` lists the commands it takes)", cmd.CommandPath(), strings.Join(near, "` or `"+cmd.CommandPath()+" "), cmd.CommandPath())
 		}
-		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", clip(args[0])), remedy)
+		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", text.Clip(args[0])), remedy)
 	}
 	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
 		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))
@@ -189,6 +192,10 @@ func command(name, use string) *cobra.Command {
 	}
 }
 
+// spelled is a result with its next steps spelled as this command line does, from the commands'
+// own declarations.
+func spelled[R any](cmd *cobra.Command, r R) R { return hint.Spell(r, newSpelling(cmd.Root())) }
+
 // emit prints a result: its JSON under --json, or the text rendering.
 func emit(s *IO, opts *options, result any, text func() string) error {
 	if opts.json {
@@ -218,6 +225,3 @@ func VerbCommands(root *cobra.Command) map[string]string {
 	walk(root)
 	return out
 }
-
-// clip bounds text a refusal echoes back.
-func clip(s string) string { return text.Clip(s) }

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -41,7 +43,7 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 	}
 	t, ok := s.byName[name]
 	if !ok {
-		return nil, newError(codeInvalidParams, "Unknown tool: "+clip(name))
+		return nil, newError(codeInvalidParams, "Unknown tool: "+text.Clip(name))
 	}
 	args := map[string]any{}
 	if raw, present := m.Params["arguments"]; present {
@@ -96,7 +98,8 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	if err != nil {
 		return s.refusalBytes(err), true
 	}
-	data, err := app.Encode(result)
+	// Its next steps are spelled in MCP's terms: the tool to call and its arguments.
+	data, err := app.Encode(hint.Spell(result, Spelling))
 	if err != nil {
 		return s.refusalBytes(fmt.Errorf("encoding the %s result: %w", v.Name, err)), true
 	}
@@ -112,7 +115,7 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	if perr != nil {
 		s.logf("tool %s: the result does not match %s.result: %v", v.Name, v.Name, perr)
 		return s.refusalBytes(&refusal.Error{Kind: refusal.Fault, Code: "result_invalid", What: "tools/call " + v.Name,
-			Why:    "the result does not match the tool's outputSchema: " + clip(perr.Error()),
+			Why:    "the result does not match the tool's outputSchema: " + text.Clip(perr.Error()),
 			Remedy: refusal.Say("this is a bug in abcd; report it with the call's arguments")}), true
 	}
 	return data, false
@@ -139,8 +142,9 @@ func (s *Server) refusalBytes(err error) []byte {
 	return bytes.TrimSuffix(data, []byte("\n"))
 }
 
-// Spelling spells a refusal's door-neutral parts in MCP's terms: an invocation as the tool to call
-// with its arguments, a field as the tool's argument, the thing refused as the call.
+// Spelling spells the door-neutral parts of a refusal or a next step in MCP's terms: an invocation
+// as the tool to call with its arguments, a field as the tool's argument, the thing refused as the
+// call.
 var Spelling refusal.Renderer = mcpSpelling{}
 
 type mcpSpelling struct{}
@@ -162,12 +166,12 @@ func (mcpSpelling) Subject(verb, field string) string {
 }
 
 func inputRefusal(tool, why string) error {
-	return refusal.New("input_invalid", "tools/call "+tool, "the arguments do not match the tool's inputSchema: "+clip(why),
+	return refusal.New("input_invalid", "tools/call "+tool, "the arguments do not match the tool's inputSchema: "+text.Clip(why),
 		"send arguments that match the inputSchema tools/list gives for "+tool+" (abcd schema show "+tool+".input)")
 }
 
 func argsRefusal(tool string, e *strictjson.Error) error {
-	code := "input_invalid"
+	var code refusal.Code = "input_invalid"
 	if e.Kind == strictjson.Limit {
 		code = "input_too_large"
 	}

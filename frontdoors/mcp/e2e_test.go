@@ -23,6 +23,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
 	"github.com/abcd-dev/abcd/frontdoors/mcp"
@@ -677,6 +678,9 @@ func TestParity(t *testing.T) {
 							// spelled in each door's own terms (a command line, a tool and its
 							// arguments), so they are held to that instead of to each other.
 							gotDoc, wantDoc = doorNeutral(t, gotDoc, "mcp"), doorNeutral(t, wantDoc, "cli")
+						} else if !got.isError {
+							// So is a result's next step: its data is the same, its text the door's.
+							gotDoc, wantDoc = nextNeutral(t, gotDoc, "mcp"), nextNeutral(t, wantDoc, "cli")
 						}
 						assert.Check(t, gotDoc == wantDoc, "%s sample %d in %s (modern %v):\n  mcp: %s\n  cli: %s\n  args: %q",
 							v.Name, i, state, modern, got.doc, want, args)
@@ -718,18 +722,56 @@ func doorNeutral(t *testing.T, doc, door string) string {
 	assert.NilError(t, json.Unmarshal([]byte(doc), &m))
 	for _, field := range []string{"what", "remedy"} {
 		text, _ := m[field].(string)
-		if door == "mcp" {
-			assert.Check(t, !strings.Contains(text, "`abcd") && !strings.Contains(text, " --") && !strings.HasPrefix(text, "abcd "),
-				"an MCP refusal's %s speaks the command line's language: %q", field, text)
-		} else {
-			assert.Check(t, !strings.Contains(text, "call ") && !strings.Contains(text, "tools/call"),
-				"a CLI refusal's %s speaks MCP's language: %q", field, text)
-		}
+		checkDoorLanguage(t, "a refusal's "+field, text, door)
 		delete(m, field)
 	}
 	out, err := json.Marshal(m)
 	assert.NilError(t, err)
 	return string(out)
+}
+
+// nextNeutral drops the door-spelled text of every next step in a result (a "next" member, or the
+// items of one) after checking it speaks the door's language, as doorNeutral does for a refusal.
+func nextNeutral(t *testing.T, doc, door string) string {
+	t.Helper()
+	var tree any
+	dec := json.NewDecoder(strings.NewReader(doc))
+	dec.UseNumber()
+	assert.NilError(t, dec.Decode(&tree))
+	var walk func(v any, underNext bool)
+	walk = func(v any, underNext bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			if text, ok := x["text"].(string); ok && underNext {
+				checkDoorLanguage(t, "a next step's text", text, door)
+				delete(x, "text")
+			}
+			for k, child := range x {
+				walk(child, k == "next")
+			}
+		case []any:
+			for _, child := range x {
+				walk(child, underNext)
+			}
+		}
+	}
+	walk(tree, false)
+	out, err := json.Marshal(tree)
+	assert.NilError(t, err)
+	return string(out)
+}
+
+// checkDoorLanguage holds text spelled for a door to its language: over MCP no command line or
+// flag, on the command line no tool call.
+func checkDoorLanguage(t *testing.T, what, text, door string) {
+	t.Helper()
+	if door == "mcp" {
+		assert.Check(t, !strings.Contains(text, "`abcd") && !strings.Contains(text, " --") && !strings.HasPrefix(text, "abcd "),
+			"over MCP, %s speaks the command line's language: %q", what, text)
+	} else {
+		assert.Check(t, !strings.Contains(text, "call ") && !strings.Contains(text, "tools/call"),
+			"on the command line, %s speaks MCP's language: %q", what, text)
+	}
 }
 
 func isRefusal(doc string) bool {
@@ -936,10 +978,10 @@ func TestFailClosedCorpus(t *testing.T) {
 						var doc map[string]any
 						assert.NilError(t, json.Unmarshal([]byte(got.doc), &doc))
 						want := doc["code"] == c.refusal || c.refusal == anyRefusal && doc["kind"] == "refused"
-						assert.Check(t, got.isError && want, "%s %s: want refusal %s, got %s", v.Name, c.name, c.refusal, truncate(r.line))
+						assert.Check(t, got.isError && want, "%s %s: want refusal %s, got %s", v.Name, c.name, c.refusal, text.ClipAt(r.line, 300))
 						continue
 					}
-					assert.Check(t, r.Error != nil && r.Error.Code == c.rpc, "%s %s: want error %d, got %s", v.Name, c.name, c.rpc, truncate(r.line))
+					assert.Check(t, r.Error != nil && r.Error.Code == c.rpc, "%s %s: want error %d, got %s", v.Name, c.name, c.rpc, text.ClipAt(r.line, 300))
 				}
 			}
 			// Still serving: ping and a read.
@@ -954,13 +996,6 @@ func TestFailClosedCorpus(t *testing.T) {
 			t.Logf("%s: %d hostile messages answered, nothing written", state, answered)
 		})
 	}
-}
-
-func truncate(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-	return s
 }
 
 // TestToolCallsStayInsideTheRepository: free text that looks like a path is text. Every mutating
@@ -1034,7 +1069,7 @@ func TestStdoutCarriesOnlyProtocol(t *testing.T) {
 	assert.Check(t, strings.Contains(s.stderr.String(), "no-such-agent"), "the warning reaches stderr: %q", s.stderr.String())
 	assert.Check(t, len(s.raw) > 5)
 	for _, line := range s.raw {
-		assert.Check(t, strings.HasPrefix(line, `{"jsonrpc":"2.0",`) && strings.HasSuffix(line, "}\n") && strings.Count(line, "\n") == 1, "%q", truncate(line))
+		assert.Check(t, strings.HasPrefix(line, `{"jsonrpc":"2.0",`) && strings.HasSuffix(line, "}\n") && strings.Count(line, "\n") == 1, "%q", text.ClipAt(line, 300))
 	}
 }
 

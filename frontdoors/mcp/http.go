@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/google/uuid"
 )
 
@@ -273,7 +274,7 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 		return
 	}
 	if isNotificationMethod(m.Method) {
-		h.fail(w, http.StatusNotFound, m.ID, newError(codeMethodNotFound, "Method not found: "+clip(m.Method)+" is a notification; send it without an id"))
+		h.fail(w, http.StatusNotFound, m.ID, newError(codeMethodNotFound, "Method not found: "+text.Clip(m.Method)+" is a notification; send it without an id"))
 		return
 	}
 	switch e {
@@ -396,7 +397,7 @@ func (h *httpEndpoint) session(r *http.Request, hdr *httpHeaders, optional bool)
 	version, _ := sess.get()
 	if hdr.hasProtocolVersion && hdr.protocolVersion != version {
 		return nil, http.StatusBadRequest, newError(codeInvalidRequest, fmt.Sprintf(
-			"Bad Request: MCP-Protocol-Version %s is not the version this session negotiated (%s)", clip(hdr.protocolVersion), version))
+			"Bad Request: MCP-Protocol-Version %s is not the version this session negotiated (%s)", text.Clip(hdr.protocolVersion), version))
 	}
 	return sess, 0, nil
 }

@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -103,7 +105,7 @@ func (s *Server) getPrompt(m *message, modern bool) (json.RawMessage, *rpcError)
 	}
 	p, found := s.prompts.byName[name]
 	if !found {
-		return nil, newError(codeInvalidParams, "Invalid params: no prompt is named "+clip(name)+" (prompts/list names them)")
+		return nil, newError(codeInvalidParams, "Invalid params: no prompt is named "+text.Clip(name)+" (prompts/list names them)")
 	}
 	if m.ArgsErr != nil {
 		return nil, newError(codeInvalidParams, "Invalid params: arguments: "+m.ArgsErr.Error())
@@ -119,7 +121,7 @@ func (s *Server) getPrompt(m *message, modern bool) (json.RawMessage, *rpcError)
 	args := make(map[string]string, len(p.def.Arguments))
 	for k, v := range given {
 		if _, known := p.check[k]; !known {
-			return nil, newError(codeInvalidParams, "Invalid params: the prompt "+name+" takes no argument "+clip(k))
+			return nil, newError(codeInvalidParams, "Invalid params: the prompt "+name+" takes no argument "+text.Clip(k))
 		}
 		str, isString := v.(string)
 		if !isString {
@@ -231,5 +233,5 @@ const driverLoop = `2. Call implement_step with {"run": "<the run id>"}. It star
 5. Go back to step 2 and repeat until implement_step returns run.finished true. A failed review round of a spec's lane opens a fix await for a fresh implementer and then fresh reviewers; a lane that builds on others starts when they are done; the intent-auditor audits the integrated result last. Each is just another await: do nothing else by hand.
 6. When the run is finished, call implement_record with {"run": "<the run id>"} and report to the person: each lane and its stage, the verdicts by role and by route, every lane handed back with its findings, and the branch that holds the result.
 
-Never write a receipt or a return yourself, never edit anything under .abcd/.work.local, and never merge or delete a lane's branch by hand: abcd does that.
+Never write a receipt or a return yourself, never edit anything under ` + layout.Local + `, and never merge or delete a lane's branch by hand: abcd does that.
 `

@@ -229,7 +229,7 @@ func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
 	version, claimed := m.Claim()
 	if m.Method == "initialize" && !(claimed && namesModernRevision(version)) {
 		if hdr != nil && hdr.hasProtocolVersion && namesModernRevision(hdr.protocolVersion) {
-			return 0, newError(codeHeaderMismatch, "Header mismatch: initialize opens the 2025 handshake but MCP-Protocol-Version names "+clip(hdr.protocolVersion)).WithStatus(http.StatusBadRequest)
+			return 0, newError(codeHeaderMismatch, "Header mismatch: initialize opens the 2025 handshake but MCP-Protocol-Version names "+text.Clip(hdr.protocolVersion)).WithStatus(http.StatusBadRequest)
 		}
 		return eraInitialize, nil
 	}
@@ -240,11 +240,11 @@ func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
 		if hdr != nil {
 			if hdr.hasProtocolVersion && hdr.protocolVersion != version {
 				return 0, newError(codeHeaderMismatch, fmt.Sprintf("Header mismatch: MCP-Protocol-Version %s does not match _meta protocol version %s",
-					clip(hdr.protocolVersion), clip(version))).WithStatus(http.StatusBadRequest)
+					text.Clip(hdr.protocolVersion), text.Clip(version))).WithStatus(http.StatusBadRequest)
 			}
 			if hdr.hasMethod && hdr.method != m.Method {
 				return 0, newError(codeHeaderMismatch, fmt.Sprintf("Header mismatch: Mcp-Method %s does not match the body method %s",
-					clip(hdr.method), clip(m.Method))).WithStatus(http.StatusBadRequest)
+					text.Clip(hdr.method), text.Clip(m.Method))).WithStatus(http.StatusBadRequest)
 			}
 		}
 		if !isModernVersion(version) {
@@ -268,7 +268,7 @@ func (s *Server) classify(m *message, hdr *httpHeaders) (era, *rpcError) {
 			if m.IsNotification() {
 				return eraModern, nil
 			}
-			return 0, newError(codeInvalidParams, "Invalid params: MCP-Protocol-Version names "+clip(hdr.protocolVersion)+
+			return 0, newError(codeInvalidParams, "Invalid params: MCP-Protocol-Version names "+text.Clip(hdr.protocolVersion)+
 				" but the request has no _meta "+metaProtocolVersion+"; a 2026-07-28 request carries "+metaProtocolVersion+
 				" and "+metaClientCapabilities+" in params._meta").WithStatus(http.StatusBadRequest)
 		case !isLegacyVersion(hdr.protocolVersion):
@@ -343,7 +343,7 @@ func standardHeaderProblem(m *message, hdr *httpHeaders) *rpcError {
 		return mismatch("the Mcp-Name header carries an invalid base64 value")
 	}
 	if isString && name != body {
-		return mismatch(fmt.Sprintf("Mcp-Name %s does not match params.%s %s", clip(name), field, clip(body)))
+		return mismatch(fmt.Sprintf("Mcp-Name %s does not match params.%s %s", text.Clip(name), field, text.Clip(body)))
 	}
 	return nil
 }
@@ -402,7 +402,7 @@ func (s *Server) dispatch(ctx context.Context, m *message, e era, version string
 }
 
 func (s *Server) methodNotFound(method string, modern bool) *rpcError {
-	msg := "Method not found: " + clip(method)
+	msg := "Method not found: " + text.Clip(method)
 	switch {
 	case modern && (method == "initialize" || method == "ping" || method == "logging/setLevel"):
 		msg += " (removed in 2026-07-28)"
@@ -454,7 +454,7 @@ func (s *Server) readResource(m *message, modern bool) (json.RawMessage, *rpcErr
 		if !modern {
 			code = codeResourceNotFound
 		}
-		return nil, &rpcError{Code: code, Message: "Resource not found", Data: map[string]any{"uri": clip(uri)}}
+		return nil, &rpcError{Code: code, Message: "Resource not found", Data: map[string]any{"uri": text.Clip(uri)}}
 	}
 	data, ok, err := s.core.Schemas.Schema(r.schemaName)
 	if err != nil || !ok {
@@ -478,6 +478,3 @@ func (s *Server) readResource(m *message, modern bool) (json.RawMessage, *rpcErr
 	}
 	return b, nil
 }
-
-// clip is text.Clip, the one clip for echoed input, under the short name this package's errors use.
-func clip(s string) string { return text.Clip(s) }

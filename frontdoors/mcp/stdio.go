@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/mcpwire"
 )
 
@@ -198,7 +199,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
 	}
 	if isNotificationMethod(m.Method) {
 		c.write(outbound{ID: m.ID, Error: newError(codeMethodNotFound,
-			"Method not found: "+clip(m.Method)+" is a notification; send it without an id")})
+			"Method not found: "+text.Clip(m.Method)+" is a notification; send it without an id")})
 		return true
 	}
 	var version string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -29,7 +30,7 @@ type ConfigEntry struct {
 	Key       string             `json:"key"`
 	Set       bool               `json:"set"`
 	Value     config.ValueText   `json:"value,omitempty"`
-	Layer     string             `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Layer     string             `json:"layer"`
 	Origin    string             `json:"origin"`
 	Disagreed bool               `json:"disagreed"`
 	Layers    []ConfigLayerValue `json:"layers"`
@@ -38,7 +39,7 @@ type ConfigEntry struct {
 
 // ConfigLayerValue is one layer's value for a key.
 type ConfigLayerValue struct {
-	Layer  string           `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled"`
+	Layer  string           `json:"layer"`
 	Origin string           `json:"origin"`
 	Value  config.ValueText `json:"value"`
 	Wins   bool             `json:"wins"`
@@ -62,8 +63,8 @@ func configShow(ctx context.Context, a *App, in *ConfigShowInput) (ConfigShowRes
 	}
 	res := ConfigShowResult{
 		Files: []ConfigFileStatus{
-			{Layer: "repository", Kind: "config", Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
-			{Layer: "machine", Kind: "config", Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
+			{Layer: config.LayerRepo.String(), Kind: fileConfig, Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
+			{Layer: config.LayerMachine.String(), Kind: fileConfig, Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
 		},
 		Keys: []ConfigEntry{},
 	}
@@ -143,8 +144,8 @@ func configRefusal(err error) error {
 	}
 	var ve *config.ValueError
 	if errors.As(err, &ve) {
-		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", clip(ve.Key), ve.Msg),
-			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", clip(ve.Key), ve.Origin))
+		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", text.Clip(ve.Key), ve.Msg),
+			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", text.Clip(ve.Key), ve.Origin))
 	}
 	return err
 }

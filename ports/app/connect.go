@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -42,9 +43,9 @@ type AhoyConnectResult struct {
 	// Tiers are the tiers the provider serves, in order, as tier=model.
 	Tiers []string `json:"tiers"`
 	// Credential says where the key is read at call time: key_env, key_file, or none.
-	Credential    string `json:"credential" jsonschema:"enum=key_env,enum=key_file,enum=none"`
-	ModelReported string `json:"model_reported"`
-	Next          string `json:"next"`
+	Credential    string    `json:"credential"`
+	ModelReported string    `json:"model_reported"`
+	Next          hint.Next `json:"next"`
 }
 
 // AhoyDisconnectInput names the provider to remove.
@@ -112,7 +113,7 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	path := a.Setup.MachinePath(machineConfig)
 	res.File = path
 	repo := repoLayer(files)
-	err = a.Setup.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+	err = a.updateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
 		doc, err := machineDoc(path, old, present)
 		if err != nil {
 			return nil, err
@@ -132,16 +133,17 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
-	res.Next = fmt.Sprintf("steps whose tier %s serves now go to it; abcd shows the route each agent takes", name)
+	res.Next = hint.Say("steps whose tier "+name+" serves now go to it; to see the route each agent takes, ", hint.Do("status"))
 	if len(res.Tiers) == 0 {
-		res.Next = fmt.Sprintf("no tier maps to %s yet: point an agent at it with oracle.roles.<agent>.connection in %s, or route one step with --route <agent>=<tier>@%s", name, path, name)
+		res.Next = hint.Say("no tier maps to "+name+" yet: point an agent at it with oracle.roles.<agent>.connection in ", hint.At(path, "oracle.roles.<agent>.connection"),
+			", or route one step with ", refusal.Field("implement_step", "routes"), " <agent>=<tier>@"+name)
 	}
 	return res, nil
 }
 
 // connectBlock is the provider's block and the result it implies.
 func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[string]any, AhoyConnectResult, error) {
-	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: "none"}
+	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: credentialNone}
 	tiers := map[string]any{}
 	given := map[oracle.Tier]string{}
 	for _, tm := range in.Tiers {
@@ -180,9 +182,9 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	}
 	switch {
 	case in.KeyEnv != "":
-		block["key_env"], res.Credential = string(in.KeyEnv), "key_env"
+		block["key_env"], res.Credential = string(in.KeyEnv), credentialEnv
 	case in.KeyFile != "":
-		block["key_file"], res.Credential = string(in.KeyFile), "key_file"
+		block["key_file"], res.Credential = string(in.KeyFile), credentialFile
 	}
 	return block, res, nil
 }
@@ -213,7 +215,7 @@ func ahoyDisconnect(ctx context.Context, a *App, in *AhoyDisconnectInput) (AhoyD
 	path := a.Setup.MachinePath(machineConfig)
 	res := AhoyDisconnectResult{Name: name, File: path, RolesRemoved: []string{}}
 	repo := repoLayer(files)
-	err = a.Setup.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+	err = a.updateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
 		res.Removed, res.RolesRemoved = false, []string{}
 		if !present {
 			return nil, nil
@@ -301,11 +303,11 @@ func checkedMachineFile(path string, doc map[string]any, repo *config.Source) ([
 	if err == nil {
 		err = config.Validate(src, path)
 	}
-	if err == nil {
-		_, err = provider.Load(config.NewStack(nil, repo, &src))
-	}
 	if err != nil {
 		return nil, configRefusal(err)
+	}
+	if _, _, err := machineRoutes(config.NewStack(nil, repo, &src)); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

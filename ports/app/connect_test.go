@@ -93,7 +93,7 @@ func TestConnectVerifiesThenWritesTheBlock(t *testing.T) {
 	// What was written is what routing now reads.
 	conns, err := w.a.loadConnections(context.Background())
 	assert.NilError(t, err)
-	c, ok := conns.Serves(oracle.Frontier)
+	c, ok := conns.Configured().Serving[oracle.Frontier]
 	assert.Check(t, ok && c.Name == "router")
 
 	// Never replaced silently.
@@ -274,11 +274,11 @@ func TestLoadConnectionsRefusesNamingTheKey(t *testing.T) {
 	conns, err := w.a.loadConnections(context.Background())
 	assert.NilError(t, err)
 	layers := oracle.Layers{MachinePresent: true, Machine: oracle.Table{"intent-auditor": {Tier: oracle.Frontier, FanOut: 1}}}
-	route, err := oracle.Resolve("intent-auditor", layers, conns, connectionDefaults(conns))
+	route, err := oracle.Resolve("intent-auditor", layers, conns.Configured(), conns.Defaults)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(route.Connection.Name, "router"))
 	assert.Check(t, is.DeepEqual(route.Settings, oracle.Settings{"temperature": "0.2"}))
-	assert.Check(t, connectionDefaults(oracle.NoConnections{}) == nil)
+	assert.Check(t, conns.Defaults(oracle.Harness()) == nil)
 }
 
 // The canary key reaches the adapter's call and nowhere else: not a result, a refusal, a warning, a

@@ -8,17 +8,20 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // loadConnections reads the configuration (loadConfig) and returns the machine's providers as the
-// connections routing resolves against: Serves (a provider mapping the tier to an allowed model the
-// denylist does not deny), Named (a configured provider), Pointed (oracle.roles.<agent>.connection).
+// connections routing resolves against: per tier, a provider mapping it to an allowed model the
+// denylist does not deny; every configured provider; per agent, oracle.roles.<agent>.connection.
 // A configuration that breaks a rule refuses, naming the key and the file.
-func (a *App) loadConnections(ctx context.Context) (oracle.Connections, error) {
+func (a *App) loadConnections(ctx context.Context) (ports.Connections, error) {
 	if a.Connections != nil {
 		return a.Connections, nil
 	}
@@ -30,25 +33,36 @@ func (a *App) loadConnections(ctx context.Context) (oracle.Connections, error) {
 }
 
 func (a *App) loadMachine(ctx context.Context) (*provider.Machine, error) {
-	_, stack, err := a.loadConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m, err := provider.Load(stack)
-	if err != nil {
-		return nil, configRefusal(err)
-	}
-	return m, nil
+	m, _, err := a.loadRoutes(ctx)
+	return m, err
 }
 
-// connectionDefaults is oracle.Resolve's defaults for connections from loadConnections: a provider's
-// oracle.api.<name>.defaults, under the routing row and the flag. Other connections have none.
-func connectionDefaults(c oracle.Connections) func(oracle.Connection) oracle.Settings {
-	if m, ok := c.(*provider.Machine); ok {
-		return m.Defaults
+// loadRoutes reads the machine's providers and its runners, each checked beside the other (a runner
+// may not take a provider's name; an agent is sent to one of them, not both). A runner block that
+// breaks a rule refuses as a provider's does, so no routed step reads a machine file abcd would
+// refuse.
+func (a *App) loadRoutes(ctx context.Context) (*provider.Machine, *runner.Machine, error) {
+	_, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil
+	return machineRoutes(stack)
 }
+
+func machineRoutes(stack *config.Stack) (*provider.Machine, *runner.Machine, error) {
+	m, err := provider.Load(stack)
+	if err != nil {
+		return nil, nil, configRefusal(err)
+	}
+	r, err := runner.Load(stack, m.Names())
+	if err != nil {
+		return nil, nil, configRefusal(err)
+	}
+	return m, r, nil
+}
+
+// The machine's providers are the connections routing reads.
+var _ ports.Connections = (*provider.Machine)(nil)
 
 // providerValidator opens the provider conn names as a review route. ok is false when conn is not a
 // configured provider (the harness, rp, or a name this machine does not configure): the caller keeps
@@ -119,19 +133,6 @@ func (r *providerRoute) Review(ctx context.Context, req ports.ReviewRequest) (po
 func (r *providerRoute) fallback(out ports.ReviewOutcome, reason review.FallbackReason, detail string) ports.ReviewOutcome {
 	out.Return = nil
 	out.FallbackReason = string(reason)
-	out.FallbackDetail = boundDetail("provider " + r.conn + ": " + detail)
+	out.FallbackDetail = text.ClipAt("provider "+r.conn+": "+detail, review.DetailBytes)
 	return out
-}
-
-// boundDetail keeps a detail within a fallback receipt's bound, on a rune boundary.
-func boundDetail(s string) string {
-	const limit = 400
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -2,8 +2,9 @@ package app
 
 import (
 	"context"
-	"fmt"
+	"slices"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 )
 
@@ -25,14 +26,14 @@ func decisionVerbs() []Verb {
 }
 
 func decisionNew(ctx context.Context, a *App, in *DecisionNewInput) (RecordCreated, error) {
-	return locked(ctx, a, "decision_new", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "decision_new", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		var supersedes []string
 		for _, ref := range in.Supersedes {
 			l, err := a.resolve(ctx, record.Decisions, "decision_new", "supersedes", ref)
 			if err != nil {
 				return RecordCreated{}, err
 			}
-			if !contains(supersedes, l.summary.ID) {
+			if !slices.Contains(supersedes, l.summary.ID) {
 				supersedes = append(supersedes, l.summary.ID)
 			}
 		}
@@ -46,7 +47,7 @@ func decisionNew(ctx context.Context, a *App, in *DecisionNewInput) (RecordCreat
 		}
 		s := RecordSummary{Family: string(record.Decisions), Path: p}
 		fillSummary(&s, created.Front)
-		return RecordCreated{Record: s, Next: fmt.Sprintf("write the ruling and its reasons in %s", p)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("write the ruling and its reasons in ", hint.At(p, ""))}, nil
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // GuardFile is where a repository adds to or tightens the guard's rules, or (once the person allows
@@ -26,7 +27,7 @@ type GuardCheckInput struct {
 type GuardFinding struct {
 	// Rule is the rule's id (unreadable when the line could not be read within the guard's bounds).
 	Rule string `json:"rule" jsonschema:"minLength=1"`
-	Tier string `json:"tier" jsonschema:"enum=warn,enum=block"`
+	Tier string `json:"tier"`
 	// Certain is false when the match rests on a value not known until the command runs.
 	Certain bool `json:"certain"`
 	// Command is the command that matched, as written.
@@ -40,7 +41,7 @@ type GuardFinding struct {
 // GuardVerdict is the guard's answer for one command line: allow, warn (it runs, with a message) or
 // block (with why, the rule and a safer command). The strongest finding decides.
 type GuardVerdict struct {
-	Decision string `json:"decision" jsonschema:"enum=allow,enum=warn,enum=block"`
+	Decision string `json:"decision"`
 	// Rule, Why, Safer, Command, Via and Certain repeat the deciding finding; empty on allow.
 	Rule     string         `json:"rule"`
 	Why      string         `json:"why"`
@@ -54,7 +55,7 @@ type GuardVerdict struct {
 	// rules only when it adds none), working-tree (the repository's .abcd/guard.json: its additions
 	// and tightenings, and its weakenings once the person allowed it), or off (an allowed file
 	// switched the guard off). committed is no longer given: the guard reads no git history.
-	Rules string `json:"rules" jsonschema:"enum=built-in,enum=committed,enum=working-tree,enum=off"`
+	Rules string `json:"rules"`
 	// Notices are what a person should know about the rules in force (a broken file, a weaker one
 	// not allowed on this machine); each is also written as a warning.
 	Notices []string `json:"notices"`
@@ -123,7 +124,7 @@ func folderExists(a *App, root, cwd string) error {
 	}
 	there, err := a.Setup.Exists(filepath.ToSlash(rel))
 	if err == nil && !there {
-		return refusal.New("guard_cwd_missing", "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", clip(cwd)),
+		return refusal.New("guard_cwd_missing", "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.Clip(cwd)),
 			"give the folder the command runs in").On("guard_check", "cwd")
 	}
 	return nil
@@ -140,7 +141,7 @@ func verdictOf(v guard.Verdict, rules rulesInForce) GuardVerdict {
 	out := GuardVerdict{Decision: string(v.Decision), Rule: v.Rule, Why: v.Why, Safer: v.Safer, Command: v.Command,
 		Via: guardStrings(v.Via), Certain: v.Certain, Findings: []GuardFinding{}, Rules: rules.source, Notices: guardStrings(rules.notices)}
 	if rules.reg.Off && v.Rule != guard.UnreadableRule {
-		out.Rules = "off"
+		out.Rules = rulesOff
 	}
 	for _, f := range v.Findings {
 		out.Findings = append(out.Findings, GuardFinding{Rule: f.Rule, Tier: string(f.Tier), Certain: f.Certain, Command: f.Command,
@@ -180,7 +181,7 @@ func guardRules(ctx context.Context, a *App, root string) (rulesInForce, error) 
 	if err != nil {
 		return rulesInForce{}, fmt.Errorf("the built-in guard rules: %w", err)
 	}
-	out := rulesInForce{reg: base, source: "built-in"}
+	out := rulesInForce{reg: base, source: rulesBuiltIn}
 	data, err := a.Records.Read(ctx, GuardFile)
 	if r, ok := refusal.As(err); ok && r.Code == "record_missing" {
 		return out, nil
@@ -196,12 +197,12 @@ func guardRules(ctx context.Context, a *App, root string) (rulesInForce, error) 
 	}
 	weak := guard.Weakens(base, reg)
 	if len(weak) == 0 {
-		return rulesInForce{reg: reg, source: "working-tree"}, nil
+		return rulesInForce{reg: reg, source: rulesWorkingTree}, nil
 	}
 	file := filepath.Join(root, filepath.FromSlash(GuardFile))
 	allowed, note := guardAllowed(a, file, data)
 	if allowed {
-		return rulesInForce{reg: reg, source: "working-tree"}, nil
+		return rulesInForce{reg: reg, source: rulesWorkingTree}, nil
 	}
 	strict, err := guard.Strict(builtin, f)
 	if err != nil {
@@ -210,9 +211,9 @@ func guardRules(ctx context.Context, a *App, root string) (rulesInForce, error) 
 	if reg, err = guard.Compile(builtin, &strict); err != nil {
 		return rulesInForce{}, fmt.Errorf("the strict part of %s: %w", GuardFile, err)
 	}
-	out = rulesInForce{reg: reg, source: "built-in", unallowed: true}
+	out = rulesInForce{reg: reg, source: rulesBuiltIn, unallowed: true}
 	if len(strict.Rules) > 0 || len(strict.Tiers) > 0 || len(strict.Syntax) > 0 {
-		out.source = "working-tree"
+		out.source = rulesWorkingTree
 	}
 	if note != "" {
 		out.notices = append(out.notices, note)
@@ -251,9 +252,9 @@ func compileRepo(builtin guard.File, data []byte) (guard.File, *guard.Registry, 
 // errText is an error's sentence for a notice.
 func errText(err error) string {
 	if r, ok := refusal.As(err); ok {
-		return clip(r.Why)
+		return text.Clip(r.Why)
 	}
-	return clip(err.Error())
+	return text.Clip(err.Error())
 }
 
 // onField names the verb's field a refusal from a value's own check is about.

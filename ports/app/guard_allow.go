@@ -89,9 +89,9 @@ func guardAllow(ctx context.Context, a *App, in *GuardAllowInput) (GuardAllowRes
 		return res, err
 	}
 	if !ok {
-		return res, refusal.New("guard_allow_declined", "", "the allow was declined; nothing was written", "run abcd guard allow again to allow it").On(verb, "")
+		return res, refusal.New("consent_declined", "", "the allow was declined; nothing was written", "run abcd guard allow again to allow it").On(verb, "")
 	}
-	err = a.Setup.UpdateMachineFile(ctx, guard.AllowFileName, func(old []byte, present bool) ([]byte, error) {
+	err = a.updateMachineFile(ctx, guard.AllowFileName, func(old []byte, present bool) ([]byte, error) {
 		f, err := allowFile(a, old, present)
 		if err != nil {
 			return nil, err
@@ -112,7 +112,7 @@ func guardAllow(ctx context.Context, a *App, in *GuardAllowInput) (GuardAllowRes
 
 // revokeAllow removes this machine's allow of the repository's guard file.
 func revokeAllow(ctx context.Context, a *App, res GuardAllowResult) (GuardAllowResult, error) {
-	err := a.Setup.UpdateMachineFile(ctx, guard.AllowFileName, func(old []byte, present bool) ([]byte, error) {
+	err := a.updateMachineFile(ctx, guard.AllowFileName, func(old []byte, present bool) ([]byte, error) {
 		if !present {
 			return nil, nil
 		}

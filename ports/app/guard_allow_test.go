@@ -80,7 +80,7 @@ func TestGuardAllowRefusals(t *testing.T) {
 		answers []bool
 		code    string
 	}{
-		"declined": {disableRoot, []bool{false}, "guard_allow_declined"},
+		"declined": {disableRoot, []bool{false}, "consent_declined"},
 		"missing":  {"", nil, "guard_file_missing"},
 		"broken":   {`{"schema_version":1,"enabled":"no"}`, nil, "guard_file_broken"},
 	} {

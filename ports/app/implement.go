@@ -10,10 +10,13 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/hint"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // ImplementStartInput names the spec to build and the commit lanes branch from.
@@ -48,62 +51,11 @@ type ReceiptInput struct {
 	Run  loop.RunID      `json:"run,omitempty"`
 }
 
-// AwaitView is an open await: who is waited on, the brief to hand them and where they write.
-type AwaitView struct {
-	ID      string                `json:"id"`
-	Lane    string                `json:"lane"`
-	Kind    string                `json:"kind" jsonschema:"enum=implement,enum=fix,enum=review,enum=audit"`
-	Role    string                `json:"role"`
-	Round   int                   `json:"round" jsonschema:"minimum=0"`
-	Brief   string                `json:"brief"`
-	Return  string                `json:"return"`
-	Routing oracle.RequestRouting `json:"routing"`
-	Next    string                `json:"next"`
-}
-
-// LaneView is a lane's standing.
-type LaneView struct {
-	ID     string `json:"id"`
-	Step   int    `json:"step" jsonschema:"minimum=0"`
-	Text   string `json:"text"`
-	Branch string `json:"branch"`
-	Stage  string `json:"stage" jsonschema:"enum=waiting,enum=brief,enum=implement,enum=validate,enum=fix,enum=done,enum=handed-back"`
-	Round  int    `json:"round" jsonschema:"minimum=0"`
-	Failed int    `json:"failed" jsonschema:"minimum=0"`
-	Head   string `json:"head"`
-	// After lists the lanes this one builds on; Integration marks the spec run's integration lane.
-	After       []string `json:"after"`
-	Integration bool     `json:"integration"`
-	// Start is the commit the lane started from; Worktree its own checkout (absolute), "" before
-	// the lane starts and once the run is over.
-	Start    string `json:"start"`
-	Worktree string `json:"worktree"`
-	// Findings is why a lane was handed back, or what its failed round found.
-	Findings string `json:"findings"`
-}
-
-// RunView is one run's standing.
-type RunView struct {
-	Run      string `json:"run"`
-	Kind     string `json:"kind" jsonschema:"enum=spec,enum=review,enum=audit,enum=unknown"`
-	Spec     string `json:"spec"`
-	Intent   string `json:"intent"`
-	Base     string `json:"base"`
-	Finished bool   `json:"finished"`
-	// Problem says why a run could not be read ("" for every readable run).
-	Problem string      `json:"problem"`
-	Lanes   []LaneView  `json:"lanes"`
-	Awaits  []AwaitView `json:"awaits"`
-	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
-	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
-	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
-}
-
 // StepResult is what a step or a receipt did, and what the harness should do next.
 type StepResult struct {
 	Run      RunView       `json:"run"`
 	Did      []string      `json:"did"`
-	Next     []string      `json:"next"`
+	Next     []hint.Next   `json:"next"`
 	Recorded *RecordedView `json:"recorded,omitempty"`
 }
 
@@ -152,80 +104,29 @@ func implementVerbs() []Verb {
 var validatorAgents = []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAuditor}
 
 // implementStart checks the spec, its intent's readiness, the base and the configuration, then has
-// the engine create the run with one lane and branch per step.
+// the engine create the run with one lane and branch per step, all under the record lock, so two
+// starts never make two runs of one spec.
 func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepResult, error) {
 	const verb = "implement_start"
-	return locked(ctx, a, verb, func(ctx context.Context) (StepResult, error) {
-		l, spec, err := a.spec(ctx, verb, "spec", in.Spec)
+	return locked(ctx, a, verb, func(ctx context.Context, rec *recordLock) (StepResult, error) {
+		spec, it, err := a.startable(ctx, in)
 		if err != nil {
 			return StepResult{}, err
 		}
-		if l.summary.Lifecycle != "open" {
-			return StepResult{}, refusal.New("spec_closed", spec.Front.ID, "is closed",
-				"start a run for an open spec (", refusal.Run("spec_list", refusal.With("lifecycle", "open")), " lists them)")
-		}
-		if len(spec.Steps) == 0 {
-			return StepResult{}, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
-				"write the ## Steps of "+l.file.Path+" as a numbered list")
-		}
-		il, it, err := a.intent(ctx, verb, "spec", record.Ref(spec.Front.Implements))
+		kept, err := a.keptConfig(ctx, verb, in.Base)
 		if err != nil {
-			return StepResult{}, err
-		}
-		ready, err := a.readiness(ctx, il, it)
-		if err != nil {
-			return StepResult{}, err
-		}
-		if !ready.Ready {
-			var failing []string
-			for _, c := range ready.Checks {
-				if !c.OK {
-					failing = append(failing, c.Name+" ("+c.Detail+")")
-				}
-			}
-			return StepResult{}, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
-				refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
-		}
-		if !in.Again {
-			if active, err := a.activeRuns(ctx, spec.Front.ID); err != nil {
-				return StepResult{}, err
-			} else if len(active) > 0 {
-				return StepResult{}, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
-					"go on with it (", refusal.Run("implement_step", refusal.With("run", active[len(active)-1])), "), end it (",
-					refusal.Run("implement_abandon", refusal.With("run", active[len(active)-1])), "), or start another beside it (",
-					refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
-			}
-		}
-		_, stack, err := a.loadConfig(ctx)
-		if err != nil {
-			return StepResult{}, err
-		}
-		base, baseSHA, err := a.baseOf(ctx, verb, in.Base, stack)
-		if err != nil {
-			return StepResult{}, err
-		}
-		dod, err := config.Get[string](stack, "build.dod")
-		if err != nil {
-			return StepResult{}, configRefusal(err)
-		}
-		fix, err := config.Get[int](stack, "build.fix_rounds")
-		if err != nil {
-			return StepResult{}, configRefusal(err)
-		}
-		// Everything that can refuse is checked before anything is written.
-		if _, err := a.readStepConfig(ctx); err != nil {
 			return StepResult{}, err
 		}
 		criteria := []string{}
 		for _, c := range it.Criteria {
 			criteria = append(criteria, c.ID)
 		}
-		if dod.V == "" && a.Diag != nil {
+		if kept.dod == "" && a.Diag != nil {
 			// Loud, not refused: the briefs tell each implementer what to do without one.
 			a.Diag.Warn("build.dod is not set, so no command proves a lane done: each implementer is told to run the project's own checks and say which; set build.dod in .abcd/config.json (for example \"make test\") for later runs")
 		}
-		res, err := a.createRun(ctx, verb, newRun{kind: loop.KindSpec, branches: true,
-			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: baseSHA, BaseRef: base, DoD: dod.V, FixRounds: fix.V,
+		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true,
+			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: kept.baseSHA, BaseRef: kept.base, DoD: kept.dod, FixRounds: kept.fixRounds,
 				Criteria: criteria, Validators: validatorAgents},
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
@@ -236,10 +137,91 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 			}})
 		if err == nil {
 			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
-				base, short(baseSHA), dodText(dod.V), fix.V))
+				kept.base, loop.Short(kept.baseSHA), dodText(kept.dod), kept.fixRounds))
 		}
 		return res, err
 	})
+}
+
+// startable is the spec to start a run for and its intent: an open spec with steps, whose intent
+// passes the readiness gate, with no unfinished run unless another is asked for.
+func (a *App) startable(ctx context.Context, in *ImplementStartInput) (record.Spec, record.Intent, error) {
+	const verb = "implement_start"
+	l, spec, err := a.spec(ctx, verb, "spec", in.Spec)
+	if err != nil {
+		return record.Spec{}, record.Intent{}, err
+	}
+	if l.summary.Lifecycle != "open" {
+		return record.Spec{}, record.Intent{}, refusal.New("spec_closed", spec.Front.ID, "is closed",
+			"start a run for an open spec (", refusal.Run("spec_list", refusal.With("lifecycle", "open")), " lists them)")
+	}
+	if len(spec.Steps) == 0 {
+		return record.Spec{}, record.Intent{}, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
+			"write the ## Steps of "+l.file.Path+" as a numbered list")
+	}
+	il, it, err := a.intent(ctx, verb, "spec", record.Ref(spec.Front.Implements))
+	if err != nil {
+		return record.Spec{}, record.Intent{}, err
+	}
+	ready, err := a.readiness(ctx, il, it)
+	if err != nil {
+		return record.Spec{}, record.Intent{}, err
+	}
+	if !ready.Ready {
+		var failing []string
+		for _, c := range ready.Checks {
+			if !c.OK {
+				failing = append(failing, c.Name+" ("+c.Detail+")")
+			}
+		}
+		return record.Spec{}, record.Intent{}, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
+			refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
+	}
+	if in.Again {
+		return spec, it, nil
+	}
+	if active, err := a.activeRuns(ctx, spec.Front.ID); err != nil {
+		return record.Spec{}, record.Intent{}, err
+	} else if len(active) > 0 {
+		last := active[len(active)-1]
+		return record.Spec{}, record.Intent{}, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
+			"go on with it (", refusal.Run("implement_step", refusal.With("run", last)), "), end it (",
+			refusal.Run("implement_abandon", refusal.With("run", last)), "), or start another beside it (",
+			refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
+	}
+	return spec, it, nil
+}
+
+// runConfig is the configuration a spec run keeps from its start.
+type runConfig struct {
+	base, baseSHA string
+	dod           string
+	fixRounds     int
+}
+
+// keptConfig reads what a spec run keeps (its base, build.dod, build.fix_rounds) and checks what
+// opening its awaits will read, so everything that can refuse is checked before anything is written.
+func (a *App) keptConfig(ctx context.Context, verb string, given loop.Revision) (runConfig, error) {
+	_, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return runConfig{}, err
+	}
+	base, baseSHA, err := a.baseOf(ctx, verb, given, stack)
+	if err != nil {
+		return runConfig{}, err
+	}
+	dod, err := config.Get[string](stack, "build.dod")
+	if err != nil {
+		return runConfig{}, configRefusal(err)
+	}
+	fix, err := config.Get[int](stack, "build.fix_rounds")
+	if err != nil {
+		return runConfig{}, configRefusal(err)
+	}
+	if _, err := a.readStepConfig(ctx); err != nil {
+		return runConfig{}, err
+	}
+	return runConfig{base: base, baseSHA: baseSHA, dod: dod.V, fixRounds: fix.V}, nil
 }
 
 func dodText(dod string) string {
@@ -306,13 +288,14 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 	if err != nil {
 		return StepResult{}, err
 	}
-	return a.withRun(ctx, verb, run, func(ctx context.Context, s *loop.State) (StepResult, bool, error) {
+	res, _, err := a.withRun(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+		s := &st.state
 		var did []string
 		if !s.Finished() {
 			s.Abandon("The run was abandoned.\n")
 			did = append(did, "abandoned the run: every lane still moving is handed back and its awaits are dropped")
 		}
-		did = append(did, a.clearWorktrees(ctx, s)...)
+		did = append(did, st.clearWorktrees(ctx)...)
 		if in.DeleteBranches && s.Kind == loop.KindSpec {
 			for _, ln := range s.Lanes {
 				if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
@@ -326,6 +309,7 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 		}
 		return StepResult{Did: did}, true, nil
 	})
+	return res, err
 }
 
 // implementStep opens what the run needs now. Route flags given to a step are kept in the run, so
@@ -341,17 +325,18 @@ func implementStep(ctx context.Context, a *App, in *StepInput) (StepResult, erro
 		return StepResult{}, err
 	}
 	given := oracle.Texts(in.Routes)
-	return a.drive(ctx, verb, run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
+	return a.drive(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		changed := false
-		if len(given) > 0 && !slices.Equal(given, s.Routes) {
-			s.Routes, changed = given, true
+		if len(given) > 0 && !slices.Equal(given, st.state.Routes) {
+			st.state.Routes, changed = given, true
 		}
-		did, err := a.advance(ctx, s, routes, jobs)
+		did, err := st.advance(ctx, routes)
 		return StepResult{Did: did}, changed || len(did) > 0, err
 	})
 }
 
-// implementReceipt finds the run and the await the path names, and has the engine record it.
+// implementReceipt finds the run the path names and records what was written there in the run's
+// step (receive.go).
 func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult, error) {
 	p := strings.TrimPrefix(path.Clean(strings.ReplaceAll(string(in.Path), "\\", "/")), "./")
 	// An absolute path inside the repository (as an agent may print it) names the same await.
@@ -364,15 +349,23 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 	}
 	run := string(in.Run)
 	if run == "" {
-		rest, ok := strings.CutPrefix(p, ".abcd/.work.local/run/")
+		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", clip(string(in.Path))),
+			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", text.Clip(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id
 	}
-	return a.receive(ctx, run, p, string(in.Path))
+	var recorded RecordedView
+	res, err := a.drive(ctx, "implement_receipt", run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+		return st.receive(ctx, p, string(in.Path), &recorded)
+	})
+	if err != nil {
+		return StepResult{}, err
+	}
+	res.Recorded = &recorded
+	return res, nil
 }
 
 func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatusResult, error) {
@@ -391,7 +384,7 @@ func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatus
 				return ImplementStatusResult{}, err
 			}
 			// One broken run is reported beside the others, never instead of them.
-			res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
+			res.Runs = append(res.Runs, RunView{Run: id, Kind: runUnknown, Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
 				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}})
 			continue
 		}

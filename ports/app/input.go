@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Decode fills the verb's input from the arguments a front door collected, by field name (the CLI
@@ -30,7 +31,7 @@ func (v Verb) Decode(args map[string]any) (any, error) {
 	slices.Sort(names) // the first refusal is the same on every run
 	for _, name := range names {
 		if _, ok := fields[name]; !ok {
-			return nil, refusal.New("input_invalid", "", fmt.Sprintf("takes no argument named %q", clip(name)),
+			return nil, refusal.New("input_invalid", "", fmt.Sprintf("takes no argument named %q", text.Clip(name)),
 				"leave it out; ", refusal.Run("schema_show", refusal.With("name", v.Name+".input")), " lists what it takes").On(v.Name, "")
 		}
 	}

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // CaptureInput files an issue: what was noticed, how bad, by whom, about what.
@@ -41,11 +43,11 @@ func issueVerbs() []Verb {
 }
 
 // capture files an issue. The text, severity, source and related refs checked themselves when the
-// input was decoded; an issue's title is the text's first line, cut to a title's length.
+// input was decoded; an issue's title is the text's first line, cut to a title's length
+// (record.TitleOf).
 func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, error) {
-	text := string(in.Text)
-	title, _, _ := strings.Cut(text, "\n")
-	title = strings.TrimSpace(clipBytes(strings.TrimSpace(title), record.MaxTitleBytes))
+	body := string(in.Text)
+	title := record.TitleOf(body)
 	severity := string(in.Severity)
 	if severity == "" {
 		severity = "minor"
@@ -54,14 +56,14 @@ func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, erro
 	if source == "" {
 		source = "abcd capture"
 	}
-	return locked(ctx, a, "capture", func(ctx context.Context) (RecordCreated, error) {
+	return locked(ctx, a, "capture", func(ctx context.Context, _ *recordLock) (RecordCreated, error) {
 		related, err := a.resolveAny(ctx, "capture", "related", in.Related)
 		if err != nil {
 			return RecordCreated{}, err
 		}
 		var created record.Issue
 		_, p, err := a.newRecord(ctx, record.Issues, "open", func(id string) (string, []byte) {
-			created = record.NewIssue(id, title, text, severity, source, related, a.Clock.Now())
+			created = record.NewIssue(id, title, body, severity, source, related, a.Clock.Now())
 			return record.Slug(title), record.RenderIssue(created)
 		})
 		if err != nil {
@@ -69,7 +71,7 @@ func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, erro
 		}
 		s := RecordSummary{Family: string(record.Issues), Lifecycle: "open", Path: p}
 		fillSummary(&s, created.Front)
-		return RecordCreated{Record: s, Next: fmt.Sprintf("close it when it is dealt with: `abcd issue close %s --why \"...\"`", created.Front.ID)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("close it when it is dealt with: ", hint.Do("issue_close", hint.With("ref", created.Front.ID), hint.Hole("why", "why")))}, nil
 	})
 }
 
@@ -86,12 +88,12 @@ func issueShow(ctx context.Context, a *App, in *RefInput) (RecordShowResult, err
 }
 
 func issueClose(ctx context.Context, a *App, in *IssueCloseInput) (MoveResult, error) {
-	return locked(ctx, a, "issue_close", func(ctx context.Context) (MoveResult, error) {
+	return locked(ctx, a, "issue_close", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, _, err := a.issue(ctx, "issue_close", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
 		}
-		return a.moveVerb(ctx, record.Issues, l, "closed", func(data []byte) ([]byte, error) {
+		return a.moveVerb(ctx, rec, record.Issues, l, "closed", func(data []byte) ([]byte, error) {
 			return record.AppendToSection(data, "Resolution", string(in.Why))
 		})
 	})
@@ -125,7 +127,7 @@ func (a *App) resolveAny(ctx context.Context, verb, field string, refs []record.
 		if err != nil {
 			return nil, err
 		}
-		if !contains(out, id) {
+		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
@@ -152,11 +154,11 @@ func (a *App) resolveAcross(ctx context.Context, verb, field string, ref record.
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", refusal.New("ref_unresolved", "", fmt.Sprintf("no record matches %q", clip(string(ref))),
+		return "", refusal.New("ref_unresolved", "", fmt.Sprintf("no record matches %q", text.Clip(string(ref))),
 			"give a record id, a unique prefix of one (such as itd-2611) or a slug fragment; ",
 			refusal.Run("intent_list"), ", ", refusal.Run("spec_list"), ", ", refusal.Run("issue_list"), " and ", refusal.Run("decision_list"), " show them").On(verb, field)
 	}
-	return "", refusal.New("ref_unresolved", "", fmt.Sprintf("%q matches records of several families", clip(string(ref))),
+	return "", refusal.New("ref_unresolved", "", fmt.Sprintf("%q matches records of several families", text.Clip(string(ref))),
 		"give more of it; candidates: "+strings.Join(found, ", ")).On(verb, field)
 }
 
@@ -169,28 +171,9 @@ func familyOfRef(ref string) (record.Family, bool) {
 	return "", false
 }
 
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
 	return s
-}
-
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

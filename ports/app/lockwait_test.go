@@ -55,6 +55,41 @@ func TestTheRecordLockWaitsWhatTheConfigurationSays(t *testing.T) {
 	}
 }
 
+// The runs' and the machine folder's locks wait what lock.wait_ms says too, read once per call: a
+// step that takes the run's lock and then the record's reads it once.
+func TestEveryLockWaitsWhatTheConfigurationSays(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	w.rs.Waited = -1
+	repo := ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"lock":{"wait_ms":250},"build":{"dod":"true"}}`)}
+	counted := &countingConfig{Config: fake.Config{Files: ports.ConfigFiles{RepoConfig: repo}}}
+	w.a.Config = counted
+	recRun[app.StepResult](t, w.a, "implement_abandon", map[string]any{"run": w.run})
+	assert.Check(t, is.Equal(w.rs.Waited, 250*time.Millisecond))
+	assert.Check(t, is.Equal(counted.reads, 1), "the wait is read once, when the first lock is taken")
+
+	setup := fake.NewSetup("/work/repo", "/home/ada/.abcd")
+	w.a.Setup = setup
+	setup.Waited = -1
+	_, err := w.a.Call(t.Context(), "ahoy_disconnect", map[string]any{"name": "nobody"})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(setup.Waited, 250*time.Millisecond))
+
+	counted.reads = 0
+	recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{})
+	assert.Check(t, is.Equal(counted.reads, 0), "a call that takes no lock reads no configuration for one")
+}
+
+// countingConfig counts the configuration reads.
+type countingConfig struct {
+	fake.Config
+	reads int
+}
+
+func (c *countingConfig) ReadConfig(ctx context.Context) (ports.ConfigFiles, error) {
+	c.reads++
+	return c.Config.ReadConfig(ctx)
+}
+
 // A key under the lock namespace that abcd does not read is refused, as under build and oracle.
 func TestTheLockNamespaceIsClaimed(t *testing.T) {
 	r, capture := lockWaitApp(`{"schema_version":1,"lock":{"wait":3000}}`)

@@ -5,21 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // RecordSummary is one record as a listing shows it.
 type RecordSummary struct {
 	ID         string `json:"id"`
-	Family     string `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Family     string `json:"family"`
 	Title      string `json:"title"`
 	Lifecycle  string `json:"lifecycle"`
 	Path       string `json:"path"`
@@ -69,6 +72,16 @@ func (a *App) repoRoot() (string, bool) {
 	}
 	return a.Setup.Root()
 }
+
+// root is the repository root with forward slashes, under which paths a run hands out are absolute.
+func (a *App) root() string {
+	root, _ := a.repoRoot()
+	return filepath.ToSlash(root)
+}
+
+// abs is a repository-relative path as an absolute one, for a line an agent in any folder can follow
+// literally.
+func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
 
 // notARepository is every verb's one answer outside a git repository.
 func notARepository(verb, root string) error {
@@ -314,12 +327,12 @@ func idContention(fam record.Family) error {
 
 // move changes a record's lifecycle: the transition must be allowed; the file is written into the
 // new folder with its front matter's lifecycle updated and removed from the old one, as one change.
-func (a *App) move(ctx context.Context, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, error) {
+func (a *App) move(ctx context.Context, rec *recordLock, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (string, error) {
 	dst, data, err := a.moved(ctx, fam, l, to, edit)
 	if err != nil {
 		return "", err
 	}
-	if err := a.commit(ctx, verbOf(ctx), l.summary.ID, write(dst, data), remove(l.file.Path)); err != nil {
+	if err := a.commit(ctx, rec, l.summary.ID, write(dst, data), remove(l.file.Path)); err != nil {
 		return "", err
 	}
 	return dst, nil
@@ -361,8 +374,8 @@ func (a *App) moved(ctx context.Context, fam record.Family, l loaded, to string,
 // movedBefore is the result of a move a killed run of this same command left and taking the lock
 // finished: the record stands where the move put it, so the command run again reports the move
 // rather than refusing a transition to where the record already is.
-func movedBefore(ctx context.Context, l loaded) (from string, ok bool) {
-	c, ok := finishedFor(ctx, verbOf(ctx), l.summary.ID)
+func (rec *recordLock) movedBefore(l loaded) (from string, ok bool) {
+	c, ok := rec.finishedFor(l.summary.ID)
 	if !ok {
 		return "", false
 	}
@@ -383,29 +396,6 @@ func transitionRefused(id, from, to string, err error) error {
 	return refusal.New("transition_refused", id, err.Error(), "see the lifecycle in docs/record.md")
 }
 
-// locked runs f under the record lock, after checking the record exists and finishing any change a
-// killed writer left. f's context names the verb, for the changes it commits.
-func locked[R any](ctx context.Context, a *App, verb string, f func(ctx context.Context) (R, error)) (R, error) {
-	var zero R
-	if err := a.initialized(verb); err != nil {
-		return zero, err
-	}
-	ctx, unlock, err := a.lockRecord(context.WithValue(ctx, verbKey{}, verb))
-	if err != nil {
-		return zero, err
-	}
-	defer unlock()
-	return f(ctx)
-}
-
-// verbKey carries the verb a locked call runs, for the changes it commits.
-type verbKey struct{}
-
-func verbOf(ctx context.Context) string {
-	v, _ := ctx.Value(verbKey{}).(string)
-	return v
-}
-
 func sections(ss []record.Section) []SectionView {
 	out := make([]SectionView, 0, len(ss))
 	for _, s := range ss {
@@ -419,7 +409,7 @@ func lifecycleOf(fam record.Family, verb string, lc record.Lifecycle) error {
 	if lc == "" || slices.Contains(record.Lifecycles(fam), string(lc)) {
 		return nil
 	}
-	return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%q is not a lifecycle of %s", clip(string(lc)), fam),
+	return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%q is not a lifecycle of %s", text.Clip(string(lc)), fam),
 		"use one of "+strings.Join(record.Lifecycles(fam), ", ")).On(verb, "lifecycle")
 }
 

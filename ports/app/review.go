@@ -111,17 +111,32 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base 
 	if run, ok, err := a.unfinishedLike(ctx, kind, baseSHA, head, intentID, validators); err != nil {
 		return StepResult{}, err
 	} else if ok {
-		return a.drive(ctx, verb, run, func(ctx context.Context, s *loop.State, jobs *[]dispatch) (StepResult, bool, error) {
-			did, err := a.advance(ctx, s, nil, jobs)
-			did = append([]string{fmt.Sprintf("%s of %s..%s is run %s, still unfinished: going on with it", kind, short(baseSHA), short(head), run)}, did...)
+		return a.drive(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+			did, err := st.advance(ctx, nil)
+			did = append([]string{fmt.Sprintf("%s of %s..%s is run %s, still unfinished: going on with it", kind, loop.Short(baseSHA), loop.Short(head), run)}, did...)
 			return StepResult{Did: did}, len(did) > 1, err
 		})
 	}
-	return a.createRun(ctx, verb, newRun{kind: kind, routes: routes,
+	n := newRun{kind: kind, routes: routes,
 		opts: loop.Options{Intent: intentID, Base: baseSHA, BaseRef: baseName, Criteria: criteria, Validators: validators},
 		lanes: func(string) []loop.LaneSpec {
 			return []loop.LaneSpec{{Step: 0, Text: "", Branch: branch, Head: head}}
-		}})
+		}}
+	made, err := locked(ctx, a, verb, func(ctx context.Context, rec *recordLock) (createdRun, error) {
+		res, jobs, err := a.createRun(ctx, rec, n)
+		return createdRun{res, jobs}, err
+	})
+	if err != nil {
+		return StepResult{}, err
+	}
+	// The routes beside the host are called now, outside every lock.
+	return a.callAndPlace(ctx, verb, made.res.Run.Run, made.res, made.jobs)
+}
+
+// createdRun is a run created under the record lock and the routes its first awaits queued.
+type createdRun struct {
+	res  StepResult
+	jobs []dispatch
 }
 
 // unfinishedLike finds an unfinished run of kind over the same base and head, for the same intent and

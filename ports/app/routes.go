@@ -11,6 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -76,7 +77,7 @@ func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(f.Data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rf); err != nil {
-		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+clip(err.Error()),
+		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+text.Clip(err.Error()),
 			refusal.Run("schema_show", refusal.With("name", "oracle_routing")), " for the shape")
 	}
 	if rf.Agents == nil {
@@ -98,9 +99,9 @@ type OracleBoard struct {
 // AgentRoute is one agent's route and every layer's tier.
 type AgentRoute struct {
 	Agent      string         `json:"agent"`
-	Tier       oracle.Tier    `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Tier       oracle.Tier    `json:"tier"`
 	FanOut     int            `json:"fan_out" jsonschema:"minimum=1"`
-	Source     oracle.Source  `json:"source" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Source     oracle.Source  `json:"source"`
 	Origin     string         `json:"origin"`
 	Connection string         `json:"connection"`
 	Fallback   string         `json:"fallback"`
@@ -109,8 +110,8 @@ type AgentRoute struct {
 
 // RoutingLayer is one layer's tier for an agent; Wins marks the one in force.
 type RoutingLayer struct {
-	Layer oracle.Source `json:"layer" jsonschema:"enum=repository,enum=machine,enum=bundled"`
-	Tier  oracle.Tier   `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Layer oracle.Source `json:"layer"`
+	Tier  oracle.Tier   `json:"tier"`
 	Wins  bool          `json:"wins"`
 }
 
@@ -128,7 +129,7 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 		board.Problem = problemText(err)
 		return board
 	}
-	var conns oracle.Connections
+	var conns ports.Connections
 	if err == nil {
 		conns, err = a.loadConnections(ctx)
 	}
@@ -164,11 +165,11 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 // routeOf is the one place a step's route is decided, for the status board and every step the
 // loop opens: the routing layers, the invocation's flag for the agent (nil for none), the tier a
 // failed round escalated to ("" for none), and this machine's connections.
-func (a *App) routeOf(agent string, r routing, conns oracle.Connections, flag *oracle.FlagRoute, escalated oracle.Tier) (oracle.Route, error) {
+func (a *App) routeOf(agent string, r routing, conns ports.Connections, flag *oracle.FlagRoute, escalated oracle.Tier) (oracle.Route, error) {
 	layers := r.layers
 	layers.Flag = flag
 	layers.Escalated = escalated
-	route, err := oracle.Resolve(agent, layers, conns, connectionDefaults(conns))
+	route, err := oracle.Resolve(agent, layers, conns.Configured(), conns.Defaults)
 	if err != nil {
 		var re *oracle.RouteError
 		if errors.As(err, &re) {
@@ -181,7 +182,7 @@ func (a *App) routeOf(agent string, r routing, conns oracle.Connections, flag *o
 
 // connectionsOf is the machine's connections a configuration stack configures: its providers, or
 // the static set a test wires. A provider block that breaks a rule refuses, naming its key.
-func (a *App) connectionsOf(stack *config.Stack) (oracle.Connections, error) {
+func (a *App) connectionsOf(stack *config.Stack) (ports.Connections, error) {
 	if a.Connections != nil {
 		return a.Connections, nil
 	}
@@ -206,13 +207,13 @@ func (a *App) Routes(ctx context.Context, verb string, flags []oracle.RouteText)
 // routesFor is Routes for an invocation that dispatches fewer agents than its verb may (abcd review
 // --role): a flag for an agent it does not dispatch is refused, never ignored.
 func (a *App) routesFor(ctx context.Context, verb string, dispatches []string, flags []oracle.RouteText) (map[string]oracle.FlagRoute, error) {
-	var conns oracle.Connections = oracle.NoConnections{}
+	var conns oracle.Configured
 	if len(flags) > 0 && a.Config != nil {
 		c, err := a.loadConnections(ctx)
 		if err != nil {
 			return nil, err
 		}
-		conns = c
+		conns = c.Configured()
 	}
 	configured := func(name string) bool { _, ok := conns.Named(name); return ok }
 	routes, err := oracle.ParseRoutes(oracle.Texts(flags), dispatches, configured)

@@ -6,10 +6,63 @@ import (
 	"context"
 	"sort"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/review"
 )
+
+// AwaitView is an open await: who is waited on, the brief to hand them and where they write.
+type AwaitView struct {
+	ID      string                `json:"id"`
+	Lane    string                `json:"lane"`
+	Kind    string                `json:"kind"`
+	Role    string                `json:"role"`
+	Round   int                   `json:"round" jsonschema:"minimum=0"`
+	Brief   string                `json:"brief"`
+	Return  string                `json:"return"`
+	Routing oracle.RequestRouting `json:"routing"`
+	// Next is what the harness does for the await: the agent to start and the return to hand in.
+	Next hint.Next `json:"next"`
+}
+
+// LaneView is a lane's standing.
+type LaneView struct {
+	ID     string `json:"id"`
+	Step   int    `json:"step" jsonschema:"minimum=0"`
+	Text   string `json:"text"`
+	Branch string `json:"branch"`
+	Stage  string `json:"stage"`
+	Round  int    `json:"round" jsonschema:"minimum=0"`
+	Failed int    `json:"failed" jsonschema:"minimum=0"`
+	Head   string `json:"head"`
+	// After lists the lanes this one builds on; Integration marks the spec run's integration lane.
+	After       []string `json:"after"`
+	Integration bool     `json:"integration"`
+	// Start is the commit the lane started from; Worktree its own checkout (absolute), "" before
+	// the lane starts and once the run is over.
+	Start    string `json:"start"`
+	Worktree string `json:"worktree"`
+	// Findings is why a lane was handed back, or what its failed round found.
+	Findings string `json:"findings"`
+}
+
+// RunView is one run's standing.
+type RunView struct {
+	Run      string `json:"run"`
+	Kind     string `json:"kind"`
+	Spec     string `json:"spec"`
+	Intent   string `json:"intent"`
+	Base     string `json:"base"`
+	Finished bool   `json:"finished"`
+	// Problem says why a run could not be read ("" for every readable run).
+	Problem string      `json:"problem"`
+	Lanes   []LaneView  `json:"lanes"`
+	Awaits  []AwaitView `json:"awaits"`
+	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
+	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
+	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
+}
 
 // RecordVerdictView is one verdict in a run's story.
 type RecordVerdictView struct {
@@ -151,15 +204,16 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 func (a *App) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
+	root := a.root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
 			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings}
 		if l.Worktree != "" {
-			lv.Worktree = a.abs(l.Worktree)
+			lv.Worktree = loop.Abs(root, l.Worktree)
 		}
 		v.Lanes = append(v.Lanes, lv)
 		for _, aw := range l.Awaits {
-			aw = a.absAwait(aw)
+			aw = aw.Under(root)
 			v.Awaits = append(v.Awaits, AwaitView{ID: aw.ID, Lane: l.ID, Kind: string(aw.Kind), Role: aw.Role, Round: aw.Round, Brief: aw.Brief, Return: aw.Return,
 				Routing: requestRouting(aw.Routing), Next: loop.Next(aw)})
 		}
@@ -167,11 +221,8 @@ func (a *App) runView(s loop.State) RunView {
 	return v
 }
 
-// absAwait is an await with its brief and return paths absolute.
-func (a *App) absAwait(aw loop.Await) loop.Await {
-	aw.Brief, aw.Return = a.abs(aw.Brief), a.abs(aw.Return)
-	return aw
-}
+// nextSteps says what the harness does next for a run, every path absolute.
+func (a *App) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.root()) }
 
 // routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
 // fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the

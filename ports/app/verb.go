@@ -8,9 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/abcd-dev/abcd/domain/oracle"
-	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -52,7 +51,7 @@ func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) V
 		if !ok {
 			return nil, fmt.Errorf("verb %s: input is %T, want *%s", v.Name, in, v.inputType)
 		}
-		return run(a.withLockWait(ctx), a, typed)
+		return run(ctx, a.forCall(ctx), typed)
 	}
 	return v
 }
@@ -72,9 +71,11 @@ func buildTable() []Verb {
 	verbs = append(verbs, specVerbs()...)
 	verbs = append(verbs, issueVerbs()...)
 	verbs = append(verbs, decisionVerbs()...)
+	verbs = append(verbs, recordVerbs()...)
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)
+	verbs = append(verbs, rulesVerbs()...)
 	verbs = append(verbs, connectVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
@@ -105,11 +106,12 @@ type App struct {
 	Git       ports.Git
 	Runs      ports.RunStore
 	Commands  ports.CommandReader // the guard's shell reader
+	Rules     ports.RulesSource   // the rules' machine and repository files
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
 	// Connections are the providers this machine has configured; nil is none.
-	Connections oracle.Connections
+	Connections ports.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
@@ -117,6 +119,14 @@ type App struct {
 	// the composition root offers none.
 	Reroot func(dir string) *App
 	Build  BuildInfo
+	// MergeFiles are the files git hands the record's merge driver; Self says how git runs this abcd
+	// again as that driver ("abcd" where PATH finds this very binary, else its absolute path), asked
+	// only by ahoy install.
+	MergeFiles ports.MergeFiles
+	Self       func() string
+
+	// wait is this call's lock wait, read once when the call first takes a lock (forCall).
+	wait func() (time.Duration, error)
 }
 
 // BuildInfo is what the binary knows about itself, stamped at link time.
@@ -148,6 +158,3 @@ func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, 
 	}
 	return v.run(ctx, a, in)
 }
-
-// clip bounds text a refusal echoes back, so a hostile input cannot flood the output.
-func clip(s string) string { return text.Clip(s) }

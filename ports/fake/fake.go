@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports"
@@ -51,6 +54,31 @@ type Config struct {
 
 func (c Config) ReadConfig(context.Context) (ports.ConfigFiles, error) { return c.Files, c.Err }
 
+// Rules serves fixed rules files, or Err.
+type Rules struct {
+	Files ports.RuleFiles
+	Err   error
+	Kept  map[string][]byte
+}
+
+func (r Rules) ReadRules(context.Context) (ports.RuleFiles, error) { return r.Files, r.Err }
+
+// ReadCompiled and WriteCompiled keep compiled rules in Kept, when it is not nil.
+func (r Rules) ReadCompiled(_ context.Context, key string) ([]byte, bool) {
+	if r.Kept == nil {
+		return nil, false
+	}
+	data, ok := r.Kept[key]
+	return data, ok
+}
+
+func (r Rules) WriteCompiled(_ context.Context, key string, data []byte) error {
+	if r.Kept != nil {
+		r.Kept[key] = data
+	}
+	return nil
+}
+
 // Roster serves a fixed roster, or Err.
 type Roster struct {
 	R   roster.Roster
@@ -74,6 +102,8 @@ type Setup struct {
 	Machine map[string][]byte
 	Home    string
 	Err     error
+	// Waited is the wait the last UpdateMachineFile was given.
+	Waited time.Duration
 }
 
 // NewSetup is an empty git repository at root with an empty machine folder at home.
@@ -139,6 +169,19 @@ func (s *Setup) RemoveFileIf(rel string, data []byte) (bool, error) {
 	return true, s.Err
 }
 
+func (s *Setup) ReadFile(rel string) ([]byte, bool, error) {
+	data, ok := s.Files[rel]
+	return append([]byte(nil), data...), ok, s.Err
+}
+
+func (s *Setup) ReplaceFile(rel string, data []byte) error {
+	if s.Err != nil {
+		return s.Err
+	}
+	s.Files[rel] = append([]byte(nil), data...)
+	return nil
+}
+
 func (s *Setup) MachinePath(name string) string { return path.Join(s.Home, name) }
 
 func (s *Setup) ReadMachineFile(name string) ([]byte, bool, error) {
@@ -163,7 +206,8 @@ func (s *Setup) CreateMachineFile(name string, data []byte) (bool, error) {
 }
 
 // UpdateMachineFile updates a machine file in memory, as the real one does under its lock.
-func (s *Setup) UpdateMachineFile(_ context.Context, name string, update func([]byte, bool) ([]byte, error)) error {
+func (s *Setup) UpdateMachineFile(_ context.Context, name string, wait time.Duration, update func([]byte, bool) ([]byte, error)) error {
+	s.Waited = wait
 	if s.Err != nil {
 		return s.Err
 	}
@@ -203,7 +247,7 @@ type Records struct {
 	Files map[string][]byte
 	// Locked is true while a lock is held; set it to make Lock report contention.
 	Locked bool
-	// Waited is the wait the last Lock was given (ports.LockWait); Temps is what StrayTemps lists.
+	// Waited is the wait the last Lock was given; Temps is what StrayTemps lists.
 	Waited time.Duration
 	Temps  []ports.StrayTemp
 }
@@ -232,6 +276,15 @@ func (r *Records) List(_ context.Context, dir, prefix string, limit int) ([]port
 	return out, nil
 }
 
+func (r *Records) Names(ctx context.Context, dir, prefix string) ([]string, error) {
+	files, err := r.List(ctx, dir, prefix, 1)
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out, err
+}
+
 func (r *Records) Read(_ context.Context, p string) ([]byte, error) {
 	data, ok := r.Files[p]
 	if !ok {
@@ -256,11 +309,7 @@ func (r *Records) Replace(_ context.Context, p string, data []byte) error {
 	return nil
 }
 
-func (r *Records) Lock(ctx context.Context) (func(), error) {
-	wait, err := ports.LockWait(ctx, 3*time.Second)
-	if err != nil {
-		return nil, err
-	}
+func (r *Records) Lock(_ context.Context, wait time.Duration) (func(), error) {
 	r.Waited = wait
 	if r.Locked {
 		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record", "try again")
@@ -301,7 +350,22 @@ type Git struct {
 	Default string
 	// LockedRefs are branches whose ref a killed git left locked: creating or deleting them fails.
 	LockedRefs map[string]bool
-	merges     int
+	// Config is the repository's own git config; Tracked the paths the index holds, which StageMove
+	// moves (and records in Staged); ChangedPaths is what Changed answers.
+	Config       map[string]string
+	Tracked      map[string]bool
+	Staged       [][2]string
+	ChangedPaths []string
+	Conflicted   []string // what Unmerged answers
+	// Origins says, for path + "\x00" + text, the commit that introduced the text; Trees the paths
+	// each commit's tree holds.
+	Origins map[string]string
+	Trees   map[string][]string
+	// Index holds the versions of each unmerged path (Conflicted), by stage; Settled records what
+	// Settle marked resolved.
+	Index   map[string][4][]byte
+	Settled []string
+	merges  int
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -431,6 +495,61 @@ func (g *Git) DefaultBranch(context.Context) (string, error) {
 	return "", nil
 }
 
+func (g *Git) ConfigValue(_ context.Context, key string) (string, bool, error) {
+	v, ok := g.Config[key]
+	return v, ok, nil
+}
+
+func (g *Git) SetConfig(_ context.Context, key, value string) error {
+	if g.Config == nil {
+		g.Config = map[string]string{}
+	}
+	g.Config[key] = value
+	return nil
+}
+
+func (g *Git) UnsetConfig(_ context.Context, key string) error {
+	delete(g.Config, key)
+	return nil
+}
+
+func (g *Git) StageMove(_ context.Context, from, to string) (bool, error) {
+	if !g.Tracked[from] {
+		return false, nil
+	}
+	delete(g.Tracked, from)
+	if to != "" {
+		g.Tracked[to] = true
+	}
+	g.Staged = append(g.Staged, [2]string{from, to})
+	return true, nil
+}
+
+func (g *Git) Changed(context.Context, string, string, bool) ([]string, error) {
+	return append([]string(nil), g.ChangedPaths...), nil
+}
+
+func (g *Git) Unmerged(context.Context, string) ([]string, error) {
+	return append([]string(nil), g.Conflicted...), nil
+}
+
+func (g *Git) Introduced(_ context.Context, p, text string) (string, bool, error) {
+	c, ok := g.Origins[p+"\x00"+text]
+	return c, ok, nil
+}
+
+func (g *Git) PathsAt(_ context.Context, commit, _ string) ([]string, error) {
+	return append([]string(nil), g.Trees[commit]...), nil
+}
+
+func (g *Git) Stages(_ context.Context, p string, _ int) ([4][]byte, error) { return g.Index[p], nil }
+
+func (g *Git) Settle(_ context.Context, p string) error {
+	g.Conflicted = slices.DeleteFunc(g.Conflicted, func(c string) bool { return c == p })
+	g.Settled = append(g.Settled, p)
+	return nil
+}
+
 func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error) {
 	d := []byte(g.DiffText)
 	if len(d) > max {
@@ -445,6 +564,8 @@ type Runs struct {
 	Dirs  map[string]bool
 	// Held names runs whose lock another process holds.
 	Held map[string]bool
+	// Waited is the wait the last Lock was given.
+	Waited time.Duration
 }
 
 // NewRuns is an empty run store.
@@ -452,14 +573,12 @@ func NewRuns() *Runs {
 	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}}
 }
 
-const runRoot = ".abcd/.work.local/run/"
+const runRoot = layout.Runs + "/"
 
-func (r *Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(), error) {
-	if _, err := ports.LockWait(ctx, wait); err != nil {
-		return nil, err
-	}
+func (r *Runs) Lock(_ context.Context, run string, wait time.Duration) (func(), error) {
+	r.Waited = wait
 	if !r.Dirs[run] {
-		return nil, refusal.New("run_unknown", run, "is not a run", "list the runs")
+		return nil, loop.UnknownRun(run)
 	}
 	if r.Held[run] {
 		return nil, refusal.Busy("run_locked", run, "another abcd holds the run's lock", "try again")
@@ -585,7 +704,7 @@ func (g *Git) Committed(_ context.Context, p string, max int) ([]byte, bool, err
 		return nil, false, nil
 	}
 	if len(data) > max {
-		return nil, false, refusal.New("file_too_large", p, "is larger than the bound at HEAD", "shorten it")
+		return nil, false, refusal.New("config_file", p, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it") // as the git adapter says it
 	}
 	return data, true, nil
 }

@@ -3,6 +3,7 @@ package mcpwire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"unicode/utf8"
 
@@ -78,9 +79,9 @@ func ParseMessage(data []byte, lim strictjson.Limits) (*Message, json.RawMessage
 	tree, values, err := strictjson.ParseCount(data, lim)
 	var argsErr *strictjson.Error
 	if err != nil {
-		je := err.(*strictjson.Error)
-		if je.Kind == strictjson.Syntax {
-			return nil, nil, NewError(CodeParseError, "Parse error: "+je.Error()).WithStatus(400)
+		var je *strictjson.Error
+		if !errors.As(err, &je) || je.Kind == strictjson.Syntax {
+			return nil, nil, NewError(CodeParseError, "Parse error: "+err.Error()).WithStatus(400)
 		}
 		if !insideArguments(je.At) {
 			var id json.RawMessage

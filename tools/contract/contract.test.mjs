@@ -112,6 +112,21 @@ test('every published schema compiles under ajv strict mode, draft 2020-12', () 
   }
 });
 
+// The title rule, read by a consumer that is not Go: ajv (ECMA-262 patterns, lengths in
+// characters) takes or refuses each generated title exactly as abcd's own check does, as a verb's
+// input and as a record file's front matter (domain/record/testdata/title-cases.json).
+test('ajv and abcd agree on every generated title, as input and as stored', () => {
+  const titles = JSON.parse(readFileSync(join(root, 'domain', 'record', 'testdata', 'title-cases.json'), 'utf8'));
+  assert.ok(titles.length > 100);
+  const input = validatorFor('intent_new.input');
+  const front = validatorFor('intent_front_matter');
+  for (const c of titles) {
+    assert.equal(input({ title: c.title }), c.typed === '', `input ${JSON.stringify(c.title)}: abcd says ${c.typed || 'taken'}`);
+    const fm = { id: 'itd-2611300000000001', type: 'intent', title: c.title, lifecycle: 'drafts', kind: 'standalone', severity: 'major', created: '2026-11-30' };
+    assert.equal(front(fm), c.stored, `stored ${JSON.stringify(c.title)}: abcd says ${c.stored}`);
+  }
+});
+
 // Verbs whose cases need state only a scripted agent can make (commits, receipts) are driven by
 // loop.test.mjs, which validates their output against the same schemas; ahoy_connect needs a
 // provider that answers, and tools/openai/interop.test.mjs validates it against a real one.

@@ -92,8 +92,8 @@ test('every command reads the same in any YAML reader, names only served tools, 
   }
 });
 
-test('the hooks: abcd status at session start, and the guard on every Bash call', () => {
-  assert.deepEqual(Object.keys(hooks).sort(), ['PreToolUse', 'SessionStart']);
+test('the hooks: abcd status at session start, the rules on every prompt, and the guard on every Bash call', () => {
+  assert.deepEqual(Object.keys(hooks).sort(), ['PreToolUse', 'SessionStart', 'UserPromptSubmit']);
   const world = makeWorld();
   try {
     const [start] = hooks.SessionStart;
@@ -115,6 +115,21 @@ test('the hooks: abcd status at session start, and the guard on every Bash call'
     const allowed = abcdCommand(world, guard.hooks[0].command, payload('git status'));
     assert.equal(allowed.status, 0, allowed.stderr);
     assert.equal(allowed.stdout, '', 'an everyday command gets no answer');
+
+    const [prompt] = hooks.UserPromptSubmit;
+    assert.equal(prompt.matcher, undefined, 'every prompt');
+    assert.equal(prompt.hooks[0].command, 'abcd rules hook', 'the hook docs/rules.md documents');
+    const submit = (text) => JSON.stringify({ session_id: 's', transcript_path: join(world.dir, 't.jsonl'), cwd: world.repo,
+      permission_mode: 'default', hook_event_name: 'UserPromptSubmit', prompt: text });
+    const injected = abcdCommand(world, prompt.hooks[0].command, submit('commit this and git push --force'));
+    assert.equal(injected.status, 0, injected.stderr);
+    const ctx = JSON.parse(injected.stdout).hookSpecificOutput;
+    assert.equal(ctx.hookEventName, 'UserPromptSubmit');
+    assert.match(ctx.additionalContext, /\[committing\] recalled by "commit", "push"/);
+    assert.match(ctx.additionalContext, /rule git-push-force/);
+    const quiet = abcdCommand(world, prompt.hooks[0].command, submit('hello'));
+    assert.equal(quiet.status, 0, quiet.stderr);
+    assert.equal(quiet.stdout, '', 'a prompt no rule matches gets no answer');
   } finally {
     world.cleanup();
   }

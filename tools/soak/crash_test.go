@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -72,7 +73,7 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 				if r.killAtRandom(t, args, took) {
 					landed++
 				}
-				if r.exists(".abcd/.work.local/journal.json") {
+				if r.exists(layout.Journal) {
 					left++
 				}
 				wasDone := p.done(r)
@@ -147,7 +148,7 @@ func (r *repo) clone(t *testing.T) *repo {
 	for _, e := range r.env {
 		c.env = append(c.env, strings.ReplaceAll(e, from, to))
 	}
-	if wts, _ := filepath.Glob(filepath.Join(c.root, ".abcd/.work.local/run/*/worktrees/*")); len(wts) > 0 {
+	if wts, _ := filepath.Glob(filepath.Join(c.root, layout.Runs+"/*/worktrees/*")); len(wts) > 0 {
 		c.git(c.root, append([]string{"worktree", "repair"}, wts...)...)
 	}
 	return c
@@ -179,7 +180,7 @@ func (r *repo) files(rel string) []string {
 // read back by implement status, no run folder without a state, and no error for lint.
 func (r *repo) whole(t *testing.T) {
 	t.Helper()
-	assert.Check(t, !r.exists(".abcd/.work.local/journal.json"), "a journal is left")
+	assert.Check(t, !r.exists(layout.Journal), "a journal is left")
 	_ = filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), ".abcd-tmp-") {
 			rel, _ := filepath.Rel(r.root, p)
@@ -187,10 +188,10 @@ func (r *repo) whole(t *testing.T) {
 		}
 		return nil
 	})
-	for _, run := range r.files(".abcd/.work.local/run") {
-		assert.Check(t, r.exists(".abcd/.work.local/run/"+run+"/state.json"), "%s has no state", run)
+	for _, run := range r.files(layout.Runs) {
+		assert.Check(t, r.exists(layout.RunDir(run)+"/state.json"), "%s has no state", run)
 	}
-	if status := r.run("implement", "status"); len(r.files(".abcd/.work.local/run")) > 0 {
+	if status := r.run("implement", "status"); len(r.files(layout.Runs)) > 0 {
 		assert.Check(t, status.code == 0, "implement status: exit %d: %s", status.code, status.raw)
 	}
 	lint := r.run("lint")
@@ -231,7 +232,7 @@ func runOf(r *repo, doc map[string]any) runView {
 func awaitFor(v runView, role string) await {
 	for _, a := range v.Awaits {
 		if a.Role == role {
-			if i := strings.Index(a.Return, ".abcd/.work.local/"); i > 0 {
+			if i := strings.Index(a.Return, layout.Local+"/"); i > 0 {
 				a.Return = a.Return[i:]
 			}
 			return a
@@ -262,7 +263,7 @@ func (r *repo) implemented(v runView, laneID string) {
 	r.git(ln.Worktree, "add", "work.txt")
 	r.git(ln.Worktree, "commit", "-q", "-m", "the work")
 	sha := r.git(ln.Worktree, "rev-parse", "HEAD")
-	laneDir := ".abcd/.work.local/run/" + v.Run + "/" + laneID
+	laneDir := layout.RunDir(v.Run) + "/" + laneID
 	r.write(laneDir+"/dod.txt", "all green\n")
 	r.write(laneDir+"/report.md", "Did the step.\n")
 	receipt, _ := json.Marshal(map[string]any{"schema_version": 1, "run": v.Run, "lane": laneID, "branch": ln.Branch, "commits": []string{sha},
@@ -319,7 +320,7 @@ var crashPaths = []crashPath{
 			return []string{"implement", "start", "spc-2611300000000002"}
 		},
 		done: func(r *repo) bool {
-			return len(r.files(".abcd/.work.local/run")) == 1 && r.exists(".abcd/.work.local/run/"+r.files(".abcd/.work.local/run")[0]+"/state.json")
+			return len(r.files(layout.Runs)) == 1 && r.exists(layout.RunDir(r.files(layout.Runs)[0])+"/state.json")
 		},
 		refusedWhenDone: []string{"run_active"},
 		check: func(t *testing.T, r *repo) {
@@ -472,7 +473,7 @@ func (r *repo) installFiles() map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(r.root, p)
-		if d.IsDir() && (rel == ".git" || rel == filepath.Join(".abcd", ".work.local")) {
+		if d.IsDir() && (rel == ".git" || rel == filepath.FromSlash(layout.Local)) {
 			return filepath.SkipDir
 		}
 		info, err := d.Info()
@@ -518,13 +519,13 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 		if r.killAtRandom(t, args, took) {
 			landed++
 		}
-		if len(r.files(".abcd/.work.local/run")) == 0 {
+		if len(r.files(layout.Runs)) == 0 {
 			none++
 		}
 		// The same command again: it removes a run a kill left with no state, and reviews anew.
 		again := r.run(args...)
 		assert.Check(t, again.code == 0, "kill %d: run again: exit %d: %s", i, again.code, again.raw)
-		runs := r.files(".abcd/.work.local/run")
+		runs := r.files(layout.Runs)
 		for _, run := range runs {
 			next := r.run("implement", "step", "--run", run)
 			assert.Check(t, next.code == 0, "kill %d: implement step: exit %d: %s", i, next.code, next.raw)
@@ -538,7 +539,7 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 				}
 				placed++
 				ret := v["return"].(string)
-				if j := strings.Index(ret, ".abcd/.work.local/"); j > 0 {
+				if j := strings.Index(ret, layout.Local+"/"); j > 0 {
 					ret = ret[j:]
 				}
 				body := r.read(ret)
@@ -547,7 +548,7 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 			}
 			view := runOf(r, r.ok("implement", "status", "--run", run))
 			for _, a := range view.Awaits {
-				if rel := a.Return[strings.Index(a.Return, ".abcd/.work.local/"):]; r.exists(rel) {
+				if rel := a.Return[strings.Index(a.Return, layout.Local+"/"):]; r.exists(rel) {
 					t.Errorf("kill %d: an open await's return path holds something nobody recorded: %s", i, r.read(rel))
 				}
 			}

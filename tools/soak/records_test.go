@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -59,7 +60,7 @@ func TestKilledCapturesLeaveNothingGitSees(t *testing.T) {
 		_ = filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
 			if err == nil && strings.HasPrefix(d.Name(), ".abcd-tmp-") {
 				rel, _ := filepath.Rel(r.root, p)
-				assert.Check(t, strings.HasPrefix(filepath.ToSlash(rel), ".abcd/.work.local/tmp/"), "a temp git sees: %s", rel)
+				assert.Check(t, strings.HasPrefix(filepath.ToSlash(rel), layout.Staging+"/"), "a temp git sees: %s", rel)
 				staged++
 			}
 			return nil

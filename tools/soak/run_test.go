@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -150,7 +151,7 @@ func (d driver) drive() error {
 	if err != nil {
 		return err
 	}
-	laneDir := d.r.path(".abcd/.work.local/run/" + d.run + "/" + d.lane)
+	laneDir := d.r.path(layout.RunDir(d.run) + "/" + d.lane)
 	for name, body := range map[string]string{"dod.txt": "all green\n", "report.md": "Did the step.\n"} {
 		if err := os.WriteFile(filepath.Join(laneDir, name), []byte(body), 0o644); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -204,7 +205,7 @@ func (r *repo) noStrays() {
 	_ = filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), ".abcd-tmp-") {
 			rel, _ := filepath.Rel(r.root, p)
-			assert.Check(r.t, strings.HasPrefix(filepath.ToSlash(rel), ".abcd/.work.local/"), "a temp git sees: %s", rel)
+			assert.Check(r.t, strings.HasPrefix(filepath.ToSlash(rel), layout.Local+"/"), "a temp git sees: %s", rel)
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp/syntax"
@@ -26,7 +27,7 @@ func schemaKeywords(s any, where string, into map[string]emitted, formats, patte
 	if !ok {
 		return
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		at := where + "/" + k
 		if _, seen := into[k]; !seen {
@@ -35,7 +36,7 @@ func schemaKeywords(s any, where string, into map[string]emitted, formats, patte
 		switch k {
 		case "properties", "patternProperties", "$defs":
 			sub, _ := v.(map[string]any)
-			for _, name := range sortedKeys(sub) {
+			for _, name := range slices.Sorted(maps.Keys(sub)) {
 				schemaKeywords(sub[name], at+"/"+name, into, formats, patterns)
 			}
 		case "items", "additionalProperties", "propertyNames", "not":
@@ -55,15 +56,6 @@ func schemaKeywords(s any, where string, into map[string]emitted, formats, patte
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // TestEveryKeywordGenEmitsIsImplemented is the build-time check that the validator enforces the
@@ -89,7 +81,7 @@ func TestEveryKeywordGenEmitsIsImplemented(t *testing.T) {
 		}
 		schemaKeywords(doc, filepath.Base(f)+"#", keywords, formats, patterns)
 	}
-	for _, k := range sortedKeys(anyMap(keywords)) {
+	for _, k := range slices.Sorted(maps.Keys(anyMap(keywords))) {
 		e := keywords[k]
 		one, err := json.Marshal(map[string]any{k: e.value})
 		if err != nil {

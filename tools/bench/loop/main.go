@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/tools/bench/benchkit"
 )
 
@@ -81,7 +82,7 @@ func run(runs int) error {
 	if _, err := sh(abcd, "implement", "start", "bench"); err != nil {
 		return err
 	}
-	runDir := filepath.Join(repo, ".abcd", ".work.local", "run")
+	runDir := filepath.Join(repo, filepath.FromSlash(layout.Runs))
 	entries, err := os.ReadDir(runDir)
 	if err != nil || len(entries) != 1 {
 		return fmt.Errorf("expected one run in %s: %v", runDir, err)
@@ -95,7 +96,7 @@ func run(runs int) error {
 	receipts := make([]string, lanes)
 	for i := 1; i <= lanes; i++ {
 		branch := fmt.Sprintf("abcd/%s/lane-%d", runID, i)
-		wt := filepath.Join(repo, ".abcd", ".work.local", "run", runID, "worktrees", fmt.Sprintf("lane-%d", i))
+		wt := filepath.Join(repo, filepath.FromSlash(layout.RunDir(runID)), "worktrees", fmt.Sprintf("lane-%d", i))
 		if err := os.WriteFile(filepath.Join(wt, fmt.Sprintf("lane-%d.txt", i)), []byte("work\n"), 0o644); err != nil {
 			return err
 		}
@@ -109,7 +110,7 @@ func run(runs int) error {
 		if err != nil {
 			return err
 		}
-		lane := fmt.Sprintf(".abcd/.work.local/run/%s/lane-%d", runID, i)
+		lane := fmt.Sprintf("%s/lane-%d", layout.RunDir(runID), i)
 		for rel, body := range map[string]string{lane + "/dod.txt": "ok\n", lane + "/report.md": "done\n"} {
 			if err := write(rel, body); err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -128,15 +129,6 @@ func count(s map[string]any, key string) (int, bool) {
 	return int(f), ok
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // valid makes a value the schema accepts: every member when full is set, else the required ones;
 // variant picks among values, so items of a uniqueItems array differ.
 func (g *generator) valid(s map[string]any, full bool, variant int) (any, bool) {
@@ -222,7 +214,7 @@ func (g *generator) validObject(s map[string]any, full bool, variant int) (any, 
 			}
 		}
 	}
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		if !full && !required[name] {
 			continue
 		}
@@ -569,7 +561,7 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 	if req, ok := s["required"].([]any); ok {
 		for _, r := range req {
 			name, _ := r.(string)
-			cut := maps(obj)
+			cut := maps.Clone(obj)
 			delete(cut, name)
 			add(fmt.Sprintf("required %q missing", name), cut, no)
 		}
@@ -577,11 +569,11 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 	switch extra := s["additionalProperties"].(type) {
 	case bool:
 		if !extra {
-			more := maps(obj)
+			more := maps.Clone(obj)
 			more["zz_not_a_member"] = true
 			add("additionalProperties false given another member", more, no)
-			if keys := sortedKeys(obj); len(keys) > 0 {
-				upper := maps(obj)
+			if keys := slices.Sorted(maps.Keys(obj)); len(keys) > 0 {
+				upper := maps.Clone(obj)
 				upper[strings.ToUpper(keys[0])] = obj[keys[0]]
 				add("additionalProperties false given a member in capitals", upper, nil)
 			}
@@ -589,7 +581,7 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 	case map[string]any:
 		if key, ok := g.freeKey(s, obj, 7); ok {
 			for _, wrong := range wrongTypes(types(g.resolve(extra))) {
-				bad := maps(obj)
+				bad := maps.Clone(obj)
 				bad[key] = wrong.value
 				add("additionalProperties given a member of type "+wrong.name, bad, nil)
 			}
@@ -600,7 +592,7 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 			if _, taken := obj[key]; taken {
 				continue
 			}
-			bad := maps(obj)
+			bad := maps.Clone(obj)
 			if addl, ok := s["additionalProperties"].(map[string]any); ok {
 				bad[key], _ = g.valid(addl, false, 0)
 			} else {
@@ -610,7 +602,7 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 		}
 	}
 	if mx, ok := count(s, "maxProperties"); ok {
-		full := maps(obj)
+		full := maps.Clone(obj)
 		addl, _ := s["additionalProperties"].(map[string]any)
 		for i := 0; len(full) <= mx && i < mx+64; i++ {
 			key, ok := g.freeKey(s, full, i)
@@ -624,7 +616,7 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 		}
 	}
 	props, _ := s["properties"].(map[string]any)
-	for _, name := range sortedKeys(obj) {
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		sub, ok := props[name].(map[string]any)
 		if !ok {
 			if addl, ok := s["additionalProperties"].(map[string]any); ok {
@@ -635,15 +627,6 @@ func (g *generator) walkObject(obj map[string]any, s map[string]any, path []step
 		}
 		g.walk(obj[name], sub, append(slices.Clone(path), step{key: name}), root)
 	}
-}
-
-// maps copies an object's members, shallowly.
-func maps(obj map[string]any) map[string]any {
-	out := make(map[string]any, len(obj)+1)
-	for k, v := range obj {
-		out[k] = v
-	}
-	return out
 }
 
 type typed struct {
@@ -686,7 +669,7 @@ func replace(root any, path []step, v any) any {
 	}
 	switch x := root.(type) {
 	case map[string]any:
-		out := maps(x)
+		out := maps.Clone(x)
 		out[path[0].key] = replace(x[path[0].key], path[1:], v)
 		return out
 	case []any:

@@ -1,0 +1,176 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/secret"
+	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// Bounds of a preflight.
+const (
+	// checkTimeout bounds --version and --help each.
+	checkTimeout = 30 * time.Second
+	// maxCheckOutput bounds what --version or --help may print.
+	maxCheckOutput = 1 << 20
+)
+
+// proveLimits bound the proving call: one short reply.
+var proveLimits = runner.Limits{WallClock: 3 * time.Minute, FirstEvent: 90 * time.Second, Silence: 90 * time.Second, Turns: 4, APIRetries: 0}
+
+// provePrompt is all a proving call asks.
+const provePrompt = "Reply with the single word OK, and nothing else. Use no tools.\n"
+
+// Check is the preflight (ports.Runners): the executable, --version, --help, and with Prove one
+// bounded call.
+func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.RunnerReport, error) {
+	rep := ports.RunnerReport{Flags: []string{}}
+	d, f := a.dialect(req.Runner.CLI)
+	if f != nil {
+		rep.Failure = f
+		return rep, nil
+	}
+	rep.Flags = d.Flags()
+	if f := checkExecutable(req.Runner.Executable); f != nil {
+		rep.Failure = f
+		return rep, nil
+	}
+	env, _, _ := runner.Environment(a.environ(), runner.Runner{PassEnv: req.Runner.PassEnv}, nil)
+	out, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env)
+	if f != nil {
+		rep.Failure = f
+		return rep, nil
+	}
+	v, why := req.Runner.CLI.CheckVersion(out)
+	if v != (runner.Version{}) {
+		rep.Version = v.String()
+	}
+	if why != "" {
+		rep.Failure = runner.Failf(runner.CauseVersion, "%s: a runner is refused outside them, since its flags or its events may have drifted", why)
+		return rep, nil
+	}
+	help, f := a.output(ctx, req.Runner.Executable, d.Help(), env)
+	if f != nil {
+		rep.Failure = f
+		return rep, nil
+	}
+	if missing := MissingFlags(help, rep.Flags); len(missing) > 0 {
+		rep.Failure = runner.Failf(runner.CauseFlags, "%s %s --help does not offer %s, which abcd passes: this version's flags drifted from what abcd knows",
+			req.Runner.CLI.Name(), rep.Version, strings.Join(missing, ", "))
+		return rep, nil
+	}
+	if !req.Prove {
+		return rep, nil
+	}
+	outcome, err := a.prove(ctx, req)
+	if err != nil {
+		return rep, err
+	}
+	if len(outcome.Receipt.ModelsReported) > 0 {
+		rep.ModelReported = outcome.Receipt.ModelsReported[0]
+	}
+	rep.Failure = outcome.Failure
+	return rep, nil
+}
+
+// MissingFlags lists the flags help does not name as a flag (a whole word starting with dashes).
+func MissingFlags(help string, flags []string) []string {
+	var missing []string
+	for _, f := range flags {
+		re := regexp.MustCompile(`(^|[\s,\[])` + regexp.QuoteMeta(f) + `($|[\s,=<\[\]])`)
+		if !re.MatchString(help) {
+			missing = append(missing, f)
+		}
+	}
+	return missing
+}
+
+// prove makes the proving call: the step a reviewer would make, in an empty folder, with a one-word
+// prompt and small bounds.
+func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outcome, error) {
+	dir, err := os.MkdirTemp(a.temp, "abcd-prove-")
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	defer os.RemoveAll(dir)
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return runner.Outcome{}, err
+	}
+	prompt := filepath.Join(dir, "prompt.txt")
+	if err := os.WriteFile(prompt, []byte(provePrompt), 0o600); err != nil {
+		return runner.Outcome{}, err
+	}
+	return a.Step(ctx, ports.RunnerStep{Runner: req.Runner, Dir: work, PromptFile: prompt, Policy: runner.PolicyRead, Model: req.Model, Limits: proveLimits})
+}
+
+// output runs the executable with args, bounded in time and size, in its own group, stdin from
+// /dev/null, and returns what it printed on stdout and stderr together (help goes to either).
+func (a *Adapter) output(ctx context.Context, exe string, args, env []string) (string, *runner.Failure) {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return "", runner.Failf(runner.CauseSpawn, "opening %s: %s", os.DevNull, pathless(err))
+	}
+	defer devnull.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", runner.Failf(runner.CauseSpawn, "making a pipe: %s", pathless(err))
+	}
+	dir, err := os.MkdirTemp(a.temp, "abcd-check-")
+	if err != nil {
+		r.Close()
+		w.Close()
+		return "", runner.Failf(runner.CauseSpawn, "making a folder: %s", pathless(err))
+	}
+	defer os.RemoveAll(dir)
+	p, err := start(exe, args, env, dir, devnull, w, w)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return "", runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err))
+	}
+	var buf bytes.Buffer
+	read := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(&buf, io.LimitReader(r, maxCheckOutput+1))
+		read <- err
+	}()
+	var f *runner.Failure
+	select {
+	case <-read:
+		select { // the output is closed; the CLI has exited, or is about to
+		case <-p.exited:
+		case <-ctx.Done():
+		}
+	case <-ctx.Done():
+		f = runner.Failf(runner.CauseSpawn, "%s %s did not finish within %s", filepath.Base(exe), strings.Join(args, " "), checkTimeout)
+		if ctx.Err() != nil && ctx.Err() != context.DeadlineExceeded {
+			f = runner.Failf(runner.CauseInterrupted, "the check was interrupted")
+		}
+	}
+	p.end(a.grace)
+	r.Close()
+	if f != nil {
+		return "", f
+	}
+	if buf.Len() > maxCheckOutput {
+		return "", runner.Failf(runner.CauseFlags, "%s %s printed more than %d bytes", filepath.Base(exe), strings.Join(args, " "), maxCheckOutput)
+	}
+	code, sig := p.exit()
+	if code != 0 {
+		return "", runner.Failf(runner.CauseFlags, "%s %s ended with %s: %s", filepath.Base(exe), strings.Join(args, " "), exitWords(code, sig),
+			text.Clip(lastLine(secret.Scrub(buf.String()))))
+	}
+	return buf.String(), nil
+}

@@ -1,0 +1,207 @@
+package runnertest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The fake CLI is the test binary itself, started again by the adapter as a runner's executable: a
+// test's TestMain calls FakeMain first, which acts as the CLI when the script variable is set. It
+// replays a script of directives, one JSON object a line, so every fault a real CLI cannot be made
+// to produce on demand can be.
+
+// ScriptVar names the script file; a runner's pass_env names it so it reaches the fake.
+const ScriptVar = "ABCD_FAKE_CLI_SCRIPT"
+
+// grandchildVar makes the binary a grandchild that ignores SIGTERM and sleeps, writing its pid.
+const grandchildVar = "ABCD_FAKE_CLI_GRANDCHILD"
+
+// Directive is one step of a script.
+type Directive struct {
+	// Out writes one line (a newline is added); Raw writes bytes as they are.
+	Out string `json:"out,omitempty"`
+	Raw string `json:"raw,omitempty"`
+	// Pad writes a JSON line {"type":"pad","pad":"xxx..."} of Pad bytes; Lines writes that many
+	// 1 MiB such lines.
+	Pad   int `json:"pad,omitempty"`
+	Lines int `json:"lines,omitempty"`
+	// SleepMS waits; Hang waits for ever.
+	SleepMS int  `json:"sleep_ms,omitempty"`
+	Hang    bool `json:"hang,omitempty"`
+	// IgnoreTerm makes the fake ignore SIGTERM from here on.
+	IgnoreTerm bool `json:"ignore_term,omitempty"`
+	// Grandchild starts a child of the fake that ignores SIGTERM and sleeps, writing its pid to the
+	// file named.
+	Grandchild string `json:"grandchild,omitempty"`
+	// Dump writes the fake's environment, arguments and stdin to the file named, as JSON.
+	Dump string `json:"dump,omitempty"`
+	// Exit ends the fake with this code; ExitZero ends it with 0.
+	Exit     int  `json:"exit,omitempty"`
+	ExitZero bool `json:"exit_zero,omitempty"`
+	// Signal kills the fake with the named signal (KILL, SEGV).
+	Signal string `json:"signal,omitempty"`
+}
+
+// Dump is what a Dump directive wrote.
+type Dump struct {
+	Env   []string `json:"env"`
+	Args  []string `json:"args"`
+	Stdin string   `json:"stdin"`
+	Dir   string   `json:"dir"`
+}
+
+// FakeMain acts as the fake CLI when the script variable is set, and returns otherwise. --version
+// prints ABCD_FAKE_CLI_VERSION (or a version abcd knows for each CLI), and --help prints
+// ABCD_FAKE_CLI_HELP (or every argument it was given after --help, so a test names the flags).
+func FakeMain() {
+	if pidfile := os.Getenv(grandchildVar); pidfile != "" {
+		signal.Ignore(syscall.SIGTERM)
+		_ = os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+	script := os.Getenv(ScriptVar)
+	if script == "" {
+		return
+	}
+	for _, a := range os.Args[1:] {
+		switch a {
+		case "--version":
+			fmt.Println(envOr("ABCD_FAKE_CLI_VERSION", "2.1.332 (Claude Code)"))
+			os.Exit(0)
+		case "--help":
+			fmt.Println(envOr("ABCD_FAKE_CLI_HELP", "no help"))
+			os.Exit(0)
+		}
+	}
+	os.Exit(play(script))
+}
+
+func envOr(k, def string) string {
+	if v, ok := os.LookupEnv(k); ok {
+		return v
+	}
+	return def
+}
+
+func play(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake: reading its script:", err)
+		return 97
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	defer out.Flush()
+	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d Directive
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			fmt.Fprintf(os.Stderr, "fake: directive %d: %v\n", i, err)
+			return 98
+		}
+		switch {
+		case d.Out != "":
+			out.WriteString(d.Out + "\n")
+		case d.Raw != "":
+			out.WriteString(d.Raw)
+		case d.Pad > 0:
+			writePad(out, d.Pad)
+		case d.Lines > 0:
+			for j := 0; j < d.Lines; j++ {
+				writePad(out, 1<<20)
+			}
+		case d.SleepMS > 0:
+			out.Flush()
+			time.Sleep(time.Duration(d.SleepMS) * time.Millisecond)
+		case d.Hang:
+			out.Flush()
+			for {
+				time.Sleep(time.Hour)
+			}
+		case d.IgnoreTerm:
+			signal.Ignore(syscall.SIGTERM)
+		case d.Grandchild != "":
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), grandchildVar+"="+d.Grandchild)
+			if err := cmd.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, "fake: grandchild:", err)
+				return 96
+			}
+			for j := 0; j < 200; j++ { // wait until it is in place, ignoring SIGTERM
+				if _, err := os.Stat(d.Grandchild); err == nil {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		case d.Dump != "":
+			stdin, _ := io.ReadAll(os.Stdin)
+			env := os.Environ()
+			sort.Strings(env)
+			wd, _ := os.Getwd()
+			b, _ := json.Marshal(Dump{Env: env, Args: os.Args[1:], Stdin: string(stdin), Dir: wd})
+			if err := os.WriteFile(d.Dump, b, 0o600); err != nil {
+				fmt.Fprintln(os.Stderr, "fake: dump:", err)
+				return 95
+			}
+		case d.Signal != "":
+			out.Flush()
+			sig := map[string]syscall.Signal{"KILL": syscall.SIGKILL, "SEGV": syscall.SIGSEGV}[d.Signal]
+			_ = syscall.Kill(os.Getpid(), sig)
+			time.Sleep(time.Second)
+		case d.ExitZero:
+			out.Flush()
+			return 0
+		case d.Exit != 0:
+			out.Flush()
+			return d.Exit
+		}
+	}
+	out.Flush()
+	return 0
+}
+
+func writePad(w *bufio.Writer, n int) {
+	const head, tail = `{"type":"pad","pad":"`, `"}`
+	w.WriteString(head)
+	w.WriteString(strings.Repeat("x", max(0, n-len(head)-len(tail))))
+	w.WriteString(tail + "\n")
+}
+
+// Script writes directives as a script file in dir and returns its path.
+func Script(dir string, ds ...Directive) (string, error) {
+	var b strings.Builder
+	for _, d := range ds {
+		line, err := json.Marshal(d)
+		if err != nil {
+			return "", err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	f, err := os.CreateTemp(dir, "script-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.WriteString(b.String())
+	return f.Name(), err
+}
+
+// Lines are Out directives, one a line.
+func Lines(lines ...string) []Directive {
+	ds := make([]Directive, len(lines))
+	for i, l := range lines {
+		ds[i] = Directive{Out: l}
+	}
+	return ds
+}

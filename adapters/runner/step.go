@@ -1,0 +1,585 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/secret"
+	"github.com/abcd-dev/abcd/domain/strictjson"
+	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// Options configure the adapter at the composition root.
+type Options struct {
+	// Dialects are the CLIs abcd drives, by kind.
+	Dialects []Dialect
+	// Guard is the command a CLI runs before each of the implementer's shell commands: abcd's own
+	// executable with guard hook.
+	Guard []string
+	// Environ is the environment abcd runs in (os.Environ when nil): the allowlist picks from it.
+	Environ func() []string
+	// TempDir holds the steps' private folders (os.TempDir when empty).
+	TempDir string
+	// Drain and Grace override runner.Drain and runner.Grace (tests shorten them).
+	Drain, Grace time.Duration
+}
+
+// Adapter is ports.Runners over the dialects it was given.
+type Adapter struct {
+	dialects map[runner.Kind]Dialect
+	guard    []string
+	environ  func() []string
+	temp     string
+	drain    time.Duration
+	grace    time.Duration
+}
+
+var _ ports.Runners = (*Adapter)(nil)
+
+// New is the adapter.
+func New(o Options) *Adapter {
+	a := &Adapter{dialects: map[runner.Kind]Dialect{}, guard: slices.Clone(o.Guard), environ: o.Environ, temp: o.TempDir,
+		drain: cmp.Or(o.Drain, runner.Drain), grace: cmp.Or(o.Grace, runner.Grace)}
+	for _, d := range o.Dialects {
+		a.dialects[d.Kind()] = d
+	}
+	if a.environ == nil {
+		a.environ = os.Environ
+	}
+	return a
+}
+
+// maxDepth bounds the nesting of one event: deeper than any CLI writes, shallow enough that a hostile
+// line cannot exhaust the stack.
+const maxDepth = 512
+
+// dialect is the CLI's dialect, or the failure that says why abcd cannot drive it.
+func (a *Adapter) dialect(k runner.Kind) (Dialect, *runner.Failure) {
+	if why := k.Unsupported(); why != "" {
+		return nil, runner.Failf(runner.CauseUnsupported, "%s", why)
+	}
+	d, ok := a.dialects[k]
+	if !ok {
+		return nil, runner.Failf(runner.CauseUnsupported, "this build of abcd drives no %s runner", text.Clip(string(k)))
+	}
+	return d, nil
+}
+
+// Step runs one step (ports.Runners).
+func (a *Adapter) Step(ctx context.Context, req ports.RunnerStep) (runner.Outcome, error) {
+	begun := time.Now()
+	o := newOutcome(req.Runner, req.Model)
+	s := &step{a: a, req: req, o: &o, stderr: &ring{max: runner.MaxStderrBytes}}
+	err := s.run(ctx)
+	o.Receipt.DurationMS = time.Since(begun).Milliseconds()
+	s.finish()
+	return o, err
+}
+
+func newOutcome(r runner.Runner, model string) runner.Outcome {
+	return runner.Outcome{Receipt: runner.Receipt{Runner: r.Name, CLI: r.CLI, ModelAsked: model, ModelsReported: []string{},
+		ExitCode: -1, Commits: []string{}, Outcome: runner.Failed}}
+}
+
+// step is one step's state while it runs.
+type step struct {
+	a     *Adapter
+	req   ports.RunnerStep
+	o     *runner.Outcome
+	scrub *secret.Scrubber
+	// what the stream said
+	terminal *Terminal
+	ledger   *runner.Ledger
+	note     string
+	stderr   *ring
+	turns    int
+}
+
+func (s *step) fail(f *runner.Failure) { s.o.Fail(f) }
+
+func (s *step) run(ctx context.Context) error {
+	d, f := s.a.dialect(s.req.Runner.CLI)
+	if f != nil {
+		s.fail(f)
+		return nil
+	}
+	catalog, err := runner.BuildCatalog(s.req.MCP)
+	var ce *runner.CatalogError
+	if errors.As(err, &ce) {
+		s.fail(runner.Failf(runner.CauseCatalog, "%s", ce.Error()))
+		return nil
+	} else if err != nil {
+		return err // not a bound: a fault, returned as it is
+	}
+	if f := checkExecutable(s.req.Runner.Executable); f != nil {
+		s.fail(f)
+		return nil
+	}
+	prompt, f := openPrompt(s.req.PromptFile)
+	if f != nil {
+		s.fail(f)
+		return nil
+	}
+	defer prompt.Close()
+	private, err := os.MkdirTemp(s.a.temp, "abcd-runner-")
+	if err != nil {
+		return fmt.Errorf("making the step's private folder: %w", err)
+	}
+	defer os.RemoveAll(private)
+	in := Invocation{Dir: s.req.Dir, Private: private, Policy: s.req.Policy, Model: s.req.Model, Limits: s.req.Limits,
+		Catalog: catalog, Guard: s.a.guard}
+	if len(s.req.Schema) > 0 {
+		in.Schema, in.SchemaFile = s.req.Schema, filepath.Join(private, "schema.json")
+	}
+	cmd, err := d.Invocation(in)
+	if err != nil {
+		s.fail(runner.Failf(runner.CauseFlags, "%s", err.Error()))
+		return nil
+	}
+	s.o.Receipt.SchemaEnforced = cmd.SchemaEnforced && len(s.req.Schema) > 0
+	if in.SchemaFile != "" {
+		if cmd.Files == nil {
+			cmd.Files = map[string][]byte{}
+		}
+		cmd.Files["schema.json"] = s.req.Schema
+	}
+	for name, data := range cmd.Files {
+		if err := os.WriteFile(filepath.Join(private, name), data, 0o600); err != nil {
+			return fmt.Errorf("writing the step's %s: %w", name, err)
+		}
+	}
+	env, creds, missing := runner.Environment(s.a.environ(), s.req.Runner, cmd.Env)
+	s.scrub = secret.NewScrubber(append(creds, s.req.Scrub...)...)
+	if len(missing) > 0 {
+		s.fail(runner.Failf(runner.CauseCredentials, "%s, which the runner's credential_env names, is not set in abcd's environment", strings.Join(missing, ", ")))
+		return nil
+	}
+	return s.drive(ctx, d, cmd.Args, env, prompt)
+}
+
+// drive starts the CLI and reads its stream until the step's outcome is fixed, then ends the group.
+func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt *os.File) error {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, prompt, outW, errW)
+	outW.Close() // the CLI holds its own copies; EOF comes when the last of its group closes them
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		s.fail(runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err)))
+		return nil
+	}
+	if s.req.Started != nil {
+		s.req.Started(p.pgid)
+	}
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := errR.Read(buf)
+			s.stderr.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	lines := make(chan line)
+	done := make(chan struct{})
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		readLines(outR, lines, done, runner.MaxLineBytes, runner.MaxStreamBytes)
+	}()
+	s.ledger = runner.NewLedger()
+	s.read(ctx, d.NewParser(), lines, p)
+	close(done)
+	p.end(s.a.grace)
+	// Every process of the group is gone, so the pipes close; a process that left the group (a
+	// daemon) may still hold them, and is not waited for.
+	outR.Close()
+	errR.Close()
+	<-readerDone
+	<-stderrDone
+	code, sig := p.exit()
+	s.o.Receipt.ExitCode, s.o.Receipt.Signal = code, sig
+	if s.o.Failure == nil && s.terminal == nil {
+		// The stream ended with no terminal event: the step failed, whatever the exit code says. A code
+		// the CLI documents names why.
+		cause := runner.CauseNoTerminal
+		if code >= 0 {
+			if c := d.ExitCause(code); c != "" {
+				cause = c
+			}
+		}
+		s.fail(runner.Failf(cause, "the CLI's stream ended with no terminal event (%s)%s", exitWords(code, sig), s.context()))
+	}
+	return nil
+}
+
+func exitWords(code int, sig string) string {
+	switch {
+	case sig != "":
+		return "ended by " + sig
+	case code >= 0:
+		return fmt.Sprintf("exit %d", code)
+	}
+	return "still running"
+}
+
+// context is what the CLI said that explains a failure: its last error note or stderr's last line.
+func (s *step) context() string {
+	if s.note != "" {
+		return ": " + s.note
+	}
+	if last := lastLine(s.stderr.String()); last != "" {
+		return "; its stderr ends: " + last
+	}
+	return ""
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// read reads the stream under the step's bounds until the outcome is fixed: a failure, or the
+// terminal event followed by the drain. Nothing but a successful terminal event completes the step.
+func (s *step) read(ctx context.Context, parser Parser, lines <-chan line, p *process) {
+	lim := s.req.Limits
+	wall := time.NewTimer(lim.WallClock)
+	defer wall.Stop()
+	idle := time.NewTimer(lim.FirstEvent)
+	defer idle.Stop()
+	var drain <-chan time.Time
+	first := true
+	for {
+		select {
+		case <-ctx.Done():
+			if s.terminal == nil {
+				s.fail(runner.Failf(runner.CauseInterrupted, "the step was interrupted (%s)", ctxWords(ctx)))
+			}
+			return
+		case <-wall.C:
+			if s.terminal == nil {
+				s.fail(runner.Failf(runner.CauseWallClock, "the step ran for %s, its wall-clock bound", lim.WallClock))
+			}
+			return
+		case <-idle.C:
+			if first {
+				s.fail(runner.Failf(runner.CauseFirstEvent, "the CLI printed no event within %s of starting%s", lim.FirstEvent, s.context()))
+			} else {
+				s.fail(runner.Failf(runner.CauseSilence, "the CLI printed nothing for %s between two events%s", lim.Silence, s.context()))
+			}
+			return
+		case <-drain:
+			return
+		case l := <-lines:
+			if l.err != nil {
+				s.streamEnded(l.err)
+				return
+			}
+			if first {
+				first = false
+			}
+			if drain == nil { // the silence bound holds until the terminal event; the drain after it
+				idle.Reset(lim.Silence)
+			}
+			if !s.line(parser, l) {
+				return
+			}
+			if s.terminal != nil && drain == nil {
+				idle.Stop()
+				t := time.NewTimer(s.a.drain)
+				defer t.Stop()
+				drain = t.C
+			}
+		}
+	}
+}
+
+func ctxWords(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "the caller's deadline came first"
+	}
+	return "Ctrl-C or SIGTERM"
+}
+
+// streamEnded takes the reader's last word: EOF is the end of the stream (decided by what came
+// before it), a bound broken is a failure.
+func (s *step) streamEnded(err error) {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, os.ErrClosed):
+	case errors.Is(err, errLineTooLong):
+		s.fail(runner.Failf(runner.CauseLineTooLong, "the CLI printed a line longer than %d bytes", runner.MaxLineBytes))
+	case errors.Is(err, errStreamTooLong):
+		s.fail(runner.Failf(runner.CauseStreamTooLong, "the CLI's stream passed %d bytes", runner.MaxStreamBytes))
+	default:
+		s.fail(runner.Failf(runner.CauseBadLine, "reading the CLI's stream failed: %s", pathless(err)))
+	}
+}
+
+// line takes one line; false when the step's outcome is fixed by it (a failure).
+func (s *step) line(parser Parser, l line) bool {
+	if err := strictjson.CheckObject(l.data, strictjson.Limits{MaxDepth: maxDepth}); err != nil || len(l.data) == 0 {
+		what := "is not one JSON object"
+		switch {
+		case len(l.data) == 0:
+			what = "is empty"
+		case l.data[0] == 0x1b:
+			what = "starts with a terminal escape sequence"
+		case l.cut:
+			what = "was cut off where the stream ended"
+		}
+		s.fail(runner.Failf(runner.CauseBadLine, "a line of the CLI's stream %s", what))
+		return false
+	}
+	ev, err := parser.Event(l.data)
+	if err != nil {
+		s.fail(runner.Failf(runner.CauseBadLine, "a %s event breaks the CLI's protocol: %s", text.Clip(ev.Type), err.Error()))
+		return false
+	}
+	if s.terminal != nil {
+		if ev.Terminal != nil {
+			s.terminal = nil
+			s.fail(runner.Failf(runner.CauseSecondTerminal, "the CLI printed a second terminal event (%s) after its first", text.Clip(ev.Terminal.Event)))
+			return false
+		}
+		return true // after the terminal event, lines are drained, not taken
+	}
+	if !ev.Known {
+		s.o.Receipt.UnknownEvents++
+	}
+	if ev.Session != "" && s.o.Receipt.SessionID == "" {
+		s.o.Receipt.SessionID = ev.Session
+	}
+	s.models(ev.Models)
+	if ev.Note != "" {
+		s.note = ev.Note
+	}
+	for _, c := range ev.Opened {
+		if f := s.ledger.Open(c.ID, c.Content); f != nil {
+			s.fail(f)
+			return false
+		}
+	}
+	for _, c := range ev.Closed {
+		if f := s.ledger.Close(c.ID, c.Result); f != nil {
+			s.fail(f)
+			return false
+		}
+	}
+	for _, c := range ev.Whole {
+		if f := s.ledger.Whole(c.ID, c.Content, c.Result); f != nil {
+			s.fail(f)
+			return false
+		}
+	}
+	s.o.Receipt.PermissionDenials += ev.Denials
+	if ev.Turn {
+		s.turns++
+		if s.turns > s.req.Limits.Turns {
+			s.fail(runner.Failf(runner.CauseMaxTurns, "the CLI began turn %d, past the step's bound of %d", s.turns, s.req.Limits.Turns))
+			return false
+		}
+	}
+	if ev.Retries > 0 {
+		s.o.Receipt.APIRetries += ev.Retries
+		switch {
+		case ev.RetryStatus == 401 || ev.RetryStatus == 403:
+			s.fail(runner.Failf(runner.CauseAuth, "the vendor's API answered %d, and the CLI began retrying it%s", ev.RetryStatus, s.context()))
+			return false
+		case s.o.Receipt.APIRetries > s.req.Limits.APIRetries:
+			cause := runner.CauseAPIRetries
+			if ev.RetryStatus == 429 {
+				cause = runner.CauseRateLimit
+			}
+			s.fail(runner.Failf(cause, "the CLI retried its API %d times, past the step's bound of %d (last status %d)%s", s.o.Receipt.APIRetries, s.req.Limits.APIRetries, ev.RetryStatus, s.context()))
+			return false
+		}
+	}
+	if ev.Terminal != nil {
+		s.terminal = ev.Terminal
+		s.take(ev.Terminal)
+	}
+	return true
+}
+
+func (s *step) models(ms []string) {
+	for _, m := range ms {
+		if m != "" && !slices.Contains(s.o.Receipt.ModelsReported, m) && len(s.o.Receipt.ModelsReported) < runner.MaxModelsReported {
+			s.o.Receipt.ModelsReported = append(s.o.Receipt.ModelsReported, m)
+		}
+	}
+}
+
+// take records the terminal event: the outcome it fixes, unless a call is still open or the answer
+// does not fit its schema.
+func (s *step) take(t *Terminal) {
+	r := &s.o.Receipt
+	r.TerminalEvent, r.TerminalReason = t.Event, t.Reason
+	if t.Session != "" {
+		r.SessionID = t.Session
+	}
+	s.models(t.Models)
+	if t.Turns > 0 {
+		r.Turns = t.Turns
+	}
+	r.CostUSD, r.CostReported, r.Usage = t.CostUSD, t.CostReported, t.Usage
+	if t.Denials > r.PermissionDenials {
+		r.PermissionDenials = t.Denials
+	}
+	if t.Failure != nil {
+		s.fail(t.Failure)
+		return
+	}
+	if f := s.ledger.AtEnd(); f != nil {
+		s.fail(f)
+		return
+	}
+	s.o.Final = t.Final
+	if len(s.req.Schema) > 0 {
+		answer := t.Structured
+		if answer == nil {
+			answer = jsonAnswer(t.Final)
+		}
+		if answer == nil {
+			s.fail(runner.Failf(runner.CauseSchema, "the CLI's answer is not one JSON object, which its schema asks for"))
+			return
+		}
+		s.o.Structured = answer
+	}
+	r.Outcome = runner.Completed
+}
+
+// jsonAnswer is the final message as one JSON object (fenced in a code block or not), or nil.
+func jsonAnswer(final string) json.RawMessage {
+	t := strings.TrimSpace(final)
+	if rest, ok := strings.CutPrefix(t, "```"); ok {
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			if body, ok := strings.CutSuffix(strings.TrimSpace(rest[nl+1:]), "```"); ok {
+				t = strings.TrimSpace(body)
+			}
+		}
+	}
+	if strictjson.CheckObject([]byte(t), strictjson.Limits{MaxDepth: maxDepth}) != nil || !strings.HasPrefix(t, "{") {
+		return nil
+	}
+	return json.RawMessage(t)
+}
+
+// finish scrubs every text of the outcome: nothing the CLI said reaches a caller with a credential
+// in it, on the success path as on the failure path.
+func (s *step) finish() {
+	o := s.o
+	if s.turns > o.Receipt.Turns {
+		o.Receipt.Turns = s.turns
+	}
+	if s.ledger != nil {
+		o.Receipt.ToolCalls = s.ledger.Calls()
+	}
+	sc := s.scrub
+	o.Final = sc.Scrub(o.Final)
+	if o.Structured != nil {
+		o.Structured = json.RawMessage(sc.Bytes(o.Structured))
+	}
+	r := &o.Receipt
+	r.SessionID = receiptWord(sc.Scrub(r.SessionID))
+	r.TerminalEvent = receiptWord(sc.Scrub(r.TerminalEvent))
+	r.TerminalReason = receiptWord(sc.Scrub(r.TerminalReason))
+	for i, m := range r.ModelsReported {
+		r.ModelsReported[i] = receiptWord(sc.Scrub(m))
+	}
+	if o.Failure != nil {
+		// A failed step answers nothing: what it said before failing is not an answer.
+		o.Final, o.Structured = "", nil
+		o.Failure.Detail = runner.Plain(sc.Scrub(o.Failure.Detail))
+		r.Detail = o.Failure.Detail
+	}
+	if v, ok := runner.VersionIn(s.req.Runner.Version); ok && r.CLIVersion == "" {
+		r.CLIVersion = v.String()
+	}
+}
+
+// receiptWord keeps a word the CLI gave within a receipt's rules: one plain line of at most 200 bytes.
+func receiptWord(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if text.Hidden(r) != "" {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	if len(s) > 200 {
+		s = text.Clip(s)
+	}
+	return s
+}
+
+// pathless is an error's words without the paths and addresses it may name.
+func pathless(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// checkExecutable refuses a path that is not an absolute, regular, executable file.
+func checkExecutable(path string) *runner.Failure {
+	if !filepath.IsAbs(path) {
+		return runner.Failf(runner.CauseExecutable, "the runner's executable is not an absolute path")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return runner.Failf(runner.CauseExecutable, "the runner's executable %s: %s", text.Clip(path), pathless(err))
+	case !fi.Mode().IsRegular():
+		return runner.Failf(runner.CauseExecutable, "the runner's executable %s is not a regular file", text.Clip(path))
+	case fi.Mode().Perm()&0o111 == 0:
+		return runner.Failf(runner.CauseExecutable, "the runner's executable %s is not executable", text.Clip(path))
+	}
+	return nil
+}
+
+// openPrompt opens the prompt file read-only: a regular file within MaxPromptBytes, never a pipe, a
+// terminal or a symbolic link (opened without following one, without blocking on a FIFO, and checked
+// after it is open).
+func openPrompt(path string) (*os.File, *runner.Failure) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, runner.Failf(runner.CausePrompt, "the step's prompt file: %s", pathless(err))
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, runner.Failf(runner.CausePrompt, "the step's prompt file: %s", pathless(err))
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, runner.Failf(runner.CausePrompt, "the step's prompt is not a regular file (a pipe or a device is never handed to a CLI)")
+	case fi.Size() > runner.MaxPromptBytes:
+		f.Close()
+		return nil, runner.Failf(runner.CausePrompt, "the step's prompt is %d bytes, over the bound of %d", fi.Size(), runner.MaxPromptBytes)
+	}
+	return f, nil
+}

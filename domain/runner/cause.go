@@ -1,0 +1,213 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
+)
+
+// Cause is why a runner's step did not complete: a closed vocabulary, recorded on the step's receipt
+// beside the fallback reason it falls under. Every failure of the route has exactly one.
+type Cause string
+
+const (
+	// Before the CLI starts.
+	CauseUnsupported Cause = "unsupported" // the CLI is one abcd cannot drive (Kind.Unsupported)
+	CauseExecutable  Cause = "executable"  // the executable is missing, not a regular file, or not executable
+	CauseVersion     Cause = "version"     // its --version is outside the range abcd knows
+	CauseFlags       Cause = "flags"       // its --help lacks a flag abcd passes, or it refused one
+	CauseCredentials Cause = "credentials" // a variable credential_env names is unset
+	CauseCatalog     Cause = "catalog"     // the step's tool catalog breaks a bound (a CatalogError)
+	CausePrompt      Cause = "prompt"      // the prompt file cannot be handed over (missing, too large)
+	CauseSpawn       Cause = "spawn"       // the process could not be started
+
+	// What the CLI reported in its terminal event, or in the events before it.
+	CauseAuth       Cause = "auth"        // the vendor's API refused the credentials
+	CauseRateLimit  Cause = "rate_limit"  // the vendor's API limited the rate or the quota
+	CauseModel      Cause = "model"       // the model asked for is unknown or unavailable
+	CauseMaxTurns   Cause = "max_turns"   // the turn bound was reached (the CLI's or abcd's count)
+	CauseBudget     Cause = "budget"      // the spending bound was reached
+	CauseAPIError   Cause = "api_error"   // another error from the vendor's API
+	CauseAPIRetries Cause = "api_retries" // the CLI retried its API more often than the bound allows
+	CauseCLIError   Cause = "cli_error"   // the CLI ended the step with an error of its own
+	CauseSchema     Cause = "schema"      // the answer does not fit the schema it was asked in
+
+	// The stream broke the protocol: the step fails closed.
+	CauseNoTerminal       Cause = "no_terminal_event"     // the stream ended with no terminal event
+	CauseSecondTerminal   Cause = "second_terminal_event" // a terminal event came twice
+	CauseBadLine          Cause = "bad_line"              // a line that is not one JSON object (an ANSI escape, text, a cut line)
+	CauseLineTooLong      Cause = "line_too_long"         // a line over MaxLineBytes
+	CauseStreamTooLong    Cause = "stream_too_long"       // a stream over MaxStreamBytes
+	CauseOpenToolCall     Cause = "open_tool_call"        // a tool call still open at the terminal event
+	CauseToolCallConflict Cause = "tool_call_conflict"    // a tool-call id reused with other content
+	CauseToolCallLimit    Cause = "tool_call_limit"       // more tool calls than a step may hold
+
+	// Bounds on time.
+	CauseFirstEvent Cause = "first_event_timeout" // no event within the first-event bound
+	CauseSilence    Cause = "silence_timeout"     // no event within the silence bound
+	CauseWallClock  Cause = "wall_clock_timeout"  // the step took longer than its wall-clock bound
+
+	// After a completed step, what abcd verifies (the loop's).
+	CauseNoChanges    Cause = "no_changes"    // the implementer left nothing to commit
+	CauseRefsMoved    Cause = "refs_moved"    // HEAD or a ref moved during the step
+	CauseHooksChanged Cause = "hooks_changed" // .git's hooks or config changed during the step
+	CausePathEscape   Cause = "path_escape"   // a change names a path outside the worktree
+	CauseDoDFailed    Cause = "dod_failed"    // the definition of done failed on the step's work
+
+	// The person ended it.
+	CauseInterrupted Cause = "interrupted" // Ctrl-C, SIGTERM, or the caller's deadline
+)
+
+// Causes lists every cause, in the order a step meets them.
+func Causes() []Cause {
+	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn,
+		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
+		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
+		CauseFirstEvent, CauseSilence, CauseWallClock,
+		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseDoDFailed,
+		CauseInterrupted}
+}
+
+func (Cause) SchemaRule() contract.Rule {
+	enum := []string{""}
+	for _, c := range Causes() {
+		enum = append(enum, string(c))
+	}
+	return contract.Rule{Description: "why the step failed; empty when it completed", Enum: enum}
+}
+
+// Valid reports whether c is one of Causes.
+func (c Cause) Valid() bool {
+	for _, x := range Causes() {
+		if c == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Reason is the fallback reason a cause falls under, so a runner's failure reads as every other
+// route's does.
+func (c Cause) Reason() review.FallbackReason {
+	switch c {
+	case CauseUnsupported, CauseExecutable:
+		return review.Absent
+	case CauseAPIRetries:
+		return review.Unreachable
+	case CauseFirstEvent, CauseSilence, CauseWallClock:
+		return review.Timeout
+	case CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseCLIError:
+		return review.Refused
+	case CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseOpenToolCall, CauseToolCallConflict:
+		return review.Unparsable
+	case CauseLineTooLong, CauseStreamTooLong, CauseToolCallLimit, CauseSchema,
+		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseDoDFailed:
+		return review.Invalid
+	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn:
+		return review.Failed
+	case CauseInterrupted:
+		return review.Interrupted
+	}
+	return review.Failed
+}
+
+// Protocol reports whether the cause is the stream breaking the rules a step is read by: the step
+// failed closed, whatever the CLI's exit code said.
+func (c Cause) Protocol() bool {
+	switch c {
+	case CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit:
+		return true
+	}
+	return false
+}
+
+// Sentence says the cause in plain words, without a trailing period.
+func (c Cause) Sentence() string {
+	switch c {
+	case CauseUnsupported:
+		return "abcd cannot drive this CLI"
+	case CauseExecutable:
+		return "the runner's executable is missing or cannot be run"
+	case CauseVersion:
+		return "the CLI's version is outside the range abcd knows"
+	case CauseFlags:
+		return "the CLI no longer takes a flag abcd passes"
+	case CauseCredentials:
+		return "a credential variable the runner names is not set"
+	case CauseCatalog:
+		return "the step's tool catalog is beyond its bounds"
+	case CausePrompt:
+		return "the step's prompt could not be handed to the CLI"
+	case CauseSpawn:
+		return "the CLI could not be started"
+	case CauseAuth:
+		return "the vendor's API refused the credentials"
+	case CauseRateLimit:
+		return "the vendor's API limited the rate or the quota"
+	case CauseModel:
+		return "the model asked for is unknown or unavailable"
+	case CauseMaxTurns:
+		return "the step reached its turn bound"
+	case CauseBudget:
+		return "the step reached its spending bound"
+	case CauseAPIError:
+		return "the vendor's API answered with an error"
+	case CauseAPIRetries:
+		return "the CLI retried its API more often than the runner allows"
+	case CauseCLIError:
+		return "the CLI ended the step with an error"
+	case CauseSchema:
+		return "the answer does not fit the schema it was asked in"
+	case CauseNoTerminal:
+		return "the CLI's stream ended with no terminal event"
+	case CauseSecondTerminal:
+		return "the CLI's stream held a second terminal event"
+	case CauseBadLine:
+		return "the CLI printed a line that is not one JSON event"
+	case CauseLineTooLong:
+		return "the CLI printed a line longer than a line may be"
+	case CauseStreamTooLong:
+		return "the CLI's stream grew longer than a stream may be"
+	case CauseOpenToolCall:
+		return "a tool call was still open when the CLI ended"
+	case CauseToolCallConflict:
+		return "the CLI reused a tool call's id for another call"
+	case CauseToolCallLimit:
+		return "the CLI made more tool calls than a step may hold"
+	case CauseFirstEvent:
+		return "the CLI printed no event within the first-event bound"
+	case CauseSilence:
+		return "the CLI printed no event within the silence bound"
+	case CauseWallClock:
+		return "the step took longer than its wall-clock bound"
+	case CauseNoChanges:
+		return "the implementer left no change to commit"
+	case CauseRefsMoved:
+		return "HEAD or a ref moved while the step ran"
+	case CauseHooksChanged:
+		return "git's hooks or configuration changed while the step ran"
+	case CausePathEscape:
+		return "a change names a path outside the worktree"
+	case CauseDoDFailed:
+		return "the definition of done failed on the step's work"
+	case CauseInterrupted:
+		return "the step was interrupted"
+	}
+	return fmt.Sprintf("the step failed (cause %q)", text.Clip(string(c)))
+}
+
+// Failure is a step that did not complete: its cause and abcd's own words for it (scrubbed, bounded,
+// never an address).
+type Failure struct {
+	Cause  Cause
+	Detail string
+}
+
+func (f *Failure) Error() string { return string(f.Cause) + ": " + f.Detail }
+
+// Failf is a failure with its detail.
+func Failf(c Cause, format string, args ...any) *Failure {
+	return &Failure{Cause: c, Detail: fmt.Sprintf(format, args...)}
+}

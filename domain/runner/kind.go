@@ -1,0 +1,170 @@
+// Package runner holds what the runner route knows without touching a process: a runner's machine
+// configuration and its checks, the CLIs abcd can drive and the versions it knows, the closed
+// vocabulary of why a step failed, the step's receipt, the tool-call ledger's rule, the bounds of a
+// request-scoped tool catalog, and the environment a CLI is given. It is pure: it is handed a
+// configuration stack, lines and names, never a file, a clock or a process.
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
+)
+
+// Kind is a coding-agent CLI abcd knows: a closed set.
+type Kind string
+
+const (
+	Claude   Kind = "claude"
+	Codex    Kind = "codex"
+	Gemini   Kind = "gemini"
+	Qoder    Kind = "qoder"
+	OpenCode Kind = "opencode"
+)
+
+// Kinds lists every CLI a runner block may name, in order.
+func Kinds() []Kind { return []Kind{Claude, Codex, Gemini, Qoder, OpenCode} }
+
+func (Kind) SchemaRule() contract.Rule {
+	var enum []string
+	for _, k := range Kinds() {
+		enum = append(enum, string(k))
+	}
+	return contract.Rule{Description: "the coding-agent CLI", Enum: enum}
+}
+
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool {
+	for _, x := range Kinds() {
+		if k == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Unsupported says why abcd cannot drive a CLI it knows, or "" when it can. A CLI is driven only when
+// its stream has an explicit, authoritative terminal event: completing on EOF, an exit code, silence
+// or a timer is never done.
+func (k Kind) Unsupported() string {
+	switch k {
+	case OpenCode:
+		return "opencode run has no terminal event: the end of its run can be told only from EOF, the exit code and the last step's reason together, and a step never completes on EOF or an exit code (its exit code has also said 0 after errors); a truncated model stream makes it start step after step without end"
+	case Qoder:
+		return qoderUnsupported
+	}
+	return ""
+}
+
+// Name is the CLI's name as a person knows it.
+func (k Kind) Name() string {
+	switch k {
+	case Claude:
+		return "Claude Code"
+	case Codex:
+		return "Codex CLI"
+	case Gemini:
+		return "Gemini CLI"
+	case Qoder:
+		return "Qoder CLI"
+	case OpenCode:
+		return "OpenCode"
+	}
+	return string(k)
+}
+
+// Version is a CLI's release, major.minor.patch.
+type Version struct{ Major, Minor, Patch int }
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
+// Less orders versions.
+func (v Version) Less(w Version) bool {
+	if v.Major != w.Major {
+		return v.Major < w.Major
+	}
+	if v.Minor != w.Minor {
+		return v.Minor < w.Minor
+	}
+	return v.Patch < w.Patch
+}
+
+var versionPattern = pattern.New(`^[0-9]{1,6}\.[0-9]{1,6}\.[0-9]{1,6}$`)
+
+// VersionPattern is a version's rule, for a schema.
+const VersionPattern = `^[0-9]{1,6}\.[0-9]{1,6}\.[0-9]{1,6}$`
+
+// ParseVersion reads major.minor.patch.
+func ParseVersion(s string) (Version, bool) {
+	if !versionPattern.MatchString(s) {
+		return Version{}, false
+	}
+	parts := strings.Split(s, ".")
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil {
+			return Version{}, false
+		}
+		n[i] = v
+	}
+	return Version{n[0], n[1], n[2]}, true
+}
+
+// VersionIn finds the version a CLI's --version printed: the first word of the first line that is
+// major.minor.patch, with a pre-release or build suffix (2.1.332-beta) cut. "claude 2.1.332 (Claude
+// Code)", "codex-cli 0.171.0" and "0.61.0" all read.
+func VersionIn(out string) (Version, bool) {
+	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	for _, w := range strings.Fields(line) {
+		w = strings.TrimPrefix(w, "v")
+		if i := strings.IndexAny(w, "-+"); i > 0 {
+			w = w[:i]
+		}
+		if v, ok := ParseVersion(w); ok {
+			return v, true
+		}
+	}
+	return Version{}, false
+}
+
+// Range is the versions abcd knows of a CLI: from Min, below Below.
+type Range struct{ Min, Below Version }
+
+func (r Range) String() string { return fmt.Sprintf(">= %s, < %s", r.Min, r.Below) }
+
+// Holds reports whether v is in the range.
+func (r Range) Holds(v Version) bool { return !v.Less(r.Min) && v.Less(r.Below) }
+
+// Known is the range of versions whose flags and event streams abcd was proven against (the harness
+// pins one inside each range and records its streams as fixtures). Outside it a CLI is refused before
+// any lane starts: its flags or events may have drifted.
+func (k Kind) Known() Range {
+	switch k {
+	case Claude:
+		return Range{Version{2, 1, 328}, Version{2, 2, 0}}
+	case Codex:
+		return Range{Version{0, 169, 0}, Version{0, 180, 0}}
+	case Gemini:
+		return Range{Version{0, 61, 0}, Version{0, 70, 0}}
+	case Qoder:
+		return Range{Version{1, 1, 52}, Version{1, 2, 0}}
+	}
+	return Range{}
+}
+
+// CheckVersion says what is wrong with a CLI's --version output, or "" when it names a version abcd
+// knows.
+func (k Kind) CheckVersion(out string) (Version, string) {
+	v, ok := VersionIn(out)
+	if !ok {
+		return Version{}, fmt.Sprintf("%s --version printed no version abcd can read", k)
+	}
+	if r := k.Known(); !r.Holds(v) {
+		return v, fmt.Sprintf("%s is %s, outside the versions abcd knows (%s)", k.Name(), v, r)
+	}
+	return v, ""
+}

@@ -1,0 +1,209 @@
+package app
+
+// Opening awaits: each planned step gets its route (routes.go decides it), its brief (briefs.go) and
+// its return path. A step a route beside the host takes is opened for the host as well and queued
+// for the route; a route that cannot take it falls back to the host, with a receipt saying why.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// stepConfig is what opening awaits reads of the configuration, read once per pass.
+type stepConfig struct {
+	routing     routing
+	conns       ports.Connections
+	reviewRoute string // oracle.review: host or rp
+	// rpURL and rpTool name the RepoPrompt server, read only when reviews take rp.
+	rpURL, rpTool string
+}
+
+// readStepConfig reads both configuration families, the machine's connections and oracle.review's
+// route. Starting a run calls it first, so a fault in them refuses before anything is written.
+func (a *App) readStepConfig(ctx context.Context) (stepConfig, error) {
+	files, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return stepConfig{}, err
+	}
+	rt, err := a.loadRouting(files)
+	if err != nil {
+		return stepConfig{}, err // a verb about to ask for a model refuses on a table it cannot read
+	}
+	conns, err := a.connectionsOf(stack)
+	if err != nil {
+		return stepConfig{}, err
+	}
+	reviewRoute, err := config.Get[string](stack, "oracle.review")
+	if err != nil {
+		return stepConfig{}, configRefusal(err)
+	}
+	c := stepConfig{routing: rt, conns: conns, reviewRoute: reviewRoute.V}
+	if c.reviewRoute == "rp" {
+		// The server block is read only when reviews take rp: a fault in it never refuses a step in
+		// a repository that has not opted in.
+		rpURL, err := config.Get[string](stack, "oracle.rp.url")
+		if err != nil {
+			return stepConfig{}, configRefusal(err)
+		}
+		rpTool, err := config.Get[string](stack, "oracle.rp.tool")
+		if err != nil {
+			return stepConfig{}, configRefusal(err)
+		}
+		c.rpURL, c.rpTool = rpURL.V, rpTool.V
+	}
+	return c, nil
+}
+
+// open opens the awaits of one pass of plans. A step a route beside the host takes is opened for the
+// host as well (its brief and return path, told by every step) and queued in the step's jobs: the
+// route is called once the run's lock is released (dispatch.go), so a long review blocks no other
+// step.
+func (st *step) open(ctx context.Context, plans []loop.Plan, routes map[string]oracle.FlagRoute) ([]string, error) {
+	cfg, err := st.readStepConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	for _, p := range plans {
+		line, err := st.openOne(ctx, cfg, p, routes)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, line)
+	}
+	return did, nil
+}
+
+// openOne opens one planned await: its route, its brief written beside its return path, and, for a
+// route beside the host, the request queued for it.
+func (st *step) openOne(ctx context.Context, cfg stepConfig, p loop.Plan, routes map[string]oracle.FlagRoute) (string, error) {
+	s := &st.state
+	lane := s.Lanes[p.Lane]
+	routing, route, flagConn, err := st.awaitRouting(cfg, p, lane, routes)
+	if err != nil {
+		return "", err
+	}
+	brief, ret := loop.AwaitPaths(s.Run, lane.ID, p)
+	body, err := st.renderBrief(ctx, lane, p, ret, routing.Tier)
+	if err != nil {
+		return "", err
+	}
+	if err := st.Runs.Write(ctx, brief, []byte(body)); err != nil {
+		return "", err
+	}
+	target, v, why, err := st.validatorFor(ctx, cfg, p, route, flagConn)
+	if err != nil {
+		return "", err
+	}
+	if target == "" {
+		aw := s.Open(p, brief, ret, routing, st.now())
+		return fmt.Sprintf("%s: opened %s for %s (round %d)", lane.ID, aw.Kind, aw.Role, aw.Round), nil
+	}
+	routing.Route = target
+	aw := s.Open(p, brief, ret, routing, st.now())
+	if v == nil {
+		return st.fallBack(aw, lane.ID, target, why, ""), nil
+	}
+	req, err := st.composeRequest(ctx, lane, p, aw, body, route)
+	if err != nil {
+		return st.fallBack(aw, lane.ID, target, review.Failed, refusalWhy(err)), nil
+	}
+	st.jobs = append(st.jobs, dispatch{await: aw.ID, lane: lane.ID, role: aw.Role, round: aw.Round, ret: ret, route: target, v: v, req: req})
+	return fmt.Sprintf("%s: sent %s's %s (round %d) to %s; until it answers, the host may take it too", lane.ID, aw.Role, aw.Kind, aw.Round, target), nil
+}
+
+// awaitRouting is the route an await asks for. The implementer is the harness's own agent, not a
+// roster agent: it has no routing row. A validator's route comes from routeOf, with the tier a
+// failed round escalated it to; flagConn says a --route flag named its connection.
+func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes map[string]oracle.FlagRoute) (loop.Routing, oracle.Route, bool, error) {
+	if p.Role == loop.RoleImplementer {
+		return loop.Routing{Agent: p.Role, Tier: string(oracle.HostDecides), FanOut: 1, Route: "host", Ran: "host",
+			Connection: oracle.HarnessName, Source: string(oracle.SourceNone)}, oracle.Route{}, false, nil
+	}
+	var flag *oracle.FlagRoute
+	if fr, ok := routes[p.Role]; ok {
+		flag = &fr
+	}
+	route, err := a.routeOf(p.Role, cfg.routing, cfg.conns, flag, oracle.Tier(lane.Tiers[p.Role]))
+	if err != nil {
+		return loop.Routing{}, oracle.Route{}, false, err
+	}
+	req := route.Request()
+	if route.Fallback != "" && a.Diag != nil {
+		a.Diag.Warn(fmt.Sprintf("%s: %s", p.Role, route.Fallback))
+	}
+	return loop.Routing{Agent: req.Agent, Tier: string(req.Tier), FanOut: req.FanOut, Source: string(req.Source),
+			Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"},
+		route, flag != nil && flag.Connection != "", nil
+}
+
+// validatorFor decides who takes a validator's step beside the host: the connection a --route flag
+// names; else, for a reviewer, RepoPrompt when oracle.review is rp; else the provider the routing
+// resolved to. target is "" for the host. A route that cannot be called at all (rp with no server)
+// comes back with target set, v nil and the fallback reason.
+func (a *App) validatorFor(ctx context.Context, cfg stepConfig, p loop.Plan, route oracle.Route, flagConn bool) (string, ports.Validator, review.FallbackReason, error) {
+	if p.Role == loop.RoleImplementer {
+		return "", nil, "", nil
+	}
+	provider := func() (string, ports.Validator, review.FallbackReason, error) {
+		v, ok, err := a.providerValidator(ctx, route.Connection.Name)
+		if err != nil || !ok {
+			return "", nil, "", err
+		}
+		return route.Connection.Name, v, "", nil
+	}
+	switch {
+	case flagConn && !route.Connection.Harness:
+		return provider()
+	case p.Kind == loop.AwaitReview && cfg.reviewRoute == "rp":
+		if v, ok := a.Validators["rp"]; ok {
+			return "rp", v, "", nil
+		}
+		if cfg.rpURL == "" {
+			return "rp", nil, review.Absent, nil
+		}
+		if a.RP == nil {
+			return "rp", nil, review.Failed, nil
+		}
+		return "rp", a.RP.RP(cfg.rpURL, cfg.rpTool), "", nil
+	case !route.Connection.Harness && route.Connection.Name != "":
+		return provider()
+	}
+	return "", nil, "", nil
+}
+
+// fallBack records that a route did not take an await's step: the host takes it with the same brief
+// and return path, and the record says why in abcd's own words.
+func (st *step) fallBack(aw loop.Await, lane, route string, reason review.FallbackReason, detail string) string {
+	s := &st.state
+	if detail == "" {
+		detail = reason.Sentence()
+	}
+	f := review.FallbackReceipt{At: st.now(), Run: s.Run, Lane: lane, Round: aw.Round, Role: review.Role(aw.Role), Asked: route,
+		Reason: reason, Detail: text.ClipAt(oneLine(detail), review.DetailBytes), Ran: review.RanHost}
+	if f.Check() != nil {
+		// The receipt's own check refuses what must never reach the record (an address): say it in
+		// abcd's words instead.
+		f.Detail = reason.Sentence()
+	}
+	s.Fallbacks = append(s.Fallbacks, loop.Fallback{At: f.At, Lane: lane, Round: aw.Round, Role: aw.Role,
+		Asked: route, Reason: string(reason), Detail: f.Detail, Ran: review.RanHost})
+	s.Changes++
+	if i, j, ok := s.FindID(aw.ID); ok {
+		s.Lanes[i].Awaits[j].Answered = loop.Answer{} // the review is the host's now
+	}
+	if st.Diag != nil {
+		st.Diag.Warn(fmt.Sprintf("%s %s: %s did not take the step (%s); the host takes it", lane, aw.Role, route, reason.Sentence()))
+	}
+	return fmt.Sprintf("%s: %s's %s (round %d) is the host's: %s fell back (%s)", lane, aw.Role, aw.Kind, aw.Round, route, reason)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

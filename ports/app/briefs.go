@@ -1,0 +1,202 @@
+package app
+
+// Briefs: what an await hands its agent, whole, with every path absolute (the words are the
+// domain's, loop.Brief), and the request a route beside the host is handed, which also carries the
+// record the brief was rendered from, since a route reads no file of the checkout.
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// maxDiffBytes bounds the diff a reviewer's brief carries.
+const maxDiffBytes = 512 << 10
+
+// maxRequestBytes bounds a request.md: the brief (whose diff is already bounded), the record it was
+// rendered from and the implementer's reports.
+const maxRequestBytes = 2 << 20
+
+// renderBrief gathers what a brief needs, so it is whole: the agent's definition, the spec and the
+// intent's criteria, the verdict words, and the diff, with every path absolute.
+func (st *step) renderBrief(ctx context.Context, lane loop.Lane, p loop.Plan, ret, tier string) (string, error) {
+	s := st.state
+	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Root: st.root, Return: st.abs(ret), LaneDir: st.abs(loop.LaneDir(s.Run, lane.ID)), Tier: tier}
+	if lane.Worktree != "" {
+		c.Worktree = st.abs(lane.Worktree)
+	}
+	if p.Role != loop.RoleImplementer {
+		if err := st.validatorContext(ctx, &c); err != nil {
+			return "", err
+		}
+	}
+	if err := st.recordContext(ctx, &c); err != nil {
+		return "", err
+	}
+	if p.Kind == loop.AwaitReview || p.Kind == loop.AwaitAudit {
+		// A step lane is reviewed on its own changes, from where it started; the integration and a
+		// review or audit run on everything from the base.
+		from := lane.Start
+		if from == "" || lane.Integration || s.Kind != loop.KindSpec {
+			from = s.Base
+		}
+		c.DiffFrom = from
+		diff, cut, err := st.Git.Diff(ctx, from, lane.Head, maxDiffBytes)
+		if err != nil {
+			return "", err
+		}
+		c.Diff = string(diff)
+		if cut {
+			c.Diff += fmt.Sprintf("\n[the diff is longer than %d bytes and was cut here; read the rest with git diff %s %s]", maxDiffBytes, loop.Short(from), loop.Short(lane.Head))
+		}
+	}
+	return loop.Brief(c), nil
+}
+
+// validatorContext is what a validator's brief adds: the agent's definition, the verdict words, and
+// the implementer's report of every round.
+func (st *step) validatorContext(ctx context.Context, c *loop.BriefContext) error {
+	ros, err := st.Roster.Roster()
+	if err != nil {
+		return err
+	}
+	if ag, ok := ros.Get(c.Plan.Role); ok {
+		c.AgentName, c.AgentDescription, c.AgentPrompt = ag.Name, ag.Description, ag.Body
+	}
+	c.Pass, c.Fail = review.Words(review.Role(c.Plan.Role))
+	for _, im := range c.Lane.Implementations {
+		if rel := st.reportRel(ctx, c.Lane, im); rel != "" {
+			if report, err := st.Runs.Read(ctx, rel, 64<<10); err == nil && len(report) > 0 {
+				c.Reports = append(c.Reports, loop.Report{Round: im.Round, Path: st.abs(rel), Text: string(report)})
+			}
+		}
+	}
+	return nil
+}
+
+// recordContext is what a brief takes from the record: the intent and its criteria, and the spec's
+// file.
+func (st *step) recordContext(ctx context.Context, c *loop.BriefContext) error {
+	s := st.state
+	verb := entryVerb(s.Kind)
+	if s.Intent != "" {
+		_, it, err := st.intent(ctx, verb, "", record.Ref(s.Intent))
+		if err != nil {
+			return err
+		}
+		c.IntentID, c.IntentTitle = it.Front.ID, it.Front.Title
+		for _, cr := range it.Criteria {
+			c.Criteria = append(c.Criteria, cr.ID+": "+cr.Text)
+		}
+	}
+	if s.Spec != "" {
+		if l, err := st.resolve(ctx, record.Specs, verb, "", record.Ref(s.Spec)); err == nil {
+			c.SpecPath = st.abs(l.file.Path)
+		}
+	}
+	return nil
+}
+
+// reportRel is the implementer's report file of one round (repository-relative), as its receipt
+// names it; "" when it names none the loop can read.
+func (st *step) reportRel(ctx context.Context, lane loop.Lane, im loop.Implementation) string {
+	data, err := st.Runs.Read(ctx, im.Receipt, review.MaxReceiptBytes)
+	if err != nil {
+		return ""
+	}
+	rc, err := review.DecodeImplementerReceipt(data)
+	if err != nil || !review.LanePathOK(rc.Report) {
+		return ""
+	}
+	return loop.LaneDir(st.state.Run, lane.ID) + "/" + rc.Report
+}
+
+// composeRequest writes request.md beside the await's brief and returns the request a route is
+// handed: whole, since a route reads no file of the checkout. It holds the brief (the agent's
+// definition, the step, the criteria, the earlier rounds' findings, the implementer's report of every
+// round, and the lane's diff from where the lane started, bounded) and the record it was rendered
+// from.
+func (st *step) composeRequest(ctx context.Context, lane loop.Lane, p loop.Plan, aw loop.Await, brief string, route oracle.Route) (ports.ReviewRequest, error) {
+	s := st.state
+	text, err := st.requestText(ctx, brief)
+	if err != nil {
+		return ports.ReviewRequest{}, err
+	}
+	if err := st.Runs.Write(ctx, path.Dir(aw.Brief)+"/request.md", []byte(text)); err != nil {
+		return ports.ReviewRequest{}, err
+	}
+	req := ports.ReviewRequest{Run: s.Run, Lane: lane.ID, Role: p.Role, Round: p.Round, Request: []byte(text), Tier: string(route.Row.Tier)}
+	if ros, err := st.Roster.Roster(); err == nil {
+		if ag, ok := ros.Get(p.Role); ok {
+			req.Agent = ag.Body
+		}
+	}
+	reply := "review_reply"
+	if p.Kind == loop.AwaitAudit {
+		reply = "audit_return"
+	}
+	if st.Schemas != nil {
+		if data, ok, err := st.Schemas.Schema(reply); err == nil && ok {
+			req.Reply = data
+		}
+	}
+	if len(route.Settings) > 0 {
+		req.Settings = map[string]string{}
+		for k, v := range route.Settings {
+			req.Settings[k] = string(v)
+		}
+	}
+	return req, nil
+}
+
+// requestText is the brief and the record it was rendered from (the spec and the intent, each
+// fenced), bounded.
+func (st *step) requestText(ctx context.Context, brief string) (string, error) {
+	s := st.state
+	var b strings.Builder
+	b.WriteString(brief)
+	for _, ref := range []struct {
+		fam record.Family
+		id  string
+	}{{record.Specs, s.Spec}, {record.Intents, s.Intent}} {
+		if ref.id == "" {
+			continue
+		}
+		l, err := st.resolve(ctx, ref.fam, entryVerb(s.Kind), "", record.Ref(ref.id))
+		if err != nil {
+			return "", err
+		}
+		data, err := st.readFull(ctx, l.file.Path)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "\n## The record: %s (%s)\n\n%s\n", ref.id, l.file.Path, fence(string(data)))
+	}
+	text := b.String()
+	if len(text) > maxRequestBytes {
+		text = text[:maxRequestBytes] + fmt.Sprintf("\n\n[the request is longer than %d bytes and was cut here]\n", maxRequestBytes)
+	}
+	return text, nil
+}
+
+// fence quotes text so no line of it can close the fence and read as the request's own.
+func fence(text string) string {
+	n := 3
+	for run, i := 0, 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", n)
+	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f
+}

@@ -1,0 +1,101 @@
+package app
+
+// Lanes: the git work of a step. A lane starts on its own branch, in its own worktree, from what it
+// builds on; the integration merges every delivered lane; a finished run's worktrees go, its
+// branches stay.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/text"
+)
+
+// act carries out one change Due asks for: a lane's start (its branch from what it builds on, the
+// others merged in, in its own worktree), or the integration of every delivered lane. A merge that
+// conflicts hands the lane back naming the files; nothing of it is left in the worktree.
+//
+// A start a kill interrupted may have left the branch, a worktree half checked out or a merge part
+// way. The state does not say the lane started, so nothing has used them: the start is made again
+// from the beginning, and a step run again ends as one never interrupted.
+func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
+	s := &st.state
+	ln := s.Lanes[act.Lane]
+	wt := loop.WorktreeDir(s.Run, ln.ID)
+	if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
+		return "", err
+	}
+	for k, head := range act.Merge {
+		msg := fmt.Sprintf("abcd %s: %s builds on %s", s.Run, ln.ID, act.MergeLanes[k])
+		if ln.Integration {
+			msg = fmt.Sprintf("abcd %s: integrate %s", s.Run, act.MergeLanes[k])
+		}
+		conflicts, err := st.Git.Merge(ctx, wt, head, msg)
+		if err != nil {
+			return "", err
+		}
+		if len(conflicts) > 0 {
+			s.Conflicted(act.Lane, act.MergeLanes[k], conflicts)
+			_ = st.Git.RemoveWorktree(ctx, wt)
+			if ln.Integration {
+				return fmt.Sprintf("integration: merging %s conflicted on %s; the lanes are not integrated (merge their branches by hand)", act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
+			}
+			return fmt.Sprintf("%s: merging %s conflicted on %s; the lane is handed back", ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
+		}
+	}
+	start, err := st.Git.Resolve(ctx, ln.Branch)
+	if err != nil {
+		return "", err
+	}
+	s.Started(act.Lane, start, wt)
+	if ln.Integration {
+		return fmt.Sprintf("integrated %s on %s at %s, in %s", text.Count(len(act.Merge), "lane", "lanes"), ln.Branch, loop.Short(start), st.abs(wt)), nil
+	}
+	return fmt.Sprintf("%s: started on %s at %s, in %s", ln.ID, ln.Branch, loop.Short(start), st.abs(wt)), nil
+}
+
+// freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a
+// start a kill interrupted left of either.
+func (a *App) freshBranch(ctx context.Context, wt, branch, from string) error {
+	// The folder first: a worktree git half made may not be one it can remove, and once the folder
+	// is gone git forgets it.
+	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
+		return err
+	}
+	if err := a.Git.RemoveWorktree(ctx, wt); err != nil {
+		return err
+	}
+	if err := a.Git.ClearRefLock(ctx, branch); err != nil {
+		return err
+	}
+	if err := a.Git.DeleteBranch(ctx, branch); err != nil {
+		return err
+	}
+	if err := a.Git.CreateBranch(ctx, branch, from); err != nil {
+		return err
+	}
+	return a.Git.AddWorktree(ctx, wt, branch)
+}
+
+// clearWorktrees removes a finished run's worktrees; its branches stay.
+func (st *step) clearWorktrees(ctx context.Context) []string {
+	var did []string
+	for i := range st.state.Lanes {
+		ln := &st.state.Lanes[i]
+		if ln.Worktree == "" {
+			continue
+		}
+		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+			did = append(did, fmt.Sprintf("%s: could not remove its worktree %s (%s); remove it with git worktree remove", ln.ID, st.abs(ln.Worktree), refusalWhy(err)))
+			continue
+		}
+		did = append(did, fmt.Sprintf("%s: removed its worktree; %s stays", ln.ID, ln.Branch))
+		ln.Worktree = ""
+		st.state.Changes++
+	}
+	return did
+}
+
+func integrationBranch(run string) string { return "abcd/" + run + "/integration" }

@@ -1,0 +1,255 @@
+package app
+
+// Runs: creating one (its folder, lane branches and first state), reading and saving a run's state,
+// and finding the run a verb is about.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// newRun is a run to create: its kind and options, its lanes, and the route flags it keeps.
+type newRun struct {
+	kind   loop.Kind
+	opts   loop.Options
+	lanes  func(run string) []loop.LaneSpec
+	routes []oracle.RouteText
+	// branches: create each lane's branch at the base (a spec run); a review or audit run works on
+	// the branch that is checked out.
+	branches bool
+}
+
+// createRun writes a new run under the record lock rec: its folder, then its state, with the first
+// awaits of a review or audit run opened before the state is first written (nobody can see the run
+// before then, so a kill never leaves it without them); a spec run's lanes start at its first step.
+// It returns the routes beside the host those awaits queued, for the caller to call once the record
+// lock is released. Everything that can refuse has been checked by the caller; a failure part way
+// takes back what was made, so no orphan stands as the newest run. Runs are created under the record
+// lock, so a run folder with no state seen under it is a start a kill interrupted: it is removed.
+func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun) (StepResult, []dispatch, error) {
+	orphans, err := a.Runs.Unstarted(ctx)
+	if err != nil {
+		return StepResult{}, nil, err
+	}
+	for _, id := range orphans {
+		if err := a.Runs.RemoveAll(ctx, loop.RunDir(id)); err != nil {
+			return StepResult{}, nil, err
+		}
+	}
+	runID, err := a.freshRun(ctx, rec.verb)
+	if err != nil {
+		return StepResult{}, nil, err
+	}
+	st, err := a.openStep(ctx, rec.verb, runID, rec)
+	if err == nil {
+		var res StepResult
+		res, err = st.start(ctx, n)
+		st.release()
+		if err == nil {
+			return res, st.jobs, nil
+		}
+	}
+	_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID)) // what this start made
+	return StepResult{}, nil, err
+}
+
+// start makes the new run's state, opens a review or audit run's first awaits, and saves it.
+func (st *step) start(ctx context.Context, n newRun) (StepResult, error) {
+	n.opts.Run, n.opts.Created = st.run, st.now()
+	if n.branches {
+		n.opts.IntegrationBranch = integrationBranch(n.opts.Run)
+	}
+	st.state = loop.New(n.kind, n.opts, n.lanes(n.opts.Run))
+	st.state.Routes = oracle.Texts(n.routes)
+	if n.branches {
+		// A lane's branch is made when the lane starts; a name already taken refuses the run now.
+		for _, ln := range st.state.Lanes {
+			if _, err := st.Git.Resolve(ctx, ln.Branch); err == nil {
+				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
+			}
+		}
+	}
+	did := []string{created(st.state)}
+	if n.kind != loop.KindSpec {
+		opened, err := st.advance(ctx, nil)
+		if err != nil {
+			return StepResult{}, err
+		}
+		did = append(did, opened...)
+	}
+	if err := st.save(ctx); err != nil {
+		return StepResult{}, err
+	}
+	return st.result(StepResult{Did: did}), nil
+}
+
+// created says what a new run is.
+func created(s loop.State) string {
+	if s.Kind != loop.KindSpec {
+		return fmt.Sprintf("created %s run %s over %s..%s", s.Kind, s.Run, loop.Short(s.Base), loop.Short(s.Lanes[0].Head))
+	}
+	return fmt.Sprintf("created run %s with %s from %s", s.Run, text.Count(len(s.Lanes)-1, "lane", "lanes"), loop.Short(s.Base)) // the integration lane is not a step
+}
+
+func (a *App) now() string { return a.Clock.Now().UTC().Format(time.RFC3339) }
+
+// freshRun creates a new run's folder under a fresh id, retrying with new random digits when two
+// invocations drew the same id in the same second.
+func (a *App) freshRun(ctx context.Context, verb string) (string, error) {
+	for try := 0; try < 16; try++ {
+		id := a.newRunID()
+		created, err := a.Runs.Create(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if created {
+			return id, nil
+		}
+	}
+	return "", refusal.Busy("run_id_contention", "", "no free run id after 16 tries", "run it again").On(verb, "")
+}
+
+// newRunID is run-<yymmddhhmmss><4 random digits>, sorting by time like record ids.
+func (a *App) newRunID() string {
+	return "run-" + a.Clock.Now().UTC().Format("060102150405") + fmt.Sprintf("%04d", a.Random.Uint32()%10000)
+}
+
+func statePath(run string) string { return loop.RunDir(run) + "/state.json" }
+
+// loadRun reads a run's state, strictly.
+func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
+	data, err := a.Runs.Read(ctx, statePath(run), loop.MaxStateBytes)
+	if err != nil {
+		if r, ok := refusal.As(err); ok && r.Code == "return_missing" {
+			return loop.State{}, loop.UnknownRun(run)
+		}
+		return loop.State{}, err
+	}
+	s, err := loop.Decode(statePath(run), data)
+	if err == nil {
+		err = s.Check()
+	}
+	if err != nil {
+		return loop.State{}, refusal.New("run_state_invalid", statePath(run), err.Error(), "the state file was edited by hand; restore it from the last good copy")
+	}
+	return s, nil
+}
+
+// save writes the run's state; with what the step changed beside it, as one change under the record
+// lock (the step's own, or one taken for the commit alone).
+func (st *step) save(ctx context.Context) error {
+	s := st.state
+	data := loop.Encode(s)
+	if len(data) > loop.MaxStateBytes {
+		return refusal.New("run_state_too_large", s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
+			"shorten the return (its findings) and hand it in again; nothing was recorded")
+	}
+	if !st.edited() {
+		return st.Runs.Write(ctx, statePath(s.Run), data)
+	}
+	rec := st.rec
+	if rec == nil {
+		held, unlock, err := st.lockRecord(ctx, st.verb)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		rec = held
+	}
+	records, err := st.recordChanges(ctx)
+	if err != nil {
+		return err
+	}
+	files := append(append(records, st.files...), write(statePath(s.Run), data))
+	return st.commit(ctx, rec, s.Run, files...)
+}
+
+// recordChanges applies the step's record edits, in order, to the record as it stands; the record
+// lock is held.
+func (st *step) recordChanges(ctx context.Context) ([]ports.FileChange, error) {
+	var out []ports.FileChange
+	for _, re := range st.edits {
+		l, err := st.resolve(ctx, re.fam, st.verb, "", record.Ref(re.ref))
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(out, func(f ports.FileChange) bool { return f.Path == l.file.Path })
+		var data []byte
+		if i >= 0 {
+			data = out[i].Data
+		} else if data, err = st.readFull(ctx, l.file.Path); err != nil {
+			return nil, err
+		}
+		if data, err = re.edit(l.file.Path, data); err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			out[i].Data = data
+		} else {
+			out = append(out, write(l.file.Path, data))
+		}
+	}
+	return out, nil
+}
+
+// runIDs is one named run, or every run.
+func (a *App) runIDs(ctx context.Context, run loop.RunID) ([]string, error) {
+	if run != "" {
+		return []string{string(run)}, nil
+	}
+	return a.Runs.Runs(ctx)
+}
+
+// pickRun is the named run, or the one unfinished run. Several unfinished runs are refused rather
+// than one picked silently: the person names the run.
+func (a *App) pickRun(ctx context.Context, verb string, run loop.RunID) (string, error) {
+	if run != "" {
+		return string(run), nil
+	}
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return "", err
+	}
+	var active []string
+	for _, id := range ids {
+		s, err := a.loadRun(ctx, id)
+		if err == nil && !s.Finished() {
+			active = append(active, id)
+		}
+	}
+	switch len(active) {
+	case 0:
+		return "", refusal.New("no_run", "", "no unfinished run in this repository",
+			"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec"))).On(verb, "")
+	case 1:
+		return active[0], nil
+	}
+	return "", refusal.New("run_ambiguous", "", fmt.Sprintf("%d runs are unfinished: %s", len(active), strings.Join(active, ", ")),
+		"name one with ", refusal.Field(verb, "run"), "; ", refusal.Run("implement_status"), " shows them").On(verb, "")
+}
+
+// pickAnyRun is the named run, or the newest run of any standing.
+func (a *App) pickAnyRun(ctx context.Context, verb string, run loop.RunID) (string, error) {
+	if run != "" {
+		return string(run), nil
+	}
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(ids) == 0 {
+		return "", refusal.New("no_run", "", "no run in this repository",
+			"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec")), ", or ", refusal.Run("review")).On(verb, "")
+	}
+	return ids[len(ids)-1], nil
+}

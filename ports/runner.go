@@ -1,0 +1,85 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/abcd-dev/abcd/domain/runner"
+)
+
+// ---- The runner route (issue 23) ----
+
+// Runners drives the headless coding-agent CLIs this machine configures (adapters/runner): one step
+// at a time, each in its own process group, bounded, decided only by the CLI's explicit terminal
+// event. Every text it returns is scrubbed of the credentials the step held.
+//
+// A step runs outside the run's lock, as a RepoPrompt or provider review does. A ctx ended by the
+// person (SIGINT, SIGTERM) or by a shorter deadline ends the process group and is the cause
+// interrupted; no process the step started outlives Step.
+type Runners interface {
+	// Step runs one step and returns its outcome: completed only on the CLI's successful terminal
+	// event, else failed with its cause. An error is a fault of the adapter itself (the loop records
+	// it as the fallback reason failed); everything the CLI or its inputs did wrong is a Failure.
+	Step(ctx context.Context, req RunnerStep) (runner.Outcome, error)
+	// Check is the preflight abcd ahoy connect runs, and the loop before a run starts: the executable
+	// is a regular, executable file; --version is in the range abcd knows; --help offers every flag
+	// abcd will pass; and, with Prove, one small bounded call answers with the credentials. Failure
+	// names the first check that failed (cause executable, version, flags, credentials, or the
+	// proving call's own cause).
+	Check(ctx context.Context, req RunnerCheck) (RunnerReport, error)
+}
+
+// RunnerStep is one step on a runner: everything the CLI is handed, decided before it starts.
+type RunnerStep struct {
+	// Runner is the configured runner (its CLI, executable, variables, limits).
+	Runner runner.Runner
+	// Dir is where the CLI works: the lane's worktree for the implementer, a folder holding nothing of
+	// the repository's for a reviewer whose request is whole in its prompt.
+	Dir string
+	// PromptFile holds the prompt; the CLI reads it on stdin, opened read-only (never a pipe left
+	// open, never a terminal).
+	PromptFile string
+	// Policy is what the CLI may do: read (reviewers, the auditor) or implement (edit, and run
+	// commands each checked by abcd's guard first).
+	Policy runner.Policy
+	// Model is the model asked for ("": the CLI's own default).
+	Model string
+	// Limits bound the step (usually Runner.Limits).
+	Limits runner.Limits
+	// Schema, when set, is the JSON Schema the final answer must fit (a reviewer's review_reply): the
+	// CLI is held to it where it can be (Claude's --json-schema, Codex's --output-schema), and the
+	// receipt says whether it was.
+	Schema []byte
+	// MCP are the MCP servers the step hands the CLI, and the only tools of them it may call: a
+	// request-scoped catalog, checked against its bounds before the CLI starts (a CatalogError is the
+	// cause catalog). Nothing else is loaded: not the repository's .mcp.json, not the person's own.
+	MCP []runner.MCPServer
+	// Scrub are further credentials abcd holds (a provider's key, say), taken out of everything the
+	// step returns beside the runner's own credential variables.
+	Scrub []string
+	// Started, when set, is called once with the process group's id as soon as the CLI runs, so the
+	// caller can record which process is taking the step.
+	Started func(pgid int)
+}
+
+// RunnerCheck is a preflight of one CLI.
+type RunnerCheck struct {
+	// Runner names the CLI and its executable, and the variables a proving call is given.
+	Runner runner.Runner
+	// Prove makes one small, bounded call through the CLI with its credentials (abcd ahoy connect);
+	// without it nothing reaches the vendor's API.
+	Prove bool
+	// Model is the model the proving call asks for ("": the CLI's default).
+	Model string
+}
+
+// RunnerReport is what a preflight found.
+type RunnerReport struct {
+	// Version is the version the CLI printed, when it printed one abcd reads.
+	Version string
+	// Flags are the flags abcd will pass that --help was checked for.
+	Flags []string
+	// ModelReported is the model the proving call named, when it ran and the CLI says.
+	ModelReported string
+	// Failure is the first check that failed; nil when every check passed.
+	Failure *runner.Failure
+}
