@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -175,4 +176,33 @@ func TestLedgerIsStrict(t *testing.T) {
 	assert.NilError(t, os.WriteFile(filepath.Join(root, ledgerFile), []byte(`{"refusal": 3}`), 0o644))
 	_, err = ReadLedger(root)
 	assert.ErrorContains(t, err, ledgerFile)
+}
+
+// TestNoTagListsValues: a closed list of values comes from the domain's typed values
+// (contract.Enumerated, contract.Described, contract.Fields), never from a struct tag, so a list is
+// written once and the schema cannot drift from the code that reads or writes the values.
+func TestNoTagListsValues(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			for _, part := range strings.Split(f.Tag.Get("jsonschema"), ",") {
+				assert.Check(t, !strings.HasPrefix(part, "enum=") && !strings.HasPrefix(part, "const="),
+					"%s.%s lists values in its tag (%s): give the values a type (contract.Enumerated) or the struct contract.Fields", typ, f.Name, part)
+			}
+			walk(f.Type)
+		}
+	}
+	for _, d := range documents() {
+		walk(d.typ)
+	}
+	assert.Check(t, len(seen) > 50, "walked %d struct types", len(seen))
 }

@@ -19,12 +19,13 @@ import (
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/roster"
-	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/rules"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -86,6 +87,13 @@ func ptr[T any](v T) *T { return &v }
 
 // ruleSchema is a self-checking value type's schema: what its own check says, and no more.
 func ruleSchema(r contract.Rule) *jsonschema.Schema {
+	if len(r.Ints) > 0 {
+		s := &jsonschema.Schema{Type: "integer", Description: r.Description}
+		for _, v := range r.Ints {
+			s.Enum = append(s.Enum, v)
+		}
+		return s
+	}
 	s := &jsonschema.Schema{Type: "string", Description: r.Description, Pattern: r.Pattern}
 	if r.MinLength > 0 {
 		s.MinLength = ptr(uint64(r.MinLength))
@@ -108,6 +116,9 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 		if t.Kind() == reflect.String && t.Implements(reflect.TypeFor[contract.Described]()) {
 			return ruleSchema(reflect.Zero(t).Interface().(contract.Described).SchemaRule())
 		}
+		if t.Implements(reflect.TypeFor[contract.Enumerated]()) {
+			return ruleSchema(reflect.Zero(t).Interface().(contract.Enumerated).SchemaEnum())
+		}
 		switch t {
 		case reflect.TypeFor[oracle.Scalar]():
 			return scalarSchema()
@@ -123,7 +134,7 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 				AdditionalProperties: row}
 		case reflect.TypeFor[config.ProviderTiers]():
 			return &jsonschema.Schema{Type: "object",
-				PropertyNames:        &jsonschema.Schema{Type: "string", Enum: []any{"local", "economy", "frontier"}},
+				PropertyNames:        ruleSchema(contract.Enum(provider.ServedTiers()...)),
 				AdditionalProperties: &jsonschema.Schema{Type: "string", MinLength: ptr(uint64(1)), MaxLength: ptr(uint64(200))}}
 		case reflect.TypeFor[config.ProviderDefaults]():
 			names := []any{}
@@ -151,6 +162,52 @@ func newReflector(root string) (*jsonschema.Reflector, error) {
 	return r, nil
 }
 
+// applyFields walks a reflected schema beside its Go type and writes every member a struct names in
+// its contract.Fields from that member's Rule, keeping the member's description.
+func applyFields(s *jsonschema.Schema, t reflect.Type) {
+	if s == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		applyFields(s.Items, t.Elem())
+	case reflect.Map:
+		applyFields(s.AdditionalProperties, t.Elem())
+	case reflect.Struct:
+		if s.Properties == nil {
+			return
+		}
+		var rules map[string]contract.Rule
+		if f, ok := reflect.Zero(t).Interface().(contract.Fields); ok {
+			rules = f.SchemaFields()
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				applyFields(s, f.Type)
+				continue
+			}
+			prop, ok := s.Properties.Get(name)
+			if !ok {
+				continue
+			}
+			if rule, ok := rules[name]; ok {
+				described := ruleSchema(rule)
+				if described.Description == "" {
+					described.Description = prop.Description
+				}
+				s.Properties.Set(name, described)
+				continue
+			}
+			applyFields(prop, f.Type)
+		}
+	}
+}
+
 // withDir runs f in dir, because Go comments are keyed by the path they are walked from.
 func withDir(dir string, f func() error) error {
 	prev, err := os.Getwd()
@@ -176,6 +233,7 @@ func Generate(root string, published map[string]string) (map[string][]byte, erro
 	var problems []string
 	for _, d := range documents() {
 		s := r.ReflectFromType(d.typ)
+		applyFields(s, d.typ)
 		s.ID = jsonschema.ID(contract.ID(d.name))
 		s.Title = d.name
 		if s.Description == "" {

@@ -4,6 +4,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/contract"
@@ -116,6 +117,11 @@ type Setup interface {
 	RemoveEmptyDir(rel string) (removed bool, err error)
 	// RemoveFileIf removes rel only when its content is exactly data (what install wrote).
 	RemoveFileIf(rel string, data []byte) (removed bool, err error)
+	// ReadFile reads rel through the guarded reader (absent: nil, false). ReplaceFile is the one
+	// write that replaces a repository file (install's lines in .gitattributes, a file the person
+	// shares with abcd): atomic, 0644, never through a link.
+	ReadFile(rel string) (data []byte, present bool, err error)
+	ReplaceFile(rel string, data []byte) error
 	// MachinePath is the path of a machine file; CreateMachineFile writes it 0600 in a 0700 folder.
 	MachinePath(name string) string
 	MachineExists(name string) (bool, error)
@@ -126,6 +132,14 @@ type Setup interface {
 	// atomically, 0600 in a 0700 folder. An error from update writes nothing and is returned; nil
 	// data with no error writes nothing.
 	UpdateMachineFile(ctx context.Context, name string, wait time.Duration, update func(old []byte, present bool) ([]byte, error)) error
+}
+
+// MergeFiles reads and writes the files git hands the record's merge driver, by the paths git gave
+// (relative to the folder git runs the driver in): regular files only, never through a link, reads
+// bounded; the merge is written in place of ours atomically, keeping its mode.
+type MergeFiles interface {
+	Read(path string, max int) ([]byte, error)
+	Replace(path string, data []byte) error
 }
 
 // RecordFile is one record file as a listing or a read found it. Path is relative to the repository
@@ -144,6 +158,8 @@ type RecordStore interface {
 	// List returns the record files (<prefix>-*.md) of one lifecycle folder, sorted by name, each read
 	// to at most limit bytes (limit 0: the whole file, bounded by the record maximum).
 	List(ctx context.Context, dir, prefix string, limit int) ([]RecordFile, error)
+	// Names lists the record files (<prefix>-*.md) of one lifecycle folder, sorted, reading none.
+	Names(ctx context.Context, dir, prefix string) ([]string, error)
 	// Read returns one record file whole, bounded.
 	Read(ctx context.Context, path string) ([]byte, error)
 	// Create writes a new file; created is false when the name is taken.
@@ -243,7 +259,35 @@ type Git interface {
 	// ClearRefLock removes the lock file a killed git left on the ref of a branch abcd made, so the
 	// branch can be made again; absent is not an error. The caller holds the run's lock.
 	ClearRefLock(ctx context.Context, name string) error
+
+	// ConfigValue reads a key of the repository's own git config (git config --local); ok is false
+	// when it is unset. SetConfig writes one; UnsetConfig removes one (absent is not an error).
+	ConfigValue(ctx context.Context, key string) (value string, ok bool, err error)
+	SetConfig(ctx context.Context, key, value string) error
+	UnsetConfig(ctx context.Context, key string) error
+	// StageMove records a record's move in git's index when git tracks the old path: the old path
+	// removed and the new one added as it now stands (to "" for a removal), so the index holds a
+	// rename and a branch switch or a stash carries the move whole. An untracked old path stages
+	// nothing; moved is true when the index was changed.
+	StageMove(ctx context.Context, from, to string) (moved bool, err error)
+	// Changed lists the repository-relative paths under dir that differ from rev in the working tree
+	// (files git does not track yet and does not ignore count), or with staged, the paths whose
+	// staged content differs from HEAD (every staged path before the first commit).
+	Changed(ctx context.Context, dir, rev string, staged bool) ([]string, error)
+	// Unmerged lists the repository-relative paths under dir that git's index holds an unresolved
+	// merge conflict for.
+	Unmerged(ctx context.Context, dir string) ([]string, error)
+	// Introduced is the oldest commit whose change to path (followed across renames) added text;
+	// found is false when no commit did (the text is not committed yet, or there is no history).
+	Introduced(ctx context.Context, path, text string) (commit string, found bool, err error)
+	// PathsAt lists the repository-relative paths under dir in a commit's tree.
+	PathsAt(ctx context.Context, commit, dir string) ([]string, error)
 }
+
+// ErrNoGit is what a Git call answers where git cannot run at all: no git program on PATH, or no
+// repository around the folder. A verb that only asks git for more (lint, a move's staging) goes on
+// without it; one that needs git says so.
+var ErrNoGit = errors.New("git cannot run here")
 
 // RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
 // atomic writes, bounded reads. Paths are repository-relative with forward slashes.

@@ -65,34 +65,11 @@ func recordMissing(rel string) error {
 
 // List reads the record files of one folder; a file that may not be read carries its own error.
 func (r Records) List(ctx context.Context, dir, prefix string, limit int) ([]ports.RecordFile, error) {
-	if err := recordPath(dir); err != nil {
-		return nil, err
+	ls, mine, done, err := r.listed(dir, prefix)
+	if err != nil || ls == nil {
+		return []ports.RecordFile{}, err
 	}
-	repo, err := openRepo(r.Dir)
-	if err != nil {
-		return nil, err
-	}
-	defer repo.Close()
-	f, _, err := repo.walk(dir, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []ports.RecordFile{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	ls, err := f.list()
-	if err != nil {
-		return nil, err
-	}
-	defer ls.close()
-	var mine []listed
-	for _, e := range ls.entries {
-		if strings.HasPrefix(e.name, prefix+"-") && strings.HasSuffix(e.name, ".md") {
-			mine = append(mine, e)
-		}
-	}
-	sort.Slice(mine, func(i, j int) bool { return mine[i].name < mine[j].name })
+	defer done()
 	max, whole := int64(MaxRecordBytes), true
 	if limit > 0 && int64(limit) < max {
 		max, whole = int64(limit), false
@@ -107,6 +84,53 @@ func (r Records) List(ctx context.Context, dir, prefix string, limit int) ([]por
 		return nil, err
 	}
 	return out, nil
+}
+
+// Names lists the record files of one folder without reading them.
+func (r Records) Names(_ context.Context, dir, prefix string) ([]string, error) {
+	ls, mine, done, err := r.listed(dir, prefix)
+	if err != nil || ls == nil {
+		return []string{}, err
+	}
+	defer done()
+	out := make([]string, len(mine))
+	for i, e := range mine {
+		out[i] = dir + "/" + e.name
+	}
+	return out, nil
+}
+
+// listed lists one record folder: its <prefix>-*.md entries sorted by name, and what closes the
+// listing; a nil listing for a folder that does not exist.
+func (r Records) listed(dir, prefix string) (*listing, []listed, func(), error) {
+	if err := recordPath(dir); err != nil {
+		return nil, nil, nil, err
+	}
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer repo.Close()
+	f, _, err := repo.walk(dir, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ls, err := f.list()
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	var mine []listed
+	for _, e := range ls.entries {
+		if strings.HasPrefix(e.name, prefix+"-") && strings.HasSuffix(e.name, ".md") {
+			mine = append(mine, e)
+		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].name < mine[j].name })
+	return ls, mine, func() { ls.close(); f.Close() }, nil
 }
 
 // Read returns one record whole.

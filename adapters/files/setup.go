@@ -134,6 +134,31 @@ func (s Setup) RemoveFileIf(rel string, data []byte) (bool, error) {
 	return true, nil
 }
 
+// ReadFile reads rel through the guarded reader; absent is nil, false.
+func (s Setup) ReadFile(rel string) ([]byte, bool, error) {
+	f, name, err := s.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	return f.readGuarded(name, f.join(name), false)
+}
+
+// ReplaceFile puts data at rel (0644) in one step, whatever stood there.
+func (s Setup) ReplaceFile(rel string, data []byte) error {
+	f, name, err := s.parent(rel, false)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	f.cleanTemps()
+	_, err = f.writeFile(name, data, 0o644, true)
+	return err
+}
+
 // MachinePath is the path of a machine file.
 func (s Setup) MachinePath(name string) string { return filepath.Join(s.Home, name) }
 

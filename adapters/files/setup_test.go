@@ -309,7 +309,7 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	repo, s := setupRepo(t)
 	ctx := context.Background()
 
-	a := &app.App{Setup: s, Prompter: &fake.Prompter{}}
+	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Prompter: &fake.Prompter{}}
 	res, err := a.Run(ctx, "ahoy_install", &app.AhoyInstallInput{Yes: true})
 	assert.NilError(t, err)
 	assert.DeepEqual(t, res.(app.AhoyInstallResult).OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
@@ -317,7 +317,7 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	assert.Check(t, os.IsNotExist(err), "--yes touched $ABCD_HOME")
 
 	p := &fake.Prompter{TTY: true, Answers: []bool{true, true}}
-	a = &app.App{Setup: s, Prompter: p}
+	a = &app.App{Setup: s, Git: a.Git, Prompter: p}
 	res, err = a.Run(ctx, "ahoy_install", &app.AhoyInstallInput{})
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(p.Questions, 2), "questions: %v", p.Questions)
@@ -356,12 +356,20 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 		return is.ResultSuccess
 	}
 
-	// The repository tree: the record folders, the config, the ignore file and the routing table.
+	// The repository tree: the record folders, the config, the ignore file, the routing table and the
+	// record's merge driver in .gitattributes.
 	dir := func(name string, ops ...fs.PathOp) fs.PathOp {
 		return fs.WithDir(name, append([]fs.PathOp{fs.MatchAnyFileMode}, ops...)...)
 	}
+	namesTheDriver := func(data []byte) fs.CompareResult {
+		if !strings.Contains(string(data), "/.abcd/work/**/*.md merge=abcd\n") {
+			return is.ResultFailure(fmt.Sprintf(".gitattributes does not name the record's merge driver: %q", data))
+		}
+		return is.ResultSuccess
+	}
 	assert.Assert(t, fs.Equal(repo.Path(), fs.Expected(t,
 		fs.WithDir(".git"),
+		fs.WithFile(".gitattributes", "", fs.WithMode(0o644), fs.MatchFileContent(namesTheDriver)),
 		dir(".abcd",
 			fs.WithFile("config.json", "", fs.WithMode(0o644), fs.MatchFileContent(isConfig)),
 			fs.WithFile(".gitignore", "", fs.WithMode(0o644), fs.MatchFileContent(ignoresLocalWork)),
@@ -413,7 +421,7 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 func TestAhoyInstallRefusesASymlinkedAbcd(t *testing.T) {
 	elsewhere := fs.NewDir(t, "setup-elsewhere")
 	repo, s := setupRepo(t, fs.WithSymlink(".abcd", elsewhere.Path()))
-	a := &app.App{Setup: s, Prompter: &fake.Prompter{}}
+	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Prompter: &fake.Prompter{}}
 	_, err := a.Run(context.Background(), "ahoy_install", &app.AhoyInstallInput{Yes: true})
 	assertSetupRefused(t, err, "symlink_refused", repo.Join(".abcd"))
 	assert.Check(t, is.Equal(refusal.DocumentOf(err).ExitCode, 2))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // Timeout bounds each git call.
@@ -43,8 +44,14 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 		return nil, false, fmt.Errorf("git %s took longer than %s", args[0], Timeout)
 	}
 	// Past the bound the buffer refuses more, so git stops on a broken pipe: that is a cut, not a fault.
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, false, fmt.Errorf("%w: %v", ports.ErrNoGit, err)
+	}
 	if err != nil && !out.cut {
 		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 128 && strings.Contains(string(errOut.Bytes()), "not a git repository") {
+			return nil, false, fmt.Errorf("%w: %s is not in a git repository", ports.ErrNoGit, g.Dir)
+		}
 		if errors.As(err, &ee) {
 			return out.Bytes(), out.cut, &exitError{code: ee.ExitCode(), stderr: text.Clip(strings.TrimSpace(string(errOut.Bytes())))}
 		}

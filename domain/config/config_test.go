@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 func TestCheckStrictRefusals(t *testing.T) {
@@ -230,7 +232,7 @@ func TestABadWinningValueNeverFallsThrough(t *testing.T) {
 
 func TestEchoedTextIsBounded(t *testing.T) {
 	long := strings.Repeat("é", 100)
-	if got := Clip(long); len(got) > 84 || !strings.HasSuffix(got, "…") {
+	if got := text.Clip(long); len(got) > 84 || !strings.HasSuffix(got, "…") {
 		t.Fatalf("clip: %q (%d bytes)", got, len(got))
 	}
 	err := CheckStrict("f.json", []byte(`{"`+strings.Repeat("k", 300)+`":1,"`+strings.Repeat("k", 300)+`":2}`))

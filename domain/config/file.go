@@ -2,12 +2,16 @@
 // beside these types and stays pure: it is handed bytes, never paths.
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+)
 
 // File is the shape of both configuration files: .abcd/config.json in the repository and
 // config.json under $ABCD_HOME on the machine. Namespaces are claimed by the consumers that read them.
 type File struct {
-	SchemaVersion int     `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int     `json:"schema_version"`
 	SetupVersion  int     `json:"setup_version,omitempty" jsonschema:"minimum=1"`
 	Oracle        *Oracle `json:"oracle,omitempty"`
 	Build         *Build  `json:"build,omitempty"`
@@ -17,7 +21,7 @@ type File struct {
 // Oracle is the oracle namespace: which route reviews take, where the RepoPrompt server is, the
 // OpenAI-compatible providers this machine has, and which agent a provider takes.
 type Oracle struct {
-	Review string              `json:"review,omitempty" jsonschema:"enum=host,enum=rp"`
+	Review string              `json:"review,omitempty"`
 	RP     *RP                 `json:"rp,omitempty"`
 	API    map[string]Provider `json:"api,omitempty" jsonschema:"maxProperties=16"`
 	// Runner holds the headless coding-agent CLIs this machine runs steps on.
@@ -65,7 +69,7 @@ type Role struct {
 // connect --runner writes it after checking the CLI.
 type Runner struct {
 	// CLI is the coding-agent CLI: claude, codex, gemini, qoder or opencode.
-	CLI string `json:"cli,omitempty" jsonschema:"enum=claude,enum=codex,enum=gemini,enum=qoder,enum=opencode"`
+	CLI string `json:"cli,omitempty"`
 	// Executable is the CLI's absolute path, executed directly.
 	Executable string `json:"executable,omitempty" jsonschema:"maxLength=4096"`
 	// Version is the CLI's version when it was connected.
@@ -113,4 +117,22 @@ type Lock struct {
 	// WaitMS is how long, in milliseconds, a writer waits for another abcd holding the record's or a
 	// run's lock before it gives up with exit 3 (0: it tries once). Unset, it is 3000.
 	WaitMS *int `json:"wait_ms,omitempty" jsonschema:"minimum=0,maximum=60000"`
+}
+
+// FileVersion is the schema_version of both configuration files.
+const FileVersion = 1
+
+// ReviewRoutes are oracle.review's values: host (the person's harness) or rp (RepoPrompt).
+func ReviewRoutes() []string { return []string{"host", "rp"} }
+
+func (File) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(FileVersion)}
+}
+
+func (Oracle) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"review": contract.Enum(ReviewRoutes()...)}
+}
+
+func (Runner) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...)}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Key is one key abcd reads from the configuration files: the one place that says which keys exist,
@@ -37,7 +38,7 @@ func Keys() []Key {
 		{Pattern: "build.fix_rounds", Default: json.RawMessage(`3`), Doc: "failed validation rounds a lane may have before it is handed back", check: intRange(1, 10)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},
-		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf("host", "rp")},
+		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf(ReviewRoutes()...)},
 		{Pattern: "oracle.rp.url", MachineOnly: true, Doc: "the RepoPrompt MCP server's address: http(s) on a loopback address", check: loopbackURL},
 		{Pattern: "oracle.rp.tool", MachineOnly: true, Default: json.RawMessage(`"oracle_send"`), Doc: "the RepoPrompt tool reviews are sent to", check: name(128)},
 		{Pattern: "oracle.api.*.base_url", MachineOnly: true, Doc: "an OpenAI-compatible provider's base URL: https, or http on a loopback address", check: providerURL},
@@ -146,10 +147,10 @@ func Validate(src Source, machineFile string) error {
 			if ns != "" {
 				where = "the " + ns + " namespace takes"
 			}
-			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", Clip(key), where, strings.Join(Claimed(ns), ", "))}
+			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", text.Clip(key), where, strings.Join(Claimed(ns), ", "))}
 		}
 		if k.MachineOnly && src.Layer != LayerMachine {
-			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", Clip(key), machineFile)}
+			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", text.Clip(key), machineFile)}
 		}
 	}
 	return nil
@@ -349,7 +350,7 @@ type KeyName string
 // UnmarshalText refuses a key abcd does not read (config_key_unknown).
 func (k *KeyName) UnmarshalText(b []byte) error {
 	if _, ok := Match(string(b)); !ok {
-		return refusal.New("config_key_unknown", "", fmt.Sprintf("%q is not a key abcd reads", Clip(string(b))),
+		return refusal.New("config_key_unknown", "", fmt.Sprintf("%q is not a key abcd reads", text.Clip(string(b))),
 			refusal.Run("config_show"), " to list every key with its default, or see docs/configuration.md")
 	}
 	*k = KeyName(b)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Bounds on the provider keys' values.
@@ -232,7 +233,7 @@ func (v *ValueText) UnmarshalJSON(data []byte) error {
 func CheckValue(key string, v json.RawMessage) error {
 	k, ok := Match(key)
 	if !ok {
-		return fmt.Errorf("%s is not a key abcd reads", Clip(key))
+		return fmt.Errorf("%s is not a key abcd reads", text.Clip(key))
 	}
 	if k.check == nil {
 		return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Layer is where a value came from. Higher layers win.
@@ -18,6 +20,9 @@ const (
 	LayerRepo
 	LayerFlag
 )
+
+// Layers lists every layer, highest first.
+func Layers() []Layer { return []Layer{LayerFlag, LayerRepo, LayerMachine, LayerBundled, LayerNone} }
 
 func (l Layer) String() string {
 	switch l {
@@ -70,7 +75,7 @@ func flatten(file, prefix string, obj map[string]json.RawMessage, out map[string
 	sort.Strings(names)
 	for _, k := range names {
 		if !validSegment(k) {
-			return &FileError{file, fmt.Sprintf("key %q is not a name: use letters, digits, _ and -", Clip(join(prefix, k)))}
+			return &FileError{file, fmt.Sprintf("key %q is not a name: use letters, digits, _ and -", text.Clip(join(prefix, k)))}
 		}
 		key := join(prefix, k)
 		raw := bytes.TrimSpace(obj[k])
@@ -78,7 +83,7 @@ func flatten(file, prefix string, obj map[string]json.RawMessage, out map[string
 		case len(raw) > 0 && raw[0] == '{':
 			var child map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &child); err != nil {
-				return &FileError{file, fmt.Sprintf("key %q: %v", Clip(key), err)}
+				return &FileError{file, fmt.Sprintf("key %q: %v", text.Clip(key), err)}
 			}
 			if err := flatten(file, key, child, out); err != nil {
 				return err
@@ -86,7 +91,7 @@ func flatten(file, prefix string, obj map[string]json.RawMessage, out map[string
 		case len(raw) > 0 && raw[0] == '[' && isListKey(key):
 			out[key] = json.RawMessage(raw) // checked with its key, when read
 		case len(raw) > 0 && (raw[0] == '[' || raw[0] == 'n'):
-			return &FileError{file, fmt.Sprintf("key %q holds %s: every key takes a string, a number or a boolean, and only %s take a list", Clip(key), kindOf(raw), listWords(listPatterns()))}
+			return &FileError{file, fmt.Sprintf("key %q holds %s: every key takes a string, a number or a boolean, and only %s take a list", text.Clip(key), kindOf(raw), listWords(listPatterns()))}
 		default:
 			out[key] = json.RawMessage(raw)
 		}

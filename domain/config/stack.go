@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // Stack resolves keys over the layers: flag, repository, machine, bundled.
@@ -76,7 +78,7 @@ type ValueError struct {
 }
 
 func (e *ValueError) Error() string {
-	return fmt.Sprintf("%s (%s layer, %s): %s", Clip(e.Key), e.Layer, e.Origin, e.Msg)
+	return fmt.Sprintf("%s (%s layer, %s): %s", text.Clip(e.Key), e.Layer, e.Origin, e.Msg)
 }
 
 // Value is a resolved value with the layer and origin that supplied it.

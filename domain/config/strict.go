@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
@@ -45,18 +46,14 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// Clip bounds text a refusal echoes: text.Clip, kept under this name for the callers not yet
-// moved to it.
-func Clip(s string) string { return text.Clip(s) }
-
-// SchemaVersion reads the file's top-level schema_version, which must be 1.
+// checkSchemaVersion reads the file's top-level schema_version, which must be FileVersion.
 func checkSchemaVersion(file string, top map[string]json.RawMessage) error {
 	raw, ok := top["schema_version"]
 	if !ok {
-		return &FileError{file, `declares no schema_version: add "schema_version": 1`}
+		return &FileError{file, fmt.Sprintf(`declares no schema_version: add "schema_version": %d`, FileVersion)}
 	}
-	if strings.TrimSpace(string(raw)) != "1" {
-		return &FileError{file, fmt.Sprintf("declares schema_version %s; this abcd reads version 1", text.Clip(string(raw)))}
+	if strings.TrimSpace(string(raw)) != strconv.Itoa(FileVersion) {
+		return &FileError{file, fmt.Sprintf("declares schema_version %s; this abcd reads version %d", text.Clip(string(raw)), FileVersion)}
 	}
 	return nil
 }

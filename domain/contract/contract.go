@@ -1,14 +1,6 @@
 // Package contract names the published schema namespace and the index that lists every schema.
 package contract
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/domain/text"
-)
-
 // Namespace is the base of every published $id. It names no host a consumer must reach: an $id is a
 // name, and the files ship inside the binary (abcd schema show) and in the repository's schemas/.
 // A published version never changes meaning; a breaking change is a new version with a new base.
@@ -31,16 +23,28 @@ type Entry struct {
 	Name      string `json:"name" jsonschema:"pattern=^[a-z][a-z0-9_]*(\\.[a-z]+)?$"`
 	ID        string `json:"id" jsonschema:"format=uri"`
 	File      string `json:"file"`
-	Role      Role   `json:"role" jsonschema:"enum=input,enum=result,enum=document"`
+	Role      Role   `json:"role"`
 	Verb      string `json:"verb,omitempty"`
 	Describes string `json:"describes"`
 }
 
 // Index is schemas/v1/index.json: every published schema with its $id and what it describes.
 type Index struct {
-	SchemaVersion int     `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int     `json:"schema_version"`
 	Namespace     string  `json:"namespace"`
 	Schemas       []Entry `json:"schemas"`
+}
+
+// Roles lists every role a schema has.
+func Roles() []Role { return []Role{RoleInput, RoleResult, RoleDocument} }
+
+func (Role) SchemaEnum() Rule { return Enum(Roles()...) }
+
+// IndexVersion is index.json's schema_version.
+const IndexVersion = 1
+
+func (Index) SchemaFields() map[string]Rule {
+	return map[string]Rule{"schema_version": Versions(IndexVersion)}
 }
 
 // ID is the $id of the schema with this name.
@@ -58,56 +62,36 @@ type Rule struct {
 	MaxLength   int
 	// Pattern is a regular expression valid in both RE2 and ECMA-262, or "".
 	Pattern string
-	Enum    []string
+	// Enum is the closed list of a string's values, in the order the schema lists them.
+	Enum []string
+	// Ints is the closed list of an integer's values (a schema_version, an exit code); a Rule with
+	// Ints describes an integer, not a string.
+	Ints []int
 }
 
 // Described is a value type that checks itself when decoded and describes itself to the schema
 // generator.
 type Described interface{ SchemaRule() Rule }
 
-// SchemaName names one published schema: its index name (version.result), its file name
-// (version.result.schema.json) or its $id. Only the index name is kept.
-type SchemaName string
+// Enumerated is a type whose values are a closed list (tiers, layers, roles): the schema generator
+// writes the list as the schema's enum wherever the type is a member. Unlike Described it says
+// nothing of how a value is checked when read.
+type Enumerated interface{ SchemaEnum() Rule }
 
-// ValidName reports whether s is an index name: ^[a-z][a-z0-9_]*(\.[a-z]+)?$, checked without a
-// regular expression so start-up compiles none.
-func ValidName(s string) bool {
-	base, suffix, dotted := strings.Cut(s, ".")
-	if base == "" || base[0] < 'a' || base[0] > 'z' {
-		return false
+// Fields is a struct whose members' rules are not their Go types' own: a member kept as a plain
+// string or int whose values the struct's domain closes (a front matter's lifecycle, which depends
+// on the family; a file's schema_version). The schema generator writes each named member (by its
+// JSON name) from its Rule, so no list is written by hand in a struct tag.
+type Fields interface{ SchemaFields() map[string]Rule }
+
+// Enum is the Rule of a closed list of string values of any string type, in their order.
+func Enum[T ~string](values ...T) Rule {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
 	}
-	for i := 1; i < len(base); i++ {
-		if c := base[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	if !dotted {
-		return true
-	}
-	if suffix == "" {
-		return false
-	}
-	for i := 0; i < len(suffix); i++ {
-		if suffix[i] < 'a' || suffix[i] > 'z' {
-			return false
-		}
-	}
-	return true
+	return Rule{Enum: out}
 }
 
-// UnmarshalText strips the namespace and the file suffix and refuses what is then not an index
-// name (schema_name_invalid).
-func (n *SchemaName) UnmarshalText(b []byte) error {
-	name := strings.TrimSuffix(strings.TrimPrefix(string(b), Namespace), ".schema.json")
-	if !ValidName(name) {
-		shown := text.Clip(string(b))
-		return refusal.New("schema_name_invalid", "", fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", shown),
-			refusal.Run("schema_list"), " to see every name")
-	}
-	*n = SchemaName(name)
-	return nil
-}
-
-func (SchemaName) SchemaRule() Rule {
-	return Rule{Description: "a schema's name (version.result), file name or $id", MinLength: 1, MaxLength: 256}
-}
+// Versions is the Rule of a document's schema_version: the versions this build reads and writes.
+func Versions(v ...int) Rule { return Rule{Ints: v} }

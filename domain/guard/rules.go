@@ -40,7 +40,7 @@ func (t Tier) rank() int {
 // the guard and takes effect only once committed).
 type File struct {
 	// SchemaVersion is 1.
-	SchemaVersion int `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int `json:"schema_version"`
 	// Enabled false switches the guard off for the repository.
 	Enabled *bool `json:"enabled,omitempty"`
 	// Syntax says how commands read their options, for commands the rules name.
@@ -68,7 +68,7 @@ type Syntax struct {
 	// Style is how words split into options and operands: getopt (options anywhere until --, the
 	// default), subcommand (global options, then a subcommand word), or find (start points, then an
 	// expression whose words are matched whole).
-	Style string `json:"style,omitempty" jsonschema:"enum=getopt,enum=subcommand,enum=find"`
+	Style string `json:"style,omitempty"`
 }
 
 // Rule is one pattern the guard checks every command against.
@@ -76,10 +76,10 @@ type Rule struct {
 	// ID is stable and unique: what a verdict names and a repository file refers to.
 	ID string `json:"id" jsonschema:"pattern=^[a-z][a-z0-9-]*$,maxLength=64"`
 	// Tier is what a certain match does.
-	Tier Tier `json:"tier" jsonschema:"enum=block,enum=warn"`
+	Tier Tier `json:"tier"`
 	// Unknown is what a match does when it rests on a value that cannot be known (a variable, a
 	// command's output); warn when absent.
-	Unknown Tier `json:"unknown,omitempty" jsonschema:"enum=block,enum=warn,enum=allow"`
+	Unknown Tier `json:"unknown,omitempty"`
 	// Command are the base names it applies to; empty applies to every command.
 	Command []string `json:"command,omitempty" jsonschema:"maxItems=32"`
 	// Subcommand are the words that must follow the command's global options (push; repo delete); a
@@ -154,8 +154,8 @@ func Decode(file string, data []byte) (File, error) {
 	if err := dec.Decode(&f); err != nil {
 		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
 	}
-	if f.SchemaVersion != 1 {
-		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version 1 (add "schema_version": 1)`, file, f.SchemaVersion)
+	if f.SchemaVersion != FileVersion {
+		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version %d (add "schema_version": %d)`, file, f.SchemaVersion, FileVersion, FileVersion)
 	}
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", file, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/layout"
 )
 
@@ -263,8 +264,9 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// Next is the sentence that tells the harness what to do for an await.
-func Next(a Await) string {
+// Next is the step that tells the harness what to do for an await: start a fresh agent with the
+// brief, then hand in what it writes at the return path.
+func Next(a Await) hint.Next {
 	agent := "implementer"
 	if a.Role != RoleImplementer {
 		agent = a.Role
@@ -277,12 +279,12 @@ func Next(a Await) string {
 		}
 		tier = fmt.Sprintf(" on %s %s-tier model", article, t)
 	}
-	next := fmt.Sprintf("start a fresh %s agent%s with the brief %s; when it has written %s, run `abcd implement receipt %s`",
-		agent, tier, a.Brief, a.Return, a.Return)
+	wait := ""
 	if r := a.Routing.Route; r != "" && r != "host" {
-		next = fmt.Sprintf("%s is taking this %s (its answer is placed here when it comes); if you cannot wait, %s", r, a.Kind, next)
+		wait = fmt.Sprintf("%s is taking this %s (its answer is placed here when it comes); if you cannot wait, ", r, a.Kind)
 	}
-	return next
+	return hint.Say(wait, fmt.Sprintf("start a fresh %s agent%s with the brief %s; when it has written %s, hand it in: ", agent, tier, a.Brief, a.Return),
+		hint.Do("implement_receipt", hint.With("path", a.Return)))
 }
 
 // longestRun is the length of the longest run of c in s.

@@ -261,8 +261,8 @@ func TestNext(t *testing.T) {
 	} {
 		n := Next(a)
 		want := "start a fresh " + a.Role + " agent with the brief " + a.Brief
-		if !strings.HasPrefix(n, want) || !strings.Contains(n, "`abcd implement receipt "+a.Return+"`") {
-			t.Fatalf("Next = %q", n)
+		if !strings.HasPrefix(n.String(), want) || n.Run == nil || n.Run.Verb != "implement_receipt" || n.Run.Args["path"] != a.Return || len(n.Run.Args) != 1 {
+			t.Fatalf("Next = %q %+v", n, n.Run)
 		}
 	}
 }
@@ -278,12 +278,12 @@ func TestNextNamesTheTierAndTheRoute(t *testing.T) {
 		"host-decides": "start a fresh ruthless-reviewer agent with the brief /r/brief.md",
 	} {
 		aw.Routing = Routing{Tier: tier, Route: "host"}
-		if got := Next(aw); !strings.HasPrefix(got, want) {
+		if got := Next(aw).String(); !strings.HasPrefix(got, want) {
 			t.Errorf("%s: %s", tier, got)
 		}
 	}
 	aw.Routing = Routing{Tier: "economy", Route: "rp"}
-	if got := Next(aw); !strings.HasPrefix(got, "rp is taking this review (its answer is placed here when it comes); if you cannot wait, start a fresh") {
+	if got := Next(aw).String(); !strings.HasPrefix(got, "rp is taking this review (its answer is placed here when it comes); if you cannot wait, start a fresh") {
 		t.Error(got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -100,20 +101,22 @@ func Outcome(s State) string {
 }
 
 // NextSteps says what the harness does next for a run: each open await's step, else how the run
-// ended, else the step to take to open what is due. root makes every path absolute.
-func NextSteps(s State, root string) []string {
-	next := []string{}
+// ended and where its whole story is, else the step that opens what is due. root makes every path
+// absolute.
+func NextSteps(s State, root string) []hint.Next {
+	next := []hint.Next{}
 	for _, aw := range s.OpenAwaits() {
 		next = append(next, Next(aw.Under(root)))
 	}
+	run := hint.With("run", s.Run)
 	switch {
 	case len(next) > 0:
 	case s.Finished():
-		next = append(next, Outcome(s)+fmt.Sprintf("; `abcd implement record --run %s` tells its whole story", s.Run))
+		next = append(next, hint.Say(Outcome(s)+"; for its whole story, ", hint.Do("implement_record", run)))
 	case fresh(s):
-		next = append(next, fmt.Sprintf("run `abcd implement step --run %s` to start the lanes and hand out the first briefs", s.Run))
+		next = append(next, hint.Say("to start the lanes and hand out the first briefs, ", hint.Do("implement_step", run)))
 	default:
-		next = append(next, fmt.Sprintf("run `abcd implement step --run %s` to open what is due", s.Run))
+		next = append(next, hint.Say("to open what is due, ", hint.Do("implement_step", run)))
 	}
 	return next
 }

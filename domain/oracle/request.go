@@ -10,9 +10,9 @@ import (
 // the step asks for, the layer that decided them, and where the step goes.
 type RequestRouting struct {
 	Agent      string `json:"agent" jsonschema:"pattern=^[a-z][a-z0-9-]*$,maxLength=64"`
-	Tier       Tier   `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Tier       Tier   `json:"tier"`
 	FanOut     int    `json:"fan_out" jsonschema:"minimum=1"`
-	Source     Source `json:"source" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Source     Source `json:"source"`
 	Origin     string `json:"origin"`
 	Override   string `json:"override" jsonschema:"maxLength=1024"`
 	Connection string `json:"connection"`

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -23,6 +24,12 @@ const (
 func Sources() []Source {
 	return []Source{SourceFlag, SourceRepository, SourceMachine, SourceBundled, SourceNone}
 }
+
+func (Source) SchemaEnum() contract.Rule { return contract.Enum(Sources()...) }
+
+// Tables lists the sources that are routing tables (a row comes from one), highest precedence
+// first: what a status board's layers name.
+func Tables() []Source { return []Source{SourceRepository, SourceMachine, SourceBundled} }
 
 // Layers is everything Resolve reads, already read and checked by the caller: the invocation's flag
 // for this agent (nil when none), and the repository's and machine's accepted tables (from

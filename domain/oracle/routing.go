@@ -1,9 +1,11 @@
 package oracle
 
+import "github.com/abcd-dev/abcd/domain/contract"
+
 // RoutingFile is the shape of both routing files: .abcd/config/oracle-routing.json in the
 // repository and oracle-routing.json under $ABCD_HOME on the machine.
 type RoutingFile struct {
-	SchemaVersion int           `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int           `json:"schema_version"`
 	Agents        RoutingAgents `json:"agents"`
 }
 
@@ -13,7 +15,7 @@ type RoutingAgents map[string]Row
 // Row is one agent's routing: the tier it deserves, how many of it may run at once, and the settings
 // a provider receives.
 type Row struct {
-	Tier     Tier     `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Tier     Tier     `json:"tier"`
 	FanOut   int      `json:"fan_out,omitempty" jsonschema:"minimum=0"`
 	Settings Settings `json:"settings,omitempty"`
 }
@@ -28,11 +30,18 @@ type Scalar string
 // and why they differ. Every field is always present.
 type Receipt struct {
 	Agent           string   `json:"agent"`
-	TierAsked       Tier     `json:"tier_asked" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	TierAsked       Tier     `json:"tier_asked"`
 	ConnectionTried string   `json:"connection_tried"`
 	ConnectionUsed  string   `json:"connection_used"`
 	FallbackReason  string   `json:"fallback_reason"`
 	Override        string   `json:"override"`
 	SettingsSent    Settings `json:"settings_sent"`
 	ModelReported   string   `json:"model_reported" jsonschema:"maxLength=200"`
+}
+
+// RoutingVersion is a routing file's schema_version.
+const RoutingVersion = 1
+
+func (RoutingFile) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(RoutingVersion)}
 }

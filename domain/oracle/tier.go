@@ -4,6 +4,8 @@ package oracle
 import (
 	"fmt"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
 )
 
 // Tier is the class of model an agent's step deserves. The set is closed and ordered.
@@ -18,6 +20,8 @@ const (
 
 // Tiers lists every tier in order; refusals render it so a person sees every choice.
 func Tiers() []Tier { return []Tier{Local, Economy, Frontier, HostDecides} }
+
+func (Tier) SchemaEnum() contract.Rule { return contract.Enum(Tiers()...) }
 
 // TierList renders the tiers for a refusal: "local | economy | frontier | host-decides".
 func TierList() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // The values abcd ahoy connect and disconnect take. Each checks itself when decoded, with the rule of
@@ -20,7 +21,7 @@ type Name string
 // UnmarshalText refuses a name that is malformed or reserved (provider_name_invalid).
 func (n *Name) UnmarshalText(b []byte) error {
 	if !ValidName(string(b)) {
-		return refusal.New("provider_name_invalid", "", fmt.Sprintf("%q is not a provider's name", config.Clip(string(b))),
+		return refusal.New("provider_name_invalid", "", fmt.Sprintf("%q is not a provider's name", text.Clip(string(b))),
 			"use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit; "+strings.Join(Reserved(), ", ")+" are taken")
 	}
 	*n = Name(b)
@@ -56,7 +57,7 @@ type Model string
 // UnmarshalText refuses a malformed model id (model_invalid).
 func (m *Model) UnmarshalText(b []byte) error {
 	if !config.ValidModelID(string(b)) {
-		return refusal.New("model_invalid", "", fmt.Sprintf("%q is not a model id", config.Clip(string(b))),
+		return refusal.New("model_invalid", "", fmt.Sprintf("%q is not a model id", text.Clip(string(b))),
 			"give the model as the provider names it: letters, digits and . _ : / @ + -, at most 200 bytes")
 	}
 	*m = Model(b)
@@ -85,7 +86,7 @@ func (t *TierModel) UnmarshalText(b []byte) error {
 		served = served || string(s) == tier
 	}
 	if !ok || !served || !config.ValidModelID(model) {
-		return refusal.New("tier_model_invalid", "", fmt.Sprintf("%q is not tier=model", config.Clip(string(b))),
+		return refusal.New("tier_model_invalid", "", fmt.Sprintf("%q is not tier=model", text.Clip(string(b))),
 			"write local=ID, economy=ID or frontier=ID, with the model as the provider names it")
 	}
 	*t = TierModel(b)

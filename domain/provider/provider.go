@@ -14,6 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // MaxProviders bounds the providers one machine configures.
@@ -132,7 +133,7 @@ func (m *Machine) loadProvider(s *config.Stack, name string) (Provider, error) {
 	}
 	if !ValidName(name) {
 		return Provider{}, m.fault(s, base+".base_url", fmt.Sprintf("provider name %q is not a provider's name: use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit, and not %s",
-			config.Clip(name), strings.Join(Reserved(), ", ")))
+			text.Clip(name), strings.Join(Reserved(), ", ")))
 	}
 	p := Provider{Name: name, Tiers: map[oracle.Tier]string{}, Defaults: oracle.Settings{}}
 	var set bool
@@ -211,10 +212,10 @@ func (m *Machine) loadRole(s *config.Stack, agent string) (Role, error) {
 		if sent {
 			key = base + ".runner"
 		}
-		return Role{}, m.fault(s, key, fmt.Sprintf("agent %q is not an agent's name: name a roster agent", config.Clip(agent)))
+		return Role{}, m.fault(s, key, fmt.Sprintf("agent %q is not an agent's name: name a roster agent", text.Clip(agent)))
 	}
 	if sent && r.Connection != "" {
-		return Role{}, m.fault(s, base+".runner", fmt.Sprintf("is set beside %s.connection (%s): an agent takes one route; keep the provider or the runner", base, config.Clip(r.Connection)))
+		return Role{}, m.fault(s, base+".runner", fmt.Sprintf("is set beside %s.connection (%s): an agent takes one route; keep the provider or the runner", base, text.Clip(r.Connection)))
 	}
 	if sent {
 		return Role{}, nil // sent to a runner: domain/runner reads the role, and its model
@@ -229,7 +230,7 @@ func (m *Machine) loadRole(s *config.Stack, agent string) (Role, error) {
 	p, ok := m.providers[r.Connection]
 	if !ok {
 		return Role{}, m.fault(s, base+".connection", fmt.Sprintf("names %s, which is not a configured provider: configure oracle.api.%s, or point the agent at one of %s",
-			config.Clip(r.Connection), providerKey(r.Connection), m.list()))
+			text.Clip(r.Connection), providerKey(r.Connection), m.list()))
 	}
 	if r.Model != "" && !slices.Contains(p.Models, r.Model) {
 		return Role{}, m.fault(s, base+".model", fmt.Sprintf("names %s, which is not on oracle.api.%s.models: add it there, or name a listed model", r.Model, p.Name))
@@ -340,7 +341,7 @@ type Call struct {
 func (m *Machine) CallFor(conn, agent string, tier oracle.Tier, settings oracle.Settings) (Call, error) {
 	p, ok := m.providers[conn]
 	if !ok {
-		return Call{}, fmt.Errorf("connection %s is not a configured provider", config.Clip(conn))
+		return Call{}, fmt.Errorf("connection %s is not a configured provider", text.Clip(conn))
 	}
 	model := ""
 	if r, ok := m.roles[agent]; ok && r.Connection == conn && r.Model != "" {
@@ -353,7 +354,7 @@ func (m *Machine) CallFor(conn, agent string, tier oracle.Tier, settings oracle.
 	switch {
 	case model == "":
 		return Call{}, fmt.Errorf("provider %s maps no model to tier %s: map one with oracle.api.%s.tiers.%s, or name one with oracle.roles.%s.model",
-			conn, config.Clip(string(tier)), conn, config.Clip(string(tier)), config.Clip(agent))
+			conn, text.Clip(string(tier)), conn, text.Clip(string(tier)), text.Clip(agent))
 	case !slices.Contains(p.Models, model):
 		return Call{}, fmt.Errorf("model %s is not on provider %s's models", model, conn)
 	}
@@ -385,7 +386,7 @@ func CheckSettings(s oracle.Settings) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := config.CheckProviderSetting(k, []byte(s[k])); err != nil {
-			return fmt.Errorf("setting %s %s", config.Clip(k), err)
+			return fmt.Errorf("setting %s %s", text.Clip(k), err)
 		}
 	}
 	return nil

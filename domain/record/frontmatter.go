@@ -12,20 +12,20 @@ package record
 // IntentFrontMatter is an intent file's front matter.
 type IntentFrontMatter struct {
 	ID        string `json:"id" jsonschema:"pattern=^itd-[0-9]{16}$"`
-	Type      string `json:"type" jsonschema:"enum=intent"`
-	Title     string `json:"title" jsonschema:"minLength=1,maxLength=200"`
-	Lifecycle string `json:"lifecycle" jsonschema:"enum=drafts,enum=planned,enum=shipped"`
-	Kind      string `json:"kind" jsonschema:"enum=standalone,enum=bundle-member,enum=discipline"`
-	Severity  string `json:"severity" jsonschema:"enum=critical,enum=major,enum=minor,enum=trivial"`
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Lifecycle string `json:"lifecycle"`
+	Kind      string `json:"kind"`
+	Severity  string `json:"severity"`
 	Created   string `json:"created" jsonschema:"format=date"`
 }
 
 // SpecFrontMatter is a spec file's front matter; Implements names its intent.
 type SpecFrontMatter struct {
 	ID         string `json:"id" jsonschema:"pattern=^spc-[0-9]{16}$"`
-	Type       string `json:"type" jsonschema:"enum=spec"`
-	Title      string `json:"title" jsonschema:"minLength=1,maxLength=200"`
-	Lifecycle  string `json:"lifecycle" jsonschema:"enum=open,enum=closed"`
+	Type       string `json:"type"`
+	Title      string `json:"title"`
+	Lifecycle  string `json:"lifecycle"`
 	Implements string `json:"implements" jsonschema:"pattern=^itd-[0-9]{16}$"`
 	Created    string `json:"created" jsonschema:"format=date"`
 }
@@ -33,11 +33,11 @@ type SpecFrontMatter struct {
 // IssueFrontMatter is an issue file's front matter: something noticed, by whom, about what.
 type IssueFrontMatter struct {
 	ID        string   `json:"id" jsonschema:"pattern=^iss-[0-9]{16}$"`
-	Type      string   `json:"type" jsonschema:"enum=issue"`
-	Title     string   `json:"title" jsonschema:"minLength=1,maxLength=200"`
-	Lifecycle string   `json:"lifecycle" jsonschema:"enum=open,enum=closed"`
-	Severity  string   `json:"severity" jsonschema:"enum=critical,enum=major,enum=minor,enum=trivial"`
-	Source    string   `json:"source" jsonschema:"minLength=1,maxLength=200"`
+	Type      string   `json:"type"`
+	Title     string   `json:"title"`
+	Lifecycle string   `json:"lifecycle"`
+	Severity  string   `json:"severity"`
+	Source    string   `json:"source"`
 	Related   []string `json:"related" jsonschema:"uniqueItems=true"`
 	Created   string   `json:"created" jsonschema:"format=date"`
 }
@@ -45,8 +45,8 @@ type IssueFrontMatter struct {
 // DecisionFrontMatter is a decision file's front matter: a ruling, its date and what it supersedes.
 type DecisionFrontMatter struct {
 	ID         string   `json:"id" jsonschema:"pattern=^dcn-[0-9]{16}$"`
-	Type       string   `json:"type" jsonschema:"enum=decision"`
-	Title      string   `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Type       string   `json:"type"`
+	Title      string   `json:"title"`
 	Date       string   `json:"date" jsonschema:"format=date"`
 	Supersedes []string `json:"supersedes" jsonschema:"uniqueItems=true"`
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -25,7 +26,7 @@ type Loaded struct {
 
 // Finding is one lint result.
 type Finding struct {
-	Level   string `json:"level" jsonschema:"enum=error,enum=warning"`
+	Level   string `json:"level"`
 	Code    string `json:"code"`
 	File    string `json:"file"`
 	Line    int    `json:"line"`
@@ -70,156 +71,302 @@ func view(l *Loaded) (loadedView, bool) {
 // Lint checks every record a listing loaded, and the references between them. Findings are sorted by
 // file, then line, then code (then message). Codes:
 //   - malformed (error): the file could not be loaded or parsed.
-//   - duplicate_id (error): several files carry one id; one finding per file, naming the others.
+//   - conflict_markers (error): the file holds an unresolved merge conflict (git's <<<<<<< lines).
+//   - duplicate_id (error): several files carry one id; one finding per file, naming the others. The
+//     same record in two lifecycle folders (one file name) is a move to finish; two records with
+//     one id, a record to renumber.
 //   - wrong_folder (error): the front matter's lifecycle is not the folder's, or the file name does
 //     not start with the front matter's id.
 //   - broken_reference (error): a spec's implements, an issue's related or a decision's supersedes
 //     names an id no record has (ids in the names of malformed files count as existing).
+//   - planned_twice (error): two open specs implement one intent under one title, as two plans of
+//     the intent (on two branches) leave them.
 //   - no_criteria (error; a warning in drafts): an intent with no acceptance criterion.
 //   - no_steps (error; a warning while the spec is open): a spec with no step.
 //   - step_order (error): a step builds on itself, on a step that does not exist, or the steps
 //     build on each other in a cycle.
 //   - unwritten (warning): an intent outside drafts whose Press Release is unwritten.
 //   - shipped_with_open_spec (warning): a shipped intent with a spec in the open folder.
+//   - closed_twice (warning): an issue closed on two branches with different reasons, both kept
+//     under the merge's marker.
 //   - record_symlink (error): the record file is a symbolic link, which abcd neither reads nor writes.
 //   - stray_temp (LintTemps): a temporary file a killed write left.
 //   - change_pending (LintPending): a change a killed writer left in the journal, not yet finished.
 func Lint(records []Loaded) []Finding {
-	out := []Finding{}
-	add := func(level, code, file string, line int, msg, remedy string) {
-		out = append(out, Finding{Level: level, Code: code, File: file, Line: line, Message: msg, Remedy: remedy})
+	ix := indexRecords(records)
+	out := ix.findings
+	for _, v := range ix.views {
+		out = append(out, ix.lintIDs(v)...)
+		out = append(out, lintPlace(v)...)
+		out = append(out, ix.lintFamily(v)...)
 	}
-	views := make([]loadedView, 0, len(records))
-	known := make(map[string]bool, len(records))
-	byID := make(map[string][]string, len(records))
+	sortFindings(out)
+	return out
+}
+
+// lintIndex is what lint knows of the whole record before it looks at each file.
+type lintIndex struct {
+	views    []loadedView
+	known    map[string]bool
+	byID     map[string][]string
+	specsOf  map[string][]*Loaded // intent id → its specs in the open folder
+	findings []Finding            // the files that could not be loaded
+}
+
+func indexRecords(records []Loaded) lintIndex {
+	ix := lintIndex{findings: []Finding{}, views: make([]loadedView, 0, len(records)),
+		known: make(map[string]bool, len(records)), byID: make(map[string][]string, len(records)), specsOf: map[string][]*Loaded{}}
 	for k := range records {
 		l := &records[k]
 		v, ok := view(l)
 		if !ok {
 			if id, ok := IDOfFileName(l.File); ok {
-				known[id] = true
+				ix.known[id] = true
 			}
-			err := l.Err
-			if err == nil {
-				err = errors.New("no parsed record was loaded")
-			}
-			var pe *ParseError
-			if re, ok := refusal.As(err); ok && re.Code == "record_symlink" {
-				add(LevelError, "record_symlink", l.File, 0, re.Why, re.Remedy.String())
-			} else if errors.As(err, &pe) {
-				add(LevelError, "malformed", l.File, pe.Line, pe.Problem, pe.Remedy)
-			} else {
-				add(LevelError, "malformed", l.File, 0, err.Error(), "fix the file, or remove it")
-			}
+			ix.findings = append(ix.findings, unloaded(l))
 			continue
 		}
-		views = append(views, v)
-		known[v.id] = true
-		byID[v.id] = append(byID[v.id], l.File)
-	}
-
-	specsOf := make(map[string][]*Loaded) // intent id → open specs (by folder)
-	for _, v := range views {
-		if v.l.Family == Specs && v.l.Lifecycle == "open" {
-			specsOf[v.l.Spec.Front.Implements] = append(specsOf[v.l.Spec.Front.Implements], v.l)
+		ix.views = append(ix.views, v)
+		ix.known[v.id] = true
+		ix.byID[v.id] = append(ix.byID[v.id], l.File)
+		if l.Family == Specs && l.Lifecycle == "open" {
+			ix.specsOf[l.Spec.Front.Implements] = append(ix.specsOf[l.Spec.Front.Implements], l)
 		}
 	}
+	return ix
+}
 
-	for _, v := range views {
-		l, file := v.l, v.l.File
-		idLine := fieldLine(v.fields, "id")
-		if files := byID[v.id]; len(files) > 1 {
-			others := make([]string, 0, len(files)-1)
-			for _, f := range files {
-				if f != file {
-					others = append(others, f)
-				}
-			}
-			slices.Sort(others)
-			if len(others) > 0 {
-				add(LevelError, "duplicate_id", file, idLine,
-					fmt.Sprintf("id %s is also carried by %s", v.id, strings.Join(others, ", ")),
-					"give one of them a new id (rename the file and its id: line together), then fix references to it")
-			}
+// unloaded is the finding for a file that could not be loaded.
+func unloaded(l *Loaded) Finding {
+	err := l.Err
+	if err == nil {
+		err = errors.New("no parsed record was loaded")
+	}
+	var pe *ParseError
+	switch re, ok := refusal.As(err); {
+	case ok && re.Code == "record_symlink":
+		return Finding{LevelError, "record_symlink", l.File, 0, re.Why, re.Remedy.String()}
+	case errors.As(err, &pe) && IsConflict(pe):
+		return Finding{LevelError, "conflict_markers", l.File, pe.Line, pe.Problem,
+			"resolve the conflict: keep what stands from each side, remove the <<<<<<<, ======= and >>>>>>> lines, then git add the file and lint again"}
+	case errors.As(err, &pe):
+		return Finding{LevelError, "malformed", l.File, pe.Line, pe.Problem, pe.Remedy}
+	}
+	return Finding{LevelError, "malformed", l.File, 0, err.Error(), "fix the file, or remove it"}
+}
+
+// lintIDs tells the two cases of an id several files carry apart: the same record in two lifecycle
+// folders (one file name: a move that did not finish) and two records (a collision of ids made on
+// two clones, or a copied file).
+func (ix lintIndex) lintIDs(v loadedView) []Finding {
+	files := ix.byID[v.id]
+	if len(files) < 2 {
+		return nil
+	}
+	var moved, others []string
+	for _, f := range files {
+		switch {
+		case f == v.l.File:
+		case path.Base(f) == path.Base(v.l.File):
+			moved = append(moved, f)
+		default:
+			others = append(others, f)
 		}
-		if l.Family != Decisions && v.lifecycle != l.Lifecycle {
-			remedy := fmt.Sprintf("set lifecycle: %s (the folder is the lifecycle)", l.Lifecycle)
-			if dir, ok := FolderOf(l.Family, v.lifecycle); ok {
-				remedy += ", or move the file to " + dir.Dir
-			}
-			add(LevelError, "wrong_folder", file, fieldLine(v.fields, "lifecycle"),
-				fmt.Sprintf("lifecycle %s in the %s folder", v.lifecycle, l.Lifecycle), remedy)
+	}
+	slices.Sort(moved)
+	slices.Sort(others)
+	line := fieldLine(v.fields, "id")
+	var out []Finding
+	if len(moved) > 0 {
+		out = append(out, Finding{LevelError, "duplicate_id", v.l.File, line,
+			fmt.Sprintf("the same record %s also stands in %s: a move between lifecycle folders that did not finish", v.id, strings.Join(moved, ", ")),
+			fmt.Sprintf("run abcd record finish-move %s: it keeps the record in its later folder with what each copy holds", v.id)})
+	}
+	if len(others) > 0 {
+		out = append(out, Finding{LevelError, "duplicate_id", v.l.File, line,
+			fmt.Sprintf("id %s is also carried by %s, another record", v.id, strings.Join(others, ", ")),
+			fmt.Sprintf("give one of them a new id: run abcd record renumber %s (it rewrites the references made to it)", v.l.File)})
+	}
+	return out
+}
+
+// lintPlace checks a record stands where its front matter says: its lifecycle's folder, and a file
+// name that starts with its id.
+func lintPlace(v loadedView) []Finding {
+	l, file := v.l, v.l.File
+	var out []Finding
+	if l.Family != Decisions && v.lifecycle != l.Lifecycle {
+		remedy := fmt.Sprintf("set lifecycle: %s (the folder is the lifecycle)", l.Lifecycle)
+		if dir, ok := FolderOf(l.Family, v.lifecycle); ok {
+			remedy += ", or move the file to " + dir.Dir
 		}
-		if id, ok := IDOfFileName(file); !ok || id != v.id {
-			add(LevelError, "wrong_folder", file, idLine,
-				fmt.Sprintf("the file name does not start with its id %s", v.id),
-				fmt.Sprintf("rename the file to %s", FileName(v.id, slugOfFile(file, v.id))))
+		out = append(out, Finding{LevelError, "wrong_folder", file, fieldLine(v.fields, "lifecycle"),
+			fmt.Sprintf("lifecycle %s in the %s folder", v.lifecycle, l.Lifecycle), remedy})
+	}
+	if id, ok := IDOfFileName(file); !ok || id != v.id {
+		out = append(out, Finding{LevelError, "wrong_folder", file, fieldLine(v.fields, "id"),
+			fmt.Sprintf("the file name does not start with its id %s", v.id),
+			fmt.Sprintf("rename the file to %s", FileName(v.id, slugOfFile(file, v.id)))})
+	}
+	return out
+}
+
+// refs checks the ids a front matter key names exist.
+func (ix lintIndex) refs(v loadedView, key string, ids []string) []Finding {
+	var out []Finding
+	for _, id := range ids {
+		if !ix.known[id] {
+			out = append(out, Finding{LevelError, "broken_reference", v.l.File, fieldLine(v.fields, key),
+				fmt.Sprintf("%s names %s, which no record has", key, id), fmt.Sprintf("correct the id in %s, or remove it", key)})
 		}
-		ref := func(key string, ids []string) {
-			for _, id := range ids {
-				if !known[id] {
-					add(LevelError, "broken_reference", file, fieldLine(v.fields, key),
-						fmt.Sprintf("%s names %s, which no record has", key, id),
-						fmt.Sprintf("correct the id in %s, or remove it", key))
-				}
-			}
+	}
+	return out
+}
+
+// lintFamily runs the checks of the record's own family.
+func (ix lintIndex) lintFamily(v loadedView) []Finding {
+	l := v.l
+	switch l.Family {
+	case Intents:
+		return ix.lintIntent(v)
+	case Specs:
+		return append(ix.refs(v, "implements", []string{l.Spec.Front.Implements}), ix.lintSpec(v)...)
+	case Issues:
+		return append(ix.refs(v, "related", l.Issue.Front.Related), lintClosedTwice(v)...)
+	case Decisions:
+		return ix.refs(v, "supersedes", l.Decision.Front.Supersedes)
+	}
+	return nil
+}
+
+func (ix lintIndex) lintIntent(v loadedView) []Finding {
+	l, i, file := v.l, v.l.Intent, v.l.File
+	var out []Finding
+	if len(i.Criteria) == 0 {
+		line := 0
+		if s, ok := FindSection(i.Sections, SectionCriteria); ok {
+			line = s.Line
 		}
-		switch l.Family {
-		case Intents:
-			i := l.Intent
-			if len(i.Criteria) == 0 {
-				line := 0
-				if s, ok := FindSection(i.Sections, SectionCriteria); ok {
-					line = s.Line
-				}
-				// A draft is being written: a missing criterion is a warning until it is planned.
-				level := LevelError
-				if l.Lifecycle == "drafts" {
-					level = LevelWarning
-				}
-				add(level, "no_criteria", file, line, "the intent has no acceptance criterion",
-					fmt.Sprintf("under ## %s, write at least one line as - ac-1: Given <context>, when <action>, then <outcome>", SectionCriteria))
-			}
-			if l.Lifecycle != "drafts" {
-				if s, ok := FindSection(i.Sections, SectionPressRelease); !ok || !Written(s) {
-					add(LevelWarning, "unwritten", file, s.Line, fmt.Sprintf("a %s intent whose ## %s is unwritten", l.Lifecycle, SectionPressRelease),
-						fmt.Sprintf("write the ## %s section", SectionPressRelease))
-				}
-			}
-			if l.Lifecycle == "shipped" {
-				for _, s := range specsOf[i.Front.ID] {
-					add(LevelWarning, "shipped_with_open_spec", file, fieldLine(v.fields, "lifecycle"),
-						fmt.Sprintf("the intent is shipped but its spec %s is open (%s)", s.Spec.Front.ID, s.File),
-						fmt.Sprintf("run abcd spec close %s, or move the intent back by hand if it has not shipped", s.Spec.Front.ID))
-				}
-			}
-		case Specs:
-			ref("implements", []string{l.Spec.Front.Implements})
-			if len(l.Spec.Steps) == 0 {
-				line := 0
-				if s, ok := FindSection(l.Spec.Sections, SectionSteps); ok {
-					line = s.Line
-				}
-				// An open spec is being written (intent plan creates it empty): a warning until closed.
-				level := LevelError
-				if l.Lifecycle == "open" {
-					level = LevelWarning
-				}
-				add(level, "no_steps", file, line, "the spec has no step",
-					fmt.Sprintf("under ## %s, write the steps as a numbered list: 1. text", SectionSteps))
-			}
-			if problem, line := StepOrderProblem(l.Spec.Steps); problem != "" {
-				add(LevelError, "step_order", file, line, problem,
-					"make each (after …) name earlier steps that exist, with no step building on itself through others")
-			}
-		case Issues:
-			ref("related", l.Issue.Front.Related)
-		case Decisions:
-			ref("supersedes", l.Decision.Front.Supersedes)
+		// A draft is being written: a missing criterion is a warning until it is planned.
+		level := LevelError
+		if l.Lifecycle == "drafts" {
+			level = LevelWarning
 		}
+		out = append(out, Finding{level, "no_criteria", file, line, "the intent has no acceptance criterion",
+			fmt.Sprintf("under ## %s, write at least one line as - ac-1: Given <context>, when <action>, then <outcome>", SectionCriteria)})
+	}
+	if l.Lifecycle != "drafts" {
+		if s, ok := FindSection(i.Sections, SectionPressRelease); !ok || !Written(s) {
+			out = append(out, Finding{LevelWarning, "unwritten", file, s.Line, fmt.Sprintf("a %s intent whose ## %s is unwritten", l.Lifecycle, SectionPressRelease),
+				fmt.Sprintf("write the ## %s section", SectionPressRelease)})
+		}
+	}
+	if l.Lifecycle == "shipped" {
+		for _, s := range ix.specsOf[i.Front.ID] {
+			out = append(out, Finding{LevelWarning, "shipped_with_open_spec", file, fieldLine(v.fields, "lifecycle"),
+				fmt.Sprintf("the intent is shipped but its spec %s is open (%s)", s.Spec.Front.ID, s.File),
+				fmt.Sprintf("run abcd spec close %s, or move the intent back by hand if it has not shipped", s.Spec.Front.ID)})
+		}
+	}
+	return out
+}
+
+func (ix lintIndex) lintSpec(v loadedView) []Finding {
+	l, file := v.l, v.l.File
+	var out []Finding
+	if len(l.Spec.Steps) == 0 {
+		line := 0
+		if s, ok := FindSection(l.Spec.Sections, SectionSteps); ok {
+			line = s.Line
+		}
+		// An open spec is being written (intent plan creates it empty): a warning until closed.
+		level := LevelError
+		if l.Lifecycle == "open" {
+			level = LevelWarning
+		}
+		out = append(out, Finding{level, "no_steps", file, line, "the spec has no step",
+			fmt.Sprintf("under ## %s, write the steps as a numbered list: 1. text", SectionSteps)})
+	}
+	if problem, line := StepOrderProblem(l.Spec.Steps); problem != "" {
+		out = append(out, Finding{LevelError, "step_order", file, line, problem,
+			"make each (after …) name earlier steps that exist, with no step building on itself through others"})
+	}
+	if l.Lifecycle != "open" {
+		return out
+	}
+	for _, other := range ix.specsOf[l.Spec.Front.Implements] {
+		if other != l && other.Spec.Front.Title == l.Spec.Front.Title {
+			out = append(out, Finding{LevelError, "planned_twice", file, fieldLine(v.fields, "title"),
+				fmt.Sprintf("%s is another open spec of intent %s under the same title: the intent was planned twice (on two branches, merged)", other.File, l.Spec.Front.Implements),
+				fmt.Sprintf("keep one: carry what the other holds into it, then remove the other (git rm %s); or give one its own title if both are meant", other.File)})
+		}
+	}
+	return out
+}
+
+// lintClosedTwice names an issue a merge found closed on both sides with different reasons.
+func lintClosedTwice(v loadedView) []Finding {
+	s, ok := FindSection(v.sections, SectionResolution)
+	if !ok || !strings.Contains(s.Body, ClosedTwiceMarker) {
+		return nil
+	}
+	return []Finding{{LevelWarning, "closed_twice", v.l.File, s.Line,
+		"the issue was closed on two branches with different reasons, and the merge kept both",
+		"keep the reason that stands (or both) under ## " + SectionResolution + " and remove the marker line " + ClosedTwiceMarker + " …-->"}}
+}
+
+// LintChanged is Lint for the records a change touched: each of changed is checked whole, against
+// the names of every record file (names: what ids exist, which files share one) and others, records
+// read only for what the checks of the changed need (the open specs' front matter). An unchanged
+// record whose reference a change broke by removing its target is left to a whole lint.
+func LintChanged(changed, others []Loaded, names []string) []Finding {
+	ix := indexRecords(append(slices.Clone(changed), others...))
+	ix.byID = make(map[string][]string, len(names))
+	for _, n := range names {
+		if id, ok := IDOfFileName(n); ok {
+			ix.known[id] = true
+			ix.byID[id] = append(ix.byID[id], n)
+		}
+	}
+	touched := make(map[string]bool, len(changed))
+	for _, l := range changed {
+		touched[l.File] = true
+	}
+	out := []Finding{}
+	for _, f := range ix.findings {
+		if touched[f.File] {
+			out = append(out, f)
+		}
+	}
+	for _, v := range ix.views {
+		if !touched[v.l.File] {
+			continue
+		}
+		out = append(out, ix.lintIDs(v)...)
+		out = append(out, lintPlace(v)...)
+		out = append(out, ix.lintFamily(v)...)
 	}
 	sortFindings(out)
 	return out
+}
+
+// LintMerge adds what git says of the record beside its files: each record path git's index holds
+// an unresolved merge conflict for (merge_unresolved, an error: a side's move or removal, or content,
+// not yet settled), and a clone that merges the record without abcd's merge driver
+// (merge_driver_missing, a warning on attributes, the .gitattributes file).
+func LintMerge(findings []Finding, unmerged []string, driverMissing bool, attributes string) []Finding {
+	for _, p := range unmerged {
+		findings = append(findings, Finding{LevelError, "merge_unresolved", p, 0,
+			"git holds an unresolved merge conflict on this record file (git status shows which side changed, moved or removed it)",
+			"settle it: keep the content that stands (or git rm the copy that should go), then git add it; a record left in two folders is finished with abcd record finish-move"})
+	}
+	if driverMissing {
+		findings = append(findings, Finding{LevelWarning, "merge_driver_missing", attributes, 0,
+			"this clone merges the record's files without abcd's merge driver, so two branches' Progress lines, audits and closes conflict where they could merge",
+			"run abcd ahoy install: it adds the driver to this clone's git config (and its lines to .gitattributes)"})
+	}
+	sortFindings(findings)
+	return findings
 }
 
 // sortFindings orders findings by file, then line, then code (then message).

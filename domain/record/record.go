@@ -62,10 +62,13 @@ const (
 	SectionSupersedes      = "Supersedes"
 )
 
-// parseRecord runs the checks every family shares: size, header, body.
+// parseRecord runs the checks every family shares: size, no unresolved merge conflict, header, body.
 func parseRecord(f Family, file string, data []byte) (header, []rawSection, *ParseError) {
 	if len(data) > MaxFileBytes {
 		return header{}, nil, newParseError(file, 0, fmt.Sprintf("the file is %d bytes, over the limit of %d (256 KiB)", len(data), MaxFileBytes), "shorten it, or split it into several records")
+	}
+	if line, ok := ConflictMarkers(data); ok {
+		return header{}, nil, newParseError(file, line, conflictProblem, conflictRemedy)
 	}
 	h, pe := parseHeader(f, file, data)
 	if pe != nil {

@@ -69,21 +69,6 @@ func (StoredTitle) SchemaRule() contract.Rule {
 	return titleRule("one line of plain text, 1 to 200 characters, with no control, bidirectional-control or zero-width character and no white space at either end", true)
 }
 
-// frontProperty gives the schema generator the type describing a front matter member, where its
-// Go field is a plain string.
-func frontProperty(prop string) any {
-	switch prop {
-	case "title", "source":
-		return StoredTitle("")
-	}
-	return nil
-}
-
-func (IntentFrontMatter) JSONSchemaProperty(prop string) any   { return frontProperty(prop) }
-func (SpecFrontMatter) JSONSchemaProperty(prop string) any     { return frontProperty(prop) }
-func (IssueFrontMatter) JSONSchemaProperty(prop string) any    { return frontProperty(prop) }
-func (DecisionFrontMatter) JSONSchemaProperty(prop string) any { return frontProperty(prop) }
-
 // TitleOf is a title made from free text (an issue's capture): its first line that holds anything a
 // title can, hidden characters turned into spaces, trimmed, and cut to MaxTitleRunes characters. It
 // is "" when no line holds anything.

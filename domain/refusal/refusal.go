@@ -11,7 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
 )
 
 // Kind says which exit code a refusal maps to and whether trying again may help.
@@ -25,6 +28,10 @@ const (
 	// Fault: something unexpected broke. Exit 1.
 	Fault Kind = "fault"
 )
+
+// Kinds lists every kind, in the order of their exit codes' rarity: refused (2), contention (3),
+// fault (1).
+func Kinds() []Kind { return []Kind{Refused, Contention, Fault} }
 
 // ExitCode is the process exit code for a kind.
 func (k Kind) ExitCode() int {
@@ -252,12 +259,12 @@ func plainJSON(v any) string {
 // Document is the published refusal document: under --json it is the one document stdout carries when
 // a verb does not return its result.
 type Document struct {
-	Kind     Kind   `json:"kind" jsonschema:"enum=refused,enum=contention,enum=fault"`
+	Kind     Kind   `json:"kind"`
 	Code     string `json:"code" jsonschema:"pattern=^[a-z][a-z0-9_]*$"`
 	What     string `json:"what" jsonschema:"minLength=1"`
 	Why      string `json:"why" jsonschema:"minLength=1"`
 	Remedy   string `json:"remedy"`
-	ExitCode int    `json:"exit_code" jsonschema:"enum=1,enum=2,enum=3"`
+	ExitCode int    `json:"exit_code"`
 }
 
 // DocumentOf renders any error as a refusal document in no door's terms; an error that is not a
@@ -288,4 +295,15 @@ func DocumentFor(err error, r Renderer) Document {
 		code = string(kind)
 	}
 	return Document{Kind: kind, Code: code, What: what, Why: why, Remedy: e.Remedy.Render(r), ExitCode: kind.ExitCode()}
+}
+
+func (Kind) SchemaEnum() contract.Rule { return contract.Enum(Kinds()...) }
+
+func (Document) SchemaFields() map[string]contract.Rule {
+	var exits []int
+	for _, k := range Kinds() {
+		exits = append(exits, k.ExitCode())
+	}
+	slices.Sort(exits)
+	return map[string]contract.Rule{"exit_code": {Ints: exits}}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -28,14 +29,14 @@ const (
 // CriterionVerdict is the auditor's verdict on one acceptance criterion.
 type CriterionVerdict struct {
 	Criterion string `json:"criterion" jsonschema:"pattern=^ac-[0-9]+$"`
-	Verdict   string `json:"verdict" jsonschema:"enum=MET,enum=MET_WITH_CONCERNS,enum=NOT_MET,enum=INCONCLUSIVE"`
+	Verdict   string `json:"verdict"`
 	Evidence  string `json:"evidence" jsonschema:"minLength=1,maxLength=4096"`
 	Concerns  string `json:"concerns" jsonschema:"maxLength=4096"`
 }
 
 // AuditReturn is the intent-auditor's return: one verdict per acceptance criterion of the intent.
 type AuditReturn struct {
-	SchemaVersion int                `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int                `json:"schema_version"`
 	Intent        string             `json:"intent"`
 	Verdicts      []CriterionVerdict `json:"verdicts"`
 	Summary       string             `json:"summary" jsonschema:"maxLength=16384"`
@@ -73,8 +74,8 @@ func parseAudit(data []byte, intentID string, criteria []string, ofIntent bool) 
 		{"verdicts", &rawVerdicts, "an array, one verdict per criterion"},
 		{"summary", &a.Summary, "a string"},
 	}, &p)
-	if got["schema_version"] && a.SchemaVersion != 1 {
-		p.add("\"schema_version\" is %d; this abcd reads version 1: write \"schema_version\": 1", a.SchemaVersion)
+	if got["schema_version"] && a.SchemaVersion != ReturnVersion {
+		p.add("\"schema_version\" is %d; this abcd reads version %d: write \"schema_version\": %d", a.SchemaVersion, ReturnVersion, ReturnVersion)
 	}
 	if got["intent"] && ofIntent && a.Intent != intentID {
 		p.add("\"intent\" is %q, but this audit is of %q: write \"intent\": %q", text.Clip(a.Intent), intentID, intentID)
@@ -221,4 +222,12 @@ func auditVerdict(a AuditReturn) Verdict {
 	b.WriteString(a.Summary)
 	v.Findings = text.Prefix(strings.TrimSpace(b.String()), MaxFindingsBytes)
 	return v
+}
+
+func (CriterionVerdict) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"verdict": contract.Enum(verdictWords()...)}
+}
+
+func (AuditReturn) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(ReturnVersion)}
 }

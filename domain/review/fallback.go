@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -28,6 +29,8 @@ const (
 func FallbackReasons() []FallbackReason {
 	return []FallbackReason{Absent, Unreachable, Timeout, Refused, Unparsable, Invalid, Failed, Interrupted}
 }
+
+func (FallbackReason) SchemaEnum() contract.Rule { return contract.Enum(FallbackReasons()...) }
 
 // Valid reports whether r is one of the reasons.
 func (r FallbackReason) Valid() bool {
@@ -81,13 +84,13 @@ type FallbackReceipt struct {
 	Run   string `json:"run" jsonschema:"minLength=1,maxLength=64"`
 	Lane  string `json:"lane" jsonschema:"minLength=1,maxLength=64"`
 	Round int    `json:"round" jsonschema:"minimum=0"`
-	Role  Role   `json:"role" jsonschema:"enum=implementer,enum=ruthless-reviewer,enum=security-reviewer,enum=intent-auditor"`
+	Role  Role   `json:"role"`
 	// Asked is the route asked for: rp, or a connection name.
 	Asked  string         `json:"asked" jsonschema:"minLength=1"`
-	Reason FallbackReason `json:"reason" jsonschema:"enum=absent,enum=unreachable,enum=timeout,enum=refused,enum=unparsable,enum=invalid,enum=failed,enum=interrupted"`
+	Reason FallbackReason `json:"reason"`
 	// Detail is abcd's own words; never a secret or an address.
 	Detail string `json:"detail" jsonschema:"maxLength=512"`
-	Ran    string `json:"ran" jsonschema:"enum=host"`
+	Ran    string `json:"ran"`
 }
 
 // Check names every field of a fallback receipt that breaks its rules, in a *ReturnError, or
@@ -129,4 +132,8 @@ func (f FallbackReceipt) Check() error {
 		p.add("the fallback's \"ran\" is %q: a fallback runs on %q", text.Clip(f.Ran), RanHost)
 	}
 	return p.err()
+}
+
+func (FallbackReceipt) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"ran": contract.Enum(RanHost)}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -31,7 +32,7 @@ type DoD struct {
 // ImplementerReceipt is what the implementer hands back: the commits it made on the lane's branch,
 // the definition-of-done run, its report, and the model that did the work.
 type ImplementerReceipt struct {
-	SchemaVersion int    `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int    `json:"schema_version"`
 	Run           string `json:"run" jsonschema:"minLength=1,maxLength=64"`
 	Lane          string `json:"lane" jsonschema:"minLength=1,maxLength=64"`
 	Branch        string `json:"branch" jsonschema:"minLength=1,maxLength=255"`
@@ -67,8 +68,8 @@ func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
 		{"report", &r.Report, "a string, the report file relative to the lane folder"},
 		{"model", &r.Model, "a string, the model that did the work"},
 	}, &p)
-	if got["schema_version"] && r.SchemaVersion != 1 {
-		p.add("\"schema_version\" is %d; this abcd reads version 1: write \"schema_version\": 1", r.SchemaVersion)
+	if got["schema_version"] && r.SchemaVersion != ReturnVersion {
+		p.add("\"schema_version\" is %d; this abcd reads version %d: write \"schema_version\": %d", r.SchemaVersion, ReturnVersion, ReturnVersion)
 	}
 	for _, s := range []struct {
 		name, value string
@@ -249,4 +250,12 @@ func CheckReceiptFacts(r ImplementerReceipt, f ReceiptFacts) error {
 		p.add("the report %q %s: write the report to a regular file inside the lane folder", text.Clip(r.Report), f.ReportProblem)
 	}
 	return p.err()
+}
+
+// ReturnVersion is the schema_version of the JSON an agent hands back: the implementer's receipt
+// and the auditor's return.
+const ReturnVersion = 1
+
+func (ImplementerReceipt) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(ReturnVersion)}
 }

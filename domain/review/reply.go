@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -28,7 +29,7 @@ type ReviewReply struct {
 	Summary string `json:"summary" jsonschema:"minLength=1,maxLength=16384"`
 	// Verdict is the role's word: SHIP or FIX FIRST for the ruthless reviewer; APPROVE, BLOCK or
 	// NEEDS-INPUT for the security reviewer.
-	Verdict string `json:"verdict" jsonschema:"enum=SHIP,enum=FIX FIRST,enum=APPROVE,enum=BLOCK,enum=NEEDS-INPUT"`
+	Verdict string `json:"verdict"`
 	// Findings, most severe first; empty when there are none.
 	Findings []ReviewFinding `json:"findings" jsonschema:"maxItems=200"`
 }
@@ -40,7 +41,7 @@ type ReviewFinding struct {
 	Location string `json:"location" jsonschema:"minLength=1,maxLength=1024"`
 	// Severity is the role's: blocker, major, minor or nit (ruthless); critical, high, medium, low or
 	// question (security).
-	Severity string `json:"severity" jsonschema:"enum=blocker,enum=major,enum=minor,enum=nit,enum=critical,enum=high,enum=medium,enum=low,enum=question"`
+	Severity string `json:"severity"`
 	What     string `json:"what" jsonschema:"minLength=1,maxLength=8192"`
 	Fix      string `json:"fix" jsonschema:"maxLength=8192"`
 }
@@ -54,6 +55,14 @@ func Severities(r Role) []string {
 		return []string{"critical", "high", "medium", "low", "question"}
 	}
 	return nil
+}
+
+func (ReviewReply) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"verdict": contract.Enum(ReviewerWords()...)}
+}
+
+func (ReviewFinding) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"severity": contract.Enum(append(Severities(Ruthless), Severities(Security)...)...)}
 }
 
 // DecodeReviewReply reads a reviewer's reply: strict JSON of at most MaxReturnBytes with exactly the

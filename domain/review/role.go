@@ -25,6 +25,11 @@ const (
 // Roles lists every role, in the loop's order.
 func Roles() []Role { return []Role{Implementer, Ruthless, Security, Auditor} }
 
+func (Role) SchemaEnum() contract.Rule { return contract.Enum(Roles()...) }
+
+// Validators lists the roles that validate a lane's work, in the loop's order.
+func Validators() []Role { return []Role{Ruthless, Security, Auditor} }
+
 // Valid reports whether r is one of the loop's roles.
 func (r Role) Valid() bool {
 	switch r {
@@ -65,13 +70,28 @@ const MaxFindingsBytes = 64 << 10
 
 // Verdict is what the loop records of one validator's return.
 type Verdict struct {
-	Role Role `json:"role" jsonschema:"enum=ruthless-reviewer,enum=security-reviewer,enum=intent-auditor"`
+	Role Role `json:"role"`
 	// Word is the verdict word as written (SHIP, FIX FIRST, ...); for the auditor PASS or FAIL.
-	Word string `json:"word" jsonschema:"enum=SHIP,enum=FIX FIRST,enum=APPROVE,enum=BLOCK,enum=NEEDS-INPUT,enum=PASS,enum=FAIL"`
+	Word string `json:"word"`
 	Pass bool   `json:"pass"`
 	// Findings is the text after the verdict line (reviewers) or the non-MET criteria and the
 	// summary (auditor), trimmed, at most MaxFindingsBytes, cut on a rune boundary.
 	Findings string `json:"findings" jsonschema:"maxLength=65536"`
+}
+
+func (Verdict) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"role": contract.Enum(Validators()...),
+		"word": contract.Enum(append(ReviewerWords(), WordPass, WordFail)...)}
+}
+
+// ReviewerWords lists the reviewers' verdict words, role by role, passing words first.
+func ReviewerWords() []string {
+	var out []string
+	for _, r := range []Role{Ruthless, Security} {
+		pass, fail := Words(r)
+		out = append(append(out, pass...), fail...)
+	}
+	return out
 }
 
 // wordList renders a role's words for a refusal: "SHIP or FIX FIRST", "APPROVE, BLOCK or NEEDS-INPUT".

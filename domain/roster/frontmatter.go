@@ -7,7 +7,10 @@
 // by MaxFileBytes).
 package roster
 
-import "github.com/abcd-dev/abcd/domain/internal/pattern"
+import (
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
+)
 
 // CapabilityScope says whether an agent may change the working tree.
 type CapabilityScope string
@@ -31,9 +34,9 @@ type FrontMatter struct {
 	Description         string          `json:"description" jsonschema:"minLength=1"`
 	PromptVersion       int             `json:"prompt_version" jsonschema:"minimum=1"`
 	ReadsUntrustedInput bool            `json:"reads_untrusted_input"`
-	CapabilityScope     CapabilityScope `json:"capability_scope" jsonschema:"enum=read-only,enum=read-write"`
+	CapabilityScope     CapabilityScope `json:"capability_scope"`
 	Tools               []string        `json:"tools"`
-	Model               string          `json:"model" jsonschema:"enum=inherit,enum=sonnet,enum=opus,enum=haiku"`
+	Model               string          `json:"model"`
 }
 
 // Agent is one parsed agent file.
@@ -85,3 +88,9 @@ func ValidName(s string) bool { return namePattern.MatchString(s) }
 // ValidTool reports whether s is a well-formed tools entry, such as Read or
 // Bash(git diff:*).
 func ValidTool(s string) bool { return toolPattern.MatchString(s) }
+
+func (CapabilityScope) SchemaEnum() contract.Rule { return contract.Enum(scopes...) }
+
+func (FrontMatter) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"model": contract.Enum(models...)}
+}

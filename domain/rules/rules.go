@@ -34,7 +34,7 @@ const (
 // .abcd/rules.json.
 type File struct {
 	// SchemaVersion is 1.
-	SchemaVersion int `json:"schema_version" jsonschema:"enum=1"`
+	SchemaVersion int `json:"schema_version"`
 	// Inject false switches injection off: no prompt is handed rules (the verbs still show them). The
 	// highest layer that sets it decides, and abcd says which file that is.
 	Inject *bool `json:"inject,omitempty"`
@@ -119,8 +119,8 @@ func Decode(file string, data []byte) (File, error) {
 	if err := dec.Decode(&f); err != nil {
 		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
 	}
-	if f.SchemaVersion != 1 {
-		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version 1 (add "schema_version": 1)`, file, f.SchemaVersion)
+	if f.SchemaVersion != FileVersion {
+		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version %d (add "schema_version": %d)`, file, f.SchemaVersion, FileVersion, FileVersion)
 	}
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", file, err)

@@ -61,7 +61,7 @@ type Receipt struct {
 	TerminalEvent  string `json:"terminal_event" jsonschema:"maxLength=200"`
 	TerminalReason string `json:"terminal_reason" jsonschema:"maxLength=200"`
 	// Outcome is completed only on the CLI's explicit, successful terminal event.
-	Outcome string `json:"outcome" jsonschema:"enum=completed,enum=failed"`
+	Outcome string `json:"outcome"`
 	// Cause is why a failed step failed ("" when it completed); Reason the fallback reason it falls
 	// under; Detail abcd's own words, scrubbed and bounded.
 	Cause  Cause  `json:"cause"`
@@ -220,4 +220,8 @@ func (r Receipt) Check() error {
 		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))
 	}
 	return nil
+}
+
+func (Receipt) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"outcome": contract.Enum(Completed, Failed)}
 }

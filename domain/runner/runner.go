@@ -9,6 +9,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // MaxRunners bounds the runners one machine configures.
@@ -125,11 +126,11 @@ func Load(s *config.Stack, providers []string) (*Machine, error) {
 			continue
 		}
 		if !oracle.ValidAgentName(agent) {
-			return nil, fault(s, base+".runner", fmt.Sprintf("agent %q is not an agent's name: name a roster agent", config.Clip(agent)))
+			return nil, fault(s, base+".runner", fmt.Sprintf("agent %q is not an agent's name: name a roster agent", text.Clip(agent)))
 		}
 		if _, ok := m.runners[name.V]; !ok {
 			return nil, fault(s, base+".runner", fmt.Sprintf("names %s, which is not a configured runner: connect it with abcd ahoy connect --runner %s, or name one of %s",
-				config.Clip(name.V), keyName(name.V), m.list()))
+				text.Clip(name.V), keyName(name.V), m.list()))
 		}
 		model, err := config.Get[string](s, base+".model")
 		if err != nil {
@@ -144,7 +145,7 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 	base := "oracle.runner." + name
 	if !provider.ValidName(name) {
 		return Runner{}, fault(s, base+".cli", fmt.Sprintf("runner name %q is not a runner's name: use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit, and not %s",
-			config.Clip(name), strings.Join(provider.Reserved(), ", ")))
+			text.Clip(name), strings.Join(provider.Reserved(), ", ")))
 	}
 	if slices.Contains(providers, name) {
 		return Runner{}, fault(s, base+".cli", fmt.Sprintf("names runner %s, which is also a provider's name (oracle.api.%s): a route's name says one route; rename one", name, name))

@@ -36,7 +36,7 @@ func renderConnect(s *IO, r app.AhoyConnectResult) string {
 	}
 	fmt.Fprintf(&b, "  key         %s\n", r.Credential)
 	fmt.Fprintf(&b, "  written to  %s\n", r.File)
-	fmt.Fprintf(&b, "next: %s\n", r.Next)
+	fmt.Fprintf(&b, "next: %s\n", r.Next.Text)
 	return b.String()
 }
 

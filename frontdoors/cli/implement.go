@@ -84,7 +84,7 @@ func renderStep(s *IO, r app.StepResult) string {
 		fmt.Fprintf(&b, "did: %s\n", d)
 	}
 	for _, n := range r.Next {
-		fmt.Fprintf(&b, "next: %s\n", n)
+		fmt.Fprintf(&b, "next: %s\n", n.Text)
 	}
 	return b.String()
 }

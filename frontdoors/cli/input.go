@@ -123,7 +123,7 @@ func verbCommandExit[R any](a *app.App, s *IO, opts *options, verb, use string, 
 		if err != nil {
 			return err
 		}
-		r := res.(R)
+		r := spelled(cmd, res.(R))
 		if err := emit(s, opts, r, func() string { return render(s, r) }); err != nil {
 			return err
 		}

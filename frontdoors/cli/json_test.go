@@ -18,45 +18,61 @@ import (
 // verbArgs is what each verb needs after its command path to produce a result. Every verb in the
 // table must appear here, so a new verb cannot dodge the checks below.
 var verbArgs = map[string][]string{
-	"status":            nil,
-	"version":           nil,
-	"schema_list":       nil,
-	"schema_show":       {"refusal"},
-	"guard_check":       {"--command", "git status"},
-	"config_show":       nil,
-	"ahoy_install":      {"--yes"},
-	"ahoy_uninstall":    nil,
-	"ahoy_connect":      {"local", "--base-url", "http://127.0.0.1:11434/v1", "--model", "qwen2.5:7b", "--tier", "local=qwen2.5:7b"},
-	"ahoy_disconnect":   {"local"},
-	"lint":              nil,
-	"intent_new":        {"A new intent"},
-	"intent_list":       nil,
-	"intent_show":       {"draft-intent"},
-	"intent_ready":      {"draft-intent"},
-	"intent_plan":       {"draft-intent"},
-	"intent_ship":       {"planned-intent"},
-	"spec_new":          {"--intent", "planned-intent", "Another spec"},
-	"spec_list":         nil,
-	"spec_show":         {"open-spec"},
-	"spec_close":        {"open-spec"},
-	"capture":           {"It flickers on resize", "--related", "draft-intent"},
-	"issue_list":        nil,
-	"issue_show":        {"noticed-issue"},
-	"issue_close":       {"noticed-issue", "--why", "fixed"},
-	"decision_new":      {"Another decision", "--supersedes", "a-decision"},
-	"decision_list":     nil,
-	"decision_show":     {"a-decision"},
-	"implement_start":   {"open-spec", "--again"},
-	"implement_abandon": nil,
-	"implement_step":    nil,
-	"implement_receipt": {seedReceiptPath()},
-	"implement_status":  nil,
-	"implement_record":  nil,
-	"review":            nil,
-	"intent_audit":      {"draft-intent"},
-	"rules":             {"committing"},
-	"rules_show":        {"committing", "--prompt", "commit it"},
-	"rules_match":       {"--prompt", "commit and git push --force"},
+	"status":             nil,
+	"version":            nil,
+	"schema_list":        nil,
+	"schema_show":        {"refusal"},
+	"guard_check":        {"--command", "git status"},
+	"config_show":        nil,
+	"ahoy_install":       {"--yes"},
+	"ahoy_uninstall":     nil,
+	"ahoy_connect":       {"local", "--base-url", "http://127.0.0.1:11434/v1", "--model", "qwen2.5:7b", "--tier", "local=qwen2.5:7b"},
+	"ahoy_disconnect":    {"local"},
+	"lint":               nil,
+	"intent_new":         {"A new intent"},
+	"intent_list":        nil,
+	"intent_show":        {"draft-intent"},
+	"intent_ready":       {"draft-intent"},
+	"intent_plan":        {"draft-intent"},
+	"intent_ship":        {"planned-intent"},
+	"spec_new":           {"--intent", "planned-intent", "Another spec"},
+	"spec_list":          nil,
+	"spec_show":          {"open-spec"},
+	"spec_close":         {"open-spec"},
+	"capture":            {"It flickers on resize", "--related", "draft-intent"},
+	"issue_list":         nil,
+	"issue_show":         {"noticed-issue"},
+	"issue_close":        {"noticed-issue", "--why", "fixed"},
+	"decision_new":       {"Another decision", "--supersedes", "a-decision"},
+	"decision_list":      nil,
+	"decision_show":      {"a-decision"},
+	"implement_start":    {"open-spec", "--again"},
+	"implement_abandon":  nil,
+	"implement_step":     nil,
+	"implement_receipt":  {seedReceiptPath()},
+	"implement_status":   nil,
+	"implement_record":   nil,
+	"review":             nil,
+	"intent_audit":       {"draft-intent"},
+	"record_finish_move": {seedIssueID},
+	"record_renumber":    {seedTwinPath},
+	"rules":              {"committing"},
+	"rules_show":         {"committing", "--prompt", "commit it"},
+	"rules_match":        {"--prompt", "commit and git push --force"},
+}
+
+// verbSeeds add to the seeded record what a verb mends and no other verb should meet (lint would
+// count it): an issue a move left in two folders, a second issue carrying another's id.
+var verbSeeds = map[string]func(r *fake.Records){
+	"record_finish_move": seedMovedTwice,
+	"record_renumber":    seedTwin,
+}
+
+func seeded(name string, a *app.App) *app.App {
+	if seed, ok := verbSeeds[name]; ok {
+		seed(a.Records.(*fake.Records))
+	}
+	return a
 }
 
 // emptyApp is the core over fakes that hold as little as they may: zero facts with a nil Records
@@ -119,8 +135,8 @@ func TestJSONResultsHaveNoNull(t *testing.T) {
 		args := append(append([]string{}, v.Path...), extra...)
 		args = append(args, "--json")
 		for name, a := range map[string]*app.App{
-			"full":  newApp(factsInitialized),
-			"empty": emptyApp(),
+			"full":  seeded(v.Name, newApp(factsInitialized)),
+			"empty": seeded(v.Name, emptyApp()),
 		} {
 			t.Run(v.Name+"/"+name, func(t *testing.T) {
 				assert.Check(t, paths[v.Name] != "", "verb %q has no command", v.Name)
@@ -150,7 +166,7 @@ func TestJSONResultsDecodeStrictly(t *testing.T) {
 	for _, v := range app.Table() {
 		t.Run(v.Name, func(t *testing.T) {
 			args := append(append(append([]string{}, v.Path...), verbArgs[v.Name]...), "--json")
-			res := run(t, newApp(factsInitialized), args...)
+			res := run(t, seeded(v.Name, newApp(factsInitialized)), args...)
 			assert.Equal(t, res.code, 0, "stderr: %s", res.stderr)
 			decodeOne(t, res.stdout, reflect.New(v.ResultType()).Interface())
 		})

@@ -51,20 +51,22 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "decision_show", "show REF", renderRecordShow, arg("ref")),
 	)
 
-	lint := verbCommandExit(a, s, opts, "lint", "lint", func(_ *IO, r app.LintResult) string { return renderLint(r) },
+	lint := verbCommandExit(a, s, opts, "lint", "lint [--changed REV | --staged]", func(_ *IO, r app.LintResult) string { return renderLint(r) },
 		func(r app.LintResult) error {
 			if r.Errors > 0 {
 				return exitCode(1)
 			}
 			return nil
-		})
-	return []*cobra.Command{intent, spec, capture, issue, decision, lint}
+		},
+		textFlag("changed", "check only the record files that differ from this commit (with files git does not track yet): for CI, e.g. --changed origin/main"),
+		boolFlag("staged", "", "check only the record files staged for the next commit: for a pre-commit or pre-merge-commit hook"))
+	return []*cobra.Command{intent, spec, capture, issue, decision, lint, recordGroup(a, s, opts)}
 }
 
 func lifecycleFlag() field { return textFlag("lifecycle", "only this lifecycle folder") }
 
 func renderCreated(s *IO, r app.RecordCreated) string {
-	return fmt.Sprintf("%s %s %q\n  %s\nnext: %s\n", s.bold("created"), r.Record.ID, r.Record.Title, r.Record.Path, r.Next)
+	return fmt.Sprintf("%s %s %q\n  %s\nnext: %s\n", s.bold("created"), r.Record.ID, r.Record.Title, r.Record.Path, r.Next.Text)
 }
 
 func renderList(s *IO, r app.RecordListResult) string {
@@ -154,7 +156,7 @@ func renderReady(s *IO, r app.IntentReadyResult) string {
 }
 
 func renderPlan(s *IO, r app.IntentPlanResult) string {
-	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\nnext: %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path, r.Next)
+	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\nnext: %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path, r.Next.Text)
 }
 
 func renderMove(s *IO, r app.MoveResult) string {
@@ -170,5 +172,36 @@ func renderLint(r app.LintResult) string {
 		}
 	}
 	fmt.Fprintf(&b, "%s checked: %s, %s\n", text.Count(r.Checked, "record", "records"), text.Count(r.Errors, "error", "errors"), text.Count(r.Warnings, "warning", "warnings"))
+	return b.String()
+}
+
+// recordGroup holds the verbs that mend the record as a whole after a team's merges.
+func recordGroup(a *app.App, s *IO, opts *options) *cobra.Command {
+	g := group("record", "Mend the record after branches merged: a move to finish, an id to renumber")
+	g.AddCommand(
+		verbCommand(a, s, opts, "record_finish_move", "finish-move ID", renderFinishMove, arg("ref")),
+		verbCommand(a, s, opts, "record_renumber", "renumber FILE", renderRenumber, arg("file")),
+	)
+	return g
+}
+
+func renderFinishMove(s *IO, r app.RecordFinishMoveResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s is %s\n  kept %s\n", s.bold("finished the move:"), r.Record.ID, r.Record.Lifecycle, r.Record.Path)
+	for _, p := range r.Removed {
+		fmt.Fprintf(&b, "  removed %s\n", p)
+	}
+	return b.String()
+}
+
+func renderRenumber(s *IO, r app.RecordRenumberResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s is now %s\n  %s -> %s\n", s.bold("renumbered"), r.OldID, r.Record.ID, r.From, r.Record.Path)
+	for _, p := range r.Rewritten {
+		fmt.Fprintf(&b, "  rewrote its id in %s\n", p)
+	}
+	for _, p := range r.Unsure {
+		fmt.Fprintf(&b, "  check %s: it names %s, and git cannot tell which of the two records it means\n", p, r.OldID)
+	}
 	return b.String()
 }

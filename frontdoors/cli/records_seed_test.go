@@ -66,6 +66,22 @@ func seededRecords() *fake.Records {
 	return r
 }
 
+// seedTwinPath is a second issue carrying the seeded issue's id (seedTwin).
+const seedTwinPath = ".abcd/work/issues/open/" + seedIssueID + "-twin-issue.md"
+
+// seedMovedTwice leaves the seeded issue in both of its folders, as a close whose move a branch
+// switch undid half of.
+func seedMovedTwice(r *fake.Records) {
+	open := ".abcd/work/issues/open/" + record.FileName(seedIssueID, "noticed-issue")
+	closed, _ := record.SetLifecycle(r.Files[open], "closed")
+	r.Files[".abcd/work/issues/closed/"+record.FileName(seedIssueID, "noticed-issue")] = closed
+}
+
+// seedTwin adds a second issue that carries the seeded issue's id, as two clones can make.
+func seedTwin(r *fake.Records) {
+	r.Files[seedTwinPath] = record.RenderIssue(record.NewIssue(seedIssueID, "Twin issue", "Another thing.", "minor", "test", nil, testNow))
+}
+
 const (
 	seedBase    = "1111111111111111111111111111111111111111"
 	seedFeature = "2222222222222222222222222222222222222222"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
@@ -30,7 +31,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), a, s, opts)
+			return runStatus(cmd, a, s, opts)
 		},
 	}
 	root.SetIn(s.In)
@@ -47,6 +48,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(newMCPCmd(a, s))
 	root.AddCommand(newGuardCmd(a, s, opts))
 	root.AddCommand(newRulesCmd(a, s, opts))
+	root.AddCommand(newMergeDriverCmd(a, s))
 	addProviderCommands(root, a, s, opts)
 	root.SetHelpCommand(helpCommand(root))
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -189,6 +191,10 @@ func command(name, use string) *cobra.Command {
 		Args:        noArgs,
 	}
 }
+
+// spelled is a result with its next steps spelled as this command line does, from the commands'
+// own declarations.
+func spelled[R any](cmd *cobra.Command, r R) R { return hint.Spell(r, newSpelling(cmd.Root())) }
 
 // emit prints a result: its JSON under --json, or the text rendering.
 func emit(s *IO, opts *options, result any, text func() string) error {

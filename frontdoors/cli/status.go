@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -16,12 +15,12 @@ func newStatusCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return verbCommand(a, s, opts, "status", "status", renderStatus)
 }
 
-func runStatus(ctx context.Context, a *app.App, s *IO, opts *options) error {
-	res, err := a.Call(ctx, "status", map[string]any{})
+func runStatus(cmd *cobra.Command, a *app.App, s *IO, opts *options) error {
+	res, err := a.Call(cmd.Context(), "status", map[string]any{})
 	if err != nil {
 		return err
 	}
-	st := res.(app.StatusResult)
+	st := spelled(cmd, res.(app.StatusResult))
 	return emit(s, opts, st, func() string { return renderStatus(s, st) })
 }
 
@@ -60,7 +59,7 @@ func renderStatus(s *IO, st app.StatusResult) string {
 	if len(st.Next) > 0 {
 		fmt.Fprintf(&b, "%s\n", s.bold("next:"))
 		for _, n := range st.Next {
-			fmt.Fprintf(&b, "  %s\n      %s\n", n.Command, n.Why)
+			fmt.Fprintf(&b, "  %s\n      %s\n", n.Text, n.Why)
 		}
 	}
 	return b.String()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -97,7 +98,8 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	if err != nil {
 		return s.refusalBytes(err), true
 	}
-	data, err := app.Encode(result)
+	// Its next steps are spelled in MCP's terms: the tool to call and its arguments.
+	data, err := app.Encode(hint.Spell(result, Spelling))
 	if err != nil {
 		return s.refusalBytes(fmt.Errorf("encoding the %s result: %w", v.Name, err)), true
 	}
@@ -140,8 +142,9 @@ func (s *Server) refusalBytes(err error) []byte {
 	return bytes.TrimSuffix(data, []byte("\n"))
 }
 
-// Spelling spells a refusal's door-neutral parts in MCP's terms: an invocation as the tool to call
-// with its arguments, a field as the tool's argument, the thing refused as the call.
+// Spelling spells the door-neutral parts of a refusal or a next step in MCP's terms: an invocation
+// as the tool to call with its arguments, a field as the tool's argument, the thing refused as the
+// call.
 var Spelling refusal.Renderer = mcpSpelling{}
 
 type mcpSpelling struct{}

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
@@ -83,7 +84,7 @@ func TestCallReturnsTheVerbsDocument(t *testing.T) {
 				assert.Check(t, len(got) > 0)
 				continue
 			}
-			want, err := app.Encode(res)
+			want, err := app.Encode(hint.Spell(res, Spelling))
 			assert.NilError(t, err)
 			tr := decodeToolResult(t, r)
 			assert.Check(t, !tr.IsError, r.line)

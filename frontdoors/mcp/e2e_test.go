@@ -678,6 +678,9 @@ func TestParity(t *testing.T) {
 							// spelled in each door's own terms (a command line, a tool and its
 							// arguments), so they are held to that instead of to each other.
 							gotDoc, wantDoc = doorNeutral(t, gotDoc, "mcp"), doorNeutral(t, wantDoc, "cli")
+						} else if !got.isError {
+							// So is a result's next step: its data is the same, its text the door's.
+							gotDoc, wantDoc = nextNeutral(t, gotDoc, "mcp"), nextNeutral(t, wantDoc, "cli")
 						}
 						assert.Check(t, gotDoc == wantDoc, "%s sample %d in %s (modern %v):\n  mcp: %s\n  cli: %s\n  args: %q",
 							v.Name, i, state, modern, got.doc, want, args)
@@ -719,18 +722,56 @@ func doorNeutral(t *testing.T, doc, door string) string {
 	assert.NilError(t, json.Unmarshal([]byte(doc), &m))
 	for _, field := range []string{"what", "remedy"} {
 		text, _ := m[field].(string)
-		if door == "mcp" {
-			assert.Check(t, !strings.Contains(text, "`abcd") && !strings.Contains(text, " --") && !strings.HasPrefix(text, "abcd "),
-				"an MCP refusal's %s speaks the command line's language: %q", field, text)
-		} else {
-			assert.Check(t, !strings.Contains(text, "call ") && !strings.Contains(text, "tools/call"),
-				"a CLI refusal's %s speaks MCP's language: %q", field, text)
-		}
+		checkDoorLanguage(t, "a refusal's "+field, text, door)
 		delete(m, field)
 	}
 	out, err := json.Marshal(m)
 	assert.NilError(t, err)
 	return string(out)
+}
+
+// nextNeutral drops the door-spelled text of every next step in a result (a "next" member, or the
+// items of one) after checking it speaks the door's language, as doorNeutral does for a refusal.
+func nextNeutral(t *testing.T, doc, door string) string {
+	t.Helper()
+	var tree any
+	dec := json.NewDecoder(strings.NewReader(doc))
+	dec.UseNumber()
+	assert.NilError(t, dec.Decode(&tree))
+	var walk func(v any, underNext bool)
+	walk = func(v any, underNext bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			if text, ok := x["text"].(string); ok && underNext {
+				checkDoorLanguage(t, "a next step's text", text, door)
+				delete(x, "text")
+			}
+			for k, child := range x {
+				walk(child, k == "next")
+			}
+		case []any:
+			for _, child := range x {
+				walk(child, underNext)
+			}
+		}
+	}
+	walk(tree, false)
+	out, err := json.Marshal(tree)
+	assert.NilError(t, err)
+	return string(out)
+}
+
+// checkDoorLanguage holds text spelled for a door to its language: over MCP no command line or
+// flag, on the command line no tool call.
+func checkDoorLanguage(t *testing.T, what, text, door string) {
+	t.Helper()
+	if door == "mcp" {
+		assert.Check(t, !strings.Contains(text, "`abcd") && !strings.Contains(text, " --") && !strings.HasPrefix(text, "abcd "),
+			"over MCP, %s speaks the command line's language: %q", what, text)
+	} else {
+		assert.Check(t, !strings.Contains(text, "call ") && !strings.Contains(text, "tools/call"),
+			"on the command line, %s speaks MCP's language: %q", what, text)
+	}
 }
 
 func isRefusal(doc string) bool {

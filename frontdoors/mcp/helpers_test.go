@@ -63,6 +63,7 @@ func testApp(t testing.TB) *app.App {
 			MachineRouting: ports.ConfigFile{Path: "/home/ada/.abcd/oracle-routing.json"},
 		}},
 		Roster:   fake.Roster{},
+		Git:      fake.NewGit("c0"),
 		Setup:    fake.NewSetup("/work/repo", "/home/ada/.abcd"),
 		Prompter: &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}},
 		Diag:     &fake.Diag{},

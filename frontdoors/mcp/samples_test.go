@@ -24,6 +24,8 @@ var explicitSamples = map[string][]string{
 	"intent_audit": {`{"intent":"first","base":"HEAD~1"}`},
 	// The loop state has a run of the spec under way: a second one is started only on purpose.
 	"implement_start": {`{"spec":"first","again":true}`},
+	// A record file's path, the shape lint names: here one no record has, refused as missing.
+	"record_renumber": {`{"file":".abcd/work/issues/open/iss-2611300000000009-none.md"}`},
 }
 
 // refSamples are slug fragments of the records the end-to-end repositories hold: an intent

@@ -34,9 +34,9 @@ type AhoyInstallResult struct {
 
 // AhoyStep is one consent category's outcome.
 type AhoyStep struct {
-	Category string   `json:"category" jsonschema:"enum=record,enum=local-work,enum=oracle-routing-machine,enum=oracle-routing-repository"`
+	Category string   `json:"category"`
 	Required bool     `json:"required"`
-	Status   string   `json:"status" jsonschema:"enum=created,enum=present,enum=skipped,enum=declined"`
+	Status   string   `json:"status"`
 	Paths    []string `json:"paths"`
 }
 
@@ -103,132 +103,189 @@ func ahoyInstall(ctx context.Context, a *App, in *AhoyInstallInput) (AhoyInstall
 			"nobody can answer its questions here (stdin is not a terminal)",
 			refusal.Run("ahoy_install", refusal.With("yes", true)), " to accept the required steps and skip the optional ones, or run it where a person can answer").On("ahoy_install", "")
 	}
-	res := AhoyInstallResult{Root: root, Steps: []AhoyStep{}, OptionalSkipped: []string{}, Written: []string{}}
-
 	// What is already there decides what is asked; everything is asked before anything is written.
-	recordMissing, err := a.anyMissing(append(recordDirs(), repoConfigRel)...)
-	if err != nil {
-		return res, err
+	st := &installation{a: a, yes: in.Yes, res: AhoyInstallResult{Root: root, Steps: []AhoyStep{}, OptionalSkipped: []string{}, Written: []string{}}}
+	if err := st.look(ctx); err != nil {
+		return st.res, err
 	}
-	localMissing, err := a.anyMissing(gitignoreRel)
-	if err != nil {
-		return res, err
+	if err := st.askRequired(ctx, root); err != nil {
+		return st.res, err
 	}
-	machineHas, err := a.Setup.MachineExists(machineRouting)
-	if err != nil {
-		return res, err
+	if err := st.askRouting(ctx); err != nil {
+		return st.res, err
 	}
-	repoHas, err := a.Setup.Exists(repoRoutingRel)
-	if err != nil {
-		return res, err
-	}
-
-	ask := func(q string) (bool, error) {
-		if in.Yes {
-			return true, nil
-		}
-		return a.Prompter.Confirm(ctx, q)
-	}
-	if recordMissing {
-		ok, err := ask(fmt.Sprintf("Create abcd's record folders and %s in %s?", repoConfigRel, root))
-		if err != nil {
-			return res, err
-		}
-		if !ok {
-			return res, declinedRequired("record")
-		}
-	}
-	if localMissing {
-		ok, err := ask(fmt.Sprintf("Keep abcd's local run state (%s/) out of git with %s?", layout.Local, gitignoreRel))
-		if err != nil {
-			return res, err
-		}
-		if !ok {
-			return res, declinedRequired("local-work")
-		}
-	}
-	machineStatus, repoStatus := "present", "present"
-	if !machineHas {
-		machineStatus = "skipped"
-		if !in.Yes {
-			a.Prompter.Show("abcd proposes a model tier and a fan-out bound for each agent it dispatches:\n" + ProposalTable())
-			ok, err := a.Prompter.Confirm(ctx, fmt.Sprintf("Accept this routing table for your machine (%s)?", a.Setup.MachinePath(machineRouting)))
-			if err != nil {
-				return res, err
-			}
-			machineStatus = map[bool]string{true: "created", false: "declined"}[ok]
-		}
-	}
-	if !repoHas {
-		repoStatus = "skipped"
-		if !in.Yes {
-			ok, err := a.Prompter.Confirm(ctx, fmt.Sprintf("Also commit it for everyone working in this repository (%s)?", repoRoutingRel))
-			if err != nil {
-				return res, err
-			}
-			repoStatus = map[bool]string{true: "created", false: "declined"}[ok]
-		}
-	}
-
 	// Writes, in the categories' order.
+	for _, write := range []func(context.Context) (AhoyStep, error){st.writeRecord, st.writeLocal, st.writeMachineRouting, st.writeRepoRouting} {
+		step, err := write(ctx)
+		if err != nil {
+			return st.res, err
+		}
+		if step.Status == "skipped" {
+			st.res.OptionalSkipped = append(st.res.OptionalSkipped, step.Category)
+		}
+		st.res.Steps = append(st.res.Steps, step)
+	}
+	return st.res, nil
+}
+
+// installation is one ahoy install: what it found, what the person answered, and what it did.
+type installation struct {
+	a   *App
+	yes bool
+	res AhoyInstallResult
+
+	recordMissing, localMissing, driverMissing bool
+	machineHas, repoHas                        bool
+	machineStatus, repoStatus                  string
+}
+
+// look finds what is already set up.
+func (st *installation) look(ctx context.Context) error {
+	a := st.a
+	var err error
+	if st.recordMissing, err = a.anyMissing(append(recordDirs(), repoConfigRel)...); err != nil {
+		return err
+	}
+	if st.localMissing, err = a.anyMissing(gitignoreRel); err != nil {
+		return err
+	}
+	if st.driverMissing, err = a.mergeDriverMissing(ctx); err != nil {
+		return err
+	}
+	if st.machineHas, err = a.Setup.MachineExists(machineRouting); err != nil {
+		return err
+	}
+	st.repoHas, err = a.Setup.Exists(repoRoutingRel)
+	return err
+}
+
+func (st *installation) ask(ctx context.Context, q string) (bool, error) {
+	if st.yes {
+		return true, nil
+	}
+	return st.a.Prompter.Confirm(ctx, q)
+}
+
+// askRequired asks each required step that is missing; a no refuses the whole install.
+func (st *installation) askRequired(ctx context.Context, root string) error {
+	// The merge driver belongs to the record: asked with it, or alone in a clone that has the record
+	// but not yet the driver (a collaborator's).
+	driver := fmt.Sprintf("abcd's merge driver, so two branches' records merge like code (lines in %s, committed, and merge.%s in this clone's git config)", gitattributesRel, MergeDriverName)
+	questions := []struct {
+		missing  bool
+		q        string
+		category string
+	}{
+		{st.recordMissing, fmt.Sprintf("Create abcd's record folders and %s in %s, with %s?", repoConfigRel, root, driver), "record"},
+		{!st.recordMissing && st.driverMissing, fmt.Sprintf("Merge the record's files with %s?", driver), "record"},
+		{st.localMissing, fmt.Sprintf("Keep abcd's local run state (%s/) out of git with %s?", layout.Local, gitignoreRel), "local-work"},
+	}
+	for _, q := range questions {
+		if !q.missing {
+			continue
+		}
+		ok, err := st.ask(ctx, q.q)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return declinedRequired(q.category)
+		}
+	}
+	return nil
+}
+
+// askRouting offers the routing tables that are missing; --yes skips both.
+func (st *installation) askRouting(ctx context.Context) error {
+	a := st.a
+	st.machineStatus, st.repoStatus = "present", "present"
+	answer := func(has bool, show func(), q string) (string, error) {
+		if has {
+			return "present", nil
+		}
+		if st.yes {
+			return "skipped", nil
+		}
+		show()
+		ok, err := a.Prompter.Confirm(ctx, q)
+		return map[bool]string{true: "created", false: "declined"}[ok], err
+	}
+	var err error
+	st.machineStatus, err = answer(st.machineHas, func() {
+		a.Prompter.Show("abcd proposes a model tier and a fan-out bound for each agent it dispatches:\n" + ProposalTable())
+	}, fmt.Sprintf("Accept this routing table for your machine (%s)?", a.Setup.MachinePath(machineRouting)))
+	if err != nil {
+		return err
+	}
+	st.repoStatus, err = answer(st.repoHas, func() {}, fmt.Sprintf("Also commit it for everyone working in this repository (%s)?", repoRoutingRel))
+	return err
+}
+
+// writeRecord lays down the record's folders, its config and its merge driver.
+func (st *installation) writeRecord(ctx context.Context) (AhoyStep, error) {
 	step := AhoyStep{Category: "record", Required: true, Status: "present", Paths: []string{}}
 	for _, d := range recordDirs() {
-		created, err := a.Setup.MkdirAll(d)
+		created, err := st.a.Setup.MkdirAll(d)
 		if err != nil {
-			return res, err
+			return step, err
 		}
 		if created {
-			step.Status, step.Paths, res.Written = "created", append(step.Paths, d+"/"), append(res.Written, d+"/")
+			st.wrote(&step, d+"/")
 		}
 	}
-	if err := a.create(&step, &res, repoConfigRel, repoConfigContent()); err != nil {
-		return res, err
+	if err := st.a.create(&step, &st.res, repoConfigRel, repoConfigContent()); err != nil {
+		return step, err
 	}
-	res.Steps = append(res.Steps, step)
+	return step, st.writeMergeDriver(ctx, &step)
+}
 
-	step = AhoyStep{Category: "local-work", Required: true, Status: "present", Paths: []string{}}
-	if err := a.create(&step, &res, gitignoreRel, []byte(gitignoreContent)); err != nil {
-		return res, err
-	}
-	res.Steps = append(res.Steps, step)
+func (st *installation) writeLocal(context.Context) (AhoyStep, error) {
+	step := AhoyStep{Category: "local-work", Required: true, Status: "present", Paths: []string{}}
+	return step, st.a.create(&step, &st.res, gitignoreRel, []byte(gitignoreContent))
+}
 
-	step = AhoyStep{Category: "oracle-routing-machine", Status: machineStatus, Paths: []string{a.Setup.MachinePath(machineRouting)}}
-	if machineStatus == "created" {
-		created, err := a.Setup.CreateMachineFile(machineRouting, proposalFile())
-		if err != nil {
-			return res, err
-		}
-		if created {
-			res.Written = append(res.Written, a.Setup.MachinePath(machineRouting))
-		} else {
-			step.Status = "present"
-		}
+func (st *installation) writeMachineRouting(context.Context) (AhoyStep, error) {
+	a := st.a
+	step := AhoyStep{Category: "oracle-routing-machine", Status: st.machineStatus, Paths: []string{a.Setup.MachinePath(machineRouting)}}
+	if st.machineStatus != "created" {
+		return step, nil
 	}
-	if machineStatus == "skipped" {
-		res.OptionalSkipped = append(res.OptionalSkipped, "oracle-routing-machine")
+	created, err := a.Setup.CreateMachineFile(machineRouting, proposalFile())
+	if err != nil {
+		return step, err
 	}
-	res.Steps = append(res.Steps, step)
+	if created {
+		st.res.Written = append(st.res.Written, a.Setup.MachinePath(machineRouting))
+	} else {
+		step.Status = "present"
+	}
+	return step, nil
+}
 
-	step = AhoyStep{Category: "oracle-routing-repository", Status: repoStatus, Paths: []string{repoRoutingRel}}
-	if repoStatus == "created" {
-		if _, err := a.Setup.MkdirAll(repoRoutingDir); err != nil {
-			return res, err
-		}
-		created, err := a.Setup.CreateFile(repoRoutingRel, proposalFile())
-		if err != nil {
-			return res, err
-		}
-		if created {
-			res.Written = append(res.Written, repoRoutingRel)
-		} else {
-			step.Status = "present"
-		}
+func (st *installation) writeRepoRouting(context.Context) (AhoyStep, error) {
+	a := st.a
+	step := AhoyStep{Category: "oracle-routing-repository", Status: st.repoStatus, Paths: []string{repoRoutingRel}}
+	if st.repoStatus != "created" {
+		return step, nil
 	}
-	if repoStatus == "skipped" {
-		res.OptionalSkipped = append(res.OptionalSkipped, "oracle-routing-repository")
+	if _, err := a.Setup.MkdirAll(repoRoutingDir); err != nil {
+		return step, err
 	}
-	res.Steps = append(res.Steps, step)
-	return res, nil
+	created, err := a.Setup.CreateFile(repoRoutingRel, proposalFile())
+	if err != nil {
+		return step, err
+	}
+	if created {
+		st.res.Written = append(st.res.Written, repoRoutingRel)
+	} else {
+		step.Status = "present"
+	}
+	return step, nil
+}
+
+// wrote notes a path a step created.
+func (st *installation) wrote(step *AhoyStep, p string) {
+	step.Status, step.Paths, st.res.Written = "created", append(step.Paths, p), append(st.res.Written, p)
 }
 
 func (a *App) anyMissing(rels ...string) (bool, error) {
@@ -322,6 +379,9 @@ func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUnin
 	}
 	if ok, _ := a.Setup.MachineExists(machineRouting); ok {
 		res.Kept = append(res.Kept, a.Setup.MachinePath(machineRouting))
+	}
+	if err := a.removeMergeDriver(ctx, &res); err != nil {
+		return res, err
 	}
 	if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err == nil && ok {
 		res.Removed = append(res.Removed, abcdDir+"/")

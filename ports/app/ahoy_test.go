@@ -45,7 +45,22 @@ func (p *ahoyLog) Confirm(ctx context.Context, q string) (bool, error) {
 
 func ahoyApp(s *fake.Setup, p *fake.Prompter) (*App, *ahoyLog) {
 	log := &ahoyLog{Prompter: p}
-	return &App{Setup: s, Prompter: log}, log
+	a := bareApp(s)
+	a.Prompter = log
+	return a, log
+}
+
+// ahoyGits keeps each fake repository's git config across the apps a test makes over it.
+var ahoyGits = map[*fake.Setup]*fake.Git{}
+
+// bareApp is an App over s with no prompter: its git (config) and how git runs abcd again.
+func bareApp(s *fake.Setup) *App {
+	g, ok := ahoyGits[s]
+	if !ok {
+		g = fake.NewGit("c0")
+		ahoyGits[s] = g
+	}
+	return &App{Setup: s, Git: g, Self: func() string { return "abcd" }}
 }
 
 func install(t *testing.T, a *App, yes bool) (AhoyInstallResult, error) {
@@ -71,10 +86,14 @@ type setupState struct {
 	Dirs    map[string]bool
 	Files   map[string]string
 	Machine map[string]string
+	Git     map[string]string
 }
 
 func stateOf(s *fake.Setup) setupState {
-	st := setupState{Dirs: maps.Clone(s.Dirs), Files: map[string]string{}, Machine: map[string]string{}}
+	st := setupState{Dirs: maps.Clone(s.Dirs), Files: map[string]string{}, Machine: map[string]string{}, Git: map[string]string{}}
+	if g := ahoyGits[s]; g != nil {
+		maps.Copy(st.Git, g.Config)
+	}
 	for k, v := range s.Files {
 		st.Files[k] = string(v)
 	}
@@ -182,6 +201,8 @@ func TestAhoyInstallYesLaysDownTheRequiredStepsOnly(t *testing.T) {
 	assert.Check(t, !res.Steps[2].Required && !res.Steps[3].Required)
 	assert.Check(t, is.Contains(res.Written, ".abcd/config.json"))
 	assert.Check(t, is.Contains(res.Written, ".abcd/.gitignore"))
+	assert.Check(t, is.Contains(res.Written, ".gitattributes"))
+	assert.Check(t, is.Contains(res.Steps[0].Paths, "git config merge.abcd.driver"), "the merge driver is part of the record's step: %v", res.Steps[0].Paths)
 	for _, w := range res.Written {
 		assert.Check(t, !strings.Contains(w, "oracle-routing"), "written: %v", res.Written)
 	}
@@ -198,6 +219,7 @@ func TestAhoyInstallAsksInOrderAndShowsTheProposalFirst(t *testing.T) {
 
 	assert.Assert(t, is.Len(p.Questions, 4), "questions: %v", p.Questions)
 	assert.Check(t, is.Contains(p.Questions[0], ".abcd/config.json"), "first the record: %q", p.Questions[0])
+	assert.Check(t, is.Contains(p.Questions[0], "merge driver"), "the record's question names its merge driver: %q", p.Questions[0])
 	assert.Check(t, is.Contains(p.Questions[1], ".abcd/.gitignore"), "then local work: %q", p.Questions[1])
 	assert.Check(t, is.Contains(p.Questions[2], ahoyMachineRouting), "then the machine table: %q", p.Questions[2])
 	assert.Check(t, is.Contains(p.Questions[3], ahoyRepoRouting), "then the repository table: %q", p.Questions[3])
@@ -364,13 +386,13 @@ func TestAhoyInstallNonInteractiveWithoutYesIsRefused(t *testing.T) {
 	})
 	t.Run("no prompter at all", func(t *testing.T) {
 		s := fake.NewSetup(ahoyRoot, ahoyHome)
-		_, err := install(t, &App{Setup: s}, false)
+		_, err := install(t, bareApp(s), false)
 		assertRefusal(t, err, "consent_needed")
 		assert.DeepEqual(t, stateOf(s), empty)
 	})
 	t.Run("--yes needs no prompter", func(t *testing.T) {
 		s := fake.NewSetup(ahoyRoot, ahoyHome)
-		_, err := install(t, &App{Setup: s}, true)
+		_, err := install(t, bareApp(s), true)
 		assert.NilError(t, err)
 		assert.Check(t, s.Dirs[".abcd"])
 	})
@@ -392,7 +414,7 @@ func TestAhoyOutsideGitIsRefused(t *testing.T) {
 	}
 	s := fake.NewSetup("/work/scratch", ahoyHome)
 	s.NotGit = true
-	_, err := uninstall(t, &App{Setup: s})
+	_, err := uninstall(t, bareApp(s))
 	assertRefusal(t, err, "not_a_repository")
 }
 
@@ -412,7 +434,7 @@ func TestAhoyUninstallRemovesWhatInstallAddedAndKeepsThePersons(t *testing.T) {
 	routingMachine := string(s.Machine["oracle-routing.json"])
 	config := string(s.Files[".abcd/config.json"])
 
-	res, err := uninstall(t, &App{Setup: s})
+	res, err := uninstall(t, bareApp(s))
 	assert.NilError(t, err)
 	assert.Equal(t, res.Root, ahoyRoot)
 
@@ -438,7 +460,7 @@ func TestAhoyUninstallRemovesWhatInstallAddedAndKeepsThePersons(t *testing.T) {
 	assert.Check(t, s.Dirs[".abcd"], ".abcd/ removed while it holds the config")
 
 	// Uninstall again: nothing more to remove, the person's files still kept.
-	res, err = uninstall(t, &App{Setup: s})
+	res, err = uninstall(t, bareApp(s))
 	assert.NilError(t, err)
 	assert.DeepEqual(t, res.Removed, []string{})
 	assert.Check(t, is.Contains(res.Kept, ".abcd/config.json"))
@@ -451,7 +473,7 @@ func TestAhoyUninstallKeepsAnEditedGitignoreAndRecords(t *testing.T) {
 	const issue = ".abcd/work/issues/open/iss-0001-keep-me.md"
 	s.Files[issue] = []byte("---\nid: iss-0001\n---\n")
 
-	res, err := uninstall(t, &App{Setup: s})
+	res, err := uninstall(t, bareApp(s))
 	assert.NilError(t, err)
 
 	assert.Equal(t, string(s.Files[".abcd/.gitignore"]), edited, "an edited .gitignore was touched")

@@ -56,7 +56,7 @@ func TestNewInputIsAFreshPointer(t *testing.T) {
 	in, ok := v.NewInput().(*SchemaShowInput)
 	assert.Assert(t, ok)
 	in.Name = "x"
-	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, contract.SchemaName(""))
+	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, SchemaName(""))
 }
 
 func TestStatusOf(t *testing.T) {
@@ -68,8 +68,8 @@ func TestStatusOf(t *testing.T) {
 		present bool
 		next    []string
 	}{
-		{"outside git", ports.RepoFacts{Root: "/x"}, 0, false, []string{"git init"}},
-		{"git, no .abcd", ports.RepoFacts{Root: "/x", Git: true}, 0, false, []string{"abcd ahoy install"}},
+		{"outside git", ports.RepoFacts{Root: "/x"}, 0, false, []string{"run `git init`"}},
+		{"git, no .abcd", ports.RepoFacts{Root: "/x", Git: true}, 0, false, []string{"run ahoy_install"}},
 		{"initialized, empty", ports.RepoFacts{Root: "/x", Git: true, Initialized: true}, 0, false, []string{}},
 		{"initialized with records", ports.RepoFacts{Root: "/x", Git: true, Initialized: true,
 			Records: counts(map[string]int{".abcd/development/intents/drafts": 2, ".abcd/work/issues/closed": 1})}, 3, true, []string{}},
@@ -83,7 +83,7 @@ func TestStatusOf(t *testing.T) {
 			assert.Equal(t, len(st.Config), 4)
 			cmds := []string{}
 			for _, n := range st.Next {
-				cmds = append(cmds, n.Command)
+				cmds = append(cmds, n.String())
 				assert.Assert(t, n.Why != "")
 			}
 			assert.DeepEqual(t, cmds, c.next)

@@ -30,7 +30,7 @@ type ConfigEntry struct {
 	Key       string             `json:"key"`
 	Set       bool               `json:"set"`
 	Value     config.ValueText   `json:"value,omitempty"`
-	Layer     string             `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Layer     string             `json:"layer"`
 	Origin    string             `json:"origin"`
 	Disagreed bool               `json:"disagreed"`
 	Layers    []ConfigLayerValue `json:"layers"`
@@ -39,7 +39,7 @@ type ConfigEntry struct {
 
 // ConfigLayerValue is one layer's value for a key.
 type ConfigLayerValue struct {
-	Layer  string           `json:"layer" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled"`
+	Layer  string           `json:"layer"`
 	Origin string           `json:"origin"`
 	Value  config.ValueText `json:"value"`
 	Wins   bool             `json:"wins"`
@@ -63,8 +63,8 @@ func configShow(ctx context.Context, a *App, in *ConfigShowInput) (ConfigShowRes
 	}
 	res := ConfigShowResult{
 		Files: []ConfigFileStatus{
-			{Layer: "repository", Kind: "config", Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
-			{Layer: "machine", Kind: "config", Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
+			{Layer: config.LayerRepo.String(), Kind: fileConfig, Path: files.RepoConfig.Path, Present: files.RepoConfig.Present},
+			{Layer: config.LayerMachine.String(), Kind: fileConfig, Path: files.MachineConfig.Path, Present: files.MachineConfig.Present},
 		},
 		Keys: []ConfigEntry{},
 	}

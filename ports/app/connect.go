@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -42,9 +43,9 @@ type AhoyConnectResult struct {
 	// Tiers are the tiers the provider serves, in order, as tier=model.
 	Tiers []string `json:"tiers"`
 	// Credential says where the key is read at call time: key_env, key_file, or none.
-	Credential    string `json:"credential" jsonschema:"enum=key_env,enum=key_file,enum=none"`
-	ModelReported string `json:"model_reported"`
-	Next          string `json:"next"`
+	Credential    string    `json:"credential"`
+	ModelReported string    `json:"model_reported"`
+	Next          hint.Next `json:"next"`
 }
 
 // AhoyDisconnectInput names the provider to remove.
@@ -132,16 +133,17 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
-	res.Next = fmt.Sprintf("steps whose tier %s serves now go to it; abcd shows the route each agent takes", name)
+	res.Next = hint.Say("steps whose tier "+name+" serves now go to it; to see the route each agent takes, ", hint.Do("status"))
 	if len(res.Tiers) == 0 {
-		res.Next = fmt.Sprintf("no tier maps to %s yet: point an agent at it with oracle.roles.<agent>.connection in %s, or route one step with --route <agent>=<tier>@%s", name, path, name)
+		res.Next = hint.Say("no tier maps to "+name+" yet: point an agent at it with oracle.roles.<agent>.connection in ", hint.At(path, "oracle.roles.<agent>.connection"),
+			", or route one step with ", refusal.Field("implement_step", "routes"), " <agent>=<tier>@"+name)
 	}
 	return res, nil
 }
 
 // connectBlock is the provider's block and the result it implies.
 func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[string]any, AhoyConnectResult, error) {
-	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: "none"}
+	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: credentialNone}
 	tiers := map[string]any{}
 	given := map[oracle.Tier]string{}
 	for _, tm := range in.Tiers {
@@ -180,9 +182,9 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	}
 	switch {
 	case in.KeyEnv != "":
-		block["key_env"], res.Credential = string(in.KeyEnv), "key_env"
+		block["key_env"], res.Credential = string(in.KeyEnv), credentialEnv
 	case in.KeyFile != "":
-		block["key_file"], res.Credential = string(in.KeyFile), "key_file"
+		block["key_file"], res.Credential = string(in.KeyFile), credentialFile
 	}
 	return block, res, nil
 }

@@ -2,9 +2,9 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 )
 
@@ -47,7 +47,7 @@ func decisionNew(ctx context.Context, a *App, in *DecisionNewInput) (RecordCreat
 		}
 		s := RecordSummary{Family: string(record.Decisions), Path: p}
 		fillSummary(&s, created.Front)
-		return RecordCreated{Record: s, Next: fmt.Sprintf("write the ruling and its reasons in %s", p)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("write the ruling and its reasons in ", hint.At(p, ""))}, nil
 	})
 }
 

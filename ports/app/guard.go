@@ -27,7 +27,7 @@ type GuardCheckInput struct {
 type GuardFinding struct {
 	// Rule is the rule's id (unreadable when the line could not be read within the guard's bounds).
 	Rule string `json:"rule" jsonschema:"minLength=1"`
-	Tier string `json:"tier" jsonschema:"enum=warn,enum=block"`
+	Tier string `json:"tier"`
 	// Certain is false when the match rests on a value not known until the command runs.
 	Certain bool `json:"certain"`
 	// Command is the command that matched, as written.
@@ -41,7 +41,7 @@ type GuardFinding struct {
 // GuardVerdict is the guard's answer for one command line: allow, warn (it runs, with a message) or
 // block (with why, the rule and a safer command). The strongest finding decides.
 type GuardVerdict struct {
-	Decision string `json:"decision" jsonschema:"enum=allow,enum=warn,enum=block"`
+	Decision string `json:"decision"`
 	// Rule, Why, Safer, Command, Via and Certain repeat the deciding finding; empty on allow.
 	Rule     string         `json:"rule"`
 	Why      string         `json:"why"`
@@ -52,7 +52,7 @@ type GuardVerdict struct {
 	Findings []GuardFinding `json:"findings"`
 	// Rules says which registry decided: the built-in rules, the repository's committed
 	// .abcd/guard.json, or its working-tree copy (which may only add or tighten until committed).
-	Rules string `json:"rules" jsonschema:"enum=built-in,enum=committed,enum=working-tree,enum=off"`
+	Rules string `json:"rules"`
 	// Notices are what a person should know about the rules in force (a broken file, a weakening
 	// refused until committed); each is also written as a warning.
 	Notices []string `json:"notices"`
@@ -120,7 +120,7 @@ func verdictOf(v guard.Verdict, rules rulesInForce) GuardVerdict {
 	out := GuardVerdict{Decision: string(v.Decision), Rule: v.Rule, Why: v.Why, Safer: v.Safer, Command: v.Command,
 		Via: guardStrings(v.Via), Certain: v.Certain, Findings: []GuardFinding{}, Rules: rules.source, Notices: guardStrings(rules.notices)}
 	if rules.reg.Off && v.Rule != guard.UnreadableRule {
-		out.Rules = "off"
+		out.Rules = rulesOff
 	}
 	for _, f := range v.Findings {
 		out.Findings = append(out.Findings, GuardFinding{Rule: f.Rule, Tier: string(f.Tier), Certain: f.Certain, Command: f.Command,
@@ -157,7 +157,7 @@ func guardRules(ctx context.Context, a *App) (rulesInForce, error) {
 	if err != nil {
 		return rulesInForce{}, fmt.Errorf("the built-in guard rules: %w", err)
 	}
-	out := rulesInForce{reg: base, source: "built-in"}
+	out := rulesInForce{reg: base, source: rulesBuiltIn}
 
 	// The committed rules, when HEAD has the file.
 	committed := out
@@ -172,13 +172,13 @@ func guardRules(ctx context.Context, a *App) (rulesInForce, error) {
 			if reg, err := compileRepo(builtin, data); err != nil {
 				out.notices = append(out.notices, fmt.Sprintf("the committed %s is broken (%s); the built-in guard rules are in force", GuardFile, errText(err)))
 			} else {
-				committed = rulesInForce{reg: reg, source: "committed"}
+				committed = rulesInForce{reg: reg, source: rulesCommitted}
 			}
 		}
 	}
 	committed.notices = out.notices
 	fallback := "the built-in guard rules are in force"
-	if committed.source == "committed" {
+	if committed.source == rulesCommitted {
 		fallback = "the committed rules stay in force"
 	}
 
@@ -210,7 +210,7 @@ func guardRules(ctx context.Context, a *App) (rulesInForce, error) {
 		committed.notices = append(committed.notices, fmt.Sprintf("the uncommitted change to %s weakens the guard (%s); it takes effect once committed: %s", GuardFile, strings.Join(weak, "; "), fallback))
 		return committed, nil
 	}
-	return rulesInForce{reg: reg, source: "working-tree", notices: committed.notices}, nil
+	return rulesInForce{reg: reg, source: rulesWorkingTree, notices: committed.notices}, nil
 }
 
 func compileRepo(builtin guard.File, data []byte) (*guard.Registry, error) {

@@ -122,13 +122,13 @@ func TestStatusAfterInstallSuggestsTheFirstIntent(t *testing.T) {
 	st := recRun[app.StatusResult](t, a, "status", map[string]any{})
 	var cmds []string
 	for _, n := range st.Next {
-		cmds = append(cmds, n.Command)
+		cmds = append(cmds, recStep(n.Next))
 	}
-	assert.Check(t, is.DeepEqual(cmds, []string{`abcd intent new "<title>"`}))
+	assert.Check(t, is.DeepEqual(cmds, []string{"intent_new title=<title> fill=title"}))
 	recRun[app.RecordCreated](t, a, "intent_new", map[string]any{"title": "Faster cold start"})
 	st = recRun[app.StatusResult](t, a, "status", map[string]any{})
 	for _, n := range st.Next {
-		assert.Check(t, !strings.Contains(n.Command, "intent new"), "%+v", st.Next)
+		assert.Check(t, !strings.HasPrefix(recStep(n.Next), "intent_new"), "%+v", st.Next)
 	}
 }
 
@@ -140,18 +140,18 @@ func TestStatusPointsAtARunUnderWay(t *testing.T) {
 		st := recRun[app.StatusResult](t, w.a, "status", map[string]any{})
 		var out []string
 		for _, n := range st.Next {
-			out = append(out, n.Command)
+			out = append(out, recStep(n.Next))
 		}
 		return out
 	}
 	got := commands()
-	assert.Check(t, is.Contains(got, "abcd implement status --run "+w.run))
+	assert.Check(t, is.Contains(got, "implement_status run="+w.run))
 	for _, c := range got {
-		assert.Check(t, !strings.HasPrefix(c, "abcd implement start"), "%v", got)
+		assert.Check(t, !strings.HasPrefix(c, "implement_start"), "%v", got)
 	}
 	recRun[app.StepResult](t, w.a, "implement_abandon", map[string]any{"run": w.run})
 	got = commands()
-	assert.Check(t, is.Contains(got, "abcd implement start "+specOf(t, w)), "%v", got)
+	assert.Check(t, is.Contains(got, "implement_start spec="+specOf(t, w)), "%v", got)
 }
 
 // A run id that names no run is one refusal, worded once, whichever part finds it: the run store

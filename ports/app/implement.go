@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
@@ -54,13 +55,14 @@ type ReceiptInput struct {
 type AwaitView struct {
 	ID      string                `json:"id"`
 	Lane    string                `json:"lane"`
-	Kind    string                `json:"kind" jsonschema:"enum=implement,enum=fix,enum=review,enum=audit"`
+	Kind    string                `json:"kind"`
 	Role    string                `json:"role"`
 	Round   int                   `json:"round" jsonschema:"minimum=0"`
 	Brief   string                `json:"brief"`
 	Return  string                `json:"return"`
 	Routing oracle.RequestRouting `json:"routing"`
-	Next    string                `json:"next"`
+	// Next is what the harness does for the await: the agent to start and the return to hand in.
+	Next hint.Next `json:"next"`
 }
 
 // LaneView is a lane's standing.
@@ -69,7 +71,7 @@ type LaneView struct {
 	Step   int    `json:"step" jsonschema:"minimum=0"`
 	Text   string `json:"text"`
 	Branch string `json:"branch"`
-	Stage  string `json:"stage" jsonschema:"enum=waiting,enum=brief,enum=implement,enum=validate,enum=fix,enum=done,enum=handed-back"`
+	Stage  string `json:"stage"`
 	Round  int    `json:"round" jsonschema:"minimum=0"`
 	Failed int    `json:"failed" jsonschema:"minimum=0"`
 	Head   string `json:"head"`
@@ -87,7 +89,7 @@ type LaneView struct {
 // RunView is one run's standing.
 type RunView struct {
 	Run      string `json:"run"`
-	Kind     string `json:"kind" jsonschema:"enum=spec,enum=review,enum=audit,enum=unknown"`
+	Kind     string `json:"kind"`
 	Spec     string `json:"spec"`
 	Intent   string `json:"intent"`
 	Base     string `json:"base"`
@@ -105,7 +107,7 @@ type RunView struct {
 type StepResult struct {
 	Run      RunView       `json:"run"`
 	Did      []string      `json:"did"`
-	Next     []string      `json:"next"`
+	Next     []hint.Next   `json:"next"`
 	Recorded *RecordedView `json:"recorded,omitempty"`
 }
 
@@ -425,7 +427,7 @@ func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatus
 				return ImplementStatusResult{}, err
 			}
 			// One broken run is reported beside the others, never instead of them.
-			res.Runs = append(res.Runs, RunView{Run: id, Kind: "unknown", Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
+			res.Runs = append(res.Runs, RunView{Run: id, Kind: runUnknown, Problem: problemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
 				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}})
 			continue
 		}

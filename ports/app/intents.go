@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -35,7 +36,7 @@ type RecordListResult struct {
 type RecordCreated struct {
 	Record RecordSummary `json:"record"`
 	// Next says what to fill in before the record is useful.
-	Next string `json:"next"`
+	Next hint.Next `json:"next"`
 }
 
 // CriterionView is one acceptance criterion.
@@ -67,7 +68,8 @@ type IntentReadyResult struct {
 	Checks []record.Check `json:"checks"`
 }
 
-// MoveResult is a record moved between lifecycle folders.
+// MoveResult is a record moved between lifecycle folders (and, where git tracked it, the move
+// staged in git's index as a rename).
 type MoveResult struct {
 	Record RecordSummary `json:"record"`
 	From   string        `json:"from"`
@@ -81,7 +83,7 @@ type IntentPlanResult struct {
 	From   string        `json:"from"`
 	To     string        `json:"to"`
 	// Next says what to write in the new spec before a run can start.
-	Next string `json:"next"`
+	Next hint.Next `json:"next"`
 }
 
 func intentVerbs() []Verb {
@@ -110,7 +112,7 @@ func intentNew(ctx context.Context, a *App, in *TitleInput) (RecordCreated, erro
 		}
 		s := RecordSummary{Family: string(record.Intents), Lifecycle: "drafts", Path: p}
 		fillSummary(&s, created.Front)
-		return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, then run `abcd intent ready %s`", p, created.Front.ID)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("fill the placeholders in ", hint.At(p, ""), ", then check it: ", hint.Do("intent_ready", hint.With("ref", created.Front.ID)))}, nil
 	})
 }
 
@@ -177,6 +179,7 @@ func intentPlan(ctx context.Context, a *App, in *RefInput) (IntentPlanResult, er
 		moved.Lifecycle, moved.Path = "planned", dst
 		created := RecordSummary{Family: string(record.Specs), Lifecycle: "open", Path: specPath}
 		fillSummary(&created, spec.Front)
+		a.stageMove(ctx, l.file.Path, dst)
 		return planned(moved, created, l.file.Path), nil
 	})
 }
@@ -202,13 +205,15 @@ func (a *App) planDone(ctx context.Context, l loaded, c ports.Change) (IntentPla
 	if spec.Path == "" {
 		return IntentPlanResult{}, fmt.Errorf("the plan a killed intent plan left named no spec")
 	}
+	a.stageMove(ctx, from, l.file.Path)
 	return planned(l.summary, spec, from), nil
 }
 
 // planned is intent plan's result: the intent moved from from, and the spec made for it.
 func planned(intent, spec RecordSummary, from string) IntentPlanResult {
 	return IntentPlanResult{Intent: intent, Spec: spec, From: from, To: intent.Path,
-		Next: fmt.Sprintf("write the spec's ## Steps in %s as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then run `abcd implement start %s`", spec.Path, spec.ID)}
+		Next: hint.Say("write the spec's ## Steps in ", hint.At(spec.Path, record.SectionSteps), " as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then start its run: ",
+			hint.Do("implement_start", hint.With("spec", spec.ID)))}
 }
 
 func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
@@ -250,6 +255,7 @@ func (a *App) listVerb(ctx context.Context, fam record.Family, verb string, life
 // nil). Run again after a kill that left its move for the lock to finish, it reports that move.
 func (a *App) moveVerb(ctx context.Context, rec *recordLock, fam record.Family, l loaded, to string, edit func([]byte) ([]byte, error)) (MoveResult, error) {
 	if from, ok := rec.movedBefore(l); ok && l.summary.Lifecycle == to {
+		a.stageMove(ctx, from, l.file.Path)
 		return MoveResult{Record: l.summary, From: from, To: l.file.Path}, nil
 	}
 	dst, err := a.move(ctx, rec, fam, l, to, edit)
@@ -258,6 +264,7 @@ func (a *App) moveVerb(ctx context.Context, rec *recordLock, fam record.Family, 
 	}
 	moved := l.summary
 	moved.Lifecycle, moved.Path = to, dst
+	a.stageMove(ctx, l.file.Path, dst)
 	return MoveResult{Record: moved, From: l.file.Path, To: dst}, nil
 }
 

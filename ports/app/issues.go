@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -70,7 +71,7 @@ func capture(ctx context.Context, a *App, in *CaptureInput) (RecordCreated, erro
 		}
 		s := RecordSummary{Family: string(record.Issues), Lifecycle: "open", Path: p}
 		fillSummary(&s, created.Front)
-		return RecordCreated{Record: s, Next: fmt.Sprintf("close it when it is dealt with: `abcd issue close %s --why \"...\"`", created.Front.ID)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("close it when it is dealt with: ", hint.Do("issue_close", hint.With("ref", created.Front.ID), hint.Hole("why", "why")))}, nil
 	})
 }
 

@@ -97,7 +97,8 @@ func TestPlanIsOneChange(t *testing.T) {
 	res := recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": intent})
 	assert.Equal(t, res.Intent.Lifecycle, "planned")
 	assert.Equal(t, res.Spec.Lifecycle, "open")
-	assert.Assert(t, is.Contains(res.Next, res.Spec.Path))
+	assert.Assert(t, is.Equal(res.Next.File.Path, res.Spec.Path))
+	assert.Check(t, is.Equal(recStep(res.Next), "implement_start spec="+res.Spec.ID))
 	specs := recRun[app.RecordListResult](t, a, "spec_list", map[string]any{})
 	assert.Assert(t, is.Len(specs.Records, 1), "one spec, not two")
 	assert.Equal(t, specs.Records[0].ID, res.Spec.ID)
@@ -255,8 +256,8 @@ func TestAFinishedRunSaysHowItEnded(t *testing.T) {
 	res := recRun[app.StepResult](t, w.a, "review", map[string]any{"base": vBase})
 	assert.Assert(t, res.Run.Finished)
 	assert.Assert(t, is.Len(res.Next, 1))
-	assert.Assert(t, is.Contains(res.Next[0], "the review failed with 1 lane handed back: lane-1 ("), res.Next[0])
-	assert.Assert(t, is.Contains(res.Next[0], "`abcd implement record --run "+res.Run.Run+"`"))
+	assert.Assert(t, is.Contains(res.Next[0].String(), "the review failed with 1 lane handed back: lane-1 ("), res.Next[0].String())
+	assert.Check(t, is.Equal(recStep(res.Next[0]), "implement_record run="+res.Run.Run))
 }
 
 // TestLintNamesAChangeAKillLeftPending: while a killed writer's change waits in the journal, lint says

@@ -20,7 +20,7 @@ import (
 // RecordSummary is one record as a listing shows it.
 type RecordSummary struct {
 	ID         string `json:"id"`
-	Family     string `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Family     string `json:"family"`
 	Title      string `json:"title"`
 	Lifecycle  string `json:"lifecycle"`
 	Path       string `json:"path"`

@@ -15,6 +15,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
@@ -54,6 +55,22 @@ func recApp(r *fake.Records) *app.App {
 		Inspector: fake.Inspector{Facts: ports.RepoFacts{Root: "/work/repo", Git: true, Initialized: r.Init,
 			Records: map[string]int{}}},
 	}
+}
+
+// recStep is a next step's invocation on one line: the verb, each argument as name=value in name
+// order, then the arguments to fill in; "" when it runs none.
+func recStep(n hint.Next) string {
+	if n.Run == nil {
+		return ""
+	}
+	words := []string{n.Run.Verb}
+	for _, k := range slices.Sorted(maps.Keys(n.Run.Args)) {
+		words = append(words, k+"="+n.Run.Args[k])
+	}
+	if len(n.Run.Fill) > 0 {
+		words = append(words, "fill="+strings.Join(n.Run.Fill, ","))
+	}
+	return strings.Join(words, " ")
 }
 
 // recRun runs a verb that must succeed and returns its typed result.
@@ -207,7 +224,8 @@ func TestRecordIntentNewCreatesAParseableDraft(t *testing.T) {
 	wantPath := recDrafts + "/" + id + "-faster-cold-start.md"
 	assert.Check(t, is.DeepEqual(res.Record, app.RecordSummary{ID: id, Family: "intents", Title: "Faster cold start",
 		Lifecycle: "drafts", Path: wantPath, Severity: "major", Date: "2026-07-01"}))
-	assert.Check(t, strings.Contains(res.Next, wantPath) && strings.Contains(res.Next, "abcd intent ready "+id), res.Next)
+	assert.Check(t, is.DeepEqual(res.Next.File, &hint.File{Path: wantPath}))
+	assert.Check(t, is.Equal(recStep(res.Next), "intent_ready ref="+id))
 	assert.Check(t, is.DeepEqual(slices.Sorted(maps.Keys(r.Files)), []string{wantPath}))
 
 	it, err := record.ParseIntent(wantPath, r.Files[wantPath])
@@ -953,18 +971,18 @@ func TestRecordStatusSuggestsPlanningAReadyDraftOnly(t *testing.T) {
 	assert.Check(t, is.DeepEqual(r.Files, before), "status wrote")
 	var plans []app.NextAction
 	for _, n := range st.Next {
-		if strings.HasPrefix(n.Command, "abcd intent plan") {
+		if strings.HasPrefix(recStep(n.Next), "intent_plan") {
 			plans = append(plans, n)
 		}
 	}
 	assert.Assert(t, is.Len(plans, 1), "%+v", st.Next)
-	assert.Check(t, is.Equal(plans[0].Command, "abcd intent plan "+ready.ID))
+	assert.Check(t, is.Equal(recStep(plans[0].Next), "intent_plan ref="+ready.ID))
 	assert.Check(t, is.Contains(plans[0].Why, "Ready draft"))
 
 	// Once it is planned, nothing is left to plan.
 	recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": ready.ID})
 	st = recRun[app.StatusResult](t, a, "status", map[string]any{})
 	for _, n := range st.Next {
-		assert.Check(t, !strings.HasPrefix(n.Command, "abcd intent plan"), "%+v", st.Next)
+		assert.Check(t, !strings.HasPrefix(recStep(n.Next), "intent_plan"), "%+v", st.Next)
 	}
 }

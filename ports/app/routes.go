@@ -99,9 +99,9 @@ type OracleBoard struct {
 // AgentRoute is one agent's route and every layer's tier.
 type AgentRoute struct {
 	Agent      string         `json:"agent"`
-	Tier       oracle.Tier    `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Tier       oracle.Tier    `json:"tier"`
 	FanOut     int            `json:"fan_out" jsonschema:"minimum=1"`
-	Source     oracle.Source  `json:"source" jsonschema:"enum=flag,enum=repository,enum=machine,enum=bundled,enum=none"`
+	Source     oracle.Source  `json:"source"`
 	Origin     string         `json:"origin"`
 	Connection string         `json:"connection"`
 	Fallback   string         `json:"fallback"`
@@ -110,8 +110,8 @@ type AgentRoute struct {
 
 // RoutingLayer is one layer's tier for an agent; Wins marks the one in force.
 type RoutingLayer struct {
-	Layer oracle.Source `json:"layer" jsonschema:"enum=repository,enum=machine,enum=bundled"`
-	Tier  oracle.Tier   `json:"tier" jsonschema:"enum=local,enum=economy,enum=frontier,enum=host-decides"`
+	Layer oracle.Source `json:"layer"`
+	Tier  oracle.Tier   `json:"tier"`
 	Wins  bool          `json:"wins"`
 }
 

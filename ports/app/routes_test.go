@@ -258,7 +258,7 @@ func TestStatusSuggestsConfigShowWhenTheBoardIsUnreadable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st, _ := rtStatus(t, files[0], files[1])
 			assert.Assert(t, !st.Oracle.Readable)
-			assert.Check(t, is.Contains(rtNextCommands(st), "abcd config show"), "next: %+v", st.Next)
+			assert.Check(t, is.Contains(rtNextCommands(st), "run config_show"), "next: %+v", st.Next)
 			for _, n := range st.Next {
 				assert.Check(t, n.Why != "", "a next action says why")
 			}
@@ -269,7 +269,7 @@ func TestStatusSuggestsConfigShowWhenTheBoardIsUnreadable(t *testing.T) {
 func rtNextCommands(st StatusResult) []string {
 	cmds := []string{}
 	for _, n := range st.Next {
-		cmds = append(cmds, n.Command)
+		cmds = append(cmds, n.String())
 	}
 	return cmds
 }

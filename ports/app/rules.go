@@ -39,13 +39,13 @@ type RulesMatchInput struct {
 
 // RulesLayer names a layer and the file that is it.
 type RulesLayer struct {
-	Layer  string `json:"layer" jsonschema:"enum=bundled,enum=machine,enum=repository"`
+	Layer  string `json:"layer"`
 	Origin string `json:"origin" jsonschema:"minLength=1"`
 }
 
 // RulesFileStatus is one rules file: where it is and whether it is there.
 type RulesFileStatus struct {
-	Layer   string `json:"layer" jsonschema:"enum=machine,enum=repository"`
+	Layer   string `json:"layer"`
 	Path    string `json:"path" jsonschema:"minLength=1"`
 	Present bool   `json:"present"`
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/review"
@@ -179,8 +180,8 @@ func (a *App) root() string {
 // folder can follow literally.
 func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
 
-// nextSentences says what the harness does next for a run, every path absolute.
-func (a *App) nextSentences(s loop.State) []string { return loop.NextSteps(s, a.root()) }
+// nextSteps says what the harness does next for a run, every path absolute.
+func (a *App) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.root()) }
 
 // routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
 // fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // SchemaListInput takes nothing.
@@ -42,7 +44,7 @@ func schemaList(_ context.Context, a *App, _ *SchemaListInput) (SchemaListResult
 
 // SchemaShowInput names one schema by its index name, its file name or its $id.
 type SchemaShowInput struct {
-	Name contract.SchemaName `json:"name"`
+	Name SchemaName `json:"name"`
 }
 
 // SchemaShowResult carries one schema whole.
@@ -77,4 +79,52 @@ func schemaShow(_ context.Context, a *App, in *SchemaShowInput) (SchemaShowResul
 			refusal.Run("schema_list"), " to see every name").On("schema_show", "name")
 	}
 	return SchemaShowResult{Name: name, ID: contract.ID(name), Schema: data}, nil
+}
+
+// SchemaName names one published schema (the schema_show verb's input): its index name
+// (version.result), its file name (version.result.schema.json) or its $id. Only the index name is
+// kept.
+type SchemaName string
+
+// ValidSchemaName reports whether s is an index name: ^[a-z][a-z0-9_]*(\.[a-z]+)?$, checked without
+// a regular expression so start-up compiles none.
+func ValidSchemaName(s string) bool {
+	base, suffix, dotted := strings.Cut(s, ".")
+	if base == "" || base[0] < 'a' || base[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(base); i++ {
+		if c := base[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	if !dotted {
+		return true
+	}
+	if suffix == "" {
+		return false
+	}
+	for i := 0; i < len(suffix); i++ {
+		if suffix[i] < 'a' || suffix[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// UnmarshalText strips the namespace and the file suffix and refuses what is then not an index
+// name (schema_name_invalid).
+func (n *SchemaName) UnmarshalText(b []byte) error {
+	name := strings.TrimSuffix(strings.TrimPrefix(string(b), contract.Namespace), ".schema.json")
+	if !ValidSchemaName(name) {
+		shown := text.Clip(string(b))
+		return refusal.New("schema_name_invalid", "", fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", shown),
+			refusal.Run("schema_list"), " to see every name")
+	}
+	*n = SchemaName(name)
+	return nil
+}
+
+func (SchemaName) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "a schema's name (version.result), file name or $id", MinLength: 1, MaxLength: 256}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // SpecNewInput names the intent a new spec implements.
@@ -46,11 +48,23 @@ func specNew(ctx context.Context, a *App, in *SpecNewInput) (RecordCreated, erro
 			return RecordCreated{}, refusal.New("intent_shipped", it.Front.ID, "is shipped, so nothing is left to specify",
 				"capture what remains as a new intent: ", refusal.Run("intent_new", refusal.Hole("title", "title")))
 		}
+		// Two open specs of one intent under one title are what two plans of it leave (lint names them
+		// planned_twice), so one is never made on purpose.
+		specs, _, err := a.specsOf(ctx, it.Front.ID)
+		if err != nil {
+			return RecordCreated{}, err
+		}
+		for _, sp := range specs {
+			if sp.Lifecycle == "open" && sp.Title == string(in.Title) {
+				return RecordCreated{}, refusal.New("spec_title_taken", sp.ID, fmt.Sprintf("is an open spec of %s with the title %q already", it.Front.ID, text.Clip(sp.Title)),
+					"give the new spec its own title, or write in ", refusal.Run("spec_show", refusal.With("ref", sp.ID)), "'s spec")
+			}
+		}
 		s, err := a.createSpec(ctx, it.Front, string(in.Title))
 		if err != nil {
 			return RecordCreated{}, err
 		}
-		return RecordCreated{Record: s, Next: fmt.Sprintf("fill the placeholders in %s, one numbered step per lane", s.Path)}, nil
+		return RecordCreated{Record: s, Next: hint.Say("fill the placeholders in ", hint.At(s.Path, ""), ", one numbered step per lane")}, nil
 	})
 }
 

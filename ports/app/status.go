@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -41,7 +42,7 @@ type RecordStatus struct {
 
 // FolderCount is one lifecycle folder's count.
 type FolderCount struct {
-	Family    record.Family `json:"family" jsonschema:"enum=intents,enum=specs,enum=issues,enum=decisions"`
+	Family    record.Family `json:"family"`
 	Lifecycle string        `json:"lifecycle"`
 	Path      string        `json:"path"`
 	Count     int           `json:"count" jsonschema:"minimum=0"`
@@ -49,16 +50,16 @@ type FolderCount struct {
 
 // ConfigFileStatus is one configuration file abcd reads.
 type ConfigFileStatus struct {
-	Layer   string `json:"layer" jsonschema:"enum=repository,enum=machine"`
-	Kind    string `json:"kind" jsonschema:"enum=config,enum=routing"`
+	Layer   string `json:"layer"`
+	Kind    string `json:"kind"`
 	Path    string `json:"path"`
 	Present bool   `json:"present"`
 }
 
 // NextAction is a step that makes sense from here, with the reason.
 type NextAction struct {
-	Command string `json:"command" jsonschema:"minLength=1"`
-	Why     string `json:"why" jsonschema:"minLength=1"`
+	hint.Next
+	Why string `json:"why" jsonschema:"minLength=1"`
 }
 
 func statusVerb() Verb {
@@ -82,7 +83,7 @@ func status(ctx context.Context, a *App, _ *StatusInput) (StatusResult, error) {
 	// A table not accepted is not a next step: ahoy install has run and made its offer; the board
 	// says how to take it up later.
 	if !st.Oracle.Readable {
-		st.Next = append(st.Next, NextAction{Command: "abcd config show",
+		st.Next = append(st.Next, NextAction{Next: hint.Say(hint.Do("config_show")),
 			Why: "a configuration or routing file cannot be read, so the oracle lines are left out: " + st.Oracle.Problem})
 	}
 	if f.Initialized && a.Records != nil {
@@ -118,10 +119,10 @@ func statusOf(f ports.RepoFacts) StatusResult {
 	res.Record.Present = res.Record.Total > 0
 	switch {
 	case !f.Git:
-		res.Next = append(res.Next, NextAction{Command: "git init",
+		res.Next = append(res.Next, NextAction{Next: hint.Say("run `git init`"),
 			Why: "abcd keeps its record and runs its build loop inside a git repository"})
 	case !f.Initialized:
-		res.Next = append(res.Next, NextAction{Command: "abcd ahoy install",
+		res.Next = append(res.Next, NextAction{Next: hint.Say(hint.Do("ahoy_install")),
 			Why: "this repository has no .abcd/ folder yet, where abcd keeps its record and configuration"})
 	}
 	return res
@@ -131,15 +132,45 @@ func statusOf(f ports.RepoFacts) StatusResult {
 const maxRecordNext = 5
 
 // recordNext suggests the record's next steps: a draft intent whose own checks pass is ready to
-// plan, and an open spec whose intent passes the readiness gate is ready to build. Each intent and
-// each open spec is read once, whole, in one listing of its folders, and never again; a file is
-// parsed whole only when a suggestion turns on it (a draft, or the intent of an open spec, and that
-// intent's specs only once its own checks pass), so status stays linear in the size of the record.
+// plan, a run under way goes on, and an open spec whose intent passes the readiness gate is ready to
+// build (or, delivered, to close). Each intent and each open spec is read once, whole, in one listing
+// of its folders, and never again; a file is parsed whole only when a suggestion turns on it (a
+// draft, or the intent of an open spec, and that intent's specs only once its own checks pass), so
+// status stays linear in the size of the record.
 func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 	intents, err := a.listWhole(ctx, record.Intents, "")
 	if err != nil {
 		return nil, err
 	}
+	next, drafts := readyDrafts(intents)
+	if drafts == 0 && len(next) == 0 {
+		if empty, err := a.recordEmpty(ctx, len(intents)); err != nil {
+			return nil, err
+		} else if empty {
+			next = append(next, NextAction{Next: hint.Say(hint.Do("intent_new", hint.Hole("title", "title"))),
+				Why: "the record is empty: an intent says what should exist, for whom, and how you will know it is done"})
+		}
+	}
+	specs, err := a.listWhole(ctx, record.Specs, "open")
+	if err != nil {
+		return nil, err
+	}
+	// A spec with a run is not to be started again: its run goes on, or, all delivered, the spec closes.
+	latest, err := a.latestRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	next = append(next, runsUnderWay(latest, maxRecordNext-len(next))...)
+	return append(next, buildableSpecs(intents, specs, latest, maxRecordNext-len(next))...), nil
+}
+
+// statusBatch is how many files status parses at once, on every processor, before it counts what
+// it found.
+const statusBatch = 256
+
+// readyDrafts suggests planning the first drafts whose own checks pass, at most maxRecordNext, and
+// counts the drafts.
+func readyDrafts(intents []loaded) ([]NextAction, int) {
 	next := []NextAction{}
 	var drafts []loaded
 	for _, l := range intents {
@@ -147,10 +178,8 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			drafts = append(drafts, l)
 		}
 	}
-	// Drafts are parsed a batch at a time on every processor, in order, until enough are found.
-	const batch = 256
-	for from := 0; from < len(drafts) && len(next) < maxRecordNext; from += batch {
-		part := drafts[from:min(from+batch, len(drafts))]
+	for from := 0; from < len(drafts) && len(next) < maxRecordNext; from += statusBatch {
+		part := drafts[from:min(from+statusBatch, len(drafts))]
 		plan := make([]*NextAction, len(part))
 		inParallel(len(part), func(i int) {
 			if part[i].err != nil {
@@ -158,7 +187,7 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			}
 			it, err := record.ParseIntent(part[i].file.Path, part[i].file.Data)
 			if err == nil && ownChecksPass(it) {
-				plan[i] = &NextAction{Command: "abcd intent plan " + it.Front.ID,
+				plan[i] = &NextAction{Next: hint.Say(hint.Do("intent_plan", hint.With("ref", it.Front.ID))),
 					Why: fmt.Sprintf("the draft %q has its press release and criteria and no open question", it.Front.Title)}
 			}
 		})
@@ -168,18 +197,30 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			}
 		}
 	}
-	if len(drafts) == 0 && len(next) == 0 {
-		if empty, err := a.recordEmpty(ctx, len(intents)); err != nil {
-			return nil, err
-		} else if empty {
-			next = append(next, NextAction{Command: `abcd intent new "<title>"`,
-				Why: "the record is empty: an intent says what should exist, for whom, and how you will know it is done"})
+	return next, len(drafts)
+}
+
+// runsUnderWay suggests going on with each unfinished run, newest first, at most room of them.
+func runsUnderWay(latest map[string]loop.State, room int) []NextAction {
+	var next []NextAction
+	underWay := slices.SortedFunc(maps.Values(latest), func(x, y loop.State) int { return strings.Compare(y.Run, x.Run) })
+	for _, s := range underWay {
+		if len(next) >= room || s.Finished() {
+			continue
 		}
+		open := len(s.OpenAwaits())
+		next = append(next, NextAction{Next: hint.Say(hint.Do("implement_status", hint.With("run", s.Run))),
+			Why: fmt.Sprintf("the %s run %s is under way, with %s open: its next lines say what to do", s.Kind, s.Run, text.Count(open, "await", "awaits"))})
 	}
-	specs, err := a.listWhole(ctx, record.Specs, "open")
-	if err != nil {
-		return nil, err
-	}
+	return next
+}
+
+// buildableSpecs suggests, for each open spec whose intent passes the readiness gate, in order and
+// at most room of them, starting its run, or closing it once its run delivered every step. Open specs
+// are taken a batch at a time: the intents a batch turns on are checked once each, on every
+// processor, then the batch's specs are suggested in order.
+func buildableSpecs(intents, specs []loaded, latest map[string]loop.State, room int) []NextAction {
+	var next []NextAction
 	intentByID := map[string]loaded{}
 	for _, l := range intents {
 		if l.err == nil {
@@ -192,25 +233,9 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 			specsOf[l.summary.Implements] = append(specsOf[l.summary.Implements], l)
 		}
 	}
-	// A spec with a run is not to be started again: its run goes on, or, all delivered, the spec closes.
-	latest, err := a.latestRuns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	underWay := slices.SortedFunc(maps.Values(latest), func(x, y loop.State) int { return strings.Compare(y.Run, x.Run) })
-	for _, s := range underWay {
-		if len(next) >= maxRecordNext || s.Finished() {
-			continue
-		}
-		open := len(s.OpenAwaits())
-		next = append(next, NextAction{Command: "abcd implement status --run " + s.Run,
-			Why: fmt.Sprintf("the %s run %s is under way, with %s open: its next lines say what to do", s.Kind, s.Run, text.Count(open, "await", "awaits"))})
-	}
-	// Open specs are taken a batch at a time, in order: the intents a batch turns on are checked
-	// once each, on every processor, then the batch's specs are suggested in order.
 	checked := map[string]bool{} // intent id: passes the whole gate
-	for from := 0; from < len(specs) && len(next) < maxRecordNext; from += batch {
-		part := specs[from:min(from+batch, len(specs))]
+	for from := 0; from < len(specs) && len(next) < room; from += statusBatch {
+		part := specs[from:min(from+statusBatch, len(specs))]
 		var todo []loaded
 		for _, l := range part {
 			il, ok := intentByID[l.summary.Implements]
@@ -226,23 +251,30 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 		}
 		for _, l := range part {
 			il, ok := intentByID[l.summary.Implements]
-			if l.err != nil || !ok || !checked[il.summary.ID] || len(next) >= maxRecordNext {
+			if l.err != nil || !ok || !checked[il.summary.ID] || len(next) >= room {
 				continue
 			}
-			run, has := latest[l.summary.ID]
-			switch {
-			case has && !run.Finished():
-				// Said above, with its run.
-			case has && delivered(run):
-				next = append(next, NextAction{Command: "abcd spec close " + l.summary.ID,
-					Why: fmt.Sprintf("its run %s delivered every step; merge its integration branch, then close the spec", run.Run)})
-			default:
-				next = append(next, NextAction{Command: "abcd implement start " + l.summary.ID,
-					Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)})
+			if n, ok := specNext(l, latest); ok {
+				next = append(next, n)
 			}
 		}
 	}
-	return next, nil
+	return next
+}
+
+// specNext is the step for a buildable open spec: start its run, or close it once its run delivered
+// every step; none while its run is under way (that is said with the run).
+func specNext(l loaded, latest map[string]loop.State) (NextAction, bool) {
+	run, has := latest[l.summary.ID]
+	switch {
+	case has && !run.Finished():
+		return NextAction{}, false
+	case has && delivered(run):
+		return NextAction{Next: hint.Say(hint.Do("spec_close", hint.With("ref", l.summary.ID))),
+			Why: fmt.Sprintf("its run %s delivered every step; merge its integration branch, then close the spec", run.Run)}, true
+	}
+	return NextAction{Next: hint.Say(hint.Do("implement_start", hint.With("spec", l.summary.ID))),
+		Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)}, true
 }
 
 // ownChecksPass reports whether an intent passes every check of the readiness gate but the linked

@@ -72,8 +72,8 @@ func scaleNext(t *testing.T, a *app.App, prefix string) []string {
 	st := recRun[app.StatusResult](t, a, "status", map[string]any{})
 	var out []string
 	for _, n := range st.Next {
-		if strings.HasPrefix(n.Command, prefix) {
-			out = append(out, strings.TrimPrefix(n.Command, prefix))
+		if step := recStep(n.Next); strings.HasPrefix(step, prefix) {
+			out = append(out, strings.TrimPrefix(step, prefix))
 		}
 	}
 	return out
@@ -93,7 +93,7 @@ func TestStatusSuggestsTheFirstReadyDraftsAcrossBatches(t *testing.T) {
 		}
 	}
 	r.Files[recDrafts+"/itd-2607011230050000-broken.md"] = []byte("garbage\n")
-	assert.DeepEqual(t, scaleNext(t, a, "abcd intent plan "), want)
+	assert.DeepEqual(t, scaleNext(t, a, "intent_plan ref="), want)
 }
 
 // An open spec is suggested for its build only when its intent passes the whole gate: the intent's
@@ -111,7 +111,7 @@ func TestStatusSuggestsBuildingOnlyASpecWhoseIntentIsReady(t *testing.T) {
 		}
 	}
 	assert.Assert(t, is.Len(want, 5))
-	assert.DeepEqual(t, scaleNext(t, a, "abcd implement start "), want)
+	assert.DeepEqual(t, scaleNext(t, a, "implement_start spec="), want)
 
 	// A stepless spec beside a spec with steps does not stop the intent's build.
 	r = fake.NewRecords()
@@ -119,7 +119,7 @@ func TestStatusSuggestsBuildingOnlyASpecWhoseIntentIsReady(t *testing.T) {
 	in := scaleIntent(t, r, 1, "planned", true)
 	stepless := scaleSpec(t, r, 2, in, false)
 	withSteps := scaleSpec(t, r, 3, in, true)
-	assert.DeepEqual(t, scaleNext(t, a, "abcd implement start "), []string{stepless, withSteps})
+	assert.DeepEqual(t, scaleNext(t, a, "implement_start spec="), []string{stepless, withSteps})
 }
 
 // Status lists each folder it parses once and reads no record file on its own: its cost grows with

@@ -152,7 +152,7 @@ func (st *step) result(res StepResult) StepResult {
 		res.Did = []string{}
 	}
 	res.Run = st.runView(st.state)
-	res.Next = st.nextSentences(st.state)
+	res.Next = st.nextSteps(st.state)
 	return res
 }
 

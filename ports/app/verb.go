@@ -71,6 +71,7 @@ func buildTable() []Verb {
 	verbs = append(verbs, specVerbs()...)
 	verbs = append(verbs, issueVerbs()...)
 	verbs = append(verbs, decisionVerbs()...)
+	verbs = append(verbs, recordVerbs()...)
 	verbs = append(verbs, implementVerbs()...)
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)
@@ -118,6 +119,11 @@ type App struct {
 	// the composition root offers none.
 	Reroot func(dir string) *App
 	Build  BuildInfo
+	// MergeFiles are the files git hands the record's merge driver; Self says how git runs this abcd
+	// again as that driver ("abcd" where PATH finds this very binary, else its absolute path), asked
+	// only by ahoy install.
+	MergeFiles ports.MergeFiles
+	Self       func() string
 
 	// wait is this call's lock wait, read once when the call first takes a lock (forCall).
 	wait func() (time.Duration, error)

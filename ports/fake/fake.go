@@ -168,6 +168,19 @@ func (s *Setup) RemoveFileIf(rel string, data []byte) (bool, error) {
 	return true, s.Err
 }
 
+func (s *Setup) ReadFile(rel string) ([]byte, bool, error) {
+	data, ok := s.Files[rel]
+	return append([]byte(nil), data...), ok, s.Err
+}
+
+func (s *Setup) ReplaceFile(rel string, data []byte) error {
+	if s.Err != nil {
+		return s.Err
+	}
+	s.Files[rel] = append([]byte(nil), data...)
+	return nil
+}
+
 func (s *Setup) MachinePath(name string) string { return path.Join(s.Home, name) }
 
 func (s *Setup) MachineExists(name string) (bool, error) {
@@ -257,6 +270,15 @@ func (r *Records) List(_ context.Context, dir, prefix string, limit int) ([]port
 	return out, nil
 }
 
+func (r *Records) Names(ctx context.Context, dir, prefix string) ([]string, error) {
+	files, err := r.List(ctx, dir, prefix, 1)
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out, err
+}
+
 func (r *Records) Read(_ context.Context, p string) ([]byte, error) {
 	data, ok := r.Files[p]
 	if !ok {
@@ -322,7 +344,18 @@ type Git struct {
 	Default string
 	// LockedRefs are branches whose ref a killed git left locked: creating or deleting them fails.
 	LockedRefs map[string]bool
-	merges     int
+	// Config is the repository's own git config; Tracked the paths the index holds, which StageMove
+	// moves (and records in Staged); ChangedPaths is what Changed answers.
+	Config       map[string]string
+	Tracked      map[string]bool
+	Staged       [][2]string
+	ChangedPaths []string
+	Conflicted   []string // what Unmerged answers
+	// Origins says, for path + "\x00" + text, the commit that introduced the text; Trees the paths
+	// each commit's tree holds.
+	Origins map[string]string
+	Trees   map[string][]string
+	merges  int
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -450,6 +483,53 @@ func (g *Git) DefaultBranch(context.Context) (string, error) {
 		return "main", nil
 	}
 	return "", nil
+}
+
+func (g *Git) ConfigValue(_ context.Context, key string) (string, bool, error) {
+	v, ok := g.Config[key]
+	return v, ok, nil
+}
+
+func (g *Git) SetConfig(_ context.Context, key, value string) error {
+	if g.Config == nil {
+		g.Config = map[string]string{}
+	}
+	g.Config[key] = value
+	return nil
+}
+
+func (g *Git) UnsetConfig(_ context.Context, key string) error {
+	delete(g.Config, key)
+	return nil
+}
+
+func (g *Git) StageMove(_ context.Context, from, to string) (bool, error) {
+	if !g.Tracked[from] {
+		return false, nil
+	}
+	delete(g.Tracked, from)
+	if to != "" {
+		g.Tracked[to] = true
+	}
+	g.Staged = append(g.Staged, [2]string{from, to})
+	return true, nil
+}
+
+func (g *Git) Changed(context.Context, string, string, bool) ([]string, error) {
+	return append([]string(nil), g.ChangedPaths...), nil
+}
+
+func (g *Git) Unmerged(context.Context, string) ([]string, error) {
+	return append([]string(nil), g.Conflicted...), nil
+}
+
+func (g *Git) Introduced(_ context.Context, p, text string) (string, bool, error) {
+	c, ok := g.Origins[p+"\x00"+text]
+	return c, ok, nil
+}
+
+func (g *Git) PathsAt(_ context.Context, commit, _ string) ([]string, error) {
+	return append([]string(nil), g.Trees[commit]...), nil
 }
 
 func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error) {

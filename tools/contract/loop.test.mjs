@@ -161,7 +161,11 @@ test('a harness drives a three-step spec with a dependent step to one integrated
       assert.match(brief, /"commits": \["0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"\]/, 'a filled-in receipt');
       assert.ok(brief.includes(`abcd implement receipt ${a.return}`));
     }
-    for (const n of step.next) assert.match(n, /\//, 'a next line names absolute paths');
+    for (const n of step.next) {
+      assert.match(n.text, /\//, 'a next line names absolute paths');
+      assert.equal(n.run.verb, 'implement_receipt', 'a next line hands the return in');
+      assert.ok(isAbsolute(n.run.args.path) && n.text.includes(`abcd implement receipt ${n.run.args.path}`), n.text);
+    }
 
     // Two implementers at once, each in its own checkout: neither sees the other's files.
     const [one, two] = await Promise.all(awaits.map(async (a) => repo.implement(run, a)));
@@ -232,11 +236,12 @@ test('a harness drives a three-step spec with a dependent step to one integrated
     const notes = intent.slice(intent.indexOf('## Audit Notes'));
     assert.equal(notes.split(`(run ${run},`).length - 1, 1, notes);
     assert.match(notes, /ac-1: MET[\s\S]*ac-2: MET_WITH_CONCERNS/);
-    assert.match(last.next.join('\n'), new RegExp(`every step delivered, integrated on abcd/${run}/integration and audited; merge that branch`));
+    assert.match(last.next.map((n) => n.text).join('\n'), new RegExp(`every step delivered, integrated on abcd/${run}/integration and audited; merge that branch`));
+    assert.deepEqual(last.next.map((n) => n.run), [{ verb: 'implement_record', args: { run }, fill: [] }]);
     // Bare abcd now suggests closing the spec, not building it again.
-    const after = repo.ok('status', 'status').next.map((n) => n.command);
-    assert.ok(after.includes('abcd spec close spc-2611300000000002'), after.join('\n'));
-    assert.ok(!after.some((c) => c.startsWith('abcd implement start')), after.join('\n'));
+    const after = repo.ok('status', 'status').next.map((n) => n.text);
+    assert.ok(after.includes('run `abcd spec close spc-2611300000000002`'), after.join('\n'));
+    assert.ok(!after.some((c) => c.includes('abcd implement start')), after.join('\n'));
     assert.equal(repo.ok('lint', 'lint').errors, 0);
 
     const story = repo.ok('implement_record', 'implement', 'record', '--run', run);

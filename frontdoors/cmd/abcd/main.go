@@ -63,7 +63,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 		if root, git := files.RepoRoot(dir); git {
 			dir = root
 		}
-		return &app.App{
+		a := &app.App{
 			Inspector: files.Inspector{Dir: dir, Home: home},
 			Config:    files.ConfigSource{Dir: dir, Home: home},
 			Roster:    ros,
@@ -84,6 +84,8 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Build:     app.BuildInfo{Version: version, Commit: commit, Go: runtime.Version()},
 			Reroot:    build,
 		}
+		a.MergeFiles, a.Self = files.MergeFiles{}, system.Self
+		return a
 	}
 	return build(dir)
 }
