@@ -41,12 +41,21 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 		return rep, nil
 	}
 	rep.Flags = d.Flags()
+	if req.Runner.Executable == "" {
+		found, f := a.find(req.Runner.CLI)
+		if f != nil {
+			rep.Failure = f
+			return rep, nil
+		}
+		req.Runner.Executable = found
+	}
+	rep.Executable = req.Runner.Executable
 	if f := checkExecutable(req.Runner.Executable); f != nil {
 		rep.Failure = f
 		return rep, nil
 	}
 	env, _, _ := runner.Environment(a.environ(), runner.Runner{PassEnv: req.Runner.PassEnv}, nil)
-	out, versionErr, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env)
+	out, versionErr, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env, runner.CauseVersion)
 	if f != nil {
 		rep.Failure = f
 		return rep, nil
@@ -65,7 +74,7 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 		rep.Failure = runner.Failf(runner.CauseVersion, "%s", why)
 		return rep, nil
 	}
-	stdout, stderr, f := a.output(ctx, req.Runner.Executable, d.Help(), env)
+	stdout, stderr, f := a.output(ctx, req.Runner.Executable, d.Help(), env, runner.CauseFlags)
 	help := stdout + "\n" + stderr
 	if f != nil {
 		rep.Failure = f
@@ -90,6 +99,26 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 	return rep, nil
 }
 
+// find is the CLI's command on the PATH abcd runs with, as an absolute path.
+func (a *Adapter) find(k runner.Kind) (string, *runner.Failure) {
+	var pathVar string
+	for _, kv := range a.environ() {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if !filepath.IsAbs(dir) {
+			continue // a relative PATH entry would name a different file from another folder
+		}
+		p := filepath.Join(dir, k.Command())
+		if checkExecutable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", runner.Failf(runner.CauseExecutable, "no %s command is on the PATH abcd runs with: install %s, or give its absolute path", k.Command(), k.Name())
+}
+
 // MissingFlags lists the flags help does not name as a flag (a whole word starting with dashes).
 func MissingFlags(help string, flags []string) []string {
 	var missing []string
@@ -105,6 +134,9 @@ func MissingFlags(help string, flags []string) []string {
 // prove makes the proving call: the step a reviewer would make, in an empty folder, with a one-word
 // prompt and small bounds.
 func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outcome, error) {
+	if err := a.tempDir(); err != nil {
+		return runner.Outcome{}, err
+	}
 	dir, err := os.MkdirTemp(a.temp, "abcd-prove-")
 	if err != nil {
 		return runner.Outcome{}, err
@@ -122,8 +154,9 @@ func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outc
 }
 
 // output runs the executable with args, bounded in time and size, in its own group, stdin from
-// /dev/null, and returns what it printed on stdout and on stderr (a CLI may print warnings first).
-func (a *Adapter) output(ctx context.Context, exe string, args, env []string) (string, string, *runner.Failure) {
+// /dev/null, and returns what it printed on stdout and on stderr (a CLI may print warnings first). A
+// run that does not end with exit 0 within its bounds is the failure cause given.
+func (a *Adapter) output(ctx context.Context, exe string, args, env []string, cause runner.Cause) (string, string, *runner.Failure) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	name := filepath.Base(exe) + " " + strings.Join(args, " ")
@@ -140,6 +173,9 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string) (s
 		}
 		defer r.Close()
 		pipes[i] = [2]*os.File{r, w}
+	}
+	if err := a.tempDir(); err != nil {
+		return "", "", runner.Failf(runner.CauseSpawn, "%s", pathless(err))
 	}
 	dir, err := os.MkdirTemp(a.temp, "abcd-check-")
 	if err != nil {
@@ -187,10 +223,10 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string) (s
 	}
 	out, errOut := bufs[0].String(), bufs[1].String()
 	if len(out) > maxCheckOutput || len(errOut) > maxCheckOutput {
-		return "", "", runner.Failf(runner.CauseFlags, "%s printed more than %d bytes", name, maxCheckOutput)
+		return "", "", runner.Failf(cause, "%s printed more than %d bytes", name, maxCheckOutput)
 	}
 	if code, sig := p.exit(); code != 0 {
-		return "", "", runner.Failf(runner.CauseFlags, "%s ended with %s: %s", name, exitWords(code, sig), text.Clip(lastLine(out+"\n"+errOut)))
+		return "", "", runner.Failf(cause, "%s ended with %s: %s", name, exitWords(code, sig), text.Clip(lastLine(out+"\n"+errOut)))
 	}
 	return out, errOut, nil
 }

@@ -315,3 +315,69 @@ func setEnv(env []string, k, kv string) []string {
 	}
 	return append(env, kv)
 }
+
+// The built binary connects the real Claude Code as a runner, found on PATH, against its stand-in:
+// the preflight and the proving call pass, the block is written 0600, config show reads it back with
+// its layer, a second connect is refused, and disconnect removes it.
+func TestHarnessAhoyConnectARunner(t *testing.T) {
+	dir := os.Getenv("ABCD_RUNNER_CLIS")
+	bin := os.Getenv("ABCD_BIN")
+	if dir == "" || bin == "" {
+		t.Skip("make test-harness runs the real coding-agent CLIs and the built abcd")
+	}
+	api := runnertest.Anthropic()
+	defer api.Close()
+	home := t.TempDir()
+	abcdHome := filepath.Join(secureTemp(t), "abcd-home")
+	repo := t.TempDir()
+	out, err := exec.Command("git", "init", "-q", repo).CombinedOutput()
+	assert.NilError(t, err, string(out))
+	env := []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "ABCD_HOME=" + abcdHome,
+		"ANTHROPIC_API_KEY=" + harnessKey, "ANTHROPIC_BASE_URL=" + api.URL}
+	abcd := func(args ...string) (string, int) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = repo, env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			assert.NilError(t, err)
+		}
+		all := stdout.String() + stderr.String()
+		assert.Check(t, !strings.Contains(all, harnessKey), "the key leaked: %s", all)
+		return stdout.String(), code
+	}
+	res, code := abcd("ahoy", "connect", "--runner", "cc", "--cli", "claude", "--credential-env", "ANTHROPIC_API_KEY",
+		"--pass-env", "ANTHROPIC_BASE_URL", "--tier", "frontier=claude-opus-4-5", "--model", "claude-haiku-4-5", "--json")
+	assert.Assert(t, is.Equal(code, 0), res)
+	var got map[string]any
+	assert.NilError(t, json.Unmarshal([]byte(res), &got))
+	r := got["runner"].(map[string]any)
+	assert.Check(t, is.Equal(r["cli"], "claude"))
+	assert.Check(t, is.Equal(got["model_reported"], "claude-haiku-4-5"))
+	assert.Check(t, strings.HasPrefix(r["executable"].(string), dir), "the claude on PATH")
+	assert.Check(t, is.Equal(api.Count(), 1), "one proving call")
+	fi, err := os.Stat(filepath.Join(abcdHome, "config.json"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(fi.Mode().Perm(), os.FileMode(0o600)))
+
+	show, code := abcd("config", "show", "oracle.runner.cc.credential_env", "--json")
+	assert.Assert(t, is.Equal(code, 0), show)
+	assert.Check(t, is.Contains(show, `"layer":"machine"`))
+	assert.Check(t, is.Contains(show, `ANTHROPIC_API_KEY`))
+
+	again, code := abcd("ahoy", "connect", "--runner", "cc", "--cli", "claude", "--json")
+	assert.Check(t, is.Equal(code, 2))
+	assert.Check(t, is.Contains(again, `"code":"runner_exists"`))
+	assert.Check(t, is.Equal(api.Count(), 1), "a refused connect calls nothing")
+
+	gone, code := abcd("ahoy", "disconnect", "cc", "--json")
+	assert.Assert(t, is.Equal(code, 0), gone)
+	assert.Check(t, is.Contains(gone, `"removed":true`))
+	data, err := os.ReadFile(filepath.Join(abcdHome, "config.json"))
+	assert.NilError(t, err)
+	assert.Check(t, !strings.Contains(string(data), "runner"))
+}

@@ -134,6 +134,18 @@ type Prepared struct {
 	dialect        Dialect
 }
 
+// tempDir makes the folder the steps' private folders live in (0700: a CLI reads abcd's settings only
+// from a folder no one else may write).
+func (a *Adapter) tempDir() error {
+	if a.temp == "" {
+		return nil
+	}
+	if err := os.MkdirAll(a.temp, 0o700); err != nil {
+		return fmt.Errorf("making the runners' folder: %w", err)
+	}
+	return nil
+}
+
 // Close releases the prompt and removes the private folder.
 func (p *Prepared) Close() {
 	p.Prompt.Close()
@@ -164,6 +176,10 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 	prompt, f := openPrompt(req.PromptFile)
 	if f != nil {
 		return nil, f, nil
+	}
+	if err := a.tempDir(); err != nil {
+		prompt.Close()
+		return nil, nil, err
 	}
 	private, err := os.MkdirTemp(a.temp, "abcd-runner-")
 	if err != nil {

@@ -71,13 +71,8 @@ func Causes() []Cause {
 		CauseInterrupted}
 }
 
-func (Cause) SchemaRule() contract.Rule {
-	enum := []string{""}
-	for _, c := range Causes() {
-		enum = append(enum, string(c))
-	}
-	return contract.Rule{Description: "why the step failed; empty when it completed", Enum: enum}
-}
+// SchemaEnum: a receipt's cause is one of Causes, or empty when the step completed.
+func (Cause) SchemaEnum() contract.Rule { return contract.Enum(append([]Cause{""}, Causes()...)...) }
 
 // Valid reports whether c is one of Causes.
 func (c Cause) Valid() bool {

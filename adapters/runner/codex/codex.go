@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/abcd-dev/abcd/adapters/runner"
 	domain "github.com/abcd-dev/abcd/domain/runner"
@@ -144,7 +145,8 @@ var calls = []string{"command_execution", "file_change", "mcp_tool_call", "web_s
 // identity is what stays the same in a call's item from its start to its end.
 var identity = []string{"command", "server", "tool", "arguments", "query", "changes", "tool_name"}
 
-var reconnect = regexp.MustCompile(`^Reconnecting\.\.\. \d+/\d+`)
+// reconnect is compiled on first use: abcd starts on every hook call, and most never read a stream.
+var reconnect = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Reconnecting\.\.\. \d+/\d+`) })
 
 func (p *parser) Event(line []byte) (runner.Event, error) {
 	var e event
@@ -171,7 +173,7 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 		p.item(&ev, e.Type, *e.Item, whole)
 	case "error":
 		ev.Note = e.Message
-		if reconnect.MatchString(e.Message) {
+		if reconnect().MatchString(e.Message) {
 			ev.Retries = 1
 			ev.RetryStatus = status(e.Message)
 		}
@@ -247,11 +249,12 @@ func (p *parser) item(ev *runner.Event, typ string, it item, whole map[string]js
 	}
 }
 
-var statusPattern = regexp.MustCompile(`(?:status:? |status )(\d{3})\b`)
+// statusPattern is compiled on first use: abcd starts on every hook call, and most never read a stream.
+var statusPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:status:? |status )(\d{3})\b`) })
 
 // status is the HTTP status a Codex message names ("unexpected status 401", "last status: 429").
 func status(msg string) int {
-	if m := statusPattern.FindStringSubmatch(msg); m != nil {
+	if m := statusPattern().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/abcd-dev/abcd/adapters/runner"
 	domain "github.com/abcd-dev/abcd/domain/runner"
@@ -252,13 +253,14 @@ func (p *parser) terminal(e event) (*runner.Terminal, error) {
 	return t, nil
 }
 
-var statusPattern = regexp.MustCompile(`\b(4\d\d|5\d\d)\b`)
+// statusPattern is compiled on first use: abcd starts on every hook call, and most never read a stream.
+var statusPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(4\d\d|5\d\d)\b`) })
 
 // failure classifies a result that did not succeed by its error's type, status and words.
 func failure(status string, eb errorBody) *domain.Failure {
 	low := strings.ToLower(eb.Type + " " + eb.Message)
 	code := 0
-	if m := statusPattern.FindStringSubmatch(eb.Message); m != nil {
+	if m := statusPattern().FindStringSubmatch(eb.Message); m != nil {
 		code, _ = strconv.Atoi(m[1])
 	}
 	cause := domain.CauseCLIError
