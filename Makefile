@@ -78,6 +78,7 @@ bench: ## side-by-side ratios against reference runs in the same invocation; wri
 	$(GO) run ./tools/mcp/bench -md $(BENCH_OUT)/mcp.md
 	$(GO) run ./tools/mcp/rpbench | tee $(BENCH_OUT)/rpbench.txt
 	$(GO) run ./tools/bench/records -md $(BENCH_OUT)/records.md
+	$(GO) run ./tools/bench/lintchanged -md $(BENCH_OUT)/lintchanged.md
 	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
 	$(GO) run ./tools/bench/guard | tee $(BENCH_OUT)/guard.txt

@@ -95,6 +95,15 @@ func ruleSchema(r contract.Rule) *jsonschema.Schema {
 		return s
 	}
 	s := &jsonschema.Schema{Type: "string", Description: r.Description, Pattern: r.Pattern}
+	if len(r.Meanings) > 0 {
+		if len(r.Meanings) != len(r.Enum) {
+			panic(fmt.Sprintf("a rule gives %d meanings for %d values", len(r.Meanings), len(r.Enum)))
+		}
+		for i, e := range r.Enum {
+			s.OneOf = append(s.OneOf, &jsonschema.Schema{Const: e, Description: r.Meanings[i]})
+		}
+		return s
+	}
 	if r.MinLength > 0 {
 		s.MinLength = ptr(uint64(r.MinLength))
 	}

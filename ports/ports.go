@@ -282,6 +282,12 @@ type Git interface {
 	Introduced(ctx context.Context, path, text string) (commit string, found bool, err error)
 	// PathsAt lists the repository-relative paths under dir in a commit's tree.
 	PathsAt(ctx context.Context, commit, dir string) ([]string, error)
+	// Stages reads the versions git's index holds of an unmerged path: the common ancestor's (1),
+	// ours (2) and theirs (3), each at most max bytes; a version absent is nil.
+	Stages(ctx context.Context, path string, max int) (stages [4][]byte, err error)
+	// Settle marks an unmerged path resolved as the working tree has it: added when the file stands
+	// there, removed from the index when it does not.
+	Settle(ctx context.Context, path string) error
 }
 
 // ErrNoGit is what a Git call answers where git cannot run at all: no git program on PATH, or no

@@ -24,7 +24,7 @@ var errBusy = errors.New("the lock is held")
 
 // heldOn is the contention refusal of a lock still held when the wait ran out: whose lock, and how
 // long was waited (none: one try).
-func heldOn(code, what, whose string, wait time.Duration) error {
+func heldOn(code refusal.Code, what, whose string, wait time.Duration) error {
 	why := fmt.Sprintf("another abcd held %s lock for more than %s", whose, wait)
 	if wait <= 0 {
 		why = fmt.Sprintf("another abcd holds %s lock right now", whose)

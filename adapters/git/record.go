@@ -82,11 +82,15 @@ func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]strin
 		}
 		lists = append(lists, out)
 	} else {
-		commit, err := g.Resolve(ctx, rev)
-		if err != nil {
-			return nil, err
+		if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\n\x00") {
+			return nil, refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(rev)), "give a branch, tag or commit, such as main")
 		}
-		changed, err := g.names(ctx, "--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames", "--end-of-options", commit, "--", dir)
+		// The diff resolves the revision itself: one git process fewer on a check CI runs often.
+		changed, err := g.names(ctx, "--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames", "--end-of-options", rev+"^{commit}", "--", dir)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == 128 {
+			return nil, refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(rev)), "give a branch, tag or commit that exists, such as main")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +158,43 @@ func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) 
 		return nil, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
 	}
 	return g.names(ctx, "--literal-pathspecs", "ls-tree", "-r", "--name-only", "-z", "--end-of-options", commit, "--", dir)
+}
+
+// Stages reads the index's versions of an unmerged path.
+func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error) {
+	var out [4][]byte
+	if !repoPath(path) {
+		return out, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+	}
+	entries, err := g.names(ctx, "--literal-pathspecs", "ls-files", "-z", "--unmerged", "--", path)
+	if err != nil {
+		return out, err
+	}
+	for _, e := range entries {
+		meta, p, ok := strings.Cut(e, "\t")
+		fields := strings.Fields(meta)
+		if !ok || p != path || len(fields) != 3 || len(fields[2]) != 1 || fields[2][0] < '1' || fields[2][0] > '3' {
+			continue
+		}
+		data, cut, err := g.run(ctx, max, "cat-file", "blob", fields[1])
+		if err != nil {
+			return out, err
+		}
+		if cut {
+			return out, refusal.New("record_too_large", path, fmt.Sprintf("holds a version in git's index larger than %d bytes", max), "settle it by hand")
+		}
+		out[fields[2][0]-'0'] = data
+	}
+	return out, nil
+}
+
+// Settle marks an unmerged path resolved as the working tree has it.
+func (g Git) Settle(ctx context.Context, path string) error {
+	if !repoPath(path) {
+		return refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+	}
+	_, _, err := g.run(ctx, 4<<10, "--literal-pathspecs", "add", "--all", "--", path)
+	return err
 }
 
 // names runs a git command that prints NUL-separated paths.

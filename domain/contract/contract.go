@@ -64,6 +64,9 @@ type Rule struct {
 	Pattern string
 	// Enum is the closed list of a string's values, in the order the schema lists them.
 	Enum []string
+	// Meanings, when given, says what each value of Enum means, one sentence each, in Enum's
+	// order: the schema lists each value as a const with its meaning.
+	Meanings []string
 	// Ints is the closed list of an integer's values (a schema_version, an exit code); a Rule with
 	// Ints describes an integer, not a string.
 	Ints []int

@@ -67,7 +67,7 @@ func (Title) SchemaRule() contract.Rule {
 }
 
 // lineCodes are the refusal codes of the title rule for a title and for a source.
-var lineCodes = map[string]map[titleFault]string{
+var lineCodes = map[string]map[titleFault]refusal.Code{
 	"title":  {titleEmpty: "title_empty", titleLong: "title_too_long", titleHidden: "title_invalid"},
 	"source": {titleEmpty: "source_empty", titleLong: "source_too_long", titleHidden: "source_invalid"},
 }
@@ -116,7 +116,7 @@ type Note string
 
 // UnmarshalText checks the note (text_invalid; text_empty when there is nothing).
 func (n *Note) UnmarshalText(b []byte) error {
-	v, err := checkNote(string(b), "text")
+	v, err := checkNote(string(b), noteText)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ type Reason string
 
 // UnmarshalText checks the reason like a note.
 func (r *Reason) UnmarshalText(b []byte) error {
-	v, err := checkNote(string(b), "why")
+	v, err := checkNote(string(b), noteWhy)
 	if err != nil {
 		return err
 	}
@@ -145,23 +145,30 @@ func (Reason) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "why the issue is closed: plain text, several lines allowed, at most 4096 bytes", MinLength: 1, MaxLength: MaxNoteBytes}
 }
 
-func checkNote(s, what string) (string, error) {
+// noteRule is what a note's refusals say: its codes, and the example an empty one gives.
+type noteRule struct {
+	empty, invalid refusal.Code
+	example        string
+}
+
+var (
+	noteText = noteRule{"text_empty", "text_invalid", `say what you noticed in quotes, e.g. "the status line flickers on resize"`}
+	noteWhy  = noteRule{"why_empty", "why_invalid", `say why in quotes, e.g. "fixed in 1a2b3c4"`}
+)
+
+func checkNote(s string, rule noteRule) (string, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		example := `say why in quotes, e.g. "fixed in 1a2b3c4"`
-		if what == "text" {
-			example = `say what you noticed in quotes, e.g. "the status line flickers on resize"`
-		}
-		return "", refusal.New(what+"_empty", "", "no text was given", example)
+		return "", refusal.New(rule.empty, "", "no text was given", rule.example)
 	}
 	if len(t) > MaxNoteBytes {
-		return "", refusal.New(what+"_invalid", "", fmt.Sprintf("the text is %d bytes; at most %d", len(t), MaxNoteBytes), "shorten it")
+		return "", refusal.New(rule.invalid, "", fmt.Sprintf("the text is %d bytes; at most %d", len(t), MaxNoteBytes), "shorten it")
 	}
 	if p := text.BlockProblem(t); p != "" {
-		return "", refusal.New(what+"_invalid", "", "the text holds "+p, "use plain text")
+		return "", refusal.New(rule.invalid, "", "the text holds "+p, "use plain text")
 	}
 	if err := CheckBody(t); err != nil {
-		return "", refusal.New(what+"_invalid", "", err.Error(),
+		return "", refusal.New(rule.invalid, "", err.Error(),
 			"rephrase it; a record's body cannot hold its own section headings or an unclosed code fence")
 	}
 	return t, nil

@@ -294,12 +294,17 @@ func (ix lintIndex) lintSpec(v loadedView) []Finding {
 	if l.Lifecycle != "open" {
 		return out
 	}
+	var twins []string
 	for _, other := range ix.specsOf[l.Spec.Front.Implements] {
 		if other != l && other.Spec.Front.Title == l.Spec.Front.Title {
-			out = append(out, Finding{LevelError, "planned_twice", file, fieldLine(v.fields, "title"),
-				fmt.Sprintf("%s is another open spec of intent %s under the same title: the intent was planned twice (on two branches, merged)", other.File, l.Spec.Front.Implements),
-				fmt.Sprintf("keep one: carry what the other holds into it, then remove the other (git rm %s); or give one its own title if both are meant", other.File)})
+			twins = append(twins, other.File)
 		}
+	}
+	if len(twins) > 0 {
+		slices.Sort(twins)
+		out = append(out, Finding{LevelError, "planned_twice", file, fieldLine(v.fields, "title"),
+			fmt.Sprintf("%s: more open specs of intent %s under the same title, as planning it on two branches leaves them", strings.Join(twins, ", "), l.Spec.Front.Implements),
+			fmt.Sprintf("keep one: carry what the others hold into it, then remove them (git rm %s); or give each its own title if all are meant", strings.Join(twins, " "))})
 	}
 	return out
 }
@@ -358,7 +363,7 @@ func LintMerge(findings []Finding, unmerged []string, driverMissing bool, attrib
 	for _, p := range unmerged {
 		findings = append(findings, Finding{LevelError, "merge_unresolved", p, 0,
 			"git holds an unresolved merge conflict on this record file (git status shows which side changed, moved or removed it)",
-			"settle it: keep the content that stands (or git rm the copy that should go), then git add it; a record left in two folders is finished with abcd record finish-move"})
+			"resolve any conflict markers in it, then run abcd record finish-merge: it marks each record whole at its path resolved, removes what both sides removed, and carries a change git paired with the wrong record into that record's own file"})
 	}
 	if driverMissing {
 		findings = append(findings, Finding{LevelWarning, "merge_driver_missing", attributes, 0,

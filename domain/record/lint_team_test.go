@@ -43,7 +43,7 @@ func findings(fs []Finding, code string) []Finding {
 
 func TestLintNamesConflictMarkers(t *testing.T) {
 	base := baseIssue()
-	m := Merge(base, []byte(strings.Replace(string(base), "Lint takes 3 s.", "Ours.", 1)), []byte(strings.Replace(string(base), "Lint takes 3 s.", "Theirs.", 1)), 7)
+	m := Merge(base, []byte(strings.Replace(string(base), "Lint takes 3 s.", "Ours.", 1)), []byte(strings.Replace(string(base), "Lint takes 3 s.", "Theirs.", 1)), 7, "")
 	got := Lint([]Loaded{loadAs(t, Issues, "open", "i/"+issID+"-slow.md", m.Data)})
 	if len(got) != 1 || got[0].Code != "conflict_markers" || got[0].Level != LevelError || got[0].Line != 14 || !strings.Contains(got[0].Remedy, "git add") {
 		t.Fatalf("%s", dump(got))
@@ -113,7 +113,7 @@ func TestLintNamesAnIntentPlannedTwice(t *testing.T) {
 func TestLintNamesAnIssueClosedTwice(t *testing.T) {
 	base := baseIssue()
 	closeWith := func(why string) []byte { return appendTo(t, moveTo(t, base, "closed"), SectionResolution, why) }
-	m := Merge(base, closeWith("A."), closeWith("B."), 7)
+	m := Merge(base, closeWith("A."), closeWith("B."), 7, "")
 	got := Lint([]Loaded{loadAs(t, Issues, "closed", "i/"+issID+"-slow.md", m.Data)})
 	if len(got) != 1 || got[0].Code != "closed_twice" || got[0].Level != LevelWarning {
 		t.Fatalf("%s", dump(got))

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -21,7 +22,13 @@ import (
 //
 // Nothing is lost: a conflict holds both sides, and Conflicts says where. Inputs are bytes of any
 // kind; a file with no front matter is merged as plain text.
-func Merge(base, ours, theirs []byte, markerSize int) Merged {
+//
+// When the sides are not one record (git took a new record for an old one renamed, as a small record
+// that changed much can look more like a new one than itself), nothing is merged: the side git took
+// for the rename is kept whole where git writes it, the merge is a conflict, and the other record's
+// change stays in git's index for `abcd record finish-merge` to carry into its own file. path is
+// git's %P, the path being merged: without a base, its name says whose record belongs there.
+func Merge(base, ours, theirs []byte, markerSize int, path string) Merged {
 	if markerSize < 7 {
 		markerSize = 7
 	}
@@ -37,9 +44,30 @@ func Merge(base, ours, theirs []byte, markerSize int) Merged {
 	do, oko := splitDoc(o)
 	dt, okt := splitDoc(t)
 	var out []string
-	if okb && oko && okt {
+	switch ido, idt := idOf(do, oko), idOf(dt, okt); {
+	case ido != "" && idt != "" && ido != idt, okb && ido != "" && idOf(db, true) != "" && idOf(db, true) != ido:
+		// Git paired two different records as one renamed (a small record much changed on one side
+		// can look more like another, new one): nothing of one belongs in the other. Ours stays as
+		// it is, and git is told of a conflict to settle by hand.
+		// The side git took for the base record renamed is a record of its own, and git writes the
+		// merge where that side put it: that side's record is what belongs there. Without a base to
+		// tell by, the path's name says whose it is.
+		base := idOf(db, okb)
+		kept := ours
+		switch owner, _ := IDOfFileName(path); {
+		case base != "" && ido == base && idt != base:
+			kept = theirs
+		case base == "" && idt == owner && ido != owner:
+			kept = theirs
+		}
+		return Merged{Data: kept, Mispaired: true,
+			Conflicts: []string{fmt.Sprintf("the file: git paired different records as one (ids %s)", strings.Join(distinct(base, ido, idt), ", "))}}
+	case okb && oko && okt:
 		out = m.doc(db, do, dt)
-	} else {
+	case oko && okt && ido != "" && ido == idt:
+		// One record both sides added (git saw no common version): merged two ways.
+		out = m.twoWay(do, dt)
+	default:
 		var conflict bool
 		out, conflict = m.mk.mergeLines(b, o, t)
 		if conflict {
@@ -47,6 +75,35 @@ func Merge(base, ours, theirs []byte, markerSize int) Merged {
 		}
 	}
 	return Merged{Data: []byte(strings.Join(out, "")), Conflicts: m.conflicts, ClosedTwice: m.closedTwice}
+}
+
+// IDIn is the id a record's front matter says, read leniently ("" when there is none to read).
+func IDIn(data []byte) string {
+	d, ok := splitDoc(splitLines(data))
+	return idOf(d, ok)
+}
+
+// idOf is a split record's id ("" when it has none to read).
+func idOf(d recDoc, ok bool) string {
+	if !ok {
+		return ""
+	}
+	fs, ok := frontLines(d.front)
+	if !ok {
+		return ""
+	}
+	return rawValue(valueOf(fs, "id"))
+}
+
+// distinct lists the non-empty ids once each, in order.
+func distinct(ids ...string) []string {
+	var out []string
+	for _, id := range ids {
+		if id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Merged is a merge's outcome: the file, and where it conflicts (none: a clean merge).
@@ -57,6 +114,10 @@ type Merged struct {
 	Conflicts []string
 	// ClosedTwice is set when an issue closed on both sides with different reasons keeps both.
 	ClosedTwice bool
+	// Mispaired is set when the three sides are not one record (git took a new record for another
+	// one renamed): Data is the path's own record as that side has it, with no markers, and the merge
+	// is a conflict.
+	Mispaired bool
 }
 
 type merger struct {

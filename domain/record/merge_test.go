@@ -44,8 +44,8 @@ func baseIssue() []byte {
 // merged merges both ways round, checks the two agree on being clean, and returns ours-first.
 func merged(t *testing.T, base, ours, theirs []byte) Merged {
 	t.Helper()
-	m := Merge(base, ours, theirs, 7)
-	r := Merge(base, theirs, ours, 7)
+	m := Merge(base, ours, theirs, 7, "")
+	r := Merge(base, theirs, ours, 7, "")
 	if (len(m.Conflicts) == 0) != (len(r.Conflicts) == 0) {
 		t.Fatalf("the two orders disagree on conflicts: %v against %v", m.Conflicts, r.Conflicts)
 	}
@@ -145,7 +145,7 @@ func TestMergeConflictsAreMarkedWhereTheyAre(t *testing.T) {
 	progress := func(data []byte, line string) []byte { return appendTo(t, data, SectionAuditNotes, line) }
 	ours := progress(must(t, []byte(strings.Replace(string(base), "<!-- fill: the announcement", "Ours.\n<!-- fill: the announcement", 1)), nil), "### Audit 2026-07-01 (run run-2607011200000001, a..b): PASS")
 	theirs := progress(must(t, []byte(strings.Replace(string(base), "<!-- fill: the announcement", "Theirs.\n<!-- fill: the announcement", 1)), nil), "### Audit 2026-07-02 (run run-2607021200000001, a..c): PASS")
-	m := Merge(base, ours, theirs, 7)
+	m := Merge(base, ours, theirs, 7, "")
 	if len(m.Conflicts) != 1 || m.Conflicts[0] != "## Press Release" {
 		t.Fatalf("conflicts %v", m.Conflicts)
 	}
@@ -157,7 +157,7 @@ func TestMergeConflictsAreMarkedWhereTheyAre(t *testing.T) {
 	t.Run("a title changed two ways", func(t *testing.T) {
 		o := []byte(strings.Replace(string(base), `title: "Records"`, `title: "Ours"`, 1))
 		th := []byte(strings.Replace(string(base), `title: "Records"`, `title: "Theirs"`, 1))
-		m := Merge(base, o, th, 9)
+		m := Merge(base, o, th, 9, "")
 		if len(m.Conflicts) != 1 || m.Conflicts[0] != "front matter title" {
 			t.Fatalf("conflicts %v", m.Conflicts)
 		}
@@ -195,7 +195,7 @@ func TestMergeOfPlainText(t *testing.T) {
 	if len(m.Conflicts) > 0 || string(m.Data) != "A\nb\nc\nd\nE\n" {
 		t.Fatalf("%v %q", m.Conflicts, m.Data)
 	}
-	m = Merge(base, []byte("a\nX\nc\nd\ne\n"), []byte("a\nY\nc\nd\ne\n"), 7)
+	m = Merge(base, []byte("a\nX\nc\nd\ne\n"), []byte("a\nY\nc\nd\ne\n"), 7, "")
 	if len(m.Conflicts) != 1 || string(m.Data) != "a\n<<<<<<< ours\nX\n=======\nY\n>>>>>>> theirs\nc\nd\ne\n" {
 		t.Fatalf("%v %q", m.Conflicts, m.Data)
 	}
@@ -252,4 +252,36 @@ func lcsLen(a, b []int) int {
 		}
 	}
 	return d[0][0]
+}
+
+// Git can take one record for another renamed (a small record much changed looks more like a new
+// one): the sides are then not one record. The path's own record is kept whole, and it is a conflict.
+func TestMergeOfTwoDifferentRecordsKeepsThePathsOwn(t *testing.T) {
+	base := baseIssue()
+	changed := appendTo(t, base, SectionNotes, "A note.")
+	other := RenderIssue(NewIssue("iss-2607011232009999", "Another", "Else.", "minor", "abcd capture", nil, mergeDay))
+	otherPath := ".abcd/work/issues/open/" + FileName("iss-2607011232009999", "another")
+	for _, c := range []struct {
+		name         string
+		ours, theirs []byte
+		path         string
+		want         []byte
+	}{
+		// Git took ours (another record) for the base renamed: the merge lands where ours put it.
+		{"ours is the other record", other, changed, ".abcd/work/issues/open/" + FileName(issID, "lint-is-slow"), other},
+		// Git took theirs for the base renamed: the merge lands where theirs put it.
+		{"theirs is the other record", changed, other, otherPath, other},
+	} {
+		m := Merge(base, c.ours, c.theirs, 7, c.path)
+		if !m.Mispaired || len(m.Conflicts) != 1 || string(m.Data) != string(c.want) {
+			t.Errorf("%s: mispaired %v, conflicts %v, kept:\n%s", c.name, m.Mispaired, m.Conflicts, m.Data)
+		}
+	}
+	// With no base, the path's name says whose record belongs there.
+	if m := Merge(nil, changed, other, 7, otherPath); !m.Mispaired || string(m.Data) != string(other) {
+		t.Errorf("no base: kept\n%s", m.Data)
+	}
+	if IDIn(other) != "iss-2607011232009999" || IDIn([]byte("no record")) != "" {
+		t.Error("IDIn")
+	}
 }

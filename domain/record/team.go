@@ -107,11 +107,8 @@ func idChar(c byte) bool {
 }
 
 // MergeCopies merges the copies of one record a move left in two lifecycle folders into the copy in
-// the later folder, with no ancestor to ask: the later lifecycle stands; a list (related,
-// supersedes) is the union; an append-only section (Progress, Audit Notes, Notes, Resolution) is the
-// union of both copies' entries in time order; a section one copy lacks or left unwritten takes the
-// other's. Anything else the copies hold differently cannot be settled here: differ names each
-// place (a front matter key, a section), and later is not to be written then.
+// the later folder, with no ancestor to ask (see twoWay). Anything the copies hold differently that
+// no rule settles is named in differ (a front matter key, a section), and nothing is to be written.
 func MergeCopies(later, earlier []byte) (merged []byte, differ []string) {
 	dl, okl := splitDoc(splitLines(later))
 	de, oke := splitDoc(splitLines(earlier))
@@ -122,87 +119,114 @@ func MergeCopies(later, earlier []byte) (merged []byte, differ []string) {
 		return nil, []string{"the file (one copy is not a record abcd can read)"}
 	}
 	m := &merger{mk: markers{size: 7, eol: eolOf(later)}}
-	front := m.copiesFront(dl.front, de.front, &differ)
-	out := append([]string{dl.open}, front...)
-	out = append(out, dl.close)
-	out = append(out, dl.pre...)
-	keys := make([]string, 0, len(dl.secs)+len(de.secs))
-	for _, s := range append(slices.Clone(dl.secs), de.secs...) {
+	out := m.twoWay(dl, de)
+	if len(m.conflicts) > 0 {
+		return nil, m.conflicts
+	}
+	return []byte(strings.Join(out, "")), nil
+}
+
+// twoWay merges two versions of one record that share no ancestor (two copies a move left, or one
+// record git saw added on both sides): the later lifecycle stands; a list (related, supersedes) is
+// the union; an append-only section (Progress, Audit Notes, Notes, Resolution) is the union of both
+// versions' entries in time order; a section one version lacks or left unwritten takes the other's.
+// Anything else they hold differently is a conflict, between markers, ours (a) first.
+func (m *merger) twoWay(a, b recDoc) []string {
+	out := append([]string{a.open}, m.twoWayFront(a.front, b.front)...)
+	out = append(out, a.close)
+	switch {
+	case equalLines(a.pre, b.pre), !slices.ContainsFunc(b.pre, func(l string) bool { return !blank(l) }):
+		out = append(out, a.pre...)
+	case !slices.ContainsFunc(a.pre, func(l string) bool { return !blank(l) }):
+		out = append(out, b.pre...)
+	default:
+		m.conflicts = append(m.conflicts, "the text before the first section")
+		out = m.mk.write(out, a.pre, b.pre)
+	}
+	keys := make([]string, 0, len(a.secs)+len(b.secs))
+	for _, s := range append(slices.Clone(a.secs), b.secs...) {
 		if !slices.Contains(keys, s.key) {
 			keys = append(keys, s.key)
 		}
 	}
 	for _, key := range keys {
-		lines, ok := m.copiesSection(key, dl, de)
-		if !ok {
-			name, _ := headingOf(lineText(lines[0]))
-			differ = append(differ, "## "+name)
-		}
 		if n := len(out); n > 0 && !blank(out[n-1]) && lineText(out[n-1]) != fence {
 			out = append(out, m.mk.eol)
 		}
-		out = append(out, lines...)
+		out = append(out, m.twoWaySection(key, a, b)...)
 	}
-	return []byte(strings.Join(out, "")), differ
+	return out
 }
 
-// copiesFront merges two copies' front matter: the later's lifecycle, lists as unions, every other
-// key equal on both.
-func (m *merger) copiesFront(later, earlier []string, differ *[]string) []string {
-	fl, okl := frontLines(later)
-	fe, oke := frontLines(earlier)
-	if !okl || !oke {
-		if !equalLines(later, earlier) {
-			*differ = append(*differ, "the front matter")
+// twoWayFront merges two versions' front matter key by key.
+func (m *merger) twoWayFront(a, b []string) []string {
+	fa, oka := frontLines(a)
+	fb, okb := frontLines(b)
+	if !oka || !okb {
+		if equalLines(a, b) {
+			return a
 		}
-		return later
+		m.conflicts = append(m.conflicts, "the front matter")
+		return m.mk.write(nil, a, b)
 	}
-	if f, ok := FamilyOfType(rawValue(valueOf(fl, "type"))); ok {
-		m.family = f
+	for _, fs := range [][]fmLine{fa, fb} {
+		if f, ok := FamilyOfType(rawValue(valueOf(fs, "type"))); ok {
+			m.family = f
+			break
+		}
 	}
-	out := make([]string, 0, len(fl))
-	for _, f := range fl {
-		e := valueOf(fe, f.key)
+	var out []string
+	for _, f := range fa {
+		other := valueOf(fb, f.key)
+		if line, ok := m.lifecycle("", f.line, other); f.key == "lifecycle" && ok {
+			out = append(out, line)
+			continue
+		}
 		switch {
-		case f.line == e, f.key == "lifecycle":
+		case f.line == other, other == "":
 			out = append(out, f.line)
 		case f.key == "related" || f.key == "supersedes":
-			line, ok := mergeList(f.key, "", f.line, e)
-			if !ok {
-				*differ = append(*differ, "front matter "+f.key)
-				line = f.line
+			if line, ok := mergeList(f.key, "", f.line, other); ok {
+				out = append(out, line)
+				continue
 			}
-			out = append(out, line)
+			fallthrough
 		default:
-			*differ = append(*differ, "front matter "+f.key)
+			m.conflicts = append(m.conflicts, "front matter "+f.key)
+			out = m.mk.write(out, []string{f.line}, []string{other})
+		}
+	}
+	for _, f := range fb {
+		if valueOf(fa, f.key) == "" {
 			out = append(out, f.line)
 		}
 	}
 	return out
 }
 
-// copiesSection merges one section of two copies; false when they hold it differently and neither
-// rule settles it (the later copy's is returned then, to name it).
-func (m *merger) copiesSection(key string, dl, de recDoc) ([]string, bool) {
-	sl, inL := dl.find(key)
-	se, inE := de.find(key)
+// twoWaySection merges one section of two versions.
+func (m *merger) twoWaySection(key string, a, b recDoc) []string {
+	sa, inA := a.find(key)
+	sb, inB := b.find(key)
 	switch {
-	case !inE:
-		return append([]string{sl.head}, sl.lines...), true
-	case !inL:
-		return append([]string{se.head}, se.lines...), true
+	case !inB:
+		return append([]string{sa.head}, sa.lines...)
+	case !inA:
+		return append([]string{sb.head}, sb.lines...)
 	}
-	name, _ := headingOf(lineText(sl.head))
-	head := []string{sl.head}
+	name, _ := headingOf(lineText(sa.head))
+	head := []string{sa.head}
 	switch {
-	case equalLines(sl.lines, se.lines):
-		return append(head, sl.lines...), true
+	case equalLines(sa.lines, sb.lines):
+		return append(head, sa.lines...)
 	case appendOnly(m.family, name):
-		return append(head, m.union(name, nil, sl.lines, se.lines)...), true
-	case !Written(Section{Body: strings.Join(se.lines, "")}):
-		return append(head, sl.lines...), true
-	case !Written(Section{Body: strings.Join(sl.lines, "")}):
-		return append(head, se.lines...), true
+		return append(head, m.union(name, nil, sa.lines, sb.lines)...)
+	case !Written(Section{Body: strings.Join(sb.lines, "")}):
+		return append(head, sa.lines...)
+	case !Written(Section{Body: strings.Join(sa.lines, "")}):
+		return append(head, sb.lines...)
 	}
-	return append(head, sl.lines...), false
+	m.conflicts = append(m.conflicts, "## "+name)
+	lines, _ := m.mk.mergeLines(nil, sa.lines, sb.lines)
+	return append(head, lines...)
 }

@@ -2,8 +2,10 @@ package refusal
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -61,4 +63,18 @@ func TestErrorReadsInNoDoorsTerms(t *testing.T) {
 	e := New("no_run", "", "no run", Run("implement_start", Hole("spec", "spec"))).On("implement_step", "")
 	assert.Check(t, is.Equal(e.Error(), `implement_step: no run (run implement_start with {"spec":"<spec>"})`))
 	assert.Check(t, !strings.Contains(e.Error(), "`"))
+}
+
+// TestDeclaredCodes: each code is declared once, in order, snake_case, with a one-sentence meaning.
+func TestDeclaredCodes(t *testing.T) {
+	codes := Codes()
+	assert.Assert(t, len(codes) > 100)
+	shape := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	for i, d := range codes {
+		assert.Check(t, shape.MatchString(string(d.Code)), "%q is not snake_case", d.Code)
+		assert.Check(t, i == 0 || codes[i-1].Code < d.Code, "%q is out of order or declared twice", d.Code)
+		m := d.Meaning
+		assert.Check(t, len(m) > 10 && unicode.IsUpper([]rune(m)[0]) && strings.HasSuffix(m, ".") && strings.Count(m, ". ") == 0 && !strings.Contains(m, "\n"),
+			"%s: the meaning is not one sentence: %q", d.Code, m)
+	}
 }

@@ -181,6 +181,7 @@ func recordGroup(a *app.App, s *IO, opts *options) *cobra.Command {
 	g.AddCommand(
 		verbCommand(a, s, opts, "record_finish_move", "finish-move ID", renderFinishMove, arg("ref")),
 		verbCommand(a, s, opts, "record_renumber", "renumber FILE", renderRenumber, arg("file")),
+		verbCommand(a, s, opts, "record_finish_merge", "finish-merge", renderFinishMerge),
 	)
 	return g
 }
@@ -202,6 +203,26 @@ func renderRenumber(s *IO, r app.RecordRenumberResult) string {
 	}
 	for _, p := range r.Unsure {
 		fmt.Fprintf(&b, "  check %s: it names %s, and git cannot tell which of the two records it means\n", p, r.OldID)
+	}
+	return b.String()
+}
+
+func renderFinishMerge(s *IO, r app.RecordFinishMergeResult) string {
+	var b strings.Builder
+	if len(r.Settled)+len(r.Carried)+len(r.Left) == 0 {
+		return "nothing to settle: git holds no unmerged record file\n"
+	}
+	for _, c := range r.Carried {
+		fmt.Fprintf(&b, "carried %s's change from %s into %s\n", c.ID, c.From, c.To)
+	}
+	for _, p := range r.Settled {
+		fmt.Fprintf(&b, "settled %s\n", p)
+	}
+	for _, p := range r.Left {
+		fmt.Fprintf(&b, "%s %s\n", s.bold("left:"), p)
+	}
+	if len(r.Left) == 0 {
+		b.WriteString("next: git commit to finish the merge, then abcd lint\n")
 	}
 	return b.String()
 }

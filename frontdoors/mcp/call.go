@@ -171,7 +171,7 @@ func inputRefusal(tool, why string) error {
 }
 
 func argsRefusal(tool string, e *strictjson.Error) error {
-	code := "input_invalid"
+	var code refusal.Code = "input_invalid"
 	if e.Kind == strictjson.Limit {
 		code = "input_too_large"
 	}

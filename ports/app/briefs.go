@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/loop"
@@ -29,8 +28,7 @@ const maxRequestBytes = 2 << 20
 // intent's criteria, the verdict words, and the diff, with every path absolute.
 func (st *step) renderBrief(ctx context.Context, lane loop.Lane, p loop.Plan, ret, tier string) (string, error) {
 	s := st.state
-	root, _ := st.repoRoot()
-	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Root: filepath.ToSlash(root), Return: st.abs(ret), LaneDir: st.abs(loop.LaneDir(s.Run, lane.ID)), Tier: tier}
+	c := loop.BriefContext{State: s, Lane: lane, Plan: p, Root: st.root, Return: st.abs(ret), LaneDir: st.abs(loop.LaneDir(s.Run, lane.ID)), Tier: tier}
 	if lane.Worktree != "" {
 		c.Worktree = st.abs(lane.Worktree)
 	}

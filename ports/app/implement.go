@@ -51,58 +51,6 @@ type ReceiptInput struct {
 	Run  loop.RunID      `json:"run,omitempty"`
 }
 
-// AwaitView is an open await: who is waited on, the brief to hand them and where they write.
-type AwaitView struct {
-	ID      string                `json:"id"`
-	Lane    string                `json:"lane"`
-	Kind    string                `json:"kind"`
-	Role    string                `json:"role"`
-	Round   int                   `json:"round" jsonschema:"minimum=0"`
-	Brief   string                `json:"brief"`
-	Return  string                `json:"return"`
-	Routing oracle.RequestRouting `json:"routing"`
-	// Next is what the harness does for the await: the agent to start and the return to hand in.
-	Next hint.Next `json:"next"`
-}
-
-// LaneView is a lane's standing.
-type LaneView struct {
-	ID     string `json:"id"`
-	Step   int    `json:"step" jsonschema:"minimum=0"`
-	Text   string `json:"text"`
-	Branch string `json:"branch"`
-	Stage  string `json:"stage"`
-	Round  int    `json:"round" jsonschema:"minimum=0"`
-	Failed int    `json:"failed" jsonschema:"minimum=0"`
-	Head   string `json:"head"`
-	// After lists the lanes this one builds on; Integration marks the spec run's integration lane.
-	After       []string `json:"after"`
-	Integration bool     `json:"integration"`
-	// Start is the commit the lane started from; Worktree its own checkout (absolute), "" before
-	// the lane starts and once the run is over.
-	Start    string `json:"start"`
-	Worktree string `json:"worktree"`
-	// Findings is why a lane was handed back, or what its failed round found.
-	Findings string `json:"findings"`
-}
-
-// RunView is one run's standing.
-type RunView struct {
-	Run      string `json:"run"`
-	Kind     string `json:"kind"`
-	Spec     string `json:"spec"`
-	Intent   string `json:"intent"`
-	Base     string `json:"base"`
-	Finished bool   `json:"finished"`
-	// Problem says why a run could not be read ("" for every readable run).
-	Problem string      `json:"problem"`
-	Lanes   []LaneView  `json:"lanes"`
-	Awaits  []AwaitView `json:"awaits"`
-	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
-	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
-	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
-}
-
 // StepResult is what a step or a receipt did, and what the harness should do next.
 type StepResult struct {
 	Run      RunView       `json:"run"`
@@ -387,7 +335,8 @@ func implementStep(ctx context.Context, a *App, in *StepInput) (StepResult, erro
 	})
 }
 
-// implementReceipt finds the run and the await the path names, and has the engine record it.
+// implementReceipt finds the run the path names and records what was written there in the run's
+// step (receive.go).
 func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult, error) {
 	p := strings.TrimPrefix(path.Clean(strings.ReplaceAll(string(in.Path), "\\", "/")), "./")
 	// An absolute path inside the repository (as an agent may print it) names the same await.
@@ -408,7 +357,15 @@ func implementReceipt(ctx context.Context, a *App, in *ReceiptInput) (StepResult
 		}
 		run = id
 	}
-	return a.receive(ctx, run, p, string(in.Path))
+	var recorded RecordedView
+	res, err := a.drive(ctx, "implement_receipt", run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+		return st.receive(ctx, p, string(in.Path), &recorded)
+	})
+	if err != nil {
+		return StepResult{}, err
+	}
+	res.Recorded = &recorded
+	return res, nil
 }
 
 func implementStatus(ctx context.Context, a *App, in *RunInput) (ImplementStatusResult, error) {

@@ -40,6 +40,7 @@ type MergeDriverResult struct {
 	Path        string
 	Conflicts   []string
 	ClosedTwice bool
+	Mispaired   bool
 }
 
 // MergeRecord merges one record file three ways and writes the result in place of ours.
@@ -55,16 +56,19 @@ func (a *App) MergeRecord(_ context.Context, in MergeDriverInput) (MergeDriverRe
 		}
 		sides[i] = data
 	}
-	m := record.Merge(sides[0], sides[1], sides[2], in.MarkerSize)
+	m := record.Merge(sides[0], sides[1], sides[2], in.MarkerSize, in.Path)
 	if err := a.MergeFiles.Replace(in.Ours, m.Data); err != nil {
 		return MergeDriverResult{}, err
 	}
-	return MergeDriverResult{Path: in.Path, Conflicts: m.Conflicts, ClosedTwice: m.ClosedTwice}, nil
+	return MergeDriverResult{Path: in.Path, Conflicts: m.Conflicts, ClosedTwice: m.ClosedTwice, Mispaired: m.Mispaired}, nil
 }
 
 // Say is what the driver tells the person running the merge, on stderr beside git's own lines.
 func (r MergeDriverResult) Say() string {
 	switch {
+	case r.Mispaired:
+		return fmt.Sprintf("abcd: %s: %s; the record that belongs at this path is kept whole: after the merge stops, run abcd record finish-merge (it carries the other record's change into its own file)\n",
+			r.Path, strings.Join(r.Conflicts, "; "))
 	case len(r.Conflicts) > 0:
 		return fmt.Sprintf("abcd: %s: a conflict in %s: resolve it between the markers, then git add the file (abcd lint names what is left)\n",
 			r.Path, strings.Join(r.Conflicts, "; "))

@@ -20,22 +20,9 @@ import (
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
-// receive records what an agent wrote at an open await's return path (ret, repository-relative),
-// then opens what that makes due.
-func (a *App) receive(ctx context.Context, run, ret, given string) (StepResult, error) {
-	var recorded RecordedView
-	res, err := a.drive(ctx, "implement_receipt", run, func(ctx context.Context, st *step) (StepResult, bool, error) {
-		return st.receive(ctx, ret, given, &recorded)
-	})
-	if err != nil {
-		return StepResult{}, err
-	}
-	res.Recorded = &recorded
-	return res, nil
-}
-
-// receive is the receipt's step: the await ret answers is found, its return verified and recorded
-// (what was recorded goes to recorded), and the run advanced.
+// receive is the receipt's step: the await ret (repository-relative; given is the path as handed in)
+// answers is found, its return verified and recorded (what was recorded goes to recorded), and the
+// run advanced.
 func (st *step) receive(ctx context.Context, ret, given string, recorded *RecordedView) (StepResult, bool, error) {
 	s := &st.state
 	lane, idx, ok := s.Find(ret)

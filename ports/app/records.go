@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -70,6 +72,16 @@ func (a *App) repoRoot() (string, bool) {
 	}
 	return a.Setup.Root()
 }
+
+// root is the repository root with forward slashes, under which paths a run hands out are absolute.
+func (a *App) root() string {
+	root, _ := a.repoRoot()
+	return filepath.ToSlash(root)
+}
+
+// abs is a repository-relative path as an absolute one, for a line an agent in any folder can follow
+// literally.
+func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
 
 // notARepository is every verb's one answer outside a git repository.
 func notARepository(verb, root string) error {

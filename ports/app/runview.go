@@ -4,7 +4,6 @@ package app
 
 import (
 	"context"
-	"path/filepath"
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/hint"
@@ -12,6 +11,58 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/review"
 )
+
+// AwaitView is an open await: who is waited on, the brief to hand them and where they write.
+type AwaitView struct {
+	ID      string                `json:"id"`
+	Lane    string                `json:"lane"`
+	Kind    string                `json:"kind"`
+	Role    string                `json:"role"`
+	Round   int                   `json:"round" jsonschema:"minimum=0"`
+	Brief   string                `json:"brief"`
+	Return  string                `json:"return"`
+	Routing oracle.RequestRouting `json:"routing"`
+	// Next is what the harness does for the await: the agent to start and the return to hand in.
+	Next hint.Next `json:"next"`
+}
+
+// LaneView is a lane's standing.
+type LaneView struct {
+	ID     string `json:"id"`
+	Step   int    `json:"step" jsonschema:"minimum=0"`
+	Text   string `json:"text"`
+	Branch string `json:"branch"`
+	Stage  string `json:"stage"`
+	Round  int    `json:"round" jsonschema:"minimum=0"`
+	Failed int    `json:"failed" jsonschema:"minimum=0"`
+	Head   string `json:"head"`
+	// After lists the lanes this one builds on; Integration marks the spec run's integration lane.
+	After       []string `json:"after"`
+	Integration bool     `json:"integration"`
+	// Start is the commit the lane started from; Worktree its own checkout (absolute), "" before
+	// the lane starts and once the run is over.
+	Start    string `json:"start"`
+	Worktree string `json:"worktree"`
+	// Findings is why a lane was handed back, or what its failed round found.
+	Findings string `json:"findings"`
+}
+
+// RunView is one run's standing.
+type RunView struct {
+	Run      string `json:"run"`
+	Kind     string `json:"kind"`
+	Spec     string `json:"spec"`
+	Intent   string `json:"intent"`
+	Base     string `json:"base"`
+	Finished bool   `json:"finished"`
+	// Problem says why a run could not be read ("" for every readable run).
+	Problem string      `json:"problem"`
+	Lanes   []LaneView  `json:"lanes"`
+	Awaits  []AwaitView `json:"awaits"`
+	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
+	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
+	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
+}
 
 // RecordVerdictView is one verdict in a run's story.
 type RecordVerdictView struct {
@@ -169,16 +220,6 @@ func (a *App) runView(s loop.State) RunView {
 	}
 	return v
 }
-
-// root is the repository root with forward slashes, under which a view makes every path absolute.
-func (a *App) root() string {
-	root, _ := a.repoRoot()
-	return filepath.ToSlash(root)
-}
-
-// abs is a repository-relative path as an absolute one, for a brief or a next line an agent in any
-// folder can follow literally.
-func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
 
 // nextSteps says what the harness does next for a run, every path absolute.
 func (a *App) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.root()) }

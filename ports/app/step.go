@@ -28,6 +28,8 @@ type step struct {
 	// run is the run's id; state is its state, read (or, for a new run, made) once the lock is held.
 	run   string
 	state loop.State
+	// root is the repository root (forward slashes), under which the step makes paths absolute.
+	root string
 	// rec is the record lock when the step runs under it (a run created under the record lock), nil
 	// when the step takes it only for its commit.
 	rec *recordLock
@@ -60,7 +62,7 @@ func (a *App) openStep(ctx context.Context, verb, run string, rec *recordLock) (
 	if err != nil {
 		return nil, err
 	}
-	st := &step{App: a, verb: verb, run: run, rec: rec, unlock: unlock}
+	st := &step{App: a, verb: verb, run: run, rec: rec, root: a.root(), unlock: unlock}
 	if rec != nil {
 		st.finished = rec.finished
 		return st, nil
@@ -71,6 +73,10 @@ func (a *App) openStep(ctx context.Context, verb, run string, rec *recordLock) (
 	}
 	return st, nil
 }
+
+// abs is a repository-relative path as an absolute one, for a brief or a line an agent in any folder
+// follows literally.
+func (st *step) abs(rel string) string { return loop.Abs(st.root, rel) }
 
 // release lets go of the run's lock.
 func (st *step) release() { st.unlock() }
@@ -95,7 +101,7 @@ func (st *step) stage(p string, data []byte) {
 			return
 		}
 	}
-	st.files = append(st.files, write(p, data))
+	st.files = append(st.files, ports.FileChange{Path: p, Data: data})
 }
 
 // unstage drops a file the step staged.

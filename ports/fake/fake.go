@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -355,6 +356,10 @@ type Git struct {
 	// each commit's tree holds.
 	Origins map[string]string
 	Trees   map[string][]string
+	// Index holds the versions of each unmerged path (Conflicted), by stage; Settled records what
+	// Settle marked resolved.
+	Index   map[string][4][]byte
+	Settled []string
 	merges  int
 }
 
@@ -532,6 +537,14 @@ func (g *Git) PathsAt(_ context.Context, commit, _ string) ([]string, error) {
 	return append([]string(nil), g.Trees[commit]...), nil
 }
 
+func (g *Git) Stages(_ context.Context, p string, _ int) ([4][]byte, error) { return g.Index[p], nil }
+
+func (g *Git) Settle(_ context.Context, p string) error {
+	g.Conflicted = slices.DeleteFunc(g.Conflicted, func(c string) bool { return c == p })
+	g.Settled = append(g.Settled, p)
+	return nil
+}
+
 func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error) {
 	d := []byte(g.DiffText)
 	if len(d) > max {
@@ -686,7 +699,7 @@ func (g *Git) Committed(_ context.Context, p string, max int) ([]byte, bool, err
 		return nil, false, nil
 	}
 	if len(data) > max {
-		return nil, false, refusal.New("file_too_large", p, "is larger than the bound at HEAD", "shorten it")
+		return nil, false, refusal.New("config_file", p, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it") // as the git adapter says it
 	}
 	return data, true, nil
 }

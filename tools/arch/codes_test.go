@@ -1,0 +1,158 @@
+package arch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// product is the code abcd runs: every layer but gen and tools, tests left out.
+var product = []string{"./domain/...", "./ports/...", "./adapters/...", "./frontdoors/..."}
+
+// listed is one package as go list -export shows it.
+type listed struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Export     string
+	Standard   bool
+}
+
+// loadExports lists patterns and every dependency, compiled, with where each package's export data
+// is, so a package can be type-checked from its source against its imports' export data.
+func loadExports(t *testing.T, patterns ...string) (map[string]listed, []listed) {
+	t.Helper()
+	args := append([]string{"list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export,Standard"}, patterns...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = workspaceRoot(t)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+	}
+	assert.NilError(t, err)
+	all := map[string]listed{}
+	var ours []listed
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else {
+			assert.NilError(t, err)
+		}
+		all[p.ImportPath] = p
+		if !p.Standard && strings.HasPrefix(p.ImportPath, Prefix) {
+			ours = append(ours, p)
+		}
+	}
+	return all, ours
+}
+
+// typeCheck parses and type-checks one package's files against export data.
+func typeCheck(t *testing.T, all map[string]listed, path string, fset *token.FileSet, files []*ast.File) *types.Info {
+	t.Helper()
+	imp := importer.ForCompiler(fset, "gc", func(p string) (io.ReadCloser, error) {
+		l, ok := all[p]
+		if !ok || l.Export == "" {
+			return nil, errors.New("no export data for " + p)
+		}
+		return os.Open(l.Export)
+	})
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	_, err := (&types.Config{Importer: imp}).Check(path, fset, files, info)
+	assert.NilError(t, err, path)
+	return info
+}
+
+// TestEveryRefusalCodeIsDeclared: every refusal code the product writes, as a literal, a constant
+// or a refusal built directly, is one domain/refusal declares with its meaning (and so one the
+// published refusal schema lists); every declared code is written somewhere; and no code is made
+// from text computed at run time.
+func TestEveryRefusalCodeIsDeclared(t *testing.T) {
+	all, ours := loadExports(t, product...)
+	fset := token.NewFileSet()
+	var uses []CodeUse
+	var problems []string
+	for _, p := range ours {
+		var files []*ast.File
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+			assert.NilError(t, err)
+			files = append(files, f)
+		}
+		info := typeCheck(t, all, p.ImportPath, fset, files)
+		u, pr := Codes(fset, files, info, func(f *ast.File) bool {
+			return p.ImportPath == refusalPkg && filepath.Base(fset.Position(f.Pos()).Filename) == "codes.go"
+		})
+		uses, problems = append(uses, u...), append(problems, pr...)
+	}
+	declared := map[string]bool{}
+	for _, c := range refusal.Codes() {
+		declared[string(c.Code)] = true
+	}
+	assert.Assert(t, len(uses) > 150, "found only %d code uses: is the walk reading the product?", len(uses))
+	problems = append(append(problems, Undeclared(uses, declared)...), Unused(uses, declared)...)
+	assert.Assert(t, len(problems) == 0, "%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+}
+
+// TestCodesCatchesWhatIsNotDeclared: the walk finds an undeclared literal and an undeclared
+// constant alike, a declared constant, a code built directly, and refuses codes made at run time.
+func TestCodesCatchesWhatIsNotDeclared(t *testing.T) {
+	all, _ := loadExports(t, "./domain/refusal")
+	const src = `package fixture
+
+import "github.com/abcd-dev/abcd/domain/refusal"
+
+const stray refusal.Code = "stray_constant"
+
+func f(s string) []error {
+	var c refusal.Code = "assigned_literal"
+	e := &refusal.Error{Kind: refusal.Refused}
+	e.Code = "set_later"
+	return []error{
+		refusal.New("stray_literal", "", ""),
+		refusal.Busy(stray, "", ""),
+		refusal.New(c, "", ""),
+		refusal.New(refusal.Code(s), "", ""),
+		&refusal.Error{Code: "built_directly"},
+		&refusal.Error{Code: s},
+		e,
+	}
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "fixture.go", src, 0)
+	assert.NilError(t, err)
+	info := typeCheck(t, all, "fixture", fset, []*ast.File{f})
+	uses, problems := Codes(fset, []*ast.File{f}, info, func(*ast.File) bool { return false })
+	var codes []string
+	for _, u := range uses {
+		codes = append(codes, u.Code)
+	}
+	assert.DeepEqual(t, codes, []string{"stray_constant", "assigned_literal", "set_later", "stray_literal", "stray_constant", "built_directly"})
+	assert.Equal(t, len(problems), 3, strings.Join(problems, "\n"))
+	for i, want := range []string{"builds a refusal with no code", "converts text computed at run time", "set from text computed at run time"} {
+		assert.Check(t, strings.Contains(problems[i], want), problems[i])
+	}
+	undeclared := Undeclared(uses, map[string]bool{"assigned_literal": true, "set_later": true, "built_directly": true})
+	assert.Equal(t, len(undeclared), 3, strings.Join(undeclared, "\n"))
+	assert.Check(t, strings.Contains(undeclared[0], `"stray_constant"`) && strings.Contains(undeclared[1], `"stray_literal"`))
+	assert.DeepEqual(t, Unused(uses, map[string]bool{"built_directly": true, "never_written": true}),
+		[]string{`refusal code "never_written" is declared and nothing writes it: remove it from domain/refusal`})
+}
