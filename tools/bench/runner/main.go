@@ -232,4 +232,3 @@ func runDirect(a *runner.Adapter, req ports.RunnerStep) (time.Duration, error) {
 	}
 	return time.Since(begun), nil
 }
-
