@@ -23,6 +23,7 @@ var printed = []struct{ file, title, driver string }{
 	{"rpbench.txt", "The RepoPrompt client", "go run ./tools/mcp/rpbench"},
 	{"loop.txt", "The build loop", "go run ./tools/bench/loop"},
 	{"openai.txt", "The provider route", "go run ./tools/bench/openai"},
+	{"runner.txt", "The runner route", "go run ./tools/bench/runner"},
 	{"jsonschema.txt", "The JSON Schema validator", "cd frontdoors/internal/jsonschema/benchref && GOWORK=off go run ."},
 	{"gotest.txt", "Go benchmarks", "go test -run '^$' -bench . -benchmem ./domain/... ./ports/... ./adapters/... ./frontdoors/... (every module)"},
 }
