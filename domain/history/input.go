@@ -34,7 +34,8 @@ func (p *TranscriptPath) UnmarshalText(b []byte) error {
 
 // SchemaRule describes a transcript's path to the schema generator.
 func (TranscriptPath) SchemaRule() contract.Rule {
-	return contract.Rule{Description: "the absolute path of a session file the harness wrote", MinLength: 1, MaxLength: MaxPathBytes, Pattern: "^/"}
+	return contract.Rule{Description: "the absolute path of a session file the harness wrote", MinLength: 1, MaxLength: MaxPathBytes,
+		Pattern: "^/[^" + text.HiddenClass() + "]*$"}
 }
 
 // HarnessName names a harness.
@@ -80,7 +81,7 @@ func (SessionRef) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "a captured session's key, session id, or session id prefix", MinLength: 4, MaxLength: 300, Pattern: "^[A-Za-z0-9._:-]+$"}
 }
 
-// MaxQueryBytes bounds a search query.
+// MaxQueryBytes bounds a search query, in characters.
 const MaxQueryBytes = 1024
 
 // SearchQuery is what to look for: words, "quoted phrases", and word* prefixes, all required.
@@ -92,8 +93,8 @@ func (q *SearchQuery) UnmarshalText(b []byte) error {
 	switch {
 	case strings.TrimSpace(s) == "":
 		return refusal.New("history_query_invalid", "", "the query is empty", "give the words to look for")
-	case len(s) > MaxQueryBytes || !utf8.ValidString(s):
-		return refusal.New("history_query_invalid", "", fmt.Sprintf("the query is not text of at most %d bytes", MaxQueryBytes), "give the words to look for")
+	case !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxQueryBytes:
+		return refusal.New("history_query_invalid", "", fmt.Sprintf("the query is not text of at most %d characters", MaxQueryBytes), "give the words to look for")
 	case text.LineProblem(s) != "":
 		return refusal.New("history_query_invalid", "", "the query holds "+text.LineProblem(s), "give the words to look for, on one line")
 	}

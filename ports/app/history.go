@@ -71,7 +71,7 @@ type HistoryListInput struct {
 	Run     loop.RunID          `json:"run,omitempty"`
 	Session history.SessionRef  `json:"session,omitempty"`
 	Harness history.HarnessName `json:"harness,omitempty"`
-	Limit   int                 `json:"limit,omitempty" jsonschema:"minimum=0,maximum=500"`
+	Limit   int                 `json:"limit,omitempty"`
 }
 
 // HistorySession is one captured session, as a listing shows it.
@@ -126,7 +126,7 @@ type HistoryShowResult struct {
 // HistorySearchInput is what to look for.
 type HistorySearchInput struct {
 	Query history.SearchQuery `json:"query"`
-	Limit int                 `json:"limit,omitempty" jsonschema:"minimum=0,maximum=500"`
+	Limit int                 `json:"limit,omitempty"`
 }
 
 // HistoryHit is one message holding the words, with the words around them ([marked]).

@@ -57,8 +57,8 @@ suite('the Claude Code plugin', { concurrency: true }, () => {
       assert.deepEqual(report.provides.commands, commands.map((c) => `abcd:${c}`));
       assert.deepEqual(report.provides.mcpServers.map((s) => [s.name, s.target, s.args]), [['abcd', 'abcd', ['mcp', 'serve']]]);
       assert.deepEqual(report.provides.hooks.map((h) => `${h.event} ${h.matcher} ${h.command}`).sort(),
-        ['PreToolUse Bash abcd guard hook', 'SessionEnd undefined abcd history hook --harness claude', 'SessionStart startup|resume|clear|compact abcd status',
-          'SubagentStop undefined abcd history hook --harness claude', 'UserPromptSubmit undefined abcd rules hook']);
+        ['PreToolUse Bash|Write|Edit|MultiEdit|NotebookEdit abcd guard hook', 'SessionEnd undefined abcd history hook --harness claude',
+          'SessionStart startup|resume|clear|compact abcd status', 'SubagentStop undefined abcd history hook --harness claude', 'UserPromptSubmit undefined abcd rules hook']);
 
       // The repository root: the marketplace manifest beside it validates too.
       const market = await run(world, ['plugin', 'validate', root, '--strict']);
