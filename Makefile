@@ -56,8 +56,9 @@ harness-deps: tools/harness/node_modules/.package-lock.json
 tools/harness/node_modules/.package-lock.json: tools/harness/package.json tools/harness/package-lock.json
 	npm ci --prefix tools/harness --no-audit --no-fund --loglevel=error
 
-test-harness: build tools-deps harness-deps ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations and the Claude Code plugin
+test-harness: build tools-deps harness-deps ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations, the Claude Code plugin, and the runner route driving each against a loopback stand-in of its vendor's API (ABCD_RECORD_FIXTURES=1 records their streams as fixtures)
 	node --test --test-reporter=spec tools/harness/
+	ABCD_RUNNER_CLIS=$(CURDIR)/tools/harness/node_modules/.bin $(GO) test -count=1 -run Harness -v ./adapters/runner/
 
 schemas: ## regenerate schemas/v1 from the Go types
 	$(GO) run ./gen
@@ -77,9 +78,11 @@ bench: ## side-by-side ratios against reference runs in the same invocation; wri
 	$(GO) run ./tools/mcp/bench -md $(BENCH_OUT)/mcp.md
 	$(GO) run ./tools/mcp/rpbench | tee $(BENCH_OUT)/rpbench.txt
 	$(GO) run ./tools/bench/records -md $(BENCH_OUT)/records.md
+	$(GO) run ./tools/bench/lintchanged -md $(BENCH_OUT)/lintchanged.md
 	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
-	$(GO) run ./tools/bench/guard | tee $(BENCH_OUT)/guard.txt
+	$(GO) run ./tools/bench/runner | tee $(BENCH_OUT)/runner.txt
+	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md
 	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run . | tee $(CURDIR)/$(BENCH_OUT)/jsonschema.txt
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(BENCH_OUT)/gotest.txt
 	$(GO) run ./tools/bench/page -in $(BENCH_OUT) -out docs/performance.md

@@ -63,7 +63,8 @@ type RunnerStep struct {
 
 // RunnerCheck is a preflight of one CLI.
 type RunnerCheck struct {
-	// Runner names the CLI and its executable, and the variables a proving call is given.
+	// Runner names the CLI and its executable (empty: the CLI's command found on abcd's PATH), and
+	// the variables a proving call is given.
 	Runner runner.Runner
 	// Prove makes one small, bounded call through the CLI with its credentials (abcd ahoy connect);
 	// without it nothing reaches the vendor's API.
@@ -74,6 +75,8 @@ type RunnerCheck struct {
 
 // RunnerReport is what a preflight found.
 type RunnerReport struct {
+	// Executable is the absolute path checked: the one given, or the one found on PATH.
+	Executable string
 	// Version is the version the CLI printed, when it printed one abcd reads.
 	Version string
 	// Flags are the flags abcd will pass that --help was checked for.

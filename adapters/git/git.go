@@ -49,7 +49,8 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	}
 	if err != nil && !out.cut {
 		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 128 && strings.Contains(string(errOut.Bytes()), "not a git repository") {
+		if stderr := string(errOut.Bytes()); errors.As(err, &ee) && ee.ExitCode() == 128 &&
+			(strings.Contains(stderr, "not a git repository") || strings.Contains(stderr, "can only be used inside a git repository")) {
 			return nil, false, fmt.Errorf("%w: %s is not in a git repository", ports.ErrNoGit, g.Dir)
 		}
 		if errors.As(err, &ee) {

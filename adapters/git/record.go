@@ -82,11 +82,15 @@ func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]strin
 		}
 		lists = append(lists, out)
 	} else {
-		commit, err := g.Resolve(ctx, rev)
-		if err != nil {
-			return nil, err
+		if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\n\x00") {
+			return nil, refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(rev)), "give a branch, tag or commit, such as main")
 		}
-		changed, err := g.names(ctx, "--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames", "--end-of-options", commit, "--", dir)
+		// The diff resolves the revision itself: one git process fewer on a check CI runs often.
+		changed, err := g.names(ctx, "--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames", "--end-of-options", rev+"^{commit}", "--", dir)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == 128 {
+			return nil, refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(rev)), "give a branch, tag or commit that exists, such as main")
+		}
 		if err != nil {
 			return nil, err
 		}

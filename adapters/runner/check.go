@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,15 +12,15 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/runner"
-	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // Bounds of a preflight.
 const (
-	// checkTimeout bounds --version and --help each.
-	checkTimeout = 30 * time.Second
+	// checkTimeout bounds --version and --help each (a Node CLI on a busy machine takes seconds to print
+	// either).
+	checkTimeout = time.Minute
 	// maxCheckOutput bounds what --version or --help may print.
 	maxCheckOutput = 1 << 20
 )
@@ -40,25 +41,41 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 		return rep, nil
 	}
 	rep.Flags = d.Flags()
+	if req.Runner.Executable == "" {
+		found, f := a.find(req.Runner.CLI)
+		if f != nil {
+			rep.Failure = f
+			return rep, nil
+		}
+		req.Runner.Executable = found
+	}
+	rep.Executable = req.Runner.Executable
 	if f := checkExecutable(req.Runner.Executable); f != nil {
 		rep.Failure = f
 		return rep, nil
 	}
 	env, _, _ := runner.Environment(a.environ(), runner.Runner{PassEnv: req.Runner.PassEnv}, nil)
-	out, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env)
+	out, versionErr, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env, runner.CauseVersion)
 	if f != nil {
 		rep.Failure = f
 		return rep, nil
+	}
+	if strings.TrimSpace(out) == "" {
+		out = versionErr
 	}
 	v, why := req.Runner.CLI.CheckVersion(out)
 	if v != (runner.Version{}) {
 		rep.Version = v.String()
 	}
 	if why != "" {
-		rep.Failure = runner.Failf(runner.CauseVersion, "%s: a runner is refused outside them, since its flags or its events may have drifted", why)
+		if v != (runner.Version{}) {
+			why += ": a runner is refused outside them, since its flags or its events may have drifted"
+		}
+		rep.Failure = runner.Failf(runner.CauseVersion, "%s", why)
 		return rep, nil
 	}
-	help, f := a.output(ctx, req.Runner.Executable, d.Help(), env)
+	stdout, stderr, f := a.output(ctx, req.Runner.Executable, d.Help(), env, runner.CauseFlags)
+	help := stdout + "\n" + stderr
 	if f != nil {
 		rep.Failure = f
 		return rep, nil
@@ -82,6 +99,26 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 	return rep, nil
 }
 
+// find is the CLI's command on the PATH abcd runs with, as an absolute path.
+func (a *Adapter) find(k runner.Kind) (string, *runner.Failure) {
+	var pathVar string
+	for _, kv := range a.environ() {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if !filepath.IsAbs(dir) {
+			continue // a relative PATH entry would name a different file from another folder
+		}
+		p := filepath.Join(dir, k.Command())
+		if checkExecutable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", runner.Failf(runner.CauseExecutable, "no %s command is on the PATH abcd runs with: install %s, or give its absolute path", k.Command(), k.Name())
+}
+
 // MissingFlags lists the flags help does not name as a flag (a whole word starting with dashes).
 func MissingFlags(help string, flags []string) []string {
 	var missing []string
@@ -97,6 +134,9 @@ func MissingFlags(help string, flags []string) []string {
 // prove makes the proving call: the step a reviewer would make, in an empty folder, with a one-word
 // prompt and small bounds.
 func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outcome, error) {
+	if err := a.tempDir(); err != nil {
+		return runner.Outcome{}, err
+	}
 	dir, err := os.MkdirTemp(a.temp, "abcd-prove-")
 	if err != nil {
 		return runner.Outcome{}, err
@@ -114,63 +154,79 @@ func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outc
 }
 
 // output runs the executable with args, bounded in time and size, in its own group, stdin from
-// /dev/null, and returns what it printed on stdout and stderr together (help goes to either).
-func (a *Adapter) output(ctx context.Context, exe string, args, env []string) (string, *runner.Failure) {
+// /dev/null, and returns what it printed on stdout and on stderr (a CLI may print warnings first). A
+// run that does not end with exit 0 within its bounds is the failure cause given.
+func (a *Adapter) output(ctx context.Context, exe string, args, env []string, cause runner.Cause) (string, string, *runner.Failure) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
+	name := filepath.Base(exe) + " " + strings.Join(args, " ")
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		return "", runner.Failf(runner.CauseSpawn, "opening %s: %s", os.DevNull, pathless(err))
+		return "", "", runner.Failf(runner.CauseSpawn, "opening %s: %s", os.DevNull, pathless(err))
 	}
 	defer devnull.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		return "", runner.Failf(runner.CauseSpawn, "making a pipe: %s", pathless(err))
+	var pipes [2][2]*os.File // stdout, stderr: read end, write end
+	for i := range pipes {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return "", "", runner.Failf(runner.CauseSpawn, "making a pipe: %s", pathless(err))
+		}
+		defer r.Close()
+		pipes[i] = [2]*os.File{r, w}
+	}
+	if err := a.tempDir(); err != nil {
+		return "", "", runner.Failf(runner.CauseSpawn, "%s", pathless(err))
 	}
 	dir, err := os.MkdirTemp(a.temp, "abcd-check-")
 	if err != nil {
-		r.Close()
-		w.Close()
-		return "", runner.Failf(runner.CauseSpawn, "making a folder: %s", pathless(err))
+		pipes[0][1].Close()
+		pipes[1][1].Close()
+		return "", "", runner.Failf(runner.CauseSpawn, "making a folder: %s", pathless(err))
 	}
 	defer os.RemoveAll(dir)
-	p, err := start(exe, args, env, dir, devnull, w, w)
-	w.Close()
+	p, err := start(exe, args, env, dir, devnull, pipes[0][1], pipes[1][1])
+	pipes[0][1].Close()
+	pipes[1][1].Close()
 	if err != nil {
-		r.Close()
-		return "", runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err))
+		return "", "", runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err))
 	}
-	var buf bytes.Buffer
-	read := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(&buf, io.LimitReader(r, maxCheckOutput+1))
-		read <- err
-	}()
+	var bufs [2]bytes.Buffer
+	read := make(chan error, 2)
+	for i := range pipes {
+		go func() {
+			_, err := io.Copy(&bufs[i], io.LimitReader(pipes[i][0], maxCheckOutput+1))
+			read <- err
+		}()
+	}
 	var f *runner.Failure
-	select {
-	case <-read:
-		select { // the output is closed; the CLI has exited, or is about to
+	for n := 0; n < 2 && f == nil; n++ {
+		select {
+		case <-read:
+		case <-ctx.Done():
+			f = runner.Failf(runner.CauseSpawn, "%s did not finish within %s", name, checkTimeout)
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				f = runner.Failf(runner.CauseInterrupted, "the check was interrupted")
+			}
+		}
+	}
+	if f == nil {
+		select { // the output is closed: the CLI has exited, or is about to
 		case <-p.exited:
 		case <-ctx.Done():
 		}
-	case <-ctx.Done():
-		f = runner.Failf(runner.CauseSpawn, "%s %s did not finish within %s", filepath.Base(exe), strings.Join(args, " "), checkTimeout)
-		if ctx.Err() != nil && ctx.Err() != context.DeadlineExceeded {
-			f = runner.Failf(runner.CauseInterrupted, "the check was interrupted")
-		}
 	}
 	p.end(a.grace)
-	r.Close()
+	pipes[0][0].Close()
+	pipes[1][0].Close()
 	if f != nil {
-		return "", f
+		return "", "", f
 	}
-	if buf.Len() > maxCheckOutput {
-		return "", runner.Failf(runner.CauseFlags, "%s %s printed more than %d bytes", filepath.Base(exe), strings.Join(args, " "), maxCheckOutput)
+	out, errOut := bufs[0].String(), bufs[1].String()
+	if len(out) > maxCheckOutput || len(errOut) > maxCheckOutput {
+		return "", "", runner.Failf(cause, "%s printed more than %d bytes", name, maxCheckOutput)
 	}
-	code, sig := p.exit()
-	if code != 0 {
-		return "", runner.Failf(runner.CauseFlags, "%s %s ended with %s: %s", filepath.Base(exe), strings.Join(args, " "), exitWords(code, sig),
-			text.Clip(lastLine(secret.Scrub(buf.String()))))
+	if code, sig := p.exit(); code != 0 {
+		return "", "", runner.Failf(cause, "%s ended with %s: %s", name, exitWords(code, sig), text.Clip(lastLine(out+"\n"+errOut)))
 	}
-	return buf.String(), nil
+	return out, errOut, nil
 }

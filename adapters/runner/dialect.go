@@ -19,7 +19,8 @@ type Dialect interface {
 	Kind() runner.Kind
 	// Invocation is the command line for a step (without the executable), the files the CLI is
 	// handed (written 0600 into the step's private folder before it starts), and the environment the
-	// CLI needs beside the allowlist. It never puts the prompt in argv.
+	// CLI needs beside the allowlist. It never puts the prompt in argv. An error that is a
+	// *runner.Failure is the step's cause; any other is the cause flags (a step abcd cannot express).
 	Invocation(in Invocation) (Command, error)
 	// Flags are every flag Invocation may pass, checked against the CLI's --help before a run.
 	Flags() []string

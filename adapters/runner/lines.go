@@ -43,11 +43,15 @@ func readLines(r io.Reader, out chan<- line, done <-chan struct{}, maxLine, maxS
 			send(line{err: errStreamTooLong})
 			return
 		}
-		if len(buf)+len(chunk) > maxLine+1 { // +1: the newline is not the line's
+		buf = append(buf, chunk...)
+		n := len(buf)
+		if err == nil {
+			n-- // the newline is not the line's
+		}
+		if n > maxLine {
 			send(line{err: errLineTooLong})
 			return
 		}
-		buf = append(buf, chunk...)
 		switch {
 		case err == nil:
 			data := buf[:len(buf)-1]

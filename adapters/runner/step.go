@@ -109,63 +109,124 @@ type step struct {
 func (s *step) fail(f *runner.Failure) { s.o.Fail(f) }
 
 func (s *step) run(ctx context.Context) error {
-	d, f := s.a.dialect(s.req.Runner.CLI)
-	if f != nil {
+	p, f, err := s.a.Prepare(s.req)
+	if err != nil || f != nil {
 		s.fail(f)
+		return err
+	}
+	defer p.Close()
+	s.scrub = p.Scrubber
+	s.o.Receipt.SchemaEnforced = p.SchemaEnforced
+	return s.drive(ctx, p.dialect, p.Args, p.Env, p.Prompt)
+}
+
+// Prepared is a step ready to start: the CLI's command line, environment and working folder, its
+// prompt opened for stdin, and the private folder holding the files it is handed. Close removes them.
+type Prepared struct {
+	Path, Dir string
+	Args, Env []string
+	Prompt    *os.File
+	// Scrubber holds the credentials the step holds; SchemaEnforced says the CLI holds the answer to
+	// the step's schema.
+	Scrubber       *secret.Scrubber
+	SchemaEnforced bool
+	private        string
+	dialect        Dialect
+}
+
+// tempDir makes the folder the steps' private folders live in (0700: a CLI reads abcd's settings only
+// from a folder no one else may write).
+func (a *Adapter) tempDir() error {
+	if a.temp == "" {
 		return nil
 	}
-	catalog, err := runner.BuildCatalog(s.req.MCP)
+	if err := os.MkdirAll(a.temp, 0o700); err != nil {
+		return fmt.Errorf("making the runners' folder: %w", err)
+	}
+	return nil
+}
+
+// Close releases the prompt and removes the private folder.
+func (p *Prepared) Close() {
+	p.Prompt.Close()
+	os.RemoveAll(p.private)
+}
+
+// Prepare decides everything a step hands its CLI, before anything is started: the dialect, the
+// catalog within its bounds, the executable, the prompt file, the command line and the files it names,
+// and the allowlisted environment with every credential it names set. A step that cannot start is a
+// Failure with its cause; an error is a fault (an unexpected one met building the catalog is returned
+// as it is, never rewritten as the catalog's refusal). Step runs what Prepare made; a benchmark or a
+// recording runs the same command directly.
+func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, error) {
+	d, f := a.dialect(req.Runner.CLI)
+	if f != nil {
+		return nil, f, nil
+	}
+	catalog, err := runner.BuildCatalog(req.MCP)
 	var ce *runner.CatalogError
 	if errors.As(err, &ce) {
-		s.fail(runner.Failf(runner.CauseCatalog, "%s", ce.Error()))
-		return nil
+		return nil, runner.Failf(runner.CauseCatalog, "%s", ce.Error()), nil
 	} else if err != nil {
-		return err // not a bound: a fault, returned as it is
+		return nil, nil, err // not a bound: a fault, returned as it is
 	}
-	if f := checkExecutable(s.req.Runner.Executable); f != nil {
-		s.fail(f)
-		return nil
+	if f := checkExecutable(req.Runner.Executable); f != nil {
+		return nil, f, nil
 	}
-	prompt, f := openPrompt(s.req.PromptFile)
+	prompt, f := openPrompt(req.PromptFile)
 	if f != nil {
-		s.fail(f)
-		return nil
+		return nil, f, nil
 	}
-	defer prompt.Close()
-	private, err := os.MkdirTemp(s.a.temp, "abcd-runner-")
+	if err := a.tempDir(); err != nil {
+		prompt.Close()
+		return nil, nil, err
+	}
+	private, err := os.MkdirTemp(a.temp, "abcd-runner-")
 	if err != nil {
-		return fmt.Errorf("making the step's private folder: %w", err)
+		prompt.Close()
+		return nil, nil, fmt.Errorf("making the step's private folder: %w", err)
 	}
-	defer os.RemoveAll(private)
-	in := Invocation{Dir: s.req.Dir, Private: private, Policy: s.req.Policy, Model: s.req.Model, Limits: s.req.Limits,
-		Catalog: catalog, Guard: s.a.guard}
-	if len(s.req.Schema) > 0 {
-		in.Schema, in.SchemaFile = s.req.Schema, filepath.Join(private, "schema.json")
+	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d}
+	f, err = p.command(a, req, d, catalog)
+	if f != nil || err != nil {
+		p.Close()
+		return nil, f, err
+	}
+	return p, nil, nil
+}
+
+func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog runner.Catalog) (*runner.Failure, error) {
+	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard}
+	if len(req.Schema) > 0 {
+		in.Schema, in.SchemaFile = req.Schema, filepath.Join(p.private, "schema.json")
 	}
 	cmd, err := d.Invocation(in)
-	if err != nil {
-		s.fail(runner.Failf(runner.CauseFlags, "%s", err.Error()))
-		return nil
+	var f *runner.Failure
+	switch {
+	case errors.As(err, &f):
+		return f, nil
+	case err != nil:
+		return runner.Failf(runner.CauseFlags, "%s", err.Error()), nil
 	}
-	s.o.Receipt.SchemaEnforced = cmd.SchemaEnforced && len(s.req.Schema) > 0
+	p.SchemaEnforced = cmd.SchemaEnforced && len(req.Schema) > 0
 	if in.SchemaFile != "" {
 		if cmd.Files == nil {
 			cmd.Files = map[string][]byte{}
 		}
-		cmd.Files["schema.json"] = s.req.Schema
+		cmd.Files["schema.json"] = req.Schema
 	}
 	for name, data := range cmd.Files {
-		if err := os.WriteFile(filepath.Join(private, name), data, 0o600); err != nil {
-			return fmt.Errorf("writing the step's %s: %w", name, err)
+		if err := os.WriteFile(filepath.Join(p.private, name), data, 0o600); err != nil {
+			return nil, fmt.Errorf("writing the step's %s: %w", name, err)
 		}
 	}
-	env, creds, missing := runner.Environment(s.a.environ(), s.req.Runner, cmd.Env)
-	s.scrub = secret.NewScrubber(append(creds, s.req.Scrub...)...)
+	env, creds, missing := runner.Environment(a.environ(), req.Runner, cmd.Env)
+	p.Args, p.Env = cmd.Args, env
+	p.Scrubber = secret.NewScrubber(append(creds, req.Scrub...)...)
 	if len(missing) > 0 {
-		s.fail(runner.Failf(runner.CauseCredentials, "%s, which the runner's credential_env names, is not set in abcd's environment", strings.Join(missing, ", ")))
-		return nil
+		return runner.Failf(runner.CauseCredentials, "%s, which the runner's credential_env names, is not set in abcd's environment", strings.Join(missing, ", ")), nil
 	}
-	return s.drive(ctx, d, cmd.Args, env, prompt)
+	return nil, nil
 }
 
 // drive starts the CLI and reads its stream until the step's outcome is fixed, then ends the group.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner"
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/gemini"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	domain "github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
@@ -462,4 +463,33 @@ func TestTheCanaryIsScrubbedFromEverythingTheCLISays(t *testing.T) {
 	w.script(lines(initLine, strings.ReplaceAll(success, "All done.", "sk-other-0123456789"))...)
 	o = w.step(context.Background(), func(r *ports.RunnerStep) { r.Scrub = []string{"sk-other-0123456789"} })
 	assert.Check(t, !strings.Contains(o.Final, "sk-other"))
+}
+
+func TestGeminiIsRefusedAFolderCarryingItsConfiguration(t *testing.T) {
+	w := newWorld(t)
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{gemini.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+		Environ: func() []string { return w.env }, TempDir: w.dir})
+	w.r.CLI = domain.Gemini
+	assert.NilError(t, os.Mkdir(filepath.Join(w.work, ".gemini"), 0o700))
+	w.script(lines(`{"type":"init","session_id":"s","model":"gemini-x"}`, `{"type":"result","status":"success"}`)...)
+	o := w.step(context.Background())
+	assert.Assert(t, o.Failure != nil)
+	assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseRepoConfig))
+	assert.Check(t, is.Equal(o.Receipt.ExitCode, -1), "the CLI was never started")
+}
+
+func TestMoreToolCallsThanAStepMayHold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 4,097 tool calls")
+	}
+	w := newWorld(t)
+	ds := lines(initLine)
+	for i := 0; i <= domain.MaxToolCalls; i++ {
+		id := "toolu_" + strconv.Itoa(i)
+		ds = append(ds, runnertest.Directive{Out: `{"type":"assistant","message":{"id":"msg_1","model":"claude-x","content":[{"type":"tool_use","id":"` + id + `","name":"Read","input":{}}]}}`},
+			runnertest.Directive{Out: `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"x"}]}}`})
+	}
+	w.script(append(ds, runnertest.Directive{Out: success})...)
+	o := w.step(context.Background())
+	assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseToolCallLimit))
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/abcd-dev/abcd/domain/internal/lines"
 )
 
 // Section is one "## Heading" section of a record's body. Body is the text between its heading and
@@ -44,7 +46,7 @@ type Step struct {
 // rawSection is a section with its content lines.
 type rawSection struct {
 	Section
-	lines []textLine // the lines after the heading, up to the next heading
+	lines []lines.Line // the lines after the heading, up to the next heading
 }
 
 // FindSection returns the section whose heading matches (case-insensitively).
@@ -103,33 +105,33 @@ func headingOf(line string) (string, bool) {
 // parseBody splits the body (data from offset off, whose first line is number n+1) into sections,
 // refusing invalid text and duplicate or empty headings. Text before the first heading is ignored.
 func parseBody(file string, data []byte, off, n int) ([]rawSection, *ParseError) {
-	it := lineIter{data: data, pos: off, n: n}
+	it := lines.Reader{Data: data, Pos: off, N: n}
 	var secs []rawSection
 	var fs fenceState
 	for {
-		l, ok := it.next()
+		l, ok := it.Next()
 		if !ok {
 			break
 		}
-		if p, r, bad := badText(l.text); bad {
-			return nil, newParseError(file, l.n, p, r)
+		if p, r, bad := lines.Unreadable(l.Text); bad {
+			return nil, newParseError(file, l.N, p, r)
 		}
-		if fs.step(l.text) {
+		if fs.step(l.Text) {
 			if len(secs) > 0 {
 				secs[len(secs)-1].lines = append(secs[len(secs)-1].lines, l)
 			}
 			continue
 		}
-		if h, ok := headingOf(l.text); ok {
+		if h, ok := headingOf(l.Text); ok {
 			if h == "" {
-				return nil, newParseError(file, l.n, "empty ## heading", "name the section, or remove the line")
+				return nil, newParseError(file, l.N, "empty ## heading", "name the section, or remove the line")
 			}
 			for _, s := range secs {
 				if strings.EqualFold(s.Heading, h) {
-					return nil, newParseError(file, l.n, fmt.Sprintf("section ## %s appears twice (first on line %d)", h, s.Line), "merge the two into one section")
+					return nil, newParseError(file, l.N, fmt.Sprintf("section ## %s appears twice (first on line %d)", h, s.Line), "merge the two into one section")
 				}
 			}
-			secs = append(secs, rawSection{Section: Section{Heading: h, Line: l.n}})
+			secs = append(secs, rawSection{Section: Section{Heading: h, Line: l.N}})
 			continue
 		}
 		if len(secs) > 0 {
@@ -145,12 +147,12 @@ func parseBody(file string, data []byte, off, n int) ([]rawSection, *ParseError)
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // joinBody joins lines with \n, without leading or trailing blank lines.
-func joinBody(lines []textLine) string {
+func joinBody(lines []lines.Line) string {
 	i, j := 0, len(lines)
-	for i < j && isBlank(lines[i].text) {
+	for i < j && isBlank(lines[i].Text) {
 		i++
 	}
-	for j > i && isBlank(lines[j-1].text) {
+	for j > i && isBlank(lines[j-1].Text) {
 		j--
 	}
 	var b strings.Builder
@@ -158,7 +160,7 @@ func joinBody(lines []textLine) string {
 		if k > i {
 			b.WriteByte('\n')
 		}
-		b.WriteString(lines[k].text)
+		b.WriteString(lines[k].Text)
 	}
 	return b.String()
 }
@@ -205,17 +207,17 @@ func collectItems(file string, s *rawSection, start func(string) (string, bool),
 	noneLine := 0
 	for _, l := range s.lines {
 		switch {
-		case isBlank(l.text), isComment(l.text):
+		case isBlank(l.Text), isComment(l.Text):
 			continue
-		case strings.TrimSpace(l.text) == none && l.text[0] != ' ' && l.text[0] != '\t':
-			noneLine = l.n
+		case strings.TrimSpace(l.Text) == none && l.Text[0] != ' ' && l.Text[0] != '\t':
+			noneLine = l.N
 		default:
-			if text, ok := start(l.text); ok {
-				items = append(items, item{line: l.n, text: []string{text}})
-			} else if (l.text[0] == ' ' || l.text[0] == '\t') && len(items) > 0 {
-				items[len(items)-1].text = append(items[len(items)-1].text, strings.TrimSpace(l.text))
+			if text, ok := start(l.Text); ok {
+				items = append(items, item{line: l.N, text: []string{text}})
+			} else if (l.Text[0] == ' ' || l.Text[0] == '\t') && len(items) > 0 {
+				items[len(items)-1].text = append(items[len(items)-1].text, strings.TrimSpace(l.Text))
 			} else {
-				return nil, newParseError(file, l.n, fmt.Sprintf("a line under ## %s that is not %s", s.Heading, what), remedy)
+				return nil, newParseError(file, l.N, fmt.Sprintf("a line under ## %s that is not %s", s.Heading, what), remedy)
 			}
 		}
 		if noneLine > 0 && len(items) > 0 {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/abcd-dev/abcd/domain/internal/lines"
 )
 
 func FuzzParseIntent(f *testing.F) {
@@ -124,7 +126,7 @@ func FuzzResolveRef(f *testing.F) {
 			t.Fatalf("bad error %#v", err)
 		}
 		msg := err.Error()
-		if p, _, bad := badText(msg); bad {
+		if p, _, bad := lines.Unreadable(msg); bad {
 			t.Fatalf("message holds %s: %q", p, msg)
 		}
 		if len(msg) > 2000 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/internal/frontmatter"
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
@@ -45,7 +46,7 @@ type loadedView struct {
 	l         *Loaded
 	id        string
 	lifecycle string // front matter; "" for decisions
-	fields    []Field
+	fields    []frontmatter.Field
 	sections  []Section
 }
 

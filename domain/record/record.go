@@ -1,6 +1,10 @@
 package record
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/abcd-dev/abcd/domain/internal/frontmatter"
+)
 
 // Intent is a parsed intent: its front matter, its sections in order, and the items of its
 // Acceptance Criteria and Open Questions sections. Fields holds the front matter lines as read (for
@@ -11,7 +15,7 @@ type Intent struct {
 	Criteria  []Criterion
 	Questions []Question
 	File      string
-	Fields    []Field `json:"-"`
+	Fields    []frontmatter.Field `json:"-"`
 }
 
 // Spec is a parsed spec, with the items of its Steps section.
@@ -20,7 +24,7 @@ type Spec struct {
 	Sections []Section
 	Steps    []Step
 	File     string
-	Fields   []Field `json:"-"`
+	Fields   []frontmatter.Field `json:"-"`
 }
 
 // Issue is a parsed issue.
@@ -28,7 +32,7 @@ type Issue struct {
 	Front    IssueFrontMatter
 	Sections []Section
 	File     string
-	Fields   []Field `json:"-"`
+	Fields   []frontmatter.Field `json:"-"`
 }
 
 // Decision is a parsed decision.
@@ -36,7 +40,7 @@ type Decision struct {
 	Front    DecisionFrontMatter
 	Sections []Section
 	File     string
-	Fields   []Field `json:"-"`
+	Fields   []frontmatter.Field `json:"-"`
 }
 
 // Section headings the templates write and the parsers read items from.
@@ -135,7 +139,7 @@ func ParseDecision(file string, data []byte) (Decision, error) {
 }
 
 // fieldLine is the line of a front matter key, or 0.
-func fieldLine(fields []Field, key string) int {
+func fieldLine(fields []frontmatter.Field, key string) int {
 	for _, f := range fields {
 		if f.Key == key {
 			return f.Line

@@ -58,7 +58,7 @@ func TestParseRefuses(t *testing.T) {
 		{"short unicode escape", intent, fm("title", `title: "\u12"`), 4, "four hex digits"},
 		{"lone surrogate", intent, fm("title", `title: "\ud800x"`), 4, "surrogate"},
 		{"trailing backslash", intent, fm("title", `title: "\`), 4, "backslash ends"},
-		{"escaped control in title", intent, fm("title", `title: "a\nb"`), 4, "U+000A, a control character"},
+		{"escaped control in title", intent, fm("title", `title: "a\nb"`), 4, "an escape writes control character U+000A"},
 		{"empty title", intent, fm("title", `title: "  "`), 4, "title is empty"},
 		{"padded title", intent, fm("title", `title: " x"`), 4, "leading or trailing white space"},
 		{"long title", intent, fm("title", `title: "`+strings.Repeat("é", 201)+`"`), 4, "201 characters"},

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/abcd-dev/abcd/domain/internal/frontmatter"
+	"github.com/abcd-dev/abcd/domain/internal/lines"
 )
 
 // Rendering is canonical: keys in Keys order, the title and an issue's source always double-quoted
@@ -17,7 +20,7 @@ import (
 type frontWriter struct{ b bytes.Buffer }
 
 func (w *frontWriter) bare(k, v string) {
-	if !isBare(v) {
+	if !frontmatter.IsBare(v) {
 		w.quoted(k, v)
 		return
 	}
@@ -124,20 +127,20 @@ func RenderDecision(d Decision) []byte {
 // familyOf finds a record's family from the type line of its front matter, so that the strict header
 // parse can run with the right keys.
 func familyOf(data []byte) (Family, *ParseError) {
-	it := lineIter{data: data}
-	if l, ok := it.next(); !ok || l.text != fence {
+	it := lines.Reader{Data: data}
+	if l, ok := it.Next(); !ok || l.Text != fence {
 		return "", newParseError("", 1, "the record does not start with ---", "open the front matter with a --- line")
 	}
 	for {
-		l, ok := it.next()
-		if !ok || l.text == fence || l.off > MaxHeaderBytes {
-			return "", newParseError("", l.n, "the front matter has no type line", "add type: intent, spec, issue or decision")
+		l, ok := it.Next()
+		if !ok || l.Text == fence || l.Off > MaxHeaderBytes {
+			return "", newParseError("", l.N, "the front matter has no type line", "add type: intent, spec, issue or decision")
 		}
-		if v, ok := strings.CutPrefix(l.text, "type:"); ok {
+		if v, ok := strings.CutPrefix(l.Text, "type:"); ok {
 			v = strings.Trim(v, " \t\"")
 			f, ok := FamilyOfType(v)
 			if !ok {
-				return "", newParseError("", l.n, fmt.Sprintf("type %q is not a record type", v), "write type: intent, spec, issue or decision")
+				return "", newParseError("", l.N, fmt.Sprintf("type %q is not a record type", v), "write type: intent, spec, issue or decision")
 			}
 			return f, nil
 		}
@@ -182,14 +185,14 @@ func SetLifecycle(data []byte, lifecycle string) ([]byte, error) {
 	}
 	h, _ := parseHeader(f, "", data)
 	n := h.field("lifecycle").Line
-	it := lineIter{data: data}
+	it := lines.Reader{Data: data}
 	for {
-		l, _ := it.next()
-		if l.n == n {
+		l, _ := it.Next()
+		if l.N == n {
 			out := make([]byte, 0, len(data)+len(lifecycle))
-			out = append(out, data[:l.off]...)
+			out = append(out, data[:l.Off]...)
 			out = append(out, "lifecycle: "+lifecycle...)
-			return append(out, data[l.off+len(l.text):]...), nil
+			return append(out, data[l.Off+len(l.Text):]...), nil
 		}
 	}
 }
@@ -211,21 +214,21 @@ func checkBody(text string) (problem, remedy string, ok bool) {
 	if len(text) > MaxFileBytes {
 		return fmt.Sprintf("the text is over %d bytes", MaxFileBytes), "shorten it", false
 	}
-	it := lineIter{data: []byte(text)}
+	it := lines.Reader{Data: []byte(text)}
 	var fs fenceState
 	for {
-		l, ok := it.next()
+		l, ok := it.Next()
 		if !ok {
 			break
 		}
-		if p, r, bad := badText(l.text); bad {
-			return fmt.Sprintf("line %d of the text holds %s", l.n, p), r, false
+		if p, r, bad := lines.Unreadable(l.Text); bad {
+			return fmt.Sprintf("line %d of the text holds %s", l.N, p), r, false
 		}
-		if fs.step(l.text) {
+		if fs.step(l.Text) {
 			continue
 		}
-		if _, ok := headingOf(l.text); ok {
-			return fmt.Sprintf("line %d of the text starts a section (## …)", l.n), "use ### for a sub-heading", false
+		if _, ok := headingOf(l.Text); ok {
+			return fmt.Sprintf("line %d of the text starts a section (## …)", l.N), "use ### for a sub-heading", false
 		}
 	}
 	if fs.n > 0 {
@@ -236,10 +239,10 @@ func checkBody(text string) (problem, remedy string, ok bool) {
 
 // normalizeBody turns text into a section body: \n line endings, no leading or trailing blank lines.
 func normalizeBody(text string) string {
-	it := lineIter{data: []byte(text)}
-	var lines []textLine
+	it := lines.Reader{Data: []byte(text)}
+	var lines []lines.Line
 	for {
-		l, ok := it.next()
+		l, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -261,7 +264,7 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 		return nil, err
 	}
 	heading = strings.TrimSpace(heading)
-	if p, _, bad := badText(heading); bad || heading == "" || strings.HasPrefix(heading, "#") {
+	if p, _, bad := lines.Unreadable(heading); bad || heading == "" || strings.HasPrefix(heading, "#") {
 		if !bad {
 			p = "empty or starts with #"
 		}
@@ -273,9 +276,9 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 	h, _ := parseHeader(f, "", data)
 	raw, _ := parseBody("", data, h.size, h.close)
 
-	it := lineIter{data: data}
-	first, _ := it.next()
-	eol := first.eol
+	it := lines.Reader{Data: data}
+	first, _ := it.Next()
+	eol := first.EOL
 	if eol == "" {
 		eol = "\n"
 	}
@@ -285,12 +288,12 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 	// inside the code block.
 	openFence := -1
 	var fs fenceState
-	bit := lineIter{data: data, pos: h.size, n: h.close}
-	for l, ok := bit.next(); ok; l, ok = bit.next() {
+	bit := lines.Reader{Data: data, Pos: h.size, N: h.close}
+	for l, ok := bit.Next(); ok; l, ok = bit.Next() {
 		wasOpen := fs.n > 0
-		fs.step(l.text)
+		fs.step(l.Text)
 		if !wasOpen && fs.n > 0 {
-			openFence = l.off
+			openFence = l.Off
 		}
 	}
 	if fs.n == 0 {
@@ -302,13 +305,13 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 		// Insert after the last non-blank line of the section (or its heading).
 		at, lastEOL := -1, ""
 		for _, l := range s.lines {
-			if !isBlank(l.text) {
-				at, lastEOL = l.end, l.eol
+			if !isBlank(l.Text) {
+				at, lastEOL = l.End, l.EOL
 			}
 		}
 		if at < 0 {
 			hl := headingLine(data, s.Line)
-			at, lastEOL = hl.end, hl.eol
+			at, lastEOL = hl.End, hl.EOL
 		}
 		if openFence >= 0 && at > openFence {
 			return nil, newParseError("", s.Line, "## "+heading+" ends inside a code fence that is never closed", "close the fence")
@@ -349,11 +352,11 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 	return out, nil
 }
 
-func headingLine(data []byte, n int) textLine {
-	it := lineIter{data: data}
+func headingLine(data []byte, n int) lines.Line {
+	it := lines.Reader{Data: data}
 	for {
-		l, ok := it.next()
-		if !ok || l.n == n {
+		l, ok := it.Next()
+		if !ok || l.N == n {
 			return l
 		}
 	}

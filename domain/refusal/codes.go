@@ -24,20 +24,32 @@ const (
 	CodeBranchExists          Code = "branch_exists"
 	CodeBranchInvalid         Code = "branch_invalid"
 	CodeChangeTooLarge        Code = "change_too_large"
+	CodeCLIInvalid            Code = "cli_invalid"
+	CodeCLIMissing            Code = "cli_missing"
 	CodeConfigFile            Code = "config_file"
 	CodeConfigInvalid         Code = "config_invalid"
 	CodeConfigKeyUnknown      Code = "config_key_unknown"
 	CodeConfigValueInvalid    Code = "config_value_invalid"
+	CodeConnectMixed          Code = "connect_mixed"
+	CodeConnectTarget         Code = "connect_target"
 	CodeConsentDeclined       Code = "consent_declined"
 	CodeConsentNeeded         Code = "consent_needed"
 	CodeCopiesDiffer          Code = "copies_differ"
 	CodeEditRefused           Code = "edit_refused"
+	CodeEnvNameInvalid        Code = "env_name_invalid"
+	CodeEnvTwice              Code = "env_twice"
+	CodeExecutableInvalid     Code = "executable_invalid"
 	CodeFault                 Code = "fault"
 	CodeFileInvalid           Code = "file_invalid"
 	CodeGitUnavailable        Code = "git_unavailable"
+	CodeGuardAllowFileBroken  Code = "guard_allow_file_broken"
+	CodeGuardAllowPerson      Code = "guard_allow_person"
 	CodeGuardCommandEmpty     Code = "guard_command_empty"
 	CodeGuardCommandInvalid   Code = "guard_command_invalid"
 	CodeGuardCwdInvalid       Code = "guard_cwd_invalid"
+	CodeGuardCwdMissing       Code = "guard_cwd_missing"
+	CodeGuardFileBroken       Code = "guard_file_broken"
+	CodeGuardFileMissing      Code = "guard_file_missing"
 	CodeGuardInputUnreadable  Code = "guard_input_unreadable"
 	CodeIDContention          Code = "id_contention"
 	CodeIDUnique              Code = "id_unique"
@@ -63,6 +75,7 @@ const (
 	CodeMergeFileUnreadable   Code = "merge_file_unreadable"
 	CodeModelDenied           Code = "model_denied"
 	CodeModelInvalid          Code = "model_invalid"
+	CodeNameTaken             Code = "name_taken"
 	CodeNoRun                 Code = "no_run"
 	CodeNotAFolder            Code = "not_a_folder"
 	CodeNotARepository        Code = "not_a_repository"
@@ -72,6 +85,7 @@ const (
 	CodePathInvalid           Code = "path_invalid"
 	CodePathOutside           Code = "path_outside"
 	CodeProviderExists        Code = "provider_exists"
+	CodeProviderIncomplete    Code = "provider_incomplete"
 	CodeProviderLimit         Code = "provider_limit"
 	CodeProviderNameInvalid   Code = "provider_name_invalid"
 	CodeProviderUnavailable   Code = "provider_unavailable"
@@ -113,6 +127,14 @@ const (
 	CodeRunStateInvalid       Code = "run_state_invalid"
 	CodeRunStateTooLarge      Code = "run_state_too_large"
 	CodeRunUnknown            Code = "run_unknown"
+	CodeRunnerDrifted         Code = "runner_drifted"
+	CodeRunnerExists          Code = "runner_exists"
+	CodeRunnerLimit           Code = "runner_limit"
+	CodeRunnerNameInvalid     Code = "runner_name_invalid"
+	CodeRunnerUnavailable     Code = "runner_unavailable"
+	CodeRunnerUnknown         Code = "runner_unknown"
+	CodeRunnerUnsupported     Code = "runner_unsupported"
+	CodeRunnerUnverified      Code = "runner_unverified"
 	CodeSchemaNameInvalid     Code = "schema_name_invalid"
 	CodeSchemaUnknown         Code = "schema_unknown"
 	CodeSeverityUnknown       Code = "severity_unknown"
@@ -146,20 +168,32 @@ var declared = []Declared{
 	{CodeBranchExists, "A lane's branch already exists, left by an earlier run."},
 	{CodeBranchInvalid, "A branch name abcd made is not one git takes (a bug in abcd)."},
 	{CodeChangeTooLarge, "A change to several files would be larger than the journal that makes it recoverable may hold."},
+	{CodeCLIInvalid, "A runner's CLI is not one abcd knows (claude, codex, gemini, qoder, opencode)."},
+	{CodeCLIMissing, "A runner is named without the CLI it drives."},
 	{CodeConfigFile, "A configuration file is not one abcd reads: a link, not a regular file, or too large."},
 	{CodeConfigInvalid, "A configuration file is not valid: not strict JSON, an unknown or misplaced key, or the wrong schema_version."},
 	{CodeConfigKeyUnknown, "A configuration key named in a request is not a key abcd reads."},
 	{CodeConfigValueInvalid, "A configuration value breaks its key's rule."},
-	{CodeConsentDeclined, "A step of abcd ahoy install that is required was declined."},
+	{CodeConnectMixed, "A connect gave a provider's value for a runner, or a runner's value for a provider."},
+	{CodeConnectTarget, "A connect names neither a provider nor a runner, or names both."},
+	{CodeConsentDeclined, "A step of abcd ahoy install that is required was declined, or the person declined to allow a weaker guard file."},
 	{CodeConsentNeeded, "The install needs answers and nobody can give them here (no terminal and no --yes)."},
 	{CodeCopiesDiffer, "Two copies of one record in two lifecycle folders differ, and abcd cannot choose between them."},
 	{CodeEditRefused, "An edit would leave a record malformed."},
+	{CodeEnvNameInvalid, "A variable named for a runner is not a variable's name, or is one abcd sets or keeps out itself (a session marker, a loader hook)."},
+	{CodeEnvTwice, "A variable is named twice across a runner's credential and passed variables."},
+	{CodeExecutableInvalid, "A runner's executable is not an absolute, clean path."},
 	{CodeFault, "Something unexpected broke, or a refusal could not name itself; the why says what."},
 	{CodeFileInvalid, "A path given is not a record file's path."},
 	{CodeGitUnavailable, "Git cannot run here, and the verb needs it."},
+	{CodeGuardAllowFileBroken, "The machine's allow file ($ABCD_HOME/guard-allowed.json) cannot be read as one, so it is not changed."},
+	{CodeGuardAllowPerson, "Allowing a weaker guard file needs the person at their own terminal: nobody can answer here (no terminal, or MCP)."},
 	{CodeGuardCommandEmpty, "The guard was given no command line to check."},
 	{CodeGuardCommandInvalid, "The command line given to the guard is not text (invalid UTF-8)."},
 	{CodeGuardCwdInvalid, "The folder given to the guard is not an absolute, clean path of plain text."},
+	{CodeGuardCwdMissing, "The folder given to the guard does not exist, so no command can run in it."},
+	{CodeGuardFileBroken, "The repository's .abcd/guard.json cannot be read as a guard file, so it cannot be allowed."},
+	{CodeGuardFileMissing, "There is no .abcd/guard.json in the repository to allow."},
 	{CodeGuardInputUnreadable, "The guard could not read the command line from its standard input."},
 	{CodeIDContention, "No free record id was found after repeated tries."},
 	{CodeIDUnique, "A record asked to be renumbered is the only one carrying its id."},
@@ -185,6 +219,7 @@ var declared = []Declared{
 	{CodeMergeFileUnreadable, "A file handed to the record's merge driver is not one it can read."},
 	{CodeModelDenied, "A model is on the denylist."},
 	{CodeModelInvalid, "A model id is not one a provider names a model with."},
+	{CodeNameTaken, "A provider or a runner would take a name the other kind of route already has."},
 	{CodeNoRun, "No unfinished run exists in this repository."},
 	{CodeNotAFolder, "A path abcd needs as a folder is something else."},
 	{CodeNotARepository, "The folder is not inside a git repository."},
@@ -194,6 +229,7 @@ var declared = []Declared{
 	{CodePathInvalid, "A path is not a repository path abcd may read."},
 	{CodePathOutside, "A path leaves the folder it must stay inside."},
 	{CodeProviderExists, "A provider of that name is already configured."},
+	{CodeProviderIncomplete, "A provider is connected without its base URL or a model to verify it with."},
 	{CodeProviderLimit, "The machine configures as many providers as it may."},
 	{CodeProviderNameInvalid, "A provider's name is not one a provider may take."},
 	{CodeProviderUnavailable, "This build of abcd has no provider adapter."},
@@ -235,6 +271,14 @@ var declared = []Declared{
 	{CodeRunStateInvalid, "A run's state file is not one abcd wrote."},
 	{CodeRunStateTooLarge, "Recording would grow a run's state past its bound."},
 	{CodeRunUnknown, "A run named is not a run in this repository."},
+	{CodeRunnerDrifted, "A runner's CLI no longer passes the checks it passed when connected (its version, a flag); no lane was started."},
+	{CodeRunnerExists, "A runner of that name is already configured."},
+	{CodeRunnerLimit, "The machine already configures the most runners it may (16)."},
+	{CodeRunnerNameInvalid, "A runner's name is malformed or reserved."},
+	{CodeRunnerUnavailable, "This build of abcd drives no runner."},
+	{CodeRunnerUnknown, "A runner named is not one this machine configures."},
+	{CodeRunnerUnsupported, "The CLI is one abcd cannot drive: it has no terminal event, or abcd has not been proven against it."},
+	{CodeRunnerUnverified, "A runner's CLI failed a check on connect (its executable, version, flags or the proving call); nothing was written."},
 	{CodeSchemaNameInvalid, "A schema name does not have a schema name's shape."},
 	{CodeSchemaUnknown, "No published schema has that name."},
 	{CodeSeverityUnknown, "A severity named is not one of the record's."},

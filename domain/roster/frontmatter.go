@@ -79,7 +79,6 @@ var writeTools = map[string]bool{
 var (
 	namePattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
 	toolPattern = pattern.New(`^[A-Za-z][A-Za-z0-9_]*(\([^()]*\))?$`)
-	keyPattern  = pattern.New(`^[A-Za-z0-9_-]+$`)
 )
 
 // ValidName reports whether s is a well-formed agent name.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/internal/frontmatter"
 )
 
 // ParseError is a refusal of one agent file. Line is 1-based; 0 means the
@@ -20,16 +22,10 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-const fence = "---"
-
-// Parse reads one agent file: a front matter block between --- lines holding
-// exactly the seven keys of FrontMatter as flat key: value lines, then a
-// non-empty prompt body. file names the source in errors and must end in
-// <name>.md; it may be a path. Every refusal is a *ParseError.
-//
-// Values a YAML reader would see differently from abcd (flow syntax, an inline
-// " #" comment, a nested ": ") are refused rather than guessed at, so that the
-// harness and abcd always agree on what a file says.
+// Parse reads one agent file: a front matter block holding exactly the seven keys of FrontMatter,
+// read by the one front matter reader records use (flat key: value lines; bare, or double-quoted
+// values with JSON escapes), then a non-empty prompt body. file names the source in errors and must
+// end in <name>.md; it may be a path. Every refusal is a *ParseError.
 func Parse(file string, data []byte) (Agent, error) {
 	fail := func(line int, format string, args ...any) (Agent, error) {
 		return Agent{}, &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
@@ -37,87 +33,31 @@ func Parse(file string, data []byte) (Agent, error) {
 	if len(data) > MaxFileBytes {
 		return fail(0, "file is %d bytes, over the limit of %d (256 KiB): shorten the prompt", len(data), MaxFileBytes)
 	}
-	if off := invalidUTF8(data); off >= 0 {
-		return fail(1+bytes.Count(data[:off], []byte("\n")), "invalid UTF-8: save the file as UTF-8")
+	if !utf8.Valid(data) {
+		return fail(1+bytes.Count(data[:invalidAt(data)], []byte("\n")), "invalid UTF-8: save the file as UTF-8")
 	}
-
-	r := lineReader{data: data}
-	first, ok := r.next()
-	switch {
-	case !ok:
-		return fail(1, "file is empty: start it with a --- line, the front matter keys, and a closing --- line")
-	case strings.HasPrefix(first, "\ufeff"):
-		return fail(1, "file starts with a byte-order mark: save it as UTF-8 without a BOM")
-	case first != fence && strings.TrimRight(first, " \t") == fence:
-		return fail(1, "opening --- has trailing whitespace: remove it")
-	case first != fence:
-		return fail(1, "line 1 must be --- to open the front matter: add a --- line before the first key")
+	b, fe := frontmatter.Read(data, frontmatter.Spec{Noun: "agent", Keys: keys, MaxBytes: MaxFrontMatterBytes})
+	if fe != nil {
+		return fail(fe.Line, "%s: %s", fe.Problem, fe.Remedy)
 	}
-
-	seen := make(map[string]int, len(keys))
-	values := make(map[string]string, len(keys))
-	closing := 0
-	fmBytes := 0
-	for {
-		start := r.pos
-		line, ok := r.next()
-		if !ok {
-			return fail(1, "the front matter opened on line 1 is never closed: add a --- line after the last key")
-		}
-		n := r.line
-		if line == fence {
-			closing = n
-			break
-		}
-		if fmBytes += r.pos - start; fmBytes > MaxFrontMatterBytes {
-			return fail(n, "front matter exceeds %d bytes (8 KiB): shorten the description", MaxFrontMatterBytes)
-		}
-		if c, bad := controlChar(line); bad {
-			return fail(n, "control character U+%04X in front matter: remove it", c)
-		}
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || trimmed[0] == '#' {
-			continue
-		}
-		if strings.TrimRight(line, " \t") == fence {
-			return fail(n, "closing --- has trailing whitespace: remove it")
-		}
-		key, rest, msg := splitKeyValue(line)
-		if msg != "" {
-			return fail(n, "%s", msg)
-		}
-		if !isKey(key) {
-			return fail(n, "unknown key %q: allowed keys are %s", key, strings.Join(keys, ", "))
-		}
-		if prev, dup := seen[key]; dup {
-			return fail(n, "duplicate key %q (first on line %d): keep one", key, prev)
-		}
-		seen[key] = n
-		value, msg := unquote(strings.TrimSpace(rest))
-		if msg != "" {
-			return fail(n, "%s: %s", key, msg)
-		}
-		if strings.TrimSpace(value) == "" {
-			return fail(n, "key %q has an empty value: give it a value", key)
-		}
-		values[key] = value
+	a, line, msg := agentOf(file, &b)
+	if msg != "" {
+		return fail(line, "%s", msg)
 	}
+	a.Body = string(data[b.Size:])
+	if strings.TrimSpace(a.Body) == "" {
+		return fail(b.Close, "no prompt body after the front matter: write the agent's prompt below the closing ---")
+	}
+	return a, nil
+}
 
-	var missing []string
+// agentOf checks each key's value, in key order so the first bad key reported is stable, and the
+// rules across keys; it returns the line of the first problem and what it is.
+func agentOf(file string, b *frontmatter.Block) (Agent, int, string) {
+	a := Agent{File: file}
 	for _, k := range keys {
-		if _, ok := seen[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		return fail(closing, "missing required key(s) %s: add them before the closing ---", strings.Join(missing, ", "))
-	}
-
-	var a Agent
-	a.File = file
-	// Values are checked in key order so the first bad key reported is stable.
-	for _, k := range keys {
-		v, n := values[k], seen[k]
+		fd := b.Field(k)
+		v := fd.Value
 		var msg string
 		switch k {
 		case "name":
@@ -136,49 +76,25 @@ func Parse(file string, data []byte) (Agent, error) {
 		case "model":
 			a.Model, msg = v, oneOf(k, v, models)
 		}
+		if msg == "" && strings.TrimSpace(v) == "" {
+			msg = fmt.Sprintf("key %q has an empty value: give it a value", k)
+		}
 		if msg != "" {
-			return fail(n, "%s", msg)
+			return Agent{}, fd.Line, msg
 		}
 	}
 	if a.CapabilityScope == ScopeReadOnly {
 		for _, t := range a.Tools {
 			if writeTools[toolName(t)] {
-				return fail(seen["tools"], "a read-only agent lists %s, which writes files: remove it from tools or set capability_scope: read-write", t)
+				return Agent{}, b.Field("tools").Line, fmt.Sprintf("a read-only agent lists %s, which writes files: remove it from tools or set capability_scope: read-write", t)
 			}
 		}
 	}
-
-	a.Body = string(data[r.pos:])
-	if strings.TrimSpace(a.Body) == "" {
-		return fail(closing, "no prompt body after the front matter: write the agent's prompt below the closing ---")
-	}
-	return a, nil
+	return a, 0, ""
 }
 
-type lineReader struct {
-	data []byte
-	pos  int // offset of the next unread byte
-	line int // 1-based number of the line last returned
-}
-
-// next returns the next line without its \n or \r\n ending.
-func (r *lineReader) next() (string, bool) {
-	if r.pos >= len(r.data) {
-		return "", false
-	}
-	rest := r.data[r.pos:]
-	raw := rest
-	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-		raw = rest[:i]
-		r.pos += i + 1
-	} else {
-		r.pos = len(r.data)
-	}
-	r.line++
-	return string(bytes.TrimSuffix(raw, []byte("\r"))), true
-}
-
-func invalidUTF8(data []byte) int {
+// invalidAt is the offset of the first byte of data that is not UTF-8.
+func invalidAt(data []byte) int {
 	for off := 0; off < len(data); {
 		c, size := utf8.DecodeRune(data[off:])
 		if c == utf8.RuneError && size <= 1 {
@@ -186,76 +102,7 @@ func invalidUTF8(data []byte) int {
 		}
 		off += size
 	}
-	return -1
-}
-
-func controlChar(line string) (rune, bool) {
-	for _, c := range line {
-		if (c < 0x20 && c != '\t') || c == 0x7f {
-			return c, true
-		}
-	}
-	return 0, false
-}
-
-func splitKeyValue(line string) (key, rest, msg string) {
-	const notKV = "not a key: value line: write one key per line, unindented, as key: value (close the front matter with --- before the prompt body)"
-	if line[0] == ' ' || line[0] == '\t' {
-		return "", "", "indented line: the front matter is flat key: value lines, remove the indentation"
-	}
-	i := strings.IndexByte(line, ':')
-	if i <= 0 || !keyPattern.MatchString(line[:i]) {
-		return "", "", notKV
-	}
-	rest = line[i+1:]
-	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return "", "", "no space after the colon: write key: value"
-	}
-	return line[:i], rest, ""
-}
-
-func isKey(k string) bool {
-	for _, known := range keys {
-		if k == known {
-			return true
-		}
-	}
-	return false
-}
-
-// unquote strips one pair of matching quotes, and refuses what a YAML reader
-// would parse as something other than this plain string.
-func unquote(v string) (string, string) {
-	if v == "" {
-		return "", ""
-	}
-	if q := v[0]; q == '"' || q == '\'' {
-		if len(v) < 2 || v[len(v)-1] != q {
-			return "", fmt.Sprintf("value opens a %c quote but does not end with one: close the quote, with nothing after it", q)
-		}
-		inner := v[1 : len(v)-1]
-		if strings.IndexByte(inner, q) >= 0 {
-			return "", fmt.Sprintf("value quoted with %c also contains %c: quote it with the other quote character", q, q)
-		}
-		if q == '"' && strings.IndexByte(inner, '\\') >= 0 {
-			return "", "double-quoted value contains a backslash, which YAML reads as an escape: use single quotes"
-		}
-		return inner, ""
-	}
-	const remedy = "wrap the value in double quotes"
-	if strings.IndexByte("[]{},#&*!|>%@`", v[0]) >= 0 {
-		return "", fmt.Sprintf("value starts with %q, which YAML reads as syntax: %s", v[0], remedy)
-	}
-	if strings.IndexByte("-?:", v[0]) >= 0 && (len(v) == 1 || v[1] == ' ' || v[1] == '\t') {
-		return "", fmt.Sprintf("value starts with %q, which YAML reads as syntax: %s", v[0], remedy)
-	}
-	if strings.Contains(v, ": ") || strings.Contains(v, ":\t") || strings.HasSuffix(v, ":") {
-		return "", "value contains a colon followed by a space or line end, which YAML reads as a nested key: " + remedy
-	}
-	if strings.Contains(v, " #") || strings.Contains(v, "\t#") {
-		return "", "value contains \" #\", which YAML reads as the start of a comment: " + remedy
-	}
-	return v, ""
+	return len(data)
 }
 
 func checkName(file, name string) string {

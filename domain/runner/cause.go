@@ -22,6 +22,7 @@ const (
 	CauseCatalog     Cause = "catalog"     // the step's tool catalog breaks a bound (a CatalogError)
 	CausePrompt      Cause = "prompt"      // the prompt file cannot be handed over (missing, too large)
 	CauseSpawn       Cause = "spawn"       // the process could not be started
+	CauseRepoConfig  Cause = "repo_config" // the folder carries the CLI's own configuration, which it would load
 
 	// What the CLI reported in its terminal event, or in the events before it.
 	CauseAuth       Cause = "auth"        // the vendor's API refused the credentials
@@ -62,7 +63,7 @@ const (
 
 // Causes lists every cause, in the order a step meets them.
 func Causes() []Cause {
-	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn,
+	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig,
 		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
 		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
 		CauseFirstEvent, CauseSilence, CauseWallClock,
@@ -70,13 +71,8 @@ func Causes() []Cause {
 		CauseInterrupted}
 }
 
-func (Cause) SchemaRule() contract.Rule {
-	enum := []string{""}
-	for _, c := range Causes() {
-		enum = append(enum, string(c))
-	}
-	return contract.Rule{Description: "why the step failed; empty when it completed", Enum: enum}
-}
+// SchemaEnum: a receipt's cause is one of Causes, or empty when the step completed.
+func (Cause) SchemaEnum() contract.Rule { return contract.Enum(append([]Cause{""}, Causes()...)...) }
 
 // Valid reports whether c is one of Causes.
 func (c Cause) Valid() bool {
@@ -105,7 +101,7 @@ func (c Cause) Reason() review.FallbackReason {
 	case CauseLineTooLong, CauseStreamTooLong, CauseToolCallLimit, CauseSchema,
 		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseDoDFailed:
 		return review.Invalid
-	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn:
+	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig:
 		return review.Failed
 	case CauseInterrupted:
 		return review.Interrupted
@@ -142,6 +138,8 @@ func (c Cause) Sentence() string {
 		return "the step's prompt could not be handed to the CLI"
 	case CauseSpawn:
 		return "the CLI could not be started"
+	case CauseRepoConfig:
+		return "the folder carries the CLI's own configuration, which the CLI would load"
 	case CauseAuth:
 		return "the vendor's API refused the credentials"
 	case CauseRateLimit:

@@ -28,13 +28,7 @@ const (
 // Kinds lists every CLI a runner block may name, in order.
 func Kinds() []Kind { return []Kind{Claude, Codex, Gemini, Qoder, OpenCode} }
 
-func (Kind) SchemaRule() contract.Rule {
-	var enum []string
-	for _, k := range Kinds() {
-		enum = append(enum, string(k))
-	}
-	return contract.Rule{Description: "the coding-agent CLI", Enum: enum}
-}
+func (Kind) SchemaEnum() contract.Rule { return contract.Enum(Kinds()...) }
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool {
@@ -167,4 +161,11 @@ func (k Kind) CheckVersion(out string) (Version, string) {
 		return v, fmt.Sprintf("%s is %s, outside the versions abcd knows (%s)", k.Name(), v, r)
 	}
 	return v, ""
+}
+
+// SchemaRule describes the CLI as an input takes it (ahoy connect --cli), the same values.
+func (Kind) SchemaRule() contract.Rule {
+	r := contract.Enum(Kinds()...)
+	r.Description = "the coding-agent CLI the runner drives"
+	return r
 }

@@ -95,12 +95,13 @@ type Receipt struct {
 // Reason is a fallback reason on a receipt: one of review.FallbackReasons, or "" for a completed step.
 type Reason string
 
-func (Reason) SchemaRule() contract.Rule {
-	enum := []string{""}
+// SchemaEnum: a receipt's reason is one of review.FallbackReasons, or empty when the step completed.
+func (Reason) SchemaEnum() contract.Rule {
+	enum := []Reason{""}
 	for _, r := range review.FallbackReasons() {
-		enum = append(enum, string(r))
+		enum = append(enum, Reason(r))
 	}
-	return contract.Rule{Description: "the fallback reason the cause falls under; empty when the step completed", Enum: enum}
+	return contract.Enum(enum...)
 }
 
 // Usage is the tokens a CLI reported, when Reported.

@@ -15,13 +15,18 @@ func addProviderCommands(root *cobra.Command, a *app.App, s *IO, opts *options) 
 		if c.Name() != "ahoy" {
 			continue
 		}
-		connect := verbCommand(a, s, opts, "ahoy_connect", "connect NAME --base-url URL --model ID", renderConnect, arg("name"),
+		connect := verbCommand(a, s, opts, "ahoy_connect", "connect [NAME --base-url URL --model ID | --runner NAME --cli CLI]", renderConnect, optArg("name"),
 			textFlag("base_url", "the provider's base URL with its version path: https, or http to a loopback address"),
-			textFlag("model", "the model the verification call asks for; the first on the provider's models"),
+			textFlag("model", "the model the verification call asks for; the first on the provider's models (a runner: the CLI's default when unset)"),
 			listFlag("tiers", "tier", "TIER=ID: the model serving local, economy or frontier (repeatable)"),
 			textFlag("key_env", "the environment variable holding the key (its name, never the key)"),
-			textFlag("key_file", "an absolute path to a file holding the key: yours, mode 0600"))
-		connect.Long = "Connect an OpenAI-compatible provider: one small verification call with the model and key, then\nthe provider's block in the machine configuration file ($ABCD_HOME/config.json), written atomically,\n0600, under a lock. An existing block of that name is never replaced: disconnect it first.\nWith neither --key-env nor --key-file the provider is a keyless local server."
+			textFlag("key_file", "an absolute path to a file holding the key: yours, mode 0600"),
+			textFlag("runner", "connect a coding-agent CLI as a runner of this name, instead of a provider"),
+			textFlag("cli", "the runner's CLI: claude, codex or gemini"),
+			textFlag("executable", "the CLI's absolute path (default: its command on PATH)"),
+			listFlag("credential_env", "credential-env", "a variable holding the CLI's credentials, by name (repeatable)"),
+			listFlag("pass_env", "pass-env", "another variable the CLI needs, by name: a base URL, a proxy, a region (repeatable)"))
+		connect.Long = "Connect an OpenAI-compatible provider: one small verification call with the model and key, then\nthe provider's block in the machine configuration file ($ABCD_HOME/config.json), written atomically,\n0600, under a lock. An existing block of that name is never replaced: disconnect it first.\nWith neither --key-env nor --key-file the provider is a keyless local server.\n\nWith --runner NAME --cli CLI, connect a headless coding-agent CLI as a runner instead: abcd checks\nits --version against the versions it knows, its --help for every flag it will pass, and makes one\nsmall proving call with the variables you name, before writing the runner's block."
 		disconnect := verbCommand(a, s, opts, "ahoy_disconnect", "disconnect NAME", renderDisconnect, arg("name"))
 		c.AddCommand(connect, disconnect)
 	}
@@ -29,6 +34,26 @@ func addProviderCommands(root *cobra.Command, a *app.App, s *IO, opts *options) 
 
 func renderConnect(s *IO, r app.AhoyConnectResult) string {
 	var b strings.Builder
+	if c := r.Runner; c != nil {
+		fmt.Fprintf(&b, "%s runner %s: %s %s\n", s.bold("connected"), r.Name, c.CLI, c.Version)
+		fmt.Fprintf(&b, "  executable  %s\n", c.Executable)
+		fmt.Fprintf(&b, "  flags       %d checked in its --help\n", len(c.Flags))
+		if r.ModelReported != "" {
+			fmt.Fprintf(&b, "  answered as %s\n", r.ModelReported)
+		}
+		if len(r.Tiers) > 0 {
+			fmt.Fprintf(&b, "  tiers       %s\n", strings.Join(r.Tiers, ", "))
+		}
+		if len(c.CredentialEnv) > 0 {
+			fmt.Fprintf(&b, "  credentials %s\n", strings.Join(c.CredentialEnv, ", "))
+		}
+		if len(c.PassEnv) > 0 {
+			fmt.Fprintf(&b, "  passed      %s\n", strings.Join(c.PassEnv, ", "))
+		}
+		fmt.Fprintf(&b, "  written to  %s\n", r.File)
+		fmt.Fprintf(&b, "next: %s\n", r.Next.Text)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s %s (answered as %s)\n", s.bold("connected"), r.Name, r.ModelReported)
 	fmt.Fprintf(&b, "  models      %s\n", strings.Join(r.Models, ", "))
 	if len(r.Tiers) > 0 {
@@ -42,7 +67,7 @@ func renderConnect(s *IO, r app.AhoyConnectResult) string {
 
 func renderDisconnect(s *IO, r app.AhoyDisconnectResult) string {
 	if !r.Removed {
-		return fmt.Sprintf("%s configures no provider %s; nothing changed\n", r.File, r.Name)
+		return fmt.Sprintf("%s configures no provider or runner %s; nothing changed\n", r.File, r.Name)
 	}
 	out := fmt.Sprintf("%s %s from %s\n", s.bold("disconnected"), r.Name, r.File)
 	if len(r.RolesRemoved) > 0 {

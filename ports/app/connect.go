@@ -1,7 +1,8 @@
 package app
 
-// ahoy connect and ahoy disconnect: a provider's block in the machine file, written only after one
-// verification call, under the machine folder's lock, atomically.
+// ahoy connect and ahoy disconnect: a provider's or a runner's block in the machine file, written only
+// after the checks pass (one verification call; a runner's version, flags and one proving call), under
+// the machine folder's lock, atomically.
 
 import (
 	"bytes"
@@ -17,20 +18,34 @@ import (
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 // machineConfig is the machine configuration file's name under $ABCD_HOME.
 const machineConfig = "config.json"
 
-// AhoyConnectInput names a provider, where it is, the model it is verified with, and where its key is.
+// AhoyConnectInput names a provider, where it is, the model it is verified with, and where its key
+// is; or, with runner, a coding-agent CLI to run steps on, and the variables it is given.
 type AhoyConnectInput struct {
-	Name    provider.Name        `json:"name"`
-	BaseURL provider.BaseURL     `json:"base_url"`
-	Model   provider.Model       `json:"model"`
+	// Name is the provider's name; a runner is named by runner instead.
+	Name    provider.Name    `json:"name,omitempty"`
+	BaseURL provider.BaseURL `json:"base_url,omitempty"`
+	// Model is the model the verification (or the runner's proving) call asks for: a provider's first
+	// model, required for a provider; for a runner, unset asks for the CLI's default.
+	Model   provider.Model       `json:"model,omitempty"`
 	Tiers   []provider.TierModel `json:"tiers,omitempty" jsonschema:"maxItems=3"`
 	KeyEnv  provider.KeyEnv      `json:"key_env,omitempty"`
 	KeyFile provider.KeyFile     `json:"key_file,omitempty"`
+	// Runner names the runner to connect; CLI is the coding-agent CLI it drives, and Executable the
+	// CLI's absolute path (unset: its command on PATH).
+	Runner     runner.Name       `json:"runner,omitempty"`
+	CLI        runner.Kind       `json:"cli,omitempty"`
+	Executable runner.Executable `json:"executable,omitempty"`
+	// CredentialEnv and PassEnv name the variables the runner's CLI is given: those holding its
+	// credentials (scrubbed from all it says), and the others it needs (a base URL, a proxy, a region).
+	CredentialEnv []runner.EnvName `json:"credential_env,omitempty" jsonschema:"maxItems=16"`
+	PassEnv       []runner.EnvName `json:"pass_env,omitempty" jsonschema:"maxItems=32"`
 }
 
 // AhoyConnectResult is the block written and what the verification call found.
@@ -46,15 +61,28 @@ type AhoyConnectResult struct {
 	Credential    string    `json:"credential"`
 	ModelReported string    `json:"model_reported"`
 	Next          hint.Next `json:"next"`
+	// Runner is what abcd checked of a runner's CLI; absent for a provider.
+	Runner *RunnerConnected `json:"runner,omitempty"`
 }
 
-// AhoyDisconnectInput names the provider to remove.
+// RunnerConnected is a connected runner's CLI as abcd checked it.
+type RunnerConnected struct {
+	CLI        runner.Kind `json:"cli"`
+	Executable string      `json:"executable"`
+	Version    string      `json:"version"`
+	// Flags are the flags abcd passes that the CLI's --help was checked for.
+	Flags         []string `json:"flags"`
+	CredentialEnv []string `json:"credential_env"`
+	PassEnv       []string `json:"pass_env"`
+}
+
+// AhoyDisconnectInput names the provider or runner to remove.
 type AhoyDisconnectInput struct {
 	Name provider.Name `json:"name"`
 }
 
-// AhoyDisconnectResult says what was removed: the provider's block (Removed is false when the machine
-// file held none) and the roles that pointed at it.
+// AhoyDisconnectResult says what was removed: the provider's or runner's block (Removed is false
+// when the machine file held none) and the roles that pointed at it.
 type AhoyDisconnectResult struct {
 	Name         string   `json:"name"`
 	File         string   `json:"file"`
@@ -65,10 +93,10 @@ type AhoyDisconnectResult struct {
 func connectVerbs() []Verb {
 	return []Verb{
 		declare(Verb{Name: "ahoy_connect", Path: []string{"ahoy", "connect"},
-			Summary:   "Connect an OpenAI-compatible provider: one verification call, then its block in the machine file",
+			Summary:   "Connect an OpenAI-compatible provider (one verification call) or a coding-agent CLI as a runner (its version, flags and one proving call), then its block in the machine file",
 			OpenWorld: true}, ahoyConnect),
 		declare(Verb{Name: "ahoy_disconnect", Path: []string{"ahoy", "disconnect"},
-			Summary:     "Remove a provider's block, and the roles pointing at it, from the machine file",
+			Summary:     "Remove a provider's or a runner's block, and the roles pointing at it, from the machine file",
 			Destructive: true, Idempotent: true}, ahoyDisconnect),
 	}
 }
@@ -79,13 +107,19 @@ func connectVerbs() []Verb {
 // call that did not answer.
 func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnectResult, error) {
 	const verb = "ahoy_connect"
+	if err := connectTarget(verb, in); err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if in.Runner != "" {
+		return connectRunner(ctx, a, in)
+	}
 	files, stack, err := a.loadConfig(ctx)
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
-	m, err := provider.Load(stack)
+	m, runners, err := machineRoutes(stack)
 	if err != nil {
-		return AhoyConnectResult{}, configRefusal(err)
+		return AhoyConnectResult{}, err
 	}
 	name := string(in.Name)
 	block, res, err := connectBlock(verb, in, m)
@@ -93,6 +127,9 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 		return AhoyConnectResult{}, err
 	}
 	if err := connectRefusal(verb, name, m.Names()); err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if err := nameTaken(verb, "name", name, runners.Names(), "runner"); err != nil {
 		return AhoyConnectResult{}, err
 	}
 	if a.Providers == nil {
@@ -119,12 +156,11 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 			return nil, err
 		}
 		api := child(child(doc, "oracle"), "api")
-		names := make([]string, 0, len(api))
-		for n := range api {
-			names = append(names, n)
-		}
 		// Checked again under the lock: another abcd may have connected meanwhile.
-		if err := connectRefusal(verb, name, names); err != nil {
+		if err := connectRefusal(verb, name, members(api)); err != nil {
+			return nil, err
+		}
+		if err := nameTaken(verb, "name", name, members(child(child(doc, "oracle"), "runner")), "runner"); err != nil {
 			return nil, err
 		}
 		api[name] = block
@@ -203,9 +239,9 @@ func connectRefusal(verb, name string, names []string) error {
 	return nil
 }
 
-// ahoyDisconnect removes a provider's block, and every oracle.roles.<agent> pointing at it (a role
-// pointing at a provider that is gone would refuse every later read). A name the file does not
-// configure removes nothing and writes nothing.
+// ahoyDisconnect removes a provider's or a runner's block, and every oracle.roles.<agent> pointing at
+// it (a role pointing at a route that is gone would refuse every later read). A name the file does
+// not configure removes nothing and writes nothing.
 func ahoyDisconnect(ctx context.Context, a *App, in *AhoyDisconnectInput) (AhoyDisconnectResult, error) {
 	files, _, err := a.loadConfig(ctx)
 	if err != nil {
@@ -225,21 +261,27 @@ func ahoyDisconnect(ctx context.Context, a *App, in *AhoyDisconnectInput) (AhoyD
 			return nil, err
 		}
 		oracleNS := child(doc, "oracle")
-		api := child(oracleNS, "api")
-		if _, ok := api[name]; !ok {
+		// A name is a provider's or a runner's, never both; the roles that point at it go with it.
+		key := "connection"
+		block := child(oracleNS, "api")
+		if _, ok := block[name]; !ok {
+			key, block = "runner", child(oracleNS, "runner")
+		}
+		if _, ok := block[name]; !ok {
 			return nil, nil
 		}
-		delete(api, name)
+		delete(block, name)
 		res.Removed = true
 		roles := child(oracleNS, "roles")
 		for agent, raw := range roles {
-			if role, ok := raw.(map[string]any); ok && role["connection"] == name {
+			if role, ok := raw.(map[string]any); ok && role[key] == name {
 				delete(roles, agent)
 				res.RolesRemoved = append(res.RolesRemoved, agent)
 			}
 		}
 		sort.Strings(res.RolesRemoved)
 		prune(oracleNS, "api")
+		prune(oracleNS, "runner")
 		prune(oracleNS, "roles")
 		prune(doc, "oracle")
 		return checkedMachineFile(path, doc, repo)

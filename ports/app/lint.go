@@ -120,7 +120,9 @@ func (a *App) lintChanged(ctx context.Context, rev string, staged bool) ([]recor
 		}
 		data, err := a.Records.Read(ctx, p)
 		changed = append(changed, parseLoaded(folder, p, data, err))
-		needSpecs = needSpecs || folder.Family == record.Intents || folder.Family == record.Specs
+		// The other open specs matter to a changed open spec (its intent planned twice) and to a
+		// changed shipped intent (a spec of it still open); nothing else needs them read.
+		needSpecs = needSpecs || folder.Family == record.Specs && folder.Lifecycle == "open" || folder.Family == record.Intents && folder.Lifecycle == "shipped"
 	}
 	var others []record.Loaded
 	if needSpecs {

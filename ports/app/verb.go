@@ -113,6 +113,8 @@ type App struct {
 	// Connections are the providers this machine has configured; nil is none.
 	Connections ports.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
+	// Runners drives the coding-agent CLIs this machine configures as runners; nil is none.
+	Runners ports.Runners
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where

@@ -151,3 +151,129 @@ func Anthropic(script ...Reply) *API {
 	}))
 	return a
 }
+
+// OpenAI stands in for the OpenAI Responses API (POST /v1/responses, streamed): Codex reaches it
+// through a model provider whose base_url is the stand-in's /v1.
+func OpenAI(script ...Reply) *API {
+	a := &API{script: script}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+			http.NotFound(w, r)
+			return
+		}
+		reply, req, err := a.take(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if reply.Status != 0 && reply.Status != http.StatusOK {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(reply.Status)
+			fmt.Fprintf(w, `{"error":{"type":%q,"code":%q,"message":"stand-in error %d"}}`, reply.ErrorType, reply.ErrorType, reply.Status)
+			return
+		}
+		model, _ := req["model"].(string)
+		n := a.Count()
+		id := fmt.Sprintf("resp_%03d", n)
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := flushWriter{w}
+		seq := 0
+		ev := func(typ string, v map[string]any) {
+			v["type"] = typ
+			v["sequence_number"] = seq
+			seq++
+			f.event(typ, v)
+		}
+		resp := map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}
+		ev("response.created", map[string]any{"response": resp})
+		var output []any
+		idx := 0
+		if reply.Text != "" {
+			msgID := fmt.Sprintf("msg_%03d", n)
+			item := map[string]any{"id": msgID, "type": "message", "role": "assistant", "status": "in_progress", "content": []any{}}
+			ev("response.output_item.added", map[string]any{"output_index": idx, "item": item})
+			ev("response.content_part.added", map[string]any{"output_index": idx, "item_id": msgID, "content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+			ev("response.output_text.delta", map[string]any{"output_index": idx, "item_id": msgID, "content_index": 0, "delta": reply.Text})
+			if reply.Cut {
+				return
+			}
+			ev("response.output_text.done", map[string]any{"output_index": idx, "item_id": msgID, "content_index": 0, "text": reply.Text})
+			part := map[string]any{"type": "output_text", "text": reply.Text, "annotations": []any{}}
+			ev("response.content_part.done", map[string]any{"output_index": idx, "item_id": msgID, "content_index": 0, "part": part})
+			done := map[string]any{"id": msgID, "type": "message", "role": "assistant", "status": "completed", "content": []any{part}}
+			ev("response.output_item.done", map[string]any{"output_index": idx, "item": done})
+			output = append(output, done)
+			idx++
+		}
+		for _, t := range reply.Tools {
+			var item map[string]any
+			if s, ok := t.Input.(string); ok { // a custom tool (apply_patch) takes its input as text
+				item = map[string]any{"id": "ctc_" + t.ID, "type": "custom_tool_call", "status": "completed", "call_id": t.ID, "name": t.Name, "input": s}
+			} else {
+				args, _ := json.Marshal(t.Input)
+				item = map[string]any{"id": "fc_" + t.ID, "type": "function_call", "status": "completed", "call_id": t.ID, "name": t.Name, "arguments": string(args)}
+			}
+			ev("response.output_item.added", map[string]any{"output_index": idx, "item": item})
+			ev("response.output_item.done", map[string]any{"output_index": idx, "item": item})
+			output = append(output, item)
+			idx++
+		}
+		resp["status"] = "completed"
+		resp["output"] = output
+		resp["usage"] = map[string]any{"input_tokens": 21, "input_tokens_details": map[string]any{"cached_tokens": 3}, "output_tokens": 8,
+			"output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 29}
+		ev("response.completed", map[string]any{"response": resp})
+	}))
+	return a
+}
+
+// Gemini stands in for the Gemini API (POST /v1beta/models/<model>:streamGenerateContent?alt=sse, and
+// :generateContent): Gemini CLI reaches it through GOOGLE_GEMINI_BASE_URL.
+func Gemini(script ...Reply) *API {
+	a := &API{script: script}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		model, verb, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":")
+		if r.Method != http.MethodPost || !ok || (verb != "streamGenerateContent" && verb != "generateContent" && verb != "countTokens") {
+			http.NotFound(w, r)
+			return
+		}
+		if verb == "countTokens" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"totalTokens":12}`)
+			return
+		}
+		reply, _, err := a.take(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if reply.Status != 0 && reply.Status != http.StatusOK {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(reply.Status)
+			fmt.Fprintf(w, `{"error":{"code":%d,"message":"stand-in error %d","status":%q}}`, reply.Status, reply.Status, reply.ErrorType)
+			return
+		}
+		var parts []any
+		if reply.Text != "" {
+			parts = append(parts, map[string]any{"text": reply.Text})
+		}
+		for _, t := range reply.Tools {
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": t.Name, "args": t.Input, "id": t.ID}})
+		}
+		chunk := map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 17, "candidatesTokenCount": 6, "totalTokenCount": 23}, "modelVersion": model}
+		if verb == "generateContent" {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(chunk)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := flushWriter{w}
+		if reply.Cut {
+			f.event("", map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": reply.Text}}}, "index": 0}}})
+			return
+		}
+		f.event("", chunk)
+	}))
+	return a
+}

@@ -15,6 +15,10 @@ import (
 	"github.com/abcd-dev/abcd/adapters/git"
 	"github.com/abcd-dev/abcd/adapters/openai"
 	"github.com/abcd-dev/abcd/adapters/repoprompt"
+	"github.com/abcd-dev/abcd/adapters/runner"
+	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/codex"
+	"github.com/abcd-dev/abcd/adapters/runner/gemini"
 	"github.com/abcd-dev/abcd/adapters/shell"
 	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
@@ -55,6 +59,8 @@ func wire(s *cli.IO, dir, home string) *app.App {
 	ros := agentfiles.New(agents.Files)
 	cat := catalog.New(schemas.Files)
 	providers := openai.New(os.Getenv, files.ReadSecret)
+	runners := runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}, codex.Dialect{}, gemini.Dialect{}},
+		Guard: guardHook(), TempDir: filepath.Join(home, "runner")})
 	var build func(dir string) *app.App
 	build = func(dir string) *app.App {
 		// abcd acts on the repository, wherever in it (a subfolder, a lane's worktree) it is run: git's
@@ -77,6 +83,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
 			Rules:     files.ConfigSource{Dir: dir, Home: home},
 			Providers: providers,
+			Runners:   runners,
 			RP:        repoprompt.Dialer{Base: repoprompt.Config{Version: version}},
 			Prompter:  cli.NewPrompter(s),
 			Diag:      cli.NewDiag(s),
@@ -88,6 +95,16 @@ func wire(s *cli.IO, dir, home string) *app.App {
 		return a
 	}
 	return build(dir)
+}
+
+// guardHook is the command a runner's CLI runs before each of the implementer's shell commands: this
+// abcd's guard hook. Without abcd's own path, no implementer's step is sent to a runner.
+func guardHook() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, "guard", "hook"}
 }
 
 // abcdHome is $ABCD_HOME, or ~/.abcd.

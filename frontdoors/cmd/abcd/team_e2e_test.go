@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -75,16 +76,7 @@ func (c teamClone) write(t *testing.T, rel, data string) {
 // fill replaces a section's body, as a person editing the file would.
 func (c teamClone) fill(t *testing.T, rel, heading, text string) {
 	t.Helper()
-	s := c.read(t, rel)
-	h := "\n## " + heading + "\n"
-	i := strings.Index(s, h)
-	assert.Assert(t, i >= 0, "no ## %s in %s", heading, rel)
-	rest := s[i+len(h):]
-	tail := ""
-	if j := strings.Index(rest, "\n## "); j >= 0 {
-		tail = rest[j:]
-	}
-	c.write(t, rel, s[:i]+h+"\n"+text+"\n"+tail)
+	recEditSection(t, sandbox{root: c.dir}, rel, heading, text)
 }
 
 // note appends a paragraph to a section, as a person adds a note at its end.
@@ -374,13 +366,8 @@ func mergeAll(t *testing.T, into teamClone, sides []sideWork) int {
 		assert.Assert(t, len(unmerged) > 0, "git stopped the merge with nothing unmerged: %s", res.Combined())
 		var lint app.LintResult
 		into.abcd(t, 1, &lint, "lint")
-		named := map[string]bool{}
-		for _, f := range lint.Findings {
-			if f.Code == "merge_unresolved" {
-				named[f.File] = true
-			}
-			assert.Check(t, f.Code != "conflict_markers", "%+v", f)
-		}
+		named := namedBy(lint.Findings, "merge_unresolved")
+		assert.Check(t, is.Len(namedBy(lint.Findings, "conflict_markers"), 0), "%+v", lint.Findings)
 		for _, p := range unmerged {
 			assert.Check(t, named[p], "lint does not name %s, which git left unmerged: %+v", p, lint.Findings)
 		}
@@ -392,6 +379,17 @@ func mergeAll(t *testing.T, into teamClone, sides []sideWork) int {
 		into.git(t, "commit", "-q", "--no-edit")
 	}
 	return stopped
+}
+
+// namedBy is the files lint's findings of code name.
+func namedBy(fs []record.Finding, code string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		if f.Code == code {
+			out[f.File] = true
+		}
+	}
+	return out
 }
 
 func sorted(s []string) []string {
@@ -625,4 +623,119 @@ func noMarkersBut(t *testing.T, c teamClone, except string) {
 		_, marked := record.ConflictMarkers([]byte(data))
 		assert.Check(t, !marked, "%s holds conflict markers:\n%s", p, data)
 	}
+}
+
+// TestTeamIdsMadeAtTheSameSecondsInEightClones: eight clones capture issues at once, so many ids
+// share their seconds. After every clone's work is merged, each id two records carry is named by lint
+// (none is silent), and renumber mends each, rewriting the references git shows were made to it. One
+// collision is made for sure: a clone copies another's issue under its own title, as two people
+// drawing the same four digits in one second would, and relates a capture of its own to it.
+func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes records in eight clones at once and merges them with git")
+	}
+	const perClone = 12
+	b, clones := newTeam(t, 8)
+	for _, c := range clones {
+		c.git(t, "checkout", "-q", "-b", "work")
+	}
+	results := make([][]*icmd.Result, len(clones))
+	done := make(chan int)
+	for i, c := range clones {
+		go func() {
+			for n := range perClone {
+				results[i] = append(results[i], c.cmd(binary, "capture", fmt.Sprintf("Noticed %d by %s", n, c.name), "--json"))
+			}
+			done <- i
+		}()
+	}
+	for range clones {
+		<-done
+	}
+	made := map[string]string{} // id → the clone that made it
+	seconds := map[string]map[string]bool{}
+	for i, rs := range results {
+		for _, res := range rs {
+			res.Assert(t, icmd.Success)
+			var c app.RecordCreated
+			decodeOne(t, res.Stdout(), &c)
+			made[c.Record.ID+"/"+clones[i].name] = clones[i].name
+			sec := c.Record.ID[4:16]
+			if seconds[sec] == nil {
+				seconds[sec] = map[string]bool{}
+			}
+			seconds[sec][clones[i].name] = true
+		}
+	}
+	shared := 0
+	for _, cs := range seconds {
+		if len(cs) > 1 {
+			shared++
+		}
+	}
+	assert.Assert(t, shared > 0, "no two clones made a record in one second: the test did not test")
+	t.Logf("%d records in %d clones; %d seconds saw records of several clones", len(made), len(clones), shared)
+
+	// The sure collision: the second clone holds an issue under the first clone's first id.
+	var first app.RecordCreated
+	decodeOne(t, results[0][0].Stdout(), &first)
+	twin := filepath.Dir(first.Record.Path) + "/" + record.FileName(first.Record.ID, "twin-of-another")
+	made0, err := time.Parse(time.DateOnly, first.Record.Date)
+	assert.NilError(t, err)
+	twinData := record.RenderIssue(record.NewIssue(first.Record.ID, "Twin of another", "Another thing altogether.", "minor", "abcd capture", nil, made0))
+	clones[1].write(t, twin, string(twinData))
+	var related app.RecordCreated
+	clones[1].abcd(t, 0, &related, "capture", "Caused by the twin", "--related", first.Record.ID)
+	for _, c := range clones {
+		c.git(t, "add", "-A")
+		c.git(t, "commit", "-q", "-m", "captures of "+c.name)
+	}
+	sides := make([]sideWork, len(clones))
+	for i, c := range clones {
+		sides[i] = sideWork{clone: c}
+	}
+	into := clones[0]
+	into.git(t, "checkout", "-q", "-b", "merged", "work")
+	assert.Check(t, is.Equal(mergeAll(t, into, sides), 0))
+	noMarkers(t, into)
+
+	// Every id two files carry is named, on each file.
+	byID := map[string][]string{}
+	for p := range into.records(t) {
+		id, _ := record.IDOfFileName(p)
+		byID[id] = append(byID[id], p)
+	}
+	var lint app.LintResult
+	into.abcd(t, 1, &lint, "lint")
+	named := namedBy(lint.Findings, "duplicate_id")
+	dupFiles := 0
+	for _, files := range byID {
+		if len(files) > 1 {
+			for _, p := range files {
+				dupFiles++
+				assert.Check(t, named[p], "lint does not name %s, whose id another file carries", p)
+			}
+		}
+	}
+	assert.Check(t, is.Equal(len(named), dupFiles))
+	assert.Check(t, dupFiles >= 2)
+
+	// Renumber mends each: the twin first, whose capture's reference git shows was made to it.
+	var renumbered app.RecordRenumberResult
+	into.abcd(t, 0, &renumbered, "record", "renumber", twin)
+	assert.Check(t, is.DeepEqual(renumbered.Rewritten, []string{related.Record.Path}))
+	assert.Check(t, is.Len(renumbered.Unsure, 0))
+	assert.Check(t, strings.Contains(into.read(t, related.Record.Path), "related: ["+renumbered.Record.ID+"]"))
+	for id, files := range byID {
+		if len(files) < 2 || id == first.Record.ID {
+			continue
+		}
+		sort.Strings(files)
+		for _, p := range files[1:] {
+			into.abcd(t, 0, nil, "record", "renumber", p)
+		}
+	}
+	into.abcd(t, 0, &lint, "lint")
+	assert.Check(t, is.Len(findingCodes(lint.Findings), 0), "%+v", lint.Findings)
+	_ = b
 }

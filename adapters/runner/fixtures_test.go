@@ -1,0 +1,81 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/adapters/runner"
+	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/codex"
+	"github.com/abcd-dev/abcd/adapters/runner/gemini"
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	domain "github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// The streams the real CLIs wrote against their stand-ins (recorded by make test-harness with
+// ABCD_RECORD_FIXTURES=1, one folder per CLI version) are replayed through the adapter by the fake
+// CLI: each reads as it did when the real CLI wrote it.
+func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
+	dialects := map[domain.Kind]runner.Dialect{domain.Claude: claude.Dialect{}, domain.Codex: codex.Dialect{}, domain.Gemini: gemini.Dialect{}}
+	files, err := filepath.Glob("*/testdata/*/*.jsonl")
+	assert.NilError(t, err)
+	seen := map[domain.Kind]int{}
+	for _, file := range files {
+		kind := domain.Kind(strings.Split(file, string(filepath.Separator))[0])
+		version := filepath.Base(filepath.Dir(file))
+		scenario := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		t.Run(string(kind)+"/"+version+"/"+scenario, func(t *testing.T) {
+			v, parsed := domain.ParseVersion(version)
+			assert.Assert(t, parsed, "a fixture folder is named for the CLI's version")
+			assert.Check(t, kind.Known().Holds(v), "%s %s is recorded, and within the range abcd knows", kind, version)
+			data, err := os.ReadFile(file)
+			assert.NilError(t, err)
+			w := newWorld(t)
+			w.r.CLI = kind
+			w.r.Version = version
+			w.r.Limits.Turns = 50
+			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+				Environ: func() []string { return w.env }, TempDir: w.dir})
+			w.script(runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)
+			policy, schema := domain.PolicyRead, []byte(nil)
+			switch scenario {
+			case "implement":
+				policy = domain.PolicyImplement
+			case "review":
+				schema = []byte(`{"type":"object"}`)
+			}
+			o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy, r.Schema = policy, schema })
+			switch scenario {
+			case "implement":
+				assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+				assert.Check(t, is.Equal(o.Final, "Wrote hello.txt."))
+				assert.Check(t, o.Receipt.ToolCalls >= 2)
+				assert.Check(t, o.Receipt.Turns >= 3)
+			case "review":
+				assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+				var got map[string]any
+				assert.NilError(t, json.Unmarshal(o.Structured, &got))
+				assert.Check(t, is.Equal(got["verdict"], "SHIP"))
+			case "auth":
+				assert.Assert(t, o.Failure != nil)
+				assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseAuth), o.Failure.Detail)
+			default:
+				t.Fatalf("a fixture of no known scenario: %s", file)
+			}
+			assert.Check(t, is.Equal(o.Receipt.UnknownEvents, 0), "every event type the CLI wrote is one abcd knows")
+			assert.Check(t, is.Equal(o.Receipt.CLIVersion, version))
+		})
+		seen[kind]++
+	}
+	for _, k := range []domain.Kind{domain.Claude, domain.Codex, domain.Gemini} {
+		assert.Check(t, seen[k] >= 3, "%s has its recorded streams", k)
+	}
+}

@@ -1,0 +1,284 @@
+// Package gemini is Gemini CLI's dialect for the runner route: `gemini --output-format stream-json`,
+// the prompt on stdin, abcd's settings as the system settings (which override the person's and the
+// workspace's), its policy engine and approval mode per role, abcd's guard as the BeforeTool hook of
+// every shell command, and the one `result` line as the authoritative end of a step.
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/abcd-dev/abcd/adapters/runner"
+	domain "github.com/abcd-dev/abcd/domain/runner"
+)
+
+// Dialect is Gemini CLI.
+type Dialect struct{}
+
+var _ runner.Dialect = Dialect{}
+
+func (Dialect) Kind() domain.Kind { return domain.Gemini }
+
+func (Dialect) Help() []string { return []string{"--help"} }
+
+// Flags are every flag Invocation passes.
+func (Dialect) Flags() []string {
+	return []string{"--output-format", "--approval-mode", "--policy", "--allowed-mcp-server-names", "--model"}
+}
+
+// noServer is the MCP server name allowed when a step hands the CLI none: no server has it, so none
+// of the person's own is started.
+const noServer = "abcd-no-server"
+
+// Invocation builds the command line. Headless Gemini CLI runs only in a trusted folder, and a
+// trusted folder's .gemini/ (its settings, hooks, MCP servers, policies) is loaded: so a folder that
+// carries one is refused, and abcd trusts only folders that carry none. abcd's settings go in as the
+// system settings, which win over every other layer.
+func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
+	if _, err := os.Lstat(filepath.Join(in.Dir, ".gemini")); err == nil {
+		return runner.Command{}, domain.Failf(domain.CauseRepoConfig, "the folder holds .gemini/, which Gemini CLI loads in the trusted folder it needs to run headless (its settings, hooks and MCP servers); abcd runs Gemini CLI only in a folder that carries none")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return runner.Command{}, err
+	}
+	settings := map[string]any{
+		// The folder's .env would set the CLI's variables (its API's address among them).
+		"advanced":  map[string]any{"ignoreLocalEnv": true},
+		"security":  map[string]any{"folderTrust": map[string]any{"enabled": true}},
+		"model":     map[string]any{"maxSessionTurns": in.Limits.Turns},
+		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+	}
+	mode := "plan"
+	args := []string{"--output-format=stream-json"}
+	files := map[string][]byte{}
+	switch {
+	case in.Probe || in.Policy == domain.PolicyRead:
+	case in.Policy == domain.PolicyImplement:
+		if len(in.Guard) == 0 {
+			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
+		}
+		mode = "auto_edit"
+		settings["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
+			"hooks": []any{map[string]any{"type": "command", "command": shellWords(in.Guard), "timeout": 10000}}}}}
+		// Headless Gemini CLI denies what would ask; the policy lets shell commands run, each one past
+		// the guard's hook first.
+		files["policy.toml"] = []byte("[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 500\n")
+		args = append(args, "--policy="+filepath.Join(in.Private, "policy.toml"))
+	default:
+		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
+	}
+	names := []string{noServer}
+	servers := map[string]any{}
+	for _, s := range in.Catalog.Servers {
+		var tools []string
+		for _, t := range s.Tools {
+			tools = append(tools, t.Name)
+		}
+		servers[s.Name] = map[string]any{"command": s.Command, "args": nonNil(s.Args), "includeTools": tools, "trust": false}
+		names = append(names, s.Name)
+	}
+	if len(servers) > 0 {
+		settings["mcpServers"] = servers
+		names = names[1:]
+	}
+	args = append(args, "--approval-mode="+mode, "--allowed-mcp-server-names="+strings.Join(names, ","))
+	if in.Model != "" {
+		args = append(args, "--model="+in.Model)
+	}
+	set, err := json.Marshal(settings)
+	if err != nil {
+		return runner.Command{}, err
+	}
+	files["settings.json"] = set
+	return runner.Command{Args: args, Files: files, Env: map[string]string{
+		"GEMINI_CLI_SYSTEM_SETTINGS_PATH": filepath.Join(in.Private, "settings.json"),
+		"GEMINI_CLI_TRUST_WORKSPACE":      "true",
+	}}, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// shellWords quotes argv for the shell Gemini CLI runs a hook's command with.
+func shellWords(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+// ExitCause reads Gemini CLI's documented exit codes, and an API error's HTTP status, which it exits
+// with modulo 256, for a stream that ended without its result.
+func (Dialect) ExitCause(code int) domain.Cause {
+	switch code {
+	case 41, 401 % 256, 403 % 256:
+		return domain.CauseAuth
+	case 42, 52, 55:
+		return domain.CauseFlags
+	case 53:
+		return domain.CauseMaxTurns
+	case 54:
+		return domain.CauseCLIError
+	case 429 % 256:
+		return domain.CauseRateLimit
+	case 404 % 256:
+		return domain.CauseModel
+	}
+	return ""
+}
+
+// NewParser reads one step's stream.
+func (Dialect) NewParser() runner.Parser { return &parser{waiting: true} }
+
+type parser struct {
+	answer  strings.Builder // the assistant's text since its last tool call
+	talking bool            // the assistant is answering in text
+	waiting bool            // the model has the floor: its next output starts a turn
+}
+
+type event struct {
+	Type       string          `json:"type"`
+	SessionID  string          `json:"session_id"`
+	Model      string          `json:"model"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolName   string          `json:"tool_name"`
+	ToolID     string          `json:"tool_id"`
+	Parameters json.RawMessage `json:"parameters"`
+	Status     string          `json:"status"`
+	Output     json.RawMessage `json:"output"`
+	Error      json.RawMessage `json:"error"`
+	Severity   string          `json:"severity"`
+	Message    string          `json:"message"`
+	Stats      *stats          `json:"stats"`
+}
+
+type stats struct {
+	InputTokens  int64                      `json:"input_tokens"`
+	OutputTokens int64                      `json:"output_tokens"`
+	Cached       int64                      `json:"cached"`
+	Models       map[string]json.RawMessage `json:"models"`
+}
+
+type errorBody struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+var known = []string{"init", "message", "tool_use", "tool_result", "error", "result"}
+
+func (p *parser) Event(line []byte) (runner.Event, error) {
+	var e event
+	if err := json.Unmarshal(line, &e); err != nil {
+		return runner.Event{Type: "?"}, &runner.ErrEvent{Msg: "its members are not of the types Gemini CLI writes"}
+	}
+	ev := runner.Event{Type: e.Type, Known: slices.Contains(known, e.Type)}
+	switch e.Type {
+	case "":
+		return ev, &runner.ErrEvent{Msg: "it has no type"}
+	case "init":
+		ev.Session = e.SessionID
+		if e.Model != "" && e.Model != "auto" {
+			ev.Models = []string{e.Model}
+		}
+	case "message":
+		if e.Role == "assistant" {
+			if !p.talking {
+				p.talking = true
+				p.answer.Reset()
+			}
+			ev.Turn, p.waiting = p.waiting, false
+			p.answer.WriteString(e.Content)
+		}
+	case "tool_use":
+		p.talking = false
+		ev.Turn, p.waiting = p.waiting, false
+		ev.Opened = []runner.Call{{ID: e.ToolID, Content: append([]byte(e.ToolName+"\x00"), e.Parameters...)}}
+	case "tool_result":
+		p.talking, p.waiting = false, true
+		var eb errorBody
+		if len(e.Error) > 0 && json.Unmarshal(e.Error, &eb) == nil && eb.Type == "policy_violation" {
+			ev.Denials = 1
+		}
+		ev.Closed = []runner.Call{{ID: e.ToolID, Result: append(append([]byte(e.Status+"\x00"), e.Output...), e.Error...)}}
+	case "error":
+		ev.Note = e.Message
+	case "result":
+		t, err := p.terminal(e)
+		if err != nil {
+			return ev, err
+		}
+		ev.Terminal = t
+	}
+	return ev, nil
+}
+
+func (p *parser) terminal(e event) (*runner.Terminal, error) {
+	if e.Status == "" {
+		return nil, &runner.ErrEvent{Msg: "a result event lacks its status"}
+	}
+	t := &runner.Terminal{Event: "result", Reason: e.Status, Final: p.answer.String()}
+	if e.Stats != nil {
+		t.Usage = domain.Usage{Input: e.Stats.InputTokens, Output: e.Stats.OutputTokens, CachedInput: e.Stats.Cached, Reported: true}
+		for m := range e.Stats.Models {
+			t.Models = append(t.Models, m)
+		}
+		slices.Sort(t.Models)
+	}
+	if e.Status == "success" {
+		return t, nil
+	}
+	var eb errorBody
+	_ = json.Unmarshal(e.Error, &eb) // a result whose error does not read still failed
+	t.Failure = failure(e.Status, eb)
+	return t, nil
+}
+
+// statusPattern is compiled on first use: abcd starts on every hook call, and most never read a stream.
+var statusPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(4\d\d|5\d\d)\b`) })
+
+// failure classifies a result that did not succeed by its error's type, status and words.
+func failure(status string, eb errorBody) *domain.Failure {
+	low := strings.ToLower(eb.Type + " " + eb.Message)
+	code := 0
+	if m := statusPattern().FindStringSubmatch(eb.Message); m != nil {
+		code, _ = strconv.Atoi(m[1])
+	}
+	cause := domain.CauseCLIError
+	switch {
+	case code == 401 || code == 403 || strings.Contains(low, "api_key_invalid") || strings.Contains(low, "api key not valid") || strings.Contains(low, "unauthenticated") || strings.Contains(low, "permission_denied"):
+		cause = domain.CauseAuth
+	case code == 429 || strings.Contains(low, "resource_exhausted") || strings.Contains(low, "quota") || strings.Contains(low, "rate limit"):
+		cause = domain.CauseRateLimit
+	case code == 404 || strings.Contains(low, "model") && strings.Contains(low, "not found"):
+		cause = domain.CauseModel
+	case strings.Contains(low, "turn") && strings.Contains(low, "limit") || strings.Contains(low, "max session turns"):
+		cause = domain.CauseMaxTurns
+	case code >= 400 || strings.Contains(low, "api error"):
+		cause = domain.CauseAPIError
+	}
+	words := eb.Message
+	if words == "" {
+		words = "with no message"
+	}
+	return domain.Failf(cause, "Gemini CLI ended with result %s (%s): %s", status, eb.Type, words)
+}

@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
+	"github.com/abcd-dev/abcd/domain/provider"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
+)
+
+// The values abcd ahoy connect --runner takes. Each checks itself when decoded, with the rule of the
+// configuration key it becomes, and describes itself to the schemas.
+
+// Name is a runner's name: a provider's rule, since both name a route.
+type Name string
+
+// UnmarshalText refuses a name that is malformed or reserved (runner_name_invalid).
+func (n *Name) UnmarshalText(b []byte) error {
+	if !provider.ValidName(string(b)) {
+		return refusal.New("runner_name_invalid", "", fmt.Sprintf("%q is not a runner's name", text.Clip(string(b))),
+			"use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit; "+strings.Join(provider.Reserved(), ", ")+" are taken")
+	}
+	*n = Name(b)
+	return nil
+}
+
+func (Name) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "the runner's name (not " + strings.Join(provider.Reserved(), ", ") + ")", MinLength: 1, MaxLength: 32, Pattern: provider.NamePattern}
+}
+
+// UnmarshalText refuses a CLI abcd does not know (cli_invalid).
+func (k *Kind) UnmarshalText(b []byte) error {
+	if !Kind(b).Valid() {
+		names := make([]string, 0, len(Kinds()))
+		for _, x := range Kinds() {
+			names = append(names, string(x))
+		}
+		return refusal.New("cli_invalid", "", fmt.Sprintf("%q is not a coding-agent CLI abcd knows", text.Clip(string(b))),
+			"name one of "+strings.Join(names, ", "))
+	}
+	*k = Kind(b)
+	return nil
+}
+
+var envPattern = pattern.New(`^[A-Z_][A-Z0-9_]{0,127}$`)
+
+// EnvName is the name of an environment variable a runner's CLI is given (never its value).
+type EnvName string
+
+// UnmarshalText refuses anything but a variable's name, and a variable no runner may name
+// (env_name_invalid); a value that looks like a key is refused without being echoed.
+func (e *EnvName) UnmarshalText(b []byte) error {
+	s := string(b)
+	if !envPattern.MatchString(s) {
+		return refusal.New("env_name_invalid", "", "is not an environment variable's name; abcd never takes a credential's value",
+			"export the value in a variable (export ANTHROPIC_API_KEY=...) and give its name, such as ANTHROPIC_API_KEY")
+	}
+	if why := EnvProblem(s); why != "" {
+		return refusal.New("env_name_invalid", "", fmt.Sprintf("%s may not be passed to a runner's CLI, %s", s, why), "name another variable")
+	}
+	*e = EnvName(b)
+	return nil
+}
+
+func (EnvName) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "an environment variable's name (never its value)", MinLength: 1, MaxLength: 128, Pattern: `^[A-Z_][A-Z0-9_]*$`}
+}
+
+// Executable is the absolute path of a runner's CLI.
+type Executable string
+
+// UnmarshalText refuses a path that is not absolute and clean (executable_invalid).
+func (x *Executable) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "" || len(s) > 4096 || !path.IsAbs(s) || path.Clean(s) != s || strings.ContainsRune(s, 0) {
+		return refusal.New("executable_invalid", "", "the CLI's executable is not an absolute, clean path",
+			"give the CLI's absolute path (which claude prints it), or leave it out to use the one on your PATH")
+	}
+	*x = Executable(b)
+	return nil
+}
+
+func (Executable) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "the CLI's absolute path (default: the CLI's command on PATH)", MinLength: 1, MaxLength: 4096, Pattern: "^/"}
+}
+
+// Command is the command a CLI is installed as, looked up on PATH when no executable is given.
+func (k Kind) Command() string {
+	switch k {
+	case Qoder:
+		return "qodercli"
+	}
+	return string(k)
+}

@@ -1,0 +1,263 @@
+package app
+
+// The runners: ahoy connect --runner writes a runner's block only after its CLI passes the preflight
+// (its executable, its version against the range abcd knows, every flag abcd passes in its --help)
+// and one proving call with its credentials; preflightRunners is the same check without the call,
+// which the build loop runs before a run starts.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/abcd-dev/abcd/domain/hint"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/provider"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// connectTarget refuses an input that names no route, names both a provider and a runner, or gives a
+// provider's value to a runner (or a runner's to a provider).
+func connectTarget(verb string, in *AhoyConnectInput) error {
+	switch {
+	case in.Name == "" && in.Runner == "":
+		return refusal.New("connect_target", "", "names neither a provider nor a runner",
+			"name a provider and its address (", refusal.Run(verb, refusal.Hole("name", "provider"), refusal.Hole("base_url", "url"), refusal.Hole("model", "id")),
+			"), or a runner and its CLI (", refusal.Run(verb, refusal.Hole("runner", "name"), refusal.Hole("cli", "claude")), ")").On(verb, "")
+	case in.Name != "" && in.Runner != "":
+		return refusal.New("connect_target", "", "names both a provider and a runner", "connect one at a time").On(verb, "")
+	case in.Runner != "":
+		for field, given := range map[string]bool{"base_url": in.BaseURL != "", "key_env": in.KeyEnv != "", "key_file": in.KeyFile != ""} {
+			if given {
+				return refusal.New("connect_mixed", "", "a runner takes no "+field+": its CLI reaches its vendor itself",
+					"name the variables the CLI reads with ", refusal.Field(verb, "credential_env"), " and ", refusal.Field(verb, "pass_env")).On(verb, field)
+			}
+		}
+		if in.CLI == "" {
+			return refusal.New("cli_missing", "", "names a runner but not the CLI it drives", "give ", refusal.Field(verb, "cli"), ": claude, codex or gemini").On(verb, "cli")
+		}
+	default:
+		for field, given := range map[string]bool{"cli": in.CLI != "", "executable": in.Executable != "", "credential_env": len(in.CredentialEnv) > 0, "pass_env": len(in.PassEnv) > 0} {
+			if given {
+				return refusal.New("connect_mixed", "", "a provider takes no "+field+"; a runner does",
+					"connect a runner with ", refusal.Run(verb, refusal.Hole("runner", "name"), refusal.Hole("cli", "claude"))).On(verb, field)
+			}
+		}
+		if in.BaseURL == "" || in.Model == "" {
+			return refusal.New("provider_incomplete", "", "a provider needs its base URL and a model to verify it with",
+				"give ", refusal.Field(verb, "base_url"), " and ", refusal.Field(verb, "model")).On(verb, "")
+		}
+	}
+	return nil
+}
+
+// nameTaken refuses a name another kind of route already has.
+func nameTaken(verb, field, name string, names []string, kind string) error {
+	if slices.Contains(names, name) {
+		return refusal.New("name_taken", "", fmt.Sprintf("%s is already a %s's name, and a route's name says one route", name, kind),
+			"choose another name, or ", refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first").On(verb, field)
+	}
+	return nil
+}
+
+// members lists an object's keys, sorted.
+func members(obj map[string]any) []string { return slices.Sorted(maps.Keys(obj)) }
+
+// connectRunner checks the runner's CLI (executable, version, flags, one proving call with its
+// credentials) and only then adds its block to the machine file. Refused before anything is
+// written: a broken configuration, a name taken, a 17th runner, a CLI abcd cannot drive, a variable
+// named twice, a check that failed (its words say which flag or version drifted).
+func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnectResult, error) {
+	const verb = "ahoy_connect"
+	files, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	providers, runners, err := machineRoutes(stack)
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	name := string(in.Runner)
+	if err := runnerRefusal(verb, name, runners.Names()); err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if err := nameTaken(verb, "runner", name, providers.Names(), "provider"); err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if why := in.CLI.Unsupported(); why != "" {
+		return AhoyConnectResult{}, refusal.New("runner_unsupported", "", fmt.Sprintf("abcd cannot drive %s: %s", in.CLI.Name(), why),
+			"connect claude, codex or gemini").On(verb, "cli")
+	}
+	r := runner.Runner{Name: name, CLI: in.CLI, Executable: string(in.Executable), Tiers: map[oracle.Tier]string{}, Concurrency: 1, Limits: runner.DefaultLimits()}
+	seen := map[runner.EnvName]string{}
+	for _, list := range []struct {
+		field string
+		names []runner.EnvName
+		out   *[]string
+	}{{"credential_env", in.CredentialEnv, &r.CredentialEnv}, {"pass_env", in.PassEnv, &r.PassEnv}} {
+		for _, n := range list.names {
+			if other, twice := seen[n]; twice {
+				return AhoyConnectResult{}, refusal.New("env_twice", "", fmt.Sprintf("%s is named twice (in %s and %s)", n, other, list.field), "name each variable once").On(verb, list.field)
+			}
+			seen[n] = list.field
+			*list.out = append(*list.out, string(n))
+		}
+	}
+	res := AhoyConnectResult{Name: name, Models: []string{}, Tiers: []string{}, Credential: credentialNone}
+	tiers := map[string]any{}
+	for _, tm := range in.Tiers {
+		tier, model := tm.Split()
+		if _, twice := r.Tiers[tier]; twice {
+			return AhoyConnectResult{}, refusal.New("tier_twice", "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
+		}
+		r.Tiers[tier], tiers[string(tier)] = model, model
+	}
+	for _, t := range provider.ServedTiers() {
+		if model, ok := r.Tiers[t]; ok {
+			res.Tiers = append(res.Tiers, string(t)+"="+model)
+			if !slices.Contains(res.Models, model) {
+				res.Models = append(res.Models, model)
+			}
+		}
+	}
+	if a.Runners == nil {
+		return AhoyConnectResult{}, refusal.New("runner_unavailable", "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
+	}
+	rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r, Prove: true, Model: string(in.Model)})
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	if rep.Failure != nil {
+		again := []refusal.Arg{refusal.With("runner", name), refusal.With("cli", string(in.CLI))}
+		if in.Executable != "" {
+			again = append(again, refusal.With("executable", string(in.Executable)))
+		}
+		if len(r.CredentialEnv) > 0 {
+			again = append(again, refusal.With("credential_env", r.CredentialEnv))
+		}
+		if len(r.PassEnv) > 0 {
+			again = append(again, refusal.With("pass_env", r.PassEnv))
+		}
+		return AhoyConnectResult{}, checkRefusal(verb, name, in.CLI, rep, "; nothing was written", refusal.Run(verb, again...))
+	}
+	r.Executable = rep.Executable
+	block := map[string]any{"cli": string(in.CLI), "executable": rep.Executable, "version": rep.Version}
+	if len(tiers) > 0 {
+		block["tiers"] = tiers
+	}
+	if len(r.CredentialEnv) > 0 {
+		block["credential_env"], res.Credential = anyList(r.CredentialEnv), credentialEnv
+	}
+	if len(r.PassEnv) > 0 {
+		block["pass_env"] = anyList(r.PassEnv)
+	}
+	path := a.Setup.MachinePath(machineConfig)
+	res.File, res.ModelReported = path, rep.ModelReported
+	res.Runner = &RunnerConnected{CLI: in.CLI, Executable: rep.Executable, Version: rep.Version, Flags: nonNil(rep.Flags),
+		CredentialEnv: nonNil(r.CredentialEnv), PassEnv: nonNil(r.PassEnv)}
+	repo := repoLayer(files)
+	err = a.updateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
+		doc, err := machineDoc(path, old, present)
+		if err != nil {
+			return nil, err
+		}
+		oracleNS := child(doc, "oracle")
+		block0 := child(oracleNS, "runner")
+		// Checked again under the lock: another abcd may have connected meanwhile.
+		if err := runnerRefusal(verb, name, members(block0)); err != nil {
+			return nil, err
+		}
+		if err := nameTaken(verb, "runner", name, members(child(oracleNS, "api")), "provider"); err != nil {
+			return nil, err
+		}
+		block0[name] = block
+		prune(oracleNS, "api")
+		return checkedMachineFile(path, doc, repo)
+	})
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
+	res.Next = hint.Say("send an agent's steps to "+name+" with oracle.roles.<agent>.runner in ", hint.At(path, "oracle.roles.<agent>.runner"),
+		" (the build loop takes steps to runners from the next release; until then they go to your harness)")
+	return res, nil
+}
+
+// runnerRefusal refuses a runner already configured (never replaced silently) or one past the limit.
+func runnerRefusal(verb, name string, names []string) error {
+	if slices.Contains(names, name) {
+		return refusal.New("runner_exists", "", fmt.Sprintf("runner %s is already configured, and abcd never replaces a runner's block silently", name),
+			refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first, then connect it again").On(verb, "runner")
+	}
+	if len(names) >= runner.MaxRunners {
+		return refusal.New("runner_limit", "", fmt.Sprintf("this machine configures %d runners, the most it may", len(names)),
+			"remove one with ", refusal.Run("ahoy_disconnect", refusal.Hole("name", "runner"))).On(verb, "runner")
+	}
+	return nil
+}
+
+// checkRefusal is a failed preflight as a refusal: the check that failed (its cause) and its words,
+// which name the flag or the version that drifted.
+func checkRefusal(verb, name string, cli runner.Kind, rep ports.RunnerReport, tail string, then ...any) *refusal.Error {
+	f := rep.Failure
+	why := fmt.Sprintf("%s: %s (%s)%s", cli.Name(), f.Cause.Sentence(), f.Detail, tail)
+	var remedy []any
+	switch f.Cause {
+	case runner.CauseVersion, runner.CauseFlags:
+		remedy = []any{fmt.Sprintf("install a %s version abcd knows (%s)", cli.Name(), cli.Known())}
+	case runner.CauseExecutable:
+		remedy = []any{"install ", cli.Name(), ", or give its absolute path with ", refusal.Field("ahoy_connect", "executable")}
+	case runner.CauseCredentials:
+		remedy = []any{"export the variables the runner names"}
+	default:
+		remedy = []any{"check the CLI's credentials and the variables it is given (", refusal.Field("ahoy_connect", "credential_env"), ", ",
+			refusal.Field("ahoy_connect", "pass_env"), ")"}
+	}
+	if len(then) > 0 {
+		remedy = append(remedy, ", then ")
+	}
+	remedy = append(remedy, then...)
+	return refusal.New("runner_unverified", "", why, remedy...).On(verb, "")
+}
+
+func anyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// preflightRunners checks the CLI of each runner named, as ahoy connect did but without a call: its
+// executable, its version against the range abcd knows, every flag abcd passes in its --help. The
+// build loop calls it before a run starts, so a CLI that drifted is a refusal naming the flag or the
+// version before any lane starts. A name this machine does not configure is refused.
+func (a *App) preflightRunners(ctx context.Context, names ...string) error {
+	const verb = "implement_start"
+	_, runners, err := a.loadRoutes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		r, ok := runners.Runner(name)
+		if !ok {
+			return refusal.New("runner_unknown", name, "is not a runner this machine configures",
+				"connect it with ", refusal.Run("ahoy_connect", refusal.With("runner", name), refusal.Hole("cli", "claude"))).On(verb, "")
+		}
+		if a.Runners == nil {
+			return refusal.New("runner_unavailable", "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
+		}
+		rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r})
+		if err != nil {
+			return err
+		}
+		if rep.Failure != nil {
+			e := checkRefusal(verb, name, r.CLI, rep, "; no lane was started")
+			e.Code, e.What, e.Verb, e.Field = "runner_drifted", "runner "+name, "", ""
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+func newRunnerWorld(t *testing.T, machine string) (*provWorld, *fake.Runners) {
+	t.Helper()
+	w := newProvWorld(t, machine, "")
+	rs := &fake.Runners{Found: "/usr/local/bin/claude", Report: ports.RunnerReport{Version: "2.1.332", Flags: []string{"--print", "--verbose"}, ModelReported: "claude-x"}}
+	w.a.Runners = rs
+	return w, rs
+}
+
+func TestConnectARunnerChecksItThenWritesItsBlock(t *testing.T) {
+	w, rs := newRunnerWorld(t, `{"schema_version":1,"oracle":{"review":"host"}}`)
+	res, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude", "credential_env": []any{"ANTHROPIC_API_KEY"},
+		"pass_env": []any{"ANTHROPIC_BASE_URL"}, "tiers": []any{"frontier=claude-opus-4-5"}, "model": "claude-haiku-4-5"})
+	assert.NilError(t, err)
+	got := res.(AhoyConnectResult)
+	assert.Check(t, is.Equal(got.Name, "cc"))
+	assert.Check(t, is.Equal(got.Credential, credentialEnv))
+	assert.Check(t, is.DeepEqual(got.Tiers, []string{"frontier=claude-opus-4-5"}))
+	assert.Check(t, is.Equal(got.ModelReported, "claude-x"))
+	assert.Check(t, is.DeepEqual(got.Runner, &RunnerConnected{CLI: runner.Claude, Executable: "/usr/local/bin/claude", Version: "2.1.332",
+		Flags: []string{"--print", "--verbose"}, CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{"ANTHROPIC_BASE_URL"}}))
+	assert.Check(t, is.Equal(got.Next.File.Key, "oracle.roles.<agent>.runner"))
+	assert.Check(t, is.Contains(got.Next.String(), "next release"))
+	assert.Assert(t, is.Len(rs.Checked, 1))
+	c := rs.Checked[0]
+	assert.Check(t, c.Prove, "connect makes one proving call")
+	assert.Check(t, is.Equal(c.Model, "claude-haiku-4-5"))
+	assert.Check(t, is.DeepEqual(c.Runner.CredentialEnv, []string{"ANTHROPIC_API_KEY"}))
+
+	var doc map[string]any
+	assert.NilError(t, json.Unmarshal(w.setup.Machine["config.json"], &doc))
+	o := doc["oracle"].(map[string]any)
+	assert.Check(t, is.Equal(o["review"], "host"), "the rest of the file stays")
+	assert.Check(t, is.DeepEqual(o["runner"], map[string]any{"cc": map[string]any{"cli": "claude", "executable": "/usr/local/bin/claude", "version": "2.1.332",
+		"tiers": map[string]any{"frontier": "claude-opus-4-5"}, "credential_env": []any{"ANTHROPIC_API_KEY"}, "pass_env": []any{"ANTHROPIC_BASE_URL"}}}))
+	_, hasAPI := o["api"]
+	assert.Check(t, !hasAPI, "no empty provider object is left")
+
+	// The block reads back, and the roles can send an agent to it.
+	_, runners, err := w.a.loadRoutes(context.Background())
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(runners.Names(), []string{"cc"}))
+
+	// Connected twice: refused, nothing written.
+	before := string(w.setup.Machine["config.json"])
+	_, err = w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "codex"})
+	assert.Check(t, is.Equal(refusalCode(t, err), "runner_exists"))
+	assert.Check(t, is.Equal(string(w.setup.Machine["config.json"]), before))
+
+	// Disconnected: the block and the roles pointing at it go.
+	w.setup.Machine["config.json"] = []byte(strings.Replace(before, `"review": "host"`, `"review": "host", "roles": {"implementer": {"runner": "cc", "model": "claude-x"}, "ruthless-reviewer": {"runner": "cc"}}`, 1))
+	res, err = w.call(t, "ahoy_disconnect", map[string]any{"name": "cc"})
+	assert.NilError(t, err)
+	dis := res.(AhoyDisconnectResult)
+	assert.Check(t, dis.Removed)
+	assert.Check(t, is.DeepEqual(dis.RolesRemoved, []string{"implementer", "ruthless-reviewer"}))
+	assert.NilError(t, json.Unmarshal(w.setup.Machine["config.json"], &doc))
+	assert.Check(t, is.DeepEqual(doc["oracle"], map[string]any{"review": "host"}))
+}
+
+func TestAFailedCheckWritesNothingAndNamesWhatDrifted(t *testing.T) {
+	for _, c := range []struct {
+		f    *runner.Failure
+		want string
+	}{
+		{runner.Failf(runner.CauseFlags, "Claude Code 2.1.400 --help does not offer --permission-prompts, which abcd passes"), "--permission-prompts"},
+		{runner.Failf(runner.CauseVersion, "Claude Code is 2.3.0, outside the versions abcd knows (>= 2.1.328, < 2.2.0)"), "2.3.0"},
+		{runner.Failf(runner.CauseAuth, "Claude Code ended with result success, API status 401"), "401"},
+	} {
+		w, rs := newRunnerWorld(t, "")
+		rs.Report.Failure = c.f
+		_, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude"})
+		r, ok := refusal.As(err)
+		assert.Assert(t, ok, "%v", err)
+		assert.Check(t, is.Equal(r.Code, "runner_unverified"))
+		assert.Check(t, is.Contains(r.Why, c.want))
+		assert.Check(t, is.Contains(r.Why, "nothing was written"))
+		_, written := w.setup.Machine["config.json"]
+		assert.Check(t, !written, "nothing was written")
+	}
+}
+
+func TestConnectRefusesBadRunnerInput(t *testing.T) {
+	const provider = `{"schema_version":1,"oracle":{"api":{"cc":{"base_url":"http://127.0.0.1:1/v1","models":["m"]}}}}`
+	for _, c := range []struct {
+		machine string
+		in      map[string]any
+		code    string
+	}{
+		{"", map[string]any{}, "connect_target"},
+		{"", map[string]any{"name": "p", "runner": "cc", "cli": "claude"}, "connect_target"},
+		{"", map[string]any{"runner": "cc"}, "cli_missing"},
+		{"", map[string]any{"runner": "cc", "cli": "cursor"}, "cli_invalid"},
+		{"", map[string]any{"runner": "cc", "cli": "opencode"}, "runner_unsupported"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "base_url": "https://x.example/v1"}, "connect_mixed"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "key_env": "X"}, "connect_mixed"},
+		{"", map[string]any{"name": "p", "base_url": "https://x.example/v1", "model": "m", "cli": "claude"}, "connect_mixed"},
+		{"", map[string]any{"name": "p"}, "provider_incomplete"},
+		{"", map[string]any{"runner": "Bad Name", "cli": "claude"}, "runner_name_invalid"},
+		{"", map[string]any{"runner": "rp", "cli": "claude"}, "runner_name_invalid"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "executable": "claude"}, "executable_invalid"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "credential_env": []any{"sk-ant-123"}}, "env_name_invalid"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "pass_env": []any{"CLAUDECODE"}}, "env_name_invalid"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "pass_env": []any{"LD_PRELOAD"}}, "env_name_invalid"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "credential_env": []any{"A"}, "pass_env": []any{"A"}}, "env_twice"},
+		{"", map[string]any{"runner": "cc", "cli": "claude", "tiers": []any{"local=a", "local=b"}}, "tier_twice"},
+		{provider, map[string]any{"runner": "cc", "cli": "claude"}, "name_taken"},
+	} {
+		w, rs := newRunnerWorld(t, c.machine)
+		_, err := w.call(t, "ahoy_connect", c.in)
+		assert.Check(t, is.Equal(refusalCode(t, err), c.code), "%v", c.in)
+		assert.Check(t, is.Len(rs.Checked, 0), "nothing was checked: %v", c.in)
+		assert.Check(t, is.Equal(string(w.setup.Machine["config.json"]), c.machine), "nothing was written")
+		assert.Check(t, !strings.Contains(err.Error(), "sk-ant-123"), "a value that looks like a key is never echoed")
+	}
+	// A provider may not take a runner's name either.
+	w, _ := newRunnerWorld(t, `{"schema_version":1,"oracle":{"runner":{"cc":{"cli":"claude","executable":"/bin/claude"}}}}`)
+	_, err := w.call(t, "ahoy_connect", map[string]any{"name": "cc", "base_url": "https://x.example/v1", "model": "m"})
+	assert.Check(t, is.Equal(refusalCode(t, err), "name_taken"))
+}
+
+func TestThePreflightRefusesADriftedRunnerBeforeAnyLane(t *testing.T) {
+	w, rs := newRunnerWorld(t, `{"schema_version":1,"oracle":{"runner":{"cc":{"cli":"claude","executable":"/bin/claude","version":"2.1.332","pass_env":["X_BASE"]}}}}`)
+	assert.NilError(t, w.a.preflightRunners(context.Background(), "cc"))
+	assert.Assert(t, is.Len(rs.Checked, 1))
+	assert.Check(t, !rs.Checked[0].Prove, "the preflight makes no call")
+	assert.Check(t, is.DeepEqual(rs.Checked[0].Runner.PassEnv, []string{"X_BASE"}))
+	rs.Report.Failure = runner.Failf(runner.CauseFlags, "Claude Code 2.1.400 --help does not offer --tools, which abcd passes")
+	err := w.a.preflightRunners(context.Background(), "cc")
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Code, "runner_drifted"))
+	assert.Check(t, is.Contains(r.Why, "does not offer --tools"))
+	assert.Check(t, is.Contains(r.Why, "no lane was started"))
+	assert.Check(t, is.Contains(r.Remedy.String(), "install a Claude Code version abcd knows (>= 2.1.328, < 2.2.0)"))
+	err = w.a.preflightRunners(context.Background(), "nope")
+	assert.Check(t, is.Equal(refusalCode(t, err), "runner_unknown"))
+}
