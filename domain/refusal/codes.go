@@ -105,7 +105,6 @@ const (
 	CodeRefInvalid            Code = "ref_invalid"
 	CodeRefUnknown            Code = "ref_unknown"
 	CodeRefUnresolved         Code = "ref_unresolved"
-	CodeResultInvalid         Code = "result_invalid"
 	CodeReturnMissing         Code = "return_missing"
 	CodeReturnRefused         Code = "return_refused"
 	CodeReturnTooLarge        Code = "return_too_large"
@@ -249,7 +248,6 @@ var declared = []Declared{
 	{CodeRefInvalid, "A record ref does not have a ref's shape."},
 	{CodeRefUnknown, "A git ref names no commit."},
 	{CodeRefUnresolved, "No record, or more than one, matches a record ref."},
-	{CodeResultInvalid, "A verb's result does not match its published output schema (a bug in abcd)."},
 	{CodeReturnMissing, "An agent's return does not exist yet."},
 	{CodeReturnRefused, "An agent's return breaks the rules of its kind."},
 	{CodeReturnTooLarge, "An agent's return is larger than abcd reads."},
