@@ -58,13 +58,13 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		mode = "acceptEdits"
 		allowed = append(allowed, "Bash")
 		settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
-			"hooks": []any{map[string]any{"type": "command", "command": shellWords(in.Guard), "timeout": 10}}}}}
+			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10}}}}}
 	case in.Policy != domain.PolicyRead:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
 	}
 	servers := map[string]any{}
 	for _, s := range in.Catalog.Servers {
-		servers[s.Name] = map[string]any{"type": "stdio", "command": s.Command, "args": nonNil(s.Args)}
+		servers[s.Name] = map[string]any{"type": "stdio", "command": s.Command, "args": runner.NonNil(s.Args)}
 	}
 	mcp, err := json.Marshal(map[string]any{"mcpServers": servers})
 	if err != nil {
@@ -102,26 +102,6 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		},
 		SchemaEnforced: len(in.Schema) > 0,
 	}, nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// shellWords quotes argv for the shell Claude Code runs a hook's command with.
-func shellWords(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
 
 // ExitCause: Claude Code's exit code says nothing a stream without a result can be classified by.
