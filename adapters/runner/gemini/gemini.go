@@ -63,6 +63,11 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	files := map[string][]byte{}
 	switch {
 	case in.Probe || in.Policy == domain.PolicyRead:
+		if len(in.Catalog.Servers) > 0 {
+			// Plan mode, which keeps a reviewer to reading, offers the model no MCP tool: a catalog
+			// handed over would be dropped without a word.
+			return runner.Command{}, domain.Failf(domain.CauseCatalog, "Gemini CLI's read-only (plan) mode offers no MCP tools, so a reviewer's catalog cannot reach it")
+		}
 	case in.Policy == domain.PolicyImplement:
 		if len(in.Guard) == 0 {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
