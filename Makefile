@@ -82,7 +82,7 @@ bench: ## side-by-side ratios against reference runs in the same invocation; wri
 	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
 	$(GO) run ./tools/bench/runner | tee $(BENCH_OUT)/runner.txt
-	$(GO) run ./tools/bench/guard | tee $(BENCH_OUT)/guard.txt
+	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md
 	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run . | tee $(CURDIR)/$(BENCH_OUT)/jsonschema.txt
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(BENCH_OUT)/gotest.txt
 	$(GO) run ./tools/bench/page -in $(BENCH_OUT) -out docs/performance.md

@@ -70,6 +70,7 @@ func documents() []schemaDoc {
 		schemaDoc{"runner_receipt", contract.RoleDocument, "", "what one step on a runner (a headless coding-agent CLI) did: the CLI, the models, the terminal event, the bounds met and the cause of a failure", reflect.TypeFor[runner.Receipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},
+		schemaDoc{"guard_allowed", contract.RoleDocument, "", "$ABCD_HOME/guard-allowed.json: the repository guard files the person allowed to weaken the guard on this machine", reflect.TypeFor[guard.AllowFile]()},
 		schemaDoc{"rules_file", contract.RoleDocument, "", "the rules' layers: abcd's bundled domains, $ABCD_HOME/rules.json and a repository's .abcd/rules.json", reflect.TypeFor[rules.File]()},
 	)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].name < docs[j].name })

@@ -124,6 +124,9 @@ type Setup interface {
 	ReplaceFile(rel string, data []byte) error
 	// MachinePath is the path of a machine file; CreateMachineFile writes it 0600 in a 0700 folder.
 	MachinePath(name string) string
+	// ReadMachineFile reads a machine file through the guarded reader, taking no lock (the guard's
+	// hook reads the allowed guard files so): absent is nil, false.
+	ReadMachineFile(name string) (data []byte, present bool, err error)
 	MachineExists(name string) (bool, error)
 	CreateMachineFile(name string, data []byte) (created bool, err error)
 	// UpdateMachineFile is the one write that replaces a machine file (ahoy connect and disconnect):

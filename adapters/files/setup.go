@@ -162,6 +162,12 @@ func (s Setup) ReplaceFile(rel string, data []byte) error {
 // MachinePath is the path of a machine file.
 func (s Setup) MachinePath(name string) string { return filepath.Join(s.Home, name) }
 
+// ReadMachineFile reads a machine file through the guarded reader (the person's own, writable by
+// nobody else, no link, bounded), without the machine folder's lock.
+func (s Setup) ReadMachineFile(name string) ([]byte, bool, error) {
+	return ReadGuarded(filepath.Join(s.Home, name), true)
+}
+
 // MachineExists reports whether the machine file exists.
 func (s Setup) MachineExists(name string) (bool, error) {
 	home, err := openFolder(s.Home)

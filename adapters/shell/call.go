@@ -8,58 +8,362 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/abcd-dev/abcd/domain/guard"
-	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // call reads a simple command: its assignments, words and redirections, then the command it runs.
 func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc scope) []guard.CdStep {
 	var env []guard.Assign
 	for _, a := range ce.Assigns {
-		if a.Name == nil {
-			w.substs(a, sc)
-			continue
+		if as, ok := w.assign(a, sc); ok {
+			env = append(env, as)
 		}
-		v := guard.Lit("")
-		if a.Value != nil {
-			v = w.word(a.Value, sc)
-		} else {
-			w.substs(a, sc)
-		}
-		env = append(env, guard.Assign{Name: a.Name.Value, Value: v})
 	}
-	words := make([]guard.Word, 0, len(ce.Args))
+	var words []guard.Word
 	for _, a := range ce.Args {
-		words = append(words, w.word(a, sc))
+		words = append(words, w.fields(a, sc)...)
 	}
-	reds, stdin := w.redirects(st.Redirs, sc)
-	if stdin != nil {
-		sc.stdin = stdin
+	red := w.redirects(st.Redirs, sc)
+	if red.stdin != nil {
+		sc.stdin = red.stdin
 	}
+	if red.fds != nil {
+		// exec with only redirections opens them for the rest of the line; otherwise they are the
+		// command's own
+		if len(words) == 1 && path.Base(words[0].String()) == "exec" {
+			sc.st.fds = red.fds
+		} else {
+			sc.fds = red.fds
+		}
+	}
+	text := w.text(st, sc)
 	if len(words) == 0 {
-		if len(reds) > 0 {
-			w.emit(guard.Command{Name: guard.Lit(""), Env: env, Redirects: reds, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+		if len(red.out) > 0 || len(env) > 0 {
+			w.emit(guard.Command{Name: guard.Lit(""), Env: env, Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text})
 		}
 		return nil
 	}
-	return w.command(words, env, reds, sc, w.text(st, sc))
+	c := &cmdCall{words: words, env: append(sc.st.exportedEnv(), env...), reds: red.out, sc: sc, via: slices.Clone(sc.via), text: text}
+	return w.command(c)
 }
 
-// Options that take a value, per wrapper; a wrapper's other options are flags.
+// cmdCall is one command being read: its words (from the program that runs on), its environment,
+// its redirections, and the wrappers read past so far.
+type cmdCall struct {
+	words []guard.Word
+	env   []guard.Assign
+	reds  []guard.Redirect
+	sc    scope
+	via   []string
+	text  string
+}
+
+// emit records the command as its words stand.
+func (c *cmdCall) emit(w *walker) {
+	w.emit(c.command())
+}
+
+func (c *cmdCall) command() guard.Command {
+	cmd := guard.Command{Name: c.words[0], Args: slices.Clone(c.words[1:]), Env: c.env, Redirects: c.reds, Cd: slices.Clone(c.sc.cd),
+		Depth: c.sc.depth, Via: slices.Clone(c.via), Text: c.text}
+	// A function calling itself in the background or a pipe, or anything started in the
+	// background by a loop that never ends, multiplies until the machine stops: a fork bomb.
+	st := c.sc.st
+	cmd.Spawns = st.inFunc != "" && cmd.Base() == st.inFunc && (c.sc.piped || c.sc.background) || st.forever && c.sc.background
+	return cmd
+}
+
+// through moves past a wrapper to the command it runs.
+func (c *cmdCall) through(base string, rest []guard.Word) bool {
+	c.via = append(c.via, base)
+	c.words = rest
+	return len(rest) > 0
+}
+
+// command finds the command that actually runs past wrappers, emits it, and follows what it
+// executes. It returns the cd steps a cd leaves in force.
+func (w *walker) command(c *cmdCall) []guard.CdStep {
+	for range maxUnwrap {
+		if len(c.words) == 0 || w.refused != "" {
+			return nil
+		}
+		name, known := c.words[0].Text()
+		if !known {
+			w.unknownName(c)
+			return nil
+		}
+		more, cd := w.step(c, path.Base(name))
+		if !more {
+			return cd
+		}
+	}
+	w.refuse("the command line wraps one command in more than 16 others")
+	return nil
+}
+
+// step reads one program: a wrapper moves c on to the command it runs (more is true); anything
+// else is emitted and followed into what it executes.
+func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
+	switch base {
+	case "sudo", "doas":
+		return w.sudo(c), nil
+	case "env":
+		return w.env(c), nil
+	case "xargs":
+		return w.xargs(c), nil
+	case "cd", "pushd":
+		c.emit(w)
+		return false, []guard.CdStep{cdStep(c.words[1:])}
+	case "find":
+		c.emit(w)
+		w.findExec(c)
+		return false, nil
+	case "git":
+		w.git(c)
+		return false, nil
+	case "coreutils":
+		return w.coreutils(c), nil
+	case "read":
+		c.emit(w)
+		w.readWords(c.words[1:], c.sc.stdin, c.sc)
+		return false, nil
+	}
+	if w.follows(c, base) {
+		return false, nil
+	}
+	if wr, ok := wrappers[base]; ok {
+		return w.unwrap(c, base, wr), nil
+	}
+	w.plain(c, base)
+	return false, nil
+}
+
+// follows reads the programs that run a string or a file of commands: shells, interpreters, eval,
+// source, trap, alias, su, ssh and the rest. It reports whether base was one.
+func (w *walker) follows(c *cmdCall, base string) bool {
+	switch {
+	case slices.Contains(shells, base) || slices.Contains(otherShells, base):
+		w.shell(c, base)
+	case isInterpreter(base):
+		w.interpreter(c, base)
+	case base == "eval":
+		c.emit(w)
+		w.executed(c.words[1:], c.sc, c.via, "eval")
+	case base == "source" || base == ".":
+		w.source(c, base)
+	case base == "trap":
+		w.trap(c)
+	case base == "alias":
+		w.alias(c)
+	case base == "su" || base == "runuser" || base == "sg":
+		w.switchUser(c, base)
+	case base == "script":
+		w.script(c)
+	case base == "ssh":
+		w.ssh(c)
+	case base == "parallel":
+		w.parallel(c)
+	case base == "at" || base == "batch":
+		w.at(c)
+	case base == "crontab":
+		w.crontab(c)
+	case base == "tmux" || base == "screen":
+		w.terminal(c, base)
+	case base == "expect":
+		w.expect(c)
+	case base == "nix":
+		w.nix(c)
+	case base == "entr" && hasFlag(c.words[1:], "-s"):
+		c.emit(w)
+		if rest, _ := skipOptions(c.words[1:], nil); len(rest) > 0 {
+			w.executed(rest[:1], c.sc, c.via, "entr -s")
+		}
+	case cmdStrings[base] != nil:
+		c.emit(w)
+		rest, _ := skipOptions(c.words[1:], cmdStrings[base])
+		for _, s := range rest {
+			w.executed([]guard.Word{s}, c.sc, c.via, base)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// plain emits a command that runs nothing else: a file it downloaded earlier runs code from the
+// network, and a function of the line calling itself in the background or a pipe is a fork bomb.
+func (w *walker) plain(c *cmdCall, base string) {
+	cmd := c.command()
+	st := c.sc.st
+	if name, ok := c.words[0].Text(); ok && strings.Contains(name, "/") {
+		// a file the line wrote or downloaded, run as a program
+		if in := w.fileInput(c.words[0], c.sc, nil); in != nil {
+			w.runInput(in, c.sc.sub().child(c.via, name), c.text)
+		}
+	}
+	w.emit(cmd)
+	for _, saved := range guard.Saved(cmd) {
+		if t, ok := saved.Text(); ok {
+			st.downloads[path.Clean(t)] = base
+		}
+	}
+	w.remember(c, base)
+}
+
+// remember keeps what the line writes to a file when it knows the text (echo ... > x.sh, tee x.sh
+// fed known text), so a later command running that file is read as running that text.
+func (w *walker) remember(c *cmdCall, base string) {
+	var text *input
+	switch base {
+	case "tee":
+		if c.sc.stdin.hasWord() {
+			text = c.sc.stdin
+			for _, f := range c.words[1:] {
+				if t, ok := f.Text(); ok && !strings.HasPrefix(t, "-") {
+					c.sc.st.files[path.Clean(t)] = text
+				}
+			}
+		}
+	default:
+		text = w.callOutput(c.words, c.sc)
+	}
+	if text == nil || !text.hasWord() {
+		return
+	}
+	for _, r := range c.reds {
+		if t, ok := r.Target.Text(); ok && (r.Op == ">" || r.Op == ">>" || r.Op == ">|") {
+			c.sc.st.files[path.Clean(t)] = text
+		}
+	}
+}
+
+// unknownName emits a command whose name is not known until it runs ($CMD, $(...)): the guard
+// matches it against every command it could be.
+func (w *walker) unknownName(c *cmdCall) {
+	if in := w.fileInput(c.words[0], c.sc, nil); in != nil {
+		// <(...) run as a program: its output is the program
+		w.runInput(in, c.sc.child(c.via, "process substitution"), c.text)
+	}
+	c.emit(w)
+}
+
+// unwrap reads a wrapper from the table: its options, the words before the command, and whether
+// it runs a command string, no command at all, or the words after it.
+func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
+	rest := c.words[1:]
+	var done bool
+	if rest, done = w.wrapOptions(c, base, wr, rest); done {
+		return false
+	}
+	if len(wr.sub) > 0 {
+		t, _ := firstText(rest)
+		if !slices.Contains(wr.sub, t) {
+			c.emit(w)
+			return false
+		}
+		if rest, done = w.wrapOptions(c, base, wr, rest[1:]); done {
+			return false
+		}
+	}
+	if wr.noCmd {
+		c.emit(w)
+		return false
+	}
+	rest = rest[min(wr.skip, len(rest)):]
+	// options may follow the words it skips (flock FILE -c 'cmd')
+	if rest, done = w.wrapOptions(c, base, wr, rest); done {
+		return false
+	}
+	if wr.untilDash {
+		for len(rest) > 0 {
+			t, _ := firstText(rest)
+			rest = rest[1:]
+			if t == "--" {
+				break
+			}
+		}
+	}
+	if t, _ := firstText(rest); t == "--" {
+		rest = rest[1:]
+	}
+	if wr.joined {
+		w.executed(rest, c.sc, c.via, base)
+		return false
+	}
+	return c.through(base, rest)
+}
+
+// wrapOptions reads a wrapper's options; done is true when they settle what runs (an option that
+// runs nothing, or a command string, which is followed here).
+func (w *walker) wrapOptions(c *cmdCall, base string, wr wrap, rest []guard.Word) ([]guard.Word, bool) {
+	for len(rest) > 0 {
+		t, ok := rest[0].Text()
+		if !ok || len(t) < 2 || t[0] != '-' {
+			return rest, false
+		}
+		rest = rest[1:]
+		if t == "--" {
+			return rest, false
+		}
+		name, val, hasVal := strings.Cut(t, "=")
+		if !strings.HasPrefix(t, "--") && len(t) > 2 {
+			name, val, hasVal = t[:2], t[2:], true
+			if !slices.Contains(wr.values, name) && !slices.Contains(wr.str, name) && !slices.Contains(wr.dir, name) {
+				hasVal = false // a cluster of flags
+			}
+		}
+		value := func() (guard.Word, bool) {
+			if hasVal {
+				return guard.Lit(val), true
+			}
+			if len(rest) == 0 {
+				return guard.Word{}, false
+			}
+			v := rest[0]
+			rest = rest[1:]
+			return v, true
+		}
+		switch {
+		case slices.Contains(wr.stop, name):
+			c.emit(w)
+			return nil, true
+		case slices.Contains(wr.str, name):
+			if v, ok := value(); ok {
+				c.emit(w)
+				w.executed([]guard.Word{v}, c.sc, c.via, base+" "+name)
+			}
+			return nil, true
+		case slices.Contains(wr.dir, name):
+			if v, ok := value(); ok {
+				c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: v, Sure: true})
+			}
+		case slices.Contains(wr.two, name):
+			if len(rest) >= 2 {
+				rest = rest[2:]
+			}
+		case slices.Contains(wr.values, name):
+			value()
+		}
+	}
+	return rest, false
+}
+
+func firstText(ws []guard.Word) (string, bool) {
+	if len(ws) == 0 {
+		return "", false
+	}
+	return ws[0].Text()
+}
+
+// Options that take a value, for the wrappers read here.
 var (
-	sudoValues    = []string{"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--command-timeout", "--other-user", "--close-from"}
-	doasValues    = []string{"-u", "-C"}
-	envValues     = []string{"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}
-	niceValues    = []string{"-n", "--adjustment"}
-	timeoutValues = []string{"-s", "-k", "--signal", "--kill-after"}
-	execValues    = []string{"-a"}
-	stdbufValues  = []string{"-i", "-o", "-e", "--input", "--output", "--error"}
-	ioniceValues  = []string{"-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"}
-	xargsValues   = []string{"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
-	shellValues   = []string{"-o", "-O", "+o", "+O", "--rcfile", "--init-file"}
+	sudoValues  = []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-T", "-U", "--user", "--group", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--close-from"}
+	envValues   = []string{"-u", "--unset", "-S", "--split-string", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}
+	xargsValues = []string{"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--eof"}
+	shellValues = []string{"-o", "-O", "+o", "+O", "--rcfile", "--init-file"}
 )
 
-// skipOptions drops a wrapper's leading options and returns the words from the wrapped command on,
-// and the options seen (name to value).
+// skipOptions drops a program's leading options and returns the words from its operands on, and
+// the options seen (name to value).
 func skipOptions(words []guard.Word, values []string) ([]guard.Word, map[string]guard.Word) {
 	seen := map[string]guard.Word{}
 	for len(words) > 0 {
@@ -121,145 +425,182 @@ func leadingAssigns(words []guard.Word) ([]guard.Word, []guard.Assign) {
 	return words, env
 }
 
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || (i > 0 && r >= '0' && r <= '9')) {
+// sudo runs its command as another user; -s and -i run the words through a shell, -e edits files.
+func (w *walker) sudo(c *cmdCall) bool {
+	rest, opts := skipOptions(c.words[1:], sudoValues)
+	for _, o := range []string{"-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"} {
+		if _, ok := opts[o]; ok && len(rest) == 0 {
+			c.emit(w)
 			return false
 		}
 	}
-	return true
+	if d, ok := firstOf(opts, "-D", "--chdir"); ok {
+		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
+	}
+	var more []guard.Assign
+	rest, more = leadingAssigns(rest)
+	c.env = append(c.env, more...)
+	if _, edit := firstOf(opts, "-e", "--edit"); edit {
+		return c.through("sudo", append([]guard.Word{guard.Lit("sudoedit")}, rest...))
+	}
+	if _, sh := firstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) == 0 {
+		// a shell reading its input: echo 'cmd' | sudo -s
+		c.emit(w)
+		w.runInput(c.sc.stdin, c.sc.sub().child(c.via, "sudo -s"), c.text)
+		return false
+	}
+	// sudo -s cmd runs cmd through the shell with its words escaped: the same command
+	return c.through("sudo", rest)
 }
 
-var shells = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"}
+func firstOf(opts map[string]guard.Word, names ...string) (guard.Word, bool) {
+	for _, n := range names {
+		if v, ok := opts[n]; ok {
+			return v, true
+		}
+	}
+	return guard.Word{}, false
+}
 
-// command finds the command that actually runs past wrappers, emits it, and follows what it
-// executes. It returns the cd steps a cd leaves in force.
-func (w *walker) command(words []guard.Word, env []guard.Assign, reds []guard.Redirect, sc scope, text string) []guard.CdStep {
-	via := slices.Clone(sc.via)
-	emit := func(ws []guard.Word) {
-		w.emit(guard.Command{Name: ws[0], Args: slices.Clone(ws[1:]), Env: env, Redirects: reds, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: via, Text: text})
+// env sets variables for its command, may clear them (-i), change folder (-C) or split a string
+// into the command line (-S).
+func (w *walker) env(c *cmdCall) bool {
+	rest, opts := skipOptions(c.words[1:], envValues)
+	if _, clear := firstOf(opts, "-i", "--ignore-environment", "-"); clear {
+		c.env = nil
 	}
-	for range maxUnwrap {
-		if len(words) == 0 || w.refused != "" {
-			return nil
-		}
-		name, known := words[0].Text()
-		if !known {
-			emit(words)
-			return nil
-		}
-		base := path.Base(name)
-		rest := words[1:]
-		switch base {
-		case "sudo", "doas":
-			values := sudoValues
-			if base == "doas" {
-				values = doasValues
-			}
-			var opts map[string]guard.Word
-			rest, opts = skipOptions(rest, values)
-			if _, listing := opts["-l"]; listing {
-				emit(words)
-				return nil
-			}
-			var more []guard.Assign
-			rest, more = leadingAssigns(rest)
-			env = append(env, more...)
-		case "env":
-			var opts map[string]guard.Word
-			rest, opts = skipOptions(rest, envValues)
-			split, hasSplit := opts["-S"]
-			if s, ok := opts["--split-string"]; ok {
-				split, hasSplit = s, true
-			}
-			var more []guard.Assign
-			rest, more = leadingAssigns(rest)
-			env = append(env, more...)
-			if hasSplit {
-				// env -S "cmd args" splits its string into the command line.
-				w.executed(append([]guard.Word{split}, rest...), sc, via, "env -S")
-				return nil
-			}
-		case "nice":
-			rest, _ = skipOptions(rest, niceValues)
-		case "nohup", "builtin", "unbuffer", "caffeinate":
-			if len(rest) > 0 {
-				if t, _ := rest[0].Text(); t == "--" {
-					rest = rest[1:]
-				}
-			}
-		case "timeout":
-			rest, _ = skipOptions(rest, timeoutValues)
-			if len(rest) > 0 {
-				rest = rest[1:] // the duration
-			}
-		case "stdbuf":
-			rest, _ = skipOptions(rest, stdbufValues)
-		case "ionice":
-			rest, _ = skipOptions(rest, ioniceValues)
-		case "time":
-			rest, _ = skipOptions(rest, nil)
-		case "command":
-			var opts map[string]guard.Word
-			rest, opts = skipOptions(rest, nil)
-			_, v := opts["-v"]
-			_, V := opts["-V"]
-			if v || V {
-				emit(words)
-				return nil // command -v only looks the name up
-			}
-		case "exec":
-			rest, _ = skipOptions(rest, execValues)
-		case "xargs":
-			rest, _ = skipOptions(rest, xargsValues)
-			if len(rest) == 0 {
-				rest = []guard.Word{guard.Lit("echo")}
-			}
-			from := "stdin"
-			if sc.stdin != nil {
-				from = sc.stdin.from
-				if sc.stdin.known {
-					from = "echo"
-				}
-			}
-			rest = append(slices.Clone(rest), guard.HoleWord(from))
-			sc.stdin = nil
-		case "eval":
-			emit(words)
-			w.executed(rest, sc, via, "eval")
-			return nil
-		case "cd", "pushd":
-			emit(words)
-			return []guard.CdStep{cdStep(rest)}
-		case "find":
-			emit(words)
-			w.findExec(rest, env, reds, sc, via, text)
-			return nil
-		case "git":
-			emit(words)
-			w.gitAlias(rest, sc, via, text)
-			return nil
-		case "watch":
-			rest, _ = skipOptions(rest, []string{"-n", "--interval", "-d", "--differences", "-q", "--equexit"})
-			emit(words)
-			w.executed(rest, sc, via, "watch")
-			return nil
+	if d, ok := firstOf(opts, "-C", "--chdir"); ok {
+		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
+	}
+	var more []guard.Assign
+	rest, more = leadingAssigns(rest)
+	c.env = append(c.env, more...)
+	if split, ok := firstOf(opts, "-S", "--split-string"); ok {
+		// env -S "cmd args" splits its string into the command line.
+		w.executed(append([]guard.Word{split}, rest...), c.sc, c.via, "env -S")
+		return false
+	}
+	if len(rest) == 0 {
+		c.emit(w)
+		return false
+	}
+	return c.through("env", rest)
+}
+
+// xargs runs its command with the words it reads appended (or put in place of -I's string): the
+// words are known when what feeds it is (echo / | xargs rm -rf), else named by what feeds it.
+func (w *walker) xargs(c *cmdCall) bool {
+	rest, opts := skipOptions(c.words[1:], xargsValues)
+	if len(rest) == 0 {
+		rest = []guard.Word{guard.Lit("echo")}
+	}
+	in := c.sc.stdin
+	if f, ok := firstOf(opts, "-a", "--arg-file"); ok {
+		in = w.fileInput(f, c.sc, nil)
+	}
+	repl, hasRepl := firstOf(opts, "-I", "--replace", "-i")
+	if r, ok := repl.Text(); hasRepl && (!ok || r == "") {
+		repl = guard.Lit("{}")
+	}
+	_, nul := firstOf(opts, "-0", "--null")
+	delim, hasDelim := firstOf(opts, "-d", "--delimiter")
+	inputs := []guard.Word{guard.HoleWord(orStdin(in))}
+	if in.hasWord() {
+		switch d, _ := delim.Text(); {
+		case hasRepl:
+			// -I reads whole lines, each put in place of its string
+			inputs = splitOn(in.word, "\n\x00")
+		case nul || hasDelim:
+			inputs = splitOn(in.word, "\x00"+ansiC(d))
 		default:
-			if slices.Contains(shells, base) {
-				w.shell(words, env, reds, sc, via, text)
-				return nil
-			}
-			emit(words)
-			return nil
+			inputs = splitWord(in.word, maxLoopValues)
 		}
-		via = append(via, base)
-		words = rest
 	}
-	w.refuse("the command line wraps one command in more than 16 others")
-	return nil
+	words := slices.Clone(rest)
+	if hasRepl && len(inputs) > 0 {
+		r, _ := repl.Text()
+		words = words[:0]
+		for _, wd := range rest {
+			words = append(words, replaceIn(wd, r, inputs[0]))
+		}
+	} else {
+		words = append(words, inputs...)
+	}
+	c.sc.stdin = nil
+	return c.through("xargs", words)
+}
+
+// splitOn splits a word at any of the separator characters, keeping unknown parts in place.
+func splitOn(wd guard.Word, seps string) []guard.Word {
+	var out []guard.Word
+	var cur guard.Word
+	for _, p := range wd.Parts {
+		if p.Hole {
+			cur.Parts = append(cur.Parts, p)
+			continue
+		}
+		for _, r := range p.Text {
+			if strings.ContainsRune(seps, r) {
+				if len(cur.Parts) > 0 {
+					out = append(out, cur)
+				}
+				cur = guard.Word{}
+				continue
+			}
+			cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
+		}
+	}
+	if len(cur.Parts) > 0 {
+		out = append(out, cur)
+	}
+	return out[:min(len(out), maxLoopValues)]
+}
+
+// replaceIn puts in in place of every r inside wd's known text.
+func replaceIn(wd guard.Word, r string, in guard.Word) guard.Word {
+	if r == "" {
+		return wd
+	}
+	var out guard.Word
+	for _, p := range wd.Parts {
+		if p.Hole || !strings.Contains(p.Text, r) {
+			out.Parts = append(out.Parts, p)
+			continue
+		}
+		pieces := strings.Split(p.Text, r)
+		for i, piece := range pieces {
+			if i > 0 {
+				for _, q := range in.Parts {
+					q.Quoted = p.Quoted
+					out.Parts = append(out.Parts, q)
+				}
+			}
+			if piece != "" {
+				out.Parts = append(out.Parts, guard.Part{Text: piece, Quoted: p.Quoted})
+			}
+		}
+	}
+	return out
+}
+
+func orStdin(in *input) string {
+	if in == nil || in.from == "" {
+		return "stdin"
+	}
+	return in.from
+}
+
+// coreutils --coreutils-prog=rm runs the named program.
+func (w *walker) coreutils(c *cmdCall) bool {
+	for i, wd := range c.words[1:] {
+		if t, ok := wd.Text(); ok {
+			if prog, found := strings.CutPrefix(t, "--coreutils-prog="); found {
+				return c.through("coreutils", append([]guard.Word{guard.Lit(prog)}, c.words[i+2:]...))
+			}
+		}
+	}
+	c.emit(w)
+	return false
 }
 
 // cdStep is where cd goes: its first operand past -L -P -e -@, or home when there is none.
@@ -269,122 +610,22 @@ func cdStep(args []guard.Word) guard.CdStep {
 		if ok && (t == "-L" || t == "-P" || t == "-e" || t == "-@" || t == "--") {
 			continue
 		}
-		if ok && t == "" {
-			return guard.CdStep{Target: a}
-		}
 		return guard.CdStep{Target: a}
 	}
 	return guard.CdStep{Home: true}
 }
 
-// executed reads words the shell joins into a command line and runs (eval, env -S, watch): parsed
-// again one level deeper when known, or an opaque command when not.
-func (w *walker) executed(words []guard.Word, sc scope, via []string, how string) {
-	if len(words) == 0 {
-		return
-	}
-	parts := make([]string, 0, len(words))
-	known := true
-	for _, wd := range words {
-		in := textOf(wd, "")
-		if !wd.Known() {
-			known = false
-		}
-		parts = append(parts, in.text)
-	}
-	inner := sc
-	inner.via = append(slices.Clone(via), how)
-	inner.depth++
-	inner.stdin = nil
-	if !known && allUnknown(words) {
-		w.opaque(inner, how+" "+text.ClipAt(strings.Join(parts, " "), maxEcho))
-		return
-	}
-	w.line(strings.Join(parts, " "), inner)
-}
-
-func allUnknown(words []guard.Word) bool {
-	for _, wd := range words {
-		if !wd.AllHole() {
-			return false
-		}
-	}
-	return true
-}
-
-// opaque records a command whose text cannot be known.
-func (w *walker) opaque(sc scope, text string) {
-	w.emit(guard.Command{Name: guard.HoleWord(""), Opaque: true, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text})
-}
-
-// shell follows sh|bash|zsh: -c "string", a script fed on stdin (heredoc, here-string, echo ... |),
-// or a script file, which the guard cannot read.
-func (w *walker) shell(words []guard.Word, env []guard.Assign, reds []guard.Redirect, sc scope, via []string, text string) {
-	base := path.Base(func() string { t, _ := words[0].Text(); return t }())
-	w.emit(guard.Command{Name: words[0], Args: slices.Clone(words[1:]), Env: env, Redirects: reds, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: via, Text: text})
-	rest := words[1:]
-	command := false
-	fromStdin := false
-	for len(rest) > 0 {
-		t, ok := rest[0].Text()
-		if !ok || len(t) < 2 || (t[0] != '-' && t[0] != '+') {
-			break
-		}
-		rest = rest[1:]
-		if t == "--" || t == "-" {
-			break
-		}
-		if strings.HasPrefix(t, "--") {
-			if slices.Contains(shellValues, t) && len(rest) > 0 {
-				rest = rest[1:]
-			}
-			continue
-		}
-		for j := 1; j < len(t); j++ {
-			switch t[j] {
-			case 'c':
-				command = true
-			case 's':
-				fromStdin = true
-			case 'o', 'O':
-				if j == len(t)-1 && len(rest) > 0 {
-					rest = rest[1:]
-				}
-			}
-		}
-	}
-	inner := sc
-	inner.via = append(slices.Clone(via), base+map[bool]string{true: " -c", false: ""}[command])
-	inner.depth++
-	inner.stdin = nil
-	switch {
-	case command:
-		if len(rest) == 0 {
-			return
-		}
-		if rest[0].AllHole() {
-			w.opaque(inner, base+" -c "+rest[0].String())
-			return
-		}
-		w.line(textOf(rest[0], "").text, inner)
-	case len(rest) > 0 && !fromStdin:
-		// a script file: its text is not on the line
-	case sc.stdin != nil && sc.stdin.known:
-		w.line(sc.stdin.text, inner)
-	case sc.stdin != nil:
-		w.opaque(inner, sc.stdin.from+" | "+base)
-	}
-}
-
 // findExec follows find's -exec, -execdir, -ok and -okdir: the command runs once per file, {} being
 // the file found.
-func (w *walker) findExec(args []guard.Word, env []guard.Assign, reds []guard.Redirect, sc scope, via []string, text string) {
+func (w *walker) findExec(c *cmdCall) {
+	args := c.words[1:]
 	for i := 0; i < len(args); i++ {
 		t, _ := args[i].Text()
 		if t != "-exec" && t != "-execdir" && t != "-ok" && t != "-okdir" {
 			continue
 		}
 		var sub []guard.Word
+		found := findName(args[:i])
 		j := i + 1
 		for ; j < len(args); j++ {
 			e, _ := args[j].Text()
@@ -392,99 +633,83 @@ func (w *walker) findExec(args []guard.Word, env []guard.Assign, reds []guard.Re
 				break
 			}
 			if strings.Contains(e, "{}") && args[j].Known() {
-				sub = append(sub, guard.HoleWord("find"))
+				sub = append(sub, found)
 				continue
 			}
 			sub = append(sub, args[j])
 		}
 		if len(sub) > 0 {
-			inner := sc
-			w.command(sub, env, nil, inner.withVia(via, "find "+t), text)
+			inner := &cmdCall{words: sub, env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "find "+t), text: c.text}
+			w.command(inner)
 		}
 		i = j
 	}
-	_ = reds
 }
 
-func (s scope) withVia(via []string, how string) scope {
-	s.via = append(slices.Clone(via), how)
-	return s
+// findName is what find's {} stands for: a path found under its start points, ending in the name
+// -name gives when it gives one plain name (find . -name .git -exec rm -rf {} +).
+func findName(args []guard.Word) guard.Word {
+	name := ""
+	for i := 0; i+1 < len(args); i++ {
+		t, _ := args[i].Text()
+		if t != "-name" && t != "-iname" {
+			continue
+		}
+		v, ok := args[i+1].Text()
+		if !ok || strings.ContainsAny(v, "*?[\\/") || name != "" {
+			return guard.HoleWord("find")
+		}
+		name = v
+	}
+	if name == "" {
+		return guard.HoleWord("find")
+	}
+	return guard.Word{Parts: []guard.Part{{Hole: true, From: "find"}, {Text: "/" + name}}}
 }
 
-// gitAlias follows git -c alias.NAME=VALUE NAME: the alias runs in the subcommand's place, and an
-// alias starting with ! runs as a shell command.
-func (w *walker) gitAlias(args []guard.Word, sc scope, via []string, text string) {
-	aliases := map[string]guard.Word{}
-	var global []guard.Word
-	i := 0
-	for ; i < len(args); i++ {
-		t, ok := args[i].Text()
-		if !ok || !strings.HasPrefix(t, "-") {
-			break
+// splitWord splits a word the way xargs splits its input (blanks and newlines, quotes dropped),
+// keeping unknown parts inside the words they fall in; past max words the rest is one unknown word.
+func splitWord(wd guard.Word, max int) []guard.Word {
+	var out []guard.Word
+	var cur guard.Word
+	flush := func() {
+		if len(cur.Parts) > 0 {
+			out = append(out, cur)
 		}
-		global = append(global, args[i])
-		var kv guard.Word
-		switch {
-		case t == "-c" && i+1 < len(args):
-			i++
-			global = append(global, args[i])
-			kv = args[i]
-		case strings.HasPrefix(t, "-c") && len(t) > 2:
-			kv = guard.Lit(t[2:])
-		case (t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace") && i+1 < len(args):
-			i++
-			global = append(global, args[i])
-			continue
-		default:
+		cur = guard.Word{}
+	}
+	for _, p := range wd.Parts {
+		if p.Hole {
+			cur.Parts = append(cur.Parts, p)
 			continue
 		}
-		if len(kv.Parts) == 0 || kv.Parts[0].Hole {
-			continue
+		for _, r := range p.Text {
+			switch {
+			case r == ' ' || r == '\t' || r == '\n':
+				flush()
+			case r == '\'' || r == '"':
+			default:
+				cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
+			}
 		}
-		key, val, ok := strings.Cut(kv.Parts[0].Text, "=")
-		if name, isAlias := strings.CutPrefix(strings.ToLower(key), "alias."); ok && isAlias {
-			aliases[name] = guard.Word{Parts: append([]guard.Part{{Text: val}}, kv.Parts[1:]...)}
+	}
+	flush()
+	if len(out) > max {
+		out = append(out[:max], guard.HoleWord("echo"))
+	}
+	return out
+}
+
+// hasFlag reports a short flag among a program's leading options, alone or in a cluster.
+func hasFlag(words []guard.Word, flag string) bool {
+	for _, wd := range words {
+		t, ok := wd.Text()
+		if !ok || !strings.HasPrefix(t, "-") || t == "--" {
+			return false
+		}
+		if !strings.HasPrefix(t, "--") && strings.Contains(t[1:], flag[1:]) {
+			return true
 		}
 	}
-	if i >= len(args) || len(aliases) == 0 {
-		return
-	}
-	sub, ok := args[i].Text()
-	value, found := aliases[strings.ToLower(sub)]
-	if !ok || !found {
-		return
-	}
-	inner := sc
-	inner.via = append(slices.Clone(via), "git alias "+sub)
-	inner.depth++
-	body := textOf(value, "").text
-	rest := args[i+1:]
-	if shellBody, bang := strings.CutPrefix(strings.TrimSpace(body), "!"); bang {
-		// git runs a ! alias with the shell, the remaining words as its arguments.
-		w.line(shellBody, inner)
-		return
-	}
-	if inner.depth > MaxDepth {
-		w.refuse("the command line executes strings nested more than 4 deep")
-		return
-	}
-	// A plain alias is git's own words: read them as shell words, then run git with them.
-	f, err := parse(body)
-	if err != nil || len(f.Stmts) != 1 {
-		w.opaque(inner, "git alias "+sub)
-		return
-	}
-	ce, isCall := f.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !isCall {
-		w.opaque(inner, "git alias "+sub)
-		return
-	}
-	inner.src = body
-	words := []guard.Word{guard.Lit("git")}
-	words = append(words, global...)
-	for _, a := range ce.Args {
-		words = append(words, w.word(a, inner))
-	}
-	words = append(words, rest...)
-	w.command(words, nil, nil, inner, text)
+	return false
 }

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"testing"
@@ -9,17 +10,17 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// corpusCase is one line of testdata/corpus.jsonl: a destructive spelling or an everyday look-alike,
-// with the verdict it must get.
+// corpusCase is one line of a corpus: its kind or class, the line, and the verdict it must get.
 type corpusCase struct {
-	Kind string `json:"kind"`
-	Line string `json:"line"`
-	Want string `json:"want"`
+	Kind  string `json:"kind"`
+	Class string `json:"class"`
+	Line  string `json:"line"`
+	Want  string `json:"want"`
 }
 
-func loadCorpus(t testing.TB) []corpusCase {
+func loadCorpusFile(t testing.TB, name string) []corpusCase {
 	t.Helper()
-	f, err := os.Open("testdata/corpus.jsonl")
+	f, err := os.Open("testdata/" + name)
 	assert.NilError(t, err)
 	defer f.Close()
 	var out []corpusCase
@@ -27,14 +28,18 @@ func loadCorpus(t testing.TB) []corpusCase {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var c corpusCase
-		assert.NilError(t, json.Unmarshal(sc.Bytes(), &c), sc.Text())
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		assert.NilError(t, dec.Decode(&c), sc.Text())
 		out = append(out, c)
 	}
 	assert.NilError(t, sc.Err())
 	return out
 }
 
-// TestCorpus holds the guard to the committed corpus: at least 300 destructive spellings, each
+func loadCorpus(t testing.TB) []corpusCase { return loadCorpusFile(t, "corpus.jsonl") }
+
+// TestCorpus holds the guard to the first corpus: at least 300 destructive spellings, each
 // blocked, and 300 everyday look-alikes, none blocked (a few warn, as recorded).
 func TestCorpus(t *testing.T) {
 	reg := registry(t)
@@ -52,4 +57,74 @@ func TestCorpus(t *testing.T) {
 	}
 	assert.Check(t, count["destructive"] >= 300, "%d destructive cases", count["destructive"])
 	assert.Check(t, count["everyday"] >= 300, "%d everyday cases", count["everyday"])
+}
+
+// attackClasses are the classes of issue 21, each with its floor of lines in the adversarial
+// corpus: every one is read whatever its spelling.
+var attackClasses = map[string]int{"ifs": 20, "brace-glob": 20, "dotdot": 20, "find-xargs": 20, "later": 40, "shells": 30, "wrappers": 60,
+	"git-config": 40, "devices": 30, "api-delete": 30, "download": 30, "new-rules": 40, "self": 40, "variables": 30, "interpreters": 20}
+
+// TestAdversarialCorpus holds the guard to the corpus written to get past it (testdata/attacks.jsonl):
+// at least 500 lines by class, each with the tier it must get.
+func TestAdversarialCorpus(t *testing.T) {
+	reg := registry(t)
+	cases := loadCorpusFile(t, "attacks.jsonl")
+	count := map[string]int{}
+	for _, c := range cases {
+		count[c.Class]++
+		_, known := attackClasses[c.Class]
+		assert.Check(t, known, "%q has class %q, which is no class of the corpus", c.Line, c.Class)
+		assert.Check(t, c.Want == "block" || c.Want == "warn", "an attack is blocked or warned: %q wants %q", c.Line, c.Want)
+		v := check(t, reg, c.Line)
+		assert.Check(t, string(v.Decision) == c.Want, "%s %q: got %s (%s), want %s", c.Class, c.Line, v.Decision, v.Rule, c.Want)
+	}
+	assert.Check(t, len(cases) >= 500, "%d attack lines", len(cases))
+	for class, floor := range attackClasses {
+		assert.Check(t, count[class] >= floor, "class %s has %d lines, fewer than %d", class, count[class], floor)
+	}
+}
+
+// TestOrdinaryCorpus: a developer's everyday commands (testdata/ordinary.jsonl) are never blocked;
+// the few that warn are recorded as warning.
+func TestOrdinaryCorpus(t *testing.T) {
+	reg := registry(t)
+	cases := loadCorpusFile(t, "ordinary.jsonl")
+	for _, c := range cases {
+		assert.Check(t, c.Want == "allow" || c.Want == "warn", "an ordinary command is never blocked: %q", c.Line)
+		v := check(t, reg, c.Line)
+		assert.Check(t, string(v.Decision) == c.Want, "%q: got %s (%s: %s), want %s", c.Line, v.Decision, v.Rule, v.Why, c.Want)
+	}
+	assert.Check(t, len(cases) >= 150, "%d ordinary lines", len(cases))
+}
+
+// TestSecondBatch scores the second batch of attacks and ordinary commands, written after the guard
+// was built to its first corpus and measured before anything was changed for it (the measurements
+// are in docs/guard.md): it must keep catching at least 95% of its attacks and block at most 1% of
+// its ordinary commands, as a held-out corpus is scored.
+func TestSecondBatch(t *testing.T) {
+	reg := registry(t)
+	attacks, caught, ordinary, blocked := 0, 0, 0, 0
+	for _, c := range loadCorpusFile(t, "heldout.jsonl") {
+		v := check(t, reg, c.Line)
+		switch c.Kind {
+		case "attack":
+			attacks++
+			if v.Decision != "allow" {
+				caught++
+			} else {
+				t.Logf("an attack gets through: %q", c.Line)
+			}
+		case "ordinary":
+			ordinary++
+			if v.Decision == "block" {
+				blocked++
+				t.Logf("an ordinary command is blocked (%s): %q", v.Rule, c.Line)
+			}
+		default:
+			t.Errorf("%q: kind %q", c.Line, c.Kind)
+		}
+	}
+	assert.Check(t, caught*100 >= attacks*95, "%d of %d attacks caught", caught, attacks)
+	assert.Check(t, blocked*100 <= ordinary, "%d of %d ordinary commands blocked", blocked, ordinary)
+	assert.Check(t, attacks >= 250 && ordinary >= 100, "%d attacks, %d ordinary", attacks, ordinary)
 }

@@ -87,5 +87,3 @@ func nestBashC(inner string, depth int) string {
 	}
 	return inner
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -9,7 +10,7 @@ import (
 )
 
 // Fixtures run as if in a repository at /home/dev/proj, home /home/dev.
-var fixtureCtx = guard.Context{Cwd: "/home/dev/proj", Repo: "/home/dev/proj"}
+var fixtureCtx = guard.Context{Cwd: "/home/dev/proj", Repo: "/home/dev/proj", Machine: "/home/dev/.abcd"}
 
 func registry(t testing.TB) *guard.Registry {
 	t.Helper()
@@ -22,9 +23,23 @@ func registry(t testing.TB) *guard.Registry {
 
 func check(t testing.TB, reg *guard.Registry, line string) guard.Verdict {
 	t.Helper()
+	return checkIn(t, reg, line, fixtureCtx)
+}
+
+func checkIn(t testing.TB, reg *guard.Registry, line string, ctx guard.Context) guard.Verdict {
+	t.Helper()
 	l, err := Reader{Home: "/home/dev"}.ReadLine(line)
 	assert.NilError(t, err)
-	return reg.Evaluate(l, fixtureCtx)
+	return reg.Evaluate(l, ctx)
+}
+
+func usesClass(r guard.Rule, class string) bool {
+	for _, c := range r.All {
+		if slices.Contains(c.Class, class) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasRule(v guard.Verdict, id string) bool {
@@ -43,14 +58,40 @@ func TestRuleFixtures(t *testing.T) {
 	f, _ := guard.Builtin()
 	for _, r := range f.Rules {
 		t.Run(r.ID, func(t *testing.T) {
+			// A rule about the guard file's state is checked in that state, and never fires outside it.
+			ctx := fixtureCtx
+			if usesClass(r, "guard-unallowed") {
+				ctx.Unallowed = true
+				for _, bad := range r.Bad {
+					assert.Check(t, !hasRule(checkIn(t, reg, bad, fixtureCtx), r.ID), "%q matched %s while the guard file is allowed", bad, r.ID)
+				}
+			}
 			for _, bad := range r.Bad {
-				v := check(t, reg, bad)
+				v := checkIn(t, reg, bad, ctx)
 				assert.Check(t, hasRule(v, r.ID), "bad fixture %q is not matched by %s: %+v", bad, r.ID, v.Findings)
 			}
 			for _, good := range r.Good {
-				v := check(t, reg, good)
+				v := checkIn(t, reg, good, ctx)
 				assert.Check(t, !hasRule(v, r.ID), "good fixture %q is matched by %s: %+v", good, r.ID, v.Findings)
 			}
 		})
+	}
+}
+
+// TestRepositoryPlaceGlobs: a repository's own rule names places as the built-in ones do, and
+// catches every spelling of a write to them.
+func TestRepositoryPlaceGlobs(t *testing.T) {
+	builtin, err := guard.Builtin()
+	assert.NilError(t, err)
+	file, err := guard.Decode("guard.json", []byte(`{"schema_version":1,"rules":[{"id":"no-prod-env","tier":"block","all":[{"redirect":["{repo}/deploy/prod.env"],"exact":true}],
+		"why":"the release process changes it","safer":"edit deploy/staging.env","bad":["echo X=1 >> deploy/prod.env"],"good":["cat deploy/prod.env"]}]}`))
+	assert.NilError(t, err)
+	reg, err := guard.Compile(builtin, &file)
+	assert.NilError(t, err)
+	for _, line := range []string{"echo X=1 >> deploy/prod.env", "cd deploy && sed -i s/a/b/ prod.env", "cp x /home/dev/proj/deploy/./prod.env", "rm -rf deploy", "tee deploy/prod.env < x"} {
+		assert.Check(t, hasRule(checkIn(t, reg, line, fixtureCtx), "no-prod-env"), "%q", line)
+	}
+	for _, line := range []string{"cat deploy/prod.env", "cp deploy/prod.env /tmp/", "echo x > deploy/staging.env"} {
+		assert.Check(t, !hasRule(checkIn(t, reg, line, fixtureCtx), "no-prod-env"), "%q", line)
 	}
 }

@@ -1,12 +1,13 @@
 // Package shell reads one command line the way a POSIX shell or bash will run it, with the
 // mvdan.cc/sh syntax parser, into the guard's neutral model: every command in every segment, past the
 // wrappers that run another command, and into the strings the line executes (bash -c, eval, a heredoc
-// fed to a shell, git aliases, find -exec), to a bounded depth. It never runs anything.
+// fed to a shell, git aliases, find -exec, trap, an interpreter's shell-outs), to a bounded depth. It
+// follows what the line itself sets (variables, $IFS, descriptors, functions, git configuration) and
+// what echo, printf and decoders make of known text. It never runs anything.
 package shell
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -34,6 +35,8 @@ const (
 	MaxNesting = 64
 	// maxUnwrap bounds the wrappers around one command (sudo env nice ... rm).
 	maxUnwrap = 16
+	// maxLoopValues bounds the values a for loop's body is read with, one walk each.
+	maxLoopValues = 8
 	// maxEcho bounds the piece of the line a command's text or a reason quotes.
 	maxEcho = 200
 )
@@ -62,7 +65,7 @@ func (r Reader) ReadLine(line string) (guard.Line, error) {
 		return out, nil
 	}
 	w := &walker{}
-	w.line(line, scope{})
+	w.line(line, scope{st: newState()})
 	if w.refused != "" {
 		out.Refused = w.refused
 		return out, nil
@@ -77,32 +80,12 @@ type walker struct {
 	refused string
 	nodes   int
 	parsed  int
-}
-
-// scope is what holds for the commands of one stretch of the line.
-type scope struct {
-	cd    []guard.CdStep
-	depth int
-	via   []string
-	// stdin is what feeds the command's standard input: a pipe or a heredoc.
-	stdin *input
-	src   string
-}
-
-// input is a command's standard input: text when it is known, else the commands producing it.
-type input struct {
-	text  string
-	known bool
-	from  string
-}
-
-func (s scope) with(via string) scope {
-	s.via = append(slices.Clone(s.via), via)
-	return s
+	// quietly reads words for their values only: the commands inside are walked elsewhere.
+	quietly bool
 }
 
 func (w *walker) refuse(why string) {
-	if w.refused == "" {
+	if w.refused == "" && !w.quietly {
 		w.refused = why
 	}
 }
@@ -111,6 +94,7 @@ func (w *walker) tick() bool {
 	w.nodes++
 	if w.nodes > MaxNodes {
 		w.refuse(fmt.Sprintf("the command line is too complex to check (more than %d syntax nodes)", MaxNodes))
+		return false
 	}
 	return w.refused == ""
 }
@@ -218,42 +202,36 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 	if st == nil || !w.tick() {
 		return nil
 	}
-	switch c := st.Cmd.(type) {
-	case nil:
+	if st.Background {
+		sc.background = true
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok {
+		return w.call(ce, st, sc)
+	}
+	red := w.redirects(st.Redirs, sc)
+	if st.Cmd == nil {
 		// Only redirections: > /dev/sda truncates or writes its target all the same.
-		reds, stdin := w.redirects(st.Redirs, sc)
-		_ = stdin
-		if len(reds) > 0 {
-			w.emit(guard.Command{Name: guard.Lit(""), Redirects: reds, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+		if len(red.out) > 0 {
+			w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
 		}
-	case *syntax.CallExpr:
-		return w.call(c, st, sc)
+		return nil
+	}
+	if red.stdin != nil {
+		sc.stdin = red.stdin
+	}
+	if len(red.out) > 0 {
+		w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+	}
+	return w.compound(st, sc)
+}
+
+// compound walks a statement that is not a simple command.
+func (w *walker) compound(st *syntax.Stmt, sc scope) []guard.CdStep {
+	switch c := st.Cmd.(type) {
 	case *syntax.BinaryCmd:
-		switch c.Op {
-		case syntax.AndStmt:
-			effX := w.stmt(c.X, sc)
-			scY := sc
-			scY.cd = append(slices.Clone(sc.cd), sure(effX)...)
-			effY := w.stmt(c.Y, scY)
-			return unsure(append(effX, effY...))
-		case syntax.OrStmt:
-			effX := w.stmt(c.X, sc)
-			scY := sc
-			scY.cd = append(slices.Clone(sc.cd), unsure(effX)...)
-			effY := w.stmt(c.Y, scY)
-			if exits(c.Y) {
-				// cd x || exit: what follows runs only where the cd went.
-				return sure(effX)
-			}
-			return unsure(append(effX, effY...))
-		default:
-			w.stmt(c.X, sc)
-			scY := sc
-			scY.stdin = w.source(c.X, sc)
-			w.stmt(c.Y, scY)
-		}
+		return w.binary(c, sc)
 	case *syntax.Subshell:
-		w.stmts(c.Stmts, sc)
+		w.stmts(c.Stmts, sc.sub())
 	case *syntax.Block:
 		return w.stmts(c.Stmts, sc)
 	case *syntax.IfClause:
@@ -263,10 +241,15 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 		}
 	case *syntax.WhileClause:
 		w.stmts(c.Cond, sc)
-		w.stmts(c.Do, sc)
+		w.bindRead(c.Cond, sc)
+		body := sc
+		if endless(c) {
+			body.st = sc.st.clone()
+			body.st.forever = true
+		}
+		w.stmts(c.Do, body)
 	case *syntax.ForClause:
-		w.substs(c.Loop, sc)
-		w.stmts(c.Do, sc)
+		w.forLoop(c, sc)
 	case *syntax.CaseClause:
 		w.substs(c.Word, sc)
 		for _, item := range c.Items {
@@ -277,19 +260,219 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 		}
 	case *syntax.FuncDecl:
 		// A function's body runs when it is called, which the line may do: check it as if it ran.
-		w.stmt(c.Body, sc)
+		inner := sc.sub()
+		if c.Name != nil {
+			sc.st.funcs[c.Name.Value] = true
+			inner.st.funcs[c.Name.Value] = true
+			inner.st.inFunc = c.Name.Value
+		}
+		w.stmt(c.Body, inner)
+	case *syntax.DeclClause:
+		w.declare(c, st, sc)
 	case *syntax.TimeClause:
 		w.stmt(c.Stmt, sc.with("time"))
 	case *syntax.CoprocClause:
 		w.stmt(c.Stmt, sc.with("coproc"))
 	default:
-		// declare/export/local, let, (( )), [[ ]]: only their substitutions run commands.
+		// let, (( )), [[ ]]: only their substitutions run commands.
 		w.substs(c, sc)
 	}
-	if _, ok := st.Cmd.(*syntax.CallExpr); !ok && st.Cmd != nil {
-		w.redirects(st.Redirs, sc)
-	}
 	return nil
+}
+
+// binary walks a && b, a || b and a | b.
+func (w *walker) binary(c *syntax.BinaryCmd, sc scope) []guard.CdStep {
+	switch c.Op {
+	case syntax.AndStmt:
+		effX := w.stmt(c.X, sc)
+		scY := sc
+		scY.cd = append(slices.Clone(sc.cd), sure(effX)...)
+		effY := w.stmt(c.Y, scY)
+		return unsure(append(effX, effY...))
+	case syntax.OrStmt:
+		effX := w.stmt(c.X, sc)
+		scY := sc
+		scY.cd = append(slices.Clone(sc.cd), unsure(effX)...)
+		effY := w.stmt(c.Y, scY)
+		if exits(c.Y) {
+			// cd x || exit: what follows runs only where the cd went.
+			return sure(effX)
+		}
+		return unsure(append(effX, effY...))
+	}
+	// Each side of a pipe runs in a subshell; the right reads what the left writes.
+	left := sc.sub()
+	left.piped = true
+	w.stmt(c.X, left)
+	right := sc.sub()
+	right.piped = true
+	right.stdin = w.stmtOutput(c.X, sc.sub())
+	w.stmt(c.Y, right)
+	return nil
+}
+
+// forLoop reads a for loop's body once for each value it takes, when the values are known and few;
+// otherwise once, with the variable unknown but named by the commands its values come from.
+func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
+	iter, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		w.substs(c.Loop, sc)
+		w.stmts(c.Do, sc)
+		return
+	}
+	var items []guard.Word
+	for _, it := range iter.Items {
+		items = append(items, w.fields(it, sc)...)
+	}
+	allKnown := len(items) > 0 && len(items) <= maxLoopValues
+	var from []string
+	for _, it := range items {
+		if !it.Known() {
+			allKnown = false
+			for _, p := range it.Parts {
+				if p.Hole && p.From != "" {
+					from = append(from, p.From)
+				}
+			}
+		}
+	}
+	if allKnown {
+		for _, it := range items {
+			body := sc
+			body.st = sc.st.clone()
+			body.st.set(iter.Name.Value, value{words: []guard.Word{it}})
+			w.stmts(c.Do, body)
+		}
+		return
+	}
+	sc.st.set(iter.Name.Value, value{words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
+	w.stmts(c.Do, sc)
+}
+
+// bindRead gives the variables of a while loop's read the value the loop reads: known text, or a
+// value from the commands feeding it (pgrep x | while read p; do kill $p; done).
+func (w *walker) bindRead(cond []*syntax.Stmt, sc scope) {
+	if len(cond) == 0 {
+		return
+	}
+	ce, ok := cond[len(cond)-1].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 || ce.Args[0].Lit() != "read" {
+		return
+	}
+	red := w.quiet().redirects(cond[len(cond)-1].Redirs, sc)
+	in := sc.stdin
+	if red.stdin != nil {
+		in = red.stdin
+	}
+	var words []guard.Word
+	for _, a := range ce.Args[1:] {
+		words = append(words, w.quiet().fields(a, sc)...)
+	}
+	w.readWords(words, in, sc)
+}
+
+// readWords sets read's variables from the line it reads: split at $IFS, the last variable taking
+// the rest; unknown input leaves them unknown, named by what feeds it.
+func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
+	skip := false
+	var names []string
+	for _, a := range args {
+		lit, _ := a.Text()
+		switch {
+		case skip:
+			skip = false
+		case lit == "-d" || lit == "-p" || lit == "-n" || lit == "-N" || lit == "-t" || lit == "-u" || lit == "-i":
+			skip = true
+		case strings.HasPrefix(lit, "-"):
+		case validName(lit):
+			names = append(names, lit)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"REPLY"}
+	}
+	vals := make([]guard.Word, len(names))
+	for i := range vals {
+		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in)}}}
+	}
+	if in.hasWord() {
+		if t, ok := in.word.Text(); ok {
+			first, _, _ := strings.Cut(t, "\n")
+			ifs, _ := sc.st.ifs()
+			fields := strings.FieldsFunc(first, func(r rune) bool { return strings.ContainsRune(ifs, r) })
+			for i := range vals {
+				switch {
+				case i >= len(fields):
+					vals[i] = guard.Lit("")
+				case i == len(vals)-1:
+					vals[i] = guard.Lit(strings.Join(fields[i:], " "))
+				default:
+					vals[i] = guard.Lit(fields[i])
+				}
+			}
+		} else {
+			vals[0] = in.word
+		}
+	}
+	for i, n := range names {
+		sc.st.set(n, value{words: []guard.Word{vals[i]}})
+	}
+}
+
+// declare reads export, declare, local, readonly and typeset: the values it sets, the names it
+// exports, and the command itself, whose environment they are.
+func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
+	variant := ""
+	if c.Variant != nil {
+		variant = c.Variant.Value
+	}
+	exporting, nameref := variant == "export", variant == "nameref"
+	var env []guard.Assign
+	for _, a := range c.Args {
+		if a.Name == nil && a.Value != nil {
+			if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") {
+				exporting = exporting || strings.Contains(lit, "x")
+				nameref = nameref || strings.Contains(lit, "n")
+			}
+			w.substs(a, sc)
+			continue
+		}
+		if nameref && a.Name != nil && a.Value != nil {
+			if target := a.Value.Lit(); validName(target) {
+				sc.st.refs[a.Name.Value] = target
+				continue
+			}
+		}
+		as, ok := w.assign(a, sc)
+		if !ok {
+			continue
+		}
+		if exporting {
+			sc.st.exported[as.Name] = true
+		}
+		env = append(env, as)
+	}
+	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+}
+
+// endless reports a loop that never ends by its condition: while true, while :, until false.
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	ce, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return false
+	}
+	switch name := ce.Args[0].Lit(); {
+	case !c.Until && (name == "true" || name == ":"):
+		return true
+	case c.Until && name == "false":
+		return true
+	case !c.Until && name == "[" && len(ce.Args) == 3:
+		return ce.Args[1].Lit() != "" && ce.Args[1].Lit() != "0"
+	}
+	return false
 }
 
 // exits reports a statement that leaves the shell or function (exit, return).
@@ -304,7 +487,7 @@ func exits(st *syntax.Stmt) bool {
 
 // substs walks the command substitutions inside a node that is not itself a command.
 func (w *walker) substs(n syntax.Node, sc scope) {
-	if n == nil || !mayRun(n, sc.src) {
+	if n == nil || w.quietly || !mayRun(n, sc.src) {
 		return
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
@@ -313,10 +496,10 @@ func (w *walker) substs(n syntax.Node, sc scope) {
 		}
 		switch s := node.(type) {
 		case *syntax.CmdSubst:
-			w.stmts(s.Stmts, sc.with("$(…)"))
+			w.stmts(s.Stmts, sc.sub().with("$(…)"))
 			return false
 		case *syntax.ProcSubst:
-			w.stmts(s.Stmts, sc.with("<(…)"))
+			w.stmts(s.Stmts, sc.sub().with("<(…)"))
 			return false
 		}
 		return true
@@ -348,122 +531,6 @@ func mayRun(n syntax.Node, src string) bool {
 	return false
 }
 
-// redirects reads a statement's output targets and what a heredoc or here-string feeds it.
-func (w *walker) redirects(rs []*syntax.Redirect, sc scope) ([]guard.Redirect, *input) {
-	var out []guard.Redirect
-	var stdin *input
-	for _, r := range rs {
-		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
-			out = append(out, guard.Redirect{Op: r.Op.String(), Target: w.word(r.Word, sc)})
-		case syntax.DplOut:
-			// >&word is a file when word is not a descriptor number or -
-			t := w.word(r.Word, sc)
-			if s, ok := t.Text(); !ok || !isFD(s) {
-				out = append(out, guard.Redirect{Op: r.Op.String(), Target: t})
-			}
-		case syntax.Hdoc, syntax.DashHdoc:
-			body := w.word(r.Hdoc, sc)
-			stdin = textOf(body, "heredoc")
-		case syntax.WordHdoc:
-			body := w.word(r.Word, sc)
-			stdin = textOf(body, "here-string")
-			if stdin.known {
-				stdin.text += "\n"
-			}
-		default:
-			w.word(r.Word, sc)
-		}
-	}
-	return out, stdin
-}
-
-func isFD(s string) bool {
-	if s == "-" {
-		return true
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// textOf turns a word into text to parse again: unknown parts become a variable, so still unknown.
-func textOf(wd guard.Word, from string) *input {
-	var b strings.Builder
-	known := true
-	for _, p := range wd.Parts {
-		if p.Hole {
-			b.WriteString(unknownVar)
-			known = false
-			continue
-		}
-		b.WriteString(p.Text)
-	}
-	return &input{text: b.String(), known: true, from: from + map[bool]string{true: "", false: " (with unknown parts)"}[known]}
-}
-
-// source is what a pipe's left side writes: echo's or printf's words, a heredoc cat passes on, or
-// else the names of the commands writing.
-func (w *walker) source(st *syntax.Stmt, sc scope) *input {
-	if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
-		return w.source(b.Y, sc)
-	}
-	names := strings.Join(callNames(st), " ")
-	ce, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 {
-		return &input{from: names}
-	}
-	quiet := &walker{nodes: MaxNodes - 10_000}
-	words := make([]guard.Word, 0, len(ce.Args))
-	for _, a := range ce.Args {
-		words = append(words, quiet.word(a, sc))
-	}
-	name, _ := words[0].Text()
-	switch path.Base(name) {
-	case "echo", "printf":
-		args := words[1:]
-		for len(args) > 0 {
-			t, ok := args[0].Text()
-			if !ok || !strings.HasPrefix(t, "-") || len(t) < 2 || strings.Trim(t[1:], "neE") != "" || path.Base(name) == "printf" {
-				break
-			}
-			args = args[1:]
-		}
-		parts := make([]string, 0, len(args))
-		for _, a := range args {
-			parts = append(parts, textOf(a, "").text)
-		}
-		return &input{text: strings.Join(parts, " "), known: true, from: name}
-	case "cat":
-		if len(words) == 1 {
-			if _, in := quiet.redirects(st.Redirs, sc); in != nil {
-				return in
-			}
-		}
-	}
-	return &input{from: names}
-}
-
-// callNames are the command names a statement runs at its top level, for a hole's From.
-func callNames(n syntax.Node) []string {
-	var names []string
-	syntax.Walk(n, func(node syntax.Node) bool {
-		if len(names) >= 8 {
-			return false
-		}
-		if ce, ok := node.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
-			if lit := ce.Args[0].Lit(); lit != "" {
-				names = append(names, path.Base(lit))
-			}
-		}
-		return true
-	})
-	return names
-}
-
 // text is the source of a node, clipped.
 func (w *walker) text(n syntax.Node, sc scope) string {
 	start, end := int(n.Pos().Offset()), int(n.End().Offset())
@@ -474,6 +541,9 @@ func (w *walker) text(n syntax.Node, sc scope) string {
 }
 
 func (w *walker) emit(c guard.Command) {
+	if w.quietly {
+		return
+	}
 	if len(w.cmds) >= MaxCommands {
 		w.refuse(fmt.Sprintf("the command line runs more than %d commands", MaxCommands))
 		return

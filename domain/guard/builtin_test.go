@@ -2,6 +2,7 @@ package guard
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,21 @@ func TestDocsListEveryRule(t *testing.T) {
 		if !strings.Contains(string(doc), row) {
 			t.Errorf("docs/guard.md has no row %q", row)
 		}
+	}
+}
+
+// TestBuiltinLiteralMatchesTheJSON: builtin_gen.go is builtin.json, decoded strictly. After editing
+// the JSON, run go generate ./domain/guard/.
+func TestBuiltinLiteralMatchesTheJSON(t *testing.T) {
+	data, err := os.ReadFile("builtin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Decode("builtin.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f, builtinLiteral()) {
+		t.Fatal("builtin_gen.go differs from builtin.json: run go generate ./domain/guard/")
 	}
 }

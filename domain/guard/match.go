@@ -235,11 +235,49 @@ func findArgs(words []Word) args {
 		switch {
 		case known && strings.HasPrefix(t, "-"):
 			a.opts = append(a.opts, opt{name: t})
+			if (t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir") && i+1 < len(words) && deletes(words[i+1:]) {
+				// -exec rm {} deletes what find walks, as -delete does
+				a.opts = append(a.opts, opt{name: "-delete"})
+			}
 		case !known && w.prefix() == "":
 			a.unknown = append(a.unknown, w)
 		}
 	}
 	return a
+}
+
+// removers are the programs that delete the files find hands them.
+var removers = []string{"rm", "rmdir", "unlink", "shred", "srm", "rimraf", "trash", "trash-put", "gio"}
+
+// deletes reports an -exec whose command removes what it is given: rm {}, or a shell whose string
+// runs rm.
+func deletes(words []Word) bool {
+	for i, w := range words {
+		t, ok := w.Text()
+		if !ok || t == ";" || t == "+" {
+			return false
+		}
+		if t == "sudo" || t == "command" || t == "env" || t == "nice" || strings.HasPrefix(t, "-") && i > 0 {
+			continue
+		}
+		base := t[strings.LastIndexByte(t, '/')+1:]
+		if slices.Contains(removers, base) {
+			return true
+		}
+		if base == "mv" {
+			// mv {} /dev/null throws each file away
+			return slices.ContainsFunc(words[i+1:], func(x Word) bool { s, _ := x.Text(); return s == "/dev/null" })
+		}
+		if base == "sh" || base == "bash" || base == "zsh" || base == "dash" {
+			for _, x := range words[i+1:] {
+				if s, ok := x.Text(); ok && (strings.Contains(s, "rm ") || strings.Contains(s, "unlink ") || strings.Contains(s, "shred ")) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // where is what a command knows about places: its cwd possibilities, home and the repository root.
@@ -250,6 +288,16 @@ type where struct {
 	changed bool
 	home    string
 	repo    string
+	machine string // abcd's machine folder, normalised
+	// unallowed: the repository's guard file weakens the built-in rules and is not allowed here.
+	unallowed bool
+	cache     *cmdCache
+}
+
+// cmdCache holds what is read once per command.
+type cmdCache struct {
+	read    bool
+	targets []Target
 }
 
 // budget bounds the matching work one line may cause; past it the line is blocked as too complex.
@@ -269,10 +317,13 @@ func (b *budget) spend(n int) bool {
 const maxCwds = 8
 
 func newWhere(ctx Context, home string, cd []CdStep, work *budget) where {
-	w := where{home: home, repo: "", work: work}
+	w := where{home: home, repo: "", work: work, unallowed: ctx.Unallowed}
 	w.cwds = []string{w.norm(ctx.Cwd)}
 	if ctx.Repo != "" {
 		w.repo = w.norm(ctx.Repo)
+	}
+	if ctx.Machine != "" {
+		w.machine = w.norm(ctx.Machine)
 	}
 	for _, step := range cd {
 		w.changed = true
@@ -310,7 +361,26 @@ func (w where) norm(p string) string {
 	}
 	if strings.HasPrefix(p, "~") {
 		head, rest, _ := strings.Cut(p, "/")
-		return path.Clean(head + "/" + rest)
+		if head == "~" && w.home != "" {
+			// ~/.. is the folder above home: resolve it before cleaning
+			return w.norm(path.Join(w.home, rest))
+		}
+		if user := head[1:]; validUser(user) {
+			// ~name is that account's home: /root for root, /home/name for the rest
+			dir := "/home/" + user
+			if user == "root" {
+				dir = "/root"
+			}
+			if w.home != "" && path.Base(w.home) == user {
+				dir = w.home
+			}
+			return w.norm(path.Join(dir, rest))
+		}
+		c := path.Clean(head + "/" + rest)
+		if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+			return ""
+		}
+		return c
 	}
 	if !strings.HasPrefix(p, "/") {
 		return ""
@@ -335,7 +405,7 @@ func (w where) resolve(t string, word Word, cwds []string) string {
 	if len(cwds) != 1 || cwds[0] == "" {
 		return ""
 	}
-	return w.norm(joinPath(cwds[0], t))
+	return w.norm(w.join(cwds[0], t))
 }
 
 func joinPath(dir, rel string) string {
@@ -372,6 +442,12 @@ func (w where) classOf(k string, word Word) tri {
 	}
 	raw, known := word.Text()
 	if !known {
+		if k == "git-dir" {
+			// find -name .git -exec rm -rf {}: whatever folder it is in, it is a .git folder
+			if last := word.Parts[len(word.Parts)-1]; !last.Hole && path.Base(path.Clean("/"+last.Text)) == ".git" && strings.Contains(last.Text, "/") {
+				return yes
+			}
+		}
 		return w.holeClass(k, word)
 	}
 	quotedTilde := word.Parts[0].Quoted && strings.HasPrefix(raw, "~")
@@ -392,11 +468,12 @@ func (w where) classOf(k string, word Word) tri {
 		}
 	}
 	best := no
+	glob := unquotedGlob(word) && k != "git-dir"
 	for _, p := range w.places(raw, quotedTilde) {
 		if p.place == "" {
 			continue
 		}
-		if w.inClass(k, p.place) {
+		if glob && w.globPlace(k, p.place) || !glob && w.inClass(k, p.place) {
 			if p.sure {
 				return yes
 			}
@@ -421,9 +498,17 @@ func (w where) places(raw string, quotedTilde bool) []resolved {
 		if c == "" {
 			continue
 		}
-		out = append(out, resolved{w.norm(joinPath(c, raw)), len(w.cwds) == 1})
+		out = append(out, resolved{w.norm(w.join(c, raw)), len(w.cwds) == 1})
 	}
 	return out
+}
+
+// join is rel in dir, a dir under home read in full so that .. can climb above home.
+func (w where) join(dir, rel string) string {
+	if strings.HasPrefix(dir, "~") && w.home != "" && (dir == "~" || strings.HasPrefix(dir, "~/")) {
+		return path.Join(w.home+strings.TrimPrefix(dir, "~"), rel)
+	}
+	return joinPath(dir, rel)
 }
 
 // inClass is whether a normalised path is one of the class's places, everything in one, or (for home
@@ -563,6 +648,8 @@ func (w where) pattern(word Word) []seg {
 			out = append(out, seg{text: "~"})
 		case p.Hole && p.Var == "PWD" && i == 0 && len(w.cwds) == 1 && w.cwds[0] != "":
 			out = append(out, seg{text: w.cwds[0]})
+		case p.Hole && p.Var == "ABCD_HOME" && i == 0 && w.machine != "":
+			out = append(out, seg{text: w.machine})
 		case p.Hole:
 			if len(out) == 0 || !out[len(out)-1].hole {
 				out = append(out, seg{hole: true})
@@ -572,6 +659,15 @@ func (w where) pattern(word Word) []seg {
 				out[len(out)-1].text += p.Text
 			} else {
 				out = append(out, seg{text: p.Text})
+			}
+		}
+	}
+	if len(out) > 1 && !out[0].hole && strings.Contains(out[0].text, "..") {
+		// "$HOME/../$USER": the known folders before the unknown part resolve first
+		t := out[0].text
+		if i := strings.LastIndexByte(t, '/'); i > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~")) {
+			if dir := w.norm(t[:i]); dir != "" {
+				out[0].text = strings.TrimSuffix(dir, "/") + "/" + t[i+1:]
 			}
 		}
 	}
@@ -672,4 +768,17 @@ func boolTri(b bool) tri {
 		return yes
 	}
 	return no
+}
+
+// validUser is a name ~name can expand (letters, digits, ., _ and -).
+func validUser(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

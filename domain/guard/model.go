@@ -19,6 +19,9 @@ type Part struct {
 	// feeding the pipe).
 	Var  string
 	From string
+	// Output is what reading the word yields, for a process substitution whose output the reader
+	// knows (bash <(echo ...)); nil otherwise.
+	Output *string
 }
 
 // Word is one argument as the shell passes it.
@@ -55,17 +58,18 @@ func (w Word) Text() (string, bool) {
 	return b.String(), true
 }
 
-// AllHole reports a word that is nothing but unknown values.
+// AllHole reports a word that is nothing but unknown values (and at least one).
 func (w Word) AllHole() bool {
-	if len(w.Parts) == 0 {
-		return false
-	}
+	holes := 0
 	for _, p := range w.Parts {
 		if !p.Hole && p.Text != "" {
 			return false
 		}
+		if p.Hole {
+			holes++
+		}
 	}
-	return true
+	return holes > 0
 }
 
 // String shows the word as a person would read it: holes as $NAME or $(cmd).
@@ -132,8 +136,12 @@ type Command struct {
 	Depth int
 	// Via is the path it was reached by: the wrappers and executed strings around it, outermost first.
 	Via []string
-	// Opaque is a command whose text cannot be known: eval "$X", bash -c "$CMD", curl ... | sh.
+	// Opaque is a command whose text cannot be known: eval "$X", bash -c "$CMD", curl ... | sh. Its
+	// one argument, when the reader knows where the text comes from, is a hole from those commands.
 	Opaque bool
+	// Spawns is a call of a function the line defines that calls itself in the background or in a
+	// pipe: each call starts two more (a fork bomb).
+	Spawns bool
 	// Text is the command as written, for the verdict.
 	Text string
 }
@@ -142,6 +150,13 @@ type Command struct {
 func (c Command) Base() string {
 	name, ok := c.Name.Text()
 	if !ok {
+		// $DIR/rm and $(which rm) still run the program named rm
+		if n := len(c.Name.Parts); n > 0 && !c.Name.Parts[n-1].Hole {
+			last := c.Name.Parts[n-1].Text
+			if i := strings.LastIndexByte(last, '/'); i >= 0 && i < len(last)-1 {
+				return last[i+1:]
+			}
+		}
 		return ""
 	}
 	if i := strings.LastIndexByte(name, '/'); i >= 0 && i < len(name)-1 {

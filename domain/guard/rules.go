@@ -133,10 +133,12 @@ type Cond struct {
 
 // The patterns compile on first use: every run of abcd links the guard, few check a rule.
 var (
-	idPattern   = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
-	classes     = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
-	optPattern  = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	findPattern = pattern.New(`^-[a-z]{1,20}$`)
+	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
+	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
+	// commandClasses are what a command is, rather than a place it names.
+	commandClasses = []string{"fork-bomb", "guard-unallowed"}
+	optPattern     = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	findPattern    = pattern.New(`^-[a-z]{1,20}$`)
 )
 
 // MaxFileBytes bounds a rules file.
@@ -272,8 +274,13 @@ func (c Cond) check() error {
 		}
 	}
 	for _, k := range c.Class {
-		if !slices.Contains(classes, k) {
-			return fmt.Errorf("class %q is not one of %s", text.Clip(k), strings.Join(classes, ", "))
+		place := k
+		if scope, rest, scoped := strings.Cut(k, ":"); scoped && (scope == "src" || scope == "dest") {
+			place = rest
+		}
+		if !slices.Contains(classes, place) && (place != k || !slices.Contains(commandClasses, k)) {
+			return fmt.Errorf("class %q is not one of %s (src: or dest: before a place narrows it to what a copy takes from or puts to), or %s",
+				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "))
 		}
 	}
 	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect) {
@@ -373,8 +380,60 @@ func Weakens(base, next *Registry) []string {
 			out = append(out, fmt.Sprintf("changes how %s reads its options", name))
 		}
 	}
+	named := base.commandsNamed()
+	for name := range next.syntax {
+		if _, described := base.syntax[name]; !described && named[strings.Fields(name)[0]] {
+			out = append(out, fmt.Sprintf("describes how %s reads its options, which changes how a rule reads it", name))
+		}
+	}
 	sort.Strings(out)
 	return out
+}
+
+// commandsNamed are the base names the registry's rules name.
+func (r *Registry) commandsNamed() map[string]bool {
+	named := map[string]bool{}
+	for _, rule := range r.Rules {
+		for _, c := range rule.Command {
+			named[c] = true
+		}
+	}
+	return named
+}
+
+// Strict is the part of a repository's file that only adds to or tightens the built-in rules: its
+// new rules, its syntaxes for commands no built-in rule names, its raised tiers and what it disables
+// of its own rules. It is what stands while a weaker file is not allowed.
+func Strict(builtin File, repo File) (File, error) {
+	base, err := Compile(builtin, nil)
+	if err != nil {
+		return File{}, err
+	}
+	tier := map[string]Tier{}
+	for _, r := range base.Rules {
+		tier[r.ID] = r.Tier
+	}
+	named := base.commandsNamed()
+	out := File{SchemaVersion: 1, Rules: repo.Rules}
+	for _, s := range repo.Syntax {
+		if !named[strings.Fields(s.Command)[0]] {
+			out.Syntax = append(out.Syntax, s)
+		}
+	}
+	for id, t := range repo.Tiers {
+		if was, builtIn := tier[id]; !builtIn || t.rank() > was.rank() {
+			if out.Tiers == nil {
+				out.Tiers = map[string]Tier{}
+			}
+			out.Tiers[id] = t
+		}
+	}
+	for _, id := range repo.Disable {
+		if _, builtIn := tier[id]; !builtIn {
+			out.Disable = append(out.Disable, id)
+		}
+	}
+	return out, nil
 }
 
 func (r Rule) unknownTier() Tier {

@@ -22,3 +22,7 @@ func (Syntax) SchemaFields() map[string]contract.Rule {
 func (Rule) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"tier": contract.Enum(Block, Warn), "unknown": contract.Enum(Block, Warn, Allow)}
 }
+
+func (AllowFile) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"schema_version": contract.Versions(FileVersion)}
+}

@@ -11,6 +11,11 @@ type Context struct {
 	Cwd string
 	// Repo is the repository root; empty outside a repository.
 	Repo string
+	// Machine is abcd's machine folder ($ABCD_HOME), which a {abcd} place glob names.
+	Machine string
+	// Unallowed is set while the repository's guard file weakens the built-in rules and the person has
+	// not allowed it on this machine (the guard-unallowed class holds).
+	Unallowed bool
 }
 
 // Finding is one rule that matched one command of the line.
@@ -61,6 +66,7 @@ func (r *Registry) Evaluate(line Line, ctx Context) Verdict {
 				Why: "the command line is too complex to check within the guard's bounds", Safer: "run a shorter or simpler command line: one command at a time"}})
 		}
 		w := newWhere(ctx, line.Home, cmd.Cd, work)
+		w.cache = &cmdCache{}
 		for _, rule := range r.Rules {
 			if work.left < 0 {
 				break
@@ -129,17 +135,19 @@ func render(c Command) string {
 func (r *Registry) match(rule Rule, cmd Command, w where) tri {
 	base := cmd.Base()
 	res := yes
+	guessed := false
 	if len(rule.Command) > 0 {
 		switch {
 		case cmd.Opaque:
 			return no
 		case base == "":
-			// A command whose name is unknown could be this one.
-			if cmd.Name.AllHole() || len(cmd.Name.Parts) == 0 {
-				base, res = rule.Command[0], maybe
-			} else {
+			// A command whose name is unknown could be this one, when what the rule asks of its
+			// words holds.
+			name, ok := w.nameFits(cmd.Name, rule.Command)
+			if !ok || (len(rule.Subcommand) == 0 && len(rule.All) == 0) {
 				return no
 			}
+			base, res, guessed = name, maybe, true
 		case !slices.Contains(rule.Command, base):
 			return no
 		}
@@ -157,11 +165,17 @@ func (r *Registry) match(rule Rule, cmd Command, w where) tri {
 			return no
 		}
 	}
+	certain := len(rule.Subcommand) > 0
 	for _, c := range rule.All {
-		res = min(res, r.cond(c, a, cmd, w))
+		t := r.cond(c, a, cmd, w)
+		certain = certain || t == yes
+		res = min(res, t)
 		if res == no {
 			return no
 		}
+	}
+	if guessed && !certain {
+		return no
 	}
 	for _, c := range rule.None {
 		if r.cond(c, a, cmd, w) == yes {
@@ -187,24 +201,22 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 			case len(c.Value) == 0:
 				return yes
 			case o.value != nil:
-				best = max(best, globTri(*o.value, c.Value, c.NoCase, c.Exact))
+				best = max(best, operandTri(*o.value, c.Value, c.NoCase, c.Exact))
 			}
 		}
-		if len(a.unknown) > 0 && !c.Exact {
+		if len(a.unknown) > 0 && !c.Exact && mayHoldMore(a) {
 			best = max(best, maybe)
 		}
 	case len(c.Class) > 0:
-		for _, op := range words {
-			for _, k := range c.Class {
-				best = max(best, w.classOf(k, op))
-				if best == yes || w.work.left < 0 {
-					return best
-				}
+		for _, k := range c.Class {
+			best = max(best, r.classCond(k, words, cmd, w))
+			if best == yes || w.work.left < 0 {
+				return best
 			}
 		}
 	case len(c.Operand) > 0:
 		for _, op := range words {
-			best = max(best, globTri(op, c.Operand, c.NoCase, c.Exact))
+			best = max(best, operandTri(op, c.Operand, c.NoCase, c.Exact))
 		}
 	case len(c.Word) > 0:
 		for _, op := range cmd.Args[len(cmd.Args)-wordsAfterSub(a, cmd):] {
@@ -220,17 +232,7 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 		}
 	case len(c.Config) > 0:
 		for _, kv := range a.config {
-			key := Word{}
-			for _, p := range kv.Parts {
-				if !p.Hole {
-					if k, _, found := strings.Cut(p.Text, "="); found {
-						key.Parts = append(key.Parts, Part{Text: k})
-						break
-					}
-				}
-				key.Parts = append(key.Parts, p)
-			}
-			best = max(best, globTri(key, c.Config, true, c.Exact))
+			best = max(best, configTri(kv, c))
 		}
 	case len(c.Env) > 0:
 		for _, e := range cmd.Env {
@@ -238,8 +240,11 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 			best = max(best, globTri(kv, c.Env, c.NoCase, c.Exact))
 		}
 	case len(c.Redirect) > 0:
-		for _, rd := range cmd.Redirects {
-			best = max(best, globTri(rd.Target, c.Redirect, c.NoCase, c.Exact))
+		for _, t := range w.writes(r, cmd) {
+			best = max(best, w.written(t, c.Redirect, c.NoCase, c.Exact))
+			if best == yes {
+				return yes
+			}
 		}
 	case c.Opaque:
 		return boolTri(cmd.Opaque)
@@ -259,3 +264,108 @@ func wordsAfterSub(a args, cmd Command) int {
 }
 
 func sameWord(a, b Word) bool { return slices.Equal(a.Parts, b.Parts) }
+
+// mayHoldMore reports whether a command's unknown words could stand for an option and something
+// more: two or more words, or one an unquoted value that the shell may split into several. A lone
+// "$f" is one word, so it cannot be both rm's -r and the folder it removes.
+func mayHoldMore(a args) bool {
+	if len(a.unknown)+len(a.operands) >= 2 {
+		return true
+	}
+	for _, w := range a.unknown {
+		for _, p := range w.Parts {
+			if p.Hole && !p.Quoted {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// classCond evaluates one class: a place class over the operands (src: and dest: narrow it to what a
+// copy, move or sync takes from and puts to), or a class of the command itself.
+func (r *Registry) classCond(k string, words []Word, cmd Command, w where) tri {
+	switch k {
+	case "fork-bomb":
+		return boolTri(cmd.Spawns)
+	case "guard-unallowed":
+		return boolTri(w.unallowed)
+	}
+	if scope, place, scoped := strings.Cut(k, ":"); scoped {
+		dest, srcs, ok := r.Destination(cmd)
+		if !ok {
+			return no
+		}
+		k, words = place, srcs
+		if scope == "dest" {
+			words = []Word{dest}
+		}
+	}
+	best := no
+	for _, op := range words {
+		best = max(best, w.classOf(k, op))
+		if best == yes || w.work.left < 0 {
+			return best
+		}
+	}
+	return best
+}
+
+// nameFits is the first of names a command name with unknown parts could spell.
+func (w where) nameFits(name Word, names []string) (string, bool) {
+	if name.AllHole() {
+		return names[0], true
+	}
+	if name.Known() {
+		return "", false
+	}
+	pat := w.pattern(name)
+	for _, n := range names {
+		if fits(pat, n) || fits(pat, "/bin/"+n) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// writes are what cmd writes, read once per command however many rules ask.
+func (w where) writes(r *Registry, cmd Command) []Target {
+	if w.cache == nil {
+		return r.Writes(cmd)
+	}
+	if !w.cache.read {
+		w.cache.targets, w.cache.read = r.Writes(cmd), true
+	}
+	return w.cache.targets
+}
+
+// configTri matches one KEY=VALUE git is given: a glob with = against all of it, one without
+// against the key.
+func configTri(kv Word, c Cond) tri {
+	var keyGlobs, kvGlobs []string
+	for _, g := range c.Config {
+		if strings.Contains(g, "=") {
+			kvGlobs = append(kvGlobs, g)
+		} else {
+			keyGlobs = append(keyGlobs, g)
+		}
+	}
+	key := Word{}
+	for _, p := range kv.Parts {
+		if !p.Hole {
+			if k, _, found := strings.Cut(p.Text, "="); found {
+				key.Parts = append(key.Parts, Part{Text: k})
+				break
+			}
+		}
+		key.Parts = append(key.Parts, p)
+	}
+	best := no
+	if len(keyGlobs) > 0 {
+		best = max(best, globTri(key, keyGlobs, true, c.Exact))
+	}
+	if len(kvGlobs) > 0 {
+		best = max(best, globTri(kv, kvGlobs, true, c.Exact))
+	}
+	return best
+}

@@ -42,9 +42,14 @@ const (
 	CodeFault                 Code = "fault"
 	CodeFileInvalid           Code = "file_invalid"
 	CodeGitUnavailable        Code = "git_unavailable"
+	CodeGuardAllowFileBroken  Code = "guard_allow_file_broken"
+	CodeGuardAllowPerson      Code = "guard_allow_person"
 	CodeGuardCommandEmpty     Code = "guard_command_empty"
 	CodeGuardCommandInvalid   Code = "guard_command_invalid"
 	CodeGuardCwdInvalid       Code = "guard_cwd_invalid"
+	CodeGuardCwdMissing       Code = "guard_cwd_missing"
+	CodeGuardFileBroken       Code = "guard_file_broken"
+	CodeGuardFileMissing      Code = "guard_file_missing"
 	CodeGuardInputUnreadable  Code = "guard_input_unreadable"
 	CodeIDContention          Code = "id_contention"
 	CodeIDUnique              Code = "id_unique"
@@ -100,7 +105,6 @@ const (
 	CodeRefInvalid            Code = "ref_invalid"
 	CodeRefUnknown            Code = "ref_unknown"
 	CodeRefUnresolved         Code = "ref_unresolved"
-	CodeResultInvalid         Code = "result_invalid"
 	CodeReturnMissing         Code = "return_missing"
 	CodeReturnRefused         Code = "return_refused"
 	CodeReturnTooLarge        Code = "return_too_large"
@@ -171,7 +175,7 @@ var declared = []Declared{
 	{CodeConfigValueInvalid, "A configuration value breaks its key's rule."},
 	{CodeConnectMixed, "A connect gave a provider's value for a runner, or a runner's value for a provider."},
 	{CodeConnectTarget, "A connect names neither a provider nor a runner, or names both."},
-	{CodeConsentDeclined, "A step of abcd ahoy install that is required was declined."},
+	{CodeConsentDeclined, "A step of abcd ahoy install that is required was declined, or the person declined to allow a weaker guard file."},
 	{CodeConsentNeeded, "The install needs answers and nobody can give them here (no terminal and no --yes)."},
 	{CodeCopiesDiffer, "Two copies of one record in two lifecycle folders differ, and abcd cannot choose between them."},
 	{CodeEditRefused, "An edit would leave a record malformed."},
@@ -181,9 +185,14 @@ var declared = []Declared{
 	{CodeFault, "Something unexpected broke, or a refusal could not name itself; the why says what."},
 	{CodeFileInvalid, "A path given is not a record file's path."},
 	{CodeGitUnavailable, "Git cannot run here, and the verb needs it."},
+	{CodeGuardAllowFileBroken, "The machine's allow file ($ABCD_HOME/guard-allowed.json) cannot be read as one, so it is not changed."},
+	{CodeGuardAllowPerson, "Allowing a weaker guard file needs the person at their own terminal: nobody can answer here (no terminal, or MCP)."},
 	{CodeGuardCommandEmpty, "The guard was given no command line to check."},
 	{CodeGuardCommandInvalid, "The command line given to the guard is not text (invalid UTF-8)."},
 	{CodeGuardCwdInvalid, "The folder given to the guard is not an absolute, clean path of plain text."},
+	{CodeGuardCwdMissing, "The folder given to the guard does not exist, so no command can run in it."},
+	{CodeGuardFileBroken, "The repository's .abcd/guard.json cannot be read as a guard file, so it cannot be allowed."},
+	{CodeGuardFileMissing, "There is no .abcd/guard.json in the repository to allow."},
 	{CodeGuardInputUnreadable, "The guard could not read the command line from its standard input."},
 	{CodeIDContention, "No free record id was found after repeated tries."},
 	{CodeIDUnique, "A record asked to be renumbered is the only one carrying its id."},
@@ -239,7 +248,6 @@ var declared = []Declared{
 	{CodeRefInvalid, "A record ref does not have a ref's shape."},
 	{CodeRefUnknown, "A git ref names no commit."},
 	{CodeRefUnresolved, "No record, or more than one, matches a record ref."},
-	{CodeResultInvalid, "A verb's result does not match its published output schema (a bug in abcd)."},
 	{CodeReturnMissing, "An agent's return does not exist yet."},
 	{CodeReturnRefused, "An agent's return breaks the rules of its kind."},
 	{CodeReturnTooLarge, "An agent's return is larger than abcd reads."},

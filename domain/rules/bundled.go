@@ -16,8 +16,34 @@ var bundledJSON []byte
 // BundledJSON is the bundled guardrail domains as abcd ships them (the shell domain is made at load).
 func BundledJSON() []byte { return bundledJSON }
 
-// ShellDomain is the name of the domain generated from the guard's rules.
-const ShellDomain = "shell"
+// ShellDomain is the name of the domain generated from the guard's rules. ShellGitDomain holds the
+// lessons of its rules about git and the forges' CLIs (gh, glab), and ShellSystemDomain those about
+// disks, volumes, power and containers, so that each stays within what a domain may carry.
+const (
+	ShellDomain       = "shell"
+	ShellGitDomain    = "shell-git"
+	ShellSystemDomain = "shell-system"
+)
+
+// gitCommands and systemCommands are the commands whose guard rules go to ShellGitDomain and
+// ShellSystemDomain: a rule goes there when every command it names is one of them.
+var (
+	gitCommands    = []string{"git", "gh", "glab", "tea", "hub"}
+	systemCommands = []string{"dd", "shred", "blkdiscard", "sgdisk", "sfdisk", "fdisk", "parted", "cfdisk", "gdisk", "badblocks", "hdparm", "nvme", "sg_format",
+		"diskutil", "wipefs", "mkswap", "reboot", "poweroff", "halt", "shutdown", "systemctl", "loginctl", "init", "telinit", "cryptsetup", "zpool", "zfs",
+		"lvremove", "vgremove", "pvremove", "mdadm", "dmsetup", "docker", "podman", "nerdctl", "killall5"}
+)
+
+// systemCommand is one of systemCommands, or a filesystem maker (mkfs.ext4, newfs_apfs, mke2fs).
+func systemCommand(c string) bool {
+	return slices.Contains(systemCommands, c) || strings.HasPrefix(c, "mkfs") || strings.HasPrefix(c, "newfs") || strings.HasPrefix(c, "mke2fs") ||
+		c == "mkntfs" || c == "mkdosfs" || c == "mkexfatfs"
+}
+
+// all reports whether every command a rule names passes in.
+func all(r guard.Rule, in func(string) bool) bool {
+	return len(r.Command) > 0 && !slices.ContainsFunc(r.Command, func(c string) bool { return !in(c) })
+}
 
 // BundledOrigin is what provenance calls abcd's own domains.
 const BundledOrigin = "abcd"
@@ -31,11 +57,35 @@ func BundledSource(guardRules []guard.Rule) (Source, error) {
 	if err != nil {
 		return Source{}, err
 	}
-	shell, err := ShellFromGuard(guardRules)
+	var gitRules, systemRules, rest []guard.Rule
+	for _, r := range guardRules {
+		switch {
+		case all(r, func(c string) bool { return slices.Contains(gitCommands, c) }):
+			gitRules = append(gitRules, r)
+		case all(r, systemCommand):
+			systemRules = append(systemRules, r)
+		default:
+			rest = append(rest, r)
+		}
+	}
+	shell, err := ShellFromGuard(rest)
 	if err != nil {
 		return Source{}, err
 	}
 	f.Domains = append(f.Domains, shell)
+	for _, part := range []struct {
+		name  string
+		rules []guard.Rule
+	}{{ShellGitDomain, gitRules}, {ShellSystemDomain, systemRules}} {
+		if len(part.rules) == 0 {
+			continue
+		}
+		d, err := lessonsDomain(part.name, nil, part.rules, nil)
+		if err != nil {
+			return Source{}, err
+		}
+		f.Domains = append(f.Domains, d)
+	}
 	if err := f.check(); err != nil {
 		return Source{}, fmt.Errorf("the bundled rules: %w", err)
 	}
@@ -53,7 +103,12 @@ var notRecalledBy = []string{"http", "https"}
 // each rule narrows itself to its own command, subcommand and option words, so a prompt about git
 // push brings the push rules, not the rm ones. The rule ids are the guard's.
 func ShellFromGuard(guardRules []guard.Rule) (Domain, error) {
-	d := Domain{Name: ShellDomain, Aliases: []string{"bash"}}
+	return lessonsDomain(ShellDomain, []string{"bash"}, guardRules, []string{"shell", "shell command", "command line", "terminal"})
+}
+
+// lessonsDomain makes one generated domain of guard rules, recalled by their commands and by extra.
+func lessonsDomain(name string, aliases []string, guardRules []guard.Rule, extra []string) (Domain, error) {
+	d := Domain{Name: name, Aliases: aliases}
 	seen := map[string]bool{}
 	addDomainWord := func(w string) {
 		if w == "" || seen[w] || slices.Contains(notRecalledBy, w) || len(d.Recall) >= MaxWordsInDomain-len(d.Aliases) {
@@ -64,7 +119,7 @@ func ShellFromGuard(guardRules []guard.Rule) (Domain, error) {
 	}
 	for _, r := range guardRules {
 		if len(d.Rules) >= MaxRulesInDomain {
-			return Domain{}, fmt.Errorf("the guard holds more than %d rules, more than the shell domain can carry", MaxRulesInDomain)
+			return Domain{}, fmt.Errorf("the guard holds more than %d rules for the %s domain, more than a domain can carry", MaxRulesInDomain, name)
 		}
 		var own []string
 		addOwn := func(w string) {
@@ -100,11 +155,11 @@ func ShellFromGuard(guardRules []guard.Rule) (Domain, error) {
 		}
 		d.Rules = append(d.Rules, rule)
 	}
-	for _, w := range []string{"shell", "shell command", "command line", "terminal"} {
+	for _, w := range extra {
 		addDomainWord(w)
 	}
 	if err := d.check(); err != nil {
-		return Domain{}, fmt.Errorf("the shell domain made from the guard's rules: %w", err)
+		return Domain{}, fmt.Errorf("the %s domain made from the guard's rules: %w", name, err)
 	}
 	return d, nil
 }

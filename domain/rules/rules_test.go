@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -340,17 +341,30 @@ func TestTheShellDomainIsTheGuardsRules(t *testing.T) {
 	shell, ok := s.Lookup(ShellDomain)
 	assert.Assert(t, ok)
 	assert.Check(t, shell.Guardrail)
-	assert.Assert(t, is.Len(shell.Rules, len(f.Rules)), "one lesson per guard rule")
-	for i, g := range f.Rules {
-		r := shell.Rules[i]
-		assert.Check(t, is.Equal(r.ID, g.ID))
+	git, ok := s.Lookup(ShellGitDomain)
+	assert.Assert(t, ok)
+	system, ok := s.Lookup(ShellSystemDomain)
+	assert.Assert(t, ok)
+	assert.Check(t, git.Guardrail && system.Guardrail)
+	assert.Assert(t, is.Len(shell.Rules, len(f.Rules)-len(git.Rules)-len(system.Rules)), "one lesson per guard rule, the git and system ones in their own domains")
+	next := map[*Resolved]int{}
+	for _, g := range f.Rules {
+		d := shell
+		for _, other := range []*Resolved{git, system} {
+			if slices.ContainsFunc(other.Rules, func(r InForce) bool { return r.ID == g.ID }) {
+				d = other
+			}
+		}
+		r := d.Rules[next[d]]
+		next[d]++
+		assert.Check(t, is.Equal(r.ID, g.ID), "in the guard's order")
 		assert.Check(t, is.Contains(r.Text, oneLine(strings.TrimSuffix(g.Why, "."), 400)), g.ID)
 		assert.Check(t, is.Contains(r.Text, "rule "+g.ID), g.ID)
 		assert.Check(t, len(r.Text) <= MaxRuleBytes)
 		for _, c := range g.Command {
 			w := wordOf(c)
 			if w != "" && w != "http" && w != "https" {
-				assert.Check(t, hasWord(shell.Recall, w), "%s: the shell domain is recalled by %q", g.ID, w)
+				assert.Check(t, hasWord(d.Recall, w), "%s: its domain is recalled by %q", g.ID, w)
 			}
 		}
 	}
@@ -363,7 +377,7 @@ func TestTheShellDomainIsTheGuardsRules(t *testing.T) {
 	assert.Assert(t, len(res.Matched) >= 2)
 	var shellMatch Matched
 	for _, m := range res.Matched {
-		if m.Domain.Name == ShellDomain {
+		if m.Domain.Name == ShellGitDomain {
 			shellMatch = m
 		}
 	}

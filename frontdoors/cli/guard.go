@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -24,8 +24,33 @@ const MaxGuardInput = 1 << 20
 // newGuardCmd is abcd guard: check, and the Claude Code PreToolUse hook over the same verb.
 func newGuardCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	g := group("guard", "Check the commands an agent is about to run")
-	g.AddCommand(newGuardCheckCmd(a, s, opts), newGuardHookCmd(a, s))
+	allow := verbCommand(a, s, opts, "guard_allow", "allow [--revoke]", renderAllow,
+		boolFlag("revoke", "", "withdraw this machine's allow of the repository's guard file"))
+	allow.Long = "Allow the repository's .abcd/guard.json to weaken abcd's guard on this machine: it shows what the file\n" +
+		"weakens and asks you, at your terminal, then records exactly these bytes at this path in\n" +
+		"$ABCD_HOME/guard-allowed.json. Any change to the file needs a new allow. It refuses where nobody is at a\n" +
+		"terminal (an agent's shell, MCP), and the guard blocks it inside an agent session. --revoke withdraws the allow."
+	g.AddCommand(newGuardCheckCmd(a, s, opts), newGuardHookCmd(a, s), allow)
 	return g
+}
+
+func renderAllow(s *IO, r app.GuardAllowResult) string {
+	var b strings.Builder
+	switch {
+	case r.Allowed:
+		fmt.Fprintf(&b, "%s %s (sha256 %s)\n", s.bold("allowed"), r.File, r.SHA256)
+		for _, w := range r.Weakens {
+			fmt.Fprintf(&b, "  weakens: %s\n", w)
+		}
+	case len(r.Weakens) == 0 && r.SHA256 != "":
+		fmt.Fprintf(&b, "%s needs no allow\n", r.File)
+	case r.Changed:
+		fmt.Fprintf(&b, "%s the allow of %s\n", s.bold("withdrew"), r.File)
+	default:
+		fmt.Fprintf(&b, "%s was not allowed here; nothing changed\n", r.File)
+	}
+	fmt.Fprintf(&b, "next: %s\n", r.Next)
+	return b.String()
 }
 
 func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
@@ -63,15 +88,12 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return cmd
 }
 
-// guardRun runs the verb with the cwd defaulting to the process's own folder.
+// guardRun runs the verb with the cwd defaulting to the process's own folder; a relative one is
+// refused by the folder's own type, as docs/guard.md says.
 func guardRun(c *cobra.Command, a *app.App, line, cwd string) (app.GuardVerdict, error) {
 	if cwd == "" {
 		if wd, err := os.Getwd(); err == nil {
 			cwd = wd
-		}
-	} else if !filepath.IsAbs(cwd) {
-		if abs, err := filepath.Abs(cwd); err == nil {
-			cwd = abs
 		}
 	}
 	res, err := a.Run(c.Context(), "guard_check", &app.GuardCheckInput{Command: guard.CommandLine(line), Cwd: guard.Folder(cwd)})
@@ -115,12 +137,81 @@ func renderGuard(v app.GuardVerdict) string {
 	return b.String()
 }
 
-// hookPayload is what Claude Code writes on a PreToolUse hook's stdin; fields it adds are ignored.
+// hookPayload is what the harness writes on a hook's stdin, read by its exact keys: a key that is
+// one of these in another case (Command beside command) is refused, never read in its place.
 type hookPayload struct {
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	Cwd           string          `json:"cwd"`
+	HookEventName string
+	ToolName      string
+	ToolInput     map[string]json.RawMessage
+	Cwd           string
+}
+
+// hookKeys are the payload's keys the hook reads, and tool_input's.
+var (
+	hookKeys  = []string{"hook_event_name", "tool_name", "tool_input", "cwd"}
+	inputKeys = []string{"command", "file_path", "notebook_path", "path"}
+)
+
+// MaxHookDepth bounds the payload's nesting.
+const MaxHookDepth = 64
+
+// parseHookPayload reads a payload strictly: one JSON object (no key twice at any depth, nothing
+// after it, valid UTF-8), its known keys by their exact spelling and type.
+func parseHookPayload(data []byte) (hookPayload, error) {
+	var p hookPayload
+	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxGuardInput, MaxDepth: MaxHookDepth}); err != nil {
+		return p, fmt.Errorf("the hook payload is not one JSON object: %s", err.(*strictjson.Error).Describe())
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return p, fmt.Errorf("the hook payload is not a JSON object: %s", text.Clip(err.Error()))
+	}
+	if err := exactKeys(top, hookKeys, "the hook payload"); err != nil {
+		return p, err
+	}
+	for key, dst := range map[string]*string{"hook_event_name": &p.HookEventName, "tool_name": &p.ToolName, "cwd": &p.Cwd} {
+		if raw, ok := top[key]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return p, fmt.Errorf("the hook payload's %s is not a string", key)
+			}
+		}
+	}
+	if raw, ok := top["tool_input"]; ok {
+		if err := json.Unmarshal(raw, &p.ToolInput); err != nil || p.ToolInput == nil {
+			return p, fmt.Errorf("the hook payload's tool_input is not an object")
+		}
+		if err := exactKeys(p.ToolInput, inputKeys, "the tool input"); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// exactKeys refuses a key that spells one of keys in another case: the harness reads the exact
+// key, so the guard must read the same one.
+func exactKeys(obj map[string]json.RawMessage, keys []string, what string) error {
+	for k := range obj {
+		for _, want := range keys {
+			if k != want && strings.EqualFold(k, want) {
+				return fmt.Errorf("%s has the key %q beside or instead of %q: keys are read exactly as the harness reads them", what, text.Clip(k), want)
+			}
+		}
+	}
+	return nil
+}
+
+// inputString is a tool input's string field; present is false when it is absent, and an error
+// when it is not a string.
+func (p hookPayload) inputString(key string) (string, bool, error) {
+	raw, ok := p.ToolInput[key]
+	if !ok {
+		return "", false, nil
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", true, fmt.Errorf("the tool input's %s is not a string", key)
+	}
+	return v, true, nil
 }
 
 // hookOutput is the hook's answer: a PreToolUse decision Claude Code reads from stdout on exit 0.
@@ -155,6 +246,11 @@ func newGuardHookCmd(a *app.App, s *IO) *cobra.Command {
 	}
 }
 
+// fileTools are the harness tools that write one file, by the key naming it: the guard checks the
+// write as it checks a shell redirection to that file.
+var fileTools = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
+	"write_file": "file_path", "replace": "file_path", "edit": "file_path"}
+
 func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	fail := func(why string) error {
 		fmt.Fprintf(s.Err, "abcd guard: blocked: %s\n", why)
@@ -167,13 +263,9 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	if len(data) > MaxGuardInput {
 		return fail(fmt.Sprintf("the hook payload is larger than %d bytes, so the command was not checked", MaxGuardInput))
 	}
-	var p hookPayload
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&p); err != nil {
-		return fail("the hook payload is not a JSON object: " + text.Clip(err.Error()))
-	}
-	if dec.More() {
-		return fail("the hook payload has content after its JSON object")
+	p, err := parseHookPayload(data)
+	if err != nil {
+		return fail(err.Error())
 	}
 	// Claude Code and Codex send PreToolUse for their Bash tool; Gemini CLI sends BeforeTool for
 	// run_shell_command and reads its own answer (decision and reason).
@@ -182,40 +274,74 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", text.Clip(p.HookEventName))
 		return geminiAllow(s, gemini)
 	}
-	if (!gemini && p.ToolName != "Bash") || (gemini && p.ToolName != "run_shell_command") {
-		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command\n", text.Clip(p.ToolName))
-		return geminiAllow(s, gemini)
-	}
-	var input struct {
-		Command *string `json:"command"`
-	}
-	if err := json.Unmarshal(p.ToolInput, &input); err != nil || input.Command == nil {
-		return fail("the Bash tool input has no command string")
-	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", text.Clip(p.Cwd)))
 	}
-	if strings.TrimSpace(*input.Command) == "" {
+	line, what, err := hookLine(p, gemini)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if what == "" {
+		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command or a file write\n", text.Clip(p.ToolName))
+		return geminiAllow(s, gemini)
+	}
+	if strings.TrimSpace(line) == "" {
 		return geminiAllow(s, gemini) // nothing runs
 	}
-	v, err := guardRun(c, a, *input.Command, p.Cwd)
+	v, err := guardRun(c, a, line, p.Cwd)
 	if err != nil {
 		doc := refusal.DocumentOf(err)
 		return fail(doc.What + ": " + doc.Why)
 	}
 	if gemini {
-		return geminiAnswer(s, v)
+		return geminiAnswer(s, v, what)
 	}
+	return claudeAnswer(s, v, what)
+}
+
+// hookLine is the command line the hook checks: the shell tool's command, or, for a tool that
+// writes a file, a redirection to that file (what writing it amounts to). what is "command" or
+// "write"; empty for a tool the guard does not check.
+func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
+	shellTool := (!gemini && p.ToolName == "Bash") || (gemini && p.ToolName == "run_shell_command")
+	if shellTool {
+		cmd, present, err := p.inputString("command")
+		if err != nil || !present {
+			return "", "", fmt.Errorf("the shell tool's input has no command string")
+		}
+		return cmd, "command", nil
+	}
+	key, ok := fileTools[p.ToolName]
+	if !ok {
+		return "", "", nil
+	}
+	file, present, err := p.inputString(key)
+	if err != nil || !present || file == "" {
+		return "", "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
+	}
+	return ": > " + shellQuote(file), "write", nil
+}
+
+// shellQuote quotes text as one shell word.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// claudeAnswer is the PreToolUse answer Claude Code and Codex read: a deny with the reason for a
+// block, the warning as context for a warning, and the rules' notices as a message to the person.
+func claudeAnswer(s *IO, v app.GuardVerdict, what string) error {
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = "PreToolUse"
 	switch v.Decision {
 	case "block":
 		out.HookSpecificOutput.PermissionDecision = "deny"
-		out.HookSpecificOutput.PermissionDecisionReason = fmt.Sprintf("abcd guard blocked this command (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
+		out.HookSpecificOutput.PermissionDecisionReason = fmt.Sprintf("abcd guard blocked this %s (rule %s): %s. Safer: %s", what, v.Rule, v.Why, v.Safer)
 	case "warn":
 		out.SystemMessage = fmt.Sprintf("abcd guard warns (rule %s): %s", v.Rule, v.Why)
-		out.HookSpecificOutput.AdditionalContext = fmt.Sprintf("abcd guard warns about this command (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
-	default:
+		out.HookSpecificOutput.AdditionalContext = fmt.Sprintf("abcd guard warns about this %s (rule %s): %s. Safer: %s", what, v.Rule, v.Why, v.Safer)
+	}
+	if len(v.Notices) > 0 {
+		out.SystemMessage = strings.TrimSpace(out.SystemMessage + "\nabcd guard: " + strings.Join(v.Notices, "\nabcd guard: "))
+	}
+	if v.Decision == "allow" && len(v.Notices) == 0 {
 		return nil
 	}
 	enc, err := json.Marshal(out)
@@ -236,15 +362,18 @@ func geminiAllow(s *IO, gemini bool) error {
 }
 
 // geminiAnswer is Gemini CLI's BeforeTool answer: decision deny with the reason for a block, a
-// system message for a warning.
-func geminiAnswer(s *IO, v app.GuardVerdict) error {
+// system message for a warning and for the rules' notices.
+func geminiAnswer(s *IO, v app.GuardVerdict, what string) error {
 	out := map[string]string{}
 	switch v.Decision {
 	case "block":
 		out["decision"] = "deny"
-		out["reason"] = fmt.Sprintf("abcd guard blocked this command (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
+		out["reason"] = fmt.Sprintf("abcd guard blocked this %s (rule %s): %s. Safer: %s", what, v.Rule, v.Why, v.Safer)
 	case "warn":
 		out["systemMessage"] = fmt.Sprintf("abcd guard warns (rule %s): %s. Safer: %s", v.Rule, v.Why, v.Safer)
+	}
+	if len(v.Notices) > 0 {
+		out["systemMessage"] = strings.TrimSpace(out["systemMessage"] + "\nabcd guard: " + strings.Join(v.Notices, "\nabcd guard: "))
 	}
 	enc, err := json.Marshal(out)
 	if err != nil {

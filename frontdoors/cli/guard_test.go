@@ -92,10 +92,68 @@ func TestGuardHookSpeaksClaudeCode(t *testing.T) {
 	assert.Equal(t, res.code, 0)
 	assert.Equal(t, res.stdout, "", "allow is silent")
 
-	res = runStdin(t, a, testHookPayload("PreToolUse", "Write", map[string]any{"file_path": "/x"}), "guard", "hook")
+	res = runStdin(t, a, testHookPayload("PreToolUse", "Read", map[string]any{"file_path": "/x"}), "guard", "hook")
 	assert.Equal(t, res.code, 0)
 	assert.Equal(t, res.stdout, "")
 	assert.Check(t, is.Contains(res.stderr, "not checked"), "a tool it does not check is said so on stderr")
+}
+
+// TestGuardHookChecksFileWrites: a tool that writes a file is checked as a redirection to it.
+func TestGuardHookChecksFileWrites(t *testing.T) {
+	var seen []string
+	a := guardCLIApp()
+	a.Commands = fake.Commands{Read: func(line string) (guard.Line, error) {
+		seen = append(seen, line)
+		return guard.Line{Commands: []guard.Command{{Name: guard.Lit(":"), Text: line}}}, nil
+	}}
+	for tool, key := range map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"} {
+		res := runStdin(t, a, testHookPayload("PreToolUse", tool, map[string]any{key: "/work/repo/it's.json", "content": "x"}), "guard", "hook")
+		assert.Equal(t, res.code, 0, res.stderr)
+	}
+	res := runStdin(t, a, testHookPayload("BeforeTool", "write_file", map[string]any{"file_path": "/work/repo/a.json"}), "guard", "hook")
+	assert.Equal(t, res.code, 0, res.stderr)
+	assert.DeepEqual(t, seen[len(seen)-1], ": > '/work/repo/a.json'")
+	assert.Check(t, is.Contains(seen, `: > '/work/repo/it'\''s.json'`), "%q", seen)
+
+	res = runStdin(t, a, testHookPayload("PreToolUse", "Write", map[string]any{"content": "x"}), "guard", "hook")
+	assert.Equal(t, res.code, 2, "a write without its file is not checked, so it is blocked")
+}
+
+// TestGuardHookReadsExactKeys: the payload is read by the keys the harness reads, never another
+// spelling of them.
+func TestGuardHookReadsExactKeys(t *testing.T) {
+	a := guardCLIApp()
+	for name, payload := range map[string]string{
+		"Command beside command":     `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~","Command":"ls"}}`,
+		"Command alone":              `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"Command":"rm -rf ~"}}`,
+		"Tool_Name beside tool_name": `{"hook_event_name":"PreToolUse","tool_name":"Bash","Tool_Name":"Read","tool_input":{"command":"ls"}}`,
+		"CWD":                        `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"CWD":"/"}`,
+		"command twice":              `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf ~"}}`,
+		"tool_input not an object":   `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf ~"}`,
+		"tool_name not a string":     `{"hook_event_name":"PreToolUse","tool_name":["Bash"],"tool_input":{"command":"ls"}}`,
+		"deep":                       `{"tool_name":"Bash","tool_input":{"command":"ls"},"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := runStdin(t, a, payload, "guard", "hook")
+			assert.Equal(t, res.code, 2, "stdout %s stderr %s", res.stdout, res.stderr)
+			assert.Equal(t, res.stdout, "")
+			assert.Check(t, is.Contains(res.stderr, "abcd guard: blocked"))
+		})
+	}
+	// Keys the hook does not read are left alone, whatever their spelling.
+	res := runStdin(t, a, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","Description":"x"},"Session_ID":"s"}`, "guard", "hook")
+	assert.Equal(t, res.code, 0, res.stderr)
+}
+
+func TestGuardCheckRefusesARelativeOrMissingCwd(t *testing.T) {
+	a := guardCLIApp()
+	res := run(t, a, "guard", "check", "--command", "ls", "--cwd", "relative/dir", "--json")
+	assert.Equal(t, res.code, 2, res.stdout)
+	assert.Check(t, is.Contains(res.stdout, "guard_cwd_invalid"))
+	res = run(t, a, "guard", "check", "--command", "ls", "--cwd", "/work/repo/not-here", "--json")
+	assert.Equal(t, res.code, 2, res.stdout)
+	assert.Check(t, is.Contains(res.stdout, "guard_cwd_missing"))
+	assert.Check(t, is.Contains(res.stdout, "/work/repo/not-here does not exist"))
 }
 
 func TestGuardHookFailsClosed(t *testing.T) {

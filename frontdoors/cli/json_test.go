@@ -23,6 +23,7 @@ var verbArgs = map[string][]string{
 	"schema_list":         nil,
 	"schema_show":         {"refusal"},
 	"guard_check":         {"--command", "git status"},
+	"guard_allow":         {"--revoke"},
 	"config_show":         nil,
 	"ahoy_install":        {"--yes"},
 	"ahoy_uninstall":      nil,

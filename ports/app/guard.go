@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -12,7 +11,8 @@ import (
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
-// GuardFile is where a repository adds to, tightens or (once committed) weakens the guard's rules.
+// GuardFile is where a repository adds to or tightens the guard's rules, or (once the person allows
+// it on their machine) weakens them.
 const GuardFile = ".abcd/guard.json"
 
 // GuardCheckInput is one command line an agent is about to run, and where it runs.
@@ -50,11 +50,14 @@ type GuardVerdict struct {
 	Via      []string       `json:"via"`
 	Certain  bool           `json:"certain"`
 	Findings []GuardFinding `json:"findings"`
-	// Rules says which registry decided: the built-in rules, the repository's committed
-	// .abcd/guard.json, or its working-tree copy (which may only add or tighten until committed).
+	// Rules says which registry decided: built-in (no repository file, a broken one, or one that
+	// weakens the guard without the person's allow, whose additions then stand beside the built-in
+	// rules only when it adds none), working-tree (the repository's .abcd/guard.json: its additions
+	// and tightenings, and its weakenings once the person allowed it), or off (an allowed file
+	// switched the guard off). committed is no longer given: the guard reads no git history.
 	Rules string `json:"rules"`
-	// Notices are what a person should know about the rules in force (a broken file, a weakening
-	// refused until committed); each is also written as a warning.
+	// Notices are what a person should know about the rules in force (a broken file, a weaker one
+	// not allowed on this machine); each is also written as a warning.
 	Notices []string `json:"notices"`
 }
 
@@ -62,11 +65,13 @@ func guardVerbs() []Verb {
 	return []Verb{
 		declare(Verb{Name: "guard_check", Path: []string{"guard", "check"}, Summary: "Check a command line before an agent runs it: allow, warn or block, with why and a safer command",
 			ReadOnly: true, Idempotent: true}, guardCheck),
+		guardAllowVerb(),
 	}
 }
 
 // guardCheck reads the line the way the shell will, and checks every command it runs against the
-// rules in force in the repository containing the folder it runs in.
+// rules in force in the repository containing the folder it runs in. It starts no process: the rules
+// in force come from the working tree's guard file and the machine's allow file.
 func guardCheck(ctx context.Context, a *App, in *GuardCheckInput) (GuardVerdict, error) {
 	// The input's types check themselves when decoded; a caller handing a struct in is held to the same.
 	if err := guard.CheckCommandLine(string(in.Command)); err != nil {
@@ -89,12 +94,14 @@ func guardCheck(ctx context.Context, a *App, in *GuardCheckInput) (GuardVerdict,
 	root, git := core.Setup.Root()
 	if cwd == "" {
 		cwd = root
+	} else if err := folderExists(core, root, cwd); err != nil {
+		return GuardVerdict{}, err
 	}
 	repo := ""
 	if git {
 		repo = root
 	}
-	rules, err := guardRules(ctx, core)
+	rules, err := guardRules(ctx, core, root)
 	if err != nil {
 		return GuardVerdict{}, err
 	}
@@ -105,8 +112,22 @@ func guardCheck(ctx context.Context, a *App, in *GuardCheckInput) (GuardVerdict,
 	if err != nil {
 		return GuardVerdict{}, err
 	}
-	v := rules.reg.Evaluate(line, guard.Context{Cwd: cwd, Repo: repo})
+	v := rules.reg.Evaluate(line, guard.Context{Cwd: cwd, Repo: repo, Machine: filepath.Dir(core.Setup.MachinePath(guard.AllowFileName)), Unallowed: rules.unallowed})
 	return verdictOf(v, rules), nil
+}
+
+// folderExists refuses a folder that is not there: the line could not run in it.
+func folderExists(a *App, root, cwd string) error {
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil
+	}
+	there, err := a.Setup.Exists(filepath.ToSlash(rel))
+	if err == nil && !there {
+		return refusal.New("guard_cwd_missing", "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.Clip(cwd)),
+			"give the folder the command runs in").On("guard_check", "cwd")
+	}
+	return nil
 }
 
 func (a *App) warn(msg string) {
@@ -141,14 +162,17 @@ type rulesInForce struct {
 	reg     *guard.Registry
 	source  string
 	notices []string
+	// unallowed: the guard file weakens the built-in rules and is not allowed on this machine.
+	unallowed bool
 }
 
-// guardRules decides which rules are in force. The working tree's .abcd/guard.json may add rules and
-// tighten tiers at once; a change that weakens the guard (switches it off, removes or lowers a rule,
-// changes a pattern) takes effect only once committed: until then the committed rules stay in force.
-// A broken file never leaves the guard off: the committed rules (or the built-in ones) decide, with a
-// notice.
-func guardRules(ctx context.Context, a *App) (rulesInForce, error) {
+// guardRules decides which rules are in force from the working tree's .abcd/guard.json. A file that
+// only adds rules or raises tiers takes effect at once. A file that weakens the built-in rules
+// (switches the guard off, disables or lowers a rule, changes how a command a rule names is read)
+// takes effect only when the person allowed exactly those bytes at that path on this machine (abcd
+// guard allow); until then its additions stand beside the built-in rules and every check says so. A
+// broken or unreadable file never switches the guard off: the built-in rules decide, with a notice.
+func guardRules(ctx context.Context, a *App, root string) (rulesInForce, error) {
 	builtin, err := guard.Builtin()
 	if err != nil {
 		return rulesInForce{}, fmt.Errorf("the built-in guard rules: %w", err)
@@ -158,67 +182,71 @@ func guardRules(ctx context.Context, a *App) (rulesInForce, error) {
 		return rulesInForce{}, fmt.Errorf("the built-in guard rules: %w", err)
 	}
 	out := rulesInForce{reg: base, source: rulesBuiltIn}
-
-	// The committed rules, when HEAD has the file.
-	committed := out
-	var committedData []byte
-	if a.Git != nil {
-		data, ok, err := a.Git.Committed(ctx, GuardFile, guard.MaxFileBytes)
-		switch {
-		case err != nil:
-			out.notices = append(out.notices, fmt.Sprintf("the committed %s cannot be read (%s); the built-in guard rules are in force", GuardFile, errText(err)))
-		case ok:
-			committedData = data
-			if reg, err := compileRepo(builtin, data); err != nil {
-				out.notices = append(out.notices, fmt.Sprintf("the committed %s is broken (%s); the built-in guard rules are in force", GuardFile, errText(err)))
-			} else {
-				committed = rulesInForce{reg: reg, source: rulesCommitted}
-			}
-		}
-	}
-	committed.notices = out.notices
-	fallback := "the built-in guard rules are in force"
-	if committed.source == rulesCommitted {
-		fallback = "the committed rules stay in force"
-	}
-
 	data, err := a.Records.Read(ctx, GuardFile)
 	if r, ok := refusal.As(err); ok && r.Code == "record_missing" {
-		if committedData == nil {
-			return committed, nil
-		}
-		if weak := guard.Weakens(committed.reg, base); len(weak) > 0 {
-			committed.notices = append(committed.notices, fmt.Sprintf("%s is deleted but the deletion is not committed, and it weakens the guard (%s); it takes effect once committed: %s", GuardFile, strings.Join(weak, "; "), fallback))
-			return committed, nil
-		}
-		out.notices = committed.notices
 		return out, nil
 	}
 	if err != nil {
-		committed.notices = append(committed.notices, fmt.Sprintf("%s cannot be read (%s); %s", GuardFile, errText(err), fallback))
-		return committed, nil
+		out.notices = append(out.notices, fmt.Sprintf("%s cannot be read (%s); the built-in guard rules are in force", GuardFile, errText(err)))
+		return out, nil
 	}
-	if committedData != nil && bytes.Equal(data, committedData) {
-		return committed, nil
-	}
-	reg, err := compileRepo(builtin, data)
+	f, reg, err := compileRepo(builtin, data)
 	if err != nil {
-		committed.notices = append(committed.notices, fmt.Sprintf("%s is broken (%s); %s", GuardFile, errText(err), fallback))
-		return committed, nil
+		out.notices = append(out.notices, fmt.Sprintf("%s is broken (%s); the built-in guard rules are in force", GuardFile, errText(err)))
+		return out, nil
 	}
-	if weak := guard.Weakens(committed.reg, reg); len(weak) > 0 {
-		committed.notices = append(committed.notices, fmt.Sprintf("the uncommitted change to %s weakens the guard (%s); it takes effect once committed: %s", GuardFile, strings.Join(weak, "; "), fallback))
-		return committed, nil
+	weak := guard.Weakens(base, reg)
+	if len(weak) == 0 {
+		return rulesInForce{reg: reg, source: rulesWorkingTree}, nil
 	}
-	return rulesInForce{reg: reg, source: rulesWorkingTree, notices: committed.notices}, nil
+	file := filepath.Join(root, filepath.FromSlash(GuardFile))
+	allowed, note := guardAllowed(a, file, data)
+	if allowed {
+		return rulesInForce{reg: reg, source: rulesWorkingTree}, nil
+	}
+	strict, err := guard.Strict(builtin, f)
+	if err != nil {
+		return rulesInForce{}, fmt.Errorf("the built-in guard rules: %w", err)
+	}
+	if reg, err = guard.Compile(builtin, &strict); err != nil {
+		return rulesInForce{}, fmt.Errorf("the strict part of %s: %w", GuardFile, err)
+	}
+	out = rulesInForce{reg: reg, source: rulesBuiltIn, unallowed: true}
+	if len(strict.Rules) > 0 || len(strict.Tiers) > 0 || len(strict.Syntax) > 0 {
+		out.source = rulesWorkingTree
+	}
+	if note != "" {
+		out.notices = append(out.notices, note)
+	}
+	out.notices = append(out.notices, fmt.Sprintf("%s weakens the guard (%s) and this machine has not allowed it: the built-in rules stand, with what the file adds; the person allows exactly this file by running abcd guard allow in their own terminal",
+		file, strings.Join(weak, "; ")))
+	return out, nil
 }
 
-func compileRepo(builtin guard.File, data []byte) (*guard.Registry, error) {
+// guardAllowed reports whether the person allowed these bytes at file on this machine, and a notice
+// when the allow file cannot be read (then nothing is allowed).
+func guardAllowed(a *App, file string, data []byte) (bool, string) {
+	raw, present, err := a.Setup.ReadMachineFile(guard.AllowFileName)
+	if err != nil {
+		return false, fmt.Sprintf("%s cannot be read (%s), so no weaker guard file is allowed", a.Setup.MachinePath(guard.AllowFileName), errText(err))
+	}
+	if !present {
+		return false, ""
+	}
+	f, err := guard.DecodeAllowFile(a.Setup.MachinePath(guard.AllowFileName), raw)
+	if err != nil {
+		return false, fmt.Sprintf("%s is broken (%s), so no weaker guard file is allowed", a.Setup.MachinePath(guard.AllowFileName), errText(err))
+	}
+	return guard.Allowed(f.Allow, file, data), ""
+}
+
+func compileRepo(builtin guard.File, data []byte) (guard.File, *guard.Registry, error) {
 	f, err := guard.Decode(GuardFile, data)
 	if err != nil {
-		return nil, err
+		return guard.File{}, nil, err
 	}
-	return guard.Compile(builtin, &f)
+	reg, err := guard.Compile(builtin, &f)
+	return f, reg, err
 }
 
 // errText is an error's sentence for a notice.

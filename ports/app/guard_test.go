@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,19 +25,25 @@ func words(line string) (guard.Line, error) {
 	return guard.Line{Commands: []guard.Command{cmd}, Home: "/home/ada"}, nil
 }
 
-func guardApp(working, committed string) (*App, *fake.Diag) {
+// guardApp is a repository at /work/repo whose working tree holds file as .abcd/guard.json (none
+// when empty), on a machine whose allow file holds allowed (none when empty).
+func guardApp(file, allowed string) (*App, *fake.Diag) {
 	diag := &fake.Diag{}
 	recs := fake.NewRecords()
-	if working != "" {
-		recs.Files[GuardFile] = []byte(working)
+	if file != "" {
+		recs.Files[GuardFile] = []byte(file)
 	}
-	git := fake.NewGit("c0")
-	git.AtHead = map[string][]byte{}
-	if committed != "" {
-		git.AtHead[GuardFile] = []byte(committed)
+	setup := fake.NewSetup("/work/repo", "/home/ada/.abcd")
+	if allowed != "" {
+		setup.Machine[guard.AllowFileName] = []byte(allowed)
 	}
-	return &App{Setup: fake.NewSetup("/work/repo", "/home/ada/.abcd"), Records: recs, Journal: fake.NewJournal(recs, nil), Git: git, Diag: diag,
-		Commands: fake.Commands{Read: words}}, diag
+	// No git: the guard reads no history and starts no process.
+	return &App{Setup: setup, Records: recs, Journal: fake.NewJournal(recs, nil), Diag: diag, Commands: fake.Commands{Read: words}}, diag
+}
+
+// allowOf is an allow file allowing file's bytes at the repository's guard file path.
+func allowOf(file string) string {
+	return fmt.Sprintf(`{"schema_version":1,"allow":[{"file":"/work/repo/.abcd/guard.json","sha256":%q}]}`, guard.Digest([]byte(file)))
 }
 
 func runGuard(t *testing.T, a *App, line string) GuardVerdict {
@@ -82,49 +89,72 @@ func TestGuardWorkingTreeMayTighten(t *testing.T) {
 	assert.Equal(t, v.Decision, "block", "a raised tier takes effect before it is committed")
 }
 
-func TestGuardUncommittedWeakeningIsRefused(t *testing.T) {
+func TestGuardWeakeningNeedsThePersonsAllow(t *testing.T) {
 	for name, file := range map[string]string{"disable": disableRoot, "lower": lowerRoot, "off": switchOff} {
 		t.Run(name, func(t *testing.T) {
 			a, diag := guardApp(file, "")
 			v := runGuard(t, a, "rm -rf /")
-			assert.Equal(t, v.Decision, "block", "the weakening is not committed, so the built-in rules decide")
+			assert.Equal(t, v.Decision, "block", "the weaker file is not allowed, so the built-in rules decide")
 			assert.Equal(t, v.Rules, "built-in")
 			assert.Assert(t, is.Len(v.Notices, 1))
-			assert.Check(t, is.Contains(v.Notices[0], "takes effect once committed"))
+			assert.Check(t, is.Contains(v.Notices[0], "/work/repo/.abcd/guard.json weakens the guard"))
+			assert.Check(t, is.Contains(v.Notices[0], "not allowed"))
+			assert.Check(t, is.Contains(v.Notices[0], "abcd guard allow"))
 			assert.Check(t, is.Len(diag.Warnings, 1), "the notice is loud")
+
+			// The same file, allowed on this machine, is in force.
+			a, diag = guardApp(file, allowOf(file))
+			v = runGuard(t, a, "rm -rf /usr")
+			assert.Check(t, v.Decision != "block", "%+v", v)
+			assert.Check(t, is.Len(v.Notices, 0))
+			assert.Check(t, is.Len(diag.Warnings, 0))
 		})
 	}
-}
-
-func TestGuardCommittedWeakeningTakesEffect(t *testing.T) {
-	a, _ := guardApp(disableRoot, disableRoot)
+	a, _ := guardApp(switchOff, allowOf(switchOff))
 	v := runGuard(t, a, "rm -rf /")
-	assert.Equal(t, v.Rules, "committed")
-	assert.Check(t, v.Decision != "block" || v.Rule != "rm-recursive-root", "%+v", v)
-
-	a, _ = guardApp(lowerRoot, lowerRoot)
-	v = runGuard(t, a, "rm -rf /usr")
-	assert.Equal(t, v.Decision, "warn")
-
-	a, _ = guardApp(switchOff, switchOff)
-	v = runGuard(t, a, "rm -rf /")
 	assert.Equal(t, v.Decision, "allow")
 	assert.Equal(t, v.Rules, "off")
 }
 
-func TestGuardWeakeningACommittedAdditionIsRefused(t *testing.T) {
-	// The committed file adds a rule; the working tree drops it again without committing.
-	a, _ := guardApp(`{"schema_version":1}`, addRule)
-	v := runGuard(t, a, "terraform destroy")
+func TestGuardAllowIsOfExactBytesAtThatPath(t *testing.T) {
+	// The person allowed one file; the agent changed a byte of it.
+	edited := strings.Replace(lowerRoot, "warn", "allow", 1)
+	a, _ := guardApp(edited, allowOf(lowerRoot))
+	v := runGuard(t, a, "rm -rf /usr")
 	assert.Equal(t, v.Decision, "block")
-	assert.Equal(t, v.Rules, "committed")
-	assert.Check(t, is.Contains(strings.Join(v.Notices, "\n"), "removes rule no-terraform-destroy"))
+	assert.Check(t, is.Contains(strings.Join(v.Notices, "\n"), "not allowed"))
 
-	// Deleting the committed file in the working tree is the same weakening.
-	a, _ = guardApp("", addRule)
-	v = runGuard(t, a, "terraform destroy")
+	// The same bytes allowed at another path (another repository) do not count here.
+	elsewhere := fmt.Sprintf(`{"schema_version":1,"allow":[{"file":"/other/.abcd/guard.json","sha256":%q}]}`, guard.Digest([]byte(lowerRoot)))
+	a, _ = guardApp(lowerRoot, elsewhere)
+	v = runGuard(t, a, "rm -rf /usr")
 	assert.Equal(t, v.Decision, "block")
-	assert.Check(t, is.Contains(strings.Join(v.Notices, "\n"), "deleted"))
+}
+
+func TestGuardWeakerFileKeepsItsAdditions(t *testing.T) {
+	both := `{"schema_version":1,"disable":["rm-recursive-root"],"tiers":{"git-stash-drop":"block"},"rules":[{"id":"no-terraform-destroy","tier":"block","command":["terraform"],"subcommand":["destroy"],
+		"why":"destroys the infrastructure","safer":"terraform plan -destroy","bad":["terraform destroy"],"good":["terraform plan"]}]}`
+	a, _ := guardApp(both, "")
+	for line, rule := range map[string]string{"terraform destroy": "no-terraform-destroy", "rm -rf /": "rm-recursive-root", "git stash drop": "git-stash-drop"} {
+		v := runGuard(t, a, line)
+		assert.Equal(t, v.Decision, "block", line)
+		assert.Equal(t, v.Rule, rule, line)
+		assert.Equal(t, v.Rules, "working-tree")
+	}
+}
+
+func TestGuardGitWhileAWeakerFileIsNotAllowed(t *testing.T) {
+	a, _ := guardApp(disableRoot, "")
+	v := runGuard(t, a, "git commit -am wip")
+	assert.Equal(t, v.Decision, "block")
+	assert.Equal(t, v.Rule, "guard-git-unallowed")
+
+	a, _ = guardApp(disableRoot, allowOf(disableRoot))
+	v = runGuard(t, a, "git commit -am wip")
+	assert.Equal(t, v.Decision, "allow", "once allowed, git runs as ever")
+	a, _ = guardApp(addRule, "")
+	v = runGuard(t, a, "git commit -am wip")
+	assert.Equal(t, v.Decision, "allow", "a file that only adds needs no allow")
 }
 
 func TestGuardBrokenFileFallsBack(t *testing.T) {
@@ -146,11 +176,32 @@ func TestGuardBrokenFileFallsBack(t *testing.T) {
 			assert.Check(t, is.Len(diag.Warnings, 1))
 		})
 	}
-	// A broken working copy of a good committed file keeps the committed rules.
-	a, _ := guardApp(`{`, addRule)
-	v := runGuard(t, a, "terraform destroy")
-	assert.Equal(t, v.Decision, "block")
-	assert.Equal(t, v.Rules, "committed")
+}
+
+func TestGuardBrokenAllowFileAllowsNothing(t *testing.T) {
+	for name, allowed := range map[string]string{
+		"not json":      `{`,
+		"unknown field": `{"schema_version":1,"allow":[],"deny":[]}`,
+		"relative file": fmt.Sprintf(`{"schema_version":1,"allow":[{"file":"repo/.abcd/guard.json","sha256":%q}]}`, guard.Digest([]byte(disableRoot))),
+		"short digest":  `{"schema_version":1,"allow":[{"file":"/work/repo/.abcd/guard.json","sha256":"abc"}]}`,
+		"twice":         `{"schema_version":1,"allow":[{"file":"/a/g.json","sha256":"` + strings.Repeat("a", 64) + `"},{"file":"/a/g.json","sha256":"` + strings.Repeat("b", 64) + `"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, _ := guardApp(disableRoot, allowed)
+			v := runGuard(t, a, "rm -rf /")
+			assert.Equal(t, v.Decision, "block")
+			assert.Check(t, is.Contains(strings.Join(v.Notices, "\n"), "guard-allowed.json is broken"))
+		})
+	}
+}
+
+func TestGuardCwdMustBeThere(t *testing.T) {
+	a, _ := guardApp("", "")
+	_, err := guardCheck(context.Background(), a, &GuardCheckInput{Command: "ls", Cwd: "/work/repo/no-such-folder"})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Equal(t, r.Code, "guard_cwd_missing")
+	assert.Check(t, is.Contains(r.Why, "/work/repo/no-such-folder does not exist"))
 }
 
 func TestGuardRefusesBadInput(t *testing.T) {

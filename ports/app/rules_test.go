@@ -48,7 +48,7 @@ func TestRulesListsTheLayers(t *testing.T) {
 	for _, d := range res.Domains {
 		names = append(names, d.Name)
 	}
-	assert.Check(t, is.DeepEqual(names, []string{"committing", "database", "machine-load", "secrets", "shell"}))
+	assert.Check(t, is.DeepEqual(names, []string{"committing", "database", "machine-load", "secrets", "shell", "shell-git", "shell-system"}))
 	db := res.Domains[1]
 	assert.Check(t, db.Dormant && !db.Guardrail)
 	assert.Check(t, is.Equal(db.Origin, repoRules))

@@ -139,7 +139,7 @@ func (s *Setup) CreateFile(rel string, data []byte) (bool, error) {
 
 func (s *Setup) Exists(rel string) (bool, error) {
 	_, file := s.Files[rel]
-	return file || s.Dirs[rel], s.Err
+	return file || s.Dirs[rel] || rel == "." || rel == "", s.Err
 }
 
 func (s *Setup) RemoveEmptyDir(rel string) (bool, error) {
@@ -183,6 +183,11 @@ func (s *Setup) ReplaceFile(rel string, data []byte) error {
 }
 
 func (s *Setup) MachinePath(name string) string { return path.Join(s.Home, name) }
+
+func (s *Setup) ReadMachineFile(name string) ([]byte, bool, error) {
+	data, ok := s.Machine[name]
+	return append([]byte(nil), data...), ok, s.Err
+}
 
 func (s *Setup) MachineExists(name string) (bool, error) {
 	_, ok := s.Machine[name]

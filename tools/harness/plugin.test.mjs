@@ -57,7 +57,7 @@ suite('the Claude Code plugin', { concurrency: true }, () => {
       assert.deepEqual(report.provides.commands, commands.map((c) => `abcd:${c}`));
       assert.deepEqual(report.provides.mcpServers.map((s) => [s.name, s.target, s.args]), [['abcd', 'abcd', ['mcp', 'serve']]]);
       assert.deepEqual(report.provides.hooks.map((h) => `${h.event} ${h.matcher} ${h.command}`).sort(),
-        ['PreToolUse Bash abcd guard hook', 'SessionStart startup|resume|clear|compact abcd status', 'UserPromptSubmit undefined abcd rules hook']);
+        ['PreToolUse Bash|Write|Edit|MultiEdit|NotebookEdit abcd guard hook', 'SessionStart startup|resume|clear|compact abcd status', 'UserPromptSubmit undefined abcd rules hook']);
 
       // The repository root: the marketplace manifest beside it validates too.
       const market = await run(world, ['plugin', 'validate', root, '--strict']);

@@ -1,8 +1,11 @@
 // Command guard runs abcd's guard hook and cc-safety-net's hook side by side over the guard's
-// committed corpus (adapters/shell/testdata/corpus.jsonl), each as Claude Code would run it: one
-// process per tool call, the PreToolUse payload on stdin. It prints how many destructive lines each
-// blocks, how many everyday look-alikes each blocks (false blocks), and the hook latency per call,
-// median and p99, with the ratio. Calls alternate between the two, so both see the same machine.
+// committed corpora (adapters/shell/testdata: the first corpus, the adversarial corpus, the ordinary
+// commands and the second batch), each as Claude Code would run it: one process per tool call, the
+// PreToolUse payload on stdin. It prints, per corpus, how many attacks each blocks and catches
+// (blocks or warns about), how many ordinary commands each blocks, and the hook latency per call,
+// median and p99, with `abcd version` timed beside every call as the reference: the target is a hook
+// median at most 2x abcd version's. Calls alternate between the hooks, so all see the same machine.
+// With -md it writes its section of docs/performance.md.
 package main
 
 import (
@@ -21,10 +24,23 @@ import (
 	"github.com/abcd-dev/abcd/tools/bench/benchkit"
 )
 
+// target is issue 21's: the hook's median at most twice abcd version's, measured in the same run.
+const target = 2.0
+
+// corpora are the committed corpora, in the order they are reported.
+var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl"}
+
 type corpusCase struct {
-	Kind string `json:"kind"`
-	Line string `json:"line"`
-	Want string `json:"want"`
+	Kind  string `json:"kind"`
+	Class string `json:"class"`
+	Line  string `json:"line"`
+	Want  string `json:"want"`
+}
+
+// attack reports a line the guard must stop: destructive in the first corpus, any line of the
+// adversarial corpus, an attack of the second batch.
+func (c corpusCase) attack() bool {
+	return c.Kind == "destructive" || c.Kind == "attack" || c.Class != "" && c.Kind == ""
 }
 
 // outcome is what one hook said about one line.
@@ -40,47 +56,115 @@ type hook struct {
 }
 
 func main() {
-	corpus := flag.String("corpus", "adapters/shell/testdata/corpus.jsonl", "the corpus, one JSON case a line")
+	dir := flag.String("corpora", "adapters/shell/testdata", "the folder holding the corpora")
 	peer := flag.String("peer", "tools/node_modules/cc-safety-net/dist/bin/cc-safety-net.js", "cc-safety-net's hook entry point")
 	list := flag.Bool("list", false, "list every line where the two disagree")
+	md := flag.String("md", "", "write this driver's section of docs/performance.md here")
 	flag.Parse()
-	if err := run(*corpus, *peer, *list); err != nil {
+	if err := run(*dir, *peer, *list, *md); err != nil {
 		fmt.Fprintln(os.Stderr, "bench guard:", err)
 		os.Exit(1)
 	}
 }
 
-func run(corpusPath, peer string, list bool) error {
-	cases, err := load(corpusPath)
-	if err != nil {
-		return err
+type loaded struct {
+	name  string
+	cases []corpusCase
+}
+
+func run(dir, peer string, list bool, md string) error {
+	var sets []loaded
+	for _, name := range corpora {
+		cases, err := load(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		sets = append(sets, loaded{name, cases})
 	}
 	if _, err := os.Stat(peer); err != nil {
 		return fmt.Errorf("cc-safety-net is not installed (%v): run npm ci --prefix tools", err)
 	}
-	dir, err := os.MkdirTemp("", "abcd-bench-guard-")
+	tmp, err := os.MkdirTemp("", "abcd-bench-guard-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer os.RemoveAll(tmp)
+	bin, err := abcdBinary(tmp)
+	if err != nil {
+		return err
+	}
+	peer, _ = filepath.Abs(peer)
 
+	// The corpora are written for a home at /home/dev holding the repository proj; both hooks run in
+	// a real repository at the same place under a temporary home.
+	home := filepath.Join(tmp, "home", "dev")
+	repo := filepath.Join(home, "proj")
+	if err := gitRepo(repo, home); err != nil {
+		return err
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ABCD_HOME=" + filepath.Join(tmp, "abcd-home"), "NO_COLOR=1", "LANG=C.UTF-8"}
+	hooks := []hook{
+		{name: "abcd", argv: []string{bin, "guard", "hook"}, env: env},
+		{name: "cc-safety-net", argv: []string{"node", peer, "--claude-code"}, env: env},
+	}
+	// One warm-up call each, so none pays for a cold disk cache in the figures.
+	for _, h := range hooks {
+		call(h, payload("true", repo), repo)
+	}
+	if _, err := benchkit.Time(env, repo, bin, "version"); err != nil {
+		return err
+	}
+
+	results := make([][][]outcome, len(sets))
+	var version []time.Duration
+	i := 0
+	for s, set := range sets {
+		results[s] = make([][]outcome, len(hooks))
+		for _, c := range set.cases {
+			p := payload(strings.ReplaceAll(c.Line, "/home/dev", home), repo)
+			for k := range hooks {
+				h := (i + k) % len(hooks) // alternate which runs first
+				results[s][h] = append(results[s][h], call(hooks[h], p, repo))
+			}
+			v, err := benchkit.Time(env, repo, bin, "version")
+			if err != nil {
+				return err
+			}
+			version = append(version, v)
+			i++
+		}
+	}
+	r := report(sets, hooks, results, version)
+	fmt.Print(r.text)
+	if list {
+		listDisagreements(sets, results)
+	}
+	if err := benchkit.WriteTargets(md, []benchkit.Target{{
+		What:   fmt.Sprintf("`abcd guard hook` median at most %.0fx `abcd version`, one process per call", target),
+		Figure: fmt.Sprintf("%.2fx (%.3f ms against %.3f ms)", r.ratio, benchkit.MS(r.hookMedian), benchkit.MS(r.versionMedian)),
+		Met:    r.ratio <= target,
+	}}); err != nil {
+		return err
+	}
+	return benchkit.WriteSection(md, r.markdown)
+}
+
+// abcdBinary is bin/abcd (or $ABCD_BIN) when built, else a build of it.
+func abcdBinary(tmp string) (string, error) {
 	bin := os.Getenv("ABCD_BIN")
 	if bin == "" {
 		bin = "bin/abcd"
 	}
 	if _, err := os.Stat(bin); err != nil {
-		bin = filepath.Join(dir, "abcd")
+		bin = filepath.Join(tmp, "abcd")
 		if err := benchkit.Build(bin, "./frontdoors/cmd/abcd"); err != nil {
-			return err
+			return "", err
 		}
 	}
-	bin, _ = filepath.Abs(bin)
-	peer, _ = filepath.Abs(peer)
+	return filepath.Abs(bin)
+}
 
-	// The corpus is written for a home at /home/dev holding the repository proj; both hooks run in a
-	// real repository at the same place under a temporary home.
-	home := filepath.Join(dir, "home", "dev")
-	repo := filepath.Join(home, "proj")
+func gitRepo(repo, home string) error {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		return err
 	}
@@ -92,58 +176,103 @@ func run(corpusPath, peer string, list bool) error {
 			return fmt.Errorf("git %v: %v\n%s", step, err, out)
 		}
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ABCD_HOME=" + filepath.Join(dir, "abcd-home"), "NO_COLOR=1", "LANG=C.UTF-8"}
-	hooks := []hook{
-		{name: "abcd", argv: []string{bin, "guard", "hook"}, env: env},
-		{name: "cc-safety-net", argv: []string{"node", peer, "--claude-code"}, env: env},
-	}
-	// One warm-up call each, so neither pays for a cold disk cache in the figures.
-	for _, h := range hooks {
-		call(h, payload("true", repo), repo)
-	}
+	return nil
+}
 
-	results := make([][]outcome, len(hooks))
-	for i, c := range cases {
-		line := strings.ReplaceAll(c.Line, "/home/dev", home)
-		p := payload(line, repo)
-		for k := range hooks {
-			h := hooks[(i+k)%len(hooks)] // alternate which runs first
-			results[(i+k)%len(hooks)] = append(results[(i+k)%len(hooks)], call(h, p, repo))
+type figures struct {
+	text, markdown            string
+	hookMedian, versionMedian time.Duration
+	ratio                     float64
+}
+
+// report counts each hook's verdicts per corpus and its latency over every call.
+func report(sets []loaded, hooks []hook, results [][][]outcome, version []time.Duration) figures {
+	var text, md strings.Builder
+	total := 0
+	for _, s := range sets {
+		total += len(s.cases)
+	}
+	fmt.Fprintf(&text, "guard: %d lines from %d corpora, one hook process per call, abcd version timed beside each\n", total, len(sets))
+	fmt.Fprintf(&md, "## The guard hook\n\n`go run ./tools/bench/guard`: abcd's hook and cc-safety-net's hook (npm `cc-safety-net` 2.4.5) over the\n")
+	fmt.Fprintf(&md, "guard's %d corpus lines, one process per call as Claude Code runs them, alternating, with `abcd version`\n", total)
+	fmt.Fprintf(&md, "timed beside every call as the reference. An attack is caught when the hook blocks it or warns about it;\n")
+	fmt.Fprintf(&md, "an ordinary command is falsely blocked when it is denied.\n\n")
+	fmt.Fprintf(&md, "| corpus | hook | attacks blocked | attacks caught | ordinary blocked |\n| --- | --- | --- | --- | --- |\n")
+	for s, set := range sets {
+		attacks, ordinary := 0, 0
+		for _, c := range set.cases {
+			if c.attack() {
+				attacks++
+			} else {
+				ordinary++
+			}
+		}
+		for k, h := range hooks {
+			blocked, caught, falseBlocks := 0, 0, 0
+			for i, o := range results[s][k] {
+				stopped := o.decision == "deny"
+				warned := o.decision == "warn" || o.decision == "ask"
+				switch {
+				case set.cases[i].attack() && stopped:
+					blocked++
+					caught++
+				case set.cases[i].attack() && warned:
+					caught++
+				case !set.cases[i].attack() && stopped:
+					falseBlocks++
+				}
+			}
+			fmt.Fprintf(&text, "  %-15s %-14s attacks blocked %4d / %-4d caught %4d / %-4d  ordinary blocked %3d / %d\n", set.name, h.name, blocked, attacks, caught, attacks, falseBlocks, ordinary)
+			fmt.Fprintf(&md, "| %s | %s | %d / %d | %d / %d | %d / %d |\n", set.name, h.name, blocked, attacks, caught, attacks, falseBlocks, ordinary)
 		}
 	}
-
-	fmt.Printf("guard: %d destructive and %d everyday lines from %s, one hook process per call\n", count(cases, "destructive"), count(cases, "everyday"), corpusPath)
-	fmt.Printf("  %-14s %14s %14s %10s %12s %12s\n", "hook", "blocked (dest)", "false blocks", "errors", "median ms", "p99 ms")
 	meds := make([]time.Duration, len(hooks))
 	p99s := make([]time.Duration, len(hooks))
+	fmt.Fprintf(&md, "\n| hook | median per call | p99 per call | errors |\n| --- | --- | --- | --- |\n")
 	for k, h := range hooks {
-		caught, falseBlocks, errs := 0, 0, 0
 		var took []time.Duration
-		for i, o := range results[k] {
-			took = append(took, o.took)
-			switch {
-			case o.decision == "error":
-				errs++
-			case cases[i].Kind == "destructive" && o.decision == "deny":
-				caught++
-			case cases[i].Kind == "everyday" && o.decision == "deny":
-				falseBlocks++
+		errs := 0
+		for s := range sets {
+			for _, o := range results[s][k] {
+				took = append(took, o.took)
+				if o.decision == "error" {
+					errs++
+				}
 			}
 		}
 		meds[k], p99s[k] = benchkit.Median(took), pct(took, 99)
-		fmt.Printf("  %-14s %8d / %-3d %8d / %-3d %10d %12.2f %12.2f\n", h.name, caught, count(cases, "destructive"), falseBlocks, count(cases, "everyday"), errs,
-			benchkit.MS(meds[k]), benchkit.MS(p99s[k]))
+		fmt.Fprintf(&text, "  %-14s median %.2f ms  p99 %.2f ms  errors %d\n", h.name, benchkit.MS(meds[k]), benchkit.MS(p99s[k]), errs)
+		fmt.Fprintf(&md, "| `%s` | %.2f ms | %.2f ms | %d |\n", strings.Join(hookNames(h), " "), benchkit.MS(meds[k]), benchkit.MS(p99s[k]), errs)
 	}
-	fmt.Printf("  latency ratio (cc-safety-net / abcd): median %.1fx, p99 %.1fx\n",
-		float64(meds[1])/float64(meds[0]), float64(p99s[1])/float64(p99s[0]))
-	if list {
-		for i, c := range cases {
-			if results[0][i].decision != results[1][i].decision {
-				fmt.Printf("  %s %-5s abcd=%-5s cc-safety-net=%-5s %q\n", c.Kind, c.Want, results[0][i].decision, results[1][i].decision, c.Line)
+	vm := benchkit.Median(version)
+	fmt.Fprintf(&md, "| `abcd version` (reference) | %.2f ms | %.2f ms | |\n\n", benchkit.MS(vm), benchkit.MS(pct(version, 99)))
+	ratio := float64(meds[0]) / float64(vm)
+	fmt.Fprintf(&text, "  abcd version   median %.2f ms  (the hook's median is %.2fx it; target <= %.1fx)\n", benchkit.MS(vm), ratio, target)
+	fmt.Fprintf(&text, "  latency ratio (cc-safety-net / abcd): median %.1fx, p99 %.1fx\n", float64(meds[1])/float64(meds[0]), float64(p99s[1])/float64(p99s[0]))
+	fmt.Fprintf(&md, "The hook's median is %.2fx `abcd version`'s (target: at most %.0fx), and %.1fx lower than cc-safety-net's\n", ratio, target, float64(meds[1])/float64(meds[0]))
+	fmt.Fprintf(&md, "(p99 %.1fx). The hook starts no process: it reads its payload, the working tree's `.abcd/guard.json`\n", float64(p99s[1])/float64(p99s[0]))
+	fmt.Fprintf(&md, "(and the machine's allow file only when that file weakens the rules), and evaluates in memory; the\n")
+	fmt.Fprintf(&md, "built-in rules are compiled into the binary rather than decoded on each call. The corpora were written\n")
+	fmt.Fprintf(&md, "alongside abcd's rules, so they favour them: read the detection figures as \"abcd catches what it claims\n")
+	fmt.Fprintf(&md, "to\", not as a neutral comparison; `go run ./tools/bench/guard -list` prints every line where the two disagree.\n\n")
+	return figures{text: text.String(), markdown: md.String(), hookMedian: meds[0], versionMedian: vm, ratio: ratio}
+}
+
+func hookNames(h hook) []string {
+	if h.name == "abcd" {
+		return []string{"abcd", "guard", "hook"}
+	}
+	return []string{"cc-safety-net", "--claude-code"}
+}
+
+func listDisagreements(sets []loaded, results [][][]outcome) {
+	for s, set := range sets {
+		for i, c := range set.cases {
+			if a, b := results[s][0][i].decision, results[s][1][i].decision; a != b {
+				fmt.Printf("  %s %-9s abcd=%-5s cc-safety-net=%-5s %q\n", set.name, c.Kind+c.Class, a, b, c.Line)
 			}
 		}
 	}
-	return nil
 }
 
 func load(p string) ([]corpusCase, error) {
@@ -165,23 +294,16 @@ func load(p string) ([]corpusCase, error) {
 	return out, sc.Err()
 }
 
-func count(cases []corpusCase, kind string) int {
-	n := 0
-	for _, c := range cases {
-		if c.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
-
 // payload is Claude Code's PreToolUse input for the Bash tool.
 func payload(command, cwd string) []byte {
-	data, _ := json.Marshal(map[string]any{
+	data, err := json.Marshal(map[string]any{
 		"session_id": "bench", "transcript_path": filepath.Join(cwd, ".bench-transcript.jsonl"), "cwd": cwd,
 		"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
 		"tool_input": map[string]any{"command": command, "description": "bench"}, "tool_use_id": "toolu_bench",
 	})
+	if err != nil {
+		panic(err) // a map of strings always marshals
+	}
 	return data
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 // sections are the drivers that write their part of the page, in the page's order.
-var sections = []string{"coldstart", "records", "lintchanged", "mcp"}
+var sections = []string{"coldstart", "guard", "records", "lintchanged", "mcp"}
 
 // printed are the drivers whose printed figures the page carries as they are.
 var printed = []struct{ file, title, driver string }{
@@ -24,7 +24,6 @@ var printed = []struct{ file, title, driver string }{
 	{"loop.txt", "The build loop", "go run ./tools/bench/loop"},
 	{"openai.txt", "The provider route", "go run ./tools/bench/openai"},
 	{"runner.txt", "The runner route", "go run ./tools/bench/runner"},
-	{"guard.txt", "The guard hook", "go run ./tools/bench/guard"},
 	{"jsonschema.txt", "The JSON Schema validator", "cd frontdoors/internal/jsonschema/benchref && GOWORK=off go run ."},
 	{"gotest.txt", "Go benchmarks", "go test -run '^$' -bench . -benchmem ./domain/... ./ports/... ./adapters/... ./frontdoors/... (every module)"},
 }

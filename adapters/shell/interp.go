@@ -1,0 +1,404 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/abcd-dev/abcd/domain/guard"
+)
+
+// interpreters run code in their own language. The guard does not read those languages; it reads
+// the shell commands their code hands to a shell (os.system, subprocess, execSync, system, backticks,
+// do shell script) and the folders it removes whole (shutil.rmtree, fs.rmSync with recursive,
+// FileUtils.rm_rf, File::Path's rmtree), and it marks code whose text it cannot know (a download
+// piped in) as opaque.
+var interpreters = map[string]interp{
+	"python":    {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
+	"pypy":      {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
+	"perl":      {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
+	"ruby":      {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
+	"node":      {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
+	"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
+	"deno":      {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
+	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
+	"php":       {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
+	"lua":       {code: []string{"-e"}, values: []string{"-l"}},
+	"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
+	"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
+	"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
+	"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
+	"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
+	"racket":    {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
+	"guile":     {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
+	"elixir":    {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
+	"groovy":    {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
+	"tclsh":     {},
+	"irb":       {},
+	"jshell":    {},
+	"awk":       {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
+}
+
+// interp is how an interpreter takes its code: options whose value is code, options that take a
+// value, options after which it runs a module rather than code, a subcommand that takes the code
+// (deno eval), or a program as its first operand (awk).
+type interp struct {
+	code, values, stop []string
+	sub                bool
+	program            bool
+}
+
+// interpreterOf is the table entry for a program name, its version suffix ignored (python3.12,
+// php8.2, gawk).
+func interpreterOf(base string) (interp, bool) {
+	if i, ok := interpreters[base]; ok {
+		return i, true
+	}
+	trimmed := strings.TrimRightFunc(base, func(r rune) bool { return unicode.IsDigit(r) || r == '.' })
+	if i, ok := interpreters[trimmed]; ok {
+		return i, true
+	}
+	switch base {
+	case "gawk", "mawk", "nawk", "busybox-awk":
+		return interpreters["awk"], true
+	case "python3", "python2", "pypy3":
+		return interpreters["python"], true
+	}
+	return interp{}, false
+}
+
+func isInterpreter(base string) bool {
+	_, ok := interpreterOf(base)
+	return ok
+}
+
+// interpreter follows an interpreter's code: given with -c or -e, read from its input, or a file the
+// line wrote (a download) or a process substitution.
+func (w *walker) interpreter(c *cmdCall, base string) {
+	c.emit(w)
+	spec, _ := interpreterOf(base)
+	inner := c.sc.sub().child(c.via, base)
+	rest := c.words[1:]
+	if spec.sub {
+		if t, _ := firstText(rest); len(rest) > 0 && (t == "eval" || t == "run") {
+			if t == "run" {
+				rest = rest[1:]
+			}
+		} else {
+			return
+		}
+	}
+	var script *guard.Word
+	for i := 0; i < len(rest); i++ {
+		t, ok := rest[i].Text()
+		if !ok || !strings.HasPrefix(t, "-") || t == "-" {
+			if spec.program || (spec.sub && t == "eval") {
+				if spec.sub {
+					i++
+					if i >= len(rest) {
+						return
+					}
+				}
+				w.interpCode(rest[i], inner, base)
+				return
+			}
+			script = &rest[i]
+			break
+		}
+		if t == "--" {
+			if i+1 < len(rest) {
+				script = &rest[i+1]
+			}
+			break
+		}
+		name, val, joined := t[:min(2, len(t))], t[min(2, len(t)):], len(t) > 2 && !strings.HasPrefix(t, "--")
+		if strings.HasPrefix(t, "--") {
+			name, val, joined = strings.Cut(t, "=")
+		}
+		switch {
+		case contains(spec.stop, name):
+			return
+		case contains(spec.code, name):
+			if joined {
+				w.interpCode(guard.Lit(val), inner, base)
+			} else if i+1 < len(rest) {
+				w.interpCode(rest[i+1], inner, base)
+			}
+			return
+		case contains(spec.values, name) && !joined:
+			i++
+		}
+	}
+	if script == nil {
+		w.interpInput(c.sc.stdin, inner, base, c.text)
+		return
+	}
+	if t, _ := script.Text(); t == "-" {
+		w.interpInput(c.sc.stdin, inner, base, c.text)
+		return
+	}
+	w.interpInput(w.fileInput(*script, c.sc, nil), inner, base, c.text)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// interpInput reads code an interpreter gets from its input or a file. Known code is also recorded
+// as the interpreter given that code (python3 -c CODE), so rules about what code touches see it.
+func (w *walker) interpInput(in *input, sc scope, base, text string) {
+	switch {
+	case in == nil:
+	case in.hasWord():
+		w.emit(guard.Command{Name: guard.Lit(base), Args: []guard.Word{guard.Lit("-c"), in.word}, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text})
+		w.interpCode(in.word, sc, base)
+	default:
+		w.opaque(sc, text, in.from)
+	}
+}
+
+// interpCode reads one piece of code for the shell commands it runs and the folders it removes.
+func (w *walker) interpCode(code guard.Word, sc scope, base string) {
+	if code.AllHole() {
+		w.opaque(sc, base+" "+code.String(), holeFrom([]guard.Word{code}))
+		return
+	}
+	text := textOf(code)
+	if len(text) > maxOutput {
+		text = text[:maxOutput]
+	}
+	for _, line := range shellOuts(text) {
+		w.line(line, sc)
+		if w.refused != "" {
+			return
+		}
+	}
+}
+
+// shellCalls are the functions and forms that hand a string or an argument list to a shell or run
+// a program; removers delete a folder and everything in it.
+var (
+	shellCalls = []string{"system", "popen", "exec", "execSync", "execFileSync", "spawnSync", "spawn", "execFile", "check_call", "check_output",
+		"call", "run", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open", "execute", "io.popen", "Command", "sh", "capture2", "capture3", "popen3", "spawnvp", "execvp", "execlp"}
+	removers = []string{"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
+)
+
+// shellOuts finds the shell commands in interpreter code: the first string (or list of strings)
+// given to a shell-out function, text in backticks, rm -rf of what a remover is given, an HTTP
+// DELETE of a URL, and a fork in a loop.
+func shellOuts(code string) []string {
+	var out []string
+	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for(;;)") || strings.Contains(code, "for (;;)")) {
+		// fork while fork: the same multiplying as a shell fork bomb, read as one
+		out = append(out, ":(){ :|:& };:")
+	}
+	for i := 0; i < len(code) && len(out) < 32; i++ {
+		switch {
+		case code[i] == '`':
+			end := strings.IndexByte(code[i+1:], '`')
+			if end < 0 {
+				return out
+			}
+			out = append(out, code[i+1:i+1+end])
+			i += end + 1
+		case isIdentStart(code[i]) && (i == 0 || !isIdent(code[i-1])):
+			if rest, ok := strings.CutPrefix(code[i:], "do shell script"); ok {
+				if s, ok := argument(rest); ok {
+					out = append(out, s)
+				}
+				i += len("do shell script") - 1
+				continue
+			}
+			j := i
+			for j < len(code) && isIdent(code[j]) {
+				j++
+			}
+			name := code[i:j]
+			k := j
+			for k < len(code) && (code[k] == ' ' || code[k] == '(' || code[k] == '\t') {
+				k++
+			}
+			if n, ok := qxForm(name, code[j:]); ok {
+				out = append(out, n)
+			} else if contains(shellCalls, name) {
+				if s, ok := argument(code[k:]); ok {
+					out = append(out, s)
+				}
+			} else if contains(removers, name) {
+				if p, ok := pathArgument(code[k:]); ok {
+					out = append(out, "rm -rf -- "+p)
+				}
+			} else if name == "delete" && i > 0 && code[i-1] == '.' {
+				// requests.delete(url), httpx.delete(url): an HTTP DELETE
+				if u, _, ok := concatenated(strings.TrimLeft(code[k:], " \t(")); ok && strings.Contains(u, "://") {
+					out = append(out, "curl -X DELETE "+shellQuote(u))
+				}
+			}
+			i = j - 1
+		}
+	}
+	return out
+}
+
+// qxForm reads perl's qx{...} and ruby's %x(...) text.
+func qxForm(name, rest string) (string, bool) {
+	if name != "qx" || len(rest) < 2 {
+		return "", false
+	}
+	open := rest[0]
+	closeBy := map[byte]byte{'(': ')', '{': '}', '[': ']', '<': '>', '/': '/', '|': '|', '!': '!'}[open]
+	if closeBy == 0 {
+		return "", false
+	}
+	end := strings.IndexByte(rest[1:], closeBy)
+	if end < 0 {
+		return "", false
+	}
+	return rest[1 : 1+end], true
+}
+
+// argument reads a call's first argument: a string literal, or a list of them joined as a command
+// line (each word quoted).
+func argument(s string) (string, bool) {
+	s = strings.TrimLeft(s, " \t(")
+	if strings.HasPrefix(s, "[") || strings.HasPrefix(s, "%w(") || strings.HasPrefix(s, "qw(") {
+		var words []string
+		rest := s[1:]
+		for len(words) < 64 {
+			rest = strings.TrimLeft(rest, " \t,\n")
+			lit, n, ok := literal(rest)
+			if !ok {
+				break
+			}
+			words = append(words, shellQuote(lit))
+			rest = rest[n:]
+		}
+		return strings.Join(words, " "), len(words) > 0
+	}
+	lit, n, ok := concatenated(s)
+	if !ok {
+		return "", false
+	}
+	after := strings.TrimLeft(s[n:], " \t")
+	if !strings.HasPrefix(after, ",") {
+		return lit, true
+	}
+	rest := strings.TrimLeft(after[1:], " \t")
+	if strings.HasPrefix(rest, "[") {
+		// spawn("rm", ["-rf", "/"]): the program, then its argument list
+		if list, ok := argument(rest); ok {
+			return shellQuote(lit) + " " + list, true
+		}
+	}
+	// system "rm", "-rf", "/" (perl, ruby): the program and its arguments, each a word
+	words := []string{shellQuote(lit)}
+	for len(words) < 64 {
+		next, m, ok := concatenated(rest)
+		if !ok {
+			break
+		}
+		words = append(words, shellQuote(next))
+		rest = strings.TrimLeft(rest[m:], " \t")
+		if !strings.HasPrefix(rest, ",") {
+			break
+		}
+		rest = strings.TrimLeft(rest[1:], " \t")
+	}
+	if len(words) == 1 {
+		return lit, true
+	}
+	return strings.Join(words, " "), true
+}
+
+// concatenated reads string literals joined with + or . ('r' + 'm -rf ~'): their text, and how
+// many bytes they took.
+func concatenated(s string) (string, int, bool) {
+	lit, n, ok := literal(s)
+	if !ok {
+		return "", 0, false
+	}
+	for {
+		rest := strings.TrimLeft(s[n:], " \t")
+		if rest == "" || rest[0] != '+' && rest[0] != '.' {
+			return lit, n, true
+		}
+		skip := len(s) - len(rest) + 1
+		more := strings.TrimLeft(s[skip:], " \t")
+		next, m, ok := literal(more)
+		if !ok {
+			return lit, n, true
+		}
+		lit += next
+		n = len(s) - len(more) + m
+	}
+}
+
+// literal reads a quoted string at the start of s: its text and how many bytes it took.
+func literal(s string) (string, int, bool) {
+	if s == "" || (s[0] != '"' && s[0] != '\'') {
+		return "", 0, false
+	}
+	q := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case q:
+			return b.String(), i + 1, true
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return "", 0, false
+}
+
+// homeForms are the spellings of the home folder in interpreter code.
+var homeForms = []string{"os.path.expanduser('~')", `os.path.expanduser("~")`, "Path.home()", "pathlib.Path.home()", "os.homedir()", "require('os').homedir()",
+	`require("os").homedir()`, "process.env.HOME", "os.environ['HOME']", `os.environ["HOME"]`, "os.getenv('HOME')", `os.getenv("HOME")`, "ENV['HOME']", `ENV["HOME"]`, "$ENV{HOME}", "$ENV{'HOME'}", "Dir.home", `getenv("HOME")`, "Deno.env.get('HOME')", `Deno.env.get("HOME")`}
+
+// pathArgument reads a remover's first argument as a shell word: a string literal (quoted, so it
+// stays literal), or the home folder.
+func pathArgument(s string) (string, bool) {
+	s = strings.TrimLeft(s, " \t(")
+	for _, h := range homeForms {
+		if rest, ok := strings.CutPrefix(s, h); ok {
+			rest = strings.TrimLeft(rest, " \t")
+			if rest == "" || rest[0] == ')' || rest[0] == ',' || rest[0] == ';' {
+				return "~", true
+			}
+			return "~/\"$__abcd_unknown\"", true
+		}
+	}
+	if strings.HasPrefix(s, "os.path.expanduser(") {
+		if lit, _, ok := literal(strings.TrimPrefix(s, "os.path.expanduser(")); ok && strings.HasPrefix(lit, "~") {
+			return "~" + shellQuote(strings.TrimPrefix(lit, "~")), true
+		}
+	}
+	lit, n, ok := literal(s)
+	if !ok {
+		return "", false
+	}
+	rest := strings.TrimLeft(s[n:], " \t")
+	if rest != "" && (rest[0] == '+' || rest[0] == '.') {
+		// a path built on: its beginning, the rest unknown
+		return shellQuote(lit) + "\"$__abcd_unknown\"", true
+	}
+	return shellQuote(lit), true
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,0 +1,134 @@
+package shell
+
+// wrap is how a program runs another command given after its own words: `nice -n 5 rm -rf ~` runs
+// rm. The guard reads past it to the command it runs. Each entry is exercised by a test that puts
+// rm -rf ~ behind it (wrappers_test.go), so an entry that stops reading through is caught.
+type wrap struct {
+	// values are its options that take a value (-u user, --chdir=dir); two are options that take two
+	// (bwrap --bind SRC DEST).
+	values []string
+	two    []string
+	// skip is how many words after its options come before the command (timeout's duration,
+	// chroot's new root, flock's lock file, gosu's user).
+	skip int
+	// stop are options after which it runs no command (sudo -l, taskset -p, strace -p).
+	stop []string
+	// str are options whose value is a command string a shell runs (flock -c, nix-shell --run).
+	str []string
+	// dir are options whose value is the folder the command runs in (env -C, sudo -D).
+	dir []string
+	// joined: its remaining words are joined with spaces and run by a shell (watch, ssh).
+	joined bool
+	// sub is the subcommand word it takes first, when it is a wrapper only under it (npm exec).
+	sub []string
+	// noCmd: its operands are not a command; it runs one only through its str options.
+	noCmd bool
+	// untilDash: the command follows the first -- after its options (chamber exec svc -- cmd).
+	untilDash bool
+}
+
+// wrappers is the maintained list of programs that run their argument as a command. Programs with
+// their own handling (sudo, env, xargs, find, git, the shells, su, ssh, parallel, ...) are in
+// call.go and exec.go.
+var wrappers = map[string]wrap{
+	"nice":             {values: []string{"-n", "--adjustment"}},
+	"nohup":            {},
+	"setsid":           {},
+	"unbuffer":         {},
+	"caffeinate":       {values: []string{"-t", "-w"}},
+	"catchsegv":        {},
+	"nocache":          {},
+	"eatmydata":        {},
+	"fakechroot":       {values: []string{"-l", "--lib", "-d", "--elfloader", "-s", "--use-system-libs", "-e", "--environment", "-c", "--config-dir"}},
+	"fakeroot":         {values: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}},
+	"torsocks":         {values: []string{"-u", "-p", "-a", "-P", "--user", "--pass", "--address", "--port"}},
+	"tsocks":           {},
+	"proxychains":      {values: []string{"-f"}},
+	"proxychains4":     {values: []string{"-f"}},
+	"dbus-run-session": {values: []string{"--config-file", "--dbus-daemon"}},
+	"dbus-launch":      {values: []string{"--config-file", "--autolaunch"}},
+	"xvfb-run":         {values: []string{"-n", "--server-num", "-s", "--server-args", "-e", "--error-file", "-f", "--auth-file", "-w", "--wait", "-p", "--xauth-protocol"}},
+	"tini":             {values: []string{"-p", "-e"}},
+	"dumb-init":        {values: []string{"-r", "--rewrite"}},
+	"stdbuf":           {values: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
+	"ionice":           {values: []string{"-c", "-n", "--class", "--classdata"}, stop: []string{"-p", "-P", "-u", "--pid", "--pgid", "--uid"}},
+	"timeout":          {values: []string{"-s", "-k", "--signal", "--kill-after"}, skip: 1},
+	"time":             {values: []string{"-f", "-o", "--format", "--output"}},
+	"chroot":           {values: []string{"--userspec", "--groups"}, skip: 1},
+	"taskset":          {stop: []string{"-p", "--pid"}, skip: 1},
+	"chrt":             {values: []string{"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}, stop: []string{"-p", "--pid", "-m", "--max"}, skip: 1},
+	"flock":            {values: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, str: []string{"-c", "--command"}, skip: 1},
+	"strace":           {values: []string{"-o", "-e", "-s", "-a", "-b", "-u", "-I", "-O", "-P", "-S", "-X", "-E", "-U", "--output", "--string-limit", "--trace", "--signal", "--status", "--user", "--env", "--columns", "--summary-columns", "--trace-path"}, stop: []string{"-p", "--attach"}},
+	"ltrace":           {values: []string{"-o", "-e", "-s", "-n", "-u", "-a", "-l", "-L", "-x", "-w", "-F", "-A", "-D", "--output", "--library", "--indent", "--align"}, stop: []string{"-p"}},
+	"valgrind":         {values: []string{"--tool", "--log-file", "--log-fd", "--suppressions"}},
+	"unshare":          {values: []string{"-S", "--setuid", "-G", "--setgid", "--propagation", "-R", "--root", "-t", "--time"}, dir: []string{"-w", "--wd"}},
+	"nsenter":          {values: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-Z"}, dir: []string{"-w", "--wd"}},
+	"systemd-run":      {values: []string{"-u", "--unit", "-p", "--property", "-E", "--setenv", "--uid", "--gid", "--description", "--slice", "-M", "--machine", "-H", "--host", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--path-property", "--socket-property", "--timer-property", "--nice", "--service-type"}, dir: []string{"--working-directory"}},
+	"firejail":         {values: []string{"--profile", "--name", "--private"}},
+	"bwrap":            {values: []string{"--uid", "--gid", "--hostname", "--tmpfs", "--proc", "--dev", "--dir", "--remount-ro", "--unsetenv", "--lock-file", "--sync-fd", "--info-fd", "--json-status-fd", "--userns", "--userns2", "--pidns", "--seccomp", "--add-seccomp-fd", "--exec-label", "--file-label", "--block-fd", "--userns-block-fd", "--cap-add", "--cap-drop", "--perms", "--size", "--args", "--argv0"}, two: []string{"--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv", "--chmod", "--file", "--bind-data", "--ro-bind-data", "--overlay-src"}, dir: []string{"--chdir"}},
+	"proot":            {values: []string{"-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-q", "--qemu", "-k", "--kernel-release"}, dir: []string{"-w", "--cwd"}},
+	"trickle":          {values: []string{"-d", "-u", "-w", "-t", "-l", "-n"}},
+	"cpulimit":         {values: []string{"-l", "--limit", "-c", "--cpu"}, stop: []string{"-p", "--pid", "-e", "--exe", "-P", "--path"}},
+	"rlwrap":           {values: []string{"-a", "-b", "-C", "-D", "-e", "-f", "-g", "-H", "-l", "-O", "-p", "-P", "-q", "-s", "-S", "-t", "-w", "-z"}},
+	"pkexec":           {values: []string{"--user"}},
+	"gosu":             {skip: 1},
+	"su-exec":          {skip: 1},
+	"chpst":            {values: []string{"-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"}},
+	"setpriv":          {values: []string{"--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"}},
+	"prlimit":          {stop: []string{"-p", "--pid"}},
+	"numactl":          {values: []string{"-C", "-N", "-m", "-p", "-i", "-P", "--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave"}},
+	"cgexec":           {values: []string{"-g"}},
+	"sem":              {values: []string{"-j", "--jobs", "--id"}},
+	"daemonize":        {values: []string{"-a", "-c", "-e", "-E", "-l", "-o", "-p", "-u"}},
+	"command":          {stop: []string{"-v", "-V"}},
+	"builtin":          {},
+	"exec":             {values: []string{"-a"}},
+	"nix-shell":        {values: []string{"-p", "--packages", "-I", "-A", "--attr", "--expr", "-E", "--pure", "--keep", "-k"}, two: []string{"--arg", "--argstr"}, str: []string{"--run", "--command"}, noCmd: true},
+	"direnv":           {sub: []string{"exec"}, skip: 1},
+	"npx":              {values: []string{"-p", "--package"}, str: []string{"-c", "--call"}},
+	"bunx":             {values: []string{"-p", "--package"}},
+	"uvx":              {values: []string{"--from", "--with", "-p", "--python"}},
+	"pipx":             {sub: []string{"run"}, values: []string{"--spec", "--python"}},
+	"npm":              {sub: []string{"exec", "x"}, values: []string{"-p", "--package", "-w", "--workspace"}, str: []string{"-c", "--call"}},
+	"pnpm":             {sub: []string{"exec", "dlx"}, values: []string{"-C", "--dir", "--filter"}, str: []string{"-c"}},
+	"yarn":             {sub: []string{"exec", "dlx"}},
+	"uv":               {sub: []string{"run"}, values: []string{"--with", "-p", "--python", "--project", "--env-file", "--extra", "--group", "--package"}, dir: []string{"--directory"}},
+	"poetry":           {sub: []string{"run"}},
+	"pipenv":           {sub: []string{"run"}},
+	"bundle":           {sub: []string{"exec"}},
+	"rbenv":            {sub: []string{"exec"}},
+	"pyenv":            {sub: []string{"exec"}},
+	"asdf":             {sub: []string{"exec"}},
+	"mise":             {sub: []string{"exec", "x"}, values: []string{"-C", "--cd", "-j", "--jobs"}},
+	"conda":            {sub: []string{"run"}, values: []string{"-n", "--name", "-p", "--prefix"}, dir: []string{"--cwd"}},
+	"micromamba":       {sub: []string{"run"}, values: []string{"-n", "--name", "-p", "--prefix"}},
+	"op":               {sub: []string{"run"}, values: []string{"--env-file"}},
+	"doppler":          {sub: []string{"run"}, values: []string{"-p", "--project", "-c", "--config"}, str: []string{"--command"}},
+	"infisical":        {sub: []string{"run"}, values: []string{"--env", "--projectId", "--path"}, str: []string{"--command"}},
+	"aws-vault":        {sub: []string{"exec"}, skip: 1},
+	"chamber":          {sub: []string{"exec"}, untilDash: true},
+	"dotenv":           {values: []string{"-e", "-c", "-v"}},
+	"dotenvx":          {sub: []string{"run"}, values: []string{"-f", "--env-file"}},
+	"env-cmd":          {values: []string{"-f", "--file", "-e", "--environments", "-r", "--rc-file"}},
+	"nodemon":          {values: []string{"-w", "--watch", "-e", "--ext", "-i", "--ignore", "-d", "--delay", "-x"}, str: []string{"--exec"}},
+	"cross-env":        {},
+	"watch":            {values: []string{"-n", "--interval", "-d", "--differences", "-q", "--equexit"}, joined: true},
+	"watchexec":        {values: []string{"-e", "--exts", "-w", "--watch", "-i", "--ignore", "-f", "--filter", "-d", "--debounce", "--delay-run", "-s", "--signal", "--shell", "-E", "--env", "--project-origin", "--workdir"}, joined: true},
+	"busybox":          {},
+	"toybox":           {},
+	"sudoedit":         {},
+	"chronic":          {},
+	"ifne":             {},
+	"tsp":              {values: []string{"-L", "-D", "-W", "-N", "-E"}},
+	"pueue":            {sub: []string{"add"}, values: []string{"-w", "--working-directory", "-d", "--delay", "-g", "--group", "-l", "--label", "-a", "--after", "-o", "--priority"}},
+	"lckdo":            {values: []string{"-w", "-W"}, skip: 1},
+	"entr":             {},
+	"vipe":             {},
+	"retry":            {values: []string{"-t", "--tries", "-d", "--delay"}},
+}
+
+// cmdStrings are programs whose operands are each a shell command string they run (concurrently
+// 'npm:a' 'rm -rf x', entr -s 'make test').
+var cmdStrings = map[string][]string{
+	"concurrently": {"-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-k", "--kill-others", "--restart-tries", "-s", "--success", "--max-processes", "-m"},
+}
