@@ -185,14 +185,14 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 var (
 	shellCalls = []string{"system", "popen", "exec", "execSync", "execFileSync", "spawnSync", "spawn", "execFile", "check_call", "check_output",
 		"call", "run", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open", "execute", "io.popen", "Command", "sh", "capture2", "capture3", "popen3", "spawnvp", "execvp", "execlp"}
-	removers = []string{"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
+	removers = []string{"unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
 )
 
 // shellOuts finds the shell commands in interpreter code: the first string (or list of strings)
 // given to a shell-out function, text in backticks, rm -rf of what a remover is given, an HTTP
 // DELETE of a URL, and a fork in a loop.
 func shellOuts(code string) []string {
-	var out []string
+	out := awkPipes(code)
 	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for(;;)") || strings.Contains(code, "for (;;)")) {
 		// fork while fork: the same multiplying as a shell fork bomb, read as one
 		out = append(out, ":(){ :|:& };:")
@@ -222,6 +222,9 @@ func shellOuts(code string) []string {
 			k := j
 			for k < len(code) && (code[k] == ' ' || code[k] == '(' || code[k] == '\t') {
 				k++
+			}
+			if i > 0 && code[i-1] == '%' && name == "x" {
+				name = "qx" // ruby's %x(...)
 			}
 			if n, ok := qxForm(name, code[j:]); ok {
 				out = append(out, n)
@@ -266,7 +269,10 @@ func qxForm(name, rest string) (string, bool) {
 // line (each word quoted).
 func argument(s string) (string, bool) {
 	s = strings.TrimLeft(s, " \t(")
-	if strings.HasPrefix(s, "[") || strings.HasPrefix(s, "%w(") || strings.HasPrefix(s, "qw(") {
+	if list, ok := bareWords(s); ok {
+		return list, true
+	}
+	if strings.HasPrefix(s, "[") {
 		var words []string
 		rest := s[1:]
 		for len(words) < 64 {
@@ -338,6 +344,32 @@ func concatenated(s string) (string, int, bool) {
 	}
 }
 
+// bareWords reads perl's qw(...) and ruby's %w(...): words without quotes, as a command line.
+func bareWords(s string) (string, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(s, "qw"):
+		rest = s[2:]
+	case strings.HasPrefix(s, "%w"), strings.HasPrefix(s, "%W"):
+		rest = s[2:]
+	default:
+		return "", false
+	}
+	if rest == "" {
+		return "", false
+	}
+	closeBy := map[byte]byte{'(': ')', '{': '}', '[': ']', '<': '>', '/': '/', '|': '|'}[rest[0]]
+	end := strings.IndexByte(rest[1:], closeBy)
+	if closeBy == 0 || end < 0 {
+		return "", false
+	}
+	var words []string
+	for _, f := range strings.Fields(rest[1 : 1+end]) {
+		words = append(words, shellQuote(f))
+	}
+	return strings.Join(words, " "), len(words) > 0
+}
+
 // literal reads a quoted string at the start of s: its text and how many bytes it took.
 func literal(s string) (string, int, bool) {
 	if s == "" || (s[0] != '"' && s[0] != '\'') {
@@ -383,6 +415,12 @@ func pathArgument(s string) (string, bool) {
 			return "~" + shellQuote(strings.TrimPrefix(lit, "~")), true
 		}
 	}
+	if rest, ok := strings.CutPrefix(s, "glob("); ok {
+		// unlink glob("~/.ssh/*"): every file the pattern matches
+		if lit, _, ok := literal(rest); ok {
+			return interpolatedHome(lit, false), true
+		}
+	}
 	lit, n, ok := literal(s)
 	if !ok {
 		return "", false
@@ -390,9 +428,26 @@ func pathArgument(s string) (string, bool) {
 	rest := strings.TrimLeft(s[n:], " \t")
 	if rest != "" && (rest[0] == '+' || rest[0] == '.') {
 		// a path built on: its beginning, the rest unknown
-		return shellQuote(lit) + "\"$__abcd_unknown\"", true
+		return interpolatedHome(lit, true) + "\"$__abcd_unknown\"", true
 	}
-	return shellQuote(lit), true
+	return interpolatedHome(lit, true), true
+}
+
+// interpolatedHome is a string literal as a shell word, with the home folder a perl, PHP or Ruby
+// string spells ($ENV{HOME}, $HOME, ~ in a glob) read as home; quoted keeps glob characters literal.
+func interpolatedHome(lit string, quoted bool) string {
+	for _, h := range []string{"$ENV{HOME}", "${HOME}", "$HOME", "#{ENV['HOME']}", `#{ENV["HOME"]}`, "#{Dir.home}"} {
+		if rest, ok := strings.CutPrefix(lit, h); ok {
+			if quoted {
+				return "~" + shellQuote(rest)
+			}
+			return "~" + rest
+		}
+	}
+	if !quoted {
+		return lit
+	}
+	return shellQuote(lit)
 }
 
 func isIdentStart(c byte) bool {
@@ -402,3 +457,24 @@ func isIdentStart(c byte) bool {
 func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// awkPipes are the commands awk code runs through pipes: "cmd" | getline, and print | "cmd".
+func awkPipes(code string) []string {
+	var out []string
+	for i := 0; i < len(code) && len(out) < 16; i++ {
+		if code[i] != '"' {
+			continue
+		}
+		lit, n, ok := literal(code[i:])
+		if !ok {
+			return out
+		}
+		before := strings.TrimRight(code[:i], " \t")
+		after := strings.TrimLeft(code[i+n:], " \t")
+		if strings.HasPrefix(after, "|") && strings.HasPrefix(strings.TrimLeft(after[1:], " \t"), "getline") || strings.HasSuffix(before, "|") {
+			out = append(out, lit)
+		}
+		i += n - 1
+	}
+	return out
+}

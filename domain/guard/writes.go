@@ -97,6 +97,12 @@ func (r *Registry) Writes(cmd Command) []Target {
 		if a.has("-delete") {
 			out = append(out, each(a.operands, true)...)
 		}
+		// -fprint FILE and its kin write the list to FILE
+		for i, w := range cmd.Args[:max(0, len(cmd.Args)-1)] {
+			if t, ok := w.Text(); ok && (t == "-fprint" || t == "-fprint0" || t == "-fprintf" || t == "-fls") {
+				out = append(out, Target{Word: cmd.Args[i+1]})
+			}
+		}
 		return out
 	}
 	wr, ok := writers[base]
