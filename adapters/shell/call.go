@@ -231,7 +231,8 @@ func (w *walker) remember(c *cmdCall, base string) {
 		text = w.callOutput(c.words, c.sc)
 	}
 	if text == nil || !text.hasWord() {
-		return
+		// text the line does not know (cmd > x.sh): running the file later runs what cmd wrote
+		text = fromNames(base)
 	}
 	for _, r := range c.reds {
 		if t, ok := r.Target.Text(); ok && (r.Op == ">" || r.Op == ">>" || r.Op == ">|") {

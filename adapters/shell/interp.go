@@ -1,11 +1,13 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // interpreters run code in their own language. The guard does not read those languages; it reads
@@ -168,16 +170,70 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 		w.opaque(sc, base+" "+code.String(), holeFrom([]guard.Word{code}))
 		return
 	}
-	text := textOf(code)
-	if len(text) > maxOutput {
-		text = text[:maxOutput]
+	src := textOf(code)
+	if len(src) > maxOutput {
+		src = text.Prefix(src, maxOutput)
 	}
-	for _, line := range shellOuts(text) {
+	for _, line := range shellOuts(src) {
+		if line == unknownCode {
+			// a shell-out or an eval of text the code builds as it runs (a variable, a decoded
+			// string): the guard cannot read what it runs
+			w.opaque(sc, base+" "+text.ClipAt(src, maxEcho), base)
+			continue
+		}
+		if _, err := parse(line); err != nil {
+			// a string that is not shell (python's own exec("print(1)")): nothing the shell runs
+			continue
+		}
 		w.line(line, sc)
 		if w.refused != "" {
 			return
 		}
 	}
+	for _, f := range writtenFiles(src) {
+		sc.st.files[path.Clean(f)] = fromNames(base)
+	}
+}
+
+// unknownCode marks a shell-out whose command the code builds at run time.
+const unknownCode = "\x00unknown"
+
+// opaqueCalls run text the code builds: a shell-out or an eval given anything but a string literal,
+// and decoders whose output is run.
+var opaqueCalls = []string{"system", "popen", "execSync", "spawnSync", "check_output", "check_call", "Popen", "shell_exec", "passthru",
+	"getoutput", "getstatusoutput", "execute", "exec", "eval", "b64decode", "atob", "decode_base64", "fromhex"}
+
+// writtenFiles are the files interpreter code opens for writing or writes whole, by a literal name
+// (open('x.sh', 'w'), writeFileSync('x.sh', ...), File.write('x.sh', ...), file_put_contents).
+func writtenFiles(code string) []string {
+	var out []string
+	for _, call := range []string{"open(", "writeFileSync(", "writeFile(", "File.write(", "file_put_contents(", "Path("} {
+		for i := strings.Index(code, call); i >= 0 && len(out) < 16; {
+			rest := strings.TrimLeft(code[i+len(call):], " \t")
+			if lit, n, ok := literal(rest); ok {
+				after := rest[n:]
+				head := after[:min(len(after), 16)]
+				switch call {
+				case "open(":
+					if strings.ContainsAny(head, "wa") {
+						out = append(out, lit)
+					}
+				case "Path(":
+					if strings.HasPrefix(head, ").write_") {
+						out = append(out, lit)
+					}
+				default:
+					out = append(out, lit)
+				}
+			}
+			next := strings.Index(code[i+len(call):], call)
+			if next < 0 {
+				break
+			}
+			i += len(call) + next
+		}
+	}
+	return out
 }
 
 // shellCalls are the functions and forms that hand a string or an argument list to a shell or run
@@ -228,9 +284,13 @@ func shellOuts(code string) []string {
 			}
 			if n, ok := qxForm(name, code[j:]); ok {
 				out = append(out, n)
-			} else if contains(shellCalls, name) {
-				if s, ok := argument(code[k:]); ok {
+			} else if contains(shellCalls, name) || contains(opaqueCalls, name) {
+				s, ok := argument(code[k:])
+				switch {
+				case ok && contains(shellCalls, name):
 					out = append(out, s)
+				case !ok && contains(opaqueCalls, name) && k > j && strings.Contains(code[j:k], "("):
+					out = append(out, unknownCode)
 				}
 			} else if contains(removers, name) {
 				if p, ok := pathArgument(code[k:]); ok {

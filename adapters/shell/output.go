@@ -196,7 +196,8 @@ func echoOutput(args []guard.Word) guard.Word {
 		if i > 0 {
 			parts = append(parts, guard.Part{Text: " "})
 		}
-		for _, p := range a.Parts {
+		// echo ~ prints the home folder: the shell expanded it first
+		for _, p := range expandTilde(a).Parts {
 			if escapes && !p.Hole {
 				p.Text = ansiC(p.Text)
 			}
