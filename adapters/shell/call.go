@@ -134,7 +134,7 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 	if w.follows(c, base) {
 		return false, nil
 	}
-	if wr, ok := wrappers[base]; ok {
+	if wr, ok := wrappers()[base]; ok {
 		return w.unwrap(c, base, wr), nil
 	}
 	w.plain(c, base)

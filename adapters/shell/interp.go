@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/abcd-dev/abcd/domain/guard"
@@ -15,31 +16,33 @@ import (
 // do shell script) and the folders it removes whole (shutil.rmtree, fs.rmSync with recursive,
 // FileUtils.rm_rf, File::Path's rmtree), and it marks code whose text it cannot know (a download
 // piped in) as opaque.
-var interpreters = map[string]interp{
-	"python":    {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
-	"pypy":      {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
-	"perl":      {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
-	"ruby":      {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
-	"node":      {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
-	"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
-	"deno":      {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
-	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
-	"php":       {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
-	"lua":       {code: []string{"-e"}, values: []string{"-l"}},
-	"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
-	"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
-	"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
-	"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
-	"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
-	"racket":    {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
-	"guile":     {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
-	"elixir":    {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
-	"groovy":    {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
-	"tclsh":     {},
-	"irb":       {},
-	"jshell":    {},
-	"awk":       {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
-}
+var interpreters = sync.OnceValue(func() map[string]interp {
+	return map[string]interp{
+		"python":    {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
+		"pypy":      {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
+		"perl":      {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
+		"ruby":      {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
+		"node":      {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
+		"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
+		"deno":      {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
+		"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
+		"php":       {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
+		"lua":       {code: []string{"-e"}, values: []string{"-l"}},
+		"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
+		"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
+		"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
+		"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
+		"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
+		"racket":    {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
+		"guile":     {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
+		"elixir":    {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
+		"groovy":    {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
+		"tclsh":     {},
+		"irb":       {},
+		"jshell":    {},
+		"awk":       {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
+	}
+})
 
 // interp is how an interpreter takes its code: options whose value is code, options that take a
 // value, options after which it runs a module rather than code, a subcommand that takes the code
@@ -53,18 +56,18 @@ type interp struct {
 // interpreterOf is the table entry for a program name, its version suffix ignored (python3.12,
 // php8.2, gawk).
 func interpreterOf(base string) (interp, bool) {
-	if i, ok := interpreters[base]; ok {
+	if i, ok := interpreters()[base]; ok {
 		return i, true
 	}
 	trimmed := strings.TrimRightFunc(base, func(r rune) bool { return unicode.IsDigit(r) || r == '.' })
-	if i, ok := interpreters[trimmed]; ok {
+	if i, ok := interpreters()[trimmed]; ok {
 		return i, true
 	}
 	switch base {
 	case "gawk", "mawk", "nawk", "busybox-awk":
-		return interpreters["awk"], true
+		return interpreters()["awk"], true
 	case "python3", "python2", "pypy3":
-		return interpreters["python"], true
+		return interpreters()["python"], true
 	}
 	return interp{}, false
 }
