@@ -2,6 +2,7 @@ package provider
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,7 +40,11 @@ type BaseURL string
 // UnmarshalText refuses an address the configuration would refuse (base_url_invalid).
 func (u *BaseURL) UnmarshalText(b []byte) error {
 	data, _ := json.Marshal(string(b))
-	if err := config.CheckValue("oracle.api.p.base_url", data); err != nil {
+	err := config.CheckValue("oracle.api.p.base_url", data)
+	if err == nil && !strings.HasPrefix(string(b), "https://") && !strings.HasPrefix(string(b), "http://") {
+		err = errors.New("must start with https:// or http://, in lowercase")
+	}
+	if err != nil {
 		return refusal.New("base_url_invalid", "", "the base URL "+err.Error(),
 			"give the provider's address with its version path, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1")
 	}
@@ -48,7 +53,7 @@ func (u *BaseURL) UnmarshalText(b []byte) error {
 }
 
 func (BaseURL) SchemaRule() contract.Rule {
-	return contract.Rule{Description: "the provider's base URL with its version path: https, or http to a loopback address", MinLength: 1, MaxLength: 2048, Pattern: "^https?://"}
+	return contract.Rule{Description: "the provider's base URL with its version path: https, or http to a loopback address, the scheme in lowercase", MinLength: 1, MaxLength: 2048, Pattern: "^https?://"}
 }
 
 // Model is a model id.

@@ -263,26 +263,6 @@ func TestToolCallSentAsNotificationDoesNothing(t *testing.T) {
 	assert.Check(t, is.Len(replies, 1))
 }
 
-// TestAResultThatBreaksItsOutputSchemaIsAFault: the server checks each result against the schema
-// the client holds; a result that does not match is never sent as structuredContent.
-func TestAResultThatBreaksItsOutputSchemaIsAFault(t *testing.T) {
-	a := testApp(t)
-	sch := a.Schemas.(fake.Schemas)
-	files := map[string][]byte{}
-	for k, v := range sch.Files {
-		files[k] = v
-	}
-	files["version.result"] = []byte(`{"$id":"https://schemas.abcd.dev/v1/version.result.schema.json","type":"object","required":["not_there"],"properties":{"not_there":{"type":"string"}}}`)
-	a.Schemas = fake.Schemas{Idx: sch.Idx, Files: files}
-	s, log := newServer(t, a)
-	replies := exchange(t, s, initializeLine(0, Legacy20251125), callLine(1, "version", map[string]any{}), request(2, "ping", nil))
-	doc := refusalOf(t, byID(t, replies, "1"))
-	assert.Check(t, is.Equal(doc["kind"], "fault"))
-	assert.Check(t, is.Equal(doc["code"], "result_invalid"))
-	assert.Check(t, is.Contains(log.String(), "does not match version.result"))
-	assert.Check(t, is.Equal(string(byID(t, replies, "2").Result), `{}`))
-}
-
 type panickingInspector struct{}
 
 func (panickingInspector) Inspect(context.Context) (ports.RepoFacts, error) { panic("boom") }

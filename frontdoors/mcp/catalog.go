@@ -9,17 +9,14 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/strictjson"
-	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
 // tool is one verb served as an MCP tool.
 type tool struct {
-	verb   app.Verb
-	def    json.RawMessage // the Tool object as tools/list lists it
-	input  *jsonschema.Schema
-	output *jsonschema.Schema
+	verb app.Verb
+	def  json.RawMessage // the Tool object as tools/list lists it
 }
 
 // toolDef is the Tool object: name, title, description, both schemas and the annotations. Every
@@ -41,15 +38,15 @@ type toolAnnotations struct {
 }
 
 // Withheld is a verb the server does not serve, and why. A verb is withheld rather than served with
-// a schema that cannot be enforced or that breaks clients.
+// a schema that is missing or breaks clients.
 type Withheld struct {
 	Verb   string
 	Reason string
 }
 
 // buildTools makes one tool per verb, in name order, from the verb table and the published schemas
-// read through the catalog port. A verb whose schemas are missing, cannot be enforced, or break a
-// rule MCP clients depend on is withheld and reported.
+// read through the catalog port. A verb whose schemas are missing or break a rule MCP clients
+// depend on is withheld and reported.
 func buildTools(verbs []app.Verb, cat ports.SchemaCatalog) ([]*tool, []Withheld) {
 	verbs = slices.Clone(verbs)
 	slices.SortFunc(verbs, func(a, b app.Verb) int { return strings.Compare(a.Name, b.Name) })
@@ -70,11 +67,11 @@ func buildTool(v app.Verb, cat ports.SchemaCatalog) (*tool, error) {
 	if !validToolName(v.Name) {
 		return nil, fmt.Errorf("the name %q is not plain [a-z0-9_] of 1 to 64 characters", v.Name)
 	}
-	in, inDoc, err := loadSchema(cat, v.Name+".input")
+	inDoc, err := loadSchema(cat, v.Name+".input")
 	if err != nil {
 		return nil, err
 	}
-	out, outDoc, err := loadSchema(cat, v.Name+".result")
+	outDoc, err := loadSchema(cat, v.Name+".result")
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +91,7 @@ func buildTool(v app.Verb, cat ports.SchemaCatalog) (*tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tool{verb: v, def: def, input: in, output: out}, nil
+	return &tool{verb: v, def: def}, nil
 }
 
 func validToolName(name string) bool {
@@ -110,35 +107,31 @@ func validToolName(name string) bool {
 	return true
 }
 
-// loadSchema reads a published schema, checks it as a tool schema and compiles it. The document is
-// served compacted, otherwise as published: the same $id, $schema and keywords.
-func loadSchema(cat ports.SchemaCatalog, name string) (*jsonschema.Schema, json.RawMessage, error) {
+// loadSchema reads a published schema and checks it as a tool schema. The document is served
+// compacted, otherwise as published: the same $id, $schema and keywords.
+func loadSchema(cat ports.SchemaCatalog, name string) (json.RawMessage, error) {
 	data, ok, err := cat.Schema(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %w", name, err)
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	if !ok {
-		return nil, nil, fmt.Errorf("no published schema %s", name)
+		return nil, fmt.Errorf("no published schema %s", name)
 	}
 	doc, err := strictjson.Parse(data, strictjson.Limits{MaxDepth: 128})
 	if err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %v", name, err)
+		return nil, fmt.Errorf("schema %s: %v", name, err)
 	}
 	if problem := LintToolSchema(doc); problem != "" {
-		return nil, nil, fmt.Errorf("schema %s: %s", name, problem)
-	}
-	s, err := jsonschema.CompileValue(doc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("schema %s cannot be enforced: %v", name, err)
+		return nil, fmt.Errorf("schema %s: %s", name, problem)
 	}
 	if id, _ := doc.(map[string]any)["$id"].(string); id != "" && id != contract.ID(name) {
-		return nil, nil, fmt.Errorf("schema %s has $id %s, want %s", name, id, contract.ID(name))
+		return nil, fmt.Errorf("schema %s has $id %s, want %s", name, id, contract.ID(name))
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, data); err != nil {
-		return nil, nil, fmt.Errorf("schema %s: %v", name, err)
+		return nil, fmt.Errorf("schema %s: %v", name, err)
 	}
-	return s, buf.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
 // LintToolSchema returns what makes a schema unfit to serve as an inputSchema or outputSchema, or ""

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -116,7 +117,7 @@ func ValidSchemaName(s string) bool {
 // name (schema_name_invalid).
 func (n *SchemaName) UnmarshalText(b []byte) error {
 	name := strings.TrimSuffix(strings.TrimPrefix(string(b), contract.Namespace), ".schema.json")
-	if !ValidSchemaName(name) {
+	if !ValidSchemaName(name) || utf8.RuneCount(b) > maxSchemaName {
 		shown := text.Clip(string(b))
 		return refusal.New("schema_name_invalid", "", fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", shown),
 			refusal.Run("schema_list"), " to see every name")
@@ -125,6 +126,9 @@ func (n *SchemaName) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// maxSchemaName bounds a schema name as given, in characters.
+const maxSchemaName = 256
+
 func (SchemaName) SchemaRule() contract.Rule {
-	return contract.Rule{Description: "a schema's name (version.result), file name or $id", MinLength: 1, MaxLength: 256}
+	return contract.Rule{Description: "a schema's name (version.result), file name or $id", MinLength: 1, MaxLength: maxSchemaName}
 }

@@ -188,12 +188,11 @@ func run(n, rounds int, md string) error {
 
 	// One profile of abcd's server over the same calls.
 	parts := map[string][]string{
-		"writing responses to stdout":                                        {"github.com/abcd-dev/abcd/frontdoors/mcp.(*stdioConn).write"},
-		"reading and parsing requests":                                       {"github.com/abcd-dev/abcd/frontdoors/mcp.readLine", "github.com/abcd-dev/abcd/frontdoors/mcp.parseMessage"},
-		"a tools/call (arguments checked, the verb run, its result checked)": {"github.com/abcd-dev/abcd/frontdoors/mcp.(*Server).callTool"},
-		"checking arguments and results (JSON Schema)":                       {"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"},
-		"garbage collection":                                                 {"runtime.gcBgMarkWorker"},
-		"the scheduler (goroutine hand-offs)":                                {"runtime.schedule", "runtime.findRunnable"},
+		"writing responses to stdout":                    {"github.com/abcd-dev/abcd/frontdoors/mcp.(*stdioConn).write"},
+		"reading and parsing requests":                   {"github.com/abcd-dev/abcd/frontdoors/mcp.readLine", "github.com/abcd-dev/abcd/frontdoors/mcp.parseMessage"},
+		"a tools/call (arguments decoded, the verb run)": {"github.com/abcd-dev/abcd/frontdoors/mcp.(*Server).callTool"},
+		"garbage collection":                             {"runtime.gcBgMarkWorker"},
+		"the scheduler (goroutine hand-offs)":            {"runtime.schedule", "runtime.findRunnable"},
 	}
 	pfile := filepath.Join(dir, "server.pprof")
 	penv := append(append([]string{}, env...), "ABCD_CPUPROFILE="+pfile)

@@ -1,4 +1,7 @@
-package main
+// Package instances generates, from a published schema alone and deterministically, a valid
+// instance and mutations that break each keyword it uses, each judged by abcd's validator: the
+// cases the differential test holds ajv to, and the cases every verb's typed input is held to.
+package instances
 
 import (
 	"encoding/json"
