@@ -26,6 +26,7 @@ const (
 	CodeChangeTooLarge            Code = "change_too_large"
 	CodeCLIInvalid                Code = "cli_invalid"
 	CodeCLIMissing                Code = "cli_missing"
+	CodeCommitFailed              Code = "commit_failed"
 	CodeConfigFile                Code = "config_file"
 	CodeConfigInvalid             Code = "config_invalid"
 	CodeConfigKeyUnknown          Code = "config_key_unknown"
@@ -183,6 +184,7 @@ var declared = []Declared{
 	{CodeChangeTooLarge, "A change to several files would be larger than the journal that makes it recoverable may hold."},
 	{CodeCLIInvalid, "A runner's CLI is not one abcd knows (claude, codex, gemini, qoder, opencode)."},
 	{CodeCLIMissing, "A runner is named without the CLI it drives."},
+	{CodeCommitFailed, "Git could not stage or commit a runner step's work in its lane's worktree, or put the lane back where the step started."},
 	{CodeConfigFile, "A configuration file is not one abcd reads: a link, not a regular file, or too large."},
 	{CodeConfigInvalid, "A configuration file is not valid: not strict JSON, an unknown or misplaced key, or the wrong schema_version."},
 	{CodeConfigKeyUnknown, "A configuration key named in a request is not a key abcd reads."},
