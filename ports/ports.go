@@ -486,6 +486,9 @@ type ReviewOutcome struct {
 	ModelReported  string
 	SchemaEnforced bool
 	Usage          TokenUsage
+	// Runner is a runner's receipt, when a runner took the step (whatever its outcome); nil for
+	// every other route.
+	Runner *runner.Receipt
 }
 
 // TokenUsage is what a provider reports it spent; zero when it does not say.

@@ -122,3 +122,25 @@ type DoDResult struct {
 	Cut      bool
 	Duration time.Duration
 }
+
+// Progress hears what a verb that drives a run for a long time (implement run) is doing, one event
+// at a time, as it happens: the CLI writes each to stderr, MCP sends each as a progress notification
+// to a client that asked for them. It is never a result: the verb's result says the whole story.
+type Progress interface {
+	Event(ProgressEvent)
+}
+
+// ProgressEvent is one thing that happened.
+type ProgressEvent struct {
+	// Run, Lane, Role and Route say what it is about ("" where none applies).
+	Run, Lane, Role, Route string
+	// Kind is what happened: started (a route took a step), waiting (for one of a runner's slots),
+	// running (its CLI runs, PGID its process group), answered, fell-back, did (a line of what a
+	// step did), and the driver's own: round, host (what is left for the host), done.
+	Kind string
+	// Text is the event in one line.
+	Text string
+	PGID int
+	// Done and Total count the run's awaits settled and known so far, for a progress bar.
+	Done, Total int
+}

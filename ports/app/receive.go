@@ -171,7 +171,15 @@ func (st *step) recordReceipt(ctx context.Context, lane, idx int, ret string) er
 	if err := review.JoinProblems(decodeErr, review.CheckReceiptFacts(rc, facts)); err != nil {
 		return returnRefused(ret, err)
 	}
-	return st.state.RecordImplementation(lane, idx, loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: st.now()})
+	impl := loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: st.now()}
+	if ans := st.state.Lanes[lane].Awaits[idx].Answered; ans.Route != "" {
+		// The receipt a route placed (a runner's, written by abcd): credited to it when these are its
+		// bytes, whoever hands them in.
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) == ans.SHA256 {
+			impl.Answered = &ans
+		}
+	}
+	return st.state.RecordImplementation(lane, idx, impl)
 }
 
 // receiptFacts is what the lane folder and git say of a receipt, for the domain's check, and the
