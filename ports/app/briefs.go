@@ -73,12 +73,20 @@ func (st *step) validatorContext(ctx context.Context, c *loop.BriefContext) erro
 	c.Pass, c.Fail = review.Words(review.Role(c.Plan.Role))
 	for _, im := range c.Lane.Implementations {
 		if rel := st.reportRel(ctx, c.Lane, im); rel != "" {
-			if report, err := st.Runs.Read(ctx, rel, 64<<10); err == nil && len(report) > 0 {
-				c.Reports = append(c.Reports, loop.Report{Round: im.Round, Path: st.abs(rel), Text: string(report)})
+			if report, err := st.readReport(ctx, rel); err == nil && len(report) > 0 {
+				c.Reports = append(c.Reports, loop.Report{Round: im.Round, Path: st.abs(rel), Text: string(report), Uncommitted: im.Uncommitted})
 			}
 		}
 	}
 	return nil
+}
+
+// readReport reads a report the step may have staged itself (kept with the receipt being recorded).
+func (st *step) readReport(ctx context.Context, rel string) ([]byte, error) {
+	if data, ok := st.staged(rel); ok {
+		return data, nil
+	}
+	return st.Runs.Read(ctx, rel, maxReportBytes)
 }
 
 // recordContext is what a brief takes from the record: the intent and its criteria, and the spec's
@@ -107,6 +115,9 @@ func (st *step) recordContext(ctx context.Context, c *loop.BriefContext) error {
 // reportRel is the implementer's report file of one round (repository-relative), as its receipt
 // names it; "" when it names none the loop can read.
 func (st *step) reportRel(ctx context.Context, lane loop.Lane, im loop.Implementation) string {
+	if im.Report != "" {
+		return im.Report // abcd's copy, as it was handed in
+	}
 	data, err := st.Runs.Read(ctx, im.Receipt, review.MaxReceiptBytes)
 	if err != nil {
 		return ""
