@@ -48,9 +48,11 @@ type BriefContext struct {
 	// Worktree is the lane's own checkout (absolute), "" when the lane has none.
 	Worktree string
 	SpecPath string // absolute
-	// Intent and its criteria, as the record holds them ("ac-1: Given ...").
+	// Intent, its file (absolute) and its criteria, verbatim as the record holds them ("ac-1: Given
+	// ...").
 	IntentID    string
 	IntentTitle string
+	IntentPath  string
 	Criteria    []string
 	// Diff is git's own diff of what is reviewed, from DiffFrom to the lane's head, already bounded.
 	Diff     string
@@ -125,7 +127,7 @@ func implementerBrief(b *strings.Builder, c BriefContext) {
 	} else {
 		fmt.Fprintf(b, "## The step\n\nStep %d of spec %s (%s):\n\n%s\n\n", l.Step, s.Spec, c.SpecPath, l.Text)
 	}
-	fmt.Fprintf(b, "## The intent's acceptance criteria\n\nIntent %s, %q:\n\n", c.IntentID, c.IntentTitle)
+	fmt.Fprintf(b, "## The intent's acceptance criteria\n\nIntent %s, %q, in %s:\n\n", c.IntentID, c.IntentTitle, c.IntentPath)
 	for _, cr := range c.Criteria {
 		fmt.Fprintf(b, "- %s\n", cr)
 	}
@@ -198,7 +200,12 @@ func validatorBrief(b *strings.Builder, c BriefContext) {
 		fmt.Fprintf(b, "The lane implements step %d of spec %s (%s): %s\n\n", l.Step, s.Spec, c.SpecPath, l.Text)
 	}
 	if c.IntentID != "" {
-		fmt.Fprintf(b, "## The intent's acceptance criteria\n\nIntent %s, %q:\n\n", c.IntentID, c.IntentTitle)
+		fmt.Fprintf(b, "## The intent's acceptance criteria\n\nIntent %s, %q, in %s. ", c.IntentID, c.IntentTitle, c.IntentPath)
+		if c.Plan.Kind == AwaitAudit {
+			b.WriteString("These are the criteria you audit, verbatim from the file, one verdict each, by these ids:\n\n")
+		} else {
+			b.WriteString("The criteria, verbatim from the file:\n\n")
+		}
 		for _, cr := range c.Criteria {
 			fmt.Fprintf(b, "- %s\n", cr)
 		}
