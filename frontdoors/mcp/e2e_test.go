@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"gotest.tools/v3/assert"
 
+	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
@@ -43,7 +44,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "abcd")
-	build := exec.Command("go", "build", "-o", binary, "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd")
+	// abcd and, beside it, the helper that holds its history store.
+	build := exec.Command("go", "build", "-o", dir+"/", "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd", "../cmd/abcd-history")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building abcd: %v\n%s", err, out)
@@ -73,9 +75,10 @@ const (
 	statePlanned   = "planned"   // record, with the intent planned and its spec open
 	stateBuilt     = "built"     // planned, with the spec closed
 	stateLoop      = "loop"      // planned and filled in, committed, with an implement run and a review run, one reviewer's return written
+	stateMerged    = "merged"    // record, with what two branches' merge can leave: the issue in both its folders, a second issue under its id
 )
 
-var allStates = []string{statePlain, stateGit, stateInstalled, stateRecord, statePlanned, stateBuilt, stateLoop}
+var allStates = []string{statePlain, stateGit, stateInstalled, stateRecord, statePlanned, stateBuilt, stateLoop, stateMerged}
 
 func newWorld(t *testing.T, state string) *world {
 	t.Helper()
@@ -95,7 +98,7 @@ func newWorld(t *testing.T, state string) *world {
 	if state != statePlain && state != stateGit {
 		w.abcd(0, "ahoy", "install", "--yes")
 	}
-	if state == stateRecord || state == statePlanned || state == stateBuilt || state == stateLoop {
+	if state == stateRecord || state == statePlanned || state == stateBuilt || state == stateLoop || state == stateMerged {
 		w.abcd(0, "intent", "new", "First intent")
 		w.abcd(0, "capture", "Something noticed", "--severity", "major")
 		w.abcd(0, "decision", "new", "A ruling")
@@ -111,6 +114,9 @@ func newWorld(t *testing.T, state string) *world {
 	}
 	if state == stateBuilt {
 		w.abcd(0, "spec", "close", "first")
+	}
+	if state == stateMerged {
+		w.merged()
 	}
 	assert.NilError(t, copyTree(w.repo, w.tplRepo))
 	assert.NilError(t, copyTree(w.home, w.tplH))
@@ -179,7 +185,43 @@ func (w *world) buildLoop() {
 	assert.NilError(w.t, os.WriteFile(filepath.Join(w.repo, ret), []byte("## Verdict\n\nSHIP\n\nNothing to fix.\n"), 0o644))
 	w.extra["run"] = []any{started.Run.Run, reviewing.Run.Run}
 	w.extra["path"] = []any{ret}
+
+	// A harness session of this repository, captured: history has something to list, show and find.
+	projects := filepath.Join(w.dotHome, ".claude", "projects", strings.ReplaceAll(w.repo, "/", "-"))
+	assert.NilError(w.t, os.MkdirAll(projects, 0o700))
+	line, err := json.Marshal(map[string]any{"type": "user", "sessionId": "hist-0001", "cwd": w.repo, "timestamp": "2026-11-30T00:00:00Z",
+		"message": map[string]any{"role": "user", "content": "write the greeting for " + started.Run.Run}})
+	assert.NilError(w.t, err)
+	assert.NilError(w.t, os.WriteFile(filepath.Join(projects, "hist-0001.jsonl"), append(line, '\n'), 0o600))
+	w.abcd(0, "history", "capture", "--all")
+	w.extra["session"] = []any{"hist-0001"}
+	w.extra["query"] = []any{"greeting"}
 }
+
+// merged leaves the record as two branches' merge can: an issue a move left in both its folders, and
+// a second issue another clone made under the same id (mergedID, so samples can name them).
+func (w *world) merged() {
+	w.t.Helper()
+	created := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	open := record.RenderIssue(record.NewIssue(mergedID, "Moved twice", "Closed on one branch.", "minor", "abcd capture", nil, created))
+	closed, err := record.SetLifecycle(open, "closed")
+	assert.NilError(w.t, err)
+	for p, data := range map[string][]byte{
+		".abcd/work/issues/open/" + record.FileName(mergedID, "moved-twice"):   open,
+		".abcd/work/issues/closed/" + record.FileName(mergedID, "moved-twice"): closed,
+		mergedTwin: record.RenderIssue(record.NewIssue(mergedID, "Twin of it", "Another thing.", "minor", "abcd capture", nil, created)),
+	} {
+		assert.NilError(w.t, os.WriteFile(filepath.Join(w.repo, p), data, 0o644))
+	}
+	w.extra["ref"] = []any{mergedID}
+}
+
+// mergedID is the id the merged state's records share; mergedTwin the second record under it,
+// which the samples name.
+const (
+	mergedID   = mcp.MergedID
+	mergedTwin = mcp.MergedTwin
+)
 
 // reset restores the state the world was built in.
 func (w *world) reset() {

@@ -6,3 +6,9 @@ var (
 	WrongTypeValues = wrongTypeValues
 	Nulls           = nulls
 )
+
+// MergedID and MergedTwin are the merged state's shared id and second record (samples name them).
+const (
+	MergedID   = mergedID
+	MergedTwin = mergedTwin
+)

@@ -24,9 +24,19 @@ var explicitSamples = map[string][]string{
 	"intent_audit": {`{"intent":"first","base":"HEAD~1"}`},
 	// The loop state has a run of the spec under way: a second one is started only on purpose.
 	"implement_start": {`{"spec":"first","again":true}`},
-	// A record file's path, the shape lint names: here one no record has, refused as missing.
-	"record_renumber": {`{"file":".abcd/work/issues/open/iss-2611300000000009-none.md"}`},
+	// A record file's path, the shape lint names: the merged state's second record under one id, and
+	// one no record has, refused as missing.
+	"record_renumber": {`{"file":"` + mergedTwin + `"}`, `{"file":".abcd/work/issues/open/iss-2611300000000009-none.md"}`},
+	// Every session file of the repository's sessions on the machine (the loop state holds one).
+	"history_capture": {`{"all":true}`},
 }
+
+// The end-to-end merged state holds an issue in both its folders and a second issue under its id,
+// these.
+const (
+	mergedID   = "iss-2611300000000099"
+	mergedTwin = ".abcd/work/issues/open/" + mergedID + "-twin-of-it.md"
+)
 
 // refSamples are slug fragments of the records the end-to-end repositories hold: an intent
 // ("First intent"), an issue ("Something noticed") and a decision ("A ruling").

@@ -1,7 +1,7 @@
 package app
 
 // The machine's providers: the connections routing asks about, and a provider opened as a review
-// route. The engine (engine.go, routes.go) calls loadConnections where it resolves a step's route,
+// route. The engine (awaits.go, routes.go) calls loadConnections where it resolves a step's route,
 // and providerValidator where a route names a provider.
 
 import (

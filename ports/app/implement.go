@@ -1,6 +1,7 @@
 package app
 
-// implement start|step|receipt|status|record: thin entries over the loop's engine (engine.go).
+// implement start|step|receipt|status|record|abandon: entries over the loop's engine, whose step
+// value and phases live in step.go and the files it names.
 
 import (
 	"context"

@@ -153,6 +153,10 @@ func (st *installation) writeMergeDriver(ctx context.Context, step *AhoyStep) er
 			return err
 		}
 		st.wrote(step, gitattributesRel)
+	} else if _, err := a.Setup.CreateFile(gitattributesRel, nil); err != nil {
+		// Creating over a file that stands writes nothing, and sweeps the temporary file an install
+		// killed after placing it left beside it.
+		return err
 	}
 	key := "merge." + MergeDriverName + ".driver"
 	_, set, err := a.Git.ConfigValue(ctx, key)

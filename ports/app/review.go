@@ -1,7 +1,7 @@
 package app
 
 // review and intent audit: one-lane runs over the checked-out branch's changes, thin entries over
-// the loop's engine (engine.go).
+// the loop's engine (step.go).
 
 import (
 	"context"
