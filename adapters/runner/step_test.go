@@ -475,6 +475,14 @@ func TestGeminiIsRefusedAFolderCarryingItsConfiguration(t *testing.T) {
 	assert.Assert(t, o.Failure != nil)
 	assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseRepoConfig))
 	assert.Check(t, is.Equal(o.Receipt.ExitCode, -1), "the CLI was never started")
+
+	// Plan mode offers no MCP tool: a reviewer's catalog is refused, not dropped.
+	assert.NilError(t, os.Remove(filepath.Join(w.work, ".gemini")))
+	o = w.step(context.Background(), func(r *ports.RunnerStep) {
+		r.MCP = []domain.MCPServer{{Name: "abcd", Command: "/usr/local/bin/abcd", Tools: []domain.MCPTool{{Name: "status", InputSchema: map[string]any{}}}}}
+	})
+	assert.Assert(t, o.Failure != nil)
+	assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseCatalog))
 }
 
 func TestMoreToolCallsThanAStepMayHold(t *testing.T) {
