@@ -29,7 +29,10 @@ func (st *step) advance(ctx context.Context, routes map[string]oracle.FlagRoute)
 			return nil, err
 		}
 	}
-	var did []string
+	did, err := st.mergedByHand(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for pass := 0; pass < 64; pass++ {
 		acts := loop.Due(*s)
 		for _, act := range acts {
