@@ -461,3 +461,19 @@ type ProviderCheck struct {
 type RPDialer interface {
 	RP(url, tool string) Validator
 }
+
+// ---- Credentials (issue 22) ----
+
+// Credentials reads the credentials abcd holds, from where the machine's configuration says they
+// are, so every text a route says is scrubbed of them (domain/secret) before it is written or
+// printed. It never fails: a variable unset or empty, or a file that cannot be read, holds none.
+type Credentials interface {
+	Values(ctx context.Context, where CredentialSources) []string
+}
+
+// CredentialSources are the places credentials are kept: environment variables (a provider's
+// key_env, a runner's credential_env) and files (a provider's key_file).
+type CredentialSources struct {
+	Env   []string
+	Files []string
+}

@@ -83,8 +83,10 @@ func (a *App) callAndPlace(ctx context.Context, verb, run string, res StepResult
 }
 
 // callRoutes calls every queued route at once and waits for them all; each is bounded by its
-// adapter and by ctx.
+// adapter and by ctx. Every text a route says is scrubbed of every credential abcd holds before
+// anything else reads it.
 func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
+	sc := a.scrubber(ctx, ports.CredentialSources{})
 	outs := make([]answered, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
@@ -95,7 +97,7 @@ func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 			if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 				out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted)}
 			}
-			outs[i] = answered{dispatch: j, out: out, err: err}
+			outs[i] = answered{dispatch: j, out: scrubOutcome(sc, out), err: scrubError(sc, err)}
 		}()
 	}
 	wg.Wait()

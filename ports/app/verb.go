@@ -117,6 +117,9 @@ type App struct {
 	Runners ports.Runners
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
+	// Credentials reads the credentials the configuration names, so every text a route says is
+	// scrubbed of them; nil holds none.
+	Credentials ports.Credentials
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

@@ -751,3 +751,17 @@ func (p *Providers) Verify(_ context.Context, call ports.ProviderCall) (ports.Pr
 	p.Verified = append(p.Verified, call)
 	return p.Check, nil
 }
+
+// Credentials holds credentials by where they are kept: an environment variable's name or a key
+// file's path.
+type Credentials map[string]string
+
+func (c Credentials) Values(_ context.Context, where ports.CredentialSources) []string {
+	var out []string
+	for _, k := range append(append([]string{}, where.Env...), where.Files...) {
+		if v := c[k]; v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
