@@ -15,11 +15,11 @@ export ABCD_BIN := $(CURDIR)/$(BIN)
 
 .PHONY: build install run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
 
-build: ## build bin/abcd
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./frontdoors/cmd/abcd
+build: ## build bin/abcd, and bin/abcd-history beside it (the helper holding the history store)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
 
 install: ## put abcd on your PATH: go install into $$(go env GOBIN), else $$(go env GOPATH)/bin
-	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./frontdoors/cmd/abcd
+	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
 	@echo "installed abcd in $$($(GO) env GOBIN || true)$$( [ -n "$$($(GO) env GOBIN)" ] || echo "$$($(GO) env GOPATH)/bin" ); that folder must be on your PATH"
 
 run: build ## the main job: a guided walkthrough of the build loop, end to end, in a scratch repository it creates
@@ -83,6 +83,8 @@ bench: ## side-by-side ratios against reference runs in the same invocation; wri
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
 	$(GO) run ./tools/bench/runner | tee $(BENCH_OUT)/runner.txt
 	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md
+	$(GO) run ./tools/bench/rules -md $(BENCH_OUT)/rules.md
+	$(GO) run ./tools/bench/history -md $(BENCH_OUT)/history.md
 	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run . | tee $(CURDIR)/$(BENCH_OUT)/jsonschema.txt
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(BENCH_OUT)/gotest.txt
 	$(GO) run ./tools/bench/page -in $(BENCH_OUT) -out docs/performance.md

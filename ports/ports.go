@@ -9,6 +9,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/roster"
 )
@@ -83,6 +84,81 @@ type RulesSource interface {
 	// is composed again, and a failure to keep them changes no answer.
 	ReadCompiled(ctx context.Context, key string) ([]byte, bool)
 	WriteCompiled(ctx context.Context, key string, data []byte) error
+}
+
+// HistoryEntry is one captured transcript as the store keeps it: its record, its redacted bytes and
+// its messages (redacted, for reading and searching).
+type HistoryEntry struct {
+	Record   history.Record
+	Raw      []byte
+	Messages []history.Message
+}
+
+// HistoryFilter narrows a listing; empty fields do not narrow. Limit 0 is the store's default.
+type HistoryFilter struct {
+	Run     string
+	Session string
+	Harness string
+	Limit   int
+}
+
+// HistoryHit is one message a search found, with the words around the match.
+type HistoryHit struct {
+	Key     string
+	Title   string
+	Seq     int
+	Role    string
+	At      string
+	Snippet string
+}
+
+// HistoryStore keeps a repository's captured sessions on the machine, under the repository's root
+// commit, so every clone and worktree of it shares them; never in the repository. Put replaces what
+// is kept under the entry's key; Prune removes the oldest captures until the store is within
+// maxBytes, and names them.
+//
+// Put returns ErrKeptLonger when the store keeps a transcript of the same key at least as long (two
+// captures racing leave the longer); Search returns ErrHistoryQuery for a query with no word in it.
+type HistoryStore interface {
+	Get(ctx context.Context, repo, key string) (history.Record, bool, error)
+	Put(ctx context.Context, repo string, e HistoryEntry) error
+	List(ctx context.Context, repo string, f HistoryFilter) ([]history.Record, error)
+	Show(ctx context.Context, repo, key string) (HistoryEntry, bool, error)
+	Search(ctx context.Context, repo, query string, limit int) ([]HistoryHit, error)
+	Prune(ctx context.Context, repo string, maxBytes int64) (removed []string, err error)
+}
+
+// The history store's answers a use case tells apart.
+var (
+	ErrKeptLonger   = errors.New("a transcript of this session at least as long is kept")
+	ErrHistoryQuery = errors.New("the query holds no word to search for")
+)
+
+// TranscriptFile is one session file a harness wrote on this machine.
+type TranscriptFile struct {
+	Harness history.Harness
+	Path    string
+	Size    int64
+	// Cwd is where the session ran when the file's folder says (Gemini CLI's project root), "" else.
+	Cwd string
+}
+
+// TranscriptSource reads the harnesses' own session files: Claude Code's projects, Codex's session
+// rollouts, Gemini CLI's chats. Read is bounded (history.MaxTranscriptBytes), regular files only,
+// no symbolic link, and says where the session ran when the file's folder does (Gemini CLI); Find
+// lists the files on this machine of sessions that ran in one of the folders within (or below it).
+type TranscriptSource interface {
+	Read(ctx context.Context, path string) (data []byte, cwd string, err error)
+	Find(ctx context.Context, within []string) ([]TranscriptFile, error)
+	// Home is the person's home folder, which redaction writes as ~.
+	Home() string
+}
+
+// Credentials are the secrets abcd holds or the harnesses use on this machine, read at the moment
+// they are needed and never kept: each configured provider's key (its key_env's value, its
+// key_file's content) and the harnesses' own API keys from the environment. Redaction looks for each.
+type Credentials interface {
+	Held(ctx context.Context, providers []ProviderCall) []string
 }
 
 // RosterSource serves the agent roster abcd ships (agents/*.md), parsed strictly.
@@ -262,6 +338,11 @@ type Git interface {
 	// ClearRefLock removes the lock file a killed git left on the ref of a branch abcd made, so the
 	// branch can be made again; absent is not an error. The caller holds the run's lock.
 	ClearRefLock(ctx context.Context, name string) error
+	// RootCommit is the repository's first commit (of several roots, the least id), the same in
+	// every clone and worktree; "" when there is no commit yet.
+	RootCommit(ctx context.Context) (string, error)
+	// WorktreeDirs are the absolute folders of the repository's worktrees, the main one first.
+	WorktreeDirs(ctx context.Context) ([]string, error)
 
 	// ConfigValue reads a key of the repository's own git config (git config --local); ok is false
 	// when it is unset. SetConfig writes one; UnsetConfig removes one (absent is not an error).
@@ -460,20 +541,4 @@ type ProviderCheck struct {
 // default, oracle_send. Nothing is dialled until a review is sent.
 type RPDialer interface {
 	RP(url, tool string) Validator
-}
-
-// ---- Credentials (issue 22) ----
-
-// Credentials reads the credentials abcd holds, from where the machine's configuration says they
-// are, so every text a route says is scrubbed of them (domain/secret) before it is written or
-// printed. It never fails: a variable unset or empty, or a file that cannot be read, holds none.
-type Credentials interface {
-	Values(ctx context.Context, where CredentialSources) []string
-}
-
-// CredentialSources are the places credentials are kept: environment variables (a provider's
-// key_env, a runner's credential_env) and files (a provider's key_file).
-type CredentialSources struct {
-	Env   []string
-	Files []string
 }

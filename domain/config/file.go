@@ -16,6 +16,15 @@ type File struct {
 	Oracle        *Oracle `json:"oracle,omitempty"`
 	Build         *Build  `json:"build,omitempty"`
 	Lock          *Lock   `json:"lock,omitempty"`
+	// History is this machine's history of the agents' sessions; only the machine file may declare it.
+	History *History `json:"history,omitempty"`
+}
+
+// History is the history namespace.
+type History struct {
+	// MaxMB bounds one repository's history on this machine, in MiB: past it, the oldest captured
+	// sessions are removed. Unset, it is 2048.
+	MaxMB *int `json:"max_mb,omitempty" jsonschema:"minimum=16,maximum=1048576"`
 }
 
 // Oracle is the oracle namespace: which route reviews take, where the RepoPrompt server is, the

@@ -37,6 +37,7 @@ func Keys() []Key {
 		{Pattern: "build.dod", Doc: "the definition-of-done command an implementer runs before handing a lane back", check: stringMax(1024)},
 		{Pattern: "build.fix_rounds", Default: json.RawMessage(`3`), Doc: "failed validation rounds a lane may have before it is handed back", check: intRange(1, 10)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
+		{Pattern: "history.max_mb", MachineOnly: true, Default: json.RawMessage(`2048`), Doc: "how large, in MiB, this machine's history of one repository may grow before the oldest captured sessions are removed (16 to 1048576)", check: intRange(16, 1<<20)},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},
 		{Pattern: "oracle.review", Default: json.RawMessage(`"host"`), Doc: "the route reviews take: host (your harness) or rp (RepoPrompt)", check: oneOf(ReviewRoutes()...)},
 		{Pattern: "oracle.rp.url", MachineOnly: true, Doc: "the RepoPrompt MCP server's address: http(s) on a loopback address", check: loopbackURL},
@@ -68,7 +69,7 @@ func Keys() []Key {
 }
 
 // Claimed namespaces: a key under one of these must match a pattern. "" is the top level.
-var claimed = map[string]bool{"": true, "build": true, "lock": true, "oracle": true}
+var claimed = map[string]bool{"": true, "build": true, "history": true, "lock": true, "oracle": true}
 
 // Match finds the key that governs a dotted key, and checks pattern-bound segments (a tier name).
 func Match(key string) (Key, bool) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/domain/review"
 )
 
 // RunDir is a run's folder, relative to the repository root.
@@ -287,7 +288,11 @@ func Next(a Await) hint.Next {
 		tier = fmt.Sprintf(" on %s %s-tier model", article, t)
 	}
 	wait := ""
-	if r := a.Routing.Route; r != "" && r != "host" {
+	switch r := a.Routing.Route; {
+	case r == "" || r == "host":
+	case a.Routing.FellBack != "":
+		wait = fmt.Sprintf("%s did not take this %s (%s), so it is yours: ", r, a.Kind, review.FallbackReason(a.Routing.FellBack).Sentence())
+	default:
 		wait = fmt.Sprintf("%s is taking this %s (its answer is placed here when it comes); if you cannot wait, ", r, a.Kind)
 	}
 	return hint.Say(wait, fmt.Sprintf("start a fresh %s agent%s with the brief %s; when it has written %s, hand it in: ", agent, tier, a.Brief, a.Return),

@@ -286,6 +286,15 @@ func TestNextNamesTheTierAndTheRoute(t *testing.T) {
 	if got := Next(aw).String(); !strings.HasPrefix(got, "rp is taking this review (its answer is placed here when it comes); if you cannot wait, start a fresh") {
 		t.Error(got)
 	}
+	// Once the route gave the review up, no line says it is still taking it: the await says why, and
+	// that the review is the harness's.
+	aw.Routing.FellBack = "unreachable"
+	if got := Next(aw).String(); !strings.HasPrefix(got, "rp did not take this review (the route's server refused the connection or closed it before answering), so it is yours: start a fresh") {
+		t.Error(got)
+	}
+	if got := aw.Routing.FallbackText(); got != "rp did not take the step (unreachable: the route's server refused the connection or closed it before answering); the host takes it" {
+		t.Error(got)
+	}
 }
 
 // A reviewer of a round after a failed one is handed what the earlier rounds found and the

@@ -346,6 +346,19 @@ func (s *State) Open(p Plan, brief, ret string, routing Routing, at string) Awai
 	return a
 }
 
+// FallBack records a route beside the host that did not take a step: the fallback receipt, and, on
+// the await while it is open, the reason, so every line that tells the await says the step is the
+// host's and why. Whatever the route answered before is forgotten: the review is the host's now.
+func (s *State) FallBack(awaitID string, f Fallback) {
+	s.Fallbacks = append(s.Fallbacks, f)
+	s.Changes++
+	if i, j, ok := s.FindID(awaitID); ok {
+		aw := &s.Lanes[i].Awaits[j]
+		aw.Answered = Answer{}
+		aw.Routing.FellBack = f.Reason
+	}
+}
+
 // OpenAwaits lists every open await, lane by lane.
 func (s State) OpenAwaits() []Await {
 	var out []Await

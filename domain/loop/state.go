@@ -163,6 +163,10 @@ type Routing struct {
 	// Route is the validator route asked for (host or rp), and Ran the one that took the step.
 	Route string `json:"route"`
 	Ran   string `json:"ran"`
+	// FellBack is the fallback reason once the route beside the host gave the step up: from then on
+	// the step is the host's alone, and nothing says the route is still taking it. "" while the
+	// route has it, and for a step asked of the host.
+	FellBack string `json:"fell_back"`
 }
 
 // Round is one validation round of a lane.

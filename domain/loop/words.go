@@ -131,6 +131,16 @@ func fresh(s State) bool {
 	return true
 }
 
+// FallbackText is why a step is not where its routing sent it: once the route beside the host gave it
+// up, that route, the reason and who takes it now; else the routing table's own fallback (no
+// connection serves the tier), or "".
+func (r Routing) FallbackText() string {
+	if r.FellBack == "" {
+		return r.Fallback
+	}
+	return fmt.Sprintf("%s did not take the step (%s: %s); the host takes it", r.Route, r.FellBack, review.FallbackReason(r.FellBack).Sentence())
+}
+
 // Under is the await with its brief and return paths under root (absolute), for a line an agent in
 // any folder follows literally.
 func (a Await) Under(root string) Await {

@@ -34,7 +34,8 @@ func (DomainName) SchemaRule() contract.Rule {
 		Pattern: "^[a-z][a-z0-9]*(-[a-z0-9]+)*$"}
 }
 
-// MaxPromptInputBytes bounds a prompt handed to a verb; the first MaxPromptBytes of it are read.
+// MaxPromptInputBytes bounds a prompt handed to a verb, in characters; the first MaxPromptBytes
+// bytes of it are read for words.
 const MaxPromptInputBytes = 1 << 20
 
 // PromptText is a prompt as a person or a harness sent it: any text, lines and tabs included.
@@ -44,10 +45,10 @@ type PromptText string
 // UTF-8, or a hidden character other than a tab or a line break (a terminal escape is no prompt).
 func CheckPrompt(s string) error {
 	switch {
-	case len(s) > MaxPromptInputBytes:
-		return refusal.New("rules_prompt_invalid", "", fmt.Sprintf("the prompt is %d bytes, over the %d abcd reads", len(s), MaxPromptInputBytes), "give the prompt's first part")
 	case !utf8.ValidString(s):
 		return refusal.New("rules_prompt_invalid", "", "the prompt is not valid UTF-8", "give the prompt as text")
+	case utf8.RuneCountInString(s) > MaxPromptInputBytes:
+		return refusal.New("rules_prompt_invalid", "", fmt.Sprintf("the prompt is over the %d characters abcd reads", MaxPromptInputBytes), "give the prompt's first part")
 	}
 	if p := text.BlockProblem(s); p != "" {
 		return refusal.New("rules_prompt_invalid", "", "the prompt holds "+p, "give the prompt as plain text: lines and tabs, no control characters")

@@ -16,6 +16,7 @@ const (
 	textField fieldKind = iota // a string
 	boolField                  // a flag that is set or not
 	listField                  // a repeatable flag
+	intField                   // a whole number
 )
 
 // field is one input field a command fills, by the field's JSON name: from a positional argument,
@@ -50,6 +51,11 @@ func listFlag(name, flag, usage string) field {
 	return field{name: name, flag: flag, usage: usage, kind: listField}
 }
 
+// intFlag is a flag carrying one whole number.
+func intFlag(name, usage string) field {
+	return field{name: name, flag: strings.ReplaceAll(name, "_", "-"), usage: usage, kind: intField}
+}
+
 // withDefault shows a default in the flag's help; the verb applies it when the field is absent.
 func (f field) withDefault(def string) field { f.def = def; return f }
 
@@ -72,7 +78,7 @@ func verbCommand[R any](a *app.App, s *IO, opts *options, verb, use string, rend
 func verbCommandExit[R any](a *app.App, s *IO, opts *options, verb, use string, render func(*IO, R) string, exit func(R) error, fields ...field) *cobra.Command {
 	cmd := command(verb, use)
 	var positional, flagPairs []string
-	texts, bools, lists := map[string]*string{}, map[string]*bool{}, map[string]*[]string{}
+	texts, bools, lists, ints := map[string]*string{}, map[string]*bool{}, map[string]*[]string{}, map[string]*int{}
 	required := 0
 	for _, f := range fields {
 		if f.flag == "" {
@@ -92,6 +98,10 @@ func verbCommandExit[R any](a *app.App, s *IO, opts *options, verb, use string, 
 			l := new([]string)
 			cmd.Flags().StringArrayVar(l, f.flag, nil, f.usage)
 			lists[f.name] = l
+		case intField:
+			n := new(int)
+			cmd.Flags().IntVar(n, f.flag, 0, f.usage)
+			ints[f.name] = n
 		default:
 			t := new(string)
 			cmd.Flags().StringVarP(t, f.flag, f.short, f.def, f.usage)
@@ -115,6 +125,8 @@ func verbCommandExit[R any](a *app.App, s *IO, opts *options, verb, use string, 
 				in[f.name] = *bools[f.name]
 			case listField:
 				in[f.name] = *lists[f.name]
+			case intField:
+				in[f.name] = *ints[f.name]
 			default:
 				in[f.name] = *texts[f.name]
 			}

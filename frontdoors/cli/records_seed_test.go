@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/fake"
 )
 
@@ -127,3 +130,13 @@ func seededRuns() *fake.Runs {
 
 // seedReceiptPath is the seeded run's open return path.
 func seedReceiptPath() string { return loop.LaneDir(seedRunID, "lane-1") + "/implement/receipt.json" }
+
+// seededHistory keeps one captured session under the seeded repository's root commit.
+func seededHistory() *fake.History {
+	h := fake.NewHistory()
+	_ = h.Put(context.Background(), seedBase, ports.HistoryEntry{
+		Record: history.Record{Key: "claude:s1234", Harness: history.Claude, Session: "s1234", Title: "hello there", Bytes: 10, Digest: "d",
+			Captured: "2026-12-01T10:00:00Z", Messages: 1, Redactions: history.Counts{}},
+		Raw: []byte(`{"type":"user"}` + "\n"), Messages: []history.Message{{Role: "user", Text: "hello there"}}})
+	return h
+}

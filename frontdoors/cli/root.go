@@ -48,6 +48,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.AddCommand(newMCPCmd(a, s))
 	root.AddCommand(newGuardCmd(a, s, opts))
 	root.AddCommand(newRulesCmd(a, s, opts))
+	root.AddCommand(newHistoryCmd(a, s, opts))
 	root.AddCommand(newMergeDriverCmd(a, s))
 	addProviderCommands(root, a, s, opts)
 	root.SetHelpCommand(helpCommand(root))

@@ -298,7 +298,7 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 	}
 	prompt := plainPrompt(*p.Prompt)
 	out := rulesHookOutput{}
-	res, err := core.Run(c.Context(), "rules_match", &app.RulesMatchInput{Prompt: rules.PromptText(prompt)})
+	r, err := core.RulesHook(c.Context(), &app.RulesMatchInput{Prompt: rules.PromptText(prompt)})
 	if err != nil {
 		if _, ok := refusal.As(err); !ok {
 			return err
@@ -311,7 +311,6 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 			AdditionalContext: "abcd rules: this repository's rules could not be read (" + doc.What + "), so no conventions came with this prompt."}
 		return writeHookJSON(s, out)
 	}
-	r := res.(app.RulesMatchResult)
 	if len(r.Notices) > 0 {
 		out.SystemMessage = "abcd rules: " + strings.Join(r.Notices, "; ")
 	}

@@ -67,6 +67,8 @@ func TestEveryInvocationSpellsACommandThatParsesBack(t *testing.T) {
 				val = true
 			case reflect.Slice:
 				val = []string{"one two", "it's"}
+			case reflect.Int:
+				val = 42
 			default:
 				val = "a value with 'quotes' and spaces"
 			}
@@ -95,6 +97,8 @@ func TestEveryInvocationSpellsACommandThatParsesBack(t *testing.T) {
 				got[field], _ = cmd.Flags().GetBool(flag)
 			case []string:
 				got[field], _ = cmd.Flags().GetStringArray(flag)
+			case int:
+				got[field], _ = cmd.Flags().GetInt(flag)
 			default:
 				got[field], _ = cmd.Flags().GetString(flag)
 			}

@@ -44,7 +44,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "abcd")
-	build := exec.Command("go", "build", "-o", binary, "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd")
+	// abcd and, beside it, the helper that holds its history store.
+	build := exec.Command("go", "build", "-o", dir+"/", "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd", "../cmd/abcd-history")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building abcd: %v\n%s", err, out)
@@ -184,6 +185,17 @@ func (w *world) buildLoop() {
 	assert.NilError(w.t, os.WriteFile(filepath.Join(w.repo, ret), []byte("## Verdict\n\nSHIP\n\nNothing to fix.\n"), 0o644))
 	w.extra["run"] = []any{started.Run.Run, reviewing.Run.Run}
 	w.extra["path"] = []any{ret}
+
+	// A harness session of this repository, captured: history has something to list, show and find.
+	projects := filepath.Join(w.dotHome, ".claude", "projects", strings.ReplaceAll(w.repo, "/", "-"))
+	assert.NilError(w.t, os.MkdirAll(projects, 0o700))
+	line, err := json.Marshal(map[string]any{"type": "user", "sessionId": "hist-0001", "cwd": w.repo, "timestamp": "2026-11-30T00:00:00Z",
+		"message": map[string]any{"role": "user", "content": "write the greeting for " + started.Run.Run}})
+	assert.NilError(w.t, err)
+	assert.NilError(w.t, os.WriteFile(filepath.Join(projects, "hist-0001.jsonl"), append(line, '\n'), 0o600))
+	w.abcd(0, "history", "capture", "--all")
+	w.extra["session"] = []any{"hist-0001"}
+	w.extra["query"] = []any{"greeting"}
 }
 
 // merged leaves the record as two branches' merge can: an issue a move left in both its folders, and

@@ -27,6 +27,8 @@ var explicitSamples = map[string][]string{
 	// A record file's path, the shape lint names: the merged state's second record under one id, and
 	// one no record has, refused as missing.
 	"record_renumber": {`{"file":"` + mergedTwin + `"}`, `{"file":".abcd/work/issues/open/iss-2611300000000009-none.md"}`},
+	// Every session file of the repository's sessions on the machine (the loop state holds one).
+	"history_capture": {`{"all":true}`},
 }
 
 // The end-to-end merged state holds an issue in both its folders and a second issue under its id,

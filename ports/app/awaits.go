@@ -194,12 +194,8 @@ func (st *step) fallBack(aw loop.Await, lane, route string, reason review.Fallba
 		// abcd's words instead.
 		f.Detail = reason.Sentence()
 	}
-	s.Fallbacks = append(s.Fallbacks, loop.Fallback{At: f.At, Lane: lane, Round: aw.Round, Role: aw.Role,
+	s.FallBack(aw.ID, loop.Fallback{At: f.At, Lane: lane, Round: aw.Round, Role: aw.Role,
 		Asked: route, Reason: string(reason), Detail: f.Detail, Ran: review.RanHost})
-	s.Changes++
-	if i, j, ok := s.FindID(aw.ID); ok {
-		s.Lanes[i].Awaits[j].Answered = loop.Answer{} // the review is the host's now
-	}
 	if st.Diag != nil {
 		st.Diag.Warn(fmt.Sprintf("%s %s: %s did not take the step (%s); the host takes it", lane, aw.Role, route, reason.Sentence()))
 	}

@@ -141,7 +141,7 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
-	sc := a.scrubber(ctx, ports.CredentialSources{Env: []string{string(in.KeyEnv)}, Files: []string{string(in.KeyFile)}})
+	sc := a.scrubber(ctx, ports.ProviderCall{KeyEnv: string(in.KeyEnv), KeyFile: string(in.KeyFile)})
 	check.ModelReported, check.Detail = sc.Scrub(check.ModelReported), sc.Scrub(check.Detail)
 	if check.FallbackReason != "" {
 		return AhoyConnectResult{}, refusal.New("provider_unverified", "",

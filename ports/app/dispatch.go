@@ -86,7 +86,7 @@ func (a *App) callAndPlace(ctx context.Context, verb, run string, res StepResult
 // adapter and by ctx. Every text a route says is scrubbed of every credential abcd holds before
 // anything else reads it.
 func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
-	sc := a.scrubber(ctx, ports.CredentialSources{})
+	sc := a.scrubber(ctx)
 	outs := make([]answered, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {

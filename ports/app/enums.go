@@ -4,6 +4,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -137,4 +138,18 @@ func (RulesLayer) SchemaFields() map[string]contract.Rule {
 // A rules file is the machine's or the repository's; the bundled layer is no file.
 func (RulesFileStatus) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"layer": contract.Enum(rules.Machine, rules.Repository)}
+}
+
+// A captured session's harness, a capture's outcome and a message's role are closed lists.
+func (HistoryCaptured) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"harness": contract.Enum(history.Harnesses...),
+		"outcome": contract.Enum(history.Stored, history.Superseded, history.Unchanged, history.KeptLonger, history.Refused)}
+}
+
+func (HistorySession) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"harness": contract.Enum(history.Harnesses...)}
+}
+
+func (HistoryMessage) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"role": contract.Enum(history.Roles()...)}
 }

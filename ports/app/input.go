@@ -178,6 +178,10 @@ func toInt(raw any) (int, error) {
 		if i, err := strconv.Atoi(string(n)); err == nil {
 			return i, nil
 		}
+		// A whole number JSON writes another way (2.0, 1e1) is still that number.
+		if f, err := n.Float64(); err == nil && f == float64(int(f)) {
+			return int(f), nil
+		}
 	}
 	return 0, errors.New("must be a whole number")
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/text"
-	"github.com/abcd-dev/abcd/ports"
 )
 
 // receive is the receipt's step: the await ret (repository-relative; given is the path as handed in)
@@ -229,7 +228,7 @@ func (st *step) recordAudit(ctx context.Context, lane, idx int, ret, ran string)
 	}
 	if ln := s.Lanes[lane]; s.Kind == loop.KindAudit || (s.Intent != "" && ln.Integration) {
 		// The notes are committed: whoever wrote the return, no credential abcd holds goes in.
-		notes := st.scrubber(ctx, ports.CredentialSources{}).Scrub(loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word))
+		notes := st.scrubber(ctx).Scrub(loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word))
 		if err := record.CheckBody(notes); err != nil {
 			return refusal.New("return_refused", ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
 				"write the evidence, concerns and summary as plain sentences (no headings or code fences) and hand the return in again; nothing was recorded")

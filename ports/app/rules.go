@@ -219,6 +219,12 @@ func rulesVerbs() []Verb {
 // was composed is kept, compiled, under a digest of every input (the bundled data, the guard's files,
 // both rules files and where they are), so the next prompt with the same files reads it back instead.
 func (a *App) loadRules(ctx context.Context) (*rules.Set, RulesState, error) {
+	return a.composedRules(ctx, false)
+}
+
+// composedRules is loadRules; keep also keeps what it composed, for the prompt hook's next run. The
+// verbs never keep anything: they are read-only.
+func (a *App) composedRules(ctx context.Context, keep bool) (*rules.Set, RulesState, error) {
 	if a.Rules == nil {
 		return nil, RulesState{}, fmt.Errorf("rules: no rules source is wired into this build")
 	}
@@ -237,8 +243,10 @@ func (a *App) loadRules(ctx context.Context) (*rules.Set, RulesState, error) {
 		if err != nil {
 			return nil, RulesState{}, err
 		}
-		if err := a.Rules.WriteCompiled(ctx, key, set.Compiled()); err != nil {
-			a.warn("rules: the compiled rules could not be kept on this machine (" + errText(err) + "); each prompt composes them again")
+		if keep {
+			if err := a.Rules.WriteCompiled(ctx, key, set.Compiled()); err != nil {
+				a.warn("rules: the compiled rules could not be kept on this machine (" + errText(err) + "); each prompt composes them again")
+			}
 		}
 	}
 	state := RulesState{
@@ -477,10 +485,20 @@ func whyOf(d *rules.Resolved, match rules.Result) *RulesWhy {
 }
 
 func rulesMatch(ctx context.Context, a *App, in *RulesMatchInput) (RulesMatchResult, error) {
+	return a.matchRules(ctx, in, false)
+}
+
+// RulesHook is rules_match for the prompt hook: the same answer, and the composed rules kept on the
+// machine (under $ABCD_HOME/cache/rules) so the next prompt reads them back instead of composing them.
+func (a *App) RulesHook(ctx context.Context, in *RulesMatchInput) (RulesMatchResult, error) {
+	return a.matchRules(ctx, in, true)
+}
+
+func (a *App) matchRules(ctx context.Context, in *RulesMatchInput, keep bool) (RulesMatchResult, error) {
 	if err := rules.CheckPrompt(string(in.Prompt)); err != nil {
 		return RulesMatchResult{}, onField(err, "rules_match", "prompt")
 	}
-	set, state, err := a.loadRules(ctx)
+	set, state, err := a.composedRules(ctx, keep)
 	if err != nil {
 		return RulesMatchResult{}, err
 	}

@@ -211,18 +211,21 @@ func TestComposedRulesAreKeptAndReadBack(t *testing.T) {
 	src := a.Rules.(fake.Rules)
 	src.Kept = kept
 	a.Rules = src
-	first, err := rulesMatch(context.Background(), a, &RulesMatchInput{Prompt: "a migration to commit"})
+	_, err := rulesMatch(context.Background(), a, &RulesMatchInput{Prompt: "a migration to commit"})
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(kept, 0), "the verb is read-only: it keeps nothing")
+	first, err := a.RulesHook(context.Background(), &RulesMatchInput{Prompt: "a migration to commit"})
 	assert.NilError(t, err)
 	assert.Assert(t, is.Len(kept, 1))
-	second, err := rulesMatch(context.Background(), a, &RulesMatchInput{Prompt: "a migration to commit"})
+	second, err := a.RulesHook(context.Background(), &RulesMatchInput{Prompt: "a migration to commit"})
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(first, second))
-	assert.Check(t, is.Len(diag.Warnings, 2), "the dropped guardrail is named on every load, kept or not")
+	assert.Check(t, is.Len(diag.Warnings, 3), "the dropped guardrail is named on every load, kept or not")
 
 	for k := range kept {
 		kept[k] = []byte("garbage")
 	}
-	third, err := rulesMatch(context.Background(), a, &RulesMatchInput{Prompt: "a migration to commit"})
+	third, err := a.RulesHook(context.Background(), &RulesMatchInput{Prompt: "a migration to commit"})
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(first, third))
 	for _, v := range kept {
@@ -231,7 +234,7 @@ func TestComposedRulesAreKeptAndReadBack(t *testing.T) {
 
 	src.Files.Repository.Data = []byte(`{"schema_version":1}`)
 	a.Rules = src
-	fourth, err := rulesMatch(context.Background(), a, &RulesMatchInput{Prompt: "a migration to commit"})
+	fourth, err := a.RulesHook(context.Background(), &RulesMatchInput{Prompt: "a migration to commit"})
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(kept, 2), "a changed file is another key")
 	assert.Check(t, is.Len(fourth.Notices, 0))

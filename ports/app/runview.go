@@ -273,5 +273,5 @@ func fallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
 
 func requestRouting(r loop.Routing) oracle.RequestRouting {
 	return oracle.RequestRouting{Agent: r.Agent, Tier: oracle.Tier(r.Tier), FanOut: r.FanOut, Source: oracle.Source(r.Source),
-		Origin: r.Origin, Override: r.Override, Connection: r.Connection, Fallback: r.Fallback}
+		Origin: r.Origin, Override: r.Override, Connection: r.Connection, Fallback: r.FallbackText()}
 }

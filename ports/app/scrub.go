@@ -14,26 +14,29 @@ import (
 )
 
 // scrubber holds every credential abcd holds: the key of each provider the machine configures
-// (key_env, key_file), each runner's credential_env, and those extra names (a provider or runner
-// being connected).
-func (a *App) scrubber(ctx context.Context, extra ports.CredentialSources) *secret.Scrubber {
+// (key_env, key_file), each runner's credential_env, the harnesses' keys in the environment, and the
+// extra ones given (a provider or runner being connected, named as a provider call's key_env or
+// key_file).
+func (a *App) scrubber(ctx context.Context, extra ...ports.ProviderCall) *secret.Scrubber {
 	if a.Credentials == nil {
 		return secret.NewScrubber()
 	}
-	where := extra
+	calls := extra
 	if _, stack, err := a.loadConfig(ctx); err == nil {
 		if m, r, err := machineRoutes(stack); err == nil {
 			for _, name := range m.Names() {
 				p, _ := m.Provider(name)
-				where.Env, where.Files = append(where.Env, p.KeyEnv), append(where.Files, p.KeyFile)
+				calls = append(calls, ports.ProviderCall{Name: name, KeyEnv: p.KeyEnv, KeyFile: p.KeyFile})
 			}
 			for _, name := range r.Names() {
 				rn, _ := r.Runner(name)
-				where.Env = append(where.Env, rn.CredentialEnv...)
+				for _, env := range rn.CredentialEnv {
+					calls = append(calls, ports.ProviderCall{Name: name, KeyEnv: env})
+				}
 			}
 		}
 	}
-	return secret.NewScrubber(a.Credentials.Values(ctx, where)...)
+	return secret.NewScrubber(a.Credentials.Held(ctx, calls)...)
 }
 
 // scrubOutcome is a route's outcome with every text in it scrubbed.

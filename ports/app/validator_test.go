@@ -3,6 +3,7 @@ package app_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -125,6 +126,24 @@ func TestReviewsTakeTheValidatorRouteOrFallBack(t *testing.T) {
 				assert.Check(t, is.Equal(f.Asked, "rp"))
 				assert.Check(t, is.Equal(f.Ran, "host"))
 				assert.Check(t, !containsAny(f.Detail, "127.0.0.1", "8765"), "a fallback never quotes the address: %s", f.Detail)
+			}
+			// No line says the route still takes a review it gave up: not the step's next lines, not
+			// an await's, not implement status's; each await's routing says the fallback and why.
+			st := recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{"run": w.run})
+			var lines []string
+			for _, n := range res.Next {
+				lines = append(lines, n.String())
+			}
+			for _, aw := range append(res.Run.Awaits, st.Runs[0].Awaits...) {
+				lines = append(lines, aw.Next.String())
+				if aw.Role == loop.RoleImplementer {
+					continue
+				}
+				assert.Check(t, is.Contains(aw.Routing.Fallback, "rp did not take the step ("+c.reason+": "), aw.ID)
+				assert.Check(t, is.Contains(aw.Next.String(), "rp did not take this review"), aw.ID)
+			}
+			for _, line := range lines {
+				assert.Check(t, !strings.Contains(line, "is taking"), line)
 			}
 			// Nothing stands at a return path the host's agent writes to.
 			for _, aw := range res.Run.Awaits {

@@ -76,6 +76,7 @@ func buildTable() []Verb {
 	verbs = append(verbs, reviewVerbs()...)
 	verbs = append(verbs, guardVerbs()...)
 	verbs = append(verbs, rulesVerbs()...)
+	verbs = append(verbs, historyVerbs()...)
 	verbs = append(verbs, connectVerbs()...)
 	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
@@ -107,6 +108,14 @@ type App struct {
 	Runs      ports.RunStore
 	Commands  ports.CommandReader // the guard's shell reader
 	Rules     ports.RulesSource   // the rules' machine and repository files
+	// History keeps captured sessions; Transcripts reads the harnesses' session files; Credentials
+	// are the keys abcd holds: redaction looks for them, and every text a route says is scrubbed of
+	// them (scrub.go).
+	History     ports.HistoryStore
+	Transcripts ports.TranscriptSource
+	Credentials ports.Credentials
+	// redactionFor, when a test sets it, stands in for the redaction a capture builds.
+	redactionFor func(context.Context) (redaction, error)
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
@@ -117,9 +126,6 @@ type App struct {
 	Runners ports.Runners
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
-	// Credentials reads the credentials the configuration names, so every text a route says is
-	// scrubbed of them; nil holds none.
-	Credentials ports.Credentials
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

@@ -365,7 +365,9 @@ type Git struct {
 	// Settle marked resolved.
 	Index   map[string][4][]byte
 	Settled []string
-	merges  int
+	// TopDir is the main worktree's folder, for WorktreeDirs.
+	TopDir string
+	merges int
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -556,6 +558,30 @@ func (g *Git) Diff(_ context.Context, _, _ string, max int) ([]byte, bool, error
 		return d[:max], true, nil
 	}
 	return d, false, nil
+}
+
+// RootCommit is the least commit with no parent, "" when there is none.
+func (g *Git) RootCommit(context.Context) (string, error) {
+	root := ""
+	for c, p := range g.Parents {
+		if p == "" && (root == "" || c < root) {
+			root = c
+		}
+	}
+	return root, nil
+}
+
+// WorktreeDirs are TopDir (the main worktree, when set) and the folders of the worktrees added.
+func (g *Git) WorktreeDirs(context.Context) ([]string, error) {
+	var out []string
+	if g.TopDir != "" {
+		out = append(out, g.TopDir)
+	}
+	for dir := range g.Worktrees {
+		out = append(out, dir)
+	}
+	sort.Strings(out[min(1, len(out)):])
+	return out, nil
 }
 
 // Runs is an in-memory run store keyed by path.
@@ -750,18 +776,4 @@ func (p *Providers) Open(call ports.ProviderCall) (ports.Validator, error) {
 func (p *Providers) Verify(_ context.Context, call ports.ProviderCall) (ports.ProviderCheck, error) {
 	p.Verified = append(p.Verified, call)
 	return p.Check, nil
-}
-
-// Credentials holds credentials by where they are kept: an environment variable's name or a key
-// file's path.
-type Credentials map[string]string
-
-func (c Credentials) Values(_ context.Context, where ports.CredentialSources) []string {
-	var out []string
-	for _, k := range append(append([]string{}, where.Env...), where.Files...) {
-		if v := c[k]; v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }

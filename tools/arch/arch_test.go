@@ -51,6 +51,26 @@ func listPackages(t *testing.T) []Package {
 	return pkgs
 }
 
+// TestAbcdLinksNoDatabaseDriver: the history store's driver is linked into the helper binary alone,
+// so abcd's start-up (and its hooks, which run on every prompt and shell command) never pays for it.
+func TestAbcdLinksNoDatabaseDriver(t *testing.T) {
+	deps := func(pkg string) string {
+		cmd := exec.Command("go", "list", "-deps", pkg)
+		cmd.Dir = workspaceRoot(t)
+		out, err := cmd.Output()
+		assert.NilError(t, err)
+		return string(out)
+	}
+	linked := map[string]bool{}
+	for _, line := range strings.Split(deps("./frontdoors/cmd/abcd"), "\n") {
+		linked[line] = true
+	}
+	for _, pkg := range []string{"modernc.org/sqlite", "database/sql", Prefix + "adapters/history"} {
+		assert.Check(t, !linked[pkg], "abcd links %s", pkg)
+	}
+	assert.Check(t, strings.Contains(deps("./frontdoors/cmd/abcd-history"), "modernc.org/sqlite"), "the helper holds the driver")
+}
+
 func TestTheWorkspaceKeepsTheDependencyRule(t *testing.T) {
 	pkgs := listPackages(t)
 	assert.Assert(t, len(pkgs) > 10, "go list found too few packages: %d", len(pkgs))
@@ -92,7 +112,7 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		assert.Assert(t, is.Contains(got[0], c.want))
 	}
 	allowed := []Package{
-		p(compositionRoot, Prefix+"adapters/files", Prefix+"schemas", Prefix+"frontdoors/cli", "github.com/spf13/cobra"),
+		p(compositionRoots[0], Prefix+"adapters/files", Prefix+"schemas", Prefix+"frontdoors/cli", "github.com/spf13/cobra"),
 		{ImportPath: Prefix + "ports/app", Imports: []string{"context", Prefix + "domain/refusal"}, TestImports: []string{"gotest.tools/v3/assert", Prefix + "ports/fake"}},
 		p(Prefix+"gen", Prefix+"ports/app", "github.com/invopop/jsonschema"),
 	}

@@ -3,6 +3,7 @@ package arch
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -18,8 +19,9 @@ type Package struct {
 	XTestImports []string
 }
 
-// compositionRoot is the one front-door package that may reach adapters.
-const compositionRoot = Prefix + "frontdoors/cmd/abcd"
+// compositionRoots are the front-door packages that may reach adapters: abcd's, and the history
+// store's helper binary's.
+var compositionRoots = []string{Prefix + "frontdoors/cmd/abcd", Prefix + "frontdoors/cmd/abcd-history"}
 
 // inner lists, per layer, the layers its production code may import.
 var inner = map[string][]string{
@@ -39,7 +41,11 @@ var inner = map[string][]string{
 var outer = map[string][]string{
 	// adapters/shell reads command lines with a real shell parser (mvdan.cc/sh's syntax package) for
 	// the guard: a hand-written tokenizer is what lets bash -c, quotes and wrappers walk past a check.
-	"adapters":   {"mvdan.cc/sh/v3"},
+	"adapters": {"mvdan.cc/sh/v3",
+		// adapters/history keeps the agents' sessions in SQLite with FTS5, through modernc.org/sqlite
+		// (pure Go): an embedded search engine rather than a home-made index. Only the helper binary
+		// abcd-history links it (TestAbcdLinksNoDatabaseDriver).
+		"modernc.org/sqlite", "modernc.org/libc", "modernc.org/mathutil", "modernc.org/memory"},
 	"frontdoors": {"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/google/uuid"},
 	"gen":        {"github.com/invopop/jsonschema"},
 }
@@ -97,7 +103,7 @@ func forbidden(from, layer, imp string, test bool) string {
 		if imp == Prefix+"ports/fake" && !test && from != imp {
 			return "ports/fake is for tests"
 		}
-		if layer == "frontdoors" && from == compositionRoot && (to == "adapters" || to == "schemas" || to == "agents") {
+		if layer == "frontdoors" && slices.Contains(compositionRoots, from) && (to == "adapters" || to == "schemas" || to == "agents") {
 			return ""
 		}
 		for _, ok := range inner[layer] {

@@ -57,7 +57,8 @@ suite('the Claude Code plugin', { concurrency: true }, () => {
       assert.deepEqual(report.provides.commands, commands.map((c) => `abcd:${c}`));
       assert.deepEqual(report.provides.mcpServers.map((s) => [s.name, s.target, s.args]), [['abcd', 'abcd', ['mcp', 'serve']]]);
       assert.deepEqual(report.provides.hooks.map((h) => `${h.event} ${h.matcher} ${h.command}`).sort(),
-        ['PreToolUse Bash|Write|Edit|MultiEdit|NotebookEdit abcd guard hook', 'SessionStart startup|resume|clear|compact abcd status', 'UserPromptSubmit undefined abcd rules hook']);
+        ['PreToolUse Bash|Write|Edit|MultiEdit|NotebookEdit abcd guard hook', 'SessionEnd undefined abcd history hook --harness claude',
+          'SessionStart startup|resume|clear|compact abcd status', 'SubagentStop undefined abcd history hook --harness claude', 'UserPromptSubmit undefined abcd rules hook']);
 
       // The repository root: the marketplace manifest beside it validates too.
       const market = await run(world, ['plugin', 'validate', root, '--strict']);
@@ -84,7 +85,7 @@ suite('the Claude Code plugin', { concurrency: true }, () => {
       assert.equal(details.status, 0, details.stdout + details.stderr);
       assert.match(details.stdout, new RegExp(`Agents \\(${agents.length}\\)\\s+${agents.join(', ')}`));
       for (const c of commands) assert.match(details.stdout, new RegExp(`\\b${c}\\b`), `the inventory names the command ${c}`);
-      assert.match(details.stdout, /Hooks \(3\)\s+SessionStart, UserPromptSubmit, PreToolUse/);
+      assert.match(details.stdout, /Hooks \(5\)\s+SessionStart, UserPromptSubmit, PreToolUse, SubagentStop, SessionEnd/);
       assert.match(details.stdout, /MCP servers \(1\)\s+abcd/);
     } finally {
       world.cleanup();

@@ -93,7 +93,10 @@ test('every command reads the same in any YAML reader, names only served tools, 
 });
 
 test('the hooks: abcd status at session start, the rules on every prompt, and the guard on every Bash call', () => {
-  assert.deepEqual(Object.keys(hooks).sort(), ['PreToolUse', 'SessionStart', 'UserPromptSubmit']);
+  assert.deepEqual(Object.keys(hooks).sort(), ['PreToolUse', 'SessionEnd', 'SessionStart', 'SubagentStop', 'UserPromptSubmit']);
+  for (const event of ['SubagentStop', 'SessionEnd']) {
+    assert.equal(hooks[event][0].hooks[0].command, 'abcd history hook --harness claude', `${event}: the hook docs/history.md documents`);
+  }
   const world = makeWorld();
   try {
     const [start] = hooks.SessionStart;

@@ -13,6 +13,8 @@ import (
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/files"
 	"github.com/abcd-dev/abcd/adapters/git"
+	"github.com/abcd-dev/abcd/adapters/history/helper"
+	"github.com/abcd-dev/abcd/adapters/history/sessions"
 	"github.com/abcd-dev/abcd/adapters/openai"
 	"github.com/abcd-dev/abcd/adapters/repoprompt"
 	"github.com/abcd-dev/abcd/adapters/runner"
@@ -70,22 +72,25 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			dir = root
 		}
 		a := &app.App{
-			Inspector:   files.Inspector{Dir: dir, Home: home},
-			Config:      files.ConfigSource{Dir: dir, Home: home},
-			Roster:      ros,
-			Setup:       files.Setup{Dir: dir, Home: home},
-			Records:     files.Records{Dir: dir},
-			Journal:     files.Journal{Dir: dir},
-			Clock:       system.Clock{},
-			Random:      system.Random{},
-			Git:         git.Git{Dir: dir},
-			Runs:        files.Runs{Dir: dir},
-			Commands:    shell.Reader{Home: os.Getenv("HOME")},
-			Rules:       files.ConfigSource{Dir: dir, Home: home},
+			Inspector: files.Inspector{Dir: dir, Home: home},
+			Config:    files.ConfigSource{Dir: dir, Home: home},
+			Roster:    ros,
+			Setup:     files.Setup{Dir: dir, Home: home},
+			Records:   files.Records{Dir: dir},
+			Journal:   files.Journal{Dir: dir},
+			Clock:     system.Clock{},
+			Random:    system.Random{},
+			Git:       git.Git{Dir: dir},
+			Runs:      files.Runs{Dir: dir},
+			Commands:  shell.Reader{Home: os.Getenv("HOME")},
+			Rules:     files.ConfigSource{Dir: dir, Home: home},
+			// History runs the helper beside abcd, which holds the database driver (see abcd-history).
+			History:     helper.Client{Home: home},
+			Transcripts: sessions.Source{HomeDir: userHome(), Getenv: os.Getenv},
+			Credentials: files.Credentials{Getenv: os.Getenv},
 			Providers:   providers,
 			Runners:     runners,
 			RP:          repoprompt.Dialer{Base: repoprompt.Config{Version: version}},
-			Credentials: files.Credentials{Getenv: os.Getenv},
 			Prompter:    cli.NewPrompter(s),
 			Diag:        cli.NewDiag(s),
 			Schemas:     cat,
@@ -96,6 +101,15 @@ func wire(s *cli.IO, dir, home string) *app.App {
 		return a
 	}
 	return build(dir)
+}
+
+// userHome is the person's home folder, "" when it cannot be known.
+func userHome() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return home
 }
 
 // guardHook is the command a runner's CLI runs before each of the implementer's shell commands: this

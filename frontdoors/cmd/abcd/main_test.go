@@ -36,8 +36,9 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "abcd")
-	build := icmd.RunCommand("go", "build", "-o", binary,
-		"-ldflags", "-X main.version=9.9.9 -X main.commit=testcommit", ".")
+	// abcd and, beside it, the helper that holds its history store.
+	build := icmd.RunCommand("go", "build", "-o", dir+"/",
+		"-ldflags", "-X main.version=9.9.9 -X main.commit=testcommit", ".", "../abcd-history")
 	if build.ExitCode != 0 || build.Error != nil {
 		fmt.Fprintf(os.Stderr, "building abcd: %s\n", build.String())
 		return 1

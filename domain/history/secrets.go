@@ -1,0 +1,413 @@
+package history
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// The secret detector's rule set is gitleaks' (MIT licence, gitleaks/LICENSE beside this file), as
+// data: gitleaks/rules.json, written from gitleaks' Go module by tools/secrets/extract, and held to
+// gitleaks' own true and false positives by this package's tests. The detector reads the rules as
+// gitleaks' does: a rule runs only when one of its keywords is in the text (without case); its regex
+// finds the match; the secret is the rule's secret group (else the first group that matched, else the
+// whole match); a secret whose Shannon entropy is not above the rule's is no finding; and a finding an
+// allowlist (gitleaks' global one, or the rule's) allows is no finding.
+
+//go:embed gitleaks/rules.json
+var gitleaksJSON []byte
+
+// abcdJSON are abcd's own rules beside gitleaks': what its set does not look for (a password written
+// into a connection string).
+//
+//go:embed abcd/rules.json
+var abcdJSON []byte
+
+type ruleFile struct {
+	Source     string          `json:"source"`
+	License    string          `json:"license"`
+	Allowlists []allowlistData `json:"allowlists"`
+	Rules      []ruleData      `json:"rules"`
+}
+
+type allowlistData struct {
+	Description string   `json:"description"`
+	Condition   string   `json:"condition"`
+	RegexTarget string   `json:"regex_target"`
+	Regexes     []string `json:"regexes"`
+	StopWords   []string `json:"stopwords"`
+}
+
+type ruleData struct {
+	ID          string          `json:"id"`
+	Description string          `json:"description"`
+	Regex       string          `json:"regex"`
+	SecretGroup int             `json:"secret_group"`
+	Entropy     float64         `json:"entropy"`
+	Keywords    []string        `json:"keywords"`
+	Path        string          `json:"path"`
+	Allowlists  []allowlistData `json:"allowlists"`
+}
+
+type secretRule struct {
+	id       string
+	re       *regexp.Regexp
+	group    int
+	entropy  float64
+	keywords []string
+	allow    []allowlist
+	// prefixed rules find tokens that carry their own prefix (AKIA..., ghp_..., sk-ant-...), so they
+	// can be looked for in text whose line breaks and spaces are taken out (a wrapped secret).
+	prefixed bool
+	// path is the file name pattern gitleaks scopes the rule to. A transcript has no file names, so
+	// it is not applied: the rule looks at every text, which errs towards redacting.
+	path string
+}
+
+type allowlist struct {
+	and       bool
+	target    string // "", "match" or "line"
+	regexes   []*regexp.Regexp
+	stopwords []string
+}
+
+// Detector finds secrets in text with gitleaks' rules.
+type Detector struct {
+	rules  []secretRule
+	global []allowlist
+	Source string
+	// byPair finds the keywords a text holds in one pass: each keyword (lower case, at least two
+	// bytes) under its first two bytes, with the rules that name it.
+	byPair map[[2]byte][]keywordRules
+	// always are the rules with no keyword: they run on every text.
+	always []int
+}
+
+type keywordRules struct {
+	keyword string
+	rules   []int
+}
+
+// Finding is one secret in a text: the rule that found it and where the secret stands.
+type Finding struct {
+	Rule       string
+	Start, End int
+}
+
+var detector = sync.OnceValues(func() (*Detector, error) { return NewDetector(gitleaksJSON, abcdJSON) })
+
+// SecretDetector is the detector over the bundled rule set, built once.
+func SecretDetector() (*Detector, error) { return detector() }
+
+// NewDetector builds a detector from rule files in the shape tools/secrets/extract writes; the first
+// file's global allowlist is the detector's.
+func NewDetector(files ...[]byte) (*Detector, error) {
+	d := &Detector{}
+	for i, data := range files {
+		var f ruleFile
+		if err := json.Unmarshal(data, &f); err != nil {
+			return nil, fmt.Errorf("the secret rules: %w", err)
+		}
+		if i == 0 {
+			d.Source = f.Source
+			var err error
+			if d.global, err = compileLists(f.Allowlists); err != nil {
+				return nil, fmt.Errorf("the secret rules' global allowlist: %w", err)
+			}
+		}
+		if err := d.add(f.Rules); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.rules) == 0 {
+		return nil, fmt.Errorf("the secret rules hold no rule")
+	}
+	d.index()
+	return d, nil
+}
+
+// index builds byPair and always.
+func (d *Detector) index() {
+	d.byPair = map[[2]byte][]keywordRules{}
+	for i, r := range d.rules {
+		if len(r.keywords) == 0 {
+			d.always = append(d.always, i)
+			continue
+		}
+		for _, k := range r.keywords {
+			if len(k) < 2 {
+				d.always = append(d.always, i)
+				continue
+			}
+			pair := [2]byte{k[0], k[1]}
+			list := d.byPair[pair]
+			found := false
+			for j := range list {
+				if list[j].keyword == k {
+					list[j].rules = append(list[j].rules, i)
+					found = true
+				}
+			}
+			if !found {
+				list = append(list, keywordRules{keyword: k, rules: []int{i}})
+			}
+			d.byPair[pair] = list
+		}
+	}
+}
+
+// candidates are the rules whose keywords lower (a text in lower case) holds, found in one pass.
+func (d *Detector) candidates(lower string) []bool {
+	run := make([]bool, len(d.rules))
+	for _, i := range d.always {
+		run[i] = true
+	}
+	for i := 0; i+1 < len(lower); i++ {
+		list, ok := d.byPair[[2]byte{lower[i], lower[i+1]}]
+		if !ok {
+			continue
+		}
+		for _, kr := range list {
+			if strings.HasPrefix(lower[i:], kr.keyword) {
+				for _, r := range kr.rules {
+					run[r] = true
+				}
+			}
+		}
+	}
+	return run
+}
+
+func (d *Detector) add(rules []ruleData) error {
+	for _, r := range rules {
+		re, err := regexp.Compile(r.Regex)
+		if err != nil {
+			return fmt.Errorf("secret rule %s: %w", r.ID, err)
+		}
+		sr := secretRule{id: r.ID, re: re, group: r.SecretGroup, entropy: r.Entropy, path: r.Path}
+		for _, k := range r.Keywords {
+			if k = strings.ToLower(k); !slices.Contains(sr.keywords, k) {
+				sr.keywords = append(sr.keywords, k)
+			}
+		}
+		if sr.allow, err = compileLists(r.Allowlists); err != nil {
+			return fmt.Errorf("secret rule %s: %w", r.ID, err)
+		}
+		sr.prefixed = r.ID != "generic-api-key" && hasTokenPrefix(r.Keywords)
+		d.rules = append(d.rules, sr)
+	}
+	return nil
+}
+
+// hasTokenPrefix reports a rule whose keywords are the token's own prefix (at least four characters
+// of which one is not a letter, or an all-capital prefix like AKIA), so what it finds is a token
+// that names itself, whatever is around it.
+func hasTokenPrefix(keywords []string) bool {
+	if len(keywords) == 0 {
+		return false
+	}
+	for _, k := range keywords {
+		if len(k) < 4 {
+			return false
+		}
+		special := strings.ContainsAny(k, "_-0123456789") || k == strings.ToUpper(k)
+		if !special {
+			return false
+		}
+	}
+	return true
+}
+
+func compileLists(in []allowlistData) ([]allowlist, error) {
+	var out []allowlist
+	for _, a := range in {
+		l := allowlist{and: a.Condition == "AND", target: a.RegexTarget}
+		for _, s := range a.Regexes {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				return nil, err
+			}
+			l.regexes = append(l.regexes, re)
+		}
+		for _, w := range a.StopWords {
+			l.stopwords = append(l.stopwords, strings.ToLower(w))
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// Find returns every secret in text, in the order of the rules, then of their place.
+func (d *Detector) Find(text string) []Finding {
+	return d.find(text, false)
+}
+
+func (d *Detector) find(text string, prefixedOnly bool) []Finding {
+	if text == "" {
+		return nil
+	}
+	run := d.candidates(strings.ToLower(text))
+	var out []Finding
+	for i := range d.rules {
+		r := &d.rules[i]
+		if prefixedOnly && !r.prefixed || !run[i] {
+			continue
+		}
+		// A match that is not a finding (allowed, too little entropy) is not skipped whole: it may
+		// have swallowed the start of the real secret (a name = "value" in which the name matched as
+		// a value), so the search goes on from where its secret began.
+		tries := 0
+		for at := 0; at < len(text) && tries < maxTries; tries++ {
+			m := r.re.FindStringSubmatchIndex(text[at:])
+			if m == nil {
+				break
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += at
+				}
+			}
+			f, ok := d.judge(r, text, m)
+			if ok {
+				out = append(out, f)
+				at = max(m[1], at+1)
+				continue
+			}
+			// Looked past from where its secret began: a name matched as a value holds the start of
+			// the real one; what came before the secret is context already seen.
+			if f.Start > m[0] {
+				at = f.Start
+			} else {
+				_, size := utf8.DecodeRuneInString(text[m[0]:])
+				at = m[0] + max(size, 1)
+			}
+		}
+	}
+	return out
+}
+
+// maxTries bounds the matches one rule looks at in one text.
+const maxTries = 4096
+
+// judge reads one match of a rule as gitleaks does: its secret, its entropy, the allowlists. The
+// finding's span is the secret's, also when it is not a finding.
+func (d *Detector) judge(r *secretRule, text string, m []int) (Finding, bool) {
+	{
+		{
+			start, end := m[0], m[1]
+			// gitleaks trims line breaks around a match before reading its secret.
+			for start < end && text[start] == '\n' {
+				start++
+			}
+			for end > start && text[end-1] == '\n' {
+				end--
+			}
+			ss, se := start, end
+			groups := len(m)/2 - 1
+			switch {
+			case r.group > 0 && r.group <= groups:
+				if m[2*r.group] < 0 {
+					return Finding{}, false
+				}
+				ss, se = m[2*r.group], m[2*r.group+1]
+			case r.group == 0 && groups > 0:
+				for g := 1; g <= groups; g++ {
+					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+						ss, se = m[2*g], m[2*g+1]
+						break
+					}
+				}
+			}
+			if ss < start {
+				ss = start
+			}
+			if se > end {
+				se = end
+			}
+			if se <= ss {
+				return Finding{}, false
+			}
+			secret := text[ss:se]
+			if r.entropy != 0 && entropy(secret) <= r.entropy {
+				return Finding{Start: ss, End: se}, false
+			}
+			match, line := text[start:end], lineOf(text, start, end)
+			if allowed(d.global, secret, match, line) || allowed(r.allow, secret, match, line) {
+				return Finding{Start: ss, End: se}, false
+			}
+			return Finding{Rule: r.id, Start: ss, End: se}, true
+		}
+	}
+}
+
+// allowed reports whether any allowlist lets the finding be.
+func allowed(lists []allowlist, secret, match, line string) bool {
+	for _, a := range lists {
+		target := secret
+		switch a.target {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		var checks []bool
+		if len(a.regexes) > 0 {
+			ok := false
+			for _, re := range a.regexes {
+				if re.MatchString(target) {
+					ok = true
+					break
+				}
+			}
+			checks = append(checks, ok)
+		}
+		if len(a.stopwords) > 0 {
+			lower := strings.ToLower(secret)
+			checks = append(checks, slices.ContainsFunc(a.stopwords, func(w string) bool { return strings.Contains(lower, w) }))
+		}
+		if len(checks) == 0 {
+			continue
+		}
+		if a.and {
+			if !slices.Contains(checks, false) {
+				return true
+			}
+		} else if slices.Contains(checks, true) {
+			return true
+		}
+	}
+	return false
+}
+
+func lineOf(text string, start, end int) string {
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	le := strings.IndexByte(text[end:], '\n')
+	if le < 0 {
+		return text[ls:]
+	}
+	return text[ls : end+le]
+}
+
+// entropy is the Shannon entropy of s over its characters, as gitleaks computes it.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range s {
+		counts[c]++
+	}
+	inv := 1.0 / float64(len(s))
+	e := 0.0
+	for _, n := range counts {
+		f := float64(n) * inv
+		e -= f * math.Log2(f)
+	}
+	return e
+}
