@@ -406,6 +406,13 @@ type RunStore interface {
 	RemoveAll(ctx context.Context, path string) error
 	// Unstarted lists the run folders that hold no state: a start killed before it wrote one.
 	Unstarted(ctx context.Context) ([]string, error)
+	// HoldWorker takes a lock in the run's folder that this process holds while it calls routes for
+	// the run's awaits, and that the system lets go when the process ends, however it ends: its pid,
+	// the lock's name (recorded on each await a route is working on) and the release.
+	HoldWorker(ctx context.Context, run string) (pid int, name string, release func(), err error)
+	// WorkerHeld reports whether the process that took the worker lock name still holds it (false:
+	// the process is gone, and the lock's leftovers are removed).
+	WorkerHeld(ctx context.Context, run, name string) (bool, error)
 }
 
 // Validator routes an agent's step elsewhere than the person's harness: a review to a RepoPrompt

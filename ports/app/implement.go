@@ -135,7 +135,7 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
 				}
 				return lanes
-			}})
+			}}, nil) // a spec run's first step starts lanes; it calls no route
 		if err == nil {
 			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
 				kept.base, loop.Short(kept.baseSHA), dodText(kept.dod), kept.fixRounds))
@@ -289,7 +289,7 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 	if err != nil {
 		return StepResult{}, err
 	}
-	res, _, err := a.withRun(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+	res, _, err := a.withRun(ctx, verb, run, nil, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		s := &st.state
 		var did []string
 		if !s.Finished() {

@@ -592,11 +592,33 @@ type Runs struct {
 	Held map[string]bool
 	// Waited is the wait the last Lock was given.
 	Waited time.Duration
+	// Workers are the worker locks held, by run and name; a test drops one to play a process killed
+	// while a route worked.
+	Workers map[string]bool
+	workerN int
 }
 
 // NewRuns is an empty run store.
 func NewRuns() *Runs {
-	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}}
+	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}, Workers: map[string]bool{}}
+}
+
+// HoldWorker holds a worker lock named after a fixed pid and a counter.
+func (r *Runs) HoldWorker(_ context.Context, run string) (int, string, func(), error) {
+	if !r.Dirs[run] {
+		return 0, "", nil, loop.UnknownRun(run)
+	}
+	r.workerN++
+	name := fmt.Sprintf("4242-%08x", r.workerN)
+	if r.Workers == nil {
+		r.Workers = map[string]bool{}
+	}
+	r.Workers[run+"/"+name] = true
+	return 4242, name, func() { delete(r.Workers, run+"/"+name) }, nil
+}
+
+func (r *Runs) WorkerHeld(_ context.Context, run, name string) (bool, error) {
+	return r.Workers[run+"/"+name], nil
 }
 
 const runRoot = layout.Runs + "/"
