@@ -49,7 +49,9 @@ func TestAnAwaitARouteWorksOnNamesItsProcess(t *testing.T) {
 			}
 			return nil
 		},
-		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+			return ports.ReviewOutcome{Return: verdictFor(req.Role)}
+		}}
 	w = newLoopWorld(t, v)
 	w.receipt(t)
 	assert.Check(t, is.Len(w.record(t).Verdicts, 2))
@@ -76,7 +78,9 @@ func TestAStepHandsOnAReviewWhoseProcessIsGone(t *testing.T) {
 			}
 			return nil
 		},
-		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome { return ports.ReviewOutcome{Return: verdictFor(req.Role)} }}
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+			return ports.ReviewOutcome{Return: verdictFor(req.Role)}
+		}}
 	w = newLoopWorld(t, v)
 	res := w.receipt(t)
 	did := strings.Join(step.Did, "\n")
