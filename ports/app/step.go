@@ -141,25 +141,48 @@ func (a *App) withRun(ctx context.Context, verb, run string, w *routeWorker, do 
 	if st.state, err = a.loadRun(ctx, run); err != nil {
 		return StepResult{}, nil, err
 	}
-	gone, err := st.handOnGone(ctx)
+	settled, err := st.settle(ctx)
 	if err != nil {
 		return StepResult{}, nil, err
+	}
+	if len(settled) > 0 {
+		// Saved now, whatever the verb then does: a refusal of its own must not undo it.
+		if err := st.save(ctx); err != nil {
+			return StepResult{}, nil, err
+		}
 	}
 	res, changed, err := do(ctx, st)
 	if err != nil {
 		return StepResult{}, nil, err
 	}
-	res.Did = append(gone, res.Did...)
-	if changed || st.edited() || len(gone) > 0 {
+	res.Did = append(settled, res.Did...)
+	if changed || st.edited() {
 		if err := st.save(ctx); err != nil {
 			return StepResult{}, nil, err
 		}
 	}
 	if len(res.Did) == 0 {
-		res.Did = []string{"nothing new: the run is waiting on its open awaits"}
+		res.Did = []string{nothingNew}
 	}
 	return st.result(res), st.jobs, nil
 }
+
+// settle clears what a killed invocation left of the run before the verb's part runs: an await a
+// route was taking for a process that is gone is handed to the host (handOnGone), and a finished
+// run's worktrees a kill left standing, or half removed, go (clearWorktrees).
+func (st *step) settle(ctx context.Context) ([]string, error) {
+	did, err := st.handOnGone(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.state.Finished() {
+		did = append(did, st.clearWorktrees(ctx)...)
+	}
+	return did, nil
+}
+
+// nothingNew is what a step that did nothing says.
+const nothingNew = "nothing new: the run is waiting on its open awaits"
 
 // result is what the step did, with the run as it now stands and what to do next.
 func (st *step) result(res StepResult) StepResult {

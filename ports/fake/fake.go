@@ -250,12 +250,17 @@ type Records struct {
 	// Waited is the wait the last Lock was given; Temps is what StrayTemps lists.
 	Waited time.Duration
 	Temps  []ports.StrayTemp
+	// Missing is what InstallMissing lists: the files an interrupted install did not write.
+	Missing []string
 }
 
 // NewRecords is an initialized, empty record.
 func NewRecords() *Records { return &Records{Init: true, Files: map[string][]byte{}} }
 
 func (r *Records) Initialized() bool { return r.Init }
+
+// InstallMissing is Missing: the files an interrupted install did not write.
+func (r *Records) InstallMissing() ([]string, error) { return r.Missing, nil }
 
 func (r *Records) List(_ context.Context, dir, prefix string, limit int) ([]ports.RecordFile, error) {
 	var names []string
@@ -448,6 +453,9 @@ func (g *Git) AddWorktree(_ context.Context, dir, branch string) error {
 	g.Worktrees[dir] = branch
 	return nil
 }
+
+// CheckedOut is the branch of the worktree added at dir.
+func (g *Git) CheckedOut(_ context.Context, dir string) (string, error) { return g.Worktrees[dir], nil }
 
 func (g *Git) RemoveWorktree(_ context.Context, dir string) error {
 	delete(g.Worktrees, dir)
