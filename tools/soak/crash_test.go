@@ -797,8 +797,8 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 // rpStandIn starts the RepoPrompt stand-in (tools/mcp/rp/standin.mjs) for the test and returns its URL.
 func rpStandIn(t *testing.T) string { return rpStandInMode(t, "sse") }
 
-// rpStandInMode starts the stand-in in one of its modes.
-func rpStandInMode(t *testing.T, mode string) string {
+// rpStandInMode starts the stand-in in one of its modes, with env added to its environment.
+func rpStandInMode(t *testing.T, mode string, env ...string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -810,7 +810,7 @@ func rpStandInMode(t *testing.T, mode string) string {
 		t.Skip("tools/node_modules has no @modelcontextprotocol/sdk: run make tools-deps (make test does)")
 	}
 	cmd := exec.Command(node, filepath.Join(tools, "mcp", "rp", "standin.mjs"), mode)
-	cmd.Dir, cmd.Stderr = tools, os.Stderr
+	cmd.Dir, cmd.Stderr, cmd.Env = tools, os.Stderr, append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	assert.NilError(t, err)
 	assert.NilError(t, cmd.Start())
