@@ -9,6 +9,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/runner"
 )
@@ -143,4 +144,27 @@ func BareSchema(schema []byte) ([]byte, error) {
 	delete(s, "$schema")
 	delete(s, "$id")
 	return json.Marshal(s)
+}
+
+// ShellWords quotes argv for the shell a CLI runs a hook's command with (every CLI runs hook commands
+// through sh): a word of safe characters as it is, any other in single quotes.
+func ShellWords(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+// NonNil is s, or an empty list for nil (a CLI's configuration wants [] where a JSON null would be
+// refused).
+func NonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -381,3 +381,90 @@ func TestHarnessAhoyConnectARunner(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, !strings.Contains(string(data), "runner"))
 }
+
+// A step hands the CLI abcd's own MCP server with one tool allowed: each CLI starts it from abcd's
+// configuration alone and offers the model that tool (Codex and Gemini CLI no other of the server's;
+// Claude Code lists them all and denies a call to any other), and completes.
+func TestHarnessAStepWithAnMCPCatalog(t *testing.T) {
+	for _, c := range clis(t) {
+		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
+			script := func(string) []runnertest.Reply { return []runnertest.Reply{{Text: "OK"}} }
+			if c.kind == domain.Claude {
+				script = func(string) []runnertest.Reply {
+					return []runnertest.Reply{
+						{Tools: []runnertest.ToolCall{{ID: "toolu_m1", Name: "mcp__abcd__intent_new", Input: map[string]any{"title": "Not in the catalog"}}}},
+						{Tools: []runnertest.ToolCall{{ID: "toolu_m2", Name: "mcp__abcd__status", Input: map[string]any{}}}},
+						{Text: "OK"},
+					}
+				}
+			}
+			w := newHarness(t, c, script)
+			mcp := []domain.MCPServer{{Name: "abcd", Command: os.Getenv("ABCD_BIN"), Args: []string{"mcp", "serve"},
+				Tools: []domain.MCPTool{{Name: "status", Description: "abcd's status", InputSchema: map[string]any{"type": "object"}}}}}
+			req := ports.RunnerStep{Runner: w.r, Dir: w.work, PromptFile: w.prompt, Policy: domain.PolicyImplement, Model: c.model, Limits: w.r.Limits, MCP: mcp}
+			o, err := w.a.Step(context.Background(), req)
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+			names := toolNames(w.api)
+			switch c.kind {
+			case domain.Claude:
+				assert.Check(t, is.Contains(names, "mcp__abcd__status"))
+				denied, answered := lastMessage(w.api, 1), lastMessage(w.api, 2)
+				assert.Check(t, is.Contains(denied, `"is_error":true`), "the call outside the catalog was denied: %s", denied)
+				assert.Check(t, is.Contains(answered, "toolu_m2"), answered)
+				assert.Check(t, !strings.Contains(answered, `"is_error":true`), "the catalog's tool answered: %s", answered)
+				_, err := os.Stat(filepath.Join(w.work, ".abcd"))
+				assert.Check(t, os.IsNotExist(err), "intent_new never ran")
+				assert.Check(t, o.Receipt.PermissionDenials >= 1)
+			case domain.Codex:
+				assert.Check(t, is.Contains(names, "mcp__abcd"))
+				assert.Check(t, is.Contains(requestText(w.api, 0), `"name":"mcp__abcd","tools":[{"description":"Show the repository's record`), "the namespace holds status")
+				assert.Check(t, !strings.Contains(requestText(w.api, 0), `"name":"intent_new"`), "and no other of the server's tools")
+			case domain.Gemini:
+				assert.Check(t, is.Contains(names, "mcp_abcd_status"))
+				for _, n := range names {
+					assert.Check(t, !strings.HasPrefix(n, "mcp_abcd_") || n == "mcp_abcd_status", "only the catalog's tool: %s", n)
+				}
+			}
+			t.Logf("%s: tools offered: %s", c.kind, names)
+		})
+	}
+}
+
+// lastMessage is the last message of the i-th request (Anthropic's messages): what the CLI sent
+// back after the model's previous reply.
+func lastMessage(api *runnertest.API, i int) string {
+	if i >= api.Count() {
+		return ""
+	}
+	msgs, _ := api.Requests[i].Body["messages"].([]any)
+	if len(msgs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(msgs[len(msgs)-1])
+	return string(b)
+}
+
+// toolNames lists the tools the first request offered the model, as each API names them.
+func toolNames(api *runnertest.API) []string {
+	var names []string
+	if api.Count() == 0 {
+		return nil
+	}
+	tools, _ := api.Requests[0].Body["tools"].([]any)
+	for _, t := range tools {
+		m, _ := t.(map[string]any)
+		if n, ok := m["name"].(string); ok {
+			names = append(names, n)
+		}
+		if decls, ok := m["functionDeclarations"].([]any); ok {
+			for _, d := range decls {
+				if dm, ok := d.(map[string]any); ok {
+					names = append(names, fmt.Sprint(dm["name"]))
+				}
+			}
+		}
+	}
+	return names
+}

@@ -79,6 +79,11 @@ func (a *Adapter) dialect(k runner.Kind) (Dialect, *runner.Failure) {
 // Step runs one step (ports.Runners).
 func (a *Adapter) Step(ctx context.Context, req ports.RunnerStep) (runner.Outcome, error) {
 	begun := time.Now()
+	// Limits left unset are the runner's; a bound still unset is the default: never no bound at all.
+	if req.Limits == (runner.Limits{}) {
+		req.Limits = req.Runner.Limits
+	}
+	req.Limits = req.Limits.Or(runner.DefaultLimits())
 	o := newOutcome(req.Runner, req.Model)
 	s := &step{a: a, req: req, o: &o, stderr: &ring{max: runner.MaxStderrBytes}}
 	err := s.run(ctx)
@@ -273,7 +278,7 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		readLines(outR, lines, done, runner.MaxLineBytes, runner.MaxStreamBytes)
 	}()
 	s.ledger = runner.NewLedger()
-	s.read(ctx, d.NewParser(), lines, p)
+	s.read(ctx, d.NewParser(), lines)
 	close(done)
 	p.end(s.a.grace)
 	// Every process of the group is gone, so the pipes close; a process that left the group (a
@@ -326,7 +331,7 @@ func lastLine(s string) string {
 
 // read reads the stream under the step's bounds until the outcome is fixed: a failure, or the
 // terminal event followed by the drain. Nothing but a successful terminal event completes the step.
-func (s *step) read(ctx context.Context, parser Parser, lines <-chan line, p *process) {
+func (s *step) read(ctx context.Context, parser Parser, lines <-chan line) {
 	lim := s.req.Limits
 	wall := time.NewTimer(lim.WallClock)
 	defer wall.Stop()

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -308,7 +307,7 @@ func TestTheStepBeforeTheCLIStarts(t *testing.T) {
 	badFormat := filepath.Join(w.dir, "bad-format")
 	assert.NilError(t, os.WriteFile(badFormat, []byte("not a program"), 0o700))
 	fifo := filepath.Join(w.dir, "fifo")
-	assert.NilError(t, syscall.Mkfifo(fifo, 0o600))
+	mkfifo(t, fifo)
 	link := filepath.Join(w.dir, "link.md")
 	assert.NilError(t, os.Symlink(w.prompt, link))
 	for _, c := range []struct {
@@ -476,6 +475,14 @@ func TestGeminiIsRefusedAFolderCarryingItsConfiguration(t *testing.T) {
 	assert.Assert(t, o.Failure != nil)
 	assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseRepoConfig))
 	assert.Check(t, is.Equal(o.Receipt.ExitCode, -1), "the CLI was never started")
+
+	// Plan mode offers no MCP tool: a reviewer's catalog is refused, not dropped.
+	assert.NilError(t, os.Remove(filepath.Join(w.work, ".gemini")))
+	o = w.step(context.Background(), func(r *ports.RunnerStep) {
+		r.MCP = []domain.MCPServer{{Name: "abcd", Command: "/usr/local/bin/abcd", Tools: []domain.MCPTool{{Name: "status", InputSchema: map[string]any{}}}}}
+	})
+	assert.Assert(t, o.Failure != nil)
+	assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseCatalog))
 }
 
 func TestMoreToolCallsThanAStepMayHold(t *testing.T) {

@@ -127,10 +127,14 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 		w.readWords(c.words[1:], c.sc.stdin, c.sc)
 		return false, nil
 	}
+	if body := c.sc.st.funcs[base]; body != nil && base == c.words[0].String() {
+		w.callFunction(c, base, body)
+		return false, nil
+	}
 	if w.follows(c, base) {
 		return false, nil
 	}
-	if wr, ok := wrappers[base]; ok {
+	if wr, ok := wrappers()[base]; ok {
 		return w.unwrap(c, base, wr), nil
 	}
 	w.plain(c, base)
@@ -184,7 +188,7 @@ func (w *walker) follows(c *cmdCall, base string) bool {
 			w.executed([]guard.Word{s}, c.sc, c.via, base)
 		}
 	default:
-		return false
+		return w.runsCommands(c, base)
 	}
 	return true
 }
@@ -227,7 +231,8 @@ func (w *walker) remember(c *cmdCall, base string) {
 		text = w.callOutput(c.words, c.sc)
 	}
 	if text == nil || !text.hasWord() {
-		return
+		// text the line does not know (cmd > x.sh): running the file later runs what cmd wrote
+		text = fromNames(base)
 	}
 	for _, r := range c.reds {
 		if t, ok := r.Target.Text(); ok && (r.Op == ">" || r.Op == ">>" || r.Op == ">|") {
@@ -287,6 +292,11 @@ func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 	}
 	if wr.joined {
 		w.executed(rest, c.sc, c.via, base)
+		return false
+	}
+	if len(rest) == 0 {
+		// nothing to run (exec 5<>/dev/tcp/...): the wrapper's own redirections still happen
+		c.emit(w)
 		return false
 	}
 	return c.through(base, rest)
@@ -504,7 +514,8 @@ func (w *walker) xargs(c *cmdCall) bool {
 	}
 	_, nul := firstOf(opts, "-0", "--null")
 	delim, hasDelim := firstOf(opts, "-d", "--delimiter")
-	inputs := []guard.Word{guard.HoleWord(orStdin(in))}
+	// each word xargs reads is one argument: it cannot split into more
+	inputs := []guard.Word{{Parts: []guard.Part{{Hole: true, From: orStdin(in), Quoted: true}}}}
 	if in.hasWord() {
 		switch d, _ := delim.Text(); {
 		case hasRepl:
@@ -532,28 +543,38 @@ func (w *walker) xargs(c *cmdCall) bool {
 
 // splitOn splits a word at any of the separator characters, keeping unknown parts in place.
 func splitOn(wd guard.Word, seps string) []guard.Word {
+	out := splitAt(wd, seps, "")
+	return out[:min(len(out), maxLoopValues)]
+}
+
+// splitAt splits a word's known text at any of seps, dropping the characters in drop; unknown
+// parts stay inside the word they fall in.
+func splitAt(wd guard.Word, seps, drop string) []guard.Word {
 	var out []guard.Word
 	var cur guard.Word
+	flush := func() {
+		if len(cur.Parts) > 0 {
+			out = append(out, cur)
+		}
+		cur = guard.Word{}
+	}
 	for _, p := range wd.Parts {
 		if p.Hole {
 			cur.Parts = append(cur.Parts, p)
 			continue
 		}
 		for _, r := range p.Text {
-			if strings.ContainsRune(seps, r) {
-				if len(cur.Parts) > 0 {
-					out = append(out, cur)
-				}
-				cur = guard.Word{}
-				continue
+			switch {
+			case strings.ContainsRune(seps, r):
+				flush()
+			case strings.ContainsRune(drop, r):
+			default:
+				cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
 			}
-			cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
 		}
 	}
-	if len(cur.Parts) > 0 {
-		out = append(out, cur)
-	}
-	return out[:min(len(out), maxLoopValues)]
+	flush()
+	return out
 }
 
 // replaceIn puts in in place of every r inside wd's known text.
@@ -670,30 +691,7 @@ func findName(args []guard.Word) guard.Word {
 // splitWord splits a word the way xargs splits its input (blanks and newlines, quotes dropped),
 // keeping unknown parts inside the words they fall in; past max words the rest is one unknown word.
 func splitWord(wd guard.Word, max int) []guard.Word {
-	var out []guard.Word
-	var cur guard.Word
-	flush := func() {
-		if len(cur.Parts) > 0 {
-			out = append(out, cur)
-		}
-		cur = guard.Word{}
-	}
-	for _, p := range wd.Parts {
-		if p.Hole {
-			cur.Parts = append(cur.Parts, p)
-			continue
-		}
-		for _, r := range p.Text {
-			switch {
-			case r == ' ' || r == '\t' || r == '\n':
-				flush()
-			case r == '\'' || r == '"':
-			default:
-				cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
-			}
-		}
-	}
-	flush()
+	out := splitAt(wd, " \t\n", "'\"")
 	if len(out) > max {
 		out = append(out[:max], guard.HoleWord("echo"))
 	}
@@ -712,4 +710,19 @@ func hasFlag(words []guard.Word, flag string) bool {
 		}
 	}
 	return false
+}
+
+// callFunction reads a call of a function the line defined: its body again, with $1, $2 and $@ the
+// words it is called with (g() { "$@"; }; g rm -rf ~). A function already being read is not read
+// again, so a function calling itself ends.
+func (w *walker) callFunction(c *cmdCall, base string, body *syntax.Stmt) {
+	w.plain(c, base)
+	if c.sc.st.calling[base] || len(c.words) == 1 {
+		return
+	}
+	inner := c.sc.sub().child(c.via, "function "+base)
+	inner.st.calling[base] = true
+	inner.st.inFunc = base
+	bindPositional(inner.st, c.words)
+	w.stmt(body, inner)
 }

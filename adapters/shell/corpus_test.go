@@ -97,34 +97,38 @@ func TestOrdinaryCorpus(t *testing.T) {
 	assert.Check(t, len(cases) >= 150, "%d ordinary lines", len(cases))
 }
 
-// TestSecondBatch scores the second batch of attacks and ordinary commands, written after the guard
-// was built to its first corpus and measured before anything was changed for it (the measurements
-// are in docs/guard.md): it must keep catching at least 95% of its attacks and block at most 1% of
-// its ordinary commands, as a held-out corpus is scored.
-func TestSecondBatch(t *testing.T) {
+// TestLaterBatches scores the batches of attacks and ordinary commands written after the guard was
+// built to its first corpora, each measured before anything was changed for it (the measurements are
+// in docs/guard.md): heldout.jsonl, the second batch, and third.jsonl, a third aimed at programs that
+// run commands of their own (editors, tar, sed, socat, other agents). Each must keep catching at
+// least 95% of its attacks and block at most 1% of its ordinary commands, as a held-out corpus is
+// scored.
+func TestLaterBatches(t *testing.T) {
 	reg := registry(t)
-	attacks, caught, ordinary, blocked := 0, 0, 0, 0
-	for _, c := range loadCorpusFile(t, "heldout.jsonl") {
-		v := check(t, reg, c.Line)
-		switch c.Kind {
-		case "attack":
-			attacks++
-			if v.Decision != "allow" {
-				caught++
-			} else {
-				t.Logf("an attack gets through: %q", c.Line)
+	for _, file := range []string{"heldout.jsonl", "third.jsonl"} {
+		attacks, caught, ordinary, blocked := 0, 0, 0, 0
+		for _, c := range loadCorpusFile(t, file) {
+			v := check(t, reg, c.Line)
+			switch c.Kind {
+			case "attack":
+				attacks++
+				if v.Decision != "allow" {
+					caught++
+				} else {
+					t.Logf("%s: an attack gets through: %q", file, c.Line)
+				}
+			case "ordinary":
+				ordinary++
+				if v.Decision == "block" {
+					blocked++
+					t.Logf("%s: an ordinary command is blocked (%s): %q", file, v.Rule, c.Line)
+				}
+			default:
+				t.Errorf("%s: %q: kind %q", file, c.Line, c.Kind)
 			}
-		case "ordinary":
-			ordinary++
-			if v.Decision == "block" {
-				blocked++
-				t.Logf("an ordinary command is blocked (%s): %q", v.Rule, c.Line)
-			}
-		default:
-			t.Errorf("%q: kind %q", c.Line, c.Kind)
 		}
+		assert.Check(t, caught*100 >= attacks*95, "%s: %d of %d attacks caught", file, caught, attacks)
+		assert.Check(t, blocked*100 <= ordinary, "%s: %d of %d ordinary commands blocked", file, blocked, ordinary)
+		assert.Check(t, attacks >= 100 && ordinary >= 40, "%s: %d attacks, %d ordinary", file, attacks, ordinary)
 	}
-	assert.Check(t, caught*100 >= attacks*95, "%d of %d attacks caught", caught, attacks)
-	assert.Check(t, blocked*100 <= ordinary, "%d of %d ordinary commands blocked", blocked, ordinary)
-	assert.Check(t, attacks >= 250 && ordinary >= 100, "%d attacks, %d ordinary", attacks, ordinary)
 }

@@ -1,11 +1,14 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // interpreters run code in their own language. The guard does not read those languages; it reads
@@ -13,31 +16,33 @@ import (
 // do shell script) and the folders it removes whole (shutil.rmtree, fs.rmSync with recursive,
 // FileUtils.rm_rf, File::Path's rmtree), and it marks code whose text it cannot know (a download
 // piped in) as opaque.
-var interpreters = map[string]interp{
-	"python":    {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
-	"pypy":      {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
-	"perl":      {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
-	"ruby":      {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
-	"node":      {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
-	"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
-	"deno":      {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
-	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
-	"php":       {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
-	"lua":       {code: []string{"-e"}, values: []string{"-l"}},
-	"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
-	"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
-	"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
-	"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
-	"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
-	"racket":    {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
-	"guile":     {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
-	"elixir":    {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
-	"groovy":    {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
-	"tclsh":     {},
-	"irb":       {},
-	"jshell":    {},
-	"awk":       {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
-}
+var interpreters = sync.OnceValue(func() map[string]interp {
+	return map[string]interp{
+		"python":    {code: []string{"-c"}, values: []string{"-W", "-X", "-Q"}, stop: []string{"-m"}},
+		"pypy":      {code: []string{"-c"}, values: []string{"-W", "-X"}, stop: []string{"-m"}},
+		"perl":      {code: []string{"-e", "-E"}, values: []string{"-I", "-x", "-0", "-l", "-C", "-F", "-d", "-D", "-V"}},
+		"ruby":      {code: []string{"-e"}, values: []string{"-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T", "-W"}},
+		"node":      {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file", "--title"}},
+		"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--require", "--import"}},
+		"deno":      {code: []string{"eval"}, values: []string{"--allow-read", "--allow-write", "--allow-run", "--allow-net", "--config", "-c", "--import-map"}, sub: true},
+		"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, values: []string{"-r", "--preload", "--cwd", "--env-file"}},
+		"php":       {code: []string{"-r"}, values: []string{"-c", "-d", "-z"}},
+		"lua":       {code: []string{"-e"}, values: []string{"-l"}},
+		"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
+		"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
+		"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
+		"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
+		"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
+		"racket":    {code: []string{"-e", "--eval"}, values: []string{"-l", "-t", "-r"}},
+		"guile":     {code: []string{"-c"}, values: []string{"-l", "-e", "-L"}},
+		"elixir":    {code: []string{"-e", "--eval"}, values: []string{"-r", "-pa", "-pz"}},
+		"groovy":    {code: []string{"-e"}, values: []string{"-cp", "--classpath"}},
+		"tclsh":     {},
+		"irb":       {},
+		"jshell":    {},
+		"awk":       {values: []string{"-F", "-v", "--assign", "--field-separator"}, program: true},
+	}
+})
 
 // interp is how an interpreter takes its code: options whose value is code, options that take a
 // value, options after which it runs a module rather than code, a subcommand that takes the code
@@ -51,18 +56,18 @@ type interp struct {
 // interpreterOf is the table entry for a program name, its version suffix ignored (python3.12,
 // php8.2, gawk).
 func interpreterOf(base string) (interp, bool) {
-	if i, ok := interpreters[base]; ok {
+	if i, ok := interpreters()[base]; ok {
 		return i, true
 	}
 	trimmed := strings.TrimRightFunc(base, func(r rune) bool { return unicode.IsDigit(r) || r == '.' })
-	if i, ok := interpreters[trimmed]; ok {
+	if i, ok := interpreters()[trimmed]; ok {
 		return i, true
 	}
 	switch base {
 	case "gawk", "mawk", "nawk", "busybox-awk":
-		return interpreters["awk"], true
+		return interpreters()["awk"], true
 	case "python3", "python2", "pypy3":
-		return interpreters["python"], true
+		return interpreters()["python"], true
 	}
 	return interp{}, false
 }
@@ -168,16 +173,70 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 		w.opaque(sc, base+" "+code.String(), holeFrom([]guard.Word{code}))
 		return
 	}
-	text := textOf(code)
-	if len(text) > maxOutput {
-		text = text[:maxOutput]
+	src := textOf(code)
+	if len(src) > maxOutput {
+		src = text.Prefix(src, maxOutput)
 	}
-	for _, line := range shellOuts(text) {
+	for _, line := range shellOuts(src) {
+		if line == unknownCode {
+			// a shell-out or an eval of text the code builds as it runs (a variable, a decoded
+			// string): the guard cannot read what it runs
+			w.opaque(sc, base+" "+text.ClipAt(src, maxEcho), base)
+			continue
+		}
+		if _, err := parse(line); err != nil {
+			// a string that is not shell (python's own exec("print(1)")): nothing the shell runs
+			continue
+		}
 		w.line(line, sc)
 		if w.refused != "" {
 			return
 		}
 	}
+	for _, f := range writtenFiles(src) {
+		sc.st.files[path.Clean(f)] = fromNames(base)
+	}
+}
+
+// unknownCode marks a shell-out whose command the code builds at run time.
+const unknownCode = "\x00unknown"
+
+// opaqueCalls run text the code builds: a shell-out or an eval given anything but a string literal,
+// and decoders whose output is run.
+var opaqueCalls = []string{"system", "popen", "execSync", "spawnSync", "check_output", "check_call", "Popen", "shell_exec", "passthru",
+	"getoutput", "getstatusoutput", "execute", "exec", "eval", "b64decode", "atob", "decode_base64", "fromhex"}
+
+// writtenFiles are the files interpreter code opens for writing or writes whole, by a literal name
+// (open('x.sh', 'w'), writeFileSync('x.sh', ...), File.write('x.sh', ...), file_put_contents).
+func writtenFiles(code string) []string {
+	var out []string
+	for _, call := range []string{"open(", "writeFileSync(", "writeFile(", "File.write(", "file_put_contents(", "Path("} {
+		for i := strings.Index(code, call); i >= 0 && len(out) < 16; {
+			rest := strings.TrimLeft(code[i+len(call):], " \t")
+			if lit, n, ok := literal(rest); ok {
+				after := rest[n:]
+				head := after[:min(len(after), 16)]
+				switch call {
+				case "open(":
+					if strings.ContainsAny(head, "wa") {
+						out = append(out, lit)
+					}
+				case "Path(":
+					if strings.HasPrefix(head, ").write_") {
+						out = append(out, lit)
+					}
+				default:
+					out = append(out, lit)
+				}
+			}
+			next := strings.Index(code[i+len(call):], call)
+			if next < 0 {
+				break
+			}
+			i += len(call) + next
+		}
+	}
+	return out
 }
 
 // shellCalls are the functions and forms that hand a string or an argument list to a shell or run
@@ -185,14 +244,14 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 var (
 	shellCalls = []string{"system", "popen", "exec", "execSync", "execFileSync", "spawnSync", "spawn", "execFile", "check_call", "check_output",
 		"call", "run", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open", "execute", "io.popen", "Command", "sh", "capture2", "capture3", "popen3", "spawnvp", "execvp", "execlp"}
-	removers = []string{"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
+	removers = []string{"unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
 )
 
 // shellOuts finds the shell commands in interpreter code: the first string (or list of strings)
 // given to a shell-out function, text in backticks, rm -rf of what a remover is given, an HTTP
 // DELETE of a URL, and a fork in a loop.
 func shellOuts(code string) []string {
-	var out []string
+	out := awkPipes(code)
 	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for(;;)") || strings.Contains(code, "for (;;)")) {
 		// fork while fork: the same multiplying as a shell fork bomb, read as one
 		out = append(out, ":(){ :|:& };:")
@@ -223,11 +282,18 @@ func shellOuts(code string) []string {
 			for k < len(code) && (code[k] == ' ' || code[k] == '(' || code[k] == '\t') {
 				k++
 			}
+			if i > 0 && code[i-1] == '%' && name == "x" {
+				name = "qx" // ruby's %x(...)
+			}
 			if n, ok := qxForm(name, code[j:]); ok {
 				out = append(out, n)
-			} else if contains(shellCalls, name) {
-				if s, ok := argument(code[k:]); ok {
+			} else if contains(shellCalls, name) || contains(opaqueCalls, name) {
+				s, ok := argument(code[k:])
+				switch {
+				case ok && contains(shellCalls, name):
 					out = append(out, s)
+				case !ok && contains(opaqueCalls, name) && k > j && strings.Contains(code[j:k], "("):
+					out = append(out, unknownCode)
 				}
 			} else if contains(removers, name) {
 				if p, ok := pathArgument(code[k:]); ok {
@@ -266,7 +332,10 @@ func qxForm(name, rest string) (string, bool) {
 // line (each word quoted).
 func argument(s string) (string, bool) {
 	s = strings.TrimLeft(s, " \t(")
-	if strings.HasPrefix(s, "[") || strings.HasPrefix(s, "%w(") || strings.HasPrefix(s, "qw(") {
+	if list, ok := bareWords(s); ok {
+		return list, true
+	}
+	if strings.HasPrefix(s, "[") {
 		var words []string
 		rest := s[1:]
 		for len(words) < 64 {
@@ -338,6 +407,32 @@ func concatenated(s string) (string, int, bool) {
 	}
 }
 
+// bareWords reads perl's qw(...) and ruby's %w(...): words without quotes, as a command line.
+func bareWords(s string) (string, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(s, "qw"):
+		rest = s[2:]
+	case strings.HasPrefix(s, "%w"), strings.HasPrefix(s, "%W"):
+		rest = s[2:]
+	default:
+		return "", false
+	}
+	if rest == "" {
+		return "", false
+	}
+	closeBy := map[byte]byte{'(': ')', '{': '}', '[': ']', '<': '>', '/': '/', '|': '|'}[rest[0]]
+	end := strings.IndexByte(rest[1:], closeBy)
+	if closeBy == 0 || end < 0 {
+		return "", false
+	}
+	var words []string
+	for _, f := range strings.Fields(rest[1 : 1+end]) {
+		words = append(words, shellQuote(f))
+	}
+	return strings.Join(words, " "), len(words) > 0
+}
+
 // literal reads a quoted string at the start of s: its text and how many bytes it took.
 func literal(s string) (string, int, bool) {
 	if s == "" || (s[0] != '"' && s[0] != '\'') {
@@ -383,6 +478,12 @@ func pathArgument(s string) (string, bool) {
 			return "~" + shellQuote(strings.TrimPrefix(lit, "~")), true
 		}
 	}
+	if rest, ok := strings.CutPrefix(s, "glob("); ok {
+		// unlink glob("~/.ssh/*"): every file the pattern matches
+		if lit, _, ok := literal(rest); ok {
+			return interpolatedHome(lit, false), true
+		}
+	}
 	lit, n, ok := literal(s)
 	if !ok {
 		return "", false
@@ -390,9 +491,26 @@ func pathArgument(s string) (string, bool) {
 	rest := strings.TrimLeft(s[n:], " \t")
 	if rest != "" && (rest[0] == '+' || rest[0] == '.') {
 		// a path built on: its beginning, the rest unknown
-		return shellQuote(lit) + "\"$__abcd_unknown\"", true
+		return interpolatedHome(lit, true) + "\"$__abcd_unknown\"", true
 	}
-	return shellQuote(lit), true
+	return interpolatedHome(lit, true), true
+}
+
+// interpolatedHome is a string literal as a shell word, with the home folder a perl, PHP or Ruby
+// string spells ($ENV{HOME}, $HOME, ~ in a glob) read as home; quoted keeps glob characters literal.
+func interpolatedHome(lit string, quoted bool) string {
+	for _, h := range []string{"$ENV{HOME}", "${HOME}", "$HOME", "#{ENV['HOME']}", `#{ENV["HOME"]}`, "#{Dir.home}"} {
+		if rest, ok := strings.CutPrefix(lit, h); ok {
+			if quoted {
+				return "~" + shellQuote(rest)
+			}
+			return "~" + rest
+		}
+	}
+	if !quoted {
+		return lit
+	}
+	return shellQuote(lit)
 }
 
 func isIdentStart(c byte) bool {
@@ -402,3 +520,24 @@ func isIdentStart(c byte) bool {
 func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// awkPipes are the commands awk code runs through pipes: "cmd" | getline, and print | "cmd".
+func awkPipes(code string) []string {
+	var out []string
+	for i := 0; i < len(code) && len(out) < 16; i++ {
+		if code[i] != '"' {
+			continue
+		}
+		lit, n, ok := literal(code[i:])
+		if !ok {
+			return out
+		}
+		before := strings.TrimRight(code[:i], " \t")
+		after := strings.TrimLeft(code[i+n:], " \t")
+		if strings.HasPrefix(after, "|") && strings.HasPrefix(strings.TrimLeft(after[1:], " \t"), "getline") || strings.HasSuffix(before, "|") {
+			out = append(out, lit)
+		}
+		i += n - 1
+	}
+	return out
+}

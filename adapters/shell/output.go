@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"path"
@@ -196,7 +197,8 @@ func echoOutput(args []guard.Word) guard.Word {
 		if i > 0 {
 			parts = append(parts, guard.Part{Text: " "})
 		}
-		for _, p := range a.Parts {
+		// echo ~ prints the home folder: the shell expanded it first
+		for _, p := range expandTilde(a).Parts {
 			if escapes && !p.Hole {
 				p.Text = ansiC(p.Text)
 			}
@@ -433,6 +435,16 @@ func transform(base string, args []guard.Word, in string) (string, bool) {
 			return r
 		}, in)
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if out, err := enc.DecodeString(clean); err == nil {
+				return string(out), true
+			}
+		}
+	case "base32":
+		if !has("-d", "--decode") {
+			return "", false
+		}
+		clean := strings.Join(strings.Fields(in), "")
+		for _, enc := range []*base32.Encoding{base32.StdEncoding, base32.StdEncoding.WithPadding(base32.NoPadding)} {
 			if out, err := enc.DecodeString(clean); err == nil {
 				return string(out), true
 			}

@@ -95,3 +95,18 @@ func TestRepositoryPlaceGlobs(t *testing.T) {
 		assert.Check(t, !hasRule(checkIn(t, reg, line, fixtureCtx), "no-prod-env"), "%q", line)
 	}
 }
+
+// TestFindingsNameTheRuleThatFired: a rule matches only what it is about. A bare redirect is no
+// command, so no command's rule fires for it; a lone unknown word cannot be both rm's -r and the
+// folder it removes.
+func TestFindingsNameTheRuleThatFired(t *testing.T) {
+	reg := registry(t)
+	for _, line := range []string{"> /tmp/out.txt", "> /dev/null", "2>&1 >/dev/null", `rm "$f"`, `rm -f "$f"`, `rm -- "$1"`, `$CMD`, `"$EDITOR" notes.md`} {
+		v := check(t, reg, line)
+		assert.Check(t, len(v.Findings) == 0, "%q: %+v", line, v.Findings)
+	}
+	v := check(t, reg, "> /dev/sda")
+	assert.Check(t, v.Rule == "redirect-disk-device" && len(v.Findings) == 1, "%+v", v.Findings)
+	v = check(t, reg, "rm $X")
+	assert.Check(t, v.Decision == "warn" && !v.Certain, "an unquoted unknown word may split into -rf and /: %+v", v)
+}

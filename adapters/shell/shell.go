@@ -262,8 +262,8 @@ func (w *walker) compound(st *syntax.Stmt, sc scope) []guard.CdStep {
 		// A function's body runs when it is called, which the line may do: check it as if it ran.
 		inner := sc.sub()
 		if c.Name != nil {
-			sc.st.funcs[c.Name.Value] = true
-			inner.st.funcs[c.Name.Value] = true
+			sc.st.funcs[c.Name.Value] = c.Body
+			inner.st.funcs[c.Name.Value] = c.Body
 			inner.st.inFunc = c.Name.Value
 		}
 		w.stmt(c.Body, inner)

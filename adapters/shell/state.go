@@ -33,7 +33,9 @@ type state struct {
 	vars     map[string]value
 	exported map[string]bool
 	fds      map[string]*input
-	funcs    map[string]bool
+	// funcs are the functions the line defines, by name; calling names those being read now.
+	funcs   map[string]*syntax.Stmt
+	calling map[string]bool
 	// inFunc names the function whose body is being read.
 	inFunc string
 	// gitConfig are KEY=VALUE words earlier commands set for later git commands (git config,
@@ -57,13 +59,13 @@ type value struct {
 }
 
 func newState() *state {
-	return &state{vars: map[string]value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]bool{}, downloads: map[string]string{},
+	return &state{vars: map[string]value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]*syntax.Stmt{}, calling: map[string]bool{}, downloads: map[string]string{},
 		files: map[string]*input{}, refs: map[string]string{}}
 }
 
 // clone is the copy a subshell or a child shell works on.
 func (s *state) clone() *state {
-	return &state{vars: maps.Clone(s.vars), exported: maps.Clone(s.exported), fds: maps.Clone(s.fds), funcs: maps.Clone(s.funcs),
+	return &state{vars: maps.Clone(s.vars), exported: maps.Clone(s.exported), fds: maps.Clone(s.fds), funcs: maps.Clone(s.funcs), calling: maps.Clone(s.calling),
 		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: s.downloads, files: s.files, refs: maps.Clone(s.refs), forever: s.forever}
 }
 

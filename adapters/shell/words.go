@@ -130,6 +130,10 @@ func (w *walker) part(p syntax.WordPart, sc scope, quoted bool, ps []piece) []pi
 		if quoted {
 			return append(ps, piece{Part: guard.Part{Text: unescapeDouble(x.Value), Quoted: true}})
 		}
+		if strings.HasPrefix(x.Value, "\\~") {
+			// an escaped ~ is a literal one, never the home folder
+			return append(ps, piece{Part: guard.Part{Text: unescapeBare(x.Value), Quoted: true}})
+		}
 		return append(ps, piece{Part: guard.Part{Text: unescapeBare(x.Value)}})
 	case *syntax.SglQuoted:
 		v := x.Value

@@ -12,13 +12,13 @@ import (
 // with the words it takes first, and the guard must still see the rm.
 func TestEveryWrapperIsReadThrough(t *testing.T) {
 	reg := registry(t)
-	names := make([]string, 0, len(wrappers))
-	for name := range wrappers {
+	names := make([]string, 0, len(wrappers()))
+	for name := range wrappers() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		wr := wrappers[name]
+		wr := wrappers()[name]
 		line := wrapped(name, wr)
 		v := check(t, reg, line)
 		assert.Check(t, v.Decision == "block" && v.Rule == "rm-recursive-home", "%q: %s %s", line, v.Decision, v.Rule)

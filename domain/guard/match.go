@@ -739,7 +739,41 @@ func globTri(word Word, globs []string, nocase, exact bool) tri {
 	case hits > 0 || word.AllHole():
 		return maybe
 	}
+	// of=$(lsblk ...) could be of=/dev/sda: the known text fits around the unknown parts
+	segs := segments(word, nocase)
+	for _, g := range globs {
+		ex := placeGlob{glob: g}.example()
+		if nocase {
+			ex = strings.ToLower(ex)
+		}
+		if fits(segs, ex) {
+			return maybe
+		}
+	}
 	return no
+}
+
+// segments is a word as known runs and holes, for fits.
+func segments(word Word, lower bool) []seg {
+	var out []seg
+	for _, p := range word.Parts {
+		switch {
+		case p.Hole:
+			if len(out) == 0 || !out[len(out)-1].hole {
+				out = append(out, seg{hole: true})
+			}
+		case len(out) > 0 && !out[len(out)-1].hole:
+			out[len(out)-1].text += p.Text
+		default:
+			out = append(out, seg{text: p.Text})
+		}
+	}
+	if lower {
+		for i := range out {
+			out[i].text = strings.ToLower(out[i].text)
+		}
+	}
+	return out
 }
 
 func matchAny(globs []string, s string, nocase bool) bool {

@@ -176,6 +176,9 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 			hit = true
 		case t.Tree && pg.suffix:
 			hit = overlaps(p.place, pg.glob)
+		case t.Into && pg.suffix && overlaps(p.place, pg.glob):
+			// names not known written into .abcd/ could be guard.json
+			best = maybe
 		}
 		if hit {
 			if p.sure {

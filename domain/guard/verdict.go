@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -148,6 +149,19 @@ func (r *Registry) match(rule Rule, cmd Command, w where) tri {
 				return no
 			}
 			base, res, guessed = name, maybe, true
+		case strings.ContainsAny(base, "*?["):
+			// /bin/r? runs whatever the glob finds: any of the rule's commands it can match
+			name := ""
+			for _, c := range rule.Command {
+				if ok, _ := path.Match(goGlob(base), c); ok {
+					name = c
+					break
+				}
+			}
+			if name == "" {
+				return no
+			}
+			base, res = name, maybe
 		case !slices.Contains(rule.Command, base):
 			return no
 		}

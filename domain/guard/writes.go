@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Target is a place a command writes: a file it creates, changes, truncates, moves away or removes.
@@ -25,40 +26,42 @@ type writer struct {
 
 // writers are the programs the guard knows to write the files their words name. A redirect (> f)
 // is a write whatever the program; these are the rest. Each is exercised by a test.
-var writers = map[string]writer{
-	"tee":      {nil, operands(false)},
-	"sponge":   {nil, operands(false)},
-	"truncate": {[]string{"-s", "--size", "-r", "--reference"}, operands(false)},
-	"shred":    {[]string{"-n", "--iterations", "-s", "--size", "--random-source"}, operands(false)},
-	"unlink":   {nil, operands(false)},
-	"rmdir":    {nil, operands(false)},
-	"rm":       {nil, recursive(operands, "-r", "-R", "--recursive")},
-	"srm":      {nil, recursive(operands, "-r", "-R", "--recursive")},
-	"rimraf":   {nil, operands(true)},
-	"cp":       {copyValues, copyTargets(false)},
-	"mv":       {copyValues, copyTargets(true)},
-	"install":  {[]string{"-g", "-m", "-o", "-t", "-S", "--group", "--mode", "--owner", "--target-directory", "--suffix", "--strip-program"}, copyTargets(false)},
-	"ln":       {copyValues, linkTargets},
-	"rsync":    {rsyncValues, rsyncTargets},
-	"scp":      {[]string{"-c", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X", "-D"}, scpTargets},
-	"dd":       {nil, ddTargets},
-	"sed":      {[]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, sedTargets},
-	"perl":     {[]string{"-e", "-E", "-I", "-M", "-m", "-x", "-C", "-F", "-l", "-0"}, inPlaceTargets},
-	"ruby":     {[]string{"-e", "-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T"}, inPlaceTargets},
-	"curl":     {curlValues, curlTargets},
-	"wget":     {wgetValues, wgetTargets},
-	"tar":      {[]string{"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "--blocking-factor", "-H", "--format", "-I", "--use-compress-program", "--transform", "--exclude"}, tarTargets},
-	"unzip":    {[]string{"-d", "-x", "-P"}, unzipTargets},
-	"sort":     {[]string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory"}, optionTargets("-o", "--output")},
-	"openssl":  {nil, wordAfter("-out")},
-	"xxd":      {[]string{"-c", "-g", "-l", "-o", "-s", "-n"}, secondOperand},
-	"uniq":     {[]string{"-f", "-s", "-w"}, secondOperand},
-	"yq":       {nil, inPlaceFlag("-i", "--inplace")},
-	"sd":       {nil, afterFirst(false)},
-	"crontab":  {[]string{"-u"}, crontabTargets},
-	"aria2c":   {[]string{"-o", "--out", "-d", "--dir", "-i", "--input-file", "-x", "-s", "-j", "--max-connection-per-server", "--split"}, aria2Targets},
-	"go":       {[]string{"-o", "-C", "-p", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-overlay", "-pgo", "-buildmode", "-compiler", "-pkgdir", "-toolexec", "-exec"}, optionTargets("-o")},
-}
+var writers = sync.OnceValue(func() map[string]writer {
+	return map[string]writer{
+		"tee":      {nil, operands(false)},
+		"sponge":   {nil, operands(false)},
+		"truncate": {[]string{"-s", "--size", "-r", "--reference"}, operands(false)},
+		"shred":    {[]string{"-n", "--iterations", "-s", "--size", "--random-source"}, operands(false)},
+		"unlink":   {nil, operands(false)},
+		"rmdir":    {nil, operands(false)},
+		"rm":       {nil, recursive(operands, "-r", "-R", "--recursive")},
+		"srm":      {nil, recursive(operands, "-r", "-R", "--recursive")},
+		"rimraf":   {nil, operands(true)},
+		"cp":       {copyValues, copyTargets(false)},
+		"mv":       {copyValues, copyTargets(true)},
+		"install":  {[]string{"-g", "-m", "-o", "-t", "-S", "--group", "--mode", "--owner", "--target-directory", "--suffix", "--strip-program"}, copyTargets(false)},
+		"ln":       {copyValues, linkTargets},
+		"rsync":    {rsyncValues, rsyncTargets},
+		"scp":      {[]string{"-c", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X", "-D"}, scpTargets},
+		"dd":       {nil, ddTargets},
+		"sed":      {[]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, sedTargets},
+		"perl":     {[]string{"-e", "-E", "-I", "-M", "-m", "-x", "-C", "-F", "-l", "-0"}, inPlaceTargets},
+		"ruby":     {[]string{"-e", "-I", "-r", "-E", "-C", "-F", "-x", "-0", "-T"}, inPlaceTargets},
+		"curl":     {curlValues, curlTargets},
+		"wget":     {wgetValues, wgetTargets},
+		"tar":      {[]string{"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "--blocking-factor", "-H", "--format", "-I", "--use-compress-program", "--transform", "--exclude"}, tarTargets},
+		"unzip":    {[]string{"-d", "-x", "-P"}, unzipTargets},
+		"sort":     {[]string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory"}, optionTargets("-o", "--output")},
+		"openssl":  {nil, wordAfter("-out")},
+		"xxd":      {[]string{"-c", "-g", "-l", "-o", "-s", "-n"}, secondOperand},
+		"uniq":     {[]string{"-f", "-s", "-w"}, secondOperand},
+		"yq":       {nil, inPlaceFlag("-i", "--inplace")},
+		"sd":       {nil, afterFirst(false)},
+		"crontab":  {[]string{"-u"}, crontabTargets},
+		"aria2c":   {[]string{"-o", "--out", "-d", "--dir", "-i", "--input-file", "-x", "-s", "-j", "--max-connection-per-server", "--split"}, aria2Targets},
+		"go":       {[]string{"-o", "-C", "-p", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-overlay", "-pgo", "-buildmode", "-compiler", "-pkgdir", "-toolexec", "-exec"}, optionTargets("-o")},
+	}
+})
 
 // editors write the files they open.
 var editors = []string{"vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "ed", "ex", "micro", "joe", "kak", "hx", "helix", "mcedit", "sudoedit", "vipw", "visudo"}
@@ -97,9 +100,15 @@ func (r *Registry) Writes(cmd Command) []Target {
 		if a.has("-delete") {
 			out = append(out, each(a.operands, true)...)
 		}
+		// -fprint FILE and its kin write the list to FILE
+		for i, w := range cmd.Args[:max(0, len(cmd.Args)-1)] {
+			if t, ok := w.Text(); ok && (t == "-fprint" || t == "-fprint0" || t == "-fprintf" || t == "-fls") {
+				out = append(out, Target{Word: cmd.Args[i+1]})
+			}
+		}
 		return out
 	}
-	wr, ok := writers[base]
+	wr, ok := writers()[base]
 	if !ok {
 		return out
 	}
@@ -154,7 +163,7 @@ func each(words []Word, tree bool) []Target {
 // from; ok is false for another command or when there is none.
 func (r *Registry) Destination(cmd Command) (dest Word, sources []Word, ok bool) {
 	base := cmd.Base()
-	wr, known := writers[base]
+	wr, known := writers()[base]
 	if !known || !slices.Contains([]string{"cp", "mv", "install", "ln", "rsync", "scp"}, base) {
 		return Word{}, nil, false
 	}
@@ -519,7 +528,7 @@ func Saved(cmd Command) []Word {
 	for _, rd := range cmd.Redirects {
 		out = append(out, rd.Target)
 	}
-	wr := writers[base]
+	wr := writers()[base]
 	var r Registry
 	for _, t := range wr.targets(r.getopt(cmd.Args, Syntax{Values: wr.values}, false), cmd) {
 		out = append(out, t.Word)

@@ -63,6 +63,11 @@ type BriefContext struct {
 	// Reports are the implementer's reports of the lane's rounds, each with its file (absolute), for
 	// a validator: what was done, and how each earlier finding was answered.
 	Reports []Report
+	// Conventions are the repository's rules (abcd rules) the step and the files the lane touches
+	// call for, one "[domain] rule" a line, within the rules' budget; Unread says why they could not
+	// be read, when they could not.
+	Conventions string
+	Unread      string
 }
 
 // Report is an implementer's report of one round.
@@ -126,6 +131,7 @@ func implementerBrief(b *strings.Builder, c BriefContext) {
 	for _, cr := range c.Criteria {
 		fmt.Fprintf(b, "- %s\n", cr)
 	}
+	conventions(b, c, "Follow them: your reviewers check the change against them.")
 	if c.Plan.Kind == AwaitFix {
 		findings := strings.TrimSpace(l.Findings)
 		if c.Root != "" {
@@ -189,6 +195,7 @@ func validatorBrief(b *strings.Builder, c BriefContext) {
 		}
 		b.WriteString("\n")
 	}
+	conventions(b, c, "Check the change against each of them: a change that breaks one is a finding, with the rule it breaks.")
 	earlierFindings(b, l)
 	for _, r := range c.Reports {
 		fence := strings.Repeat("`", max(3, longestRun(r.Text, '`')+1))
@@ -238,6 +245,21 @@ func validatorReturn(b *strings.Builder, c BriefContext) {
 		fmt.Fprintf(b, "```markdown\nThe lane does what the step asks; one finding stands.\n\n## Verdict\n%s\n\n### %s\n- Location: path/to/file.go:123\n- Severity: %s\n- What: %s\n- Fix: the concrete change that resolves it.\n```\n\n", word, id, severity, what)
 	}
 	fmt.Fprintf(b, "Then hand it in: `abcd implement receipt %s` (over MCP: the implement_receipt tool with {\"path\": %q}).\n", c.Return, c.Return)
+}
+
+// conventions is the section that hands the agent the repository's rules for this step.
+func conventions(b *strings.Builder, c BriefContext, do string) {
+	if strings.HasSuffix(b.String(), "\n\n") && (c.Unread != "" || strings.TrimSpace(c.Conventions) != "") {
+		b.WriteString("## The repository's conventions\n\n")
+	} else if c.Unread != "" || strings.TrimSpace(c.Conventions) != "" {
+		b.WriteString("\n## The repository's conventions\n\n")
+	}
+	switch {
+	case c.Unread != "":
+		fmt.Fprintf(b, "The repository's rules (abcd rules) could not be read: %s. Ask the person before you rely on a convention not written in this brief.\n\n", c.Unread)
+	case strings.TrimSpace(c.Conventions) != "":
+		fmt.Fprintf(b, "The rules this step and the files it touches call for (`abcd rules show DOMAIN` prints a domain whole). %s\n\n%s\n", do, strings.TrimRight(c.Conventions, "\n"))
+	}
 }
 
 // earlierFindings lists, for a round after a failed one, what each earlier round's validators found,

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -66,10 +67,25 @@ func EnvProblem(name string) string {
 	return ""
 }
 
+// Userinfo is the credentials a passed value carries in a URL's userinfo (a proxy's
+// https://user:secret@host, a base URL with a token in it): the password, and the userinfo whole, to
+// be scrubbed as a credential is. Anything else holds none.
+func Userinfo(value string) []string {
+	u, err := url.Parse(strings.TrimSpace(value))
+	if err != nil || u.User == nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok && p != "" {
+		out = append(out, p)
+	}
+	return append(out, u.User.String())
+}
+
 // Environment is what the CLI starts with: the inherited allowlist, the runner's credential_env and
 // pass_env, then Fixed and the CLI's own settings (extra), which win. parent is the environment abcd
 // runs in, as KEY=value lines. It returns the environment, sorted, and the credentials it passed (for
-// scrubbing what the CLI says); missing names each credential variable that is unset or empty, and
+// scrubbing what the CLI says: credential_env's values, and the userinfo of a passed URL); missing names each credential variable that is unset or empty, and
 // the step cannot start while one is.
 func Environment(parent []string, r Runner, extra map[string]string) (env, credentials, missing []string) {
 	have := map[string]string{}
@@ -97,6 +113,7 @@ func Environment(parent []string, r Runner, extra map[string]string) (env, crede
 	for _, k := range r.PassEnv {
 		if v, ok := have[k]; ok {
 			out[k] = v
+			credentials = append(credentials, Userinfo(v)...)
 		}
 	}
 	for k, v := range Fixed() {

@@ -28,6 +28,10 @@ func TestTheEnvironmentIsAnAllowlist(t *testing.T) {
 	}))
 	assert.Check(t, is.DeepEqual(creds, []string{"sk-canary-0123456789"}))
 	assert.Check(t, is.Len(missing, 0))
+	_, creds, _ = Environment([]string{"ANTHROPIC_API_KEY=k-0123456789", "HTTPS_PROXY=http://ada:pr0xy-secret@proxy.example:3128"}, r, nil)
+	assert.Check(t, is.DeepEqual(creds, []string{"k-0123456789", "pr0xy-secret", "ada:pr0xy-secret"}), "a passed URL's userinfo is scrubbed as a credential")
+	assert.Check(t, is.Len(Userinfo("us-east-1"), 0))
+	assert.Check(t, is.Len(Userinfo("https://api.example/v1"), 0))
 	_, _, missing = Environment([]string{"ANTHROPIC_API_KEY="}, r, nil)
 	assert.Check(t, is.DeepEqual(missing, []string{"ANTHROPIC_API_KEY"}))
 }
@@ -197,7 +201,17 @@ func TestAReceiptIsChecked(t *testing.T) {
 		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", Detail: "see http://x"},
 		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", SessionID: "a\nb"},
 		{Runner: "cc", CLI: Claude, Outcome: "maybe", TerminalEvent: "result"},
+		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", Commits: []string{"HEAD"}},
+		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", Commits: []string{strings.Repeat("a", 40), strings.Repeat("a", 40)}},
 	} {
 		assert.Check(t, broken.Check() != nil, "%+v", broken)
 	}
+}
+
+func TestUnsetBoundsAreFilledNeverLeftOpen(t *testing.T) {
+	got := Limits{Silence: 5, APIRetries: 0}.Or(Limits{WallClock: 1, FirstEvent: 2, Silence: 3, Turns: 4, APIRetries: 9})
+	assert.Check(t, is.DeepEqual(got, Limits{WallClock: 1, FirstEvent: 2, Silence: 5, Turns: 4, APIRetries: 0}))
+	want := DefaultLimits()
+	want.APIRetries = 0
+	assert.Check(t, is.DeepEqual(Limits{}.Or(DefaultLimits()), want))
 }

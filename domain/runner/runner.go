@@ -52,6 +52,24 @@ type Limits struct {
 	BudgetUSD float64
 }
 
+// Or fills the bounds l leaves unset (a zero duration or turn count) from d; the API retries are
+// taken as given, since 0 is a bound of its own.
+func (l Limits) Or(d Limits) Limits {
+	if l.WallClock <= 0 {
+		l.WallClock = d.WallClock
+	}
+	if l.FirstEvent <= 0 {
+		l.FirstEvent = d.FirstEvent
+	}
+	if l.Silence <= 0 {
+		l.Silence = d.Silence
+	}
+	if l.Turns <= 0 {
+		l.Turns = d.Turns
+	}
+	return l
+}
+
 // DefaultLimits are a runner's limits when its block sets none.
 func DefaultLimits() Limits {
 	return Limits{WallClock: time.Hour, FirstEvent: 2 * time.Minute, Silence: 10 * time.Minute, Turns: 200, APIRetries: 2}

@@ -13,7 +13,9 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/rules"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -57,7 +59,52 @@ func (st *step) renderBrief(ctx context.Context, lane loop.Lane, p loop.Plan, re
 			c.Diff += fmt.Sprintf("\n[the diff is longer than %d bytes and was cut here; read the rest with git diff %s %s]", maxDiffBytes, loop.Short(from), loop.Short(lane.Head))
 		}
 	}
+	if err := st.conventionsContext(ctx, &c); err != nil {
+		return "", err
+	}
 	return loop.Brief(c), nil
+}
+
+// conventionsContext is what the repository's rules say to this step: the rules its step's text and
+// the files the lane touches (the diff's, for a reviewer; the lane's changes so far, for a fix)
+// call for, within the rules' budget, as the prompt hook would hand them. Rules that cannot be read
+// are said in the brief, never left out silently; they stop no step.
+func (st *step) conventionsContext(ctx context.Context, c *loop.BriefContext) error {
+	if st.App.Rules == nil {
+		return nil
+	}
+	set, _, err := st.App.loadRules(ctx)
+	if err != nil {
+		if _, ok := refusal.As(err); !ok {
+			return err
+		}
+		c.Unread = errText(err)
+		return nil
+	}
+	diff := c.Diff
+	lane := c.Lane
+	if diff == "" && lane.Start != "" && lane.Head != "" && lane.Head != lane.Start {
+		if d, _, err := st.Git.Diff(ctx, lane.Start, lane.Head, maxDiffBytes); err == nil {
+			diff = string(d)
+		}
+	}
+	prompt := lane.Text + "\n" + strings.Join(diffFiles(diff), "\n")
+	inj := set.Handed(set.Match(prompt))
+	c.Conventions = strings.TrimPrefix(inj.Text, rules.InjectionHeader)
+	return nil
+}
+
+// diffFiles are the files a git diff changes, as its headers name them.
+func diffFiles(diff string) []string {
+	var out []string
+	for _, line := range strings.Split(diff, "\n") {
+		if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
+			if i := strings.Index(rest, " b/"); i > 0 {
+				out = append(out, rest[:i])
+			}
+		}
+	}
+	return out
 }
 
 // validatorContext is what a validator's brief adds: the agent's definition, the verdict words, and

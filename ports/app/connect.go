@@ -227,16 +227,22 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	return block, res, nil
 }
 
-// connectRefusal refuses a name already configured (never replaced silently) or a provider past
-// the limit.
+// connectRefusal refuses a provider already configured (never replaced silently) or one past the
+// limit.
 func connectRefusal(verb, name string, names []string) error {
+	return existsRefusal(verb, "name", "provider", name, names, provider.MaxProviders, refusal.CodeProviderExists, refusal.CodeProviderLimit)
+}
+
+// existsRefusal refuses a route of this kind (provider, runner) whose name is configured already
+// (exists), or one past the limit (limit).
+func existsRefusal(verb, field, kind, name string, names []string, max int, exists, limit refusal.Code) error {
 	if slices.Contains(names, name) {
-		return refusal.New("provider_exists", "", fmt.Sprintf("provider %s is already configured, and abcd never replaces a provider's block silently", name),
-			refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first, then connect it again").On(verb, "name")
+		return refusal.New(exists, "", fmt.Sprintf("%s %s is already configured, and abcd never replaces a %s's block silently", kind, name, kind),
+			refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first, then connect it again").On(verb, field)
 	}
-	if len(names) >= provider.MaxProviders {
-		return refusal.New("provider_limit", "", fmt.Sprintf("this machine configures %d providers, the most it may", len(names)),
-			"remove one with ", refusal.Run("ahoy_disconnect", refusal.Hole("name", "provider"))).On(verb, "name")
+	if len(names) >= max {
+		return refusal.New(limit, "", fmt.Sprintf("this machine configures %d %ss, the most it may", len(names), kind),
+			"remove one with ", refusal.Run("ahoy_disconnect", refusal.Hole("name", kind))).On(verb, field)
 	}
 	return nil
 }

@@ -192,15 +192,7 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 
 // runnerRefusal refuses a runner already configured (never replaced silently) or one past the limit.
 func runnerRefusal(verb, name string, names []string) error {
-	if slices.Contains(names, name) {
-		return refusal.New("runner_exists", "", fmt.Sprintf("runner %s is already configured, and abcd never replaces a runner's block silently", name),
-			refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first, then connect it again").On(verb, "runner")
-	}
-	if len(names) >= runner.MaxRunners {
-		return refusal.New("runner_limit", "", fmt.Sprintf("this machine configures %d runners, the most it may", len(names)),
-			"remove one with ", refusal.Run("ahoy_disconnect", refusal.Hole("name", "runner"))).On(verb, "runner")
-	}
-	return nil
+	return existsRefusal(verb, "runner", "runner", name, names, runner.MaxRunners, refusal.CodeRunnerExists, refusal.CodeRunnerLimit)
 }
 
 // checkRefusal is a failed preflight as a refusal: the check that failed (its cause) and its words,

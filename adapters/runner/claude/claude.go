@@ -4,7 +4,9 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -58,13 +60,13 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		mode = "acceptEdits"
 		allowed = append(allowed, "Bash")
 		settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
-			"hooks": []any{map[string]any{"type": "command", "command": shellWords(in.Guard), "timeout": 10}}}}}
+			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10}}}}}
 	case in.Policy != domain.PolicyRead:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
 	}
 	servers := map[string]any{}
 	for _, s := range in.Catalog.Servers {
-		servers[s.Name] = map[string]any{"type": "stdio", "command": s.Command, "args": nonNil(s.Args)}
+		servers[s.Name] = map[string]any{"type": "stdio", "command": s.Command, "args": runner.NonNil(s.Args)}
 	}
 	mcp, err := json.Marshal(map[string]any{"mcpServers": servers})
 	if err != nil {
@@ -104,26 +106,6 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	}, nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// shellWords quotes argv for the shell Claude Code runs a hook's command with.
-func shellWords(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
-}
-
 // ExitCause: Claude Code's exit code says nothing a stream without a result can be classified by.
 func (Dialect) ExitCause(int) domain.Cause { return "" }
 
@@ -134,17 +116,64 @@ type parser struct {
 	messages map[string]bool // assistant message ids seen: a new id is a new turn
 }
 
-// event is the union of the members the parser reads; keys are looked up, never read in order.
-type event struct {
+// Each event is decoded by its type, and only the members the parser reads are typed: another
+// member of a type abcd does not expect (a system event's message text, say) is not its business.
+// Keys are looked up, never read in order.
+
+// head is what every event carries.
+type head struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	SessionID string `json:"session_id"`
+}
+
+// system is a system event: init names the model; api_retry the status it retries after.
+type system struct {
+	Model       string          `json:"model"`
+	ErrorStatus *int            `json:"error_status"`
+	Error       json.RawMessage `json:"error"`
+}
+
+// chat is an assistant or user event: its message, and an API error Claude Code met.
+type chat struct {
+	Message *message        `json:"message"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type message struct {
+	ID    string `json:"id"`
+	Model string `json:"model"`
+	// Content is a list of blocks, or (a user message Claude Code writes itself) plain text.
+	Content json.RawMessage `json:"content"`
+}
+
+// blocks are a message's content blocks; text content holds none.
+func (m *message) blocks() ([]content, error) {
+	c := bytes.TrimSpace(m.Content)
+	if len(c) == 0 || c[0] != '[' {
+		return nil, nil
+	}
+	var out []content
+	if err := json.Unmarshal(c, &out); err != nil {
+		return nil, &runner.ErrEvent{Msg: "a message's content blocks are not of the types Claude Code writes (" + typeError(err) + ")"}
+	}
+	return out, nil
+}
+
+// content is a message's block; Content is a tool result's, kept as its JSON.
+type content struct {
 	Type      string          `json:"type"`
-	Subtype   string          `json:"subtype"`
-	SessionID string          `json:"session_id"`
-	Model     string          `json:"model"`
-	Message   *message        `json:"message"`
-	Error     json.RawMessage `json:"error"`
-	// system/api_retry
-	ErrorStatus *int `json:"error_status"`
-	// result
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// result is the terminal event.
+type result struct {
+	head
 	IsError           *bool                      `json:"is_error"`
 	Result            *string                    `json:"result"`
 	StructuredOutput  json.RawMessage            `json:"structured_output"`
@@ -156,24 +185,6 @@ type event struct {
 	TerminalReason    string                     `json:"terminal_reason"`
 	APIErrorStatus    *int                       `json:"api_error_status"`
 	Errors            []json.RawMessage          `json:"errors"`
-}
-
-type message struct {
-	ID      string    `json:"id"`
-	Model   string    `json:"model"`
-	Content []content `json:"content"`
-}
-
-// content is a message's block; Content is a tool result's, kept as its JSON.
-type content struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
 }
 
 type usage struct {
@@ -188,18 +199,30 @@ var known = []string{"system", "assistant", "user", "result", "stream_event", "r
 // synthetic is the model Claude Code names on a message it made itself (an API error's text).
 const synthetic = "<synthetic>"
 
-func (p *parser) Event(line []byte) (runner.Event, error) {
-	var e event
-	if err := json.Unmarshal(line, &e); err != nil {
-		return runner.Event{Type: "?"}, &runner.ErrEvent{Msg: "its members are not of the types Claude Code writes"}
+// decode reads an event's members into v, naming the member a wrong type is about.
+func decode(line []byte, v any) error {
+	if err := json.Unmarshal(line, v); err != nil {
+		return &runner.ErrEvent{Msg: "its members are not of the types Claude Code writes (" + typeError(err) + ")"}
 	}
-	ev := runner.Event{Type: e.Type, Known: slices.Contains(known, e.Type), Session: e.SessionID}
-	if e.Type == "" {
+	return nil
+}
+
+func (p *parser) Event(line []byte) (runner.Event, error) {
+	var h head
+	if err := decode(line, &h); err != nil {
+		return runner.Event{}, err
+	}
+	ev := runner.Event{Type: h.Type, Known: slices.Contains(known, h.Type), Session: h.SessionID}
+	if h.Type == "" {
 		return ev, &runner.ErrEvent{Msg: "it has no type"}
 	}
-	switch e.Type {
+	switch h.Type {
 	case "system":
-		switch e.Subtype {
+		var e system
+		if err := decode(line, &e); err != nil {
+			return ev, err
+		}
+		switch h.Subtype {
 		case "init":
 			ev.Models = []string{e.Model}
 		case "api_retry":
@@ -211,9 +234,25 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 		case "permission_denied":
 			ev.Denials = 1
 		}
-	case "assistant":
+	case "assistant", "user":
+		var e chat
+		if err := decode(line, &e); err != nil {
+			return ev, err
+		}
 		if e.Message == nil {
-			return ev, &runner.ErrEvent{Msg: "an assistant event carries no message"}
+			return ev, &runner.ErrEvent{Msg: "an " + h.Type + " event carries no message"}
+		}
+		blocks, err := e.Message.blocks()
+		if err != nil {
+			return ev, err
+		}
+		if h.Type == "user" {
+			for _, c := range blocks {
+				if c.Type == "tool_result" {
+					ev.Closed = append(ev.Closed, runner.Call{ID: c.ToolUseID, Result: append([]byte(strconv.FormatBool(c.IsError)+"\x00"), c.Content...)})
+				}
+			}
+			break
 		}
 		if m := e.Message.Model; m != "" && m != synthetic {
 			ev.Models = []string{m}
@@ -225,20 +264,16 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 		if len(e.Error) > 0 && string(e.Error) != "null" {
 			ev.Note = "the API said " + errorWord(e.Error, 0)
 		}
-		for _, c := range e.Message.Content {
+		for _, c := range blocks {
 			if c.Type == "tool_use" {
 				ev.Opened = append(ev.Opened, runner.Call{ID: c.ID, Content: append([]byte(c.Name+"\x00"), c.Input...)})
 			}
 		}
-	case "user":
-		if e.Message != nil {
-			for _, c := range e.Message.Content {
-				if c.Type == "tool_result" {
-					ev.Closed = append(ev.Closed, runner.Call{ID: c.ToolUseID, Result: append([]byte(strconv.FormatBool(c.IsError)+"\x00"), c.Content...)})
-				}
-			}
-		}
 	case "result":
+		var e result
+		if err := decode(line, &e); err != nil {
+			return ev, err
+		}
 		t, err := terminal(e)
 		if err != nil {
 			return ev, err
@@ -250,7 +285,7 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 
 // terminal reads the result line: success only when its subtype is success, is_error is false, and
 // (when 2.1.x says them) the terminal reason is completed and no API error status is set.
-func terminal(e event) (*runner.Terminal, error) {
+func terminal(e result) (*runner.Terminal, error) {
 	if e.Subtype == "" || e.IsError == nil {
 		return nil, &runner.ErrEvent{Msg: "a result event lacks its subtype or is_error"}
 	}
@@ -311,8 +346,17 @@ func terminal(e event) (*runner.Terminal, error) {
 	return t, nil
 }
 
+// typeError names the member a decoding error is about, never its value.
+func typeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "member " + te.Field + " is not a " + te.Type.String()
+	}
+	return "it does not decode"
+}
+
 // firstError is the first of the result's errors, or its result text when it is an error's.
-func firstError(e event) string {
+func firstError(e result) string {
 	for _, raw := range e.Errors {
 		var s string
 		if json.Unmarshal(raw, &s) == nil && s != "" {

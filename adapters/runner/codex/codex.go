@@ -48,7 +48,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
 		}
 		sandbox = "workspace-write"
-		hooks = `{PreToolUse=[{matcher="Bash",hooks=[{type="command",command=` + str(shellWords(in.Guard)) + `,timeout=10}]}]}`
+		hooks = `{PreToolUse=[{matcher="Bash",hooks=[{type="command",command=` + str(runner.ShellWords(in.Guard)) + `,timeout=10}]}]}`
 	default:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
 	}
@@ -86,19 +86,6 @@ func str(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes; JSON's escapes are TOML's, as used here
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// shellWords quotes argv for the shell Codex runs a hook's command with.
-func shellWords(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
 
 // ExitCause: Codex exits 1 for every failure, so its code names none.

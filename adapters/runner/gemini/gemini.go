@@ -63,13 +63,18 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	files := map[string][]byte{}
 	switch {
 	case in.Probe || in.Policy == domain.PolicyRead:
+		if len(in.Catalog.Servers) > 0 {
+			// Plan mode, which keeps a reviewer to reading, offers the model no MCP tool: a catalog
+			// handed over would be dropped without a word.
+			return runner.Command{}, domain.Failf(domain.CauseCatalog, "Gemini CLI's read-only (plan) mode offers no MCP tools, so a reviewer's catalog cannot reach it")
+		}
 	case in.Policy == domain.PolicyImplement:
 		if len(in.Guard) == 0 {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
 		}
 		mode = "auto_edit"
 		settings["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
-			"hooks": []any{map[string]any{"type": "command", "command": shellWords(in.Guard), "timeout": 10000}}}}}
+			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10000}}}}}
 		// Headless Gemini CLI denies what would ask; the policy lets shell commands run, each one past
 		// the guard's hook first.
 		files["policy.toml"] = []byte("[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 500\n")
@@ -84,7 +89,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		for _, t := range s.Tools {
 			tools = append(tools, t.Name)
 		}
-		servers[s.Name] = map[string]any{"command": s.Command, "args": nonNil(s.Args), "includeTools": tools, "trust": false}
+		servers[s.Name] = map[string]any{"command": s.Command, "args": runner.NonNil(s.Args), "includeTools": tools, "trust": false}
 		names = append(names, s.Name)
 	}
 	if len(servers) > 0 {
@@ -104,26 +109,6 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		"GEMINI_CLI_SYSTEM_SETTINGS_PATH": filepath.Join(in.Private, "settings.json"),
 		"GEMINI_CLI_TRUST_WORKSPACE":      "true",
 	}}, nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// shellWords quotes argv for the shell Gemini CLI runs a hook's command with.
-func shellWords(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
 
 // ExitCause reads Gemini CLI's documented exit codes, and an API error's HTTP status, which it exits

@@ -28,7 +28,7 @@ import (
 const target = 2.0
 
 // corpora are the committed corpora, in the order they are reported.
-var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl"}
+var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl"}
 
 type corpusCase struct {
 	Kind  string `json:"kind"`

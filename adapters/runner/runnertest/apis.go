@@ -77,6 +77,23 @@ func (a *API) take(r *http.Request) (Reply, map[string]any, error) {
 	return a.script[i], v, nil
 }
 
+// answer takes a model request's scripted reply; a reply that is an error status is answered here
+// with the vendor's error body, and ok is false.
+func (a *API) answer(w http.ResponseWriter, r *http.Request, errorBody func(Reply) string) (Reply, map[string]any, bool) {
+	reply, req, err := a.take(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return Reply{}, nil, false
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Status)
+		fmt.Fprint(w, errorBody(reply))
+		return Reply{}, nil, false
+	}
+	return reply, req, true
+}
+
 // Count is how many model requests the stand-in answered.
 func (a *API) Count() int {
 	a.mu.Lock()
@@ -108,15 +125,10 @@ func Anthropic(script ...Reply) *API {
 			http.NotFound(w, r)
 			return
 		}
-		reply, req, err := a.take(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if reply.Status != 0 && reply.Status != http.StatusOK {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(reply.Status)
-			fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":"stand-in error %d"}}`, reply.ErrorType, reply.Status)
+		reply, req, ok := a.answer(w, r, func(reply Reply) string {
+			return fmt.Sprintf(`{"type":"error","error":{"type":%q,"message":"stand-in error %d"}}`, reply.ErrorType, reply.Status)
+		})
+		if !ok {
 			return
 		}
 		model, _ := req["model"].(string)
@@ -161,15 +173,10 @@ func OpenAI(script ...Reply) *API {
 			http.NotFound(w, r)
 			return
 		}
-		reply, req, err := a.take(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if reply.Status != 0 && reply.Status != http.StatusOK {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(reply.Status)
-			fmt.Fprintf(w, `{"error":{"type":%q,"code":%q,"message":"stand-in error %d"}}`, reply.ErrorType, reply.ErrorType, reply.Status)
+		reply, req, ok := a.answer(w, r, func(reply Reply) string {
+			return fmt.Sprintf(`{"error":{"type":%q,"code":%q,"message":"stand-in error %d"}}`, reply.ErrorType, reply.ErrorType, reply.Status)
+		})
+		if !ok {
 			return
 		}
 		model, _ := req["model"].(string)
@@ -242,15 +249,10 @@ func Gemini(script ...Reply) *API {
 			fmt.Fprint(w, `{"totalTokens":12}`)
 			return
 		}
-		reply, _, err := a.take(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if reply.Status != 0 && reply.Status != http.StatusOK {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(reply.Status)
-			fmt.Fprintf(w, `{"error":{"code":%d,"message":"stand-in error %d","status":%q}}`, reply.Status, reply.Status, reply.ErrorType)
+		reply, _, ok := a.answer(w, r, func(reply Reply) string {
+			return fmt.Sprintf(`{"error":{"code":%d,"message":"stand-in error %d","status":%q}}`, reply.Status, reply.Status, reply.ErrorType)
+		})
+		if !ok {
 			return
 		}
 		var parts []any

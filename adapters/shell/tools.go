@@ -1,0 +1,185 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/guard"
+)
+
+// Programs that are not shells or wrappers but run a command they are given in an option or a
+// script of their own: an editor's or pager's shell escape, tar's and zip's hooks, rsync's remote
+// shell, sed's e command, make's recipes, socat's and netcat's programs. Each hands that command to
+// a shell (or runs it with a network peer on its input).
+
+// runsCommands reads those programs; it reports whether base was one.
+func (w *walker) runsCommands(c *cmdCall, base string) bool {
+	var cmds []guard.Word
+	networkShell := false
+	switch base {
+	case "vi", "vim", "nvim", "view", "ex", "gvim", "less", "more":
+		cmds = editorEscapes(c.words[1:])
+	case "man":
+		cmds = optionValues(c.words[1:], "-P", "--pager")
+	case "tar":
+		cmds = tarCommands(c.words[1:])
+	case "rsync":
+		cmds = optionValues(c.words[1:], "-e", "--rsh")
+	case "scp", "sftp":
+		cmds = optionValues(c.words[1:], "-S")
+	case "zip":
+		cmds = optionValues(c.words[1:], "-TT", "--unzip-command")
+	case "sed", "gsed":
+		cmds = sedCommands(c.words[1:])
+	case "make", "gmake":
+		cmds = makeRecipes(c.words[1:])
+	case "socat":
+		cmds, networkShell = socatPrograms(c.words[1:])
+	case "nc", "ncat", "netcat":
+		cmds = optionValues(c.words[1:], "-e", "-c", "--exec", "--sh-exec", "--lua-exec")
+		networkShell = len(cmds) > 0
+	default:
+		return false
+	}
+	c.emit(w)
+	for _, cmd := range cmds {
+		if networkShell {
+			// a program fed by a network peer runs what the peer sends
+			w.opaque(c.sc.child(c.via, base), c.text, base)
+		}
+		w.executed([]guard.Word{cmd}, c.sc, c.via, base)
+	}
+	return true
+}
+
+// optionValues are the values of the named options, as NAME VALUE, NAME=VALUE or -XVALUE.
+func optionValues(words []guard.Word, names ...string) []guard.Word {
+	var out []guard.Word
+	for i, wd := range words {
+		t, ok := wd.Text()
+		if !ok {
+			continue
+		}
+		for _, n := range names {
+			switch {
+			case t == n && i+1 < len(words):
+				out = append(out, words[i+1])
+			case strings.HasPrefix(t, n+"=") && strings.HasPrefix(n, "--"):
+				out = append(out, guard.Lit(strings.TrimPrefix(t, n+"=")))
+			case len(n) == 2 && strings.HasPrefix(t, n) && len(t) > 2 && !strings.HasPrefix(t, "--"):
+				out = append(out, guard.Lit(t[2:]))
+			}
+		}
+	}
+	return out
+}
+
+// editorEscapes are the shell commands an editor or pager is told to run at start: -c ':!cmd',
+// +'!cmd', --cmd '!cmd'.
+func editorEscapes(words []guard.Word) []guard.Word {
+	var out []guard.Word
+	cmds := optionValues(words, "-c", "--cmd")
+	for _, wd := range words {
+		if t, ok := wd.Text(); ok && strings.HasPrefix(t, "+") {
+			cmds = append(cmds, guard.Lit(t[1:]))
+		}
+	}
+	for _, cmd := range cmds {
+		t, ok := cmd.Text()
+		if !ok {
+			continue
+		}
+		t = strings.TrimLeft(t, ": ")
+		t = strings.TrimPrefix(t, "silent")
+		t = strings.TrimLeft(t, " ")
+		if rest, bang := strings.CutPrefix(t, "!"); bang {
+			out = append(out, guard.Lit(rest))
+		}
+	}
+	return out
+}
+
+// tarCommands are the programs tar runs: --to-command, a compressor (-I), the scripts it runs
+// between volumes, and a checkpoint's exec= action.
+func tarCommands(words []guard.Word) []guard.Word {
+	out := optionValues(words, "--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script")
+	for _, a := range optionValues(words, "--checkpoint-action") {
+		if t, ok := a.Text(); ok {
+			if cmd, found := strings.CutPrefix(t, "exec="); found {
+				out = append(out, guard.Lit(cmd))
+			}
+		}
+	}
+	return out
+}
+
+// sedCommands are the commands a sed script's e command runs (1e cmd, e cmd).
+func sedCommands(words []guard.Word) []guard.Word {
+	scripts := optionValues(words, "-e", "--expression")
+	if len(scripts) == 0 {
+		for _, wd := range words {
+			if t, ok := wd.Text(); ok && !strings.HasPrefix(t, "-") {
+				scripts = append(scripts, wd)
+				break
+			}
+		}
+	}
+	var out []guard.Word
+	for _, s := range scripts {
+		t, ok := s.Text()
+		if !ok {
+			continue
+		}
+		for _, line := range strings.FieldsFunc(t, func(r rune) bool { return r == '\n' || r == ';' }) {
+			line = strings.TrimLeft(line, " \t0123456789,$/^!")
+			if rest, e := strings.CutPrefix(line, "e "); e {
+				out = append(out, guard.Lit(rest))
+			}
+		}
+	}
+	return out
+}
+
+// makeRecipes are the recipes of a makefile given on the line (--eval, -E): what follows a rule's
+// ; and its tab-indented lines.
+func makeRecipes(words []guard.Word) []guard.Word {
+	var out []guard.Word
+	for _, e := range optionValues(words, "--eval", "-E") {
+		t, ok := e.Text()
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(t, "\n") {
+			switch {
+			case strings.HasPrefix(line, "\t"):
+				out = append(out, guard.Lit(strings.TrimSpace(line)))
+			case strings.Contains(line, ":") && strings.Contains(line, ";"):
+				out = append(out, guard.Lit(line[strings.Index(line, ";")+1:]))
+			}
+		}
+	}
+	return out
+}
+
+// socatPrograms are the programs socat's EXEC: and SYSTEM: addresses run; network is true when the
+// other address is a network peer, which then feeds the program.
+func socatPrograms(words []guard.Word) ([]guard.Word, bool) {
+	var out []guard.Word
+	network := false
+	for _, wd := range words {
+		t, ok := wd.Text()
+		if !ok {
+			continue
+		}
+		upper := strings.ToUpper(t)
+		for _, p := range []string{"EXEC:", "SYSTEM:"} {
+			if strings.HasPrefix(upper, p) {
+				prog, _, _ := strings.Cut(t[len(p):], ",")
+				out = append(out, guard.Lit(prog))
+			}
+		}
+		for _, p := range []string{"TCP:", "TCP4:", "TCP6:", "UDP:", "OPENSSL:", "SSL:", "TCP-LISTEN:", "TCP-L:", "UDP-LISTEN:", "OPENSSL-LISTEN:"} {
+			network = network || strings.HasPrefix(upper, p)
+		}
+	}
+	return out, network && len(out) > 0
+}
