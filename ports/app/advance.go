@@ -29,10 +29,19 @@ func (st *step) advance(ctx context.Context, routes map[string]oracle.FlagRoute)
 			return nil, err
 		}
 	}
-	did, err := st.mergedByHand(ctx)
+	var did []string
+	if !s.Finished() {
+		restored, err := st.restoreWorktrees(ctx)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, restored...)
+	}
+	byHand, err := st.mergedByHand(ctx)
 	if err != nil {
 		return nil, err
 	}
+	did = append(did, byHand...)
 	for pass := 0; pass < 64; pass++ {
 		acts := loop.Due(*s)
 		for _, act := range acts {
