@@ -358,6 +358,10 @@ type Git interface {
 	// (files git does not track yet and does not ignore count), or with staged, the paths whose
 	// staged content differs from HEAD (every staged path before the first commit).
 	Changed(ctx context.Context, dir, rev string, staged bool) ([]string, error)
+	// Uncommitted lists what git status shows in the worktree at dir (relative to the repository
+	// root) that its branch's head does not hold: changed, staged, unmerged or untracked files, not
+	// ignored ones, each relative to the worktree, at most max of them; more reports true.
+	Uncommitted(ctx context.Context, dir string, max int) (paths []string, more bool, err error)
 	// Unmerged lists the repository-relative paths under dir that git's index holds an unresolved
 	// merge conflict for.
 	Unmerged(ctx context.Context, dir string) ([]string, error)

@@ -363,6 +363,28 @@ func (g Git) Merge(ctx context.Context, dir, commit, message string) ([]string, 
 	return conflicts, nil
 }
 
+// Uncommitted lists what git status shows in a worktree: changed, staged, unmerged and untracked
+// paths (not ignored ones), relative to the worktree, at most max.
+func (g Git) Uncommitted(ctx context.Context, dir string, max int) ([]string, bool, error) {
+	wt := Git{Dir: filepath.Join(g.Dir, dir)}
+	out, cut, err := wt.run(ctx, 256<<10, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return nil, false, err
+	}
+	var paths []string
+	for _, entry := range strings.Split(string(out), "\x00") {
+		// Each entry is two status letters, a space and the path; the last may be cut short.
+		if len(entry) < 4 {
+			continue
+		}
+		if len(paths) == max {
+			return paths, true, nil
+		}
+		paths = append(paths, entry[3:])
+	}
+	return paths, cut, nil
+}
+
 // identity prefixes a command that commits with an author and committer when the repository names
 // none, so a merge abcd makes never stops to ask who made it.
 func (g Git) identity(ctx context.Context, args []string) []string {

@@ -410,6 +410,29 @@ func (s *State) RecordImplementation(lane, idx int, impl Implementation) error {
 	return nil
 }
 
+// RecordBlocked closes an implement or fix await with a receipt that hands the step back: the lane
+// is handed back with the implementer's reason, and every lane that builds on it and the
+// integration with it; the run goes on with the lanes that do not.
+func (s *State) RecordBlocked(lane, idx int, impl Implementation) error {
+	l := &s.Lanes[lane]
+	a := l.Awaits[idx]
+	if a.Kind != AwaitImplement && a.Kind != AwaitFix {
+		return fmt.Errorf("await %s waits for a %s return, not an implementer's receipt", a.ID, a.Role)
+	}
+	impl.Round = a.Round
+	l.Implementations = append(l.Implementations, impl)
+	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)
+	why := fmt.Sprintf("The implementer handed the step back: %s\n", strings.TrimSpace(impl.Blocked))
+	if impl.Report != "" {
+		why += fmt.Sprintf("\nIts report: %s\n", impl.Report)
+	}
+	if l.Findings != "" {
+		why += "\nThe findings it was fixing:\n\n" + l.Findings
+	}
+	s.handBack(lane, why)
+	return nil
+}
+
 // RecordVerdict closes a validator's await with its verified verdict, then settles the round when
 // every validator due in it has answered: all passing makes the lane done (after the auditor, on a
 // spec run's last lane); any failing either opens a fix (with every validator's tier escalated for

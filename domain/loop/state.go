@@ -197,6 +197,14 @@ type Implementation struct {
 	Model   string   `json:"model"`
 	Receipt string   `json:"receipt"`
 	At      string   `json:"at"`
+	// Report is abcd's copy of the implementer's report as it was handed in, beside the receipt, so a
+	// later round's report never takes its place; "" when none could be kept.
+	Report string `json:"report"`
+	// Uncommitted lists the files the implementer left uncommitted in the lane's worktree when the
+	// receipt was recorded: not part of the change, and the reviewers are told so.
+	Uncommitted []string `json:"uncommitted"`
+	// Blocked is why the implementer handed the step back instead of delivering it; "" otherwise.
+	Blocked string `json:"blocked"`
 }
 
 // Fallback is a route that did not return: the step went to the host with the same brief.
@@ -445,6 +453,7 @@ func (s State) normalised() State {
 		}
 		for j := range l.Implementations {
 			l.Implementations[j].Commits = nonNil(l.Implementations[j].Commits)
+			l.Implementations[j].Uncommitted = nonNil(l.Implementations[j].Uncommitted)
 		}
 	}
 	return s

@@ -22,8 +22,10 @@ type Injection struct {
 	Off bool
 }
 
-// header opens the text a prompt is handed.
-const header = "abcd rules: the conventions of this repository that this prompt calls for. Follow them.\n"
+// InjectionHeader opens the text a prompt is handed.
+const InjectionHeader = "abcd rules: the conventions of this repository that this prompt calls for. Follow them.\n"
+
+const header = InjectionHeader
 
 // Handed fits the matched rules into the budget, whole rules only (see fit). When any is left out the
 // text ends by saying which, and how to read them.

@@ -201,6 +201,8 @@ func TestAReceiptIsChecked(t *testing.T) {
 		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", Detail: "see http://x"},
 		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", SessionID: "a\nb"},
 		{Runner: "cc", CLI: Claude, Outcome: "maybe", TerminalEvent: "result"},
+		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", Commits: []string{"HEAD"}},
+		{Runner: "cc", CLI: Claude, Outcome: Completed, TerminalEvent: "result", Commits: []string{strings.Repeat("a", 40), strings.Repeat("a", 40)}},
 	} {
 		assert.Check(t, broken.Check() != nil, "%+v", broken)
 	}

@@ -9,9 +9,13 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/text"
 )
+
+// commitPattern is a full commit id, as git prints it (SHA-1 or SHA-256).
+var commitPattern = pattern.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // Policy is what a step's CLI may do, by role: reviewers and the auditor read; the implementer edits
 // and runs commands, each command checked by abcd's guard first.
@@ -216,6 +220,13 @@ func (r Receipt) Check() error {
 	}
 	if len(r.Commits) > review.MaxCommits {
 		add("commits lists %d, over %d", len(r.Commits), review.MaxCommits)
+	}
+	seen := map[string]bool{}
+	for _, c := range r.Commits {
+		if !commitPattern.MatchString(c) || seen[c] {
+			add("commit %q is not a full commit id (40 or 64 lowercase hex), or is listed twice", text.Clip(c))
+		}
+		seen[c] = true
 	}
 	if len(p) > 0 {
 		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))

@@ -367,6 +367,8 @@ type Git struct {
 	Settled []string
 	// TopDir is the main worktree's folder, for WorktreeDirs.
 	TopDir string
+	// Dirty is what Uncommitted answers, by worktree folder.
+	Dirty  map[string][]string
 	merges int
 }
 
@@ -529,6 +531,14 @@ func (g *Git) StageMove(_ context.Context, from, to string) (bool, error) {
 
 func (g *Git) Changed(context.Context, string, string, bool) ([]string, error) {
 	return append([]string(nil), g.ChangedPaths...), nil
+}
+
+func (g *Git) Uncommitted(_ context.Context, dir string, max int) ([]string, bool, error) {
+	paths := g.Dirty[dir]
+	if len(paths) > max {
+		return append([]string(nil), paths[:max]...), true, nil
+	}
+	return append([]string(nil), paths...), false, nil
 }
 
 func (g *Git) Unmerged(context.Context, string) ([]string, error) {

@@ -1,0 +1,194 @@
+package app_test
+
+// The build loop's contract with the agents and the harness: a step handed back, each round's
+// report kept, files left uncommitted named, a start on a record not committed warned of.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/fake"
+)
+
+// laneWorld is a spec run of the given steps, started and stepped, on the host route.
+type laneWorld struct {
+	a    *app.App
+	g    *fake.Git
+	rs   *fake.Runs
+	diag *fake.Diag
+	run  string
+	seq  int
+}
+
+func newLaneWorld(t *testing.T, steps string) *laneWorld {
+	t.Helper()
+	r := fake.NewRecords()
+	a := recApp(r)
+	intent := recNewIntent(t, a, r, "Faster cold start", true).ID
+	p := recRun[app.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": intent})
+	recEdit(t, r, p.Spec.Path, "Steps", steps)
+	g := fake.NewGit(vBase)
+	rs := fake.NewRuns()
+	diag := &fake.Diag{}
+	a.Git, a.Runs, a.Diag = g, rs, diag
+	a.Journal = fake.NewJournal(a.Records.(*fake.Records), rs)
+	a.Config = fake.Config{Files: ports.ConfigFiles{
+		RepoConfig: ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"build":{"dod":"true"}}`)}}}
+	a.Roster = fake.Roster{R: loopRoster(t)}
+	start := recRun[app.StepResult](t, a, "implement_start", map[string]any{"spec": p.Spec.ID})
+	w := &laneWorld{a: a, g: g, rs: rs, diag: diag, run: start.Run.Run}
+	recRun[app.StepResult](t, a, "implement_step", map[string]any{"run": w.run})
+	return w
+}
+
+func (w *laneWorld) status(t *testing.T) app.RunView {
+	t.Helper()
+	return recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{"run": w.run}).Runs[0]
+}
+
+func (w *laneWorld) await(t *testing.T, lane, role string) app.AwaitView {
+	t.Helper()
+	for _, aw := range w.status(t).Awaits {
+		if aw.Lane == lane && aw.Role == role {
+			return aw
+		}
+	}
+	t.Fatalf("no open await for %s on %s", role, lane)
+	return app.AwaitView{}
+}
+
+// implement commits on the lane's branch and writes a receipt as the brief asks, with edit changing
+// its JSON members before it is written; it returns the report's text.
+func (w *laneWorld) implement(t *testing.T, aw app.AwaitView, extra string, commit bool) string {
+	t.Helper()
+	w.seq++
+	lane := ""
+	for _, l := range w.status(t).Lanes {
+		if l.ID == aw.Lane {
+			lane = l.Branch
+		}
+	}
+	dir := loop.LaneDir(w.run, aw.Lane)
+	sub := strings.TrimPrefix(strings.TrimSuffix(aw.Return, "/receipt.json"), dir+"/")
+	commits := ""
+	if commit {
+		sha := fmt.Sprintf("%040x", 0xabc000+w.seq)
+		w.g.Commit(lane, sha)
+		commits = fmt.Sprintf(`"commits":[%q],`, sha)
+	}
+	report := fmt.Sprintf("Report %d of %s.", w.seq, aw.Lane)
+	w.rs.Files[dir+"/"+sub+"/dod-output.txt"] = []byte("ok")
+	// Every round writes its report over the same file: abcd's copies keep each round's.
+	w.rs.Files[dir+"/report.md"] = []byte(report)
+	w.rs.Files[aw.Return] = []byte(fmt.Sprintf(`{"schema_version":1,"run":%q,"lane":%q,"branch":%q,%s`+
+		`"dod":{"command":"true","exit_code":0,"output":%q},"report":"report.md","model":"m"%s}`, w.run, aw.Lane, lane, commits, sub+"/dod-output.txt", extra))
+	return report
+}
+
+func (w *laneWorld) receipt(t *testing.T, path string) app.StepResult {
+	t.Helper()
+	return recRun[app.StepResult](t, w.a, "implement_receipt", map[string]any{"path": path})
+}
+
+func (w *laneWorld) review(t *testing.T, lane, role, word string) app.StepResult {
+	t.Helper()
+	aw := w.await(t, lane, role)
+	w.rs.Files[aw.Return] = []byte("Read it.\n\n## Verdict\n" + word + "\n\n### F1. A finding of " + lane + "\n")
+	return w.receipt(t, aw.Return)
+}
+
+func stages(v app.RunView) string {
+	var out []string
+	for _, l := range v.Lanes {
+		out = append(out, l.ID+":"+l.Stage)
+	}
+	return strings.Join(out, " ")
+}
+
+// An implementer hands a step back: the lane is handed back with its reason, the lane that builds on
+// it with it, the run goes on with the lane that does not, and nothing asks for the step again.
+func TestAnImplementerHandsAStepBack(t *testing.T) {
+	w := newLaneWorld(t, "1. Read the headers.\n2. Parse them.\n3. (after 1) Render them.")
+	impl := w.await(t, "lane-1", loop.RoleImplementer)
+	w.implement(t, impl, `,"blocked":"the headers are encrypted, and the spec gives no key"`, false)
+	res := w.receipt(t, impl.Return)
+	assert.Check(t, is.Equal(res.Recorded.Word, "BLOCKED"))
+	assert.Check(t, !res.Recorded.Pass)
+	assert.Check(t, is.Equal(stages(res.Run), "lane-1:handed-back lane-2:implement lane-3:handed-back integration:handed-back"))
+	assert.Check(t, is.Contains(res.Run.Lanes[0].Findings, "The implementer handed the step back: the headers are encrypted, and the spec gives no key"))
+	assert.Check(t, is.Contains(res.Run.Lanes[2].Findings, "It builds on lane-1, which was handed back."))
+	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), "lane-1: the implementer handed the step back (the headers are encrypted"))
+	for _, aw := range res.Run.Awaits {
+		assert.Check(t, aw.Lane == "lane-2", "only lane-2 is still asked for: %s %s", aw.Lane, aw.Role)
+	}
+	// The run goes on with lane-2 to its end, and says how it ended.
+	w.implement(t, w.await(t, "lane-2", loop.RoleImplementer), "", true)
+	w.receipt(t, w.await(t, "lane-2", loop.RoleImplementer).Return)
+	w.review(t, "lane-2", loop.RoleRuthless, "SHIP")
+	last := w.review(t, "lane-2", loop.RoleSecurity, "APPROVE")
+	assert.Check(t, last.Run.Finished)
+	assert.Check(t, is.Contains(last.Next[0].String(), "lane-1 (The implementer handed the step back: the headers are encrypted"))
+	// A blocked receipt handed in again is recorded already.
+	_, err := w.a.Call(context.Background(), "implement_receipt", map[string]any{"path": impl.Return})
+	assert.Check(t, is.ErrorContains(err, "was recorded already"))
+}
+
+// Each round's implementer report is kept as it was handed in, even when the next round writes over
+// the same file, and the round-2 reviewer gets round 1's findings and both reports, once each.
+func TestTheSecondRoundsReviewerSeesEachReportOnce(t *testing.T) {
+	w := newLaneWorld(t, "1. Read the headers.")
+	impl := w.await(t, "lane-1", loop.RoleImplementer)
+	first := w.implement(t, impl, "", true)
+	w.g.Dirty = map[string][]string{loop.WorktreeDir(w.run, "lane-1"): {"notes.txt", "src/forgotten.go"}}
+	res := w.receipt(t, impl.Return)
+	// The implementer is told what it left uncommitted, and so is the person.
+	warned := "lane-1: the implementer left 2 files uncommitted in its checkout"
+	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), warned))
+	assert.Check(t, is.Contains(strings.Join(w.diag.Warnings, "\n"), warned))
+	// So are the reviewers.
+	brief := string(w.rs.Files[w.await(t, "lane-1", loop.RoleRuthless).Brief])
+	assert.Check(t, is.Contains(brief, "the implementer had left these files uncommitted in its checkout: they are not part of the change under review, and what the change needs of them is missing from it: notes.txt, src/forgotten.go."))
+	w.g.Dirty = nil
+
+	w.review(t, "lane-1", loop.RoleRuthless, "FIX FIRST")
+	w.review(t, "lane-1", loop.RoleSecurity, "APPROVE")
+	fix := w.await(t, "lane-1", loop.RoleImplementer)
+	assert.Check(t, is.Equal(fix.Kind, "fix"))
+	assert.Check(t, is.Contains(string(w.rs.Files[fix.Brief]), "fix-1/report.md"), "the fix round's report has its own file")
+	second := w.implement(t, fix, "", true)
+	w.receipt(t, fix.Return)
+
+	brief = string(w.rs.Files[w.await(t, "lane-1", loop.RoleRuthless).Brief])
+	for _, once := range []string{first, second, "### F1. A finding of lane-1", "## The implementer's report of the implementation", "## The implementer's report of the fix after round 1"} {
+		assert.Check(t, is.Equal(strings.Count(brief, once), 1), "the round-2 brief holds %q once", once)
+	}
+	// What round 1 left uncommitted is said of round 1's report alone: the fix left nothing.
+	assert.Check(t, is.Equal(strings.Count(brief, "uncommitted in its checkout"), 1))
+	assert.Check(t, is.Contains(brief, "When it handed the implementation in, the implementer had left"))
+}
+
+// implement start warns, and does not refuse, when the spec or its intent is not committed as the
+// run's base holds it.
+func TestStartWarnsOfARecordNotCommitted(t *testing.T) {
+	r := fake.NewRecords()
+	a := recApp(r)
+	intent := recNewIntent(t, a, r, "Faster cold start", true).ID
+	p := recPlan(t, a, r, intent, true)
+	g := fake.NewGit(vBase)
+	g.ChangedPaths = []string{p.Spec.Path}
+	diag := &fake.Diag{}
+	a.Git, a.Diag = g, diag
+	a.Roster = fake.Roster{R: loopRoster(t)}
+	res := recRun[app.StepResult](t, a, "implement_start", map[string]any{"spec": p.Spec.ID})
+	warned := "is not committed as it stands at the run's base main (111111111111): the lanes branch from that commit"
+	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), p.Spec.Path+" "+warned))
+	assert.Check(t, is.Contains(strings.Join(diag.Warnings, "\n"), warned))
+}
