@@ -221,6 +221,10 @@ func TestMain(m *testing.M) {
 		killHelper(repo)
 		return
 	}
+	if repo := os.Getenv(workerHelperEnv); repo != "" {
+		workerHelper(repo)
+		return
+	}
 	os.Exit(m.Run())
 }
 

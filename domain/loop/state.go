@@ -167,6 +167,23 @@ type Routing struct {
 	// the step is the host's alone, and nothing says the route is still taking it. "" while the
 	// route has it, and for a step asked of the host.
 	FellBack string `json:"fell_back"`
+	// Worker is the process calling the route while it works on the step: its pid, for a person to
+	// read, and the lock it holds in the run's folder (workers/<lock>), which a later step tries to
+	// say whether it still runs. Zero for a step asked of the host.
+	Worker Worker `json:"worker"`
+}
+
+// Worker is a process calling a route beside the host for an await.
+type Worker struct {
+	PID  int    `json:"pid"`
+	Lock string `json:"lock"`
+}
+
+// RouteWorking reports whether a route beside the host is still taking the await's step: asked of
+// one, not fallen back, not answered.
+func (a Await) RouteWorking() bool {
+	r := a.Routing
+	return r.Route != "" && r.Route != "host" && r.FellBack == "" && a.Answered.Route == ""
 }
 
 // Round is one validation round of a lane.

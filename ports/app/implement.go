@@ -141,7 +141,7 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
 				}
 				return lanes
-			}})
+			}}, nil) // a spec run's first step starts lanes; it calls no route
 		if err == nil {
 			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
 				kept.base, loop.Short(kept.baseSHA), dodText(kept.dod), kept.fixRounds))
@@ -316,14 +316,17 @@ func (a *App) activeRuns(ctx context.Context, spec string) ([]string, error) {
 }
 
 // implementAbandon ends an unfinished run: every lane still moving is handed back, its awaits
-// dropped, its worktrees removed. The record stays, and the branches unless asked.
+// dropped, its worktrees removed. The record stays, and the branches unless asked. The run is over
+// (and saved so) before any branch is deleted: a kill part way leaves a run that no step works on,
+// and abandon run again deletes what is left, finishing.
 func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult, error) {
 	const verb = "implement_abandon"
 	run, err := a.pickRun(ctx, verb, in.Run)
 	if err != nil {
 		return StepResult{}, err
 	}
-	res, _, err := a.withRun(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+	var branches []string
+	res, _, err := a.withRun(ctx, verb, run, nil, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		s := &st.state
 		var did []string
 		if !s.Finished() {
@@ -333,18 +336,31 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 		did = append(did, st.clearWorktrees(ctx)...)
 		if in.DeleteBranches && s.Kind == loop.KindSpec {
 			for _, ln := range s.Lanes {
-				if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
-					return StepResult{}, false, err
-				}
-				did = append(did, "deleted "+ln.Branch)
+				branches = append(branches, ln.Branch)
 			}
-		}
-		if len(did) == 0 {
-			did = append(did, "the run was over already; nothing to do")
 		}
 		return StepResult{Did: did}, true, nil
 	})
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	if len(res.Did) > 0 && res.Did[0] == nothingNew {
+		res.Did = res.Did[1:]
+	}
+	deleted := false
+	for _, b := range branches {
+		if err := a.Git.ClearRefLock(ctx, b); err != nil {
+			return res, err
+		}
+		if err := a.Git.DeleteBranch(ctx, b); err != nil {
+			return res, err
+		}
+		res.Did, deleted = append(res.Did, "deleted "+b), true
+	}
+	if len(res.Did) == 0 && !deleted {
+		res.Did = []string{"the run was over already; nothing to do"}
+	}
+	return res, nil
 }
 
 // implementStep opens what the run needs now. Route flags given to a step are kept in the run, so

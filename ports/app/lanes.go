@@ -79,7 +79,9 @@ func (a *App) freshBranch(ctx context.Context, wt, branch, from string) error {
 	return a.Git.AddWorktree(ctx, wt, branch)
 }
 
-// clearWorktrees removes a finished run's worktrees; its branches stay.
+// clearWorktrees removes a finished run's worktrees; its branches stay. The folder goes first, then
+// git's entry for it: a removal a kill interrupted left half a folder, which git no longer removes,
+// and a run finished so is cleared by the next step of it.
 func (st *step) clearWorktrees(ctx context.Context) []string {
 	var did []string
 	for i := range st.state.Lanes {
@@ -87,7 +89,11 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		if ln.Worktree == "" {
 			continue
 		}
-		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+		err := st.Runs.RemoveAll(ctx, ln.Worktree)
+		if err == nil {
+			err = st.Git.RemoveWorktree(ctx, ln.Worktree)
+		}
+		if err != nil {
 			did = append(did, fmt.Sprintf("%s: could not remove its worktree %s (%s); remove it with git worktree remove", ln.ID, st.abs(ln.Worktree), refusalWhy(err)))
 			continue
 		}
@@ -96,6 +102,38 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		st.state.Changes++
 	}
 	return did
+}
+
+// restoreWorktrees checks out again the worktree of each lane the run still works in whose folder is
+// gone or half removed (an abandon a kill interrupted, a person's rm): from its branch, which holds
+// every commit the lane made, so no agent is pointed at a folder that is not there.
+func (st *step) restoreWorktrees(ctx context.Context) ([]string, error) {
+	var did []string
+	for _, ln := range st.state.Lanes {
+		working := ln.Stage == loop.StageBrief || ln.Stage == loop.StageImplement || ln.Stage == loop.StageValidate || ln.Stage == loop.StageFix
+		if ln.Worktree == "" || !working {
+			continue
+		}
+		if b, err := st.Git.CheckedOut(ctx, ln.Worktree); err != nil {
+			return nil, err
+		} else if b == ln.Branch {
+			continue
+		}
+		if err := st.Runs.RemoveAll(ctx, ln.Worktree); err != nil {
+			return nil, err
+		}
+		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+			return nil, err
+		}
+		if err := st.Git.ClearRefLock(ctx, ln.Branch); err != nil {
+			return nil, err
+		}
+		if err := st.Git.AddWorktree(ctx, ln.Worktree, ln.Branch); err != nil {
+			return nil, err
+		}
+		did = append(did, fmt.Sprintf("%s: its worktree was gone; checked %s out again in %s", ln.ID, ln.Branch, st.abs(ln.Worktree)))
+	}
+	return did, nil
 }
 
 func integrationBranch(run string) string { return "abcd/" + run + "/integration" }

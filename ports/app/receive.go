@@ -274,7 +274,8 @@ func (st *step) recordAudit(ctx context.Context, lane, idx int, ret, ran string)
 		return returnRefused(ret, err)
 	}
 	if ln := s.Lanes[lane]; s.Kind == loop.KindAudit || (s.Intent != "" && ln.Integration) {
-		notes := loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word)
+		// The notes are committed: whoever wrote the return, no credential abcd holds goes in.
+		notes := st.scrubber(ctx).Scrub(loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word))
 		if err := record.CheckBody(notes); err != nil {
 			return refusal.New("return_refused", ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
 				"write the evidence, concerns and summary as plain sentences (no headings or code fences) and hand the return in again; nothing was recorded")
