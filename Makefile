@@ -33,9 +33,14 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-cross: ## every package, test files included, builds for darwin too
-	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
-	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
+CROSS := linux/amd64 darwin/arm64 windows/amd64
+
+cross: ## every package builds and vets (test files included) for linux, darwin and windows
+	@for target in $(CROSS); do \
+	  echo "cross $$target"; \
+	  GOOS=$${target%/*} GOARCH=$${target#*/} CGO_ENABLED=0 $(GO) build $(PKGS); \
+	  GOOS=$${target%/*} GOARCH=$${target#*/} CGO_ENABLED=0 $(GO) vet $(PKGS); \
+	done
 
 test-go: tools-deps ## every module's tests, the full matrices included (the Go interop tests start the npm stand-ins, so the npm packages come first)
 	$(GO) test -count=1 work
@@ -71,7 +76,7 @@ schemas-publish: ## record NAMES (comma list or all) as published: gen then refu
 
 BENCH_OUT := bin/bench
 
-bench: ## side-by-side ratios against reference runs in the same invocation; writes docs/performance.md
+bench: build tools-deps harness-deps ## side-by-side ratios against reference runs in the same invocation; writes docs/performance.md
 	mkdir -p $(BENCH_OUT) && rm -f $(BENCH_OUT)/*
 	echo "$$(date +%s) $$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)" > $(BENCH_OUT)/start
 	$(GO) run ./tools/bench/coldstart -md $(BENCH_OUT)/coldstart.md
@@ -95,7 +100,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	  done; done
 
-soak: ## parallel writers on the record and one run, and kill -9 on every write path, through the built binary, for SOAKTIME (make test runs them briefly)
+soak: tools-deps ## parallel writers on the record and one run, and kill -9 on every write path, through the built binary, for SOAKTIME (make test runs them briefly)
 	$(GO) test -count=1 -timeout 0 -v -run 'Soak|Captures|ExitThree|KillNine' ./tools/soak -soak=$(SOAKTIME)
 
 clean:

@@ -235,6 +235,9 @@ type RecordFile struct {
 type RecordStore interface {
 	// Initialized is false until abcd ahoy install has made .abcd/.
 	Initialized() bool
+	// InstallMissing lists the files abcd ahoy install writes last that are missing from a record
+	// that stands (.abcd/.gitignore, .abcd/config.json): an install a kill interrupted.
+	InstallMissing() ([]string, error)
 	// List returns the record files (<prefix>-*.md) of one lifecycle folder, sorted by name, each read
 	// to at most limit bytes (limit 0: the whole file, bounded by the record maximum).
 	List(ctx context.Context, dir, prefix string, limit int) ([]RecordFile, error)
@@ -325,6 +328,9 @@ type Git interface {
 	// AddWorktree checks branch out in a new worktree at dir (relative to the repository root),
 	// making the folders it needs. A dir that is already a worktree of branch is left as it is.
 	AddWorktree(ctx context.Context, dir, branch string) error
+	// CheckedOut is the branch checked out in a whole worktree at dir ("" when git has none there,
+	// or its folder is gone or half removed).
+	CheckedOut(ctx context.Context, dir string) (string, error)
 	// RemoveWorktree removes the worktree at dir, and what it holds; an absent one is not an error.
 	RemoveWorktree(ctx context.Context, dir string) error
 	// Merge merges commit into the branch checked out in the worktree at dir, with git's own merge
@@ -372,6 +378,10 @@ type Git interface {
 	// (files git does not track yet and does not ignore count), or with staged, the paths whose
 	// staged content differs from HEAD (every staged path before the first commit).
 	Changed(ctx context.Context, dir, rev string, staged bool) ([]string, error)
+	// Uncommitted lists what git status shows in the worktree at dir (relative to the repository
+	// root) that its branch's head does not hold: changed, staged, unmerged or untracked files, not
+	// ignored ones, each relative to the worktree, at most max of them; more reports true.
+	Uncommitted(ctx context.Context, dir string, max int) (paths []string, more bool, err error)
 	// Unmerged lists the repository-relative paths under dir that git's index holds an unresolved
 	// merge conflict for.
 	Unmerged(ctx context.Context, dir string) ([]string, error)
@@ -420,6 +430,13 @@ type RunStore interface {
 	RemoveAll(ctx context.Context, path string) error
 	// Unstarted lists the run folders that hold no state: a start killed before it wrote one.
 	Unstarted(ctx context.Context) ([]string, error)
+	// HoldWorker takes a lock in the run's folder that this process holds while it calls routes for
+	// the run's awaits, and that the system lets go when the process ends, however it ends: its pid,
+	// the lock's name (recorded on each await a route is working on) and the release.
+	HoldWorker(ctx context.Context, run string) (pid int, name string, release func(), err error)
+	// WorkerHeld reports whether the process that took the worker lock name still holds it (false:
+	// the process is gone, and the lock's leftovers are removed).
+	WorkerHeld(ctx context.Context, run, name string) (bool, error)
 }
 
 // Validator routes an agent's step elsewhere than the person's harness: a review to a RepoPrompt

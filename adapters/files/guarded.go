@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
@@ -57,12 +56,11 @@ func (f *folder) readGuarded(name, shown string, machine bool) ([]byte, bool, er
 }
 
 func checkOwner(path string, st fs.FileInfo) error {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if ok && int(sys.Uid) != os.Geteuid() {
+	if otherOwner(st) {
 		return refuseFile(path, "is owned by another user, and a machine file decides where abcd sends work",
 			fmt.Sprintf("run `chown %d %s` (or replace it with a file of your own)", os.Geteuid(), path))
 	}
-	if st.Mode().Perm()&0o022 != 0 {
+	if modesMean && st.Mode().Perm()&0o022 != 0 {
 		return refuseFile(path, fmt.Sprintf("is writable by group or others (mode %04o)", st.Mode().Perm()),
 			fmt.Sprintf("run `chmod 600 %s`", path))
 	}

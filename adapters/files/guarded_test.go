@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -83,7 +82,7 @@ func TestReadGuardedRefusesAForeignOwner(t *testing.T) {
 
 func TestReadGuardedRefusesAFIFOWithoutHanging(t *testing.T) {
 	dir := fs.NewDir(t, "fifo")
-	assert.NilError(t, syscall.Mkfifo(dir.Join("config.json"), 0o600))
+	mkfifo(t, dir.Join("config.json"))
 	_, _, err := ReadGuarded(dir.Join("config.json"), true)
 	assertRefused(t, err, dir.Join("config.json"), "not a regular file", "regular file")
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -85,7 +84,7 @@ func TestListReportsWhatIsNotARegularFile(t *testing.T) {
 		assert.NilError(t, os.Symlink("itd-2611300000000001-a.md", filepath.Join(drafts, "itd-2611300000000005-in.md")))
 		assert.NilError(t, os.Symlink(outside.Join("secret"), filepath.Join(drafts, "itd-2611300000000006-out.md")))
 		assert.NilError(t, os.Mkdir(filepath.Join(drafts, "itd-2611300000000007-dir.md"), 0o755))
-		assert.NilError(t, syscall.Mkfifo(filepath.Join(drafts, "itd-2611300000000008-fifo.md"), 0o644))
+		mkfifo(t, filepath.Join(drafts, "itd-2611300000000008-fifo.md"))
 		files, err := Records{Dir: dir.Path()}.List(context.Background(), draftsRel, "itd", 0)
 		assert.NilError(t, err)
 		byName := map[string]error{}
@@ -134,7 +133,7 @@ func TestListDoesNotBlockOnAFIFOSwappedIn(t *testing.T) {
 		p := dir.Join(filepath.FromSlash(draftsRel), "itd-2611300000000001-a.md")
 		swapDuring(t, p, func() {
 			assert.NilError(t, os.Remove(p))
-			assert.NilError(t, syscall.Mkfifo(p, 0o644))
+			mkfifo(t, p)
 		})
 		files, err := Records{Dir: dir.Path()}.List(context.Background(), draftsRel, "itd", 0)
 		assert.NilError(t, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -32,19 +31,18 @@ func heldOn(code refusal.Code, what, whose string, wait time.Duration) error {
 	return refusal.Busy(code, what, why, "run the command again in a moment")
 }
 
-// lock takes an exclusive flock on the folder f itself, so nothing is created to lock and the kernel
-// releases it when the process ends (a crash never leaves a stale lock). It tries again with a
-// jittered, growing backoff until wait has passed (wait <= 0: one attempt), then returns errBusy;
-// ctx ends the wait at once with ctx's error. flock and its errors are the same on linux and darwin.
+// lock takes an exclusive lock on the folder f (lockHandle: the folder itself where the system can
+// lock one, a lock file in it elsewhere), which the kernel releases when the process ends, so a
+// crash never leaves a stale lock. It tries again with a jittered, growing backoff until wait has
+// passed (wait <= 0: one attempt), then returns errBusy; ctx ends the wait at once with ctx's error.
 func (f *folder) lock(ctx context.Context, wait time.Duration) (unlock func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d, err := f.root.Open(".")
+	d, err := f.lockHandle()
 	if err != nil {
 		return nil, err
 	}
-	fd := int(d.Fd())
 	deadline := time.Now().Add(wait)
 	backoff := lockBackoffMin
 	var timer *time.Timer
@@ -57,21 +55,19 @@ func (f *folder) lock(ctx context.Context, wait time.Duration) (unlock func(), e
 		}
 	}()
 	for {
-		ferr := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		held, lerr := tryLock(d)
 		switch {
-		case ferr == nil:
-			// Once: a second call must not unlock whatever file reuses the descriptor number.
+		case lerr != nil:
+			return nil, lerr
+		case held:
+			// Once: a second call must not unlock whatever file reuses the descriptor.
 			var once sync.Once
 			return func() {
 				once.Do(func() {
-					_ = syscall.Flock(fd, syscall.LOCK_UN)
+					unlockFile(d)
 					_ = d.Close()
 				})
 			}, nil
-		case errors.Is(ferr, syscall.EINTR):
-			continue
-		case !errors.Is(ferr, syscall.EWOULDBLOCK):
-			return nil, ferr
 		}
 		left := time.Until(deadline)
 		if left <= 0 {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -54,6 +53,10 @@ func ReadSecret(path string) ([]byte, error) {
 	if !filepath.IsAbs(path) {
 		return nil, refuseFile(path, "is not an absolute path", "give the key file's absolute path")
 	}
+	if !modesMean {
+		return nil, refuseFile(path, "is a key file, and on Windows abcd cannot check that only you can read it",
+			"give the key through an environment variable instead (key_env)")
+	}
 	dir, err := openFolder(filepath.Dir(path))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -78,7 +81,7 @@ func ReadSecret(path string) ([]byte, error) {
 	default:
 		return nil, refuseFile(path, "cannot be read: "+errText(err), "check the file's permissions")
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+	if otherOwner(st) {
 		return nil, refuseFile(path, "is owned by another user", fmt.Sprintf("run `chown %d %s` (or replace it with a file of your own)", os.Geteuid(), path))
 	}
 	if st.Mode().Perm()&0o077 != 0 {

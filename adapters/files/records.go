@@ -33,6 +33,27 @@ func (r Records) Initialized() bool {
 	return err == nil && st != nil && st.IsDir()
 }
 
+// InstallMissing lists .abcd/.gitignore and .abcd/config.json where they are missing: ahoy install
+// writes them first and last, so a record without them is an install a kill interrupted.
+func (r Records) InstallMissing() ([]string, error) {
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	var missing []string
+	for _, rel := range []string{".abcd/.gitignore", ".abcd/config.json"} {
+		st, err := repo.lstat(rel)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			missing = append(missing, rel)
+		}
+	}
+	return missing, nil
+}
+
 // recordPath checks the form of a record path: slash-separated, canonical and under .abcd/. Where it
 // may lead is the root's to refuse.
 func recordPath(rel string) error {

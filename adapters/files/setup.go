@@ -217,7 +217,7 @@ func (s Setup) openHome() (*folder, error) {
 		return nil, refusal.New("not_a_folder", home, "is not a folder", "move it aside, or point ABCD_HOME at a folder")
 	case err != nil:
 		return nil, parent.refuse(filepath.Base(home), err)
-	case st.Mode().Perm()&0o077 != 0:
+	case modesMean && st.Mode().Perm()&0o077 != 0:
 		f.Close()
 		return nil, refusal.New("machine_folder_open", home,
 			fmt.Sprintf("is open to group or others (mode %04o), and abcd keeps its machine files in a folder only you can enter", st.Mode().Perm()),

@@ -60,13 +60,7 @@ func tempWriter(name string) (int, bool) {
 }
 
 // alive reports whether a process with pid runs on this machine (one of another user counts).
-func alive(pid int) bool {
-	if pid == os.Getpid() {
-		return true
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+func alive(pid int) bool { return pid == os.Getpid() || running(pid) }
 
 // stale reports whether a temporary file is a dead writer's: its writer is gone, or it is older
 // than any write takes.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -222,6 +221,10 @@ func TestMain(m *testing.M) {
 		killHelper(repo)
 		return
 	}
+	if repo := os.Getenv(workerHelperEnv); repo != "" {
+		workerHelper(repo)
+		return
+	}
 	os.Exit(m.Run())
 }
 
@@ -264,7 +267,7 @@ func TestKilledWritersLeaveNoTempGitSees(t *testing.T) {
 		cmd.Env = append(os.Environ(), killHelperEnv+"="+dir.Path())
 		assert.NilError(t, cmd.Start())
 		time.Sleep(time.Duration(2+rand.IntN(15)) * time.Millisecond)
-		assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
+		assert.NilError(t, cmd.Process.Kill())
 		_ = cmd.Wait()
 		for _, p := range temps(t, dir.Path()) {
 			assert.Assert(t, strings.HasPrefix(p, ".abcd/.work.local/tmp/"), "a temp where git sees it: %s", p)

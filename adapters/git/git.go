@@ -218,6 +218,19 @@ func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
 	return nil
 }
 
+// CheckedOut is the branch checked out in the worktree at dir, when git has one there and its folder
+// is whole (its .git file stands): "" otherwise.
+func (g Git) CheckedOut(ctx context.Context, dir string) (string, error) {
+	registered, ref, err := g.worktreeAt(ctx, dir)
+	if err != nil || !registered {
+		return "", err
+	}
+	if st, err := os.Lstat(filepath.Join(g.Dir, dir, ".git")); err != nil || !st.Mode().IsRegular() {
+		return "", nil
+	}
+	return strings.TrimPrefix(ref, "refs/heads/"), nil
+}
+
 // worktreeAt is what git knows of a worktree at dir: whether one is registered there, and the
 // branch ref checked out in it ("" for none, or a detached or half-made one).
 func (g Git) worktreeAt(ctx context.Context, dir string) (registered bool, branch string, err error) {
@@ -266,17 +279,27 @@ func resolved(p string) string {
 // is locked ("initializing") and may be half written (an empty commondir makes git refuse every
 // worktree command): once its folder is gone, its entry is removed here, as prune would remove it
 // were it not locked and whole.
+//
+// A remove a kill interrupted leaves the folder half deleted (its .git file gone, some files left),
+// which git no longer takes for a worktree it can remove: the folder is then removed here, and its
+// entry forgotten as a missing one's is.
 func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
-	if _, err := os.Lstat(filepath.Join(g.Dir, dir)); err == nil {
+	full := filepath.Join(g.Dir, dir)
+	if _, err := os.Lstat(full); err == nil {
 		registered, _, err := g.worktreeAt(ctx, dir)
 		if err != nil {
 			return err
 		}
 		if registered {
 			_, _, _ = g.run(ctx, 4<<10, "worktree", "unlock", "--end-of-options", dir)
-			if _, _, err := g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir); err != nil {
+			_, _, err = g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir)
+			var ee *exitError
+			if err != nil && !errors.As(err, &ee) {
 				return err
 			}
+		}
+		if err := os.RemoveAll(full); err != nil {
+			return err
 		}
 	}
 	return g.forgetMissing(ctx, dir)
@@ -363,6 +386,28 @@ func (g Git) Merge(ctx context.Context, dir, commit, message string) ([]string, 
 	return conflicts, nil
 }
 
+// Uncommitted lists what git status shows in a worktree: changed, staged, unmerged and untracked
+// paths (not ignored ones), relative to the worktree, at most max.
+func (g Git) Uncommitted(ctx context.Context, dir string, max int) ([]string, bool, error) {
+	wt := Git{Dir: filepath.Join(g.Dir, dir)}
+	out, cut, err := wt.run(ctx, 256<<10, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return nil, false, err
+	}
+	var paths []string
+	for _, entry := range strings.Split(string(out), "\x00") {
+		// Each entry is two status letters, a space and the path; the last may be cut short.
+		if len(entry) < 4 {
+			continue
+		}
+		if len(paths) == max {
+			return paths, true, nil
+		}
+		paths = append(paths, entry[3:])
+	}
+	return paths, cut, nil
+}
+
 // identity prefixes a command that commits with an author and committer when the repository names
 // none, so a merge abcd makes never stops to ask who made it.
 func (g Git) identity(ctx context.Context, args []string) []string {
@@ -402,7 +447,6 @@ func (g Git) DefaultBranch(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// DeleteBranch deletes a branch abcd made; an absent one is not an error.
 // ClearRefLock removes refs/heads/<name>.lock where git keeps it.
 func (g Git) ClearRefLock(ctx context.Context, name string) error {
 	out, _, err := g.run(ctx, 4<<10, "rev-parse", "--git-path", "refs/heads/"+name+".lock")
@@ -419,14 +463,71 @@ func (g Git) ClearRefLock(ctx context.Context, name string) error {
 	return nil
 }
 
+// DeleteBranch deletes a branch abcd made; an absent one is not an error.
+//
+// A git killed while it deleted a branch leaves packed-refs.lock, and git then refuses every deletion
+// (it waits a second for the lock, then gives up). A lock that stands unchanged for staleAfter, past
+// git's own wait, is one no git is working under: it is removed and the deletion tried once more.
+// One found after the branch is gone (the kill came once the deletion was done) is removed too, so
+// none is left for the person's next git to trip on.
 func (g Git) DeleteBranch(ctx context.Context, name string) error {
 	if _, err := g.Resolve(ctx, "refs/heads/"+name); err != nil {
-		return nil
+		_, err := g.clearStaleLock(ctx, "packed-refs.lock")
+		return err
 	}
-	_, _, err := g.run(ctx, 4<<10, "branch", "-D", "--end-of-options", name)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return refusal.New("branch_delete_failed", name, "git could not delete it: "+ee.stderr, "delete it by hand with git branch -D")
+	for try := 0; ; try++ {
+		_, _, err := g.run(ctx, 4<<10, "branch", "-D", "--end-of-options", name)
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			return err
+		}
+		if try == 0 && strings.Contains(ee.stderr, ".lock") {
+			if cleared, lerr := g.clearStaleLock(ctx, "packed-refs.lock"); lerr != nil {
+				return lerr
+			} else if cleared {
+				continue
+			}
+		}
+		return refusal.New("branch_delete_failed", name, "git could not delete it: "+ee.stderr,
+			"if no git is running in this repository, remove the lock file git names, then delete the branch with git branch -D")
 	}
-	return err
+}
+
+// staleAfter is how long a lock file of git's must stand unchanged to be taken for one a killed git
+// left: git holds its locks for milliseconds, and waits a second for a held one before it fails.
+const staleAfter = 2 * time.Second
+
+// clearStaleLock removes the lock file rel (under git's common folder) when it stands unchanged for
+// staleAfter, waiting for that at most once; cleared says it was removed.
+func (g Git) clearStaleLock(ctx context.Context, rel string) (bool, error) {
+	out, _, err := g.run(ctx, 4<<10, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return false, err
+	}
+	common := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(g.Dir, common)
+	}
+	p := filepath.Join(common, rel)
+	first, err := os.Lstat(p)
+	if err != nil {
+		return false, nil // none, or gone meanwhile: the holder finished
+	}
+	for time.Since(first.ModTime()) < staleAfter {
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
+		now, err := os.Lstat(p)
+		if err != nil || !os.SameFile(first, now) || !now.ModTime().Equal(first.ModTime()) || now.Size() != first.Size() {
+			return false, nil // a git is working under it, or was and let go
+		}
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
 }

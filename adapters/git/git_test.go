@@ -199,6 +199,31 @@ func TestWorktreesAndMerges(t *testing.T) {
 	assert.Check(t, is.Equal(string(status), ""), "a conflict leaves the worktree clean")
 	_ = two
 
+	// Uncommitted names what the worktree's head does not hold: changed, staged and untracked files,
+	// relative to the worktree, bounded; not ignored ones.
+	left, more, err := g.Uncommitted(ctx, wt("lane-1"), 10)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(left, 0))
+	assert.Check(t, !more)
+	lane1 := dir.Join(wt("lane-1"))
+	assert.NilError(t, os.WriteFile(filepath.Join(lane1, "one.txt"), []byte("changed\n"), 0o644))
+	assert.NilError(t, os.MkdirAll(filepath.Join(lane1, "new dir"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(lane1, "new dir", "b c.txt"), []byte("new\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(lane1, ".gitignore"), []byte("*.log\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(lane1, "x.log"), []byte("ignored\n"), 0o644))
+	left, more, err = g.Uncommitted(ctx, wt("lane-1"), 10)
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(left, []string{"one.txt", ".gitignore", "new dir/b c.txt"}))
+	assert.Check(t, !more)
+	left, more, err = g.Uncommitted(ctx, wt("lane-1"), 2)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(left, 2))
+	assert.Check(t, more, "a third is left out")
+	assert.NilError(t, os.Remove(filepath.Join(lane1, "x.log")))
+	assert.NilError(t, os.RemoveAll(filepath.Join(lane1, "new dir")))
+	assert.NilError(t, os.Remove(filepath.Join(lane1, ".gitignore")))
+	assert.NilError(t, os.WriteFile(filepath.Join(lane1, "one.txt"), []byte("one\n"), 0o644))
+
 	for _, b := range []string{"lane-1", "lane-2", "integration"} {
 		assert.NilError(t, g.RemoveWorktree(ctx, wt(b)))
 		_, err := os.Stat(dir.Join(wt(b)))

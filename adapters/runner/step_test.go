@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -308,7 +307,7 @@ func TestTheStepBeforeTheCLIStarts(t *testing.T) {
 	badFormat := filepath.Join(w.dir, "bad-format")
 	assert.NilError(t, os.WriteFile(badFormat, []byte("not a program"), 0o700))
 	fifo := filepath.Join(w.dir, "fifo")
-	assert.NilError(t, syscall.Mkfifo(fifo, 0o600))
+	mkfifo(t, fifo)
 	link := filepath.Join(w.dir, "link.md")
 	assert.NilError(t, os.Symlink(w.prompt, link))
 	for _, c := range []struct {

@@ -444,12 +444,7 @@ func (w *walker) sudo(c *cmdCall) bool {
 			return false
 		}
 	}
-	if d, ok := firstOf(opts, "-D", "--chdir"); ok {
-		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
-	}
-	var more []guard.Assign
-	rest, more = leadingAssigns(rest)
-	c.env = append(c.env, more...)
+	rest = c.chdirAndAssign(opts, rest, "-D")
 	if _, edit := firstOf(opts, "-e", "--edit"); edit {
 		return c.through("sudo", append([]guard.Word{guard.Lit("sudoedit")}, rest...))
 	}
@@ -461,6 +456,17 @@ func (w *walker) sudo(c *cmdCall) bool {
 	}
 	// sudo -s cmd runs cmd through the shell with its words escaped: the same command
 	return c.through("sudo", rest)
+}
+
+// chdirAndAssign applies a wrapper's change of folder (short, or --chdir) and the NAME=value words
+// that lead its command, and returns the rest.
+func (c *cmdCall) chdirAndAssign(opts map[string]guard.Word, rest []guard.Word, short string) []guard.Word {
+	if d, ok := firstOf(opts, short, "--chdir"); ok {
+		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
+	}
+	rest, more := leadingAssigns(rest)
+	c.env = append(c.env, more...)
+	return rest
 }
 
 func firstOf(opts map[string]guard.Word, names ...string) (guard.Word, bool) {
@@ -479,12 +485,7 @@ func (w *walker) env(c *cmdCall) bool {
 	if _, clear := firstOf(opts, "-i", "--ignore-environment", "-"); clear {
 		c.env = nil
 	}
-	if d, ok := firstOf(opts, "-C", "--chdir"); ok {
-		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
-	}
-	var more []guard.Assign
-	rest, more = leadingAssigns(rest)
-	c.env = append(c.env, more...)
+	rest = c.chdirAndAssign(opts, rest, "-C")
 	if split, ok := firstOf(opts, "-S", "--split-string"); ok {
 		// env -S "cmd args" splits its string into the command line.
 		w.executed(append([]guard.Word{split}, rest...), c.sc, c.via, "env -S")

@@ -120,6 +120,18 @@ type Lane struct {
 	Rounds          []Round           `json:"rounds"`
 	Implementations []Implementation  `json:"implementations"`
 	Findings        string            `json:"findings"`
+	// Conflict is the merge the lane's start (or the integration) stopped on, made by hand in the
+	// lane's worktree before the run goes on; empty otherwise.
+	Conflict Conflict `json:"conflict"`
+}
+
+// Conflict is a merge of one lane's head into another lane's branch that git could not make: the
+// lane whose head it is, that head, and the files git named. The branch and its worktree stay as they
+// were before the merge, for a person to make it by hand.
+type Conflict struct {
+	With  string   `json:"with"`
+	Head  string   `json:"head"`
+	Files []string `json:"files"`
 }
 
 // Await is work handed to an agent: the brief it reads and the path it writes its return to.
@@ -171,6 +183,23 @@ type Routing struct {
 	// the step is the host's alone, and nothing says the route is still taking it. "" while the
 	// route has it, and for a step asked of the host.
 	FellBack string `json:"fell_back"`
+	// Worker is the process calling the route while it works on the step: its pid, for a person to
+	// read, and the lock it holds in the run's folder (workers/<lock>), which a later step tries to
+	// say whether it still runs. Zero for a step asked of the host.
+	Worker Worker `json:"worker"`
+}
+
+// Worker is a process calling a route beside the host for an await.
+type Worker struct {
+	PID  int    `json:"pid"`
+	Lock string `json:"lock"`
+}
+
+// RouteWorking reports whether a route beside the host is still taking the await's step: asked of
+// one, not fallen back, not answered.
+func (a Await) RouteWorking() bool {
+	r := a.Routing
+	return r.Route != "" && r.Route != "host" && r.FellBack == "" && a.Answered.Route == ""
 }
 
 // Round is one validation round of a lane.
@@ -201,6 +230,14 @@ type Implementation struct {
 	Model   string   `json:"model"`
 	Receipt string   `json:"receipt"`
 	At      string   `json:"at"`
+	// Report is abcd's copy of the implementer's report as it was handed in, beside the receipt, so a
+	// later round's report never takes its place; "" when none could be kept.
+	Report string `json:"report"`
+	// Uncommitted lists the files the implementer left uncommitted in the lane's worktree when the
+	// receipt was recorded: not part of the change, and the reviewers are told so.
+	Uncommitted []string `json:"uncommitted"`
+	// Blocked is why the implementer handed the step back instead of delivering it; "" otherwise.
+	Blocked string `json:"blocked"`
 	// Answered is the route's answer this receipt was recorded from (a runner's, with its receipt);
 	// absent for a host's receipt.
 	Answered *Answer `json:"answered,omitempty"`
@@ -286,8 +323,10 @@ func (s State) Check() error {
 			return fmt.Errorf("%s has branch %q, not one of run %s", what, text.Clip(l.Branch), s.Run)
 		case l.Worktree != "" && l.Worktree != WorktreeDir(s.Run, l.ID):
 			return fmt.Errorf("%s has worktree %q; a lane's worktree is %s", what, text.Clip(l.Worktree), WorktreeDir(s.Run, l.ID))
-		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head):
+		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head), l.Conflict.Head != "" && !isCommit(l.Conflict.Head):
 			return fmt.Errorf("%s names a start or head that is not a commit id", what)
+		case l.Conflict.With != "" && (!ids[l.Conflict.With] || l.Stage != StageWaiting || l.Worktree == ""):
+			return fmt.Errorf("%s waits for a merge of %q by hand, which is no lane of the run, or the lane is not waiting in its worktree", what, text.Clip(l.Conflict.With))
 		}
 		for _, a := range l.After {
 			if !ids[a] || a == l.ID || a == IntegrationLane {
@@ -440,6 +479,7 @@ func (s State) normalised() State {
 			l.Awaits[j].Answered = l.Awaits[j].Answered.normalised()
 		}
 		l.After = nonNil(l.After)
+		l.Conflict.Files = nonNil(l.Conflict.Files)
 		if l.Rounds == nil {
 			l.Rounds = []Round{}
 		}
@@ -456,6 +496,7 @@ func (s State) normalised() State {
 		}
 		for j := range l.Implementations {
 			l.Implementations[j].Commits = nonNil(l.Implementations[j].Commits)
+			l.Implementations[j].Uncommitted = nonNil(l.Implementations[j].Uncommitted)
 		}
 	}
 	return s

@@ -93,6 +93,7 @@ func view(l *Loaded) (loadedView, bool) {
 //   - record_symlink (error): the record file is a symbolic link, which abcd neither reads nor writes.
 //   - stray_temp (LintTemps): a temporary file a killed write left.
 //   - change_pending (LintPending): a change a killed writer left in the journal, not yet finished.
+//   - install_incomplete (LintInstall): abcd ahoy install was interrupted before it finished.
 func Lint(records []Loaded) []Finding {
 	ix := indexRecords(records)
 	out := ix.findings
@@ -383,29 +384,54 @@ func sortFindings(out []Finding) {
 }
 
 // StrayTemp is a temporary file a killed write left, as the record store found it: File from the
-// repository root; Ignored when it lies where git ignores it.
+// repository root; Ignored when it lies where git ignores it; Staged when it lies in abcd's temporary
+// folder (which git ignores once .abcd/.gitignore stands); Uninstalled when abcd ahoy install has not
+// finished, so no command but the install writes.
 type StrayTemp struct {
-	File    string
-	Ignored bool
+	File        string
+	Ignored     bool
+	Staged      bool
+	Uninstalled bool
 }
 
 // LintTemps adds a stray_temp finding for each temporary file a killed write left, keeping Lint's
 // order. One beside a record is an error, as `git add -A` would commit it (a whole copy of a record);
-// one in abcd's git-ignored temporary folder is a warning, which the next write removes.
+// one in abcd's git-ignored temporary folder is a warning, which the next write removes. One in that
+// folder before .abcd/.gitignore exists (an install a kill interrupted) is an error git would commit,
+// which the install run again removes.
 func LintTemps(findings []Finding, temps []StrayTemp) []Finding {
 	for _, t := range temps {
 		f := Finding{Level: LevelError, Code: "stray_temp", File: t.File,
 			Message: "a temporary file a killed write left; git would commit it, and it copies a record whole",
 			Remedy:  "remove it: the record beside it is whole, as every write lands in one step"}
-		if t.Ignored {
+		switch {
+		case t.Ignored:
 			f.Level = LevelWarning
 			f.Message = "a temporary file a killed write left, in abcd's git-ignored temporary folder"
 			f.Remedy = "run any command that writes (the next write removes it), or remove it"
+		case t.Staged:
+			f.Message = "a temporary file a killed abcd ahoy install left in abcd's temporary folder, which git sees until .abcd/.gitignore is written"
+			f.Remedy = "run abcd ahoy install again: it writes .abcd/.gitignore and removes this file"
+		case t.Uninstalled:
+			f.Remedy = "run abcd ahoy install again (it removes what a killed install left), or remove it"
 		}
 		findings = append(findings, f)
 	}
 	sortFindings(findings)
 	return findings
+}
+
+// LintInstall puts an install_incomplete finding first when abcd ahoy install was interrupted before
+// it wrote missing (.abcd/.gitignore, .abcd/config.json): until it is run again, every command that
+// writes refuses.
+func LintInstall(findings []Finding, missing []string) []Finding {
+	if len(missing) == 0 {
+		return findings
+	}
+	f := Finding{Level: LevelError, Code: "install_incomplete", File: missing[0],
+		Message: "abcd ahoy install did not finish: " + strings.Join(missing, " and ") + " missing; until it does, abcd writes nothing here",
+		Remedy:  "run abcd ahoy install again: it makes what is missing and leaves the rest"}
+	return append([]Finding{f}, findings...)
 }
 
 // LintPending puts a change_pending finding first when a change a killed writer left waits in the

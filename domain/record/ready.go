@@ -20,51 +20,66 @@ type Check struct {
 // the intent with at least one step), in that order. specs may hold any specs; those implementing
 // other intents are ignored.
 func Readiness(i Intent, specs []Spec) []Check {
-	id, file := i.Front.ID, i.File
-	checks := make([]Check, 0, 4)
+	return []Check{pressRelease(i), acceptanceCriteria(i), openQuestions(i), linkedSpec(i, specs)}
+}
 
-	pr := Check{Name: "press_release"}
+// pressRelease: the Press Release section is there and written.
+func pressRelease(i Intent) Check {
+	c := Check{Name: "press_release"}
 	if s, ok := FindSection(i.Sections, SectionPressRelease); !ok {
-		pr.Detail = "no ## " + SectionPressRelease + " section"
-		pr.Remedy = fmt.Sprintf("add a ## %s section to %s: the announcement, written as if the work has shipped", SectionPressRelease, file)
+		c.Detail = "no ## " + SectionPressRelease + " section"
+		c.Remedy = fmt.Sprintf("add a ## %s section to %s: the announcement, written as if the work has shipped", SectionPressRelease, i.File)
 	} else if !Written(s) {
-		pr.Detail = fmt.Sprintf("## %s (line %d) holds only placeholders", SectionPressRelease, s.Line)
-		pr.Remedy = fmt.Sprintf("write the ## %s section of %s in place of its placeholder: who it is for, what they can now do, and why it matters", SectionPressRelease, file)
+		c.Detail = fmt.Sprintf("## %s (line %d) holds only placeholders", SectionPressRelease, s.Line)
+		c.Remedy = fmt.Sprintf("write the ## %s section of %s in place of its placeholder: who it is for, what they can now do, and why it matters", SectionPressRelease, i.File)
 	} else {
-		pr.OK, pr.Detail = true, fmt.Sprintf("## %s is written", SectionPressRelease)
+		c.OK, c.Detail = true, fmt.Sprintf("## %s is written", SectionPressRelease)
 	}
-	checks = append(checks, pr)
+	return c
+}
 
-	ac := Check{Name: "acceptance_criteria"}
-	if n := len(i.Criteria); n == 0 {
-		ac.Detail = "no acceptance criterion"
-		ac.Remedy = fmt.Sprintf("under ## %s in %s, write at least one line as - ac-1: Given <context>, when <action>, then <outcome>", SectionCriteria, file)
-	} else {
-		ids := make([]string, n)
-		for k, c := range i.Criteria {
-			ids[k] = c.ID
-		}
-		ac.OK, ac.Detail = true, fmt.Sprintf("%d %s in Given/When/Then form: %s", n, plural(n, "criterion", "criteria"), strings.Join(ids, ", "))
+// acceptanceCriteria: at least one criterion (ParseIntent has refused any not in Given/When/Then
+// form).
+func acceptanceCriteria(i Intent) Check {
+	c := Check{Name: "acceptance_criteria"}
+	n := len(i.Criteria)
+	if n == 0 {
+		c.Detail = "no acceptance criterion"
+		c.Remedy = fmt.Sprintf("under ## %s in %s, write at least one line as - ac-1: Given <context>, when <action>, then <outcome>", SectionCriteria, i.File)
+		return c
 	}
-	checks = append(checks, ac)
+	ids := make([]string, n)
+	for k, ac := range i.Criteria {
+		ids[k] = ac.ID
+	}
+	c.OK, c.Detail = true, fmt.Sprintf("%d %s in Given/When/Then form: %s", n, plural(n, "criterion", "criteria"), strings.Join(ids, ", "))
+	return c
+}
 
-	oq := Check{Name: "open_questions"}
+// openQuestions: none unresolved.
+func openQuestions(i Intent) Check {
+	c := Check{Name: "open_questions"}
 	var open []string
 	for _, q := range i.Questions {
 		if !q.Resolved {
 			open = append(open, fmt.Sprintf("line %d: %s", q.Line, q.Text))
 		}
 	}
-	if len(open) > 0 {
-		oq.Detail = fmt.Sprintf("%d unresolved %s (%s)", len(open), plural(len(open), "question", "questions"), strings.Join(open, "; "))
-		oq.Remedy = fmt.Sprintf("answer each open question in %s and mark it - [x] (or move what stays open to ## %s)", file, SectionWhatsOutOfScope)
-	} else {
-		oq.OK = true
-		oq.Detail = fmt.Sprintf("no unresolved question (%d resolved)", len(i.Questions))
+	if len(open) == 0 {
+		c.OK = true
+		c.Detail = fmt.Sprintf("no unresolved question (%d resolved)", len(i.Questions))
+		return c
 	}
-	checks = append(checks, oq)
+	c.Detail = fmt.Sprintf("%d unresolved %s (%s)", len(open), plural(len(open), "question", "questions"), strings.Join(open, "; "))
+	c.Remedy = fmt.Sprintf("answer each open question in %s and mark it - [x] (or move what stays open to ## %s)", i.File, SectionWhatsOutOfScope)
+	return c
+}
 
-	ls := Check{Name: "linked_spec"}
+// linkedSpec: an open spec implements the intent, with steps in an order that can run. Specs of
+// other intents are ignored.
+func linkedSpec(i Intent, specs []Spec) Check {
+	id := i.Front.ID
+	c := Check{Name: "linked_spec"}
 	var stepless, closed, unordered []Spec
 	for _, s := range specs {
 		if s.Front.Implements != id {
@@ -77,32 +92,32 @@ func Readiness(i Intent, specs []Spec) []Check {
 			stepless = append(stepless, s)
 		case stepOrderOf(s) != "":
 			unordered = append(unordered, s)
-		case !ls.OK:
-			ls.OK = true
-			ls.Detail = fmt.Sprintf("open spec %s has %d %s", s.Front.ID, len(s.Steps), plural(len(s.Steps), "step", "steps"))
+		default:
+			c.OK = true
+			c.Detail = fmt.Sprintf("open spec %s has %d %s", s.Front.ID, len(s.Steps), plural(len(s.Steps), "step", "steps"))
+			return c
 		}
 	}
 	switch {
-	case ls.OK:
 	case len(unordered) > 0:
 		s := unordered[0]
-		ls.Detail = fmt.Sprintf("open spec %s: %s", s.Front.ID, stepOrderOf(s))
-		ls.Remedy = fmt.Sprintf("under ## %s in %s, make each (after …) name earlier steps that exist, with no cycle", SectionSteps, s.File)
+		c.Detail = fmt.Sprintf("open spec %s: %s", s.Front.ID, stepOrderOf(s))
+		c.Remedy = fmt.Sprintf("under ## %s in %s, make each (after …) name earlier steps that exist, with no cycle", SectionSteps, s.File)
 	case len(stepless) > 0:
 		s := stepless[0]
-		ls.Detail = fmt.Sprintf("open spec %s has no step", s.Front.ID)
-		ls.Remedy = fmt.Sprintf("under ## %s in %s, write the steps as a numbered list: 1. text", SectionSteps, s.File)
+		c.Detail = fmt.Sprintf("open spec %s has no step", s.Front.ID)
+		c.Remedy = fmt.Sprintf("under ## %s in %s, write the steps as a numbered list: 1. text", SectionSteps, s.File)
 	case i.Front.Lifecycle == "drafts":
-		ls.Detail = "no open spec implements " + id
-		ls.Remedy = "run abcd intent plan " + id + " to create its spec"
+		c.Detail = "no open spec implements " + id
+		c.Remedy = "run abcd intent plan " + id + " to create its spec"
 	default:
-		ls.Detail = "no open spec implements " + id
+		c.Detail = "no open spec implements " + id
 		if len(closed) > 0 {
-			ls.Detail += fmt.Sprintf(" (%d closed)", len(closed))
+			c.Detail += fmt.Sprintf(" (%d closed)", len(closed))
 		}
-		ls.Remedy = fmt.Sprintf("run abcd spec new --intent %s \"<title>\" to create one", id)
+		c.Remedy = fmt.Sprintf("run abcd spec new --intent %s \"<title>\" to create one", id)
 	}
-	return append(checks, ls)
+	return c
 }
 
 func plural(n int, one, many string) string {

@@ -264,55 +264,22 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 		return nil, err
 	}
 	heading = strings.TrimSpace(heading)
-	if p, _, bad := lines.Unreadable(heading); bad || heading == "" || strings.HasPrefix(heading, "#") {
-		if !bad {
-			p = "empty or starts with #"
-		}
-		return nil, newParseError("", 0, "the heading is "+p, "name the section in plain words, such as Resolution")
-	}
-	if p, r, ok := checkBody(text); !ok {
-		return nil, newParseError("", 0, p, r)
+	if err := checkAppend(heading, text); err != nil {
+		return nil, err
 	}
 	h, _ := parseHeader(f, "", data)
 	raw, _ := parseBody("", data, h.size, h.close)
-
-	it := lines.Reader{Data: data}
-	first, _ := it.Next()
+	first, _ := (&lines.Reader{Data: data}).Next()
 	eol := first.EOL
 	if eol == "" {
 		eol = "\n"
 	}
 	body := strings.ReplaceAll(normalizeBody(text), "\n", eol) + eol
-
-	// An unclosed fence runs to the end of the file: text inserted after its opening line would land
-	// inside the code block.
-	openFence := -1
-	var fs fenceState
-	bit := lines.Reader{Data: data, Pos: h.size, N: h.close}
-	for l, ok := bit.Next(); ok; l, ok = bit.Next() {
-		wasOpen := fs.n > 0
-		fs.step(l.Text)
-		if !wasOpen && fs.n > 0 {
-			openFence = l.Off
-		}
-	}
-	if fs.n == 0 {
-		openFence = -1
-	}
+	openFence := unclosedFence(data, h)
 
 	var out []byte
 	if s := findRaw(raw, heading); s != nil {
-		// Insert after the last non-blank line of the section (or its heading).
-		at, lastEOL := -1, ""
-		for _, l := range s.lines {
-			if !isBlank(l.Text) {
-				at, lastEOL = l.End, l.EOL
-			}
-		}
-		if at < 0 {
-			hl := headingLine(data, s.Line)
-			at, lastEOL = hl.End, hl.EOL
-		}
+		at, lastEOL := sectionEnd(data, s)
 		if openFence >= 0 && at > openFence {
 			return nil, newParseError("", s.Line, "## "+heading+" ends inside a code fence that is never closed", "close the fence")
 		}
@@ -328,28 +295,92 @@ func AppendToSection(data []byte, heading, text string) ([]byte, error) {
 		if openFence >= 0 {
 			return nil, newParseError("", 0, "the record ends inside a code fence that is never closed", "close the fence")
 		}
-		out = append(make([]byte, 0, len(data)+len(heading)+len(body)+8), data...)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, eol...)
-		}
-		if !bytes.HasSuffix(out, []byte("\n\n")) && !bytes.HasSuffix(out, []byte("\n\r\n")) {
-			out = append(out, eol...)
-		}
-		out = append(out, "## "+heading+eol+eol...)
-		out = append(out, body...)
+		out = appendSection(data, heading, body, eol)
 	}
+	if err := checkAppended(f, out, raw, heading, text); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkAppend refuses a heading or text that cannot be appended as written.
+func checkAppend(heading, text string) error {
+	if p, _, bad := lines.Unreadable(heading); bad || heading == "" || strings.HasPrefix(heading, "#") {
+		if !bad {
+			p = "empty or starts with #"
+		}
+		return newParseError("", 0, "the heading is "+p, "name the section in plain words, such as Resolution")
+	}
+	if p, r, ok := checkBody(text); !ok {
+		return newParseError("", 0, p, r)
+	}
+	return nil
+}
+
+// unclosedFence is the offset of the opening line of a code fence the body never closes, or -1: it
+// runs to the end of the file, so text inserted after its opening line would land inside the code
+// block.
+func unclosedFence(data []byte, h header) int {
+	openFence := -1
+	var fs fenceState
+	bit := lines.Reader{Data: data, Pos: h.size, N: h.close}
+	for l, ok := bit.Next(); ok; l, ok = bit.Next() {
+		wasOpen := fs.n > 0
+		fs.step(l.Text)
+		if !wasOpen && fs.n > 0 {
+			openFence = l.Off
+		}
+	}
+	if fs.n == 0 {
+		return -1
+	}
+	return openFence
+}
+
+// sectionEnd is where text appended to s goes: after its last non-blank line (or its heading), with
+// that line's ending.
+func sectionEnd(data []byte, s *rawSection) (at int, eol string) {
+	at = -1
+	for _, l := range s.lines {
+		if !isBlank(l.Text) {
+			at, eol = l.End, l.EOL
+		}
+	}
+	if at < 0 {
+		hl := headingLine(data, s.Line)
+		at, eol = hl.End, hl.EOL
+	}
+	return at, eol
+}
+
+// appendSection adds "## heading" and body at the end of data, after one blank line.
+func appendSection(data []byte, heading, body, eol string) []byte {
+	out := append(make([]byte, 0, len(data)+len(heading)+len(body)+8), data...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, eol...)
+	}
+	if !bytes.HasSuffix(out, []byte("\n\n")) && !bytes.HasSuffix(out, []byte("\n\r\n")) {
+		out = append(out, eol...)
+	}
+	out = append(out, "## "+heading+eol+eol...)
+	return append(out, body...)
+}
+
+// checkAppended refuses a result that does not parse, or whose section does not end with the text
+// (a fence the text left open swallowed what followed).
+func checkAppended(f Family, out []byte, raw []rawSection, heading, text string) error {
 	secs, err := parseAny(f, out)
 	if err != nil {
 		var pe *ParseError
 		if errors.As(err, &pe) {
-			return nil, newParseError("", pe.Line, "the appended text would make the record invalid ("+pe.Problem+")", pe.Remedy)
+			return newParseError("", pe.Line, "the appended text would make the record invalid ("+pe.Problem+")", pe.Remedy)
 		}
-		return nil, err
+		return err
 	}
 	if s, ok := FindSection(secs, heading); !ok || !strings.HasSuffix(s.Body, normalizeBody(text)) || len(secs) < len(raw) {
-		return nil, newParseError("", 0, "## "+heading+" ends inside a code fence that is never closed", "close the fence")
+		return newParseError("", 0, "## "+heading+" ends inside a code fence that is never closed", "close the fence")
 	}
-	return out, nil
+	return nil
 }
 
 func headingLine(data []byte, n int) lines.Line {

@@ -71,6 +71,7 @@ const (
 	CodeInputInvalid              Code = "input_invalid"
 	CodeInputMissing              Code = "input_missing"
 	CodeInputTooLarge             Code = "input_too_large"
+	CodeInstallIncomplete         Code = "install_incomplete"
 	CodeIntentNoCriteria          Code = "intent_no_criteria"
 	CodeIntentNotReady            Code = "intent_not_ready"
 	CodeIntentShipped             Code = "intent_shipped"
@@ -231,6 +232,7 @@ var declared = []Declared{
 	{CodeInputInvalid, "A verb's input is not what it takes: an unknown argument, a value of the wrong type, or arguments that do not match its input schema."},
 	{CodeInputMissing, "A required argument of a verb is missing."},
 	{CodeInputTooLarge, "A tool's arguments are past the message's bounds (a string, the nesting or the count of values)."},
+	{CodeInstallIncomplete, "An abcd ahoy install was interrupted before it finished (.abcd/ stands without its config or its .gitignore), and nothing is written until it is run again."},
 	{CodeIntentNoCriteria, "An intent has no acceptance criteria to audit against."},
 	{CodeIntentNotReady, "An intent does not pass the readiness gate."},
 	{CodeIntentShipped, "An intent is shipped, so nothing is left to specify."},

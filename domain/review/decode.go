@@ -49,6 +49,12 @@ type field struct {
 // decoded, or nil when raw is no object. Names match exactly: encoding/json's case-insensitive
 // matching would let "Summary" stand for "summary".
 func decodeObject(raw json.RawMessage, owner, prefix string, fields []field, p *problems) map[string]bool {
+	return decodeObjectOptional(raw, owner, prefix, fields, nil, p)
+}
+
+// decodeObjectOptional is decodeObject with members that may be absent (optional names them); the
+// caller says when one is needed after all.
+func decodeObjectOptional(raw json.RawMessage, owner, prefix string, fields []field, optional []string, p *problems) map[string]bool {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
 		p.add("%s must be an object; it is %s", owner, describe(raw))
@@ -72,6 +78,7 @@ func decodeObject(raw json.RawMessage, owner, prefix string, fields []field, p *
 	for _, f := range fields {
 		v, ok := members[f.name]
 		switch {
+		case !ok && slices.Contains(optional, f.name):
 		case !ok:
 			p.add("%s has no %q: add it as %s", owner, f.name, f.want)
 		case !decodeValue(v, f.into):

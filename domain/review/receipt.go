@@ -30,19 +30,31 @@ type DoD struct {
 }
 
 // ImplementerReceipt is what the implementer hands back: the commits it made on the lane's branch,
-// the definition-of-done run, its report, and the model that did the work.
+// the definition-of-done run, its report, and the model that did the work; or, with blocked, the step
+// handed back and why.
 type ImplementerReceipt struct {
 	SchemaVersion int    `json:"schema_version"`
 	Run           string `json:"run" jsonschema:"minLength=1,maxLength=64"`
 	Lane          string `json:"lane" jsonschema:"minLength=1,maxLength=64"`
 	Branch        string `json:"branch" jsonschema:"minLength=1,maxLength=255"`
-	// Commits are full commit ids, 40 hex characters (or 64 in a SHA-256 repository).
-	Commits []string `json:"commits" jsonschema:"minItems=1,maxItems=200,uniqueItems=true,pattern=^[0-9a-f]{40}([0-9a-f]{24})?$"`
-	DoD     DoD      `json:"dod"`
+	// Commits are full commit ids, 40 hex characters (or 64 in a SHA-256 repository): the commits the
+	// implementer made on the lane's branch. Required unless blocked is given; a blocked receipt lists
+	// the commits it made, if any.
+	Commits []string `json:"commits,omitempty" jsonschema:"minItems=1,maxItems=200,uniqueItems=true,pattern=^[0-9a-f]{40}([0-9a-f]{24})?$"`
+	// DoD is the definition-of-done run; its exit code must be 0 unless blocked is given.
+	DoD DoD `json:"dod"`
 	// Report is a file holding the implementer's report, relative to the lane folder.
 	Report string `json:"report" jsonschema:"minLength=1,maxLength=1024"`
 	Model  string `json:"model" jsonschema:"minLength=1,maxLength=200"`
+	// Blocked hands the step back instead of delivering it: why the implementer cannot finish it (a
+	// definition of done it cannot make pass, a step that cannot be done as written). The lane is
+	// handed back with this reason, and the lanes that build on it with it; the run goes on with the
+	// others.
+	Blocked string `json:"blocked,omitempty" jsonschema:"minLength=1,maxLength=2000"`
 }
+
+// MaxBlockedChars bounds a receipt's blocked reason, in characters.
+const MaxBlockedChars = 2000
 
 // DecodeImplementerReceipt reads an implementer's receipt: strict JSON of at most MaxReceiptBytes,
 // with every member present, typed and within its bounds; 1 to 200 distinct full commit ids; a
@@ -58,7 +70,7 @@ func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
 	}
 	var r ImplementerReceipt
 	var rawCommits, rawDoD json.RawMessage
-	got := decodeObject(data, "the receipt", "", []field{
+	got := decodeObjectOptional(data, "the receipt", "", []field{
 		{"schema_version", &r.SchemaVersion, "the number 1"},
 		{"run", &r.Run, "a string, the run's id"},
 		{"lane", &r.Lane, "a string, the lane's id"},
@@ -67,7 +79,11 @@ func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
 		{"dod", &rawDoD, "an object with command, exit_code and output"},
 		{"report", &r.Report, "a string, the report file relative to the lane folder"},
 		{"model", &r.Model, "a string, the model that did the work"},
-	}, &p)
+		{"blocked", &r.Blocked, "a string, why the step is handed back"},
+	}, []string{"commits", "blocked"}, &p)
+	if got["blocked"] {
+		checkLength("blocked", r.Blocked, MaxBlockedChars, &p)
+	}
 	if got["schema_version"] && r.SchemaVersion != ReturnVersion {
 		p.add("\"schema_version\" is %d; this abcd reads version %d: write \"schema_version\": %d", r.SchemaVersion, ReturnVersion, ReturnVersion)
 	}
@@ -79,11 +95,14 @@ func DecodeImplementerReceipt(data []byte) (ImplementerReceipt, error) {
 			checkLength(s.name, s.value, s.max, &p)
 		}
 	}
-	if got["commits"] {
+	switch {
+	case got["commits"]:
 		r.Commits = decodeCommits(rawCommits, &p)
+	case r.Blocked == "":
+		p.add("the receipt has no \"commits\": add it as an array of the lane's full commit ids (or, to hand the step back, say why in \"blocked\")")
 	}
 	if got["dod"] {
-		r.DoD = decodeDoD(rawDoD, &p)
+		r.DoD = decodeDoD(rawDoD, r.Blocked != "", &p)
 	}
 	if got["report"] {
 		checkLanePath("report", r.Report, &p)
@@ -162,7 +181,8 @@ func decodeCommits(raw json.RawMessage, p *problems) []string {
 	return out
 }
 
-func decodeDoD(raw json.RawMessage, p *problems) DoD {
+// decodeDoD reads the receipt's definition-of-done run; a blocked receipt may report one that failed.
+func decodeDoD(raw json.RawMessage, blocked bool, p *problems) DoD {
 	var d DoD
 	got := decodeObject(raw, "\"dod\"", "dod.", []field{
 		{"command", &d.Command, "a string, the definition-of-done command as run"},
@@ -172,8 +192,8 @@ func decodeDoD(raw json.RawMessage, p *problems) DoD {
 	if got["command"] {
 		checkLength("dod.command", d.Command, 1024, p)
 	}
-	if got["exit_code"] && d.ExitCode != 0 {
-		p.add("the definition-of-done command %q exited %d: a lane is done only when it exits 0; fix what fails, run it again and hand back a new receipt", text.Clip(d.Command), d.ExitCode)
+	if got["exit_code"] && d.ExitCode != 0 && !blocked {
+		p.add("the definition-of-done command %q exited %d: a lane is done only when it exits 0; fix what fails, run it again and hand back a new receipt (or, if you cannot make it pass, hand the step back: say why in \"blocked\")", text.Clip(d.Command), d.ExitCode)
 	}
 	if got["output"] {
 		checkLanePath("dod.output", d.Output, p)

@@ -57,6 +57,16 @@ func TestDecodeImplementerReceiptAccepts(t *testing.T) {
 		{"200 commits", func(m map[string]any) { m["commits"] = commits(200) }, func(r *ImplementerReceipt) { r.Commits = commits(200) }},
 		{"nested and dotted paths", func(m map[string]any) { dod(m)["output"] = "out/./dod.log"; m["report"] = ".report.md" },
 			func(r *ImplementerReceipt) { r.DoD.Output = "out/./dod.log"; r.Report = ".report.md" }},
+		// A blocked receipt hands the step back: it may list no commit, and report a failing run.
+		{"blocked with no commit and a failing definition of done", func(m map[string]any) {
+			delete(m, "commits")
+			m["blocked"] = "make test fails in vendor/x, which the step may not change"
+			dod(m)["exit_code"] = 2
+		}, func(r *ImplementerReceipt) {
+			r.Commits, r.Blocked, r.DoD.ExitCode = nil, "make test fails in vendor/x, which the step may not change", 2
+		}},
+		{"blocked with the commits made", func(m map[string]any) { m["blocked"] = "the spec asks for two incompatible formats" },
+			func(r *ImplementerReceipt) { r.Blocked = "the spec asks for two incompatible formats" }},
 		{"longest values", func(m map[string]any) {
 			m["run"], m["lane"], m["branch"], m["model"] = strings.Repeat("r", 64), strings.Repeat("l", 64), strings.Repeat("b", 255), strings.Repeat("m", 200)
 		}, func(r *ImplementerReceipt) {
@@ -104,10 +114,17 @@ func TestDecodeImplementerReceiptRefuses(t *testing.T) {
 		{"too large", receiptJSON(t, func(m map[string]any) { m["model"] = strings.Repeat("m", MaxReceiptBytes) }), []string{
 			"the receipt is 65893 bytes, more than the 65536 it may be", `"model" is 65536 characters, more than 200`}},
 		{"unknown fields", receiptJSON(t, func(m map[string]any) { m["tests"] = "ok"; dod(m)["stdout"] = "" }), []string{
-			`the receipt has the unknown field "tests": remove it (its fields are schema_version, run, lane, branch, commits, dod, report, model)`,
+			`the receipt has the unknown field "tests": remove it (its fields are schema_version, run, lane, branch, commits, dod, report, model, blocked)`,
 			`"dod" has the unknown field "stdout": remove it (its fields are command, exit_code, output)`}},
+		{"no commits and not blocked", receiptJSON(t, func(m map[string]any) { delete(m, "commits") }), []string{
+			`the receipt has no "commits": add it as an array of the lane's full commit ids (or, to hand the step back, say why in "blocked")`}},
+		{"blocked but empty", receiptJSON(t, func(m map[string]any) { m["blocked"] = " " }), []string{`"blocked" is empty`}},
+		{"blocked too long", receiptJSON(t, func(m map[string]any) { m["blocked"] = strings.Repeat("é", MaxBlockedChars+1) }), []string{`"blocked" is 2001 characters, more than 2000`}},
+		{"blocked with an empty commit list", receiptJSON(t, func(m map[string]any) { m["blocked"] = "x"; m["commits"] = []string{} }), []string{`"commits" is empty`}},
+		{"a failing definition of done, not blocked", receiptJSON(t, func(m map[string]any) { dod(m)["exit_code"] = 1 }), []string{
+			`exited 1: a lane is done only when it exits 0; fix what fails, run it again and hand back a new receipt (or, if you cannot make it pass, hand the step back: say why in "blocked")`}},
 		{"every member missing", []byte(`{"dod":{}}`), []string{
-			`the receipt has no "schema_version"`, `no "run"`, `no "lane"`, `no "branch"`, `no "commits"`, `no "report"`, `no "model"`,
+			`the receipt has no "schema_version"`, `no "run"`, `no "lane"`, `no "branch"`, `no "report"`, `no "model"`, `no "commits"`,
 			`"dod" has no "command"`, `"dod" has no "exit_code"`, `"dod" has no "output"`}},
 		{"nulls and wrong types", []byte(`{"schema_version":null,"run":1,"lane":[],"branch":{},"commits":"` + c1 + `","dod":[],"report":true,"model":null}`), []string{
 			`"schema_version" must be the number 1; it is null`, `"run" must be a string, the run's id; it is the number 1`,

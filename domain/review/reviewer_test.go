@@ -169,12 +169,29 @@ func TestReviewerPromptsMatchTheParser(t *testing.T) {
 			if !strings.Contains(format, "`"+w+"`") {
 				t.Errorf("%s's Return format does not name the word %s", tc.role, w)
 			}
-			in := "Summary.\n\n## Verdict\n" + w + "\n\n" + tc.finding
-			v, err := ParseReviewerReturn(tc.role, []byte(in))
-			if err != nil {
-				t.Errorf("%s %s: %v", tc.role, w, err)
-			} else if v.Word != w || v.Pass != slices.Contains(pass, w) {
-				t.Errorf("%s %s: %+v", tc.role, w, v)
+			// The prompt says: the first line after the heading that is not blank; the word alone, or
+			// wrapped in ** or backticks; nothing else on its line. The parser reads exactly that.
+			for _, line := range []string{w, "**" + w + "**", "`" + w + "`"} {
+				for _, gap := range []string{"\n", "\n\n"} {
+					in := "Summary.\n\n## Verdict" + gap + line + "\n\n" + tc.finding
+					v, err := ParseReviewerReturn(tc.role, []byte(in))
+					if err != nil {
+						t.Errorf("%s %q: %v", tc.role, line, err)
+					} else if v.Word != w || v.Pass != slices.Contains(pass, w) {
+						t.Errorf("%s %q: %+v", tc.role, line, v)
+					}
+				}
+			}
+			for _, line := range []string{w + ".", w + " (see below)", "Verdict: " + w, strings.ToLower(w)} {
+				if _, err := ParseReviewerReturn(tc.role, []byte("## Verdict\n"+line+"\n")); err == nil {
+					t.Errorf("%s: the prompt says nothing else shares the word's line, yet %q parses", tc.role, line)
+				}
+			}
+		}
+		for _, phrase := range []string{"abcd also reads the word wrapped in `**` or in backticks, but nothing else may share its line",
+			"On the first line after that heading that is not blank"} {
+			if !strings.Contains(strings.Join(strings.Fields(format), " "), phrase) {
+				t.Errorf("%s's Return format no longer says %q: the parser reads the verdict line so", tc.role, phrase)
 			}
 		}
 	}

@@ -2,9 +2,11 @@ package secret
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -12,17 +14,86 @@ import (
 
 const canary = "sk-canary/+=&é\"1234567890"
 
+// echoes is every spelling a hostile server tried with the key: each must come out of any text.
+func echoes(key string) map[string]string {
+	raw := []byte(key)
+	out := map[string]string{
+		"as is": key, "std base64": base64.StdEncoding.EncodeToString(raw), "std base64 unpadded": base64.RawStdEncoding.EncodeToString(raw),
+		"url base64": base64.URLEncoding.EncodeToString(raw), "url base64 unpadded": base64.RawURLEncoding.EncodeToString(raw),
+		"query escaped": url.QueryEscape(key), "path escaped": url.PathEscape(key), "lowercase escapes": lowerEscapes(url.QueryEscape(key)),
+		"hex": hex.EncodeToString(raw), "HEX": strings.ToUpper(hex.EncodeToString(raw)),
+	}
+	if body, ok := strings.CutPrefix(key, "sk-"); ok {
+		out["without its prefix"] = body
+		out["its body in base64"] = base64.StdEncoding.EncodeToString([]byte(body))
+	}
+	for pad := range 3 {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+			out["base64 inside a longer text, "+string(rune('0'+pad))+" bytes before"] = enc.EncodeToString([]byte("Basic "[:3+pad] + "user:" + key + ":tail"))
+			out["base64 of a bearer header, "+string(rune('0'+pad))] = enc.EncodeToString([]byte(strings.Repeat("x", pad) + "Authorization: Bearer " + key))
+		}
+	}
+	return out
+}
+
 func TestScrubTakesEveryFormOut(t *testing.T) {
-	raw := []byte(canary)
-	for _, form := range []string{
-		canary, "Bearer " + canary,
-		base64.StdEncoding.EncodeToString(raw), base64.RawStdEncoding.EncodeToString(raw),
-		base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw),
-		url.QueryEscape(canary), url.PathEscape(canary), `sk-canary/+=&é\"1234567890`, `sk-canary/+=\u0026é\"1234567890`,
-	} {
-		got := Scrub("before "+form+" after", canary)
-		assert.Check(t, is.Equal(got, "before "+Mark+" after"), form)
-		assert.Check(t, is.Equal(NewScrubber("other-secret", canary).Scrub("before "+form+" after"), "before "+Mark+" after"), form)
+	for _, key := range []string{canary, "sk-proj-AbCdEf0123456789xyzXYZ_-", "plain-key-without-a-prefix-0123", "0123456789abcdefghij"} {
+		sc := NewScrubber("other-secret-value", key)
+		for name, form := range echoes(key) {
+			got := sc.Scrub("before " + form + " after")
+			assert.Check(t, !leaks(got, key), "%s %q: %q", key, name, got)
+			assert.Check(t, strings.HasPrefix(got, "before") && strings.HasSuffix(got, "after"), "%s: the text around it stays: %q", name, got)
+			assert.Check(t, strings.Contains(got, Mark), "%s %q: %q", key, name, got)
+		}
+	}
+	for _, form := range []string{`sk-canary/+=&é\"1234567890`, `sk-canary/+=\u0026é\"1234567890`, `sk-canary\/+=\u0026\u00e9\"1234567890`, `sk-canary\/+=&\u00E9\"1234567890`} {
+		assert.Check(t, is.Equal(Scrub("before "+form+" after", canary), "before "+Mark+" after"), form)
+	}
+}
+
+// leaks reports whether text still holds a run of Window bytes of any spelling of key.
+func leaks(text, key string) bool {
+	for _, f := range Forms(key) {
+		for i := 0; i+Window <= len(f); i++ {
+			if strings.Contains(text, f[i:i+Window]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestAKeyWhoseCaseWasFoldedStillGoes(t *testing.T) {
+	key := "sk-proj-CaNaRy7Qx+9Zk_3vLw-8Tn2Hp5Rb"
+	for _, folded := range []string{strings.ToLower(key), strings.ToUpper(key), strings.ToLower(base64.StdEncoding.EncodeToString([]byte(key)))} {
+		assert.Check(t, is.Equal(Scrub("application/x-"+folded+"; charset=utf-8", key), "application/x-"+Mark+"; charset=utf-8"), folded)
+	}
+}
+
+func TestAKeyCutShortStillGoes(t *testing.T) {
+	key := "sk-live-0123456789abcdefghijklmnop"
+	for _, cut := range []string{key[:Window+3], key[len(key)-Window-1:], key[5 : 5+Window]} {
+		got := Scrub("the server said "+cut+"… and stopped", key)
+		assert.Check(t, !strings.Contains(got, cut), got)
+		assert.Check(t, is.Equal(got, "the server said "+Mark+"… and stopped"))
+	}
+}
+
+func TestTheTextAroundAKeyStaysWhole(t *testing.T) {
+	// A key whose spelling starts or ends inside a character takes the whole character, never half.
+	key := "éééé-secret-value-0123"
+	got := Scrub("«"+key+"»", key)
+	assert.Check(t, utf8.ValidString(got), "%q", got)
+	assert.Check(t, is.Equal(got, "«"+Mark+"»"))
+	got = NewScrubber(key).Scrub("x" + key[1:] + "y") // a key starting mid-character
+	assert.Check(t, utf8.ValidString(got) || !utf8.ValidString("x"+key[1:]+"y"), "%q", got)
+}
+
+func TestOrdinaryTextIsLeftAlone(t *testing.T) {
+	sc := NewScrubber(canary, "sk-proj-AbCdEf0123456789xyzXYZ_-")
+	for _, s := range []string{"", "a review with no key in it: SHIP", "sk-", "Bearer ", strings.Repeat("0123456789", 100), "gpt-4o-mini"} {
+		assert.Check(t, is.Equal(sc.Scrub(s), s))
+		assert.Check(t, !sc.Holds(s))
 	}
 }
 
@@ -32,6 +103,8 @@ func TestAShortCredentialScrubsNothing(t *testing.T) {
 	assert.Check(t, NewScrubber("abc", "").Empty())
 	var nilScrubber *Scrubber
 	assert.Check(t, is.Equal(nilScrubber.Scrub("x"), "x"))
+	// A short key is taken out only whole.
+	assert.Check(t, is.Equal(Scrub("k3y9 k3y k3y9z", "k3y9"), Mark+" k3y "+Mark+"z"))
 }
 
 func TestFormsHoldNoRepeat(t *testing.T) {
@@ -46,9 +119,44 @@ func TestFormsHoldNoRepeat(t *testing.T) {
 	}
 }
 
+func TestAlignedIsWhatEveryAlignmentShares(t *testing.T) {
+	key := []byte("0123456789abcdefghij")
+	for align := range 3 {
+		frag := aligned(base64.StdEncoding, key, align)
+		assert.Check(t, len(frag) >= len(key)*4/3-3, "align %d: %q", align, frag)
+		for _, before := range []string{"", "a", "ab", "abc", "\xff\x00\x01"[:align]} {
+			if len(before)%3 != align {
+				continue
+			}
+			for _, after := range []string{"", "z", "zz", "\x00\xff"} {
+				whole := base64.StdEncoding.EncodeToString([]byte(before + string(key) + after))
+				assert.Check(t, strings.Contains(whole, frag), "align %d, %q before, %q after", align, before, after)
+			}
+		}
+	}
+}
+
 func TestBytesIsUnchangedWithoutACredential(t *testing.T) {
 	sc := NewScrubber(canary)
 	in := []byte("nothing here")
 	assert.Check(t, &sc.Bytes(in)[0] == &in[0])
 	assert.Check(t, !strings.Contains(string(sc.Bytes([]byte("x"+canary))), canary))
+}
+
+func FuzzScrubLeavesNoWindow(f *testing.F) {
+	f.Add("before ", "sk-canary-0123456789abcdef", " after")
+	f.Add("", "éééé-secret-value-0123", "")
+	f.Fuzz(func(t *testing.T, before, key, after string) {
+		if len(key) < Window {
+			return
+		}
+		sc := NewScrubber(key)
+		got := sc.Scrub(before + key + after)
+		if strings.Contains(got, key) {
+			t.Fatalf("the key stands in %q", got)
+		}
+		if utf8.ValidString(before+key+after) && !utf8.ValidString(got) {
+			t.Fatalf("valid text became invalid: %q", got)
+		}
+	})
 }

@@ -132,56 +132,8 @@ func (p *parser) objectValue(depth int) (any, error) {
 		return obj, nil
 	}
 	for {
-		if p.pos >= len(p.data) {
-			return nil, p.end()
-		}
-		if c := p.data[p.pos]; c != '"' {
-			return nil, p.syntax(c, "looking for beginning of object key string")
-		}
-		keyAt := p.pos
-		key, err := p.str(true, p.lim.MaxString)
-		if err != nil {
+		if err := p.member(depth, obj, &seen); err != nil {
 			return nil, err
-		}
-		dup := false
-		if p.build {
-			_, dup = obj[key]
-		} else {
-			if seen == nil {
-				seen = map[string]struct{}{}
-			}
-			_, dup = seen[key]
-			seen[key] = struct{}{}
-		}
-		if dup {
-			p.pos = keyAt
-			p.path = append(p.path, Segment{Key: key, Index: -1})
-			e := p.fail(Duplicate, rDuplicate, fmt.Sprintf("the key %q appears twice in one object", text.Clip(key)))
-			p.path = p.path[:len(p.path)-1]
-			return nil, e
-		}
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.end()
-		}
-		if c := p.data[p.pos]; c != ':' {
-			return nil, p.syntax(c, "after object key")
-		}
-		p.pos++
-		p.skipSpace()
-		p.path = append(p.path, Segment{Key: key, Index: -1})
-		var v any
-		if p.isOpaque() {
-			v, err = p.skip()
-		} else {
-			v, err = p.value(depth)
-		}
-		p.path = p.path[:len(p.path)-1]
-		if err != nil {
-			return nil, err
-		}
-		if p.build {
-			obj[key] = v
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -198,6 +150,58 @@ func (p *parser) objectValue(depth int) (any, error) {
 			return nil, p.syntax(c, "after object key:value pair")
 		}
 	}
+}
+
+// member reads one "key": value of an object, into obj when building, refusing a key the object
+// has had before (seen keeps them when not building).
+func (p *parser) member(depth int, obj map[string]any, seen *map[string]struct{}) error {
+	if p.pos >= len(p.data) {
+		return p.end()
+	}
+	if c := p.data[p.pos]; c != '"' {
+		return p.syntax(c, "looking for beginning of object key string")
+	}
+	keyAt := p.pos
+	key, err := p.str(true, p.lim.MaxString)
+	if err != nil {
+		return err
+	}
+	if p.repeated(key, obj, seen) {
+		p.pos = keyAt
+		p.path = append(p.path, Segment{Key: key, Index: -1})
+		e := p.fail(Duplicate, rDuplicate, fmt.Sprintf("the key %q appears twice in one object", text.Clip(key)))
+		p.path = p.path[:len(p.path)-1]
+		return e
+	}
+	if err := p.colon(); err != nil {
+		return err
+	}
+	p.path = append(p.path, Segment{Key: key, Index: -1})
+	var v any
+	if p.isOpaque() {
+		v, err = p.skip()
+	} else {
+		v, err = p.value(depth)
+	}
+	p.path = p.path[:len(p.path)-1]
+	if err == nil && p.build {
+		obj[key] = v
+	}
+	return err
+}
+
+// repeated reports whether the object has had key before, and remembers it.
+func (p *parser) repeated(key string, obj map[string]any, seen *map[string]struct{}) bool {
+	if p.build {
+		_, dup := obj[key]
+		return dup
+	}
+	if *seen == nil {
+		*seen = map[string]struct{}{}
+	}
+	_, dup := (*seen)[key]
+	(*seen)[key] = struct{}{}
+	return dup
 }
 
 func (p *parser) arrayValue(depth int) (any, error) {
@@ -312,33 +316,44 @@ func (p *parser) number() error {
 func (p *parser) str(keep bool, limit int) (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	// Fast path: no escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
+	if s, done, err := p.plainString(start, keep, limit); done || err != nil {
+		return s, err
+	}
+	return p.escapedString(start, keep, limit)
+}
+
+// plainString reads a string with no escape in it, the common case, from p.pos. done is false when
+// an escape begins (at p.pos) or the data ends first: escapedString reads on from there.
+func (p *parser) plainString(start int, keep bool, limit int) (string, bool, error) {
+	for ; p.pos < len(p.data); p.pos++ {
+		switch c := p.data[p.pos]; {
+		case c == '"':
 			s := p.data[start:p.pos]
 			p.pos++
 			if limit > 0 && len(s) > limit {
-				return "", p.longString(limit)
+				return "", true, p.longString(limit)
 			}
 			if !keep {
-				return "", nil
+				return "", true, nil
 			}
-			return string(s), nil
+			return string(s), true, nil
+		case c == '\\':
+			return "", false, nil
+		case c < 0x20:
+			return "", true, p.syntax(c, "in string literal")
 		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", p.syntax(c, "in string literal")
-		}
-		p.pos++
 	}
+	return "", false, nil
+}
+
+// escapedString reads the rest of a string that holds an escape, from p.pos; the bytes from start
+// to p.pos are plain. n counts the decoded length, which limit bounds.
+func (p *parser) escapedString(start int, keep bool, limit int) (string, error) {
 	var b []byte
 	if keep {
 		b = append(b, p.data[start:p.pos]...)
 	}
-	n := p.pos - start // the decoded length
+	n := p.pos - start
 	for {
 		if p.pos >= len(p.data) {
 			return "", p.end()
@@ -361,41 +376,47 @@ func (p *parser) str(keep bool, limit int) (string, error) {
 			p.pos++
 			continue
 		}
-		escAt := p.pos
-		p.pos++
-		if p.pos >= len(p.data) {
-			return "", p.endIn("in string escape code")
-		}
-		e := p.data[p.pos]
-		p.pos++
-		r, simple := simpleEscape(e)
-		switch {
-		case simple:
-		case e == 'u':
-			var err error
-			if r, err = p.hex4(); err != nil {
-				return "", err
-			}
-			if utf16.IsSurrogate(r) {
-				pair, ok, err := p.lowSurrogate(r)
-				if err != nil {
-					return "", err
-				}
-				if !ok && !p.skipping {
-					p.pos = escAt
-					return "", p.fail(Syntax, rSurrogate, "a lone UTF-16 surrogate in a \\u escape")
-				}
-				r = pair
-			}
-		default:
-			p.pos--
-			return "", p.syntax(e, "in string escape code")
+		r, err := p.escape()
+		if err != nil {
+			return "", err
 		}
 		if keep {
 			b = utf8.AppendRune(b, r)
 		}
 		n += utf8.RuneLen(r)
 	}
+}
+
+// escape decodes the escape whose backslash is at p.pos: a one-letter escape or \uXXXX, a
+// surrogate pair read as one character.
+func (p *parser) escape() (rune, error) {
+	escAt := p.pos
+	p.pos++
+	if p.pos >= len(p.data) {
+		return 0, p.endIn("in string escape code")
+	}
+	e := p.data[p.pos]
+	p.pos++
+	if r, simple := simpleEscape(e); simple {
+		return r, nil
+	}
+	if e != 'u' {
+		p.pos--
+		return 0, p.syntax(e, "in string escape code")
+	}
+	r, err := p.hex4()
+	if err != nil || !utf16.IsSurrogate(r) {
+		return r, err
+	}
+	pair, ok, err := p.lowSurrogate(r)
+	if err != nil {
+		return 0, err
+	}
+	if !ok && !p.skipping {
+		p.pos = escAt
+		return 0, p.fail(Syntax, rSurrogate, "a lone UTF-16 surrogate in a \\u escape")
+	}
+	return pair, nil
 }
 
 // simpleEscape decodes the one-letter escapes.
@@ -493,79 +514,93 @@ func (p *parser) skip() (json.RawMessage, error) {
 		if p.pos >= len(p.data) {
 			return nil, p.end()
 		}
-		switch c := p.data[p.pos]; {
-		case c == '{' || c == '[':
-			p.pos++
-			p.skipSpace()
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
-			if p.pos < len(p.data) && p.data[p.pos] == closer {
-				p.pos++
-				break
-			}
-			stack = append(stack, c)
-			if c == '{' {
-				if err := p.skipKey(); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		case c == '"':
-			if _, err := p.str(false, 0); err != nil {
+		if c := p.data[p.pos]; c == '{' || c == '[' {
+			opened, err := p.skipOpen(c, &stack)
+			if err != nil {
 				return nil, err
 			}
-		case c == 't':
-			if err := p.literal("true"); err != nil {
-				return nil, err
-			}
-		case c == 'f':
-			if err := p.literal("false"); err != nil {
-				return nil, err
-			}
-		case c == 'n':
-			if err := p.literal("null"); err != nil {
-				return nil, err
-			}
-		case c == '-' || isDigit(c):
-			if err := p.number(); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, p.syntax(c, "looking for beginning of value")
-		}
-		// A value ended: close what it ends, until a comma opens the next one.
-		for {
-			if len(stack) == 0 {
-				return json.RawMessage(p.data[start:p.pos]), nil
-			}
-			p.skipSpace()
-			if p.pos >= len(p.data) {
-				return nil, p.end()
-			}
-			top, c := stack[len(stack)-1], p.data[p.pos]
-			if top == '{' && c == '}' || top == '[' && c == ']' {
-				p.pos++
-				stack = stack[:len(stack)-1]
+			if opened {
 				continue
 			}
-			if c != ',' {
-				if top == '{' {
-					return nil, p.syntax(c, "after object key:value pair")
-				}
-				return nil, p.syntax(c, "after array element")
-			}
-			p.pos++
-			p.skipSpace()
-			if top == '{' {
-				if err := p.skipKey(); err != nil {
-					return nil, err
-				}
-			}
-			break
+		} else if err := p.skipScalar(c); err != nil {
+			return nil, err
+		}
+		done, err := p.skipClose(&stack)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return json.RawMessage(p.data[start:p.pos]), nil
 		}
 	}
+}
+
+// skipOpen reads the opening of a container c. An empty one is a whole value (opened is false);
+// otherwise it is pushed on stack, and an object's first key is read.
+func (p *parser) skipOpen(c byte, stack *[]byte) (opened bool, err error) {
+	p.pos++
+	p.skipSpace()
+	closer := byte('}')
+	if c == '[' {
+		closer = ']'
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == closer {
+		p.pos++
+		return false, nil
+	}
+	*stack = append(*stack, c)
+	if c == '{' {
+		return true, p.skipKey()
+	}
+	return true, nil
+}
+
+// skipScalar reads a string, a literal or a number starting with c.
+func (p *parser) skipScalar(c byte) error {
+	switch {
+	case c == '"':
+		_, err := p.str(false, 0)
+		return err
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '-' || isDigit(c):
+		return p.number()
+	}
+	return p.syntax(c, "looking for beginning of value")
+}
+
+// skipClose is what follows a value: it closes the containers the value ends, until a comma opens
+// the next value (done is false; an object's key is read) or nothing is left open (done).
+func (p *parser) skipClose(stack *[]byte) (done bool, err error) {
+	for len(*stack) > 0 {
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return false, p.end()
+		}
+		top, c := (*stack)[len(*stack)-1], p.data[p.pos]
+		if top == '{' && c == '}' || top == '[' && c == ']' {
+			p.pos++
+			*stack = (*stack)[:len(*stack)-1]
+			continue
+		}
+		if c != ',' {
+			if top == '{' {
+				return false, p.syntax(c, "after object key:value pair")
+			}
+			return false, p.syntax(c, "after array element")
+		}
+		p.pos++
+		p.skipSpace()
+		if top == '{' {
+			return false, p.skipKey()
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 // skipKey reads `"key" :` and the space after it, for skip.
@@ -580,6 +615,11 @@ func (p *parser) skipKey() error {
 	if _, err := p.str(false, 0); err != nil {
 		return err
 	}
+	return p.colon()
+}
+
+// colon reads the colon after an object's key, and the space on either side of it.
+func (p *parser) colon() error {
 	p.skipSpace()
 	if p.pos >= len(p.data) {
 		return p.end()

@@ -58,5 +58,5 @@ func TestARunsNextStepsAreCommands(t *testing.T) {
 	aw := got.Run.Awaits[0]
 	assert.Check(t, is.DeepEqual(got.Next[0], aw.Next))
 	assert.Check(t, is.DeepEqual(aw.Next.Run, &hint.Run{Verb: "implement_receipt", Args: map[string]string{"path": aw.Return}, Fill: []string{}}))
-	assert.Check(t, strings.HasSuffix(aw.Next.Text, "hand it in: run `abcd implement receipt "+aw.Return+"`"), aw.Next.Text)
+	assert.Check(t, strings.HasSuffix(aw.Next.Text, ": run `abcd implement receipt "+aw.Return+"`"), aw.Next.Text)
 }

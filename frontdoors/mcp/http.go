@@ -279,25 +279,7 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 	}
 	switch e {
 	case eraInitialize:
-		version, res, ierr := h.s.initialize(m)
-		if ierr != nil {
-			h.fail(w, http.StatusBadRequest, m.ID, ierr)
-			return
-		}
-		id, serr := h.sessions.create(version)
-		if errors.Is(serr, errSessionsFull) {
-			w.Header().Set("Retry-After", "60")
-			h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, fmt.Sprintf(
-				"Server busy: all %d sessions are in use (a session ends when its client sends DELETE, or after %s without a request); "+
-					"try again later, or use protocol version %s, which needs no session", h.sessions.max, h.sessions.idle, Modern)))
-			return
-		}
-		if serr != nil {
-			h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, "Internal error: no session could be created"))
-			return
-		}
-		w.Header().Set("Mcp-Session-Id", id)
-		h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res})
+		h.initialize(w, m)
 	case eraLegacy:
 		sess, status, serr := h.session(r, hdr, m.Method == "ping")
 		if serr != nil {
@@ -318,6 +300,29 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 		}
 		h.reply(w, status, outbound{ID: m.ID, Result: res, Error: derr})
 	}
+}
+
+// initialize answers initialize with a new session, or says why none can be made.
+func (h *httpEndpoint) initialize(w http.ResponseWriter, m *message) {
+	version, res, ierr := h.s.initialize(m)
+	if ierr != nil {
+		h.fail(w, http.StatusBadRequest, m.ID, ierr)
+		return
+	}
+	id, serr := h.sessions.create(version)
+	if errors.Is(serr, errSessionsFull) {
+		w.Header().Set("Retry-After", "60")
+		h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, fmt.Sprintf(
+			"Server busy: all %d sessions are in use (a session ends when its client sends DELETE, or after %s without a request); "+
+				"try again later, or use protocol version %s, which needs no session", h.sessions.max, h.sessions.idle, Modern)))
+		return
+	}
+	if serr != nil {
+		h.fail(w, http.StatusServiceUnavailable, m.ID, newError(codeInternalError, "Internal error: no session could be created"))
+		return
+	}
+	w.Header().Set("Mcp-Session-Id", id)
+	h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res})
 }
 
 // readBody reads a request's body, of at most MaxMessageBytes, within bodyTimeout. The memory it

@@ -183,8 +183,9 @@ func agentPrompt(a roster.Agent) prompt {
 			var b strings.Builder
 			b.WriteString(strings.TrimSpace(a.Body))
 			b.WriteString("\n\n## Your brief\n\nRead the brief at `" + args["brief"] + "` whole before anything else, and follow it: ")
-			b.WriteString("it names what you work on and where it is checked out, the one file to write your return to with its exact shape, ")
-			b.WriteString("and how to hand the return in. Write nothing anywhere else.\n")
+			b.WriteString("it names what you review and where it is checked out, and the exact shape of your return. ")
+			b.WriteString("Your final message is your return: whoever started you places it at the return path the brief names and hands it in. ")
+			b.WriteString("Change nothing, write no file and run no abcd command.\n")
 			return b.String()
 		},
 	}
@@ -224,14 +225,18 @@ const driverIntro = ` You are the harness: you start agents and hand back what t
 
 `
 
-const driverLoop = `2. Call implement_step with {"run": "<the run id>"}. It starts every lane that can start and returns the open awaits (run.awaits), each with an id, a lane, a role, a brief and a return path (both absolute).
+const driverLoop = `2. Call implement_step with {"run": "<the run id>"}. It starts every lane that can start and returns the open awaits (run.awaits), each with an id, a lane, a role, a brief and a return path (both absolute), and next lines (next) saying what to do for each.
 3. For every open await not already handed to an agent, start one fresh sub-agent, all of them at once: the awaits open together never depend on each other, so run them in parallel when you can. Give each only its brief:
-   - role implementer: a general-purpose agent that may edit files, told to read the brief at await.brief whole and follow it. The brief names the lane's own checkout (a git worktree) to work in, the branch, the definition of done, and the receipt to write.
-   - role ruthless-reviewer, security-reviewer or intent-auditor: the agent of that name (this server's prompt of that name with the brief argument, or your own agent of that name) with the brief at await.brief. These agents change nothing; they only write their return.
+   - role implementer: a general-purpose agent that may edit files and run commands, told to read the brief at await.brief whole and follow it. The brief names the lane's own checkout (a git worktree) to work in, the branch, the definition of done, the receipt to write at await.return, and how the agent hands it in itself (or hands the step back, saying why, when it cannot be done).
+   - role ruthless-reviewer, security-reviewer or intent-auditor: the agent of that name (your own agent of that name, or this server's prompt of that name with the brief argument), told to read the brief at await.brief. It changes nothing and writes no file: its final message is its return.
    A fresh agent remembers nothing and shares nothing: never give it another agent's work, and never start two agents for one await.
-4. Wait for each agent to finish and write its return at await.return. Then call implement_receipt with {"path": "<await.return>"}. A refusal means the return is wrong: give the refusal's why to the same agent, let it write the return again, and hand it in again. Contention (another hand-in holds the run) means: call it again. A refusal saying the path is not the return path of an open await means it was already handed in: go on.
-5. Go back to step 2 and repeat until implement_step returns run.finished true. A failed review round of a spec's lane opens a fix await for a fresh implementer and then fresh reviewers; a lane that builds on others starts when they are done; the intent-auditor audits the integrated result last. Each is just another await: do nothing else by hand.
+4. When an agent finishes, hand its await in. For a reviewer or the auditor, you place its return: write its final message, whole and unchanged, to await.return. Then, for every role, call implement_receipt with {"path": "<await.return>"}. It may take as long as the definition of done takes (abcd runs it on the lane's head before the reviews open): give the call the time it needs. What it answers:
+   - recorded: go on.
+   - refused with code receipt_recorded: it was handed in already (an implementer hands in its own receipt): go on.
+   - refused with code return_refused: the return is wrong, and its why says what. Give that why to the same agent if your harness can continue it, or else start one fresh agent of the same role with the brief and that why; place and hand in its new return the same way.
+   - contention (kind contention, exit 3): another call holds the run; call it again.
+5. Go back to step 2 and repeat until implement_step returns run.finished true. A failed review round of a spec's lane opens a fix await for a fresh implementer and then fresh reviewers; a lane that builds on others starts when they are done; a lane an implementer handed back stays handed back, and the run goes on with the lanes that do not build on it; the intent-auditor audits the integrated result last. Each is just another await: do nothing else by hand. When implement_step returns no open await and the run is not finished, its next line says what the run waits for: a merge between lanes that conflicted names the checkout and branch to resolve it in, the merge to make, and the one call that continues the same run; show that line to the person, and once they say it is resolved (or ask you to resolve it, and you have), make that call and go on from step 2.
 6. When the run is finished, call implement_record with {"run": "<the run id>"} and report to the person: each lane and its stage, the verdicts by role and by route, every lane handed back with its findings, and the branch that holds the result.
 
-Never write a receipt or a return yourself, never edit anything under ` + layout.Local + `, and never merge or delete a lane's branch by hand: abcd does that.
+Never write a receipt yourself or change a return's words, never edit anything else under ` + layout.Local + `, and never merge or delete a lane's branch by hand unless a next line asks you to: abcd does that.
 `

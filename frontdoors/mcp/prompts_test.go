@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
 	"github.com/abcd-dev/abcd/ports/fake"
 )
@@ -187,7 +189,9 @@ func TestDriverPromptNamesOnlyServedTools(t *testing.T) {
 			continue
 		}
 		_, served := s.byName[w]
-		assert.Check(t, served, "the driver names %s, which is not a served tool", w)
+		// A name that is no tool is a refusal code the driver says what to do about: a declared one.
+		declared := slices.ContainsFunc(refusal.Codes(), func(c refusal.Declared) bool { return string(c.Code) == w })
+		assert.Check(t, served || declared, "the driver names %s, which is neither a served tool nor a declared refusal code", w)
 		seen[w] = true
 	}
 	for _, w := range []string{"implement_start", "implement_step", "implement_receipt", "implement_status", "implement_record"} {

@@ -197,29 +197,9 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
 		c.write(outbound{ID: m.ID, Error: cerr})
 		return true
 	}
-	if isNotificationMethod(m.Method) {
-		c.write(outbound{ID: m.ID, Error: newError(codeMethodNotFound,
-			"Method not found: "+text.Clip(m.Method)+" is a notification; send it without an id")})
+	version, answered := c.admit(m, e)
+	if answered {
 		return true
-	}
-	var version string
-	switch e {
-	case eraInitialize:
-		c.write(c.initialize(m))
-		return true
-	case eraLegacy:
-		v, _ := c.legacy.get()
-		if v == "" && m.Method != "ping" {
-			if !c.s.knownMethod(m.Method) {
-				c.write(outbound{ID: m.ID, Error: c.s.methodNotFound(m.Method, false)})
-				return true
-			}
-			c.write(outbound{ID: m.ID, Error: newError(codeInvalidParams, "Invalid params: the request has no _meta "+
-				metaProtocolVersion+"; a 2026-07-28 client carries it (and "+metaClientCapabilities+
-				") on every request, a 2025 client sends initialize first")})
-			return true
-		}
-		version = v
 	}
 	key := idKey(m.ID)
 	c.cancels.Lock()
@@ -235,19 +215,56 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) bool {
 		c.write(outbound{ID: m.ID, Result: result, Error: rerr})
 		return true
 	}
+	handedOff = c.start(ctx, m, e, version, key, ch)
+	return handedOff
+}
+
+// admit answers what a request of this era is not let through with (a notification method sent with
+// an id, initialize, a 2025 request before initialize), and otherwise gives the protocol version the
+// connection speaks ("" for the stateless era).
+func (c *stdioConn) admit(m *message, e era) (version string, answered bool) {
+	if isNotificationMethod(m.Method) {
+		c.write(outbound{ID: m.ID, Error: newError(codeMethodNotFound,
+			"Method not found: "+text.Clip(m.Method)+" is a notification; send it without an id")})
+		return "", true
+	}
+	switch e {
+	case eraInitialize:
+		c.write(c.initialize(m))
+		return "", true
+	case eraLegacy:
+		v, _ := c.legacy.get()
+		if v != "" || m.Method == "ping" {
+			return v, false
+		}
+		if !c.s.knownMethod(m.Method) {
+			c.write(outbound{ID: m.ID, Error: c.s.methodNotFound(m.Method, false)})
+			return "", true
+		}
+		c.write(outbound{ID: m.ID, Error: newError(codeInvalidParams, "Invalid params: the request has no _meta "+
+			metaProtocolVersion+"; a 2026-07-28 client carries it (and "+metaClientCapabilities+
+			") on every request, a 2025 client sends initialize first")})
+		return "", true
+	}
+	return "", false
+}
+
+// start queues a tools/call and runs it on a goroutine of its own, which answers it (unless it is
+// cancelled) and releases its charge. It returns false, having started nothing, when ctx ends while
+// the queue is full.
+func (c *stdioConn) start(ctx context.Context, m *message, e era, version, key string, ch *charge) bool {
 	select {
 	case c.queued <- struct{}{}:
 	case <-ctx.Done():
 		return false
 	}
-	// Only this reader adds to running, so the id checked above is still free.
+	// Only the reader adds to running, so the id checked before is still free.
 	callCtx, cancel := context.WithCancel(ctx)
 	f := &inflight{cancel: cancel}
 	c.cancels.Lock()
 	c.running[key] = f
 	c.cancels.Unlock()
 
-	handedOff = true
 	c.flight.Add(1)
 	go func() {
 		defer c.flight.Done()

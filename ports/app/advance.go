@@ -30,6 +30,18 @@ func (st *step) advance(ctx context.Context, routes map[string]oracle.FlagRoute)
 		}
 	}
 	var did []string
+	if !s.Finished() {
+		restored, err := st.restoreWorktrees(ctx)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, restored...)
+	}
+	byHand, err := st.mergedByHand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	did = append(did, byHand...)
 	for pass := 0; pass < 64; pass++ {
 		acts := loop.Due(*s)
 		for _, act := range acts {

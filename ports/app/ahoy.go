@@ -114,8 +114,20 @@ func ahoyInstall(ctx context.Context, a *App, in *AhoyInstallInput) (AhoyInstall
 	if err := st.askRouting(ctx); err != nil {
 		return st.res, err
 	}
-	// Writes, in the categories' order.
-	for _, write := range []func(context.Context) (AhoyStep, error){st.writeRecord, st.writeLocal, st.writeMachineRouting, st.writeRepoRouting} {
+	// Writes. .abcd/.gitignore comes first, so every temporary file a later write stages is one git
+	// ignores, and .abcd/config.json last: a record without both is an install a kill interrupted,
+	// which every writer refuses until ahoy install is run again (App.initialized). The steps are
+	// reported in the categories' order.
+	var localWritten AhoyInstallResult
+	local, err := st.writeLocal(ctx, &localWritten)
+	if err != nil {
+		return st.res, err
+	}
+	reportLocal := func(context.Context) (AhoyStep, error) {
+		st.res.Written = append(st.res.Written, localWritten.Written...)
+		return local, nil
+	}
+	for _, write := range []func(context.Context) (AhoyStep, error){st.writeRecord, reportLocal, st.writeMachineRouting, st.writeRepoRouting} {
 		step, err := write(ctx)
 		if err != nil {
 			return st.res, err
@@ -135,8 +147,10 @@ type installation struct {
 	res AhoyInstallResult
 
 	recordMissing, localMissing, driverMissing bool
-	machineHas, repoHas                        bool
-	machineStatus, repoStatus                  string
+	// abcdCreated says the install made .abcd/ itself (with .gitignore, first).
+	abcdCreated               bool
+	machineHas, repoHas       bool
+	machineStatus, repoStatus string
 }
 
 // look finds what is already set up.
@@ -229,19 +243,26 @@ func (st *installation) writeRecord(ctx context.Context) (AhoyStep, error) {
 		if err != nil {
 			return step, err
 		}
-		if created {
+		if created || (d == abcdDir && st.abcdCreated) {
 			st.wrote(&step, d+"/")
 		}
 	}
-	if err := st.a.create(&step, &st.res, repoConfigRel, repoConfigContent()); err != nil {
+	if err := st.writeMergeDriver(ctx, &step); err != nil {
 		return step, err
 	}
-	return step, st.writeMergeDriver(ctx, &step)
+	return step, st.a.create(&step, &st.res, repoConfigRel, repoConfigContent())
 }
 
-func (st *installation) writeLocal(context.Context) (AhoyStep, error) {
+// writeLocal writes .abcd/.gitignore, making .abcd/ first when it is missing (the record's step
+// reports the folder); what it wrote goes to written.
+func (st *installation) writeLocal(_ context.Context, written *AhoyInstallResult) (AhoyStep, error) {
 	step := AhoyStep{Category: "local-work", Required: true, Status: "present", Paths: []string{}}
-	return step, st.a.create(&step, &st.res, gitignoreRel, []byte(gitignoreContent))
+	created, err := st.a.Setup.MkdirAll(abcdDir)
+	if err != nil {
+		return step, err
+	}
+	st.abcdCreated = created
+	return step, st.a.create(&step, written, gitignoreRel, []byte(gitignoreContent))
 }
 
 func (st *installation) writeMachineRouting(context.Context) (AhoyStep, error) {

@@ -120,12 +120,20 @@ func (st *step) validatorContext(ctx context.Context, c *loop.BriefContext) erro
 	c.Pass, c.Fail = review.Words(review.Role(c.Plan.Role))
 	for _, im := range c.Lane.Implementations {
 		if rel := st.reportRel(ctx, c.Lane, im); rel != "" {
-			if report, err := st.Runs.Read(ctx, rel, 64<<10); err == nil && len(report) > 0 {
-				c.Reports = append(c.Reports, loop.Report{Round: im.Round, Path: st.abs(rel), Text: string(report)})
+			if report, err := st.readReport(ctx, rel); err == nil && len(report) > 0 {
+				c.Reports = append(c.Reports, loop.Report{Round: im.Round, Path: st.abs(rel), Text: string(report), Uncommitted: im.Uncommitted})
 			}
 		}
 	}
 	return nil
+}
+
+// readReport reads a report the step may have staged itself (kept with the receipt being recorded).
+func (st *step) readReport(ctx context.Context, rel string) ([]byte, error) {
+	if data, ok := st.staged(rel); ok {
+		return data, nil
+	}
+	return st.Runs.Read(ctx, rel, maxReportBytes)
 }
 
 // recordContext is what a brief takes from the record: the intent and its criteria, and the spec's
@@ -134,14 +142,12 @@ func (st *step) recordContext(ctx context.Context, c *loop.BriefContext) error {
 	s := st.state
 	verb := entryVerb(s.Kind)
 	if s.Intent != "" {
-		_, it, err := st.intent(ctx, verb, "", record.Ref(s.Intent))
+		l, it, err := st.intent(ctx, verb, "", record.Ref(s.Intent))
 		if err != nil {
 			return err
 		}
-		c.IntentID, c.IntentTitle = it.Front.ID, it.Front.Title
-		for _, cr := range it.Criteria {
-			c.Criteria = append(c.Criteria, cr.ID+": "+cr.Text)
-		}
+		c.IntentID, c.IntentTitle, c.IntentPath = it.Front.ID, it.Front.Title, st.abs(l.file.Path)
+		c.Criteria = criteriaOf(s.Criteria, it.Criteria)
 	}
 	if s.Spec != "" {
 		if l, err := st.resolve(ctx, record.Specs, verb, "", record.Ref(s.Spec)); err == nil {
@@ -151,9 +157,35 @@ func (st *step) recordContext(ctx context.Context, c *loop.BriefContext) error {
 	return nil
 }
 
+// criteriaOf is the run's criteria (their ids, kept from its start), each verbatim as the intent
+// holds it now ("ac-1: Given ..."), in the run's order: the ids an auditor's return is checked
+// against. An id the intent no longer holds says so; a run that kept no ids takes the intent's.
+func criteriaOf(ids []string, now []record.Criterion) []string {
+	var out []string
+	if len(ids) == 0 {
+		for _, cr := range now {
+			out = append(out, cr.ID+": "+cr.Text)
+		}
+		return out
+	}
+	for _, id := range ids {
+		line := id + ": (the intent file no longer holds this criterion; it was there when the run started)"
+		for _, cr := range now {
+			if cr.ID == id {
+				line = cr.ID + ": " + cr.Text
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // reportRel is the implementer's report file of one round (repository-relative), as its receipt
 // names it; "" when it names none the loop can read.
 func (st *step) reportRel(ctx context.Context, lane loop.Lane, im loop.Implementation) string {
+	if im.Report != "" {
+		return im.Report // abcd's copy, as it was handed in
+	}
 	data, err := st.Runs.Read(ctx, im.Receipt, review.MaxReceiptBytes)
 	if err != nil {
 		return ""

@@ -141,6 +141,8 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
+	sc := a.scrubber(ctx, ports.ProviderCall{KeyEnv: string(in.KeyEnv), KeyFile: string(in.KeyFile)})
+	check.ModelReported, check.Detail = sc.Scrub(check.ModelReported), sc.Scrub(check.Detail)
 	if check.FallbackReason != "" {
 		return AhoyConnectResult{}, refusal.New("provider_unverified", "",
 			fmt.Sprintf("the verification call did not answer: %s (%s); nothing was written", review.FallbackReason(check.FallbackReason).Sentence(), check.Detail),

@@ -56,7 +56,7 @@ func decisionList(ctx context.Context, a *App, _ *EmptyInput) (RecordListResult,
 }
 
 func decisionShow(ctx context.Context, a *App, in *RefInput) (RecordShowResult, error) {
-	if err := a.initialized("decision_show"); err != nil {
+	if err := a.recordPresent("decision_show"); err != nil {
 		return RecordShowResult{}, err
 	}
 	l, err := a.resolve(ctx, record.Decisions, "decision_show", "ref", in.Ref)

@@ -47,13 +47,13 @@ const placeTries = 5
 
 // callAndPlace calls the routes jobs names, outside the run's lock, and places what they answer under
 // it, round after round, adding to res what each placement did.
-func (a *App) callAndPlace(ctx context.Context, verb, run string, res StepResult, jobs []dispatch) (StepResult, error) {
+func (a *App) callAndPlace(ctx context.Context, verb, run string, w *routeWorker, res StepResult, jobs []dispatch) (StepResult, error) {
 	for round := 0; len(jobs) > 0 && round < 16; round++ {
 		outs := a.callRoutes(ctx, jobs)
 		// Placing what came back must happen even when the person interrupted the step: the
 		// fallback receipt says so, and the await stays the host's.
 		placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		more, next, err := a.withRunRetry(placeCtx, verb, run, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
+		more, next, err := a.withRunRetry(placeCtx, verb, run, w, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
 			did := st.place(placeCtx, outs)
 			adv, err := st.advance(placeCtx, nil)
 			if ctx.Err() != nil {
@@ -85,8 +85,10 @@ func (a *App) callAndPlace(ctx context.Context, verb, run string, res StepResult
 }
 
 // callRoutes calls every queued route at once and waits for them all; each is bounded by its
-// adapter and by ctx.
+// adapter and by ctx. Every text a route says is scrubbed of every credential abcd holds before
+// anything else reads it.
 func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
+	sc := a.scrubber(ctx)
 	outs := make([]answered, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
@@ -97,7 +99,7 @@ func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 			if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 				out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted)}
 			}
-			outs[i] = answered{dispatch: j, out: out, err: err}
+			outs[i] = answered{dispatch: j, out: scrubOutcome(sc, out), err: scrubError(sc, err)}
 		}()
 	}
 	wg.Wait()
@@ -106,9 +108,9 @@ func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 
 // withRunRetry is withRun, waiting out another invocation's hold on the lock a few times more: an
 // answer that came back must be placed or said, not lost to a busy lock.
-func (a *App) withRunRetry(ctx context.Context, verb, run string, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, []dispatch, error) {
+func (a *App) withRunRetry(ctx context.Context, verb, run string, w *routeWorker, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, []dispatch, error) {
 	for try := 1; ; try++ {
-		res, jobs, err := a.withRun(ctx, verb, run, do)
+		res, jobs, err := a.withRun(ctx, verb, run, w, do)
 		if r, ok := refusal.As(err); !ok || r.Kind != refusal.Contention || try == placeTries {
 			return res, jobs, err
 		}
@@ -125,9 +127,9 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 	var did []string
 	for _, o := range outs {
 		lane, idx, ok := s.FindID(o.await)
-		if !ok || s.Lanes[lane].Awaits[idx].Routing.Route != o.route {
-			// The review stopped being the route's (recorded from the host, abandoned): an answer is
-			// kept aside, recorded nowhere.
+		if !ok || s.Lanes[lane].Awaits[idx].Routing.Route != o.route || s.Lanes[lane].Awaits[idx].Routing.FellBack != "" {
+			// The review stopped being the route's (recorded from the host, abandoned, handed on
+			// as this process's when it seemed gone): an answer is kept aside, recorded nowhere.
 			if len(o.out.Return) > 0 {
 				if kept, err := st.keepAside(ctx, o.ret, o.route, o.out.Return); err == nil {
 					did = append(did, fmt.Sprintf("%s: %s answered %s's %s after it was settled; the answer is kept aside at %s", o.lane, o.route, o.role, kindOf(o.ret), st.abs(kept)))
@@ -238,4 +240,103 @@ func (a *App) keepAllAside(ctx context.Context, outs []answered) []string {
 		}
 	}
 	return kept
+}
+
+// routeWorker is an invocation's hold on the routes it calls. The first await it queues for a route
+// beside the host takes a worker lock in the run's folder (RunStore.HoldWorker: an flock the system
+// lets go when the process ends, however it ends), and each such await records it with the pid
+// before the state that opens it is saved. The lock is let go once the routes' answers are placed.
+// A later step that finds the lock free knows the process calling the route is gone (SIGKILL, a
+// crash, a machine that stopped) and hands the step on (handOnGone), as Ctrl-C would have.
+type routeWorker struct {
+	held map[string]heldWorker // by run
+}
+
+type heldWorker struct {
+	worker  loop.Worker
+	release func()
+}
+
+// claim is the invocation's worker lock in run's folder, taken on first use.
+func (w *routeWorker) claim(ctx context.Context, runs ports.RunStore, run string) (loop.Worker, error) {
+	if h, ok := w.held[run]; ok {
+		return h.worker, nil
+	}
+	pid, name, release, err := runs.HoldWorker(ctx, run)
+	if err != nil {
+		return loop.Worker{}, err
+	}
+	if w.held == nil {
+		w.held = map[string]heldWorker{}
+	}
+	h := heldWorker{worker: loop.Worker{PID: pid, Lock: name}, release: release}
+	w.held[run] = h
+	return h.worker, nil
+}
+
+// done lets go of every worker lock the invocation took.
+func (w *routeWorker) done() {
+	for run, h := range w.held {
+		h.release()
+		delete(w.held, run)
+	}
+}
+
+// claimJobs records the invocation's worker on every await the step queued for a route, before the
+// state that opens them is saved: from then on a later step can tell whether its process still runs.
+func (st *step) claimJobs(ctx context.Context) error {
+	s := &st.state
+	for _, j := range st.jobs {
+		i, k, ok := s.FindID(j.await)
+		if !ok {
+			continue
+		}
+		aw := &s.Lanes[i].Awaits[k]
+		if !aw.RouteWorking() || aw.Routing.Worker.Lock != "" {
+			continue
+		}
+		if st.worker == nil {
+			return errors.New("a step queued a route for " + aw.ID + " with no worker to hold it")
+		}
+		w, err := st.worker.claim(ctx, st.Runs, st.run)
+		if err != nil {
+			return err
+		}
+		aw.Routing.Worker = w
+	}
+	return nil
+}
+
+// handOnGone hands to the host every await a route was taking for a process that is gone: its
+// worker lock is free (or it names none, as a state from before workers were recorded). The
+// interrupted fallback is recorded, as Ctrl-C records it, and the step is the host's.
+func (st *step) handOnGone(ctx context.Context) ([]string, error) {
+	s := &st.state
+	held := map[string]bool{}
+	var did []string
+	for _, ln := range s.Lanes {
+		for _, aw := range ln.Awaits {
+			if !aw.RouteWorking() {
+				continue
+			}
+			lock := aw.Routing.Worker.Lock
+			alive, seen := held[lock]
+			if !seen {
+				var err error
+				if alive, err = st.Runs.WorkerHeld(ctx, st.run, lock); err != nil {
+					return nil, err
+				}
+				held[lock] = alive
+			}
+			if alive {
+				continue
+			}
+			why := "the process calling it ended before it answered"
+			if pid := aw.Routing.Worker.PID; pid > 0 {
+				why = fmt.Sprintf("the process calling it (pid %d) ended before it answered", pid)
+			}
+			did = append(did, st.fallBack(aw, ln.ID, aw.Routing.Route, review.Interrupted, why))
+		}
+	}
+	return did, nil
 }

@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // ImplementStartInput names the spec to build and the commit lanes branch from.
@@ -111,11 +113,15 @@ var validatorAgents = []string{loop.RoleRuthless, loop.RoleSecurity, loop.RoleAu
 func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepResult, error) {
 	const verb = "implement_start"
 	return locked(ctx, a, verb, func(ctx context.Context, rec *recordLock) (StepResult, error) {
-		spec, it, err := a.startable(ctx, in)
+		spec, it, files, err := a.startable(ctx, in)
 		if err != nil {
 			return StepResult{}, err
 		}
 		kept, err := a.keptConfig(ctx, verb, in.Base)
+		if err != nil {
+			return StepResult{}, err
+		}
+		uncommitted, err := a.uncommittedRecord(ctx, kept, files)
 		if err != nil {
 			return StepResult{}, err
 		}
@@ -136,38 +142,66 @@ func implementStart(ctx context.Context, a *App, in *ImplementStartInput) (StepR
 					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
 				}
 				return lanes
-			}})
+			}}, nil) // a spec run's first step starts lanes; it calls no route
 		if err == nil {
 			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
 				kept.base, loop.Short(kept.baseSHA), dodText(kept.dod), kept.fixRounds))
+			res.Did = append(res.Did, uncommitted...)
 		}
 		return res, err
 	})
 }
 
-// startable is the spec to start a run for and its intent: an open spec with steps, whose intent
-// passes the readiness gate, with no unfinished run unless another is asked for.
-func (a *App) startable(ctx context.Context, in *ImplementStartInput) (record.Spec, record.Intent, error) {
+// uncommittedRecord warns (never refuses) when the spec or its intent is not committed as it stands
+// at the run's base: the lanes branch from that commit, so their checkouts hold the record as the
+// base has it. Each warning goes to the person's diagnostics and into what the start did.
+func (a *App) uncommittedRecord(ctx context.Context, kept runConfig, files []string) ([]string, error) {
+	var warnings []string
+	for _, f := range files {
+		changed, err := a.Git.Changed(ctx, f, kept.baseSHA, false)
+		if errors.Is(err, ports.ErrNoGit) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		w := fmt.Sprintf("warning: %s is not committed as it stands at the run's base %s (%s): the lanes branch from that commit, so their checkouts hold the base's version (or none); commit it on %s first if the agents should find it there",
+			f, kept.base, loop.Short(kept.baseSHA), kept.base)
+		warnings = append(warnings, w)
+		if a.Diag != nil {
+			a.Diag.Warn(w)
+		}
+	}
+	return warnings, nil
+}
+
+// startable is the spec to start a run for and its intent, and their files: an open spec with
+// steps, whose intent passes the readiness gate, with no unfinished run unless another is asked for.
+func (a *App) startable(ctx context.Context, in *ImplementStartInput) (record.Spec, record.Intent, []string, error) {
 	const verb = "implement_start"
 	l, spec, err := a.spec(ctx, verb, "spec", in.Spec)
 	if err != nil {
-		return record.Spec{}, record.Intent{}, err
+		return record.Spec{}, record.Intent{}, nil, err
 	}
 	if l.summary.Lifecycle != "open" {
-		return record.Spec{}, record.Intent{}, refusal.New("spec_closed", spec.Front.ID, "is closed",
+		return record.Spec{}, record.Intent{}, nil, refusal.New("spec_closed", spec.Front.ID, "is closed",
 			"start a run for an open spec (", refusal.Run("spec_list", refusal.With("lifecycle", "open")), " lists them)")
 	}
 	if len(spec.Steps) == 0 {
-		return record.Spec{}, record.Intent{}, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
+		return record.Spec{}, record.Intent{}, nil, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
 			"write the ## Steps of "+l.file.Path+" as a numbered list")
 	}
 	il, it, err := a.intent(ctx, verb, "spec", record.Ref(spec.Front.Implements))
+	files := []string{l.file.Path, il.file.Path}
 	if err != nil {
-		return record.Spec{}, record.Intent{}, err
+		return record.Spec{}, record.Intent{}, nil, err
 	}
 	ready, err := a.readiness(ctx, il, it)
 	if err != nil {
-		return record.Spec{}, record.Intent{}, err
+		return record.Spec{}, record.Intent{}, nil, err
 	}
 	if !ready.Ready {
 		var failing []string
@@ -176,22 +210,22 @@ func (a *App) startable(ctx context.Context, in *ImplementStartInput) (record.Sp
 				failing = append(failing, c.Name+" ("+c.Detail+")")
 			}
 		}
-		return record.Spec{}, record.Intent{}, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
+		return record.Spec{}, record.Intent{}, nil, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
 			refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
 	}
 	if in.Again {
-		return spec, it, nil
+		return spec, it, files, nil
 	}
 	if active, err := a.activeRuns(ctx, spec.Front.ID); err != nil {
-		return record.Spec{}, record.Intent{}, err
+		return record.Spec{}, record.Intent{}, nil, err
 	} else if len(active) > 0 {
 		last := active[len(active)-1]
-		return record.Spec{}, record.Intent{}, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
+		return record.Spec{}, record.Intent{}, nil, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
 			"go on with it (", refusal.Run("implement_step", refusal.With("run", last)), "), end it (",
 			refusal.Run("implement_abandon", refusal.With("run", last)), "), or start another beside it (",
 			refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
 	}
-	return spec, it, nil
+	return spec, it, files, nil
 }
 
 // runConfig is the configuration a spec run keeps from its start.
@@ -283,14 +317,17 @@ func (a *App) activeRuns(ctx context.Context, spec string) ([]string, error) {
 }
 
 // implementAbandon ends an unfinished run: every lane still moving is handed back, its awaits
-// dropped, its worktrees removed. The record stays, and the branches unless asked.
+// dropped, its worktrees removed. The record stays, and the branches unless asked. The run is over
+// (and saved so) before any branch is deleted: a kill part way leaves a run that no step works on,
+// and abandon run again deletes what is left, finishing.
 func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult, error) {
 	const verb = "implement_abandon"
 	run, err := a.pickRun(ctx, verb, in.Run)
 	if err != nil {
 		return StepResult{}, err
 	}
-	res, _, err := a.withRun(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+	var branches []string
+	res, _, err := a.withRun(ctx, verb, run, nil, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		s := &st.state
 		var did []string
 		if !s.Finished() {
@@ -300,18 +337,31 @@ func implementAbandon(ctx context.Context, a *App, in *AbandonInput) (StepResult
 		did = append(did, st.clearWorktrees(ctx)...)
 		if in.DeleteBranches && s.Kind == loop.KindSpec {
 			for _, ln := range s.Lanes {
-				if err := a.Git.DeleteBranch(ctx, ln.Branch); err != nil {
-					return StepResult{}, false, err
-				}
-				did = append(did, "deleted "+ln.Branch)
+				branches = append(branches, ln.Branch)
 			}
-		}
-		if len(did) == 0 {
-			did = append(did, "the run was over already; nothing to do")
 		}
 		return StepResult{Did: did}, true, nil
 	})
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	if len(res.Did) > 0 && res.Did[0] == nothingNew {
+		res.Did = res.Did[1:]
+	}
+	deleted := false
+	for _, b := range branches {
+		if err := a.Git.ClearRefLock(ctx, b); err != nil {
+			return res, err
+		}
+		if err := a.Git.DeleteBranch(ctx, b); err != nil {
+			return res, err
+		}
+		res.Did, deleted = append(res.Did, "deleted "+b), true
+	}
+	if len(res.Did) == 0 && !deleted {
+		res.Did = []string{"the run was over already; nothing to do"}
+	}
+	return res, nil
 }
 
 // implementStep opens what the run needs now. Route flags given to a step are kept in the run, so

@@ -270,7 +270,7 @@ func (a *App) moveVerb(ctx context.Context, rec *recordLock, fam record.Family, 
 
 // intent resolves and parses one intent whole; a refusal names the verb's field the ref came from.
 func (a *App) intent(ctx context.Context, verb, field string, ref record.Ref) (loaded, record.Intent, error) {
-	if err := a.initialized(verb); err != nil {
+	if err := a.recordPresent(verb); err != nil { // a read: the writer that follows checks the install whole
 		return loaded{}, record.Intent{}, err
 	}
 	l, err := a.resolve(ctx, record.Intents, verb, field, ref)

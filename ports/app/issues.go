@@ -100,7 +100,7 @@ func issueClose(ctx context.Context, a *App, in *IssueCloseInput) (MoveResult, e
 }
 
 func (a *App) issue(ctx context.Context, verb string, ref record.Ref) (loaded, record.Issue, error) {
-	if err := a.initialized(verb); err != nil {
+	if err := a.recordPresent(verb); err != nil { // a read: the writer that follows checks the install whole
 		return loaded{}, record.Issue{}, err
 	}
 	l, err := a.resolve(ctx, record.Issues, verb, "ref", ref)

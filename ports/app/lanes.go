@@ -15,7 +15,9 @@ import (
 
 // act carries out one change Due asks for: a lane's start (its branch from what it builds on, the
 // others merged in, in its own worktree), or the integration of every delivered lane. A merge that
-// conflicts hands the lane back naming the files; nothing of it is left in the worktree.
+// conflicts leaves the branch and its worktree as they were before it, for a person to make that
+// merge by hand; the lane waits (loop.State.Conflicted), and the next step that finds the merge made
+// goes on from the branch as they left it, with the merges still due.
 //
 // A start a kill interrupted may have left the branch, a worktree half checked out or a merge part
 // way. The state does not say the lane started, so nothing has used them: the start is made again
@@ -24,10 +26,26 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 	s := &st.state
 	ln := s.Lanes[act.Lane]
 	wt := loop.WorktreeDir(s.Run, ln.ID)
-	if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
-		return "", err
+	// A waiting lane that has a worktree in the state had a merge made by hand there: its branch is
+	// the person's work, never made again.
+	byHand := ln.Worktree != ""
+	if !byHand {
+		if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
+			return "", err
+		}
 	}
 	for k, head := range act.Merge {
+		if byHand {
+			tip, err := st.Git.Resolve(ctx, ln.Branch)
+			if err != nil {
+				return "", err
+			}
+			if in, err := st.Git.IsAncestor(ctx, head, tip); err != nil {
+				return "", err
+			} else if in {
+				continue
+			}
+		}
 		msg := fmt.Sprintf("abcd %s: %s builds on %s", s.Run, ln.ID, act.MergeLanes[k])
 		if ln.Integration {
 			msg = fmt.Sprintf("abcd %s: integrate %s", s.Run, act.MergeLanes[k])
@@ -37,12 +55,9 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 			return "", err
 		}
 		if len(conflicts) > 0 {
-			s.Conflicted(act.Lane, act.MergeLanes[k], conflicts)
-			_ = st.Git.RemoveWorktree(ctx, wt)
-			if ln.Integration {
-				return fmt.Sprintf("integration: merging %s conflicted on %s; the lanes are not integrated (merge their branches by hand)", act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
-			}
-			return fmt.Sprintf("%s: merging %s conflicted on %s; the lane is handed back", ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
+			s.Conflicted(act.Lane, act.MergeLanes[k], head, conflicts, wt)
+			return fmt.Sprintf("%s: merging %s conflicted on %s; it waits for that merge to be made by hand in %s (on %s), and the next lines say how",
+				ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", "), st.abs(wt), ln.Branch), nil
 		}
 	}
 	start, err := st.Git.Resolve(ctx, ln.Branch)
@@ -54,6 +69,34 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 		return fmt.Sprintf("integrated %s on %s at %s, in %s", text.Count(len(act.Merge), "lane", "lanes"), ln.Branch, loop.Short(start), st.abs(wt)), nil
 	}
 	return fmt.Sprintf("%s: started on %s at %s, in %s", ln.ID, ln.Branch, loop.Short(start), st.abs(wt)), nil
+}
+
+// mergedByHand finds each lane waiting for a merge by hand whose merge is now in its branch, and
+// records it resolved, so the pass that follows goes on from there. A lane still waiting is said by
+// the next lines, not here.
+func (st *step) mergedByHand(ctx context.Context) ([]string, error) {
+	s := &st.state
+	var did []string
+	for i, ln := range s.Lanes {
+		c := ln.Conflict
+		if c.With == "" {
+			continue
+		}
+		tip, err := st.Git.Resolve(ctx, ln.Branch)
+		if err != nil {
+			return nil, err
+		}
+		in, err := st.Git.IsAncestor(ctx, c.Head, tip)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			continue
+		}
+		s.Resolved(i)
+		did = append(did, fmt.Sprintf("%s: the merge of %s was made by hand, at %s; the run goes on from there", ln.ID, c.With, loop.Short(tip)))
+	}
+	return did, nil
 }
 
 // freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a
@@ -79,7 +122,9 @@ func (a *App) freshBranch(ctx context.Context, wt, branch, from string) error {
 	return a.Git.AddWorktree(ctx, wt, branch)
 }
 
-// clearWorktrees removes a finished run's worktrees; its branches stay.
+// clearWorktrees removes a finished run's worktrees; its branches stay. The folder goes first, then
+// git's entry for it: a removal a kill interrupted left half a folder, which git no longer removes,
+// and a run finished so is cleared by the next step of it.
 func (st *step) clearWorktrees(ctx context.Context) []string {
 	var did []string
 	for i := range st.state.Lanes {
@@ -87,7 +132,11 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		if ln.Worktree == "" {
 			continue
 		}
-		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+		err := st.Runs.RemoveAll(ctx, ln.Worktree)
+		if err == nil {
+			err = st.Git.RemoveWorktree(ctx, ln.Worktree)
+		}
+		if err != nil {
 			did = append(did, fmt.Sprintf("%s: could not remove its worktree %s (%s); remove it with git worktree remove", ln.ID, st.abs(ln.Worktree), refusalWhy(err)))
 			continue
 		}
@@ -96,6 +145,38 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		st.state.Changes++
 	}
 	return did
+}
+
+// restoreWorktrees checks out again the worktree of each lane the run still works in whose folder is
+// gone or half removed (an abandon a kill interrupted, a person's rm): from its branch, which holds
+// every commit the lane made, so no agent is pointed at a folder that is not there.
+func (st *step) restoreWorktrees(ctx context.Context) ([]string, error) {
+	var did []string
+	for _, ln := range st.state.Lanes {
+		working := ln.Stage == loop.StageBrief || ln.Stage == loop.StageImplement || ln.Stage == loop.StageValidate || ln.Stage == loop.StageFix
+		if ln.Worktree == "" || !working {
+			continue
+		}
+		if b, err := st.Git.CheckedOut(ctx, ln.Worktree); err != nil {
+			return nil, err
+		} else if b == ln.Branch {
+			continue
+		}
+		if err := st.Runs.RemoveAll(ctx, ln.Worktree); err != nil {
+			return nil, err
+		}
+		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+			return nil, err
+		}
+		if err := st.Git.ClearRefLock(ctx, ln.Branch); err != nil {
+			return nil, err
+		}
+		if err := st.Git.AddWorktree(ctx, ln.Worktree, ln.Branch); err != nil {
+			return nil, err
+		}
+		did = append(did, fmt.Sprintf("%s: its worktree was gone; checked %s out again in %s", ln.ID, ln.Branch, st.abs(ln.Worktree)))
+	}
+	return did, nil
 }
 
 func integrationBranch(run string) string { return "abcd/" + run + "/integration" }

@@ -36,7 +36,7 @@ func lintVerb() Verb {
 }
 
 func lint(ctx context.Context, a *App, in *LintInput) (LintResult, error) {
-	if err := a.initialized("lint"); err != nil {
+	if err := a.recordPresent("lint"); err != nil {
 		return LintResult{}, err
 	}
 	if in.Changed != "" && in.Staged {
@@ -160,11 +160,18 @@ func (a *App) lintRepository(ctx context.Context, findings []record.Finding) ([]
 	if err != nil {
 		return nil, err
 	}
+	missing, err := a.installMissing()
+	if err != nil {
+		return nil, err
+	}
+	// Without .abcd/.gitignore, git sees abcd's temporary folder too.
+	ignored := !slices.Contains(missing, gitignoreRel)
 	stray := make([]record.StrayTemp, 0, len(temps))
 	for _, t := range temps {
-		stray = append(stray, record.StrayTemp{File: t.Path, Ignored: t.Ignored})
+		stray = append(stray, record.StrayTemp{File: t.Path, Ignored: t.Ignored && ignored, Staged: t.Ignored, Uninstalled: len(missing) > 0})
 	}
 	findings = record.LintTemps(findings, stray)
+	findings = record.LintInstall(findings, missing)
 	if a.Git != nil && a.Setup != nil {
 		// Where git cannot run (no git program, a record outside a repository) there is no merge
 		// state to ask about; the record's own files were checked all the same.

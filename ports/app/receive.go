@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/loop"
@@ -33,17 +34,27 @@ func (st *step) receive(ctx context.Context, ret, given string, recorded *Record
 	if err := st.recordReturn(ctx, ret, "host"); err != nil {
 		return StepResult{}, false, err
 	}
-	*recorded = RecordedView{Await: aw.ID, Lane: s.Lanes[lane].ID, Role: aw.Role, Kind: string(aw.Kind), Route: "host"}
+	ln := s.Lanes[lane]
+	*recorded = RecordedView{Await: aw.ID, Lane: ln.ID, Role: aw.Role, Kind: string(aw.Kind), Route: "host"}
+	did := []string{}
 	if v, ok := lastVerdict(*s, lane, aw); ok {
 		recorded.Word, recorded.Pass, recorded.Route = v.Word, v.Pass, v.Routing.Ran
+		did = append(did, fmt.Sprintf("%s: recorded the %s's return", ln.ID, aw.Role))
 	} else {
 		recorded.Word, recorded.Pass = "RECEIPT", true
+		did = append(did, fmt.Sprintf("%s: recorded the %s's receipt", ln.ID, aw.Role))
+		if im := ln.Implementations[len(ln.Implementations)-1]; im.Blocked != "" {
+			recorded.Word, recorded.Pass = "BLOCKED", false
+			did = append(did, fmt.Sprintf("%s: the implementer handed the step back (%s); the lane is handed back with that reason, with every lane that builds on it, and the run goes on with the others", ln.ID, oneLine(im.Blocked)))
+		} else if len(im.Uncommitted) > 0 {
+			warning := fmt.Sprintf("%s: the implementer left %s uncommitted in its checkout %s: %s. They are not part of the change, and the reviewers are told so; commit what the step needs in a fix round", ln.ID,
+				text.Count(len(im.Uncommitted), "file", "files"), st.abs(ln.Worktree), strings.Join(im.Uncommitted, ", "))
+			did = append(did, warning)
+			if st.Diag != nil {
+				st.Diag.Warn(warning)
+			}
+		}
 	}
-	what := "return"
-	if aw.Role == loop.RoleImplementer {
-		what = "receipt"
-	}
-	did := []string{fmt.Sprintf("%s: recorded the %s's %s", s.Lanes[lane].ID, aw.Role, what)}
 	more, err := st.advance(ctx, nil)
 	if err != nil {
 		return StepResult{}, false, err
@@ -171,16 +182,51 @@ func (st *step) recordReceipt(ctx context.Context, lane, idx int, ret string) er
 	if err := review.JoinProblems(decodeErr, review.CheckReceiptFacts(rc, facts)); err != nil {
 		return returnRefused(ret, err)
 	}
-	impl := loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: st.now()}
-	if ans := st.state.Lanes[lane].Awaits[idx].Answered; ans.Route != "" {
+	ln := st.state.Lanes[lane]
+	impl := loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: st.now(), Blocked: rc.Blocked,
+		Report: st.keepReport(ctx, ln, ret, rc.Report)}
+	if ans := ln.Awaits[idx].Answered; ans.Route != "" {
 		// The receipt a route placed (a runner's, written by abcd): credited to it when these are its
 		// bytes, whoever hands them in.
 		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) == ans.SHA256 {
 			impl.Answered = &ans
 		}
 	}
+	if ln.Worktree != "" {
+		left, more, err := st.Git.Uncommitted(ctx, ln.Worktree, maxUncommitted)
+		if err != nil {
+			return err
+		}
+		if more {
+			left = append(left, fmt.Sprintf("[and more: %d are listed]", maxUncommitted))
+		}
+		impl.Uncommitted = left
+	}
+	if rc.Blocked != "" {
+		return st.state.RecordBlocked(lane, idx, impl)
+	}
 	return st.state.RecordImplementation(lane, idx, impl)
 }
+
+// maxUncommitted bounds the files left uncommitted a receipt's record names.
+const maxUncommitted = 50
+
+// keepReport keeps abcd's copy of the implementer's report, as it was handed in, in the await's own
+// folder beside the receipt, written with the state that records it: a later round's report, even
+// one an implementer writes over the same file, never replaces it. It returns the copy's path, or ""
+// when the report cannot be read (larger than a brief quotes).
+func (st *step) keepReport(ctx context.Context, ln loop.Lane, ret, report string) string {
+	data, err := st.Runs.Read(ctx, loop.LaneDir(st.state.Run, ln.ID)+"/"+report, maxReportBytes)
+	if err != nil {
+		return ""
+	}
+	kept := path.Dir(ret) + "/kept-report.md"
+	st.stage(kept, data)
+	return kept
+}
+
+// maxReportBytes bounds an implementer's report a brief quotes.
+const maxReportBytes = 64 << 10
 
 // receiptFacts is what the lane folder and git say of a receipt, for the domain's check, and the
 // lane branch's head.
@@ -235,7 +281,8 @@ func (st *step) recordAudit(ctx context.Context, lane, idx int, ret, ran string)
 		return returnRefused(ret, err)
 	}
 	if ln := s.Lanes[lane]; s.Kind == loop.KindAudit || (s.Intent != "" && ln.Integration) {
-		notes := loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word)
+		// The notes are committed: whoever wrote the return, no credential abcd holds goes in.
+		notes := st.scrubber(ctx).Scrub(loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word))
 		if err := record.CheckBody(notes); err != nil {
 			return refusal.New("return_refused", ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
 				"write the evidence, concerns and summary as plain sentences (no headings or code fences) and hand the return in again; nothing was recorded")

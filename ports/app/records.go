@@ -55,6 +55,23 @@ type loaded struct {
 
 // initialized refuses a verb that needs the record before ahoy install.
 func (a *App) initialized(verb string) error {
+	if err := a.recordPresent(verb); err != nil {
+		return err
+	}
+	missing, err := a.installMissing()
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return refusal.New("install_incomplete", missing[0], "abcd ahoy install was interrupted before it wrote "+strings.Join(missing, " and ")+
+			"; until it finishes, abcd writes nothing here (a temporary file could land where git sees it)",
+			refusal.Run("ahoy_install"), " again: it makes what is missing and leaves the rest").On(verb, "")
+	}
+	return nil
+}
+
+// recordPresent refuses a repository with no .abcd/ at all.
+func (a *App) recordPresent(verb string) error {
 	if !a.Records.Initialized() {
 		if root, git := a.repoRoot(); !git {
 			return notARepository(verb, root)
@@ -63,6 +80,17 @@ func (a *App) initialized(verb string) error {
 			refusal.Run("ahoy_install"), " first").On(verb, "")
 	}
 	return nil
+}
+
+// installMissing lists the files an install writes first and last that are missing:
+// .abcd/.gitignore, which keeps abcd's temporary and local files out of git, and .abcd/config.json,
+// which ahoy install writes once everything else stands. A record without them is an install a kill
+// interrupted.
+func (a *App) installMissing() ([]string, error) {
+	if !a.Records.Initialized() {
+		return nil, nil
+	}
+	return a.Records.InstallMissing()
 }
 
 // repoRoot is the repository root and whether abcd stands in a git repository at all.

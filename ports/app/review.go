@@ -122,15 +122,17 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base 
 		lanes: func(string) []loop.LaneSpec {
 			return []loop.LaneSpec{{Step: 0, Text: "", Branch: branch, Head: head}}
 		}}
+	w := &routeWorker{}
+	defer w.done()
 	made, err := locked(ctx, a, verb, func(ctx context.Context, rec *recordLock) (createdRun, error) {
-		res, jobs, err := a.createRun(ctx, rec, n)
+		res, jobs, err := a.createRun(ctx, rec, n, w)
 		return createdRun{res, jobs}, err
 	})
 	if err != nil {
 		return StepResult{}, err
 	}
 	// The routes beside the host are called now, outside every lock.
-	return a.callAndPlace(ctx, verb, made.res.Run.Run, made.res, made.jobs)
+	return a.callAndPlace(ctx, verb, made.res.Run.Run, w, made.res, made.jobs)
 }
 
 // createdRun is a run created under the record lock and the routes its first awaits queued.

@@ -109,7 +109,8 @@ func implementRun(ctx context.Context, a *App, in *ImplementRunInput) (Implement
 			}
 		}
 	}
-	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), res: res}
+	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res}
+	defer d.w.done()
 	return d.drive(ctx)
 }
 
@@ -211,15 +212,17 @@ type driver struct {
 	run    string
 	routes map[string]oracle.FlagRoute
 	given  []string
-	res    ImplementRunResult
-	last   StepResult
+	// w is the invocation's hold on the routes it calls, recorded on each await it takes.
+	w    *routeWorker
+	res  ImplementRunResult
+	last StepResult
 }
 
 func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	a := d.a
 	// The first step: the route flags kept, the interrupted steps a runner was taking handed back to
 	// it, and what is due opened.
-	first, jobs, err := a.withRunRetry(ctx, d.verb, d.run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+	first, jobs, err := a.withRunRetry(ctx, d.verb, d.run, d.w, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		changed := false
 		if len(d.given) > 0 && !slices.Equal(d.given, st.state.Routes) {
 			st.state.Routes, changed = d.given, true
@@ -295,7 +298,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 func (d *driver) place(ctx context.Context, o answered) (StepResult, []dispatch, error) {
 	placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), placeBound)
 	defer cancel()
-	return d.a.withRunRetry(placeCtx, d.verb, d.run, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
+	return d.a.withRunRetry(placeCtx, d.verb, d.run, d.w, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
 		did := st.place(placeCtx, []answered{o})
 		adv, err := st.advance(placeCtx, nil)
 		if ctx.Err() != nil {

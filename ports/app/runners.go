@@ -130,6 +130,11 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
+	creds := make([]ports.ProviderCall, len(r.CredentialEnv))
+	for i, env := range r.CredentialEnv {
+		creds[i] = ports.ProviderCall{KeyEnv: env}
+	}
+	rep = scrubReport(a.scrubber(ctx, creds...), rep)
 	if rep.Failure != nil {
 		again := []refusal.Arg{refusal.With("runner", name), refusal.With("cli", string(in.CLI))}
 		if in.Executable != "" {
@@ -245,6 +250,7 @@ func (a *App) preflightRunners(ctx context.Context, names ...string) error {
 		if err != nil {
 			return err
 		}
+		rep = scrubReport(a.scrubber(ctx), rep)
 		if rep.Failure != nil {
 			e := checkRefusal(verb, name, r.CLI, rep, "; no lane was started")
 			e.Code, e.What, e.Verb, e.Field = "runner_drifted", "runner "+name, "", ""

@@ -36,7 +36,7 @@ type newRun struct {
 // lock is released. Everything that can refuse has been checked by the caller; a failure part way
 // takes back what was made, so no orphan stands as the newest run. Runs are created under the record
 // lock, so a run folder with no state seen under it is a start a kill interrupted: it is removed.
-func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun) (StepResult, []dispatch, error) {
+func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun, w *routeWorker) (StepResult, []dispatch, error) {
 	orphans, err := a.Runs.Unstarted(ctx)
 	if err != nil {
 		return StepResult{}, nil, err
@@ -50,7 +50,7 @@ func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun) (StepRes
 	if err != nil {
 		return StepResult{}, nil, err
 	}
-	st, err := a.openStep(ctx, rec.verb, runID, rec)
+	st, err := a.openStep(ctx, rec.verb, runID, rec, w)
 	if err == nil {
 		var res StepResult
 		res, err = st.start(ctx, n)
@@ -148,6 +148,9 @@ func (a *App) loadRun(ctx context.Context, run string) (loop.State, error) {
 // save writes the run's state; with what the step changed beside it, as one change under the record
 // lock (the step's own, or one taken for the commit alone).
 func (st *step) save(ctx context.Context) error {
+	if err := st.claimJobs(ctx); err != nil {
+		return err
+	}
 	s := st.state
 	data := loop.Encode(s)
 	if len(data) > loop.MaxStateBytes {

@@ -110,7 +110,7 @@ func (a *App) createSpec(ctx context.Context, intent record.IntentFrontMatter, t
 
 // spec resolves and parses one spec whole; a refusal names the verb's field the ref came from.
 func (a *App) spec(ctx context.Context, verb, field string, ref record.Ref) (loaded, record.Spec, error) {
-	if err := a.initialized(verb); err != nil {
+	if err := a.recordPresent(verb); err != nil { // a read: the writer that follows checks the install whole
 		return loaded{}, record.Spec{}, err
 	}
 	l, err := a.resolve(ctx, record.Specs, verb, field, ref)

@@ -39,8 +39,11 @@ type step struct {
 	// answer) and edits of the record (a Progress line, the Audit Notes).
 	files []ports.FileChange
 	edits []recordEdit
-	// jobs are the routes beside the host to call once the run's lock is released (dispatch.go).
+	// jobs are the routes beside the host to call once the run's lock is released (dispatch.go);
+	// worker is the invocation's hold on the routes it calls, recorded on each await a job is for
+	// when the step is saved (nil where the verb calls no route).
 	jobs   []dispatch
+	worker *routeWorker
 	unlock func()
 }
 
@@ -57,12 +60,12 @@ type recordEdit struct {
 // lock when the caller holds it (a run being created); otherwise a change a killed writer left is
 // finished first, since it may hold this run's state. The caller reads or makes the state, and
 // releases the step.
-func (a *App) openStep(ctx context.Context, verb, run string, rec *recordLock) (*step, error) {
+func (a *App) openStep(ctx context.Context, verb, run string, rec *recordLock, w *routeWorker) (*step, error) {
 	unlock, err := a.lockRun(ctx, run)
 	if err != nil {
 		return nil, err
 	}
-	st := &step{App: a, verb: verb, run: run, rec: rec, root: a.root(), unlock: unlock}
+	st := &step{App: a, verb: verb, run: run, rec: rec, root: a.root(), unlock: unlock, worker: w}
 	if rec != nil {
 		st.finished = rec.finished
 		return st, nil
@@ -124,12 +127,13 @@ func (st *step) edited() bool { return len(st.files) > 0 || len(st.edits) > 0 }
 
 // withRun runs do on run's step, under its lock, and saves the state when do changed it or queued
 // an edit. It returns what do did, with the run as it now stands and what to do next, and the routes
-// do queued.
-func (a *App) withRun(ctx context.Context, verb, run string, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, []dispatch, error) {
+// do queued (w holds them; nil where the verb calls none). First, every await a route was taking
+// for a process that is gone is handed to the host (handOnGone).
+func (a *App) withRun(ctx context.Context, verb, run string, w *routeWorker, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, []dispatch, error) {
 	if err := a.initialized(verb); err != nil {
 		return StepResult{}, nil, err
 	}
-	st, err := a.openStep(ctx, verb, run, nil)
+	st, err := a.openStep(ctx, verb, run, nil, w)
 	if err != nil {
 		return StepResult{}, nil, err
 	}
@@ -137,20 +141,48 @@ func (a *App) withRun(ctx context.Context, verb, run string, do func(context.Con
 	if st.state, err = a.loadRun(ctx, run); err != nil {
 		return StepResult{}, nil, err
 	}
+	settled, err := st.settle(ctx)
+	if err != nil {
+		return StepResult{}, nil, err
+	}
+	if len(settled) > 0 {
+		// Saved now, whatever the verb then does: a refusal of its own must not undo it.
+		if err := st.save(ctx); err != nil {
+			return StepResult{}, nil, err
+		}
+	}
 	res, changed, err := do(ctx, st)
 	if err != nil {
 		return StepResult{}, nil, err
 	}
+	res.Did = append(settled, res.Did...)
 	if changed || st.edited() {
 		if err := st.save(ctx); err != nil {
 			return StepResult{}, nil, err
 		}
 	}
 	if len(res.Did) == 0 {
-		res.Did = []string{"nothing new: the run is waiting on its open awaits"}
+		res.Did = []string{nothingNew}
 	}
 	return st.result(res), st.jobs, nil
 }
+
+// settle clears what a killed invocation left of the run before the verb's part runs: an await a
+// route was taking for a process that is gone is handed to the host (handOnGone), and a finished
+// run's worktrees a kill left standing, or half removed, go (clearWorktrees).
+func (st *step) settle(ctx context.Context) ([]string, error) {
+	did, err := st.handOnGone(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.state.Finished() {
+		did = append(did, st.clearWorktrees(ctx)...)
+	}
+	return did, nil
+}
+
+// nothingNew is what a step that did nothing says.
+const nothingNew = "nothing new: the run is waiting on its open awaits"
 
 // result is what the step did, with the run as it now stands and what to do next.
 func (st *step) result(res StepResult) StepResult {
@@ -167,11 +199,13 @@ func (st *step) result(res StepResult) StepResult {
 // next round, the integration), whose routes are called in turn. It returns the run as the last
 // placement left it.
 func (a *App) drive(ctx context.Context, verb, run string, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, error) {
-	res, jobs, err := a.withRun(ctx, verb, run, do)
+	w := &routeWorker{}
+	defer w.done()
+	res, jobs, err := a.withRun(ctx, verb, run, w, do)
 	if err != nil {
 		return res, err
 	}
-	return a.callAndPlace(ctx, verb, run, res, jobs)
+	return a.callAndPlace(ctx, verb, run, w, res, jobs)
 }
 
 // refusalWhy is a refusal's reason, or the error's text.

@@ -112,7 +112,8 @@ type App struct {
 	Commands  ports.CommandReader // the guard's shell reader
 	Rules     ports.RulesSource   // the rules' machine and repository files
 	// History keeps captured sessions; Transcripts reads the harnesses' session files; Credentials
-	// are the keys redaction looks for.
+	// are the keys abcd holds: redaction looks for them, and every text a route says is scrubbed of
+	// them (scrub.go).
 	History     ports.HistoryStore
 	Transcripts ports.TranscriptSource
 	Credentials ports.Credentials

@@ -251,12 +251,17 @@ type Records struct {
 	// Waited is the wait the last Lock was given; Temps is what StrayTemps lists.
 	Waited time.Duration
 	Temps  []ports.StrayTemp
+	// Missing is what InstallMissing lists: the files an interrupted install did not write.
+	Missing []string
 }
 
 // NewRecords is an initialized, empty record.
 func NewRecords() *Records { return &Records{Init: true, Files: map[string][]byte{}} }
 
 func (r *Records) Initialized() bool { return r.Init }
+
+// InstallMissing is Missing: the files an interrupted install did not write.
+func (r *Records) InstallMissing() ([]string, error) { return r.Missing, nil }
 
 func (r *Records) List(_ context.Context, dir, prefix string, limit int) ([]ports.RecordFile, error) {
 	var names []string
@@ -368,7 +373,8 @@ type Git struct {
 	Settled []string
 	// TopDir is the main worktree's folder, for WorktreeDirs.
 	TopDir string
-	// Dirty is what each worktree changed since its branch's head (Entries; CommitAll commits it).
+	// Dirty is what each worktree changed since its branch's head, by worktree folder (Entries and
+	// Uncommitted; CommitAll commits it).
 	Dirty  map[string][]runner.Entry
 	merges int
 }
@@ -494,6 +500,9 @@ func (g *Git) AddWorktree(_ context.Context, dir, branch string) error {
 	return nil
 }
 
+// CheckedOut is the branch of the worktree added at dir.
+func (g *Git) CheckedOut(_ context.Context, dir string) (string, error) { return g.Worktrees[dir], nil }
+
 func (g *Git) RemoveWorktree(_ context.Context, dir string) error {
 	delete(g.Worktrees, dir)
 	return nil
@@ -576,6 +585,17 @@ func (g *Git) Changed(context.Context, string, string, bool) ([]string, error) {
 	return append([]string(nil), g.ChangedPaths...), nil
 }
 
+func (g *Git) Uncommitted(_ context.Context, dir string, max int) ([]string, bool, error) {
+	var paths []string
+	for _, e := range g.Dirty[dir] {
+		paths = append(paths, e.Path)
+	}
+	if len(paths) > max {
+		return append([]string(nil), paths[:max]...), true, nil
+	}
+	return append([]string(nil), paths...), false, nil
+}
+
 func (g *Git) Unmerged(context.Context, string) ([]string, error) {
 	return append([]string(nil), g.Conflicted...), nil
 }
@@ -637,11 +657,33 @@ type Runs struct {
 	Held map[string]bool
 	// Waited is the wait the last Lock was given.
 	Waited time.Duration
+	// Workers are the worker locks held, by run and name; a test drops one to play a process killed
+	// while a route worked.
+	Workers map[string]bool
+	workerN int
 }
 
 // NewRuns is an empty run store.
 func NewRuns() *Runs {
-	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}}
+	return &Runs{Files: map[string][]byte{}, Dirs: map[string]bool{}, Held: map[string]bool{}, Workers: map[string]bool{}}
+}
+
+// HoldWorker holds a worker lock named after a fixed pid and a counter.
+func (r *Runs) HoldWorker(_ context.Context, run string) (int, string, func(), error) {
+	if !r.Dirs[run] {
+		return 0, "", nil, loop.UnknownRun(run)
+	}
+	r.workerN++
+	name := fmt.Sprintf("4242-%08x", r.workerN)
+	if r.Workers == nil {
+		r.Workers = map[string]bool{}
+	}
+	r.Workers[run+"/"+name] = true
+	return 4242, name, func() { delete(r.Workers, run+"/"+name) }, nil
+}
+
+func (r *Runs) WorkerHeld(_ context.Context, run, name string) (bool, error) {
+	return r.Workers[run+"/"+name], nil
 }
 
 const runRoot = layout.Runs + "/"

@@ -1,3 +1,5 @@
+//go:build unix
+
 package soak
 
 import (
@@ -23,12 +25,13 @@ import (
 )
 
 // killsFlag sets how many times each write path is killed.
-var killsFlag = flag.Int("kills", 0, "kill each write path this many times (0: 200, or 1,000 with -soak)")
+var killsFlag = flag.Int("kills", 0, "kill each write path this many times (0: 8, or 1,000 with -soak)")
 
 // keepFlag keeps a copy of each killed repository before the command runs again, for a failure's look.
 var keepFlag = flag.Bool("keep", false, "keep what each kill left, for a failure's look")
 
-// kills is how many times each write path is killed: 200 in `make test`, 1,000 under `make soak`.
+// kills is how many times each write path is killed: a few in `make test`, which proves each path's
+// campaign runs and holds its checks, and 1,000 under `make soak`, which is the measurement.
 func kills() int {
 	if *killsFlag > 0 {
 		return *killsFlag
@@ -36,7 +39,7 @@ func kills() int {
 	if *soakFor > 0 {
 		return 1000
 	}
-	return 200
+	return 8
 }
 
 // crashPath is one write path of abcd: a repository to start from (made once, copied for each kill),
@@ -51,6 +54,42 @@ type crashPath struct {
 	refusedWhenDone []string
 	// check is what must hold after the command ran again.
 	check func(t *testing.T, r *repo)
+	// between, when set, is what must hold after the kill, before the command runs again.
+	between func(t *testing.T, r *repo)
+	// leftover, when set, names what a kill left for the command run again to clear, for the tally.
+	leftover func(r *repo) []string
+}
+
+// worktreeLeftovers names what a kill left of git's worktrees: a prunable entry, a folder half
+// removed, a folder git no longer lists, a lock git left.
+func worktreeLeftovers(r *repo) []string {
+	var out []string
+	listed := r.git(r.root, "worktree", "list", "--porcelain")
+	if strings.Contains(listed, "prunable") {
+		out = append(out, "a prunable worktree entry")
+	}
+	folders, _ := filepath.Glob(r.path(layout.Runs + "/*/worktrees/*"))
+	for _, f := range folders {
+		if _, err := os.Stat(filepath.Join(f, ".git")); err != nil {
+			out = append(out, "a half-removed worktree folder")
+			break
+		}
+	}
+	for _, f := range folders {
+		if !strings.Contains(listed, "worktree "+f+"\n") {
+			out = append(out, "a worktree folder git does not list")
+			break
+		}
+	}
+	for _, lock := range []string{".git/packed-refs.lock", ".git/index.lock"} {
+		if r.exists(lock) {
+			out = append(out, lock)
+		}
+	}
+	if locks, _ := filepath.Glob(r.path(".git/refs/heads/abcd/*/*.lock")); len(locks) > 0 {
+		out = append(out, "a branch's .lock")
+	}
+	return out
 }
 
 // TestKillNineOnEveryWritePath kills each command that changes more than one file at a random point
@@ -68,6 +107,7 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 			args := p.setup(tpl)
 			took := tpl.timeWhole(t, args)
 			var landed, left int
+			leftovers := map[string]int{}
 			for i := range kills() {
 				r := tpl.clone(t)
 				if r.killAtRandom(t, args, took) {
@@ -76,7 +116,15 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 				if r.exists(layout.Journal) {
 					left++
 				}
+				if p.leftover != nil {
+					for _, what := range p.leftover(r) {
+						leftovers[what]++
+					}
+				}
 				wasDone := p.done(r)
+				if p.between != nil {
+					p.between(t, r)
+				}
 				var before string
 				if *keepFlag {
 					before, _ = os.MkdirTemp("", "abcd-crash-before-")
@@ -102,8 +150,8 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 				}
 				os.RemoveAll(filepath.Dir(r.root))
 			}
-			t.Logf("%s: %d kills at random over the %s it takes: %d landed while it ran, %d of them after its journal was written",
-				p.name, kills(), took.Round(time.Millisecond), landed, left)
+			t.Logf("%s: %d kills at random over the %s it takes: %d landed while it ran, %d of them after its journal was written; left for the command run again: %v",
+				p.name, kills(), took.Round(time.Millisecond), landed, left, leftovers)
 		})
 	}
 }
@@ -148,8 +196,14 @@ func (r *repo) clone(t *testing.T) *repo {
 	for _, e := range r.env {
 		c.env = append(c.env, strings.ReplaceAll(e, from, to))
 	}
-	if wts, _ := filepath.Glob(filepath.Join(c.root, layout.Runs+"/*/worktrees/*")); len(wts) > 0 {
-		c.git(c.root, append([]string{"worktree", "repair"}, wts...)...)
+	// The copy's worktrees and git's entries for them name the original's folders: point each at
+	// the copy's (git worktree repair, run in the copy, would follow them to the original's).
+	links, _ := filepath.Glob(filepath.Join(c.root, ".git/worktrees/*/gitdir"))
+	wts, _ := filepath.Glob(filepath.Join(c.root, layout.Runs+"/*/worktrees/*/.git"))
+	for _, p := range append(links, wts...) {
+		if data, err := os.ReadFile(p); err == nil {
+			assert.NilError(t, os.WriteFile(p, []byte(strings.ReplaceAll(string(data), from, to)), 0o644))
+		}
 	}
 	return c
 }
@@ -197,6 +251,43 @@ func (r *repo) whole(t *testing.T) {
 	lint := r.run("lint")
 	assert.Check(t, is.Equal(lint.doc["errors"], float64(0)), "%s", lint.raw)
 	assert.Check(t, !strings.Contains(string(lint.raw), "stray_temp"), "%s", lint.raw)
+	r.onlyLiveWorktrees(t)
+}
+
+// onlyLiveWorktrees is what git must hold of worktrees: the main checkout and the worktree of each
+// lane a run still works in, each whole where the run's state says; nothing prunable, no folder
+// under a run's worktrees that git does not list.
+func (r *repo) onlyLiveWorktrees(t *testing.T) {
+	t.Helper()
+	live := map[string]bool{}
+	if res := r.run("implement", "status"); res.code == 0 {
+		for _, rv := range decode[[]runView](t, res.doc["runs"]) {
+			for _, l := range rv.Lanes {
+				if l.Worktree != "" {
+					assert.Check(t, !rv.Finished, "%s is finished yet keeps %s's worktree", rv.Run, l.ID)
+					live[l.Worktree] = true
+				}
+			}
+		}
+	}
+	listed := r.git(r.root, "worktree", "list", "--porcelain")
+	assert.Check(t, !strings.Contains(listed, "prunable"), "git lists a prunable worktree:\n%s", listed)
+	seen := 0
+	for _, block := range strings.Split(listed, "\n\n") {
+		path, _ := strings.CutPrefix(strings.SplitN(block, "\n", 2)[0], "worktree ")
+		if path == r.root || path == "" {
+			continue
+		}
+		seen++
+		assert.Check(t, live[path], "git lists a worktree no live lane has: %s", path)
+		_, err := os.Stat(filepath.Join(path, ".git"))
+		assert.Check(t, err == nil, "%s is listed but not whole", path)
+	}
+	assert.Check(t, is.Equal(seen, len(live)), "every live lane's worktree is listed")
+	folders, _ := filepath.Glob(r.path(layout.Runs + "/*/worktrees/*"))
+	for _, f := range folders {
+		assert.Check(t, live[f], "a worktree folder no live lane has: %s", f)
+	}
 }
 
 const (
@@ -388,6 +479,93 @@ var crashPaths = []crashPath{
 		},
 	},
 	{
+		name: "abandon_delete_branches",
+		setup: func(r *repo) []string {
+			plannedRepo(r, "1. Make config loading lazy.", "2. Build the binary static.", "3. (after 1, 2) Measure it.")
+			run := runOf(r, r.ok("implement", "start", "spc-2611300000000002")).Run
+			v := runOf(r, r.ok("implement", "step", "--run", run))
+			r.implemented(v, "lane-1")
+			r.ok("implement", "receipt", awaitFor(v, "implementer").Return)
+			r.git(r.root, "pack-refs", "--all") // the branches are packed: deleting them rewrites packed-refs
+			return []string{"implement", "abandon", "--run", run, "--delete-branches"}
+		},
+		done:     func(r *repo) bool { return false }, // abandon run again on an abandoned run is whole and exits 0
+		leftover: func(r *repo) []string { return append(worktreeLeftovers(r), abandonLeftovers(r)...) },
+		between: func(t *testing.T, r *repo) {
+			// Until abandon is run again, a step points no agent at a worktree that is gone.
+			res := r.run("implement", "step", "--run", r.files(layout.Runs)[0])
+			if res.code != 0 {
+				return // refused (the run is over, or its lock contended): it points at nothing
+			}
+			for _, a := range runOf(r, res.doc).Awaits {
+				if a.Role == "implementer" {
+					for _, l := range runOf(r, res.doc).Lanes {
+						if l.ID == a.Lane {
+							_, err := os.Stat(filepath.Join(l.Worktree, ".git"))
+							assert.Check(t, err == nil, "a step points %s's implementer at %s, which is not whole", l.ID, l.Worktree)
+						}
+					}
+				}
+			}
+		},
+		check: func(t *testing.T, r *repo) {
+			v := r.theRun()
+			assert.Check(t, v.Finished, "the run is abandoned")
+			assert.Check(t, is.Len(v.Awaits, 0))
+			assert.Check(t, is.Equal(r.git(r.root, "branch", "--list", "abcd/*"), ""), "every branch of the run is deleted")
+			assert.Check(t, !r.exists(".git/packed-refs.lock"), "no lock git left")
+		},
+	},
+	{
+		name: "finishing_receipt",
+		setup: func(r *repo) []string {
+			plannedRepo(r, "1. Make config loading lazy.", "2. Build the binary static.")
+			run := runOf(r, r.ok("implement", "start", "spc-2611300000000002")).Run
+			v := runOf(r, r.ok("implement", "step", "--run", run))
+			for _, id := range []string{"lane-1", "lane-2"} {
+				r.implemented(v, id)
+				var ret string
+				for _, a := range v.Awaits {
+					if a.Lane == id && a.Role == "implementer" {
+						ret = a.Return[strings.Index(a.Return, layout.Local+"/"):]
+					}
+				}
+				v = runOf(r, r.ok("implement", "receipt", ret))
+			}
+			for _, role := range []string{"ruthless-reviewer", "security-reviewer"} {
+				for _, a := range v.Awaits {
+					if a.Role == role {
+						ret := a.Return[strings.Index(a.Return, layout.Local+"/"):]
+						r.write(ret, review(map[string]string{"ruthless-reviewer": "SHIP", "security-reviewer": "APPROVE"}[role]))
+						r.ok("implement", "receipt", ret)
+					}
+				}
+			}
+			auditor := awaitFor(r.theRun(), "intent-auditor")
+			assert.Assert(r.t, auditor.Return != "", "the integration's audit is open")
+			r.write(auditor.Return, auditReturn())
+			return []string{"implement", "receipt", auditor.Return}
+		},
+		done:            func(r *repo) bool { return strings.Contains(r.read(crashIntentFile), "### Audit ") },
+		refusedWhenDone: []string{"receipt_recorded"},
+		leftover:        worktreeLeftovers,
+		check: func(t *testing.T, r *repo) {
+			v := r.theRun()
+			assert.Check(t, v.Finished)
+			intent := r.read(crashIntentFile)
+			assert.Check(t, is.Equal(strings.Count(intent, "### Audit "), 1), "the Audit Notes, once: %s", intent)
+			for _, l := range v.Lanes {
+				assert.Check(t, is.Equal(l.Worktree, ""), "%s's worktree is cleared", l.ID)
+			}
+			// The integration branch can be checked out: no worktree holds it.
+			out, err := r.gitErr(r.root, "worktree", "add", "-q", filepath.Join(filepath.Dir(r.root), "check-out"), "abcd/"+v.Run+"/integration")
+			assert.Check(t, err == nil, "%s", out)
+			if err == nil {
+				r.git(r.root, "worktree", "remove", filepath.Join(filepath.Dir(r.root), "check-out"))
+			}
+		},
+	},
+	{
 		name: "audit_receipt",
 		setup: func(r *repo) []string {
 			plannedRepo(r)
@@ -449,6 +627,51 @@ var crashPaths = []crashPath{
 			return []string{"ahoy", "install", "--yes"}
 		},
 		done: func(r *repo) bool { return false }, // install run again is whole and exits 0
+		leftover: func(r *repo) []string {
+			var out []string
+			if r.exists(".abcd") && !r.exists(".abcd/config.json") {
+				out = append(out, "a record whose config was never written")
+			}
+			if r.exists(".abcd") && !r.exists(".abcd/.gitignore") {
+				out = append(out, "no .abcd/.gitignore")
+			}
+			for _, line := range strings.Split(r.git(r.root, "status", "--porcelain", "--untracked-files=all"), "\n") {
+				if strings.Contains(line, ".abcd-tmp-") {
+					out = append(out, "a temporary file git sees in "+filepath.Dir(strings.TrimPrefix(line, "?? ")))
+				}
+			}
+			return out
+		},
+		between: func(t *testing.T, r *repo) {
+			// Until install is run again, a capture is refused with the install as its remedy, or, the
+			// install being whole, written; lint says the same.
+			whole := r.exists(".abcd/config.json") && r.exists(".abcd/.gitignore")
+			res := r.run("capture", "Noticed while the install was killed")
+			code, _ := res.refusal()
+			if whole && res.code == 0 {
+				issues := r.files(".abcd/work/issues/open")
+				assert.Check(t, is.Len(issues, 1))
+				for _, f := range issues {
+					assert.NilError(t, os.Remove(r.path(".abcd/work/issues/open/"+f)))
+				}
+			} else {
+				assert.Check(t, res.code == 2 && (code == "not_initialized" || code == "install_incomplete"), "a capture into a half-installed repository: exit %d: %s", res.code, res.raw)
+				assert.Check(t, is.Contains(string(res.raw), "abcd ahoy install"), "its remedy is the install: %s", res.raw)
+			}
+			if !r.exists(".abcd") {
+				return
+			}
+			if whole {
+				return
+			}
+			lint := r.run("lint")
+			assert.Check(t, is.Contains(string(lint.raw), "install_incomplete"), "%s", lint.raw)
+			for _, f := range decode[[]map[string]any](t, lint.doc["findings"]) {
+				if f["level"] == "error" {
+					assert.Check(t, is.Contains(f["remedy"].(string), "abcd ahoy install"), "lint's remedy for %v", f)
+				}
+			}
+		},
 		check: func(t *testing.T, r *repo) {
 			installed.once.Do(func() {
 				c := newRepo(t)
@@ -457,6 +680,16 @@ var crashPaths = []crashPath{
 			assert.Check(t, is.DeepEqual(r.installFiles(), installed.files), "the install is whole")
 		},
 	},
+}
+
+// abandonLeftovers names how far a killed abandon got: the run over with some branches left.
+func abandonLeftovers(r *repo) []string {
+	var out []string
+	branches := r.git(r.root, "branch", "--list", "abcd/*")
+	if strings.Contains(r.read(layout.RunDir(r.files(layout.Runs)[0])+"/state.json"), `"stage":"handed-back"`) && branches != "" {
+		out = append(out, "the run abandoned, some branches not yet deleted")
+	}
+	return out
 }
 
 // installed is what an uninterrupted install writes, read once.
@@ -566,8 +799,8 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 // rpStandIn starts the RepoPrompt stand-in (tools/mcp/rp/standin.mjs) for the test and returns its URL.
 func rpStandIn(t *testing.T) string { return rpStandInMode(t, "sse") }
 
-// rpStandInMode starts the stand-in in one of its modes.
-func rpStandInMode(t *testing.T, mode string) string {
+// rpStandInMode starts the stand-in in one of its modes, with env added to its environment.
+func rpStandInMode(t *testing.T, mode string, env ...string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -579,7 +812,7 @@ func rpStandInMode(t *testing.T, mode string) string {
 		t.Skip("tools/node_modules has no @modelcontextprotocol/sdk: run make tools-deps (make test does)")
 	}
 	cmd := exec.Command(node, filepath.Join(tools, "mcp", "rp", "standin.mjs"), mode)
-	cmd.Dir, cmd.Stderr = tools, os.Stderr
+	cmd.Dir, cmd.Stderr, cmd.Env = tools, os.Stderr, append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	assert.NilError(t, err)
 	assert.NilError(t, cmd.Start())

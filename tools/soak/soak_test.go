@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package soak runs the built binary as parallel agents do: several processes writing the record
 // and driving one run at once. Short by default (a few seconds, in `make test`); `make soak` runs the
 // same tests for a sustained period (-soak=5m).

@@ -69,7 +69,7 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 	if !filepath.IsAbs(path) {
 		return nil, "", refusal.New("history_transcript_invalid", path, "is not an absolute path", "give the session file's absolute path")
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", refusal.New("history_transcript_missing", path, "does not exist", "give the path of a session file the harness wrote")
@@ -118,7 +118,7 @@ func (s Source) geminiRoot(path string) string {
 }
 
 func readSmall(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func size(p string) int64 {
 
 // firstString is the first value of key in the first lines of a JSON lines file that carry it.
 func firstString(path, key string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return ""
 	}
@@ -291,7 +291,7 @@ func firstString(path, key string) string {
 
 // codexCwd is the cwd a rollout's session_meta records.
 func codexCwd(path string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return ""
 	}

@@ -155,8 +155,7 @@ func play(path string) int {
 			}
 		case d.Signal != "":
 			out.Flush()
-			sig := map[string]syscall.Signal{"KILL": syscall.SIGKILL, "SEGV": syscall.SIGSEGV}[d.Signal]
-			_ = syscall.Kill(os.Getpid(), sig)
+			raise(d.Signal)
 			time.Sleep(time.Second)
 		case d.ExitZero:
 			out.Flush()

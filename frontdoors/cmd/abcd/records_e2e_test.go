@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -343,10 +342,7 @@ func TestRecordHeldLockIsContention(t *testing.T) {
 	recJSON(t, s, 0, &c, "intent", "new", "Faster cold start")
 
 	// The record lock is an flock on the .abcd folder itself, so taking it creates nothing.
-	f, err := os.Open(filepath.Join(s.root, ".abcd"))
-	assert.NilError(t, err)
-	defer f.Close()
-	assert.NilError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	release := holdFolderLock(t, filepath.Join(s.root, ".abcd"))
 
 	before := s.snapshot(t)
 	// Each writer waits out the lock's bound before it gives up, so they wait side by side.
@@ -371,7 +367,7 @@ func TestRecordHeldLockIsContention(t *testing.T) {
 	recJSON(t, s, 0, &list, "intent", "list")
 	assert.Check(t, is.Len(list.Records, 1))
 
-	assert.NilError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_UN))
+	release()
 	recJSON(t, s, 0, &c, "intent", "new", "Blocked")
 	assert.Check(t, is.Equal(c.Record.Title, "Blocked"))
 }

@@ -9,7 +9,7 @@
 //   iserror   oracle_send answers with isError
 //   drop      the connection is dropped when oracle_send is called
 //   oversize  oracle_send answers with 9 MiB of text
-//   slow      oracle_send answers after 3 s
+//   slow      oracle_send answers after 3 s (STANDIN_DELAY_MS, when set, instead)
 // The answer passes (with the word the brief asks of its role) and says what arrived: the
 // message's length and SHA-256 and new_chat, so a test sees the
 // request went whole.
@@ -35,7 +35,7 @@ function newServer() {
       return { content: [{ type: 'text', text: 'x'.repeat(9 << 20) }] };
     }
     if (mode === 'slow') {
-      await new Promise((r) => setTimeout(r, 3000));
+      await new Promise((r) => setTimeout(r, Number(process.env.STANDIN_DELAY_MS ?? 3000)));
     }
     const message = args.message ?? '';
     const sha = createHash('sha256').update(message, 'utf8').digest('hex');

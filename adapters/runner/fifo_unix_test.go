@@ -1,0 +1,12 @@
+//go:build unix
+
+package runner_test
+
+import (
+	"syscall"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+func mkfifo(t *testing.T, path string) { assert.NilError(t, syscall.Mkfifo(path, 0o600)) }

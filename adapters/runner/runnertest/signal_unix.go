@@ -1,0 +1,14 @@
+//go:build unix
+
+package runnertest
+
+import (
+	"os"
+	"syscall"
+)
+
+// raise has the fake CLI end itself by the signal named (KILL or SEGV), as a crashing CLI does.
+func raise(name string) {
+	sig := map[string]syscall.Signal{"KILL": syscall.SIGKILL, "SEGV": syscall.SIGSEGV}[name]
+	_ = syscall.Kill(os.Getpid(), sig)
+}
