@@ -29,7 +29,9 @@ type liveStep struct {
 }
 
 // NewProgress writes to s.Err.
-func NewProgress(s *IO) *Progress { return &Progress{s: s, now: time.Now, steps: map[string]liveStep{}} }
+func NewProgress(s *IO) *Progress {
+	return &Progress{s: s, now: time.Now, steps: map[string]liveStep{}}
+}
 
 var _ ports.Progress = (*Progress)(nil)
 

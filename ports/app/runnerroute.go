@@ -200,7 +200,9 @@ func (a *App) runnerStep(ctx context.Context, c runnerCall, policy runner.Policy
 		Waiting: func() {
 			ev("waiting", fmt.Sprintf("waiting for one of runner %s's %s", c.runner.Name, text.Count(max(c.runner.Concurrency, 1), "slot", "slots")), 0)
 		},
-		Started: func(pgid int) { ev("running", fmt.Sprintf("runner %s is running (process group %d)", c.runner.Name, pgid), pgid) }}
+		Started: func(pgid int) {
+			ev("running", fmt.Sprintf("runner %s is running (process group %d)", c.runner.Name, pgid), pgid)
+		}}
 }
 
 // heldCredentials are the credentials abcd holds beside a runner's own, taken out of everything a
