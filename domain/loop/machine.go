@@ -116,7 +116,7 @@ type Action struct {
 func Due(s State) []Action {
 	var out []Action
 	for i, l := range s.Lanes {
-		if l.Stage != StageWaiting {
+		if l.Stage != StageWaiting || l.Conflict.With != "" {
 			continue
 		}
 		if l.Integration {
@@ -162,7 +162,7 @@ func Due(s State) []Action {
 // worktree. A step lane goes to brief; the integration lane goes to validate its first round.
 func (s *State) Started(lane int, start, worktree string) {
 	l := &s.Lanes[lane]
-	l.Start, l.Worktree = start, worktree
+	l.Start, l.Worktree, l.Findings = start, worktree, ""
 	if l.Integration {
 		l.Head, l.Round, l.Stage = start, 1, StageValidate
 		s.Changes++
@@ -173,16 +173,27 @@ func (s *State) Started(lane int, start, worktree string) {
 	s.Changes++
 }
 
-// Conflicted hands a lane back because merging what it starts from conflicted: with is the lane
-// whose head would not merge, files the files it conflicts on. Every lane that builds on it, and the
-// integration, are handed back with it.
-func (s *State) Conflicted(lane int, with string, files []string) {
-	what := "starting it"
-	if s.Lanes[lane].Integration {
-		what = "integrating the lanes"
-	}
-	s.handBack(lane, fmt.Sprintf("Merging %s conflicted while %s, on %s. Merge it by hand, or change the lanes so they do not touch the same lines.\n",
-		with, what, strings.Join(files, ", ")))
+// Conflicted records that merging what a lane starts from conflicted: with is the lane whose head
+// would not merge, head that head, files the files git named. The lane goes on waiting, in its
+// worktree (the branch as it was before that merge), for a person to make the merge by hand; the
+// lanes that build on it wait with it, and nothing that was delivered is undone. Resolved, and the
+// next step, go on from there.
+func (s *State) Conflicted(lane int, with, head string, files []string, worktree string) {
+	l := &s.Lanes[lane]
+	l.Conflict = Conflict{With: with, Head: head, Files: append([]string{}, files...)}
+	l.Worktree = worktree
+	l.Findings = fmt.Sprintf("Merging %s (%s) into %s conflicted on %s: it waits for that merge to be made by hand in its worktree.\n",
+		with, Short(head), l.Branch, strings.Join(files, ", "))
+	s.Changes++
+}
+
+// Resolved records that the merge a lane waited for was made by hand: the lane starts from its branch
+// as the person left it, with the merges still due made after it.
+func (s *State) Resolved(lane int) {
+	l := &s.Lanes[lane]
+	l.Conflict = Conflict{Files: []string{}}
+	l.Findings = ""
+	s.Changes++
 }
 
 // handBack hands a lane back with its findings, and with it every lane waiting on it and the
@@ -215,6 +226,7 @@ func (s *State) Abandon(why string) {
 			continue
 		}
 		l.Awaits = []Await{}
+		l.Conflict = Conflict{Files: []string{}}
 		l.Stage, l.Findings = StageHandedBack, why
 		s.Changes++
 	}

@@ -953,15 +953,33 @@ func TestAHandedBackLaneHandsBackWhatBuildsOnIt(t *testing.T) {
 			h.answer(lane, RoleSecurity, true)
 		}
 		acts := Due(h.s)
-		h.s.Conflicted(acts[0].Lane, acts[0].MergeLanes[0], []string{"a.go", "b.go"})
+		head := h.s.Lanes[1].Head
+		h.s.Conflicted(acts[0].Lane, acts[0].MergeLanes[0], head, []string{"a.go", "b.go"}, WorktreeDir(h.s.Run, "lane-3"))
 		checkInvariants(t, h.s)
-		wantStage(t, h.s, 2, StageHandedBack)
-		wantStage(t, h.s, 3, StageHandedBack)
+		// Nothing is handed back: the lane waits for the merge by hand, and the integration with it.
+		wantStage(t, h.s, 2, StageWaiting)
+		wantStage(t, h.s, 3, StageWaiting)
 		if f := h.s.Lanes[2].Findings; !strings.Contains(f, "lane-2") || !strings.Contains(f, "a.go, b.go") {
 			t.Fatalf("findings %q", f)
 		}
-		if !h.s.Finished() {
-			t.Fatal("not finished")
+		if h.s.Finished() || len(Due(h.s)) != 0 || len(Pending(h.s)) != 0 {
+			t.Fatalf("finished %v, due %+v, pending %+v", h.s.Finished(), Due(h.s), Pending(h.s))
+		}
+		next := NextSteps(h.s, "/r")
+		if len(next) != 1 || next[0].Run == nil || next[0].Run.Verb != "implement_step" ||
+			!strings.Contains(next[0].String(), "lane-3 waits for a merge by hand: merging lane-2 ("+Short(head)+") into abcd/run-1/lane-3 conflicted on a.go, b.go. In its checkout /r/"+WorktreeDir(h.s.Run, "lane-3")+" (branch abcd/run-1/lane-3), run `git merge "+head+"`") {
+			t.Fatalf("next %+v", next)
+		}
+		// Made by hand, the lane is due again, to go on from its branch as it was left.
+		h.s.Resolved(2)
+		if acts := Due(h.s); len(acts) != 1 || acts[0].Lane != 2 || h.s.Lanes[2].Worktree == "" {
+			t.Fatalf("due %+v, lane %+v", acts, h.s.Lanes[2])
+		}
+		// Abandoned instead, nothing waits for it any more.
+		h.s.Conflicted(2, "lane-2", head, []string{"a.go"}, WorktreeDir(h.s.Run, "lane-3"))
+		h.s.Abandon("The run was abandoned.\n")
+		if !h.s.Finished() || h.s.Lanes[2].Conflict.With != "" {
+			t.Fatalf("abandoned: %+v", h.s.Lanes[2])
 		}
 	})
 	t.Run("an integration that conflicts", func(t *testing.T) {
@@ -976,13 +994,18 @@ func TestAHandedBackLaneHandsBackWhatBuildsOnIt(t *testing.T) {
 			h.answer(lane, RoleSecurity, true)
 		}
 		acts := Due(h.s)
-		h.s.Conflicted(acts[0].Lane, "lane-2", []string{"shared.go"})
-		wantStage(t, h.s, 2, StageHandedBack)
-		if f := h.s.Lanes[2].Findings; !strings.Contains(f, "integrating") || !strings.Contains(f, "shared.go") {
+		h.s.Conflicted(acts[0].Lane, "lane-2", h.s.Lanes[1].Head, []string{"shared.go"}, WorktreeDir(h.s.Run, IntegrationLane))
+		wantStage(t, h.s, 2, StageWaiting)
+		wantStage(t, h.s, 0, StageDone)
+		wantStage(t, h.s, 1, StageDone)
+		if f := h.s.Lanes[2].Findings; !strings.Contains(f, "into abcd/run-1/integration conflicted on shared.go") {
 			t.Fatalf("findings %q", f)
 		}
-		if !h.s.Finished() {
-			t.Fatal("not finished")
+		if h.s.Finished() {
+			t.Fatal("finished while the integration waits for a merge by hand")
+		}
+		if next := NextSteps(h.s, "/r"); len(next) != 1 || !strings.HasPrefix(next[0].String(), "the integration waits for a merge by hand") {
+			t.Fatalf("next %+v", next)
 		}
 	})
 }
@@ -1001,6 +1024,11 @@ func TestCheckRefusesAStateThatNamesWhatItMayNot(t *testing.T) {
 	if err := good().Check(); err != nil {
 		t.Fatalf("a good state is refused: %v", err)
 	}
+	waiting := good()
+	waiting.Conflicted(1, "lane-1", strings.Repeat("b", 40), []string{"a.go"}, WorktreeDir("run-1", IntegrationLane))
+	if err := waiting.Check(); err != nil {
+		t.Fatalf("a lane waiting for a merge by hand is refused: %v", err)
+	}
 	for name, bend := range map[string]func(*State){
 		"lane id":        func(s *State) { s.Lanes[0].ID = "../lane" },
 		"duplicate lane": func(s *State) { s.Lanes[1].ID = "lane-1" },
@@ -1012,6 +1040,14 @@ func TestCheckRefusesAStateThatNamesWhatItMayNot(t *testing.T) {
 		"run":            func(s *State) { s.Run = "../run-1" },
 		"after":          func(s *State) { s.Lanes[0].After = []string{"lane-9"} },
 		"after itself":   func(s *State) { s.Lanes[0].After = []string{"lane-1"} },
+		"conflict head":  func(s *State) { s.Lanes[1].Conflict = Conflict{With: "lane-1", Head: "--x"} },
+		"conflict with a lane it has not": func(s *State) {
+			s.Lanes[1].Worktree = WorktreeDir("run-1", IntegrationLane)
+			s.Lanes[1].Conflict = Conflict{With: "lane-9", Head: strings.Repeat("b", 40)}
+		},
+		"conflict on a lane that started": func(s *State) {
+			s.Lanes[0].Conflict = Conflict{With: "lane-1", Head: strings.Repeat("b", 40)}
+		},
 		"await outside": func(s *State) {
 			s.Lanes[0].Awaits = []Await{{ID: "await-1", Brief: "/etc/passwd", Return: ".abcd/.work.local/run/run-1/x"}}
 		},

@@ -119,6 +119,18 @@ type Lane struct {
 	Rounds          []Round           `json:"rounds"`
 	Implementations []Implementation  `json:"implementations"`
 	Findings        string            `json:"findings"`
+	// Conflict is the merge the lane's start (or the integration) stopped on, made by hand in the
+	// lane's worktree before the run goes on; empty otherwise.
+	Conflict Conflict `json:"conflict"`
+}
+
+// Conflict is a merge of one lane's head into another lane's branch that git could not make: the
+// lane whose head it is, that head, and the files git named. The branch and its worktree stay as they
+// were before the merge, for a person to make it by hand.
+type Conflict struct {
+	With  string   `json:"with"`
+	Head  string   `json:"head"`
+	Files []string `json:"files"`
 }
 
 // Await is work handed to an agent: the brief it reads and the path it writes its return to.
@@ -300,8 +312,10 @@ func (s State) Check() error {
 			return fmt.Errorf("%s has branch %q, not one of run %s", what, text.Clip(l.Branch), s.Run)
 		case l.Worktree != "" && l.Worktree != WorktreeDir(s.Run, l.ID):
 			return fmt.Errorf("%s has worktree %q; a lane's worktree is %s", what, text.Clip(l.Worktree), WorktreeDir(s.Run, l.ID))
-		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head):
+		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head), l.Conflict.Head != "" && !isCommit(l.Conflict.Head):
 			return fmt.Errorf("%s names a start or head that is not a commit id", what)
+		case l.Conflict.With != "" && (!ids[l.Conflict.With] || l.Stage != StageWaiting || l.Worktree == ""):
+			return fmt.Errorf("%s waits for a merge of %q by hand, which is no lane of the run, or the lane is not waiting in its worktree", what, text.Clip(l.Conflict.With))
 		}
 		for _, a := range l.After {
 			if !ids[a] || a == l.ID || a == IntegrationLane {
@@ -454,6 +468,7 @@ func (s State) normalised() State {
 			l.Awaits[j].Answered = l.Awaits[j].Answered.normalised()
 		}
 		l.After = nonNil(l.After)
+		l.Conflict.Files = nonNil(l.Conflict.Files)
 		if l.Rounds == nil {
 			l.Rounds = []Round{}
 		}

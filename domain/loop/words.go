@@ -108,6 +108,7 @@ func NextSteps(s State, root string) []hint.Next {
 	for _, aw := range s.OpenAwaits() {
 		next = append(next, Next(aw.Under(root)))
 	}
+	next = append(next, MergesByHand(s, root)...)
 	run := hint.With("run", s.Run)
 	switch {
 	case len(next) > 0:
@@ -119,6 +120,27 @@ func NextSteps(s State, root string) []hint.Next {
 		next = append(next, hint.Say("to open what is due, ", hint.Do("implement_step", run)))
 	}
 	return next
+}
+
+// MergesByHand says, for each lane waiting for a merge a person makes by hand, where it is (the
+// checkout and the branch), the merge to make there, and the one step that goes on with the same run:
+// what was delivered stays delivered.
+func MergesByHand(s State, root string) []hint.Next {
+	var out []hint.Next
+	for _, ln := range s.Lanes {
+		c := ln.Conflict
+		if c.With == "" {
+			continue
+		}
+		what := ln.ID + " waits"
+		if ln.Integration {
+			what = "the integration waits"
+		}
+		out = append(out, hint.Say(fmt.Sprintf("%s for a merge by hand: merging %s (%s) into %s conflicted on %s. In its checkout %s (branch %s), run `git merge %s`, resolve the conflicts, and commit the merge; then go on with the same run (what was delivered stays delivered): ",
+			what, c.With, Short(c.Head), ln.Branch, strings.Join(c.Files, ", "), Abs(root, ln.Worktree), ln.Branch, c.Head),
+			hint.Do("implement_step", hint.With("run", s.Run))))
+	}
+	return out
 }
 
 // fresh reports a run none of whose lanes has started yet: a spec run just created.

@@ -63,8 +63,8 @@ func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
 			fmt.Fprintf(b, "  %s", l.Text)
 		}
 		b.WriteString("\n")
-		if l.Stage == "handed-back" {
-			// Why it was handed back, where the person looks first.
+		if l.Stage == "handed-back" || l.Stage == "waiting" && l.Findings != "" {
+			// Why it was handed back, or the merge by hand it waits for, where the person looks first.
 			for _, line := range strings.Split(strings.TrimSpace(l.Findings), "\n") {
 				if line = strings.TrimSpace(line); line != "" {
 					fmt.Fprintf(b, "      %s\n", line)

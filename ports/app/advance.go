@@ -37,6 +37,11 @@ func (st *step) advance(ctx context.Context, routes map[string]oracle.FlagRoute)
 		}
 		did = append(did, restored...)
 	}
+	byHand, err := st.mergedByHand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	did = append(did, byHand...)
 	for pass := 0; pass < 64; pass++ {
 		acts := loop.Due(*s)
 		for _, act := range acts {

@@ -192,3 +192,105 @@ func TestStartWarnsOfARecordNotCommitted(t *testing.T) {
 	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), p.Spec.Path+" "+warned))
 	assert.Check(t, is.Contains(strings.Join(diag.Warnings, "\n"), warned))
 }
+
+// passLane has a lane implemented and both its reviewers pass it.
+func (w *laneWorld) passLane(t *testing.T, lane string) string {
+	t.Helper()
+	impl := w.await(t, lane, loop.RoleImplementer)
+	w.implement(t, impl, "", true)
+	w.receipt(t, impl.Return)
+	w.review(t, lane, loop.RoleRuthless, "SHIP")
+	w.review(t, lane, loop.RoleSecurity, "APPROVE")
+	for _, l := range w.status(t).Lanes {
+		if l.ID == lane {
+			return l.Head
+		}
+	}
+	return ""
+}
+
+// mergeByHand is a person making the merge in the lane's worktree: a merge commit of head onto the
+// branch.
+func (w *laneWorld) mergeByHand(branch, head string) {
+	w.seq++
+	sha := fmt.Sprintf("%040x", 0xdd0000+w.seq)
+	if w.g.Second == nil {
+		w.g.Second = map[string]string{}
+	}
+	w.g.Parents[sha], w.g.Second[sha] = w.g.Branches[branch], head
+	w.g.Branches[branch] = sha
+}
+
+// A merge between lanes that conflicts says where the integration is, how to resolve it and the one
+// step that continues the same run; nothing is handed back, nothing delivered is redone, bare abcd
+// points at the same step, and once the merge is made by hand the run goes on to the audit.
+func TestAnIntegrationConflictGoesOnWithTheSameRun(t *testing.T) {
+	w := newLaneWorld(t, "1. Read the headers.\n2. Parse them.")
+	w.passLane(t, "lane-1")
+	w.g.Conflicts = map[string][]string{}
+	// lane-2's head will not merge onto lane-1's.
+	impl := w.await(t, "lane-2", loop.RoleImplementer)
+	w.implement(t, impl, "", true)
+	head2 := w.g.Branches["abcd/"+w.run+"/lane-2"]
+	w.g.Conflicts[head2] = []string{"headers.go"}
+	w.receipt(t, impl.Return)
+	w.review(t, "lane-2", loop.RoleRuthless, "SHIP")
+	res := w.review(t, "lane-2", loop.RoleSecurity, "APPROVE")
+
+	assert.Check(t, is.Equal(stages(res.Run), "lane-1:done lane-2:done integration:waiting"))
+	assert.Check(t, !res.Run.Finished)
+	integration := res.Run.Lanes[2]
+	wt := integration.Worktree
+	assert.Check(t, strings.HasSuffix(wt, loop.WorktreeDir(w.run, loop.IntegrationLane)), "the integration's checkout stays for the merge: %q", wt)
+	assert.Check(t, is.Contains(integration.Findings, "conflicted on headers.go"))
+	assert.Assert(t, is.Len(res.Next, 1))
+	say := res.Next[0].String()
+	for _, want := range []string{"the integration waits for a merge by hand: merging lane-2", "into abcd/" + w.run + "/integration conflicted on headers.go",
+		"In its checkout " + wt + " (branch abcd/" + w.run + "/integration), run `git merge " + head2 + "`", "resolve the conflicts, and commit the merge"} {
+		assert.Check(t, is.Contains(say, want))
+	}
+	assert.Check(t, is.Equal(recStep(res.Next[0]), "implement_step run="+w.run))
+	// Bare abcd points at the same step, not at a fresh start.
+	st := recRun[app.StatusResult](t, w.a, "status", map[string]any{})
+	assert.Assert(t, len(st.Next) > 0)
+	assert.Check(t, is.Equal(recStep(st.Next[0].Next), "implement_step run="+w.run))
+	assert.Check(t, is.Contains(st.Next[0].String(), "git merge "+head2))
+	// A step before the merge is made changes nothing and says the same.
+	again := recRun[app.StepResult](t, w.a, "implement_step", map[string]any{"run": w.run})
+	assert.Check(t, is.Equal(stages(again.Run), "lane-1:done lane-2:done integration:waiting"))
+	assert.Check(t, is.Equal(again.Next[0].String(), say))
+
+	// The person makes the merge; the same run goes on to the audit, the lanes not redone.
+	w.mergeByHand("abcd/"+w.run+"/integration", head2)
+	merged := w.g.Branches["abcd/"+w.run+"/integration"]
+	went := recRun[app.StepResult](t, w.a, "implement_step", map[string]any{"run": w.run})
+	assert.Check(t, is.Equal(stages(went.Run), "lane-1:done lane-2:done integration:validate"))
+	assert.Check(t, is.Contains(strings.Join(went.Did, "\n"), "integration: the merge of lane-2 was made by hand"))
+	assert.Check(t, is.Equal(went.Run.Lanes[2].Head, merged), "the integration is the branch as the person left it")
+	assert.Check(t, is.Equal(went.Run.Lanes[2].Findings, ""))
+	auditor := w.await(t, loop.IntegrationLane, loop.RoleAuditor)
+	assert.Check(t, is.Equal(auditor.Round, 1))
+	for _, l := range went.Run.Lanes[:2] {
+		assert.Check(t, is.Equal(l.Round, 1), "%s was not redone", l.ID)
+	}
+}
+
+// A lane that builds on two others waits the same way when their heads do not merge, and the lanes
+// that build on it wait with it.
+func TestADependentLaneWaitsForAMergeByHand(t *testing.T) {
+	w := newLaneWorld(t, "1. Read the headers.\n2. Parse them.\n3. (after 1, 2) Render them.")
+	w.passLane(t, "lane-1")
+	impl := w.await(t, "lane-2", loop.RoleImplementer)
+	w.implement(t, impl, "", true)
+	head2 := w.g.Branches["abcd/"+w.run+"/lane-2"]
+	w.g.Conflicts = map[string][]string{head2: {"a.go"}}
+	w.receipt(t, impl.Return)
+	w.review(t, "lane-2", loop.RoleRuthless, "SHIP")
+	res := w.review(t, "lane-2", loop.RoleSecurity, "APPROVE")
+	assert.Check(t, is.Equal(stages(res.Run), "lane-1:done lane-2:done lane-3:waiting integration:waiting"))
+	assert.Check(t, is.Contains(res.Next[0].String(), "lane-3 waits for a merge by hand: merging lane-2"))
+	w.mergeByHand("abcd/"+w.run+"/lane-3", head2)
+	went := recRun[app.StepResult](t, w.a, "implement_step", map[string]any{"run": w.run})
+	assert.Check(t, is.Equal(stages(went.Run), "lane-1:done lane-2:done lane-3:implement integration:waiting"))
+	assert.Check(t, is.Equal(went.Run.Lanes[2].Start, w.g.Branches["abcd/"+w.run+"/lane-3"]))
+}

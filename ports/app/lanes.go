@@ -15,7 +15,9 @@ import (
 
 // act carries out one change Due asks for: a lane's start (its branch from what it builds on, the
 // others merged in, in its own worktree), or the integration of every delivered lane. A merge that
-// conflicts hands the lane back naming the files; nothing of it is left in the worktree.
+// conflicts leaves the branch and its worktree as they were before it, for a person to make that
+// merge by hand; the lane waits (loop.State.Conflicted), and the next step that finds the merge made
+// goes on from the branch as they left it, with the merges still due.
 //
 // A start a kill interrupted may have left the branch, a worktree half checked out or a merge part
 // way. The state does not say the lane started, so nothing has used them: the start is made again
@@ -24,10 +26,26 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 	s := &st.state
 	ln := s.Lanes[act.Lane]
 	wt := loop.WorktreeDir(s.Run, ln.ID)
-	if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
-		return "", err
+	// A waiting lane that has a worktree in the state had a merge made by hand there: its branch is
+	// the person's work, never made again.
+	byHand := ln.Worktree != ""
+	if !byHand {
+		if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
+			return "", err
+		}
 	}
 	for k, head := range act.Merge {
+		if byHand {
+			tip, err := st.Git.Resolve(ctx, ln.Branch)
+			if err != nil {
+				return "", err
+			}
+			if in, err := st.Git.IsAncestor(ctx, head, tip); err != nil {
+				return "", err
+			} else if in {
+				continue
+			}
+		}
 		msg := fmt.Sprintf("abcd %s: %s builds on %s", s.Run, ln.ID, act.MergeLanes[k])
 		if ln.Integration {
 			msg = fmt.Sprintf("abcd %s: integrate %s", s.Run, act.MergeLanes[k])
@@ -37,12 +55,9 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 			return "", err
 		}
 		if len(conflicts) > 0 {
-			s.Conflicted(act.Lane, act.MergeLanes[k], conflicts)
-			_ = st.Git.RemoveWorktree(ctx, wt)
-			if ln.Integration {
-				return fmt.Sprintf("integration: merging %s conflicted on %s; the lanes are not integrated (merge their branches by hand)", act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
-			}
-			return fmt.Sprintf("%s: merging %s conflicted on %s; the lane is handed back", ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", ")), nil
+			s.Conflicted(act.Lane, act.MergeLanes[k], head, conflicts, wt)
+			return fmt.Sprintf("%s: merging %s conflicted on %s; it waits for that merge to be made by hand in %s (on %s), and the next lines say how",
+				ln.ID, act.MergeLanes[k], strings.Join(conflicts, ", "), st.abs(wt), ln.Branch), nil
 		}
 	}
 	start, err := st.Git.Resolve(ctx, ln.Branch)
@@ -54,6 +69,34 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 		return fmt.Sprintf("integrated %s on %s at %s, in %s", text.Count(len(act.Merge), "lane", "lanes"), ln.Branch, loop.Short(start), st.abs(wt)), nil
 	}
 	return fmt.Sprintf("%s: started on %s at %s, in %s", ln.ID, ln.Branch, loop.Short(start), st.abs(wt)), nil
+}
+
+// mergedByHand finds each lane waiting for a merge by hand whose merge is now in its branch, and
+// records it resolved, so the pass that follows goes on from there. A lane still waiting is said by
+// the next lines, not here.
+func (st *step) mergedByHand(ctx context.Context) ([]string, error) {
+	s := &st.state
+	var did []string
+	for i, ln := range s.Lanes {
+		c := ln.Conflict
+		if c.With == "" {
+			continue
+		}
+		tip, err := st.Git.Resolve(ctx, ln.Branch)
+		if err != nil {
+			return nil, err
+		}
+		in, err := st.Git.IsAncestor(ctx, c.Head, tip)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			continue
+		}
+		s.Resolved(i)
+		did = append(did, fmt.Sprintf("%s: the merge of %s was made by hand, at %s; the run goes on from there", ln.ID, c.With, loop.Short(tip)))
+	}
+	return did, nil
 }
 
 // freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a

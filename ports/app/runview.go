@@ -43,7 +43,8 @@ type LaneView struct {
 	// the lane starts and once the run is over.
 	Start    string `json:"start"`
 	Worktree string `json:"worktree"`
-	// Findings is why a lane was handed back, or what its failed round found.
+	// Findings is why a lane was handed back, what its failed round found, or the merge by hand it
+	// waits for.
 	Findings string `json:"findings"`
 }
 

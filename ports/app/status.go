@@ -160,7 +160,7 @@ func (a *App) recordNext(ctx context.Context) ([]NextAction, error) {
 	if err != nil {
 		return nil, err
 	}
-	next = append(next, runsUnderWay(latest, maxRecordNext-len(next))...)
+	next = append(next, runsUnderWay(latest, a.root(), maxRecordNext-len(next))...)
 	return append(next, buildableSpecs(intents, specs, latest, maxRecordNext-len(next))...), nil
 }
 
@@ -200,12 +200,17 @@ func readyDrafts(intents []loaded) ([]NextAction, int) {
 	return next, len(drafts)
 }
 
-// runsUnderWay suggests going on with each unfinished run, newest first, at most room of them.
-func runsUnderWay(latest map[string]loop.State, room int) []NextAction {
+// runsUnderWay suggests going on with each unfinished run, newest first, at most room of them: a run
+// waiting for a merge by hand names the merge and the step that goes on with it.
+func runsUnderWay(latest map[string]loop.State, root string, room int) []NextAction {
 	var next []NextAction
 	underWay := slices.SortedFunc(maps.Values(latest), func(x, y loop.State) int { return strings.Compare(y.Run, x.Run) })
 	for _, s := range underWay {
 		if len(next) >= room || s.Finished() {
+			continue
+		}
+		if merges := loop.MergesByHand(s, root); len(merges) > 0 {
+			next = append(next, NextAction{Next: merges[0], Why: fmt.Sprintf("the %s run %s waits for a merge between its lanes to be made by hand", s.Kind, s.Run)})
 			continue
 		}
 		open := len(s.OpenAwaits())
