@@ -256,7 +256,7 @@ func validatorReturn(b *strings.Builder, c BriefContext) {
 		}
 		b.WriteString("  ],\n  \"summary\": \"<one paragraph on the whole>\"\n}\n```\n\n")
 	} else {
-		fmt.Fprintf(b, "Write it as markdown with exactly one `## Verdict` heading; the first line after it that is not blank is exactly the verdict, in capitals, alone on its line: %s to pass, or %s to fail. Findings go above the heading or below the verdict line; both are kept, and a failing round's findings go whole to the implementer who fixes them. Do not wrap the return in a code fence. Filled in, it reads like this:\n\n", orList(c.Pass), orList(c.Fail))
+		fmt.Fprintf(b, "Write it as markdown with exactly one `## Verdict` heading; the first line after it that is not blank is exactly the verdict, in capitals, alone on its line: %s to pass, or %s to fail. abcd also reads the word wrapped in `**` or in backticks, but nothing else may share its line: no punctuation, no comment. Findings go above the heading or below the verdict line; both are kept, and a failing round's findings go whole to the implementer who fixes them. Do not wrap the return in a code fence. Filled in, it reads like this:\n\n", orList(c.Pass), orList(c.Fail))
 		word := "FAIL"
 		if len(c.Fail) > 0 {
 			word = c.Fail[0]
