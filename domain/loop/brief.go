@@ -200,6 +200,8 @@ func validatorBrief(b *strings.Builder, c BriefContext) {
 	}
 	b.WriteString("\n\n")
 	switch {
+	case l.Integration && c.Plan.Kind == AwaitReview:
+		b.WriteString("This is the code the integration's fix rounds added after every lane of the spec was merged onto the run's base: review it as you would a lane's change. The intent-auditor judges the whole against the intent beside you.\n\n")
 	case l.Integration:
 		b.WriteString("This is the integration: every lane of the spec, merged onto the run's base. Judge the whole against the intent.\n\n")
 	case l.Text != "":
@@ -217,6 +219,7 @@ func validatorBrief(b *strings.Builder, c BriefContext) {
 		}
 		b.WriteString("\n")
 	}
+	checkSection(b, c)
 	conventions(b, c, "Check the change against each of them: a change that breaks one is a finding, with the rule it breaks.")
 	earlierFindings(b, l)
 	for _, r := range c.Reports {
