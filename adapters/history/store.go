@@ -153,13 +153,23 @@ func (s Store) open(ctx context.Context, repo string, create bool) (*sql.DB, err
 	return db, nil
 }
 
-// Get returns the record kept under key.
-func (s Store) Get(ctx context.Context, repo, key string) (history.Record, bool, error) {
+// openExisting opens the repository's database for reading; ok is false, with no error, when
+// nothing has been captured for it yet.
+func (s Store) openExisting(ctx context.Context, repo string) (*sql.DB, bool, error) {
 	db, err := s.open(ctx, repo, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return history.Record{}, false, nil
+		return nil, false, nil
 	}
 	if err != nil {
+		return nil, false, err
+	}
+	return db, true, nil
+}
+
+// Get returns the record kept under key.
+func (s Store) Get(ctx context.Context, repo, key string) (history.Record, bool, error) {
+	db, ok, err := s.openExisting(ctx, repo)
+	if err != nil || !ok {
 		return history.Record{}, false, err
 	}
 	defer db.Close()
@@ -235,11 +245,8 @@ func (s Store) Put(ctx context.Context, repo string, e ports.HistoryEntry) error
 
 // List returns the records kept, newest capture first, narrowed by f.
 func (s Store) List(ctx context.Context, repo string, f ports.HistoryFilter) ([]history.Record, error) {
-	db, err := s.open(ctx, repo, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	db, ok, err := s.openExisting(ctx, repo)
+	if err != nil || !ok {
 		return nil, err
 	}
 	defer db.Close()
@@ -281,11 +288,8 @@ func (s Store) List(ctx context.Context, repo string, f ports.HistoryFilter) ([]
 
 // Show returns one entry whole: its record, its bytes and its messages.
 func (s Store) Show(ctx context.Context, repo, key string) (ports.HistoryEntry, bool, error) {
-	db, err := s.open(ctx, repo, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return ports.HistoryEntry{}, false, nil
-	}
-	if err != nil {
+	db, ok, err := s.openExisting(ctx, repo)
+	if err != nil || !ok {
 		return ports.HistoryEntry{}, false, err
 	}
 	defer db.Close()
@@ -324,11 +328,8 @@ func (s Store) Search(ctx context.Context, repo, query string, limit int) ([]por
 	if err != nil {
 		return nil, err
 	}
-	db, err := s.open(ctx, repo, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	db, ok, err := s.openExisting(ctx, repo)
+	if err != nil || !ok {
 		return nil, err
 	}
 	defer db.Close()
@@ -352,11 +353,8 @@ func (s Store) Search(ctx context.Context, repo, query string, limit int) ([]por
 
 // Prune removes the oldest captures until the database is within maxBytes, then gives the room back.
 func (s Store) Prune(ctx context.Context, repo string, maxBytes int64) ([]string, error) {
-	db, err := s.open(ctx, repo, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	db, ok, err := s.openExisting(ctx, repo)
+	if err != nil || !ok {
 		return nil, err
 	}
 	defer db.Close()

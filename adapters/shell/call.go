@@ -126,6 +126,25 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 		c.emit(w)
 		w.readWords(c.words[1:], c.sc.stdin, c.sc)
 		return false, nil
+	case "set":
+		c.emit(w)
+		setPositional(c.sc.st, c.words[1:])
+		return false, nil
+	case "mapfile", "readarray":
+		c.emit(w)
+		mapfile(c.words[1:], c.sc.stdin, c.sc.st)
+		return false, nil
+	case "printf":
+		if name, ok := printfVar(c.words[1:]); ok {
+			// printf -v NAME FORMAT ARGS sets NAME to what it would print
+			c.emit(w)
+			out, known := printfOutput(c.words[3:])
+			if !known {
+				out = guard.HoleWord("printf")
+			}
+			c.sc.st.set(name, value{words: []guard.Word{out}})
+			return false, nil
+		}
 	}
 	if body := c.sc.st.funcs[base]; body != nil && base == c.words[0].String() {
 		w.callFunction(c, base, body)
@@ -255,6 +274,11 @@ func (w *walker) unknownName(c *cmdCall) {
 // it runs a command string, no command at all, or the words after it.
 func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 	rest := c.words[1:]
+	if len(wr.after) > 0 {
+		if cmd, ok := afterOption(rest, wr.after); ok {
+			return len(cmd) > 0 && c.through(base, cmd)
+		}
+	}
 	var done bool
 	if rest, done = w.wrapOptions(c, base, wr, rest); done {
 		return false
@@ -269,7 +293,11 @@ func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 			return false
 		}
 	}
-	if wr.noCmd {
+	if wr.shell {
+		// capsh -- ARGS runs bash ARGS
+		return len(rest) > 0 && c.through(base, append([]guard.Word{guard.Lit("bash")}, rest...))
+	}
+	if wr.noCmd || len(wr.after) > 0 {
 		c.emit(w)
 		return false
 	}
@@ -294,6 +322,7 @@ func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 		w.executed(rest, c.sc, c.via, base)
 		return false
 	}
+
 	if len(rest) == 0 {
 		// nothing to run (exec 5<>/dev/tcp/...): the wrapper's own redirections still happen
 		c.emit(w)
@@ -444,12 +473,7 @@ func (w *walker) sudo(c *cmdCall) bool {
 			return false
 		}
 	}
-	if d, ok := firstOf(opts, "-D", "--chdir"); ok {
-		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
-	}
-	var more []guard.Assign
-	rest, more = leadingAssigns(rest)
-	c.env = append(c.env, more...)
+	rest = c.chdirAndAssign(opts, rest, "-D")
 	if _, edit := firstOf(opts, "-e", "--edit"); edit {
 		return c.through("sudo", append([]guard.Word{guard.Lit("sudoedit")}, rest...))
 	}
@@ -461,6 +485,17 @@ func (w *walker) sudo(c *cmdCall) bool {
 	}
 	// sudo -s cmd runs cmd through the shell with its words escaped: the same command
 	return c.through("sudo", rest)
+}
+
+// chdirAndAssign applies a wrapper's change of folder (short, or --chdir) and the NAME=value words
+// that lead its command, and returns the rest.
+func (c *cmdCall) chdirAndAssign(opts map[string]guard.Word, rest []guard.Word, short string) []guard.Word {
+	if d, ok := firstOf(opts, short, "--chdir"); ok {
+		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
+	}
+	rest, more := leadingAssigns(rest)
+	c.env = append(c.env, more...)
+	return rest
 }
 
 func firstOf(opts map[string]guard.Word, names ...string) (guard.Word, bool) {
@@ -479,12 +514,7 @@ func (w *walker) env(c *cmdCall) bool {
 	if _, clear := firstOf(opts, "-i", "--ignore-environment", "-"); clear {
 		c.env = nil
 	}
-	if d, ok := firstOf(opts, "-C", "--chdir"); ok {
-		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
-	}
-	var more []guard.Assign
-	rest, more = leadingAssigns(rest)
-	c.env = append(c.env, more...)
+	rest = c.chdirAndAssign(opts, rest, "-C")
 	if split, ok := firstOf(opts, "-S", "--split-string"); ok {
 		// env -S "cmd args" splits its string into the command line.
 		w.executed(append([]guard.Word{split}, rest...), c.sc, c.via, "env -S")
@@ -725,4 +755,88 @@ func (w *walker) callFunction(c *cmdCall, base string, body *syntax.Stmt) {
 	inner.st.inFunc = base
 	bindPositional(inner.st, c.words)
 	w.stmt(body, inner)
+}
+
+// setPositional follows set's operands into $1, $@ and the rest: set -- rm -rf / and set a b, but not
+// set -e or set -o pipefail, which only change options.
+func setPositional(st *state, words []guard.Word) {
+	for i := 0; i < len(words); i++ {
+		t, ok := words[i].Text()
+		switch {
+		case !ok:
+			return
+		case t == "--" || t == "-":
+			bindPositional(st, append([]guard.Word{guard.Lit("bash")}, words[i+1:]...))
+			return
+		case t == "-o" || t == "+o":
+			i++
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+		default:
+			bindPositional(st, append([]guard.Word{guard.Lit("bash")}, words[i:]...))
+			return
+		}
+	}
+}
+
+// printfVar is the variable printf -v NAME sets, when the command is that form.
+func printfVar(args []guard.Word) (string, bool) {
+	if len(args) < 3 {
+		return "", false
+	}
+	if t, ok := args[0].Text(); !ok || t != "-v" {
+		return "", false
+	}
+	name, ok := args[1].Text()
+	return name, ok && validName(name)
+}
+
+// mapfile sets mapfile's (readarray's) array from the lines it reads: known text line by line,
+// anything else unknown.
+func mapfile(args []guard.Word, in *input, st *state) {
+	name, strip, delim := "MAPFILE", false, "\n"
+	for i := 0; i < len(args); i++ {
+		t, _ := args[i].Text()
+		switch {
+		case t == "-t":
+			strip = true
+		case t == "-d" && i+1 < len(args):
+			i++
+			delim, _ = args[i].Text()
+		case t == "-n" || t == "-O" || t == "-s" || t == "-u" || t == "-C" || t == "-c":
+			i++
+		case strings.HasPrefix(t, "-"):
+		case validName(t):
+			name = t
+		}
+	}
+	if delim == "" {
+		delim = "\x00"
+	}
+	if !in.hasWord() {
+		st.set(name, value{words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: from(in)}}}}, array: true})
+		return
+	}
+	text, ok := in.word.Text()
+	if !ok {
+		st.set(name, value{words: []guard.Word{in.word}, array: true})
+		return
+	}
+	var words []guard.Word
+	for _, line := range strings.SplitAfter(strings.TrimSuffix(text, delim), delim) {
+		if strip {
+			line = strings.TrimSuffix(line, delim)
+		}
+		words = append(words, guard.Lit(line))
+	}
+	st.set(name, value{words: words, array: true})
+}
+
+// afterOption is the words after the first of opts (gdb --args rm -rf ~ runs rm -rf ~).
+func afterOption(words []guard.Word, opts []string) ([]guard.Word, bool) {
+	for i, wd := range words {
+		if t, ok := wd.Text(); ok && slices.Contains(opts, t) {
+			return words[i+1:], true
+		}
+	}
+	return nil, false
 }

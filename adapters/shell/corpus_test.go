@@ -105,7 +105,7 @@ func TestOrdinaryCorpus(t *testing.T) {
 // scored.
 func TestLaterBatches(t *testing.T) {
 	reg := registry(t)
-	for _, file := range []string{"heldout.jsonl", "third.jsonl"} {
+	for _, file := range []string{"heldout.jsonl", "third.jsonl", "fourth.jsonl"} {
 		attacks, caught, ordinary, blocked := 0, 0, 0, 0
 		for _, c := range loadCorpusFile(t, file) {
 			v := check(t, reg, c.Line)

@@ -252,6 +252,10 @@ func (w *walker) param(x *syntax.ParamExp, sc scope, quoted bool, ps []piece) []
 		return append(ps, piece{Part: guard.Part{Text: ifs}, split: true})
 	}
 	v, set := sc.st.lookup(name)
+	if name == "IFS" && !set {
+		// an IFS the line did not set is the default, whatever is done to it (${IFS%?} is space and tab)
+		v, set = value{words: []guard.Word{guard.Lit(" \t\n")}}, true
+	}
 	words := v.words
 	all := name == "@" || name == "*"
 	if x.Index != nil {

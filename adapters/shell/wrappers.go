@@ -27,6 +27,11 @@ type wrap struct {
 	noCmd bool
 	// untilDash: the command follows the first -- after its options (chamber exec svc -- cmd).
 	untilDash bool
+	// after are options after which the rest of the words are the command it runs (gdb --args,
+	// xterm -e); with after set, it runs no command without one of them.
+	after []string
+	// shell: the words after its options are arguments to bash (capsh -- -c 'cmd').
+	shell bool
 }
 
 // wrappers is the maintained list of programs that run their argument as a command. Programs with
@@ -128,11 +133,45 @@ var wrappers = sync.OnceValue(func() map[string]wrap {
 		"entr":             {},
 		"vipe":             {},
 		"retry":            {values: []string{"-t", "--tries", "-d", "--delay"}},
+		"faketime":         {values: []string{"-p", "--date-prog"}, skip: 1},
+		"systemd-inhibit":  {values: []string{"--what", "--who", "--why", "--mode"}, stop: []string{"--list"}},
+		"ssh-agent":        {values: []string{"-a", "-E", "-t", "-P", "-O"}, stop: []string{"-k", "-D", "-d"}},
+		"dtach":            {values: []string{"-A", "-c", "-n", "-N", "-e", "-r", "-E"}, stop: []string{"-a", "-p"}},
+		"abduco":           {values: []string{"-c", "-n", "-A", "-e"}, stop: []string{"-a", "-l"}},
+		"setuidgid":        {skip: 1},
+		"envuidgid":        {skip: 1},
+		"s6-setuidgid":     {skip: 1},
+		"s6-envuidgid":     {skip: 1},
+		"s6-applyuidgid":   {values: []string{"-u", "-g", "-G"}},
+		"softlimit":        {values: []string{"-m", "-a", "-d", "-o", "-p", "-f", "-c", "-r", "-t", "-l", "-s"}},
+		"runcon":           {values: []string{"-u", "--user", "-r", "--role", "-t", "--type", "-l", "--range"}},
+		"perf":             {sub: []string{"stat", "record", "trace", "kvm", "sched", "lock", "mem", "c2c"}, values: []string{"-e", "--event", "-o", "--output", "-r", "--repeat", "-C", "--cpu", "-G", "--cgroup", "-F", "--freq", "-c", "--count", "--call-graph", "-I", "--interval-print", "-x", "--field-separator", "-D", "--delay", "-m", "--mmap-pages", "--filter", "-M", "--metrics"}, stop: []string{"-p", "--pid", "-t", "--tid", "-i", "--input", "report", "script"}},
+		"gdb":              {after: []string{"--args", "-args"}},
+		"lldb":             {after: []string{"--"}},
+		"xterm":            {values: []string{"-T", "-title", "-n", "-geometry", "-g", "-fa", "-fs", "-fn", "-bg", "-fg", "-class", "-name"}, after: []string{"-e"}},
+		"uxterm":           {after: []string{"-e"}},
+		"urxvt":            {after: []string{"-e"}},
+		"rxvt":             {after: []string{"-e"}},
+		"st":               {after: []string{"-e"}},
+		"alacritty":        {after: []string{"-e", "--command"}},
+		"konsole":          {after: []string{"-e"}},
+		"gnome-terminal":   {values: []string{"--title", "-t", "--geometry", "--profile", "--role"}, str: []string{"-e", "--command"}, after: []string{"--", "-x", "--execute"}},
+		"mate-terminal":    {str: []string{"-e", "--command"}, after: []string{"-x", "--execute"}},
+		"xfce4-terminal":   {str: []string{"-e", "--command"}, after: []string{"-x", "--execute"}},
+		"terminator":       {str: []string{"-e", "--command"}, after: []string{"-x", "--execute"}},
+		"tilix":            {str: []string{"-e", "--command"}},
+		"lxterminal":       {str: []string{"-e", "--command"}},
+		"kitty":            {values: []string{"-c", "--config", "-o", "--override", "--class", "--name", "-T", "--title", "--session", "--listen-on", "--start-as", "--instance-group"}, dir: []string{"-d", "--directory"}},
+		"foot":             {values: []string{"-c", "--config", "-o", "--override", "-T", "--title", "-a", "--app-id", "-w", "--window-size-pixels", "-W", "--window-size-chars"}, dir: []string{"-D", "--working-directory"}},
+		"wezterm":          {sub: []string{"start"}, values: []string{"--class", "--workspace", "--position", "--domain"}, dir: []string{"--cwd"}},
+		"machinectl":       {sub: []string{"shell"}, values: []string{"--uid", "-E", "--setenv", "-M", "--machine"}, skip: 1},
+		"capsh":            {shell: true},
 	}
 })
 
 // cmdStrings are programs whose operands are each a shell command string they run (concurrently
 // 'npm:a' 'rm -rf x', entr -s 'make test').
 var cmdStrings = map[string][]string{
+	"hyperfine":    {"-w", "--warmup", "-r", "--runs", "-m", "--min-runs", "-M", "--max-runs", "-S", "--shell", "-n", "--command-name", "--export-json", "--export-markdown", "--export-csv", "--export-asciidoc", "--export-orgmode", "-L", "--parameter-list", "--style", "-u", "--time-unit", "--output", "--input", "--sort", "-i", "--ignore-failure"},
 	"concurrently": {"-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-k", "--kill-others", "--restart-tries", "-s", "--success", "--max-processes", "-m"},
 }

@@ -53,5 +53,11 @@ func wrapped(name string, wr wrap) string {
 	if wr.joined {
 		return strings.Join(append(parts, "'rm -rf ~'"), " ")
 	}
+	if len(wr.after) > 0 {
+		parts = append(parts, wr.after[0])
+	}
+	if wr.shell {
+		return strings.Join(append(parts, "--", "-c", "'rm -rf ~'"), " ")
+	}
 	return strings.Join(append(parts, "rm", "-rf", "~"), " ")
 }

@@ -170,6 +170,9 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 			// a pattern is every place it can match
 			ok, _ := path.Match(goGlob(p.place), ex)
 			hit = ok || (t.Tree && isAbove(p.place, ex))
+		case unquotedGlob(word) && globEndsIn(p.place, ex):
+			// .abcd/gua*.json can be .abcd/guard.json in whatever folder it is
+			hit = true
 		case pg.names(p.place, nocase):
 			hit = true
 		case t.Tree && !pg.suffix && isAbove(p.place, ex):
@@ -277,7 +280,7 @@ func overlaps(dir, glob string) bool {
 	for k := 1; k < len(gs) && k <= len(ds); k++ {
 		ok := true
 		for i := 0; i < k; i++ {
-			if m, _ := path.Match(gs[i], ds[len(ds)-k+i]); !m {
+			if !segMatch(gs[i], ds[len(ds)-k+i]) {
 				ok = false
 				break
 			}
@@ -289,5 +292,51 @@ func overlaps(dir, glob string) bool {
 	return false
 }
 
-// goGlob writes a shell glob's negated class [!...] as path.Match reads it, [^...].
-func goGlob(g string) string { return strings.ReplaceAll(g, "[!", "[^") }
+// segMatch reports whether two path segments can name the same file: either may be a pattern (a
+// rule's glob, or a command's own glob such as .ab*).
+func segMatch(a, b string) bool {
+	if m, _ := path.Match(a, b); m {
+		return true
+	}
+	return shellMatch(b, a)
+}
+
+// shellMatch matches a name against a command's glob the way the shell does: a leading dot is
+// matched only by a pattern that starts with one (rm -rf * leaves .abcd alone).
+func shellMatch(pattern, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pattern, ".") {
+		return false
+	}
+	m, _ := path.Match(goGlob(pattern), name)
+	return m
+}
+
+// globEndsIn reports whether a command's pattern can name a file whose path ends in the segments of
+// ex (the example of a rule's **/ glob): each of its last segments, as a pattern, matches ex's.
+func globEndsIn(pattern, ex string) bool {
+	ps := strings.Split(strings.Trim(pattern, "/"), "/")
+	es := strings.Split(strings.Trim(ex, "/"), "/")
+	if len(ps) < len(es) {
+		return false
+	}
+	for i, e := range es {
+		if !shellMatch(ps[len(ps)-len(es)+i], e) {
+			return false
+		}
+	}
+	return true
+}
+
+// goGlob writes a shell glob as path.Match reads it: a negated class [!...] as [^...], and the POSIX
+// classes ([[:alpha:]]) as the ranges they stand for.
+func goGlob(g string) string {
+	g = strings.ReplaceAll(g, "[!", "[^")
+	if strings.Contains(g, "[:") {
+		g = posixClasses.Replace(g)
+	}
+	return g
+}
+
+var posixClasses = strings.NewReplacer("[:alpha:]", "a-zA-Z", "[:lower:]", "a-z", "[:upper:]", "A-Z", "[:digit:]", "0-9",
+	"[:alnum:]", "a-zA-Z0-9", "[:xdigit:]", "0-9a-fA-F", "[:space:]", " \t\n", "[:blank:]", " \t", "[:word:]", "a-zA-Z0-9_",
+	"[:punct:]", "!-/:-@\\[-`{-~", "[:print:]", " -~", "[:graph:]", "!-~", "[:cntrl:]", "\x00-\x1f")

@@ -419,10 +419,19 @@ func tarTargets(a args, cmd Command) []Target {
 	switch mode {
 	case "x":
 		dir, ok := a.value("-C", "--directory")
-		if !ok {
-			return nil
+		// the members named after the archive are written where they say (tar xf a.tar .abcd/guard.json)
+		members := a.operands
+		if len(cmd.Args) > 0 && len(members) > 0 && members[0].String() == cmd.Args[0].String() {
+			members = members[1:]
+			if t, _ := cmd.Args[0].Text(); strings.ContainsRune(t, 'f') && len(members) > 0 {
+				members = members[1:]
+			}
 		}
-		return []Target{{Word: dir, Into: true}}
+		out := under(dir, ok, members)
+		if ok {
+			out = append(out, Target{Word: dir, Into: true})
+		}
+		return out
 	case "c":
 		if f, ok := a.value("-f", "--file"); ok {
 			return []Target{{Word: f}}
@@ -432,10 +441,31 @@ func tarTargets(a args, cmd Command) []Target {
 }
 
 func unzipTargets(a args, _ Command) []Target {
-	if d, ok := a.value("-d"); ok {
-		return []Target{{Word: d, Into: true}}
+	d, ok := a.value("-d")
+	var out []Target
+	if len(a.operands) > 1 {
+		// the members named after the archive are written where they say
+		out = under(d, ok, a.operands[1:])
 	}
-	return nil
+	if ok {
+		out = append(out, Target{Word: d, Into: true})
+	}
+	return out
+}
+
+// under is the targets of archive members written into dir (or the folder the command runs in).
+func under(dir Word, inDir bool, members []Word) []Target {
+	out := make([]Target, 0, len(members))
+	for _, m := range members {
+		if t, ok := m.Text(); ok && strings.HasPrefix(t, "-") {
+			continue
+		}
+		if inDir {
+			m = Word{Parts: append(append(slices.Clone(dir.Parts), Part{Text: "/"}), m.Parts...)}
+		}
+		out = append(out, Target{Word: m})
+	}
+	return out
 }
 
 func crontabTargets(a args, _ Command) []Target {

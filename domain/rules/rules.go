@@ -104,14 +104,7 @@ func Decode(file string, data []byte) (File, error) {
 		return File{}, fmt.Errorf("%s: is %d bytes, over the %d a rules file may be", file, len(data), MaxFileBytes)
 	}
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 16}); err != nil {
-		var se *strictjson.Error
-		if e, ok := err.(*strictjson.Error); ok {
-			se = e
-		}
-		if se != nil {
-			return File{}, fmt.Errorf("%s: %s", file, se.Describe())
-		}
-		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
+		return File{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

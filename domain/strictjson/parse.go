@@ -173,15 +173,9 @@ func (p *parser) member(depth int, obj map[string]any, seen *map[string]struct{}
 		p.path = p.path[:len(p.path)-1]
 		return e
 	}
-	p.skipSpace()
-	if p.pos >= len(p.data) {
-		return p.end()
+	if err := p.colon(); err != nil {
+		return err
 	}
-	if c := p.data[p.pos]; c != ':' {
-		return p.syntax(c, "after object key")
-	}
-	p.pos++
-	p.skipSpace()
 	p.path = append(p.path, Segment{Key: key, Index: -1})
 	var v any
 	if p.isOpaque() {
@@ -621,6 +615,11 @@ func (p *parser) skipKey() error {
 	if _, err := p.str(false, 0); err != nil {
 		return err
 	}
+	return p.colon()
+}
+
+// colon reads the colon after an object's key, and the space on either side of it.
+func (p *parser) colon() error {
 	p.skipSpace()
 	if p.pos >= len(p.data) {
 		return p.end()

@@ -29,6 +29,9 @@ var explicitSamples = map[string][]string{
 	"record_renumber": {`{"file":"` + mergedTwin + `"}`, `{"file":".abcd/work/issues/open/iss-2611300000000009-none.md"}`},
 	// Every session file of the repository's sessions on the machine (the loop state holds one).
 	"history_capture": {`{"all":true}`},
+	// Allowing a weaker guard file is refused at both doors (no person at a terminal); withdrawing
+	// an allow needs no one and answers.
+	"guard_allow": {`{"revoke":true}`},
 }
 
 // The end-to-end merged state holds an issue in both its folders and a second issue under its id,

@@ -42,7 +42,7 @@ func TestGuardAllowAsksThePersonThenAllowsExactlyThatFile(t *testing.T) {
 	f, err := guard.DecodeAllowFile("allow", setup.Machine[guard.AllowFileName])
 	assert.NilError(t, err)
 	assert.DeepEqual(t, f.Allow, []guard.AllowEntry{{File: "/work/repo/.abcd/guard.json", SHA256: guard.Digest([]byte(lowerRoot))}})
-	v := runGuard(t, a, "rm -rf /usr")
+	v := runGuard(t, a, "rm -rf /srv")
 	assert.Equal(t, v.Decision, "warn", "the allowed file is in force")
 
 	// Allowing again changes nothing; revoking removes it, and the built-in rules stand again.
@@ -53,7 +53,7 @@ func TestGuardAllowAsksThePersonThenAllowsExactlyThatFile(t *testing.T) {
 	res, err = runAllow(t, a, GuardAllowInput{Revoke: true})
 	assert.NilError(t, err)
 	assert.Check(t, res.Changed && !res.Allowed)
-	assert.Equal(t, runGuard(t, a, "rm -rf /usr").Decision, "block")
+	assert.Equal(t, runGuard(t, a, "rm -rf /srv").Decision, "block")
 }
 
 func TestGuardAllowNeedsAPersonAtATerminal(t *testing.T) {

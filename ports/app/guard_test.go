@@ -104,7 +104,7 @@ func TestGuardWeakeningNeedsThePersonsAllow(t *testing.T) {
 
 			// The same file, allowed on this machine, is in force.
 			a, diag = guardApp(file, allowOf(file))
-			v = runGuard(t, a, "rm -rf /usr")
+			v = runGuard(t, a, "rm -rf /srv")
 			assert.Check(t, v.Decision != "block", "%+v", v)
 			assert.Check(t, is.Len(v.Notices, 0))
 			assert.Check(t, is.Len(diag.Warnings, 0))
@@ -120,14 +120,14 @@ func TestGuardAllowIsOfExactBytesAtThatPath(t *testing.T) {
 	// The person allowed one file; the agent changed a byte of it.
 	edited := strings.Replace(lowerRoot, "warn", "allow", 1)
 	a, _ := guardApp(edited, allowOf(lowerRoot))
-	v := runGuard(t, a, "rm -rf /usr")
+	v := runGuard(t, a, "rm -rf /srv")
 	assert.Equal(t, v.Decision, "block")
 	assert.Check(t, is.Contains(strings.Join(v.Notices, "\n"), "not allowed"))
 
 	// The same bytes allowed at another path (another repository) do not count here.
 	elsewhere := fmt.Sprintf(`{"schema_version":1,"allow":[{"file":"/other/.abcd/guard.json","sha256":%q}]}`, guard.Digest([]byte(lowerRoot)))
 	a, _ = guardApp(lowerRoot, elsewhere)
-	v = runGuard(t, a, "rm -rf /usr")
+	v = runGuard(t, a, "rm -rf /srv")
 	assert.Equal(t, v.Decision, "block")
 }
 

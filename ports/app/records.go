@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -51,75 +49,6 @@ type loaded struct {
 	file    ports.RecordFile
 	header  any
 	err     error
-}
-
-// initialized refuses a verb that needs the record before ahoy install.
-func (a *App) initialized(verb string) error {
-	if err := a.recordPresent(verb); err != nil {
-		return err
-	}
-	missing, err := a.installMissing()
-	if err != nil {
-		return err
-	}
-	if len(missing) > 0 {
-		return refusal.New("install_incomplete", missing[0], "abcd ahoy install was interrupted before it wrote "+strings.Join(missing, " and ")+
-			"; until it finishes, abcd writes nothing here (a temporary file could land where git sees it)",
-			refusal.Run("ahoy_install"), " again: it makes what is missing and leaves the rest").On(verb, "")
-	}
-	return nil
-}
-
-// recordPresent refuses a repository with no .abcd/ at all.
-func (a *App) recordPresent(verb string) error {
-	if !a.Records.Initialized() {
-		if root, git := a.repoRoot(); !git {
-			return notARepository(verb, root)
-		}
-		return refusal.New("not_initialized", "", "this repository has no .abcd/ record yet",
-			refusal.Run("ahoy_install"), " first").On(verb, "")
-	}
-	return nil
-}
-
-// installMissing lists the files an install writes first and last that are missing:
-// .abcd/.gitignore, which keeps abcd's temporary and local files out of git, and .abcd/config.json,
-// which ahoy install writes once everything else stands. A record without them is an install a kill
-// interrupted.
-func (a *App) installMissing() ([]string, error) {
-	if !a.Records.Initialized() {
-		return nil, nil
-	}
-	return a.Records.InstallMissing()
-}
-
-// repoRoot is the repository root and whether abcd stands in a git repository at all.
-func (a *App) repoRoot() (string, bool) {
-	if a.Setup == nil {
-		return "", true
-	}
-	return a.Setup.Root()
-}
-
-// root is the repository root with forward slashes, under which paths a run hands out are absolute.
-func (a *App) root() string {
-	root, _ := a.repoRoot()
-	return filepath.ToSlash(root)
-}
-
-// abs is a repository-relative path as an absolute one, for a line an agent in any folder can follow
-// literally.
-func (a *App) abs(rel string) string { return loop.Abs(a.root(), rel) }
-
-// notARepository is every verb's one answer outside a git repository.
-func notARepository(verb, root string) error {
-	return refusal.New("not_a_repository", "", root+" is not inside a git repository",
-		"run `git init` there first, or run abcd from inside a repository").On(verb, "")
-}
-
-// recordMalformed refuses a record abcd cannot parse, pointing at lint.
-func recordMalformed(file, why string) error {
-	return refusal.New("record_malformed", file, why, "fix the file (", refusal.Run("lint"), " lists every problem)")
 }
 
 // list loads every record of a family (front matter only, bounded reads), optionally of one

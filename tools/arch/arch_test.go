@@ -23,20 +23,27 @@ func workspaceRoot(t *testing.T) string {
 	return root
 }
 
+// goList runs go with args (a go list) in the workspace's root and returns its output.
+func goList(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = workspaceRoot(t)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("go %s: %v\n%s", args[0], err, ee.Stderr)
+	}
+	assert.NilError(t, err)
+	return out
+}
+
 func listPackages(t *testing.T) []Package {
 	t.Helper()
 	args := []string{"list", "-json=ImportPath,Imports,TestImports,XTestImports"}
 	for _, l := range layers {
 		args = append(args, "./"+l+"/...")
 	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = workspaceRoot(t)
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-	}
-	assert.NilError(t, err)
+	out := goList(t, args...)
 	var pkgs []Package
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {

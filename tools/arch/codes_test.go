@@ -11,7 +11,6 @@ import (
 	"go/types"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,14 +37,7 @@ type listed struct {
 func loadExports(t *testing.T, patterns ...string) (map[string]listed, []listed) {
 	t.Helper()
 	args := append([]string{"list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export,Standard"}, patterns...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = workspaceRoot(t)
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-	}
-	assert.NilError(t, err)
+	out := goList(t, args...)
 	all := map[string]listed{}
 	var ours []listed
 	dec := json.NewDecoder(bytes.NewReader(out))

@@ -60,7 +60,7 @@ func TestGuardWeakerFileNeedsThePersonEndToEnd(t *testing.T) {
 	weak := `{"schema_version":1,"disable":["rm-recursive-root"]}`
 	s := newSandbox(t, true, fs.WithDir(".abcd", fs.WithFile("guard.json", weak)))
 
-	res := s.run(t, "guard", "check", "--command", "rm -rf /usr", "--json")
+	res := s.run(t, "guard", "check", "--command", "rm -rf /srv", "--json")
 	assert.Equal(t, res.ExitCode, 1, "the weaker file is not allowed: the built-in rules block")
 	assert.Check(t, is.Contains(res.Stdout(), `"rule":"rm-recursive-root"`))
 	assert.Check(t, is.Contains(res.Stdout(), "has not allowed it"))
@@ -95,12 +95,12 @@ func TestGuardWeakerFileNeedsThePersonEndToEnd(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, st.Mode().Perm(), os.FileMode(0o600))
 
-	res = s.run(t, "guard", "check", "--command", "rm -rf /usr", "--json")
+	res = s.run(t, "guard", "check", "--command", "rm -rf /srv", "--json")
 	assert.Equal(t, res.ExitCode, 0, "allowed: the file's rules stand")
 	assert.Equal(t, res.Stderr(), "")
 
 	// One byte changed, and the allow no longer holds.
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "guard.json"), []byte(weak+"\n"), 0o644))
-	res = s.run(t, "guard", "check", "--command", "rm -rf /usr")
+	res = s.run(t, "guard", "check", "--command", "rm -rf /srv")
 	assert.Equal(t, res.ExitCode, 1)
 }

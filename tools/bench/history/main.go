@@ -211,7 +211,7 @@ func run(sessions, sizeMB, runs int, cache string, regen bool, md string) error 
 		took time.Duration
 	}
 	var caps []capFig
-	for _, mb := range []int{1, 8, 32} {
+	for _, mb := range []int{1, 8} {
 		data := bytes.ReplaceAll(session(r, fmt.Sprintf("cap-%d", mb), mb<<20), []byte("/home/dev/proj"), []byte(capRepo))
 		p := filepath.Join(projects, fmt.Sprintf("cap-%d.jsonl", mb))
 		if err := os.WriteFile(p, data, 0o600); err != nil {
@@ -224,7 +224,7 @@ func run(sessions, sizeMB, runs int, cache string, regen bool, md string) error 
 		caps = append(caps, capFig{mb, took})
 		fmt.Printf("  capture of a %2d MB transcript  %8.0f ms\n", mb, benchkit.MS(took))
 	}
-	hookPayload, _ := json.Marshal(map[string]any{"session_id": "cap-1", "transcript_path": filepath.Join(projects, "cap-32.jsonl"), "cwd": capRepo,
+	hookPayload, _ := json.Marshal(map[string]any{"session_id": "cap-1", "transcript_path": filepath.Join(projects, "cap-8.jsonl"), "cwd": capRepo,
 		"hook_event_name": "SessionEnd", "reason": "other"})
 	var th []time.Duration
 	for i := 0; i < 10; i++ {
