@@ -161,6 +161,10 @@ func (h *harness) implement(lane int) string {
 	if err := h.s.RecordImplementation(i, j, impl); err != nil {
 		h.t.Fatalf("RecordImplementation(lane %d): %v", lane, err)
 	}
+	ims := h.s.Lanes[i].Implementations
+	if got := ims[len(ims)-1].Await; got != a.ID {
+		h.t.Fatalf("the implementation keeps await %q, want %q, the await it closed", got, a.ID)
+	}
 	checkInvariants(h.t, h.s)
 	return head
 }
@@ -197,6 +201,9 @@ func (h *harness) answer(lane int, role string, pass bool) {
 	}
 	if err := h.s.RecordVerdict(i, j, v); err != nil {
 		h.t.Fatalf("RecordVerdict(lane %d, %s): %v", lane, role, err)
+	}
+	if got, ok := h.s.Lanes[i].verdict(role, a.Round); !ok || got.Await != a.ID {
+		h.t.Fatalf("the verdict keeps await %q, want %q, the await it closed", got.Await, a.ID)
 	}
 	checkInvariants(h.t, h.s)
 }

@@ -412,7 +412,7 @@ func (s *State) RecordImplementation(lane, idx int, impl Implementation) error {
 	if a.Kind != AwaitImplement && a.Kind != AwaitFix {
 		return fmt.Errorf("await %s waits for a %s return, not an implementer's receipt", a.ID, a.Role)
 	}
-	impl.Round = a.Round
+	impl.Round, impl.Await = a.Round, a.ID
 	l.Implementations = append(l.Implementations, impl)
 	l.Head = impl.Head
 	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)
@@ -431,7 +431,7 @@ func (s *State) RecordBlocked(lane, idx int, impl Implementation) error {
 	if a.Kind != AwaitImplement && a.Kind != AwaitFix {
 		return fmt.Errorf("await %s waits for a %s return, not an implementer's receipt", a.ID, a.Role)
 	}
-	impl.Round = a.Round
+	impl.Round, impl.Await = a.Round, a.ID
 	l.Implementations = append(l.Implementations, impl)
 	l.Awaits = append(l.Awaits[:idx], l.Awaits[idx+1:]...)
 	why := fmt.Sprintf("The implementer handed the step back: %s\n", strings.TrimSpace(impl.Blocked))
@@ -456,7 +456,7 @@ func (s *State) RecordVerdict(lane, idx int, v Verdict) error {
 	if a.Kind != AwaitReview && a.Kind != AwaitAudit {
 		return fmt.Errorf("await %s waits for an implementer's receipt, not a verdict", a.ID)
 	}
-	v.Role = a.Role
+	v.Role, v.Await = a.Role, a.ID
 	v.Routing = a.Routing
 	if a.Answered.Route != "" && v.Answered.Route == "" {
 		v.Answered = a.Answered

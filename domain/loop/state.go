@@ -216,6 +216,8 @@ type Verdict struct {
 	At       string  `json:"at"`
 	// Answered is the route's answer this verdict was recorded from; empty for a host return.
 	Answered Answer `json:"answered"`
+	// Await is the id of the await the verdict closed (as Implementation.Await).
+	Await string `json:"await"`
 }
 
 // Implementation is an implementer's verified receipt: the first one, or a fix after a failed round.
@@ -234,6 +236,9 @@ type Implementation struct {
 	Uncommitted []string `json:"uncommitted"`
 	// Blocked is why the implementer handed the step back instead of delivering it; "" otherwise.
 	Blocked string `json:"blocked"`
+	// Await is the id of the await the receipt closed, so the step's sessions (abcd history) still
+	// find it once the await is gone; "" in a state written before it was kept.
+	Await string `json:"await"`
 }
 
 // Fallback is a route that did not return: the step went to the host with the same brief.

@@ -108,6 +108,7 @@ func renderRecord(s *IO, r app.ImplementRecordResult) string {
 	renderRunLine(&b, s, r.Run)
 	for _, im := range r.Implementations {
 		fmt.Fprintf(&b, "  %s round %d: %s to %s by %s\n", im.Lane, im.Round, text.Count(len(im.Commits), "commit", "commits"), short(im.Head), im.Model)
+		renderStepSessions(&b, im.Sessions)
 	}
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(&b, "  %s round %d %s: %s (tier %s, asked %s, ran %s)\n", v.Lane, v.Round, v.Role, v.Word, v.Tier, v.Route, v.Ran)
@@ -118,6 +119,7 @@ func renderRecord(s *IO, r app.ImplementRecordResult) string {
 		} else if v.Return != "" {
 			fmt.Fprintf(&b, "      (no findings; the whole return: %s)\n", v.Return)
 		}
+		renderStepSessions(&b, v.Sessions)
 	}
 	for _, f := range r.Fallbacks {
 		fmt.Fprintf(&b, "  fallback %s round %d %s: asked %s, %s (%s), ran %s\n", f.Lane, f.Round, f.Role, f.Asked, f.Reason, f.Detail, f.Ran)
@@ -128,7 +130,24 @@ func renderRecord(s *IO, r app.ImplementRecordResult) string {
 	for _, c := range r.ByRole {
 		fmt.Fprintf(&b, "  role %s: %s, %d passed, %d failed\n", c.Name, text.Count(c.Total, "verdict", "verdicts"), c.Passed, c.Failed)
 	}
+	for _, h := range r.History.Sessions {
+		step := "no step named"
+		if h.Lineage.Lane != "" {
+			step = h.Lineage.Lane + " " + h.Lineage.Step
+		}
+		fmt.Fprintf(&b, "  session %s (%s, %s): %s\n", h.Key, step, h.Started, h.Title)
+	}
+	if r.History.Note != "" {
+		fmt.Fprintf(&b, "  history: %s\n", r.History.Note)
+	}
 	return b.String()
+}
+
+// renderStepSessions names the captured sessions that served a step; abcd history show reads each.
+func renderStepSessions(b *strings.Builder, keys []string) {
+	if len(keys) > 0 {
+		fmt.Fprintf(b, "      sessions (abcd history show KEY): %s\n", strings.Join(keys, ", "))
+	}
 }
 
 func short(sha string) string {

@@ -469,22 +469,38 @@ func (a *App) resolveLineage(ctx context.Context, l history.Lineage) history.Lin
 	if err != nil {
 		return l
 	}
+	// The await is open while its step runs; once its return is recorded, the implementation or
+	// verdict it became keeps its id.
+	dir := stepDir(l.Brief)
+	if dir == "" {
+		return l
+	}
 	for _, lane := range st.Lanes {
 		if lane.ID != l.Lane {
 			continue
 		}
 		for _, aw := range lane.Awaits {
-			if sameRel(aw.Return, l.Return) || sameRel(aw.Brief, l.Brief) {
+			if stepDir(aw.Brief) == dir {
 				l.Await = aw.ID
 				return l
 			}
 		}
+		for _, im := range lane.Implementations {
+			if im.Await != "" && stepDir(im.Receipt) == dir {
+				l.Await = im.Await
+				return l
+			}
+		}
+		for _, r := range lane.Rounds {
+			for _, v := range r.Verdicts {
+				if v.Await != "" && stepDir(v.Return) == dir {
+					l.Await = v.Await
+					return l
+				}
+			}
+		}
 	}
 	return l
-}
-
-func sameRel(a, b string) bool {
-	return a != "" && b != "" && (a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a))
 }
 
 func lineageOf(l history.Lineage) HistoryLineage {

@@ -82,6 +82,8 @@ type RecordVerdictView struct {
 	Receipt oracle.Receipt `json:"receipt"`
 	// Call is what a provider reported of the call, when one answered.
 	Call CallView `json:"call"`
+	// Sessions are the keys of the captured harness sessions that served this review (History).
+	Sessions []string `json:"sessions"`
 }
 
 // FallbackView is a fallback receipt.
@@ -104,6 +106,9 @@ type ImplementRecordResult struct {
 	Fallbacks       []FallbackView       `json:"fallbacks"`
 	ByRoute         []Count              `json:"by_route"`
 	ByRole          []Count              `json:"by_role"`
+	// History is the captured harness sessions that served the run's steps, from this machine's
+	// history (abcd history); each implementation and verdict names its own.
+	History RunHistory `json:"history"`
 }
 
 // CallView is what a provider reported of the call that answered a step; empty for the host and rp.
@@ -132,6 +137,8 @@ type ImplementationView struct {
 	// Receipt is the route block of the implementer's step: the harness ran it, and the model it
 	// names is the model reported.
 	Receipt oracle.Receipt `json:"receipt"`
+	// Sessions are the keys of the captured harness sessions that served this step (History).
+	Sessions []string `json:"sessions"`
 }
 
 // Count is how many verdicts a route or a role gave.
@@ -155,7 +162,7 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 		return ImplementRecordResult{}, err
 	}
 	res := ImplementRecordResult{Run: a.runView(s), Implementations: []ImplementationView{}, Verdicts: []RecordVerdictView{},
-		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}}
+		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}, History: a.runHistory(ctx, s.Run)}
 	routes, roles := map[string]*Count{}, map[string]*Count{}
 	bump := func(m map[string]*Count, name string, pass bool) {
 		c, ok := m[name]
@@ -174,13 +181,13 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 		for _, im := range l.Implementations {
 			implementer := oracle.Route{Agent: loop.RoleImplementer, Row: oracle.Row{Tier: oracle.HostDecides}}
 			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model,
-				Receipt: implementer.Receipt(oracle.HarnessName, oracle.HarnessName, "", im.Model)})
+				Receipt: implementer.Receipt(oracle.HarnessName, oracle.HarnessName, "", im.Model), Sessions: stepSessions(res.History, l.ID, im.Receipt)})
 		}
 		for _, r := range l.Rounds {
 			for _, v := range r.Verdicts {
 				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
 					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
-					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v)})
+					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v), Sessions: stepSessions(res.History, l.ID, v.Return)})
 				bump(routes, v.Routing.Ran, v.Pass)
 				bump(roles, v.Role, v.Pass)
 			}

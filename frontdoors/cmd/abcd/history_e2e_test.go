@@ -163,3 +163,45 @@ func (s sandbox) runGit(t *testing.T, args ...string) *icmd.Result {
 	t.Helper()
 	return icmd.RunCmd(icmd.Command(binary, args...), icmd.Dir(s.root), icmd.WithEnv(append(s.env(), "PATH="+os.Getenv("PATH"))...))
 }
+
+// Lineage through the built binary and its helper: a reviewer's session that was handed a review
+// run's brief is captured, and the run's record names it beside the verdict it gave.
+func TestImplementRecordNamesTheReviewersSession(t *testing.T) {
+	s, _ := histSandbox(t)
+	s.runGit(t, "ahoy", "install", "--yes").Assert(t, icmd.Success)
+	assert.NilError(t, os.WriteFile(filepath.Join(s.root, "hello.txt"), []byte("hello\n"), 0o644))
+	icmd.RunCmd(icmd.Command("git", "add", "-A"), icmd.Dir(s.root), icmd.WithEnv("HOME="+s.home, "PATH="+os.Getenv("PATH"))).Assert(t, icmd.Success)
+	icmd.RunCmd(icmd.Command("git", "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "hello"),
+		icmd.Dir(s.root), icmd.WithEnv("HOME="+s.home, "GIT_CONFIG_NOSYSTEM=1", "PATH="+os.Getenv("PATH"))).Assert(t, icmd.Success)
+	res := s.runGit(t, "review", "--role", "ruthless-reviewer", "--base", "HEAD~1", "--json")
+	res.Assert(t, icmd.Success)
+	var started struct {
+		Run struct {
+			Run    string                           `json:"run"`
+			Awaits []struct{ Brief, Return string } `json:"awaits"`
+		} `json:"run"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(res.Stdout()), &started))
+	assert.Assert(t, is.Len(started.Run.Awaits, 1))
+	aw := started.Run.Awaits[0]
+	s.claudeSession(t, "rev-0001", "Review the change. Your brief: "+aw.Brief, "Read it; the change is fine.")
+	s.claudeSession(t, "other-0001", "Tidy the README.", "Done.")
+	assert.NilError(t, os.WriteFile(aw.Return, []byte("## Verdict\n\nSHIP\n\nNothing to fix.\n"), 0o644))
+	s.runGit(t, "implement", "receipt", aw.Return, "--json").Assert(t, icmd.Success)
+	s.runGit(t, "history", "capture", "--all", "--json").Assert(t, icmd.Success)
+
+	res = s.runGit(t, "implement", "record", "--run", started.Run.Run, "--json")
+	res.Assert(t, icmd.Success)
+	var rec app.ImplementRecordResult
+	assert.NilError(t, json.Unmarshal([]byte(res.Stdout()), &rec))
+	assert.Assert(t, is.Len(rec.Verdicts, 1))
+	assert.Check(t, is.DeepEqual(rec.Verdicts[0].Sessions, []string{"claude:rev-0001"}))
+	assert.Assert(t, is.Len(rec.History.Sessions, 1), "only the session that served the run: %+v", rec.History)
+	assert.Check(t, is.Equal(rec.History.Sessions[0].Lineage.Step, "validate/round-1/ruthless-reviewer"))
+	assert.Check(t, rec.History.Sessions[0].Lineage.Await != "", "the await it served, from the run's state")
+	assert.Check(t, is.Equal(rec.History.Note, ""))
+
+	text := s.runGit(t, "implement", "record", "--run", started.Run.Run)
+	text.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(text.Stdout(), "sessions (abcd history show KEY): claude:rev-0001"))
+}
