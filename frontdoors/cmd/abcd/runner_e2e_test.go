@@ -10,9 +10,11 @@ package main
 // audited, with nothing left for the host.
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -354,4 +356,83 @@ func running(pid string) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// Over MCP (stdio), implement_run takes the same run to its end, and a call that carries a progress
+// token hears each line of its progress as a notifications/progress, numbered in order, before its
+// result; stdout carries nothing but protocol.
+func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.\n2. Part two of the work.")
+	w.play(t, w.agents(t)...)
+	cmd := exec.Command(binary, "mcp", "serve")
+	cmd.Dir, cmd.Env = w.c.dir, w.env()
+	in, err := cmd.StdinPipe()
+	assert.NilError(t, err)
+	outPipe, err := cmd.StdoutPipe()
+	assert.NilError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(outPipe)
+	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	send := func(v any) {
+		b, err := json.Marshal(v)
+		assert.NilError(t, err)
+		_, err = in.Write(append(b, '\n'))
+		assert.NilError(t, err)
+	}
+	type wire struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  struct {
+			Token    string `json:"progressToken"`
+			Progress int    `json:"progress"`
+			Message  string `json:"message"`
+		} `json:"params"`
+		Result struct {
+			StructuredContent app.ImplementRunResult `json:"structuredContent"`
+			IsError           bool                   `json:"isError"`
+		} `json:"result"`
+		Error any `json:"error"`
+	}
+	next := func() wire {
+		t.Helper()
+		assert.Assert(t, lines.Scan(), "the server closed stdout: %v; stderr: %s", lines.Err(), stderr.String())
+		var m wire
+		assert.NilError(t, json.Unmarshal(lines.Bytes(), &m), "stdout carries only protocol: %q", lines.Text())
+		assert.Check(t, is.Equal(m.JSONRPC, "2.0"))
+		return m
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-11-25",
+		"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}}})
+	assert.Check(t, next().Error == nil)
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "implement_run",
+		"arguments": map[string]any{"spec": w.spec}, "_meta": map[string]any{"progressToken": "run-1"}}})
+	var progress []string
+	for {
+		m := next()
+		if m.Method == "notifications/progress" {
+			assert.Check(t, is.Equal(m.Params.Token, "run-1"))
+			assert.Check(t, is.Equal(m.Params.Progress, len(progress)+1), "numbered in order")
+			progress = append(progress, m.Params.Message)
+			continue
+		}
+		assert.Check(t, is.Equal(string(m.ID), "2"))
+		assert.Assert(t, m.Error == nil && !m.Result.IsError, "%s", lines.Text())
+		assert.Check(t, is.Equal(m.Result.StructuredContent.Ended, app.EndedFinished))
+		break
+	}
+	all := strings.Join(progress, "\n")
+	for _, want := range []string{"lane-1 implementer: cc takes the step (round 0)", "lane-2: abcd committed the runner's work as ",
+		"integration: intent-auditor's audit (round 1) was answered by rv: PASS", ": finished"} {
+		assert.Check(t, is.Contains(all, want))
+	}
+	assert.Check(t, !strings.Contains(all, rnCanary))
+	assert.NilError(t, in.Close())
+	assert.NilError(t, cmd.Wait(), "stderr: %s", stderr.String())
+	assert.Check(t, !lines.Scan(), "nothing after the result: %q", lines.Text())
+	assert.Check(t, !strings.Contains(stderr.String(), "takes the step"), "a call's progress is the call's alone: %s", stderr.String())
 }
