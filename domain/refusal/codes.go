@@ -159,6 +159,7 @@ const (
 	CodeSpecClosed                Code = "spec_closed"
 	CodeSpecNoSteps               Code = "spec_no_steps"
 	CodeSpecOpen                  Code = "spec_open"
+	CodeIntegrationUnmerged       Code = "integration_unmerged"
 	CodeSpecTitleTaken            Code = "spec_title_taken"
 	CodeSymlinkRefused            Code = "symlink_refused"
 	CodeTextEmpty                 Code = "text_empty"
@@ -318,6 +319,7 @@ var declared = []Declared{
 	{CodeSpecClosed, "A spec is closed."},
 	{CodeSpecNoSteps, "A spec has no steps, so a run would have no lanes."},
 	{CodeSpecOpen, "An intent's spec is still open."},
+	{CodeIntegrationUnmerged, "The run that delivered a spec is not merged into the branch it would be closed or shipped on."},
 	{CodeSpecTitleTaken, "An open spec of the intent already has that title."},
 	{CodeSymlinkRefused, "A path abcd reads or writes is a symbolic link."},
 	{CodeTextEmpty, "A capture's text is empty."},
