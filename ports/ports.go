@@ -248,7 +248,9 @@ type RecordStore interface {
 	Names(ctx context.Context, dir, prefix string) ([]string, error)
 	// Read returns one record file whole, bounded.
 	Read(ctx context.Context, path string) ([]byte, error)
-	// Create writes a new file; created is false when the name is taken.
+	// Create writes a new file; created is false when the name is taken. A write whose ctx ended
+	// before it began is not made (ctx's error), as for Replace, Journal.Commit and RunStore.Write:
+	// an MCP call cancelled, or a Ctrl-C, before its write leaves nothing written.
 	Create(ctx context.Context, path string, data []byte) (created bool, err error)
 	// Replace atomically replaces an existing file's content.
 	Replace(ctx context.Context, path string, data []byte) error

@@ -143,7 +143,10 @@ func (j journalFile) check() error {
 }
 
 // Commit writes the change to the journal, carries it out, and removes the journal.
-func (j Journal) Commit(_ context.Context, c ports.Change) error {
+func (j Journal) Commit(ctx context.Context, c ports.Change) error {
+	if err := ctx.Err(); err != nil {
+		return err // the caller's end came before the change began: nothing of it is made
+	}
 	data, err := encodeJournal(c)
 	if err != nil {
 		return fmt.Errorf("a change to several files was refused: %w", err)

@@ -199,7 +199,10 @@ func recordFault(rel string, fault readFault, err error) error {
 }
 
 // Create writes a new record; its folder is made when missing.
-func (r Records) Create(_ context.Context, rel string, data []byte) (bool, error) {
+func (r Records) Create(ctx context.Context, rel string, data []byte) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // the caller's end came before the write began: nothing is written
+	}
 	f, name, err := r.parent(rel, true)
 	if err != nil {
 		return false, err
@@ -212,7 +215,10 @@ func (r Records) Create(_ context.Context, rel string, data []byte) (bool, error
 }
 
 // Replace atomically replaces an existing record's content.
-func (r Records) Replace(_ context.Context, rel string, data []byte) error {
+func (r Records) Replace(ctx context.Context, rel string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err // the caller's end came before the write began: nothing is written
+	}
 	gone := refusal.New("record_missing", rel, "no longer exists (it was moved or removed meanwhile)", "run the command again")
 	f, name, err := r.parent(rel, false)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -136,6 +136,9 @@ func (r Runs) Create(ctx context.Context, run string) (bool, error) {
 
 // Write replaces a run file atomically, 0600, making its folders 0700.
 func (r Runs) Write(ctx context.Context, rel string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err // the caller's end came before the write began: nothing is written
+	}
 	dir, name, err := r.parent(rel, true)
 	if err != nil {
 		return err

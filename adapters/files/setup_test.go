@@ -361,6 +361,10 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	dir := func(name string, ops ...fs.PathOp) fs.PathOp {
 		return fs.WithDir(name, append([]fs.PathOp{fs.MatchAnyFileMode}, ops...)...)
 	}
+	// Every record folder holds its empty keep file, committed, so no branch ever empties it.
+	kept := func(name string) fs.PathOp {
+		return dir(name, fs.WithFile(record.KeepFile, "", fs.WithMode(0o644)))
+	}
 	namesTheDriver := func(data []byte) fs.CompareResult {
 		if !strings.Contains(string(data), "/.abcd/work/**/*.md merge=abcd\n") {
 			return is.ResultFailure(fmt.Sprintf(".gitattributes does not name the record's merge driver: %q", data))
@@ -375,10 +379,10 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 			fs.WithFile(".gitignore", "", fs.WithMode(0o644), fs.MatchFileContent(ignoresLocalWork)),
 			dir("config", fs.WithFile("oracle-routing.json", "", fs.WithMode(0o644), fs.MatchFileContent(isProposal))),
 			dir("development",
-				dir("intents", dir("drafts"), dir("planned"), dir("shipped")),
-				dir("specs", dir("open"), dir("closed")),
-				dir("decisions")),
-			dir("work", dir("issues", dir("open"), dir("closed")))),
+				dir("intents", kept("drafts"), kept("planned"), kept("shipped")),
+				dir("specs", kept("open"), kept("closed")),
+				kept("decisions")),
+			dir("work", dir("issues", kept("open"), kept("closed")))),
 	)))
 	for _, f := range record.Folders() {
 		assert.Check(t, mode(t, repo.Join(filepath.FromSlash(f.Dir))).IsDir(), f.Dir)

@@ -19,6 +19,12 @@ type Folder struct {
 	Prefix    string // every file in the folder is <prefix>-<id>-<slug>.md
 }
 
+// KeepFile is the empty file every record folder holds, committed, so no folder ever empties. Git's
+// merge takes a folder whose every file one branch moved into another folder as renamed, and puts a
+// record the other branch added there into the folder it moved to: closing the last open issue on
+// one branch would close a new issue of the other's. A folder that never empties is never renamed.
+const KeepFile = ".gitkeep"
+
 // Folders lists every record folder in a fixed order: families, then lifecycles in their order.
 func Folders() []Folder {
 	return []Folder{

@@ -434,6 +434,18 @@ func LintInstall(findings []Finding, missing []string) []Finding {
 	return append([]Finding{f}, findings...)
 }
 
+// LintKeeps warns of each record folder without its keep file (keepless: the keep files' paths), an
+// install older than the keep files: see KeepFile.
+func LintKeeps(findings []Finding, keepless []string) []Finding {
+	for _, p := range keepless {
+		findings = append(findings, Finding{LevelWarning, "keep_file_missing", p, 0,
+			"this record folder has no keep file: when one branch moves the folder's last record out, git's merge takes the folder as renamed and puts a record another branch added to it in the wrong folder",
+			"run abcd ahoy install: it adds the keep files; commit them"})
+	}
+	sortFindings(findings)
+	return findings
+}
+
 // LintPending puts a change_pending finding first when a change a killed writer left waits in the
 // journal at file: until the next writer finishes it, the record may read half changed (a record in
 // two folders, read as a duplicate id), and the other findings are read in that light.

@@ -75,6 +75,7 @@ const (
 	CodeIntentNoCriteria          Code = "intent_no_criteria"
 	CodeIntentNotReady            Code = "intent_not_ready"
 	CodeIntentShipped             Code = "intent_shipped"
+	CodeInterrupted               Code = "interrupted"
 	CodeJournalInvalid            Code = "journal_invalid"
 	CodeJournalStuck              Code = "journal_stuck"
 	CodeKeyEnvInvalid             Code = "key_env_invalid"
@@ -234,6 +235,7 @@ var declared = []Declared{
 	{CodeIntentNoCriteria, "An intent has no acceptance criteria to audit against."},
 	{CodeIntentNotReady, "An intent does not pass the readiness gate."},
 	{CodeIntentShipped, "An intent is shipped, so nothing is left to specify."},
+	{CodeInterrupted, "The call was ended by its caller (Ctrl-C, SIGTERM, an MCP client's cancellation, a deadline) before it finished; no write it had not begun was made."},
 	{CodeJournalInvalid, "The journal holds a change abcd cannot read or finish."},
 	{CodeJournalStuck, "The journal holds a change a killed abcd left, which cannot be finished as it stands."},
 	{CodeKeyEnvInvalid, "A provider's key_env is not an environment variable's name."},

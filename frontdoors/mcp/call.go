@@ -96,6 +96,7 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	if err != nil {
 		return s.refusalBytes(err), true
 	}
+	completed(ctx)
 	// Its next steps are spelled in MCP's terms: the tool to call and its arguments.
 	data, err := app.Encode(hint.Spell(result, Spelling))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/mcpwire"
@@ -249,6 +250,19 @@ func (c *stdioConn) admit(m *message, e era) (version string, answered bool) {
 	return "", false
 }
 
+// completion is set by a tools/call whose verb returned its result, so a cancellation that came too
+// late to stop it does not hide what it did.
+type completion struct{ completed atomic.Bool }
+
+type completionKey struct{}
+
+// completed marks ctx's call as finished by its verb, when its door asked to know.
+func completed(ctx context.Context) {
+	if c, ok := ctx.Value(completionKey{}).(*completion); ok {
+		c.completed.Store(true)
+	}
+}
+
 // start queues a tools/call and runs it on a goroutine of its own, which answers it (unless it is
 // cancelled) and releases its charge. It returns false, having started nothing, when ctx ends while
 // the queue is full.
@@ -260,6 +274,8 @@ func (c *stdioConn) start(ctx context.Context, m *message, e era, version, key s
 	}
 	// Only the reader adds to running, so the id checked before is still free.
 	callCtx, cancel := context.WithCancel(ctx)
+	done := &completion{}
+	callCtx = context.WithValue(callCtx, completionKey{}, done)
 	f := &inflight{cancel: cancel}
 	c.cancels.Lock()
 	c.running[key] = f
@@ -274,10 +290,13 @@ func (c *stdioConn) start(ctx context.Context, m *message, e era, version, key s
 		cancel()
 		c.cancels.Lock()
 		delete(c.running, key)
-		dropped := f.cancelled
+		dropped := f.cancelled && !done.completed.Load()
 		c.cancels.Unlock()
 		if dropped {
-			return // a cancelled request gets no response
+			// A cancelled request gets no response. One whose verb finished anyway (its write made
+			// before the cancellation reached it) is answered: what it wrote stands, and the client
+			// is told so rather than left to guess and call again.
+			return
 		}
 		c.write(outbound{ID: m.ID, Result: result, Error: rerr})
 	}()

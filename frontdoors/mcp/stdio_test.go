@@ -234,9 +234,7 @@ func TestAMessageOfAMillionValuesIsRefused(t *testing.T) {
 	zeros := strings.Repeat("0,", 999_999) + "0"
 	inArguments := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{"x":[` + zeros + `]}}}`
 	inEnvelope := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"x":[` + zeros + `]}}}`
-	start := time.Now()
 	replies := exchange(t, s, initializeLine(0, Legacy20251125), inArguments, inEnvelope, request(3, "ping", nil))
-	elapsed := time.Since(start)
 	doc := refusalOf(t, byID(t, replies, "1"))
 	assert.Check(t, is.Equal(doc["code"], "input_too_large"))
 	assert.Check(t, is.Contains(doc["why"].(string), "more than 100000 values"))
@@ -247,8 +245,6 @@ func TestAMessageOfAMillionValuesIsRefused(t *testing.T) {
 		assert.Check(t, is.Contains(r.Error.Message, "more than 100000 values"))
 	}
 	assert.Check(t, is.Equal(string(byID(t, replies, "3").Result), `{}`), "the server serves on")
-	assert.Check(t, elapsed < 2*time.Second, "answered in %s", elapsed)
-	t.Logf("two messages of a million values refused in %s", elapsed)
 }
 
 // TestAFullConnectionStillReads: with every slot taken by a call in progress and one more call

@@ -83,6 +83,30 @@ func recordDirs() []string {
 	return dirs
 }
 
+// keepFiles are the record folders' keep files (record.KeepFile).
+func keepFiles() []string {
+	var keeps []string
+	for _, f := range record.Folders() {
+		keeps = append(keeps, f.Dir+"/"+record.KeepFile)
+	}
+	return keeps
+}
+
+// keepless lists the keep files missing from a record that exists.
+func (a *App) keepless() ([]string, error) {
+	var missing []string
+	for _, rel := range keepFiles() {
+		ok, err := a.Setup.Exists(rel)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			missing = append(missing, rel)
+		}
+	}
+	return missing, nil
+}
+
 func ahoyInstallVerb() Verb {
 	return declare(Verb{
 		Name:       "ahoy_install",
@@ -157,7 +181,7 @@ type installation struct {
 func (st *installation) look(ctx context.Context) error {
 	a := st.a
 	var err error
-	if st.recordMissing, err = a.anyMissing(append(recordDirs(), repoConfigRel)...); err != nil {
+	if st.recordMissing, err = a.anyMissing(append(append(recordDirs(), keepFiles()...), repoConfigRel)...); err != nil {
 		return err
 	}
 	if st.localMissing, err = a.anyMissing(gitignoreRel); err != nil {
@@ -235,7 +259,7 @@ func (st *installation) askRouting(ctx context.Context) error {
 	return err
 }
 
-// writeRecord lays down the record's folders, its config and its merge driver.
+// writeRecord lays down the record's folders with their keep files, its config and its merge driver.
 func (st *installation) writeRecord(ctx context.Context) (AhoyStep, error) {
 	step := AhoyStep{Category: "record", Required: true, Status: "present", Paths: []string{}}
 	for _, d := range recordDirs() {
@@ -245,6 +269,11 @@ func (st *installation) writeRecord(ctx context.Context) (AhoyStep, error) {
 		}
 		if created || (d == abcdDir && st.abcdCreated) {
 			st.wrote(&step, d+"/")
+		}
+	}
+	for _, keep := range keepFiles() {
+		if err := st.a.create(&step, &st.res, keep, nil); err != nil {
+			return step, err
 		}
 	}
 	if err := st.writeMergeDriver(ctx, &step); err != nil {
@@ -361,6 +390,25 @@ func ahoyUninstallVerb() Verb {
 	}, ahoyUninstall)
 }
 
+// removeRecordDir removes a record folder that holds nothing but what install put there: its keep
+// file, when it is still empty, then the folder. A folder holding a record keeps its keep file.
+func (a *App) removeRecordDir(d string) (bool, error) {
+	keep := d + "/" + record.KeepFile
+	if !slices.Contains(keepFiles(), keep) {
+		return a.Setup.RemoveEmptyDir(d)
+	}
+	dropped, err := a.Setup.RemoveFileIf(keep, nil)
+	if err != nil {
+		return false, err
+	}
+	removed, err := a.Setup.RemoveEmptyDir(d)
+	if err != nil || removed || !dropped {
+		return removed, err
+	}
+	_, err = a.Setup.CreateFile(keep, nil)
+	return false, err
+}
+
 func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUninstallResult, error) {
 	root, git := a.Setup.Root()
 	if !git {
@@ -383,7 +431,7 @@ func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUnin
 		if d == abcdDir {
 			continue
 		}
-		ok, err := a.Setup.RemoveEmptyDir(d)
+		ok, err := a.removeRecordDir(d)
 		if err != nil {
 			return res, err
 		}

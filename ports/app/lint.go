@@ -186,6 +186,11 @@ func (a *App) lintRepository(ctx context.Context, findings []record.Finding) ([]
 			}
 			findings = record.LintMerge(findings, unmerged, missing, gitattributesRel)
 		}
+		keepless, err := a.keepless()
+		if err != nil {
+			return nil, err
+		}
+		findings = record.LintKeeps(findings, keepless)
 	}
 	pending, err := a.Journal.Pending(ctx)
 	if err != nil {

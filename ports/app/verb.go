@@ -3,6 +3,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -153,7 +155,8 @@ func (a *App) Run(ctx context.Context, name string, in any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("no verb named %q", name)
 	}
-	return v.run(ctx, a, in)
+	out, err := v.run(ctx, a, in)
+	return out, interrupted(ctx, name, err)
 }
 
 // Call runs the named verb on the arguments a front door collected: Decode, then the use case. It is
@@ -167,5 +170,18 @@ func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return v.run(ctx, a, in)
+	out, err := v.run(ctx, a, in)
+	return out, interrupted(ctx, name, err)
+}
+
+// interrupted says, as a refusal, that the caller ended the call (Ctrl-C, SIGTERM, an MCP client's
+// notifications/cancelled, a deadline) when err is that ending. Every write checks its context before
+// it begins and a change of several files is one journal write, so what the call had not begun is not
+// made, and the same call run again goes on from what it made, as after a kill.
+func interrupted(ctx context.Context, name string, err error) error {
+	if err == nil || ctx.Err() == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return err
+	}
+	return refusal.Busy(refusal.CodeInterrupted, "", "the call was ended by its caller before it finished ("+ctx.Err().Error()+"); a write it had not begun was not made",
+		"run it again: it goes on from what it made").On(name, "")
 }

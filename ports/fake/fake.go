@@ -298,7 +298,10 @@ func (r *Records) Read(_ context.Context, p string) ([]byte, error) {
 	return append([]byte(nil), data...), nil
 }
 
-func (r *Records) Create(_ context.Context, p string, data []byte) (bool, error) {
+func (r *Records) Create(ctx context.Context, p string, data []byte) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	if _, ok := r.Files[p]; ok {
 		return false, nil
 	}
@@ -306,7 +309,10 @@ func (r *Records) Create(_ context.Context, p string, data []byte) (bool, error)
 	return true, nil
 }
 
-func (r *Records) Replace(_ context.Context, p string, data []byte) error {
+func (r *Records) Replace(ctx context.Context, p string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if _, ok := r.Files[p]; !ok {
 		return refusal.New("record_missing", p, "does not exist", "list the records")
 	}
@@ -672,7 +678,10 @@ func (r *Runs) Create(_ context.Context, run string) (bool, error) {
 	return true, nil
 }
 
-func (r *Runs) Write(_ context.Context, p string, data []byte) error {
+func (r *Runs) Write(ctx context.Context, p string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if !strings.HasPrefix(p, runRoot) {
 		return refusal.New("run_path_invalid", p, "is not under "+runRoot, "use a run path")
 	}

@@ -20,7 +20,10 @@ type Journal struct {
 // NewJournal is a journal over the two stores.
 func NewJournal(recs *Records, runs *Runs) *Journal { return &Journal{Records: recs, Runs: runs} }
 
-func (j *Journal) Commit(_ context.Context, c ports.Change) error {
+func (j *Journal) Commit(ctx context.Context, c ports.Change) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	j.Commits = append(j.Commits, c)
 	j.apply(c)
 	return nil

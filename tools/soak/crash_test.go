@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/domain/record"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -222,10 +225,15 @@ func (r *repo) read(rel string) string {
 
 // files lists the files of a record folder.
 func (r *repo) files(rel string) []string {
-	entries, _ := os.ReadDir(r.path(rel))
+	entries, err := os.ReadDir(r.path(rel))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		panic(fmt.Sprintf("reading %s: %v", rel, err)) // a folder the campaign cannot read is the test's fault, not abcd's
+	}
 	var out []string
 	for _, e := range entries {
-		out = append(out, e.Name())
+		if e.Name() != record.KeepFile {
+			out = append(out, e.Name())
+		}
 	}
 	return out
 }

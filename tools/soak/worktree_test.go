@@ -4,12 +4,16 @@ package soak
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/domain/record"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -40,8 +44,13 @@ func TestAbcdInALanesWorktreeActsOnTheRepository(t *testing.T) {
 	assert.Assert(t, is.Len(runs, 1), "the worktree's abcd sees the repository's run")
 	inWorktree("capture", "Noticed while implementing")
 	assert.Check(t, is.Len(r.files(".abcd/work/issues/open"), 1), "the issue is in the repository's record")
-	_, err := exec.Command("test", "-e", filepath.Join(wt, ".abcd", "work")).Output()
-	assert.Check(t, err != nil, "and not in the lane's checkout")
+	inLane, err := os.ReadDir(filepath.Join(wt, ".abcd", "work", "issues", "open"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		assert.NilError(t, err)
+	}
+	for _, e := range inLane {
+		assert.Check(t, is.Equal(e.Name(), record.KeepFile), "and not in the lane's checkout")
+	}
 	r.implemented(v, "lane-1")
 	ret := awaitFor(v, "implementer").Return
 	recorded := inWorktree("implement", "receipt", filepath.Join(r.root, ret))

@@ -739,3 +739,39 @@ func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
 	assert.Check(t, is.Len(findingCodes(lint.Findings), 0), "%+v", lint.Findings)
 	_ = b
 }
+
+// TestTeamClosingTheLastOpenIssueLeavesANewOneOpen: one branch closes every open issue, the other
+// files a new one. Were the open folder to empty, git's merge would take it as renamed to the closed
+// folder and put the new issue there, closed by nobody; its keep file holds it. A clone whose folders
+// lack their keep files (an older install) hears it from lint, and install adds them.
+func TestTeamClosingTheLastOpenIssueLeavesANewOneOpen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("merges two clones with git")
+	}
+	b, clones := newTeam(t, 2)
+	closer, filer := clones[0], clones[1]
+	closer.abcd(t, 0, nil, "issue", "close", b.i1, "--why", "Fixed.")
+	closer.abcd(t, 0, nil, "issue", "close", b.i2, "--why", "Fixed too.")
+	closer.git(t, "commit", "-q", "-a", "-m", "every issue closed")
+	var c app.RecordCreated
+	filer.abcd(t, 0, &c, "capture", "The board shows a stale route")
+	filer.git(t, "add", "-A")
+	filer.git(t, "commit", "-q", "-m", "a new issue")
+	filer.git(t, "fetch", "-q", closer.dir, "main:closer")
+	res := filer.cmd("git", "merge", "--no-edit", "closer")
+	res.Assert(t, icmd.Success)
+	assert.Check(t, is.Equal(filer.pathOf(t, c.Record.ID), c.Record.Path))
+	assert.Check(t, strings.HasPrefix(c.Record.Path, ".abcd/work/issues/open/"), c.Record.Path)
+	var lint app.LintResult
+	filer.abcd(t, 0, &lint, "lint")
+	assert.Check(t, is.Len(findingCodes(lint.Findings), 0), "%+v", lint.Findings)
+
+	keep := ".abcd/work/issues/closed/" + record.KeepFile
+	closer.git(t, "rm", "-q", keep)
+	closer.abcd(t, 0, &lint, "lint")
+	assert.Check(t, is.DeepEqual(findingCodes(lint.Findings), map[string]int{"keep_file_missing": 1}), "%+v", lint.Findings)
+	closer.abcd(t, 0, nil, "ahoy", "install", "--yes")
+	assert.Check(t, is.Equal(closer.read(t, keep), ""))
+	closer.abcd(t, 0, &lint, "lint")
+	assert.Check(t, is.Len(findingCodes(lint.Findings), 0), "%+v", lint.Findings)
+}

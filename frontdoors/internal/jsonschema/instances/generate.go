@@ -320,15 +320,22 @@ func patternString(pattern string, minLen, maxLen, variant int) (any, bool) {
 		return nil, false
 	}
 	check := regexp.MustCompile(pattern)
-	for extra := 0; extra <= minLen+64; extra++ {
-		grow := extra
-		s := sample(re, &grow, variant)
-		n := utf8.RuneCountInString(s)
-		if n >= minLen && n <= maxLen && check.MatchString(s) {
-			return s, true
-		}
-		if n > maxLen {
-			break
+	// Each grow adds about one character, so the search starts where the least sample falls short of
+	// minLen (scanning from zero made long minimums quadratic); where a grow adds several and steps
+	// over the length, the whole scan follows.
+	none := 0
+	short := max(0, minLen-utf8.RuneCountInString(sample(re, &none, variant)))
+	for _, span := range [][2]int{{short, short + 64}, {0, minLen + 64}} {
+		for extra := span[0]; extra <= span[1]; extra++ {
+			grow := extra
+			s := sample(re, &grow, variant)
+			n := utf8.RuneCountInString(s)
+			if n >= minLen && n <= maxLen && check.MatchString(s) {
+				return s, true
+			}
+			if n > maxLen {
+				break
+			}
 		}
 	}
 	return nil, false
@@ -388,19 +395,33 @@ func sample(re *syntax.Regexp, grow *int, variant int) string {
 }
 
 func classRune(ranges []rune, variant int) rune {
-	var held []rune
-	for _, r := range preferred {
+	in := func(r rune) bool {
 		for i := 0; i+1 < len(ranges); i += 2 {
 			if r >= ranges[i] && r <= ranges[i+1] {
-				held = append(held, r)
-				break
+				return true
 			}
 		}
+		return false
 	}
-	if len(held) > 0 {
-		return held[variant%len(held)]
+	held := 0
+	for _, r := range preferred {
+		if in(r) {
+			held++
+		}
 	}
-	return ranges[0]
+	if held == 0 {
+		return ranges[0]
+	}
+	want := variant % held
+	for _, r := range preferred {
+		if in(r) {
+			if want == 0 {
+				return r
+			}
+			want--
+		}
+	}
+	return ranges[0] // not reached: held counted want's character
 }
 
 // walk adds the mutations of the value v at path, which schema s describes, to the instance
