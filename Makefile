@@ -43,7 +43,7 @@ cross: ## every package builds and vets (test files included) for linux, darwin 
 	done
 
 test-go: tools-deps ## every module's tests, the full matrices included (the Go interop tests start the npm stand-ins, so the npm packages come first)
-	$(GO) test -count=1 work
+	$(GO) test -count=1 -timeout 25m work
 
 test-short: ## the inner loop: every module's tests without the long matrices (under 30 s on 2 cores)
 	$(GO) test -short work

@@ -431,6 +431,30 @@ type RunStore interface {
 	WorkerHeld(ctx context.Context, run, name string) (bool, error)
 }
 
+// DoD runs a repository's definition of done (build.dod) in a lane's checkout: the person's own
+// command, through the system's shell, with abcd's own environment. The loop runs it on each head
+// before that head's validators are opened, so what it showed is evidence in their briefs.
+type DoD interface {
+	// Run runs command in dir (absolute) until it exits, timeout passes or ctx ends; the command and
+	// everything it started are ended with it. A command that cannot start, or does not exit on its
+	// own within timeout, is a result with its Problem; an error is ctx's, or a fault of the adapter.
+	Run(ctx context.Context, dir, command string, timeout time.Duration) (DoDResult, error)
+}
+
+// DoDResult is how a run of the definition of done ended and its output's last lines.
+type DoDResult struct {
+	// ExitCode is the command's exit code; -1 when it did not exit on its own.
+	ExitCode int
+	// Tail is the output's last lines (stdout and stderr as they came), at most TailLines lines and
+	// TailBytes bytes; Lines counts every line the command printed.
+	Tail     string
+	Lines    int
+	Duration time.Duration
+	// Problem says why the command did not run to its own exit (it could not start, timed out, was
+	// ended by a signal); "" when it did.
+	Problem string
+}
+
 // Validator routes an agent's step elsewhere than the person's harness: a review to a RepoPrompt
 // MCP server (route rp), or any agent's step to an OpenAI-compatible provider (the route is the
 // connection's name). The host route is the loop's own default (an await for the harness). A route

@@ -117,6 +117,11 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 		c.emit(w)
 		w.findExec(c)
 		return false, nil
+	case "fd", "fdfind":
+		w.fdExec(c)
+		return false, nil
+	case "start-stop-daemon":
+		return w.startStop(c), nil
 	case "git":
 		w.git(c)
 		return false, nil
@@ -514,7 +519,12 @@ func (w *walker) env(c *cmdCall) bool {
 	if _, clear := firstOf(opts, "-i", "--ignore-environment", "-"); clear {
 		c.env = nil
 	}
+	before := len(c.env)
 	rest = c.chdirAndAssign(opts, rest, "-C")
+	for _, a := range c.env[before:] {
+		// env PS4='$(...)' bash -x: the variables env sets are code as the shell's own are
+		w.special(a.Name, a.Value, c.sc)
+	}
 	if split, ok := firstOf(opts, "-S", "--split-string"); ok {
 		// env -S "cmd args" splits its string into the command line.
 		w.executed(append([]guard.Word{split}, rest...), c.sc, c.via, "env -S")
@@ -839,4 +849,74 @@ func afterOption(words []guard.Word, opts []string) ([]guard.Word, bool) {
 		}
 	}
 	return nil, false
+}
+
+var fdValues = []string{"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-E", "--exclude", "-S", "--size",
+	"--changed-within", "--changed-before", "-o", "--owner", "-j", "--threads", "-c", "--color", "--max-results", "--format", "--path-separator",
+	"--ignore-file", "--batch-size", "--max-buffer-time", "--and", "--base-directory"}
+
+// fdExec reads fd (fd-find): with -x/--exec or -X/--exec-batch it runs a command on what it finds
+// under its search paths, read as find -exec is (fd . ~ -X rm -rf is find ~ -exec rm -rf {} +).
+func (w *walker) fdExec(c *cmdCall) {
+	args := c.words[1:]
+	var positional, paths, cmd []guard.Word
+	for i := 0; i < len(args); i++ {
+		t, ok := args[i].Text()
+		switch {
+		case ok && (t == "-x" || t == "--exec" || t == "-X" || t == "--exec-batch"):
+			for j := i + 1; j < len(args); j++ {
+				if e, _ := args[j].Text(); e == ";" {
+					break
+				}
+				cmd = append(cmd, args[j])
+			}
+			i = len(args)
+		case ok && t == "--search-path" && i+1 < len(args):
+			i++
+			paths = append(paths, args[i])
+		case ok && strings.HasPrefix(t, "--search-path="):
+			paths = append(paths, guard.Lit(strings.TrimPrefix(t, "--search-path=")))
+		case ok && slices.Contains(fdValues, t):
+			i++
+		case ok && strings.HasPrefix(t, "-"):
+		default:
+			positional = append(positional, args[i])
+		}
+	}
+	if len(cmd) == 0 {
+		c.emit(w)
+		return
+	}
+	if len(positional) > 1 {
+		paths = append(paths, positional[1:]...)
+	}
+	if len(paths) == 0 {
+		paths = []guard.Word{guard.Lit(".")}
+	}
+	words := append(append([]guard.Word{guard.Lit("find")}, paths...), guard.Lit("-exec"))
+	words = append(append(words, cmd...), guard.Lit("{}"), guard.Lit("+"))
+	as := &cmdCall{words: words, env: c.env, reds: c.reds, sc: c.sc, via: append(slices.Clone(c.via), "fd"), text: c.text}
+	as.emit(w)
+	w.findExec(as)
+}
+
+// startStop reads start-stop-daemon --start: the program of --exec (or --startas) runs with the
+// words after --.
+func (w *walker) startStop(c *cmdCall) bool {
+	prog := optionValues(c.words[1:], "--startas", "-a")
+	if len(prog) == 0 {
+		prog = optionValues(c.words[1:], "--exec", "-x")
+	}
+	if len(prog) == 0 {
+		c.emit(w)
+		return false
+	}
+	var args []guard.Word
+	for i, wd := range c.words {
+		if t, _ := wd.Text(); t == "--" {
+			args = c.words[i+1:]
+			break
+		}
+	}
+	return c.through("start-stop-daemon", append(prog[:1:1], args...))
 }

@@ -190,6 +190,7 @@ func (w *walker) gitRuns(c *cmdCall, config []guard.Word, rest []guard.Word) {
 				w.executed([]guard.Word{guard.Lit(body)}, c.sc, c.via, "git "+key)
 			}
 		case slices.Contains(codeKeys, key) || strings.HasPrefix(key, "filter.") || strings.HasPrefix(key, "diff.") && strings.HasSuffix(key, ".command") ||
+			(strings.HasPrefix(key, "mergetool.") || strings.HasPrefix(key, "difftool.")) && strings.HasSuffix(key, ".cmd") ||
 			strings.HasSuffix(key, ".textconv") || strings.HasPrefix(key, "merge.") && strings.HasSuffix(key, ".driver") || strings.HasPrefix(key, "pager."):
 			if val != "" || !value.Known() {
 				w.executed([]guard.Word{value}, c.sc, c.via, "git "+key)
@@ -201,6 +202,7 @@ func (w *walker) gitRuns(c *cmdCall, config []guard.Word, rest []guard.Word) {
 			w.executed([]guard.Word{e.Value}, c.sc, c.via, "git "+e.Name)
 		}
 	}
+	w.gitSubRuns(c, rest)
 	for i, wd := range rest {
 		t, ok := wd.Text()
 		if !ok {
@@ -305,4 +307,64 @@ func extCommand(s string) string {
 		words = append(words, shellQuote(b.String()))
 	}
 	return strings.Join(words, " ")
+}
+
+// subRuns are git subcommands' options whose value is a shell command they run (git rebase -x CMD,
+// git difftool --extcmd CMD, git filter-branch --tree-filter CMD).
+var subRuns = map[string][]string{
+	"rebase":        {"-x", "--exec"},
+	"difftool":      {"-x", "--extcmd"},
+	"filter-branch": {"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter", "--tag-name-filter"},
+	"send-email":    {"--to-cmd", "--cc-cmd", "--header-cmd"},
+}
+
+// gitSubRuns follows the commands a git subcommand runs by its words: the options of subRuns,
+// bisect run's command and submodule foreach's.
+func (w *walker) gitSubRuns(c *cmdCall, rest []guard.Word) {
+	sub, ok := firstText(rest)
+	if !ok {
+		return
+	}
+	args := rest[1:]
+	switch sub {
+	case "bisect":
+		if t, _ := firstText(args); t == "run" && len(args) > 1 {
+			w.executed(args[1:], c.sc, c.via, "git bisect run")
+		}
+		return
+	case "submodule":
+		for i, a := range args {
+			if t, _ := a.Text(); t == "foreach" {
+				cmd := args[i+1:]
+				for len(cmd) > 0 {
+					if t, _ := firstText(cmd); t != "--recursive" && t != "-q" && t != "--quiet" {
+						break
+					}
+					cmd = cmd[1:]
+				}
+				if len(cmd) > 0 {
+					w.executed(cmd, c.sc, c.via, "git submodule foreach")
+				}
+				return
+			}
+		}
+		return
+	}
+	opts := subRuns[sub]
+	for i, a := range args {
+		t, ok := a.Text()
+		if !ok {
+			continue
+		}
+		for _, o := range opts {
+			switch {
+			case t == o && i+1 < len(args):
+				w.executed(args[i+1:i+2], c.sc, c.via, "git "+sub+" "+o)
+			case strings.HasPrefix(t, o+"=") && strings.HasPrefix(o, "--"):
+				w.executed([]guard.Word{guard.Lit(strings.TrimPrefix(t, o+"="))}, c.sc, c.via, "git "+sub+" "+o)
+			case len(o) == 2 && len(t) > 2 && strings.HasPrefix(t, o) && !strings.HasPrefix(t, "--"):
+				w.executed([]guard.Word{guard.Lit(t[2:])}, c.sc, c.via, "git "+sub+" "+o)
+			}
+		}
+	}
 }

@@ -30,6 +30,7 @@ var interpreters = sync.OnceValue(func() map[string]interp {
 		"lua":       {code: []string{"-e"}, values: []string{"-l"}},
 		"luajit":    {code: []string{"-e"}, values: []string{"-l", "-j", "-O"}},
 		"Rscript":   {code: []string{"-e"}, values: []string{"--default-packages"}},
+		"R":         {code: []string{"-e"}, values: []string{"-f", "--file", "-d", "--debugger"}},
 		"osascript": {code: []string{"-e"}, values: []string{"-l", "-s"}},
 		"julia":     {code: []string{"-e", "--eval", "-E", "--print"}, values: []string{"-J", "-L", "-p", "-t", "--project"}},
 		"raku":      {code: []string{"-e"}, values: []string{"-I", "-M"}},
@@ -177,7 +178,11 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 	if len(src) > maxOutput {
 		src = text.Prefix(src, maxOutput)
 	}
-	for _, line := range shellOuts(src) {
+	outs := shellOuts(src)
+	if base == "tclsh" || base == "wish" || base == "jimsh" {
+		outs = append(outs, tclExecs(src)...)
+	}
+	for _, line := range outs {
 		if line == unknownCode {
 			// a shell-out or an eval of text the code builds as it runs (a variable, a decoded
 			// string): the guard cannot read what it runs
@@ -244,7 +249,7 @@ func writtenFiles(code string) []string {
 var (
 	shellCalls = []string{"system", "popen", "exec", "execSync", "execFileSync", "spawnSync", "spawn", "execFile", "check_call", "check_output",
 		"call", "run", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open", "execute", "io.popen", "Command", "sh", "capture2", "capture3", "popen3", "spawnvp", "execvp", "execlp"}
-	removers = []string{"unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
+	removers = []string{"rm", "unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
 )
 
 // shellOuts finds the shell commands in interpreter code: the first string (or list of strings)
@@ -458,7 +463,7 @@ func literal(s string) (string, int, bool) {
 
 // homeForms are the spellings of the home folder in interpreter code.
 var homeForms = []string{"os.path.expanduser('~')", `os.path.expanduser("~")`, "Path.home()", "pathlib.Path.home()", "os.homedir()", "require('os').homedir()",
-	`require("os").homedir()`, "process.env.HOME", "os.environ['HOME']", `os.environ["HOME"]`, "os.getenv('HOME')", `os.getenv("HOME")`, "ENV['HOME']", `ENV["HOME"]`, "$ENV{HOME}", "$ENV{'HOME'}", "Dir.home", `getenv("HOME")`, "Deno.env.get('HOME')", `Deno.env.get("HOME")`}
+	`require("os").homedir()`, "homedir()", "path.expand('~')", `path.expand("~")`, `Sys.getenv("HOME")`, "Sys.getenv('HOME')", "process.env.HOME", "os.environ['HOME']", `os.environ["HOME"]`, "os.getenv('HOME')", `os.getenv("HOME")`, "ENV['HOME']", `ENV["HOME"]`, "$ENV{HOME}", "$ENV{'HOME'}", "Dir.home", `getenv("HOME")`, "Deno.env.get('HOME')", `Deno.env.get("HOME")`}
 
 // pathArgument reads a remover's first argument as a shell word: a string literal (quoted, so it
 // stays literal), or the home folder.
@@ -538,6 +543,29 @@ func awkPipes(code string) []string {
 			out = append(out, lit)
 		}
 		i += n - 1
+	}
+	return out
+}
+
+// tclExecs are the commands Tcl's exec runs: its words up to the end of the command (exec rm -rf ~,
+// [exec sh -c {...}]).
+func tclExecs(code string) []string {
+	var out []string
+	for rest := code; len(out) < 16; {
+		i := strings.Index(rest, "exec ")
+		if i < 0 {
+			break
+		}
+		if i > 0 && isIdent(rest[i-1]) {
+			rest = rest[i+5:]
+			continue
+		}
+		rest = rest[i+5:]
+		end := strings.IndexAny(rest, "\n;]")
+		if end < 0 {
+			end = len(rest)
+		}
+		out = append(out, strings.NewReplacer("{", "'", "}", "'").Replace(rest[:end]))
 	}
 	return out
 }

@@ -32,6 +32,19 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 		cmds = sedCommands(c.words[1:])
 	case "make", "gmake":
 		cmds = makeRecipes(c.words[1:])
+		for _, f := range optionValues(c.words[1:], "-f", "--file", "--makefile") {
+			// make -f - reads its makefile from its input
+			if t, _ := f.Text(); (t == "-" || t == "/dev/stdin") && c.sc.stdin.hasWord() {
+				cmds = append(cmds, recipeLines(textOf(c.sc.stdin.word))...)
+			}
+		}
+	case "emacs", "emacsclient":
+		cmds = elispShell(optionValues(c.words[1:], "--eval", "-eval", "-e"))
+	case "gdb":
+		cmds = gdbShell(optionValues(c.words[1:], "-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"))
+		if len(cmds) == 0 {
+			return false
+		}
 	case "socat":
 		cmds, networkShell = socatPrograms(c.words[1:])
 	case "nc", "ncat", "netcat":
@@ -148,12 +161,89 @@ func makeRecipes(words []guard.Word) []guard.Word {
 		if !ok {
 			continue
 		}
-		for _, line := range strings.Split(t, "\n") {
-			switch {
-			case strings.HasPrefix(line, "\t"):
-				out = append(out, guard.Lit(strings.TrimSpace(line)))
-			case strings.Contains(line, ":") && strings.Contains(line, ";"):
-				out = append(out, guard.Lit(line[strings.Index(line, ";")+1:]))
+		out = append(out, recipeLines(t)...)
+	}
+	return out
+}
+
+// recipeLines are a makefile's recipes: its tab-indented lines and what follows a rule's ;.
+func recipeLines(t string) []guard.Word {
+	var out []guard.Word
+	for _, line := range strings.Split(t, "\n") {
+		switch {
+		case strings.HasPrefix(line, "\t"):
+			out = append(out, guard.Lit(strings.TrimLeft(strings.TrimSpace(line), "@-+")))
+		case strings.Contains(line, ":") && strings.Contains(line, ";"):
+			out = append(out, guard.Lit(line[strings.Index(line, ";")+1:]))
+		}
+	}
+	return out
+}
+
+// elispShell are the shell commands Emacs Lisp code runs: (shell-command "cmd") and its kin.
+func elispShell(code []guard.Word) []guard.Word {
+	var out []guard.Word
+	for _, c := range code {
+		t := textOf(c)
+		for _, fn := range []string{"(shell-command-to-string", "(async-shell-command", "(shell-command", "(call-process-shell-command", "(start-process-shell-command"} {
+			for rest := t; ; {
+				i := strings.Index(rest, fn)
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(fn):]
+				arg := strings.TrimLeft(rest, " \t")
+				if fn == "(start-process-shell-command" {
+					// its name and buffer come first
+					for range 2 {
+						if _, n, ok := elispString(arg); ok {
+							arg = strings.TrimLeft(arg[n:], " \t")
+						}
+					}
+				}
+				if lit, _, ok := elispString(arg); ok {
+					out = append(out, guard.Lit(lit))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// elispString reads a Lisp string literal at the start of s: its text and length.
+func elispString(s string) (string, int, bool) {
+	if !strings.HasPrefix(s, "\"") {
+		return "", 0, false
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case '"':
+			return b.String(), i + 1, true
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return "", 0, false
+}
+
+// gdbShell are the shell commands gdb's start-up commands run: shell CMD, !CMD and pipe's command.
+func gdbShell(cmds []guard.Word) []guard.Word {
+	var out []guard.Word
+	for _, c := range cmds {
+		t := strings.TrimSpace(textOf(c))
+		if rest, ok := strings.CutPrefix(t, "!"); ok {
+			out = append(out, guard.Lit(rest))
+		} else if rest, ok := strings.CutPrefix(t, "shell "); ok {
+			out = append(out, guard.Lit(rest))
+		} else if rest, ok := strings.CutPrefix(t, "pipe "); ok {
+			if _, cmd, found := strings.Cut(rest, "|"); found {
+				out = append(out, guard.Lit(cmd))
 			}
 		}
 	}

@@ -331,7 +331,12 @@ func newWhere(ctx Context, home string, cd []CdStep, work *budget) where {
 		switch t, ok := step.Target.Text(); {
 		case step.Home:
 			next = "~"
-		case !ok || t == "-":
+		case !ok:
+			// cd "$HOME/.." and cd "$PWD/x" resolve as rm's operands do
+			if pat := w.pattern(step.Target); len(pat) == 1 && !pat[0].hole {
+				next = w.resolve(pat[0].text, Lit(pat[0].text), w.cwds)
+			}
+		case t == "-":
 			next = ""
 		default:
 			next = w.resolve(t, step.Target, w.cwds)

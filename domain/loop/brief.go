@@ -200,6 +200,8 @@ func validatorBrief(b *strings.Builder, c BriefContext) {
 	}
 	b.WriteString("\n\n")
 	switch {
+	case l.Integration && c.Plan.Kind == AwaitReview:
+		b.WriteString("This is the code the integration's fix rounds added after every lane of the spec was merged onto the run's base: review it as you would a lane's change. The intent-auditor judges the whole against the intent beside you.\n\n")
 	case l.Integration:
 		b.WriteString("This is the integration: every lane of the spec, merged onto the run's base. Judge the whole against the intent.\n\n")
 	case l.Text != "":
@@ -217,6 +219,7 @@ func validatorBrief(b *strings.Builder, c BriefContext) {
 		}
 		b.WriteString("\n")
 	}
+	checkSection(b, c)
 	conventions(b, c, "Check the change against each of them: a change that breaks one is a finding, with the rule it breaks.")
 	earlierFindings(b, l)
 	for _, r := range c.Reports {
@@ -256,7 +259,7 @@ func validatorReturn(b *strings.Builder, c BriefContext) {
 		}
 		b.WriteString("  ],\n  \"summary\": \"<one paragraph on the whole>\"\n}\n```\n\n")
 	} else {
-		fmt.Fprintf(b, "Write it as markdown with exactly one `## Verdict` heading; the first line after it that is not blank is exactly the verdict, in capitals, alone on its line: %s to pass, or %s to fail. Findings go above the heading or below the verdict line; both are kept, and a failing round's findings go whole to the implementer who fixes them. Do not wrap the return in a code fence. Filled in, it reads like this:\n\n", orList(c.Pass), orList(c.Fail))
+		fmt.Fprintf(b, "Write it as markdown with exactly one `## Verdict` heading; the first line after it that is not blank is exactly the verdict, in capitals, alone on its line: %s to pass, or %s to fail. abcd also reads the word wrapped in `**` or in backticks, but nothing else may share its line: no punctuation, no comment. Findings go above the heading or below the verdict line; both are kept, and a failing round's findings go whole to the implementer who fixes them. Do not wrap the return in a code fence. Filled in, it reads like this:\n\n", orList(c.Pass), orList(c.Fail))
 		word := "FAIL"
 		if len(c.Fail) > 0 {
 			word = c.Fail[0]

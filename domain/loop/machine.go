@@ -255,6 +255,9 @@ func Pending(s State) []Plan {
 				plans = append(plans, Plan{Lane: i, Kind: AwaitFix, Role: RoleImplementer, Round: l.Round})
 			}
 		case StageValidate:
+			if s.checkDue(i) {
+				continue // abcd runs build.dod on the head first; its validators see what it showed
+			}
 			for _, role := range s.laneValidators(i) {
 				if !l.awaiting("", role, l.Round) && !l.answered(role, l.Round) {
 					plans = append(plans, Plan{Lane: i, Kind: kindFor(role), Role: role, Round: l.Round})
@@ -270,14 +273,17 @@ func Pending(s State) []Plan {
 
 // laneValidators are the roles that validate a lane's rounds: on a spec run, the reviewers validate
 // each step lane and the intent-auditor the integration lane (a version 1 run's auditor joins its
-// last lane through auditorDue instead); on a review or audit run, every validator of the run.
+// last lane through auditorDue instead); once a fix round added code to the integration, the
+// reviewers review it beside the auditor, as they would a lane's. On a review or audit run, every
+// validator of the run.
 func (s State) laneValidators(lane int) []string {
 	if s.Kind != KindSpec {
 		return s.Validators
 	}
+	l := s.Lanes[lane]
 	var out []string
 	for _, role := range s.Validators {
-		if (role == RoleAuditor) == s.Lanes[lane].Integration {
+		if (role == RoleAuditor) == l.Integration || l.Integration && l.Round > 1 {
 			out = append(out, role)
 		}
 	}

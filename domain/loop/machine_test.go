@@ -107,8 +107,9 @@ func TestImplementationStartsRoundOne(t *testing.T) {
 				!reflect.DeepEqual(l.Implementations[0].Commits, []string{head}) {
 				t.Fatalf("implementations: %+v", l.Implementations)
 			}
-			if h.s.Changes != changes+1 {
-				t.Fatalf("changes %d, want %d", h.s.Changes, changes+1)
+			// The receipt, then abcd's run of build.dod on the head.
+			if h.s.Changes != changes+2 || len(l.Checks) != 1 || l.Checks[0].Head != head || l.Checks[0].Round != 1 {
+				t.Fatalf("changes %d, want %d; checks %+v", h.s.Changes, changes+2, l.Checks)
 			}
 			want := []Plan{
 				{Lane: lane, Kind: AwaitReview, Role: RoleRuthless, Round: 1},
@@ -873,6 +874,12 @@ func TestTheIntegrationIsAuditedAndFixed(t *testing.T) {
 	h.s.Started(integ, "merged-1", WorktreeDir("run-1", IntegrationLane))
 	checkInvariants(t, h.s)
 	wantStage(t, h.s, integ, StageValidate)
+	// abcd runs build.dod on the integration before the auditor is opened.
+	samePlans(t, "before the integration's check", Pending(h.s), nil)
+	if due := ChecksDue(h.s); !reflect.DeepEqual(due, []CheckPlan{{Lane: integ, Round: 1, Head: "merged-1"}}) {
+		t.Fatalf("ChecksDue = %+v", due)
+	}
+	h.check()
 	samePlans(t, "the audit", Pending(h.s), []Plan{{Lane: integ, Kind: AwaitAudit, Role: RoleAuditor, Round: 1}})
 	h.openPending()
 	h.answer(integ, RoleAuditor, false)
@@ -883,9 +890,30 @@ func TestTheIntegrationIsAuditedAndFixed(t *testing.T) {
 	samePlans(t, "the fix", Pending(h.s), []Plan{{Lane: integ, Kind: AwaitFix, Role: RoleImplementer, Round: 1}})
 	h.openPending()
 	h.implement(integ)
-	samePlans(t, "the second audit", Pending(h.s), []Plan{{Lane: integ, Kind: AwaitAudit, Role: RoleAuditor, Round: 2}})
+	// The code the fix added is reviewed, ruthless and security, as a lane's is, beside the audit.
+	second := []Plan{{Lane: integ, Kind: AwaitReview, Role: RoleRuthless, Round: 2}, {Lane: integ, Kind: AwaitReview, Role: RoleSecurity, Round: 2},
+		{Lane: integ, Kind: AwaitAudit, Role: RoleAuditor, Round: 2}}
+	samePlans(t, "the second round", Pending(h.s), second)
 	h.openPending()
+	// The audit passing is not enough: a reviewer that fails the fix's code fails the round.
 	h.answer(integ, RoleAuditor, true)
+	h.answer(integ, RoleSecurity, true)
+	wantStage(t, h.s, integ, StageValidate)
+	h.answer(integ, RoleRuthless, false)
+	wantStage(t, h.s, integ, StageFix)
+	if !strings.Contains(h.s.Lanes[integ].Findings, findingText(integ, RoleRuthless, 2)) {
+		t.Fatalf("the reviewer's findings on the integration's fix are not the fix's brief: %q", h.s.Lanes[integ].Findings)
+	}
+	h.openPending()
+	h.implement(integ)
+	for i := range second {
+		second[i].Round = 3
+	}
+	samePlans(t, "the third round", Pending(h.s), second)
+	h.openPending()
+	for _, role := range specValidators() {
+		h.answer(integ, role, true)
+	}
 	wantStage(t, h.s, integ, StageDone)
 	if !h.s.Finished() {
 		t.Fatal("not finished after the integration passed")

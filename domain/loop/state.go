@@ -122,6 +122,8 @@ type Lane struct {
 	// Conflict is the merge the lane's start (or the integration) stopped on, made by hand in the
 	// lane's worktree before the run goes on; empty otherwise.
 	Conflict Conflict `json:"conflict"`
+	// Checks are build.dod as abcd ran it on the lane's head before each round's validators.
+	Checks []Check `json:"checks"`
 }
 
 // Conflict is a merge of one lane's head into another lane's branch that git could not make: the
@@ -322,6 +324,11 @@ func (s State) Check() error {
 		case l.Conflict.With != "" && (!ids[l.Conflict.With] || l.Stage != StageWaiting || l.Worktree == ""):
 			return fmt.Errorf("%s waits for a merge of %q by hand, which is no lane of the run, or the lane is not waiting in its worktree", what, text.Clip(l.Conflict.With))
 		}
+		for _, c := range l.Checks {
+			if !isCommit(c.Head) || c.Round < 1 || c.Lines < 0 || c.Millis < 0 {
+				return fmt.Errorf("%s has a check of build.dod that names no commit, no round, or a negative count", what)
+			}
+		}
 		for _, a := range l.After {
 			if !ids[a] || a == l.ID || a == IntegrationLane {
 				return fmt.Errorf("%s builds on %q, which is no other step lane of the run", what, text.Clip(a))
@@ -474,6 +481,9 @@ func (s State) normalised() State {
 		}
 		l.After = nonNil(l.After)
 		l.Conflict.Files = nonNil(l.Conflict.Files)
+		if l.Checks == nil {
+			l.Checks = []Check{}
+		}
 		if l.Rounds == nil {
 			l.Rounds = []Round{}
 		}

@@ -109,6 +109,7 @@ func NextSteps(s State, root string) []hint.Next {
 		next = append(next, Next(aw.Under(root)))
 	}
 	next = append(next, MergesByHand(s, root)...)
+	next = append(next, ChecksWaiting(s)...)
 	run := hint.With("run", s.Run)
 	switch {
 	case len(next) > 0:

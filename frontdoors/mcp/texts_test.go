@@ -156,6 +156,13 @@ func TestOneRuleForAReviewersAndAnAuditorsReturn(t *testing.T) {
 	}
 }
 
+var (
+	// decorated is what every text describing the verdict line says of a word wrapped in ** or `.
+	decorated = "abcd also reads the word wrapped in `**` or in backticks, but nothing else may share its line"
+	// noBold would forbid what the parser reads.
+	noBold = regexp.MustCompile(`(?i)(no|never|not|without) (use )?(bold|\*\*)`)
+)
+
 // The verdict line and the audit's JSON, as each text describes them, are what the parsers read.
 func TestTheFormatsTheTextsDescribeAreTheParsers(t *testing.T) {
 	w := newTextsWorld(t)
@@ -179,6 +186,20 @@ func TestTheFormatsTheTextsDescribeAreTheParsers(t *testing.T) {
 			assert.Check(t, strings.Contains(brief, says), "%s's brief no longer says %q", role, says)
 		}
 		assert.Check(t, strings.Contains(oneSpace(ag.Body), "On the first line after that heading that is not blank"), role)
+		// Every text that describes the verdict line says the same of a decorated word, as the parser
+		// reads it: wrapped in ** or backticks is read, anything else on the line is not.
+		doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "build-loop.md"))
+		assert.NilError(t, err)
+		for name, text := range map[string]string{role + "'s definition": ag.Body, role + "'s brief (its own text)": strings.Replace(brief, ag.Body, "", 1), "docs/build-loop.md": string(doc)} {
+			assert.Check(t, strings.Contains(oneSpace(text), decorated), "%s does not say %q", name, decorated)
+			assert.Check(t, !noBold.MatchString(text), "%s says %q, yet the parser reads a bold verdict", name, noBold.FindString(text))
+		}
+		for _, line := range []string{"**" + fail[0] + "**", "`" + fail[0] + "`"} {
+			v, err := review.ParseReviewerReturn(review.Role(role), []byte("## Verdict\n"+line+"\n\nNo findings.\n"))
+			assert.Check(t, err == nil && v.Word == fail[0], "the texts say %s is read, the parser: %v", line, err)
+		}
+		_, err = review.ParseReviewerReturn(review.Role(role), []byte("## Verdict\n**"+fail[0]+"**.\n"))
+		assert.Check(t, err != nil, "the texts say nothing else shares the verdict's line, yet the parser reads one with a full stop")
 	}
 
 	brief, _ := w.brief(t, 1, loop.AwaitAudit, loop.RoleAuditor)

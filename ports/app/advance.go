@@ -56,6 +56,7 @@ func (st *step) advance(ctx context.Context, routes map[string]oracle.FlagRoute)
 			return nil, err
 		}
 		did = append(did, more...)
+		did = append(did, st.queueChecks()...)
 		plans := loop.Pending(*s)
 		if len(plans) == 0 && len(acts) == 0 {
 			break

@@ -43,10 +43,11 @@ func (st *step) renderBrief(ctx context.Context, lane loop.Lane, p loop.Plan, re
 		return "", err
 	}
 	if p.Kind == loop.AwaitReview || p.Kind == loop.AwaitAudit {
-		// A step lane is reviewed on its own changes, from where it started; the integration and a
-		// review or audit run on everything from the base.
+		// A step lane is reviewed on its own changes, from where it started, and so is the code an
+		// integration's fix rounds added (from the merge they started on); the integration's audit
+		// and a review or audit run are on everything from the base.
 		from := lane.Start
-		if from == "" || lane.Integration || s.Kind != loop.KindSpec {
+		if from == "" || lane.Integration && p.Kind == loop.AwaitAudit || s.Kind != loop.KindSpec {
 			from = s.Base
 		}
 		c.DiffFrom = from

@@ -43,26 +43,36 @@ type answered struct {
 // placeTries bounds how often the answer's placement waits for a lock another invocation holds.
 const placeTries = 5
 
-// callAndPlace calls the routes jobs names, outside the run's lock, and places what they answer under
-// it, round after round, adding to res what each placement did.
-func (a *App) callAndPlace(ctx context.Context, verb, run string, w *routeWorker, res StepResult, jobs []dispatch) (StepResult, error) {
-	for round := 0; len(jobs) > 0 && round < 16; round++ {
-		outs := a.callRoutes(ctx, jobs)
+// callAndPlace calls the routes jobs names and runs the checks it queued, outside the run's lock, and
+// places what they answer under it, round after round, adding to res what each placement did.
+func (a *App) callAndPlace(ctx context.Context, verb, run string, w *routeWorker, res StepResult, jobs queued) (StepResult, error) {
+	for round := 0; !jobs.empty() && round < 16; round++ {
+		var checks []checked
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			checks = a.runChecks(ctx, jobs.checks)
+		}()
+		outs := a.callRoutes(ctx, jobs.routes)
+		wg.Wait()
 		// Placing what came back must happen even when the person interrupted the step: the
 		// fallback receipt says so, and the await stays the host's.
 		placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		more, next, err := a.withRunRetry(placeCtx, verb, run, w, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
-			did := st.place(placeCtx, outs)
+			did := st.recordChecks(checks)
+			did = append(did, st.place(placeCtx, outs)...)
 			adv, err := st.advance(placeCtx, nil)
 			if ctx.Err() != nil {
-				// Interrupted: the awaits this placement opened are the host's.
+				// Interrupted: the awaits this placement opened are the host's, and the checks it
+				// queued wait for the next step.
 				s := &st.state
 				for _, j := range st.jobs {
 					if i, k, ok := s.FindID(j.await); ok {
 						did = append(did, st.fallBack(s.Lanes[i].Awaits[k], j.lane, j.route, review.Interrupted, ""))
 					}
 				}
-				st.jobs = nil
+				st.jobs, st.checks = nil, nil
 			}
 			return StepResult{Did: append(did, adv...)}, true, err
 		})
@@ -106,7 +116,7 @@ func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 
 // withRunRetry is withRun, waiting out another invocation's hold on the lock a few times more: an
 // answer that came back must be placed or said, not lost to a busy lock.
-func (a *App) withRunRetry(ctx context.Context, verb, run string, w *routeWorker, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, []dispatch, error) {
+func (a *App) withRunRetry(ctx context.Context, verb, run string, w *routeWorker, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, queued, error) {
 	for try := 1; ; try++ {
 		res, jobs, err := a.withRun(ctx, verb, run, w, do)
 		if r, ok := refusal.As(err); !ok || r.Kind != refusal.Contention || try == placeTries {

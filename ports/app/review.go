@@ -138,7 +138,7 @@ func (a *App) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base 
 // createdRun is a run created under the record lock and the routes its first awaits queued.
 type createdRun struct {
 	res  StepResult
-	jobs []dispatch
+	jobs queued
 }
 
 // unfinishedLike finds an unfinished run of kind over the same base and head, for the same intent and

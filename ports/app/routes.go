@@ -11,6 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -77,7 +78,11 @@ func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(f.Data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rf); err != nil {
-		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+text.Clip(err.Error()),
+		why := strictjson.Mismatch(f.Data, &oracle.RoutingFile{})
+		if why == "" {
+			why = text.Clip(err.Error())
+		}
+		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+why,
 			refusal.Run("schema_show", refusal.With("name", "oracle_routing")), " for the shape")
 	}
 	if rf.Agents == nil {

@@ -36,19 +36,19 @@ type newRun struct {
 // lock is released. Everything that can refuse has been checked by the caller; a failure part way
 // takes back what was made, so no orphan stands as the newest run. Runs are created under the record
 // lock, so a run folder with no state seen under it is a start a kill interrupted: it is removed.
-func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun, w *routeWorker) (StepResult, []dispatch, error) {
+func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun, w *routeWorker) (StepResult, queued, error) {
 	orphans, err := a.Runs.Unstarted(ctx)
 	if err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	for _, id := range orphans {
 		if err := a.Runs.RemoveAll(ctx, loop.RunDir(id)); err != nil {
-			return StepResult{}, nil, err
+			return StepResult{}, queued{}, err
 		}
 	}
 	runID, err := a.freshRun(ctx, rec.verb)
 	if err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	st, err := a.openStep(ctx, rec.verb, runID, rec, w)
 	if err == nil {
@@ -56,11 +56,11 @@ func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun, w *route
 		res, err = st.start(ctx, n)
 		st.release()
 		if err == nil {
-			return res, st.jobs, nil
+			return res, st.queued(), nil
 		}
 	}
 	_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID)) // what this start made
-	return StepResult{}, nil, err
+	return StepResult{}, queued{}, err
 }
 
 // start makes the new run's state, opens a review or audit run's first awaits, and saves it.

@@ -213,6 +213,10 @@ func runsUnderWay(latest map[string]loop.State, root string, room int) []NextAct
 			next = append(next, NextAction{Next: merges[0], Why: fmt.Sprintf("the %s run %s waits for a merge between its lanes to be made by hand", s.Kind, s.Run)})
 			continue
 		}
+		if checks := loop.ChecksWaiting(s); len(checks) > 0 && len(s.OpenAwaits()) == 0 {
+			next = append(next, NextAction{Next: checks[0], Why: fmt.Sprintf("the %s run %s waits for abcd to run its definition of done before its validators are opened", s.Kind, s.Run)})
+			continue
+		}
 		open := len(s.OpenAwaits())
 		next = append(next, NextAction{Next: hint.Say(hint.Do("implement_status", hint.With("run", s.Run))),
 			Why: fmt.Sprintf("the %s run %s is under way, with %s open: its next lines say what to do", s.Kind, s.Run, text.Count(open, "await", "awaits"))})

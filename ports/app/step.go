@@ -44,6 +44,8 @@ type step struct {
 	// when the step is saved (nil where the verb calls no route).
 	jobs   []dispatch
 	worker *routeWorker
+	// checks are the runs of build.dod to make once the run's lock is released (checks.go).
+	checks []checkJob
 	unlock func()
 }
 
@@ -129,43 +131,54 @@ func (st *step) edited() bool { return len(st.files) > 0 || len(st.edits) > 0 }
 // an edit. It returns what do did, with the run as it now stands and what to do next, and the routes
 // do queued (w holds them; nil where the verb calls none). First, every await a route was taking
 // for a process that is gone is handed to the host (handOnGone).
-func (a *App) withRun(ctx context.Context, verb, run string, w *routeWorker, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, []dispatch, error) {
+func (a *App) withRun(ctx context.Context, verb, run string, w *routeWorker, do func(context.Context, *step) (StepResult, bool, error)) (StepResult, queued, error) {
 	if err := a.initialized(verb); err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	st, err := a.openStep(ctx, verb, run, nil, w)
 	if err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	defer st.release()
 	if st.state, err = a.loadRun(ctx, run); err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	settled, err := st.settle(ctx)
 	if err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	if len(settled) > 0 {
 		// Saved now, whatever the verb then does: a refusal of its own must not undo it.
 		if err := st.save(ctx); err != nil {
-			return StepResult{}, nil, err
+			return StepResult{}, queued{}, err
 		}
 	}
 	res, changed, err := do(ctx, st)
 	if err != nil {
-		return StepResult{}, nil, err
+		return StepResult{}, queued{}, err
 	}
 	res.Did = append(settled, res.Did...)
 	if changed || st.edited() {
 		if err := st.save(ctx); err != nil {
-			return StepResult{}, nil, err
+			return StepResult{}, queued{}, err
 		}
 	}
 	if len(res.Did) == 0 {
 		res.Did = []string{nothingNew}
 	}
-	return st.result(res), st.jobs, nil
+	return st.result(res), st.queued(), nil
 }
+
+// queued is what a step leaves to do once the run's lock is released: the routes to call and the
+// runs of build.dod to make.
+type queued struct {
+	routes []dispatch
+	checks []checkJob
+}
+
+func (q queued) empty() bool { return len(q.routes) == 0 && len(q.checks) == 0 }
+
+func (st *step) queued() queued { return queued{routes: st.jobs, checks: st.checks} }
 
 // settle clears what a killed invocation left of the run before the verb's part runs: an await a
 // route was taking for a process that is gone is handed to the host (handOnGone), and a finished

@@ -108,8 +108,11 @@ type App struct {
 	Random    ports.Random
 	Git       ports.Git
 	Runs      ports.RunStore
-	Commands  ports.CommandReader // the guard's shell reader
-	Rules     ports.RulesSource   // the rules' machine and repository files
+	// DoD runs build.dod on each head before its validators are opened; nil where this build runs
+	// none (the briefs say so).
+	DoD      ports.DoD
+	Commands ports.CommandReader // the guard's shell reader
+	Rules    ports.RulesSource   // the rules' machine and repository files
 	// History keeps captured sessions; Transcripts reads the harnesses' session files; Credentials
 	// are the keys abcd holds: redaction looks for them, and every text a route says is scrubbed of
 	// them (scrub.go).

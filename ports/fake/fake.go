@@ -826,3 +826,38 @@ func (p *Providers) Verify(_ context.Context, call ports.ProviderCall) (ports.Pr
 	p.Verified = append(p.Verified, call)
 	return p.Check, nil
 }
+
+// DoD plays the definition of done: each run is recorded, and Result (nil: exit 0, "ok") says how it
+// ended. It stands in for a shell only where the checkout is the fake Git's, which has no folder.
+type DoD struct {
+	mu     sync.Mutex
+	Calls  []DoDCall
+	Result func(dir, command string) ports.DoDResult
+}
+
+// DoDCall is one run of the definition of done.
+type DoDCall struct{ Dir, Command string }
+
+func (d *DoD) Run(ctx context.Context, dir, command string, _ time.Duration) (ports.DoDResult, error) {
+	if err := ctx.Err(); err != nil {
+		return ports.DoDResult{}, err
+	}
+	d.mu.Lock()
+	d.Calls = append(d.Calls, DoDCall{Dir: dir, Command: command})
+	d.mu.Unlock()
+	if d.Result != nil {
+		res := d.Result(dir, command)
+		if err := ctx.Err(); err != nil {
+			return ports.DoDResult{}, err // ended while it ran, as the shell's is
+		}
+		return res, nil
+	}
+	return ports.DoDResult{ExitCode: 0, Tail: "ok\n", Lines: 1, Duration: 1500 * time.Millisecond}, nil
+}
+
+// Ran is how many times the definition of done ran.
+func (d *DoD) Ran() []DoDCall {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]DoDCall(nil), d.Calls...)
+}

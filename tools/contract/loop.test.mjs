@@ -253,6 +253,35 @@ test('a harness drives a three-step spec with a dependent step to one integrated
   }
 });
 
+// abcd runs build.dod itself, in the lane's own checkout at its head, before the reviewers are
+// opened, and hands them what it showed; the integration is checked the same way before its audit.
+test('the reviewers and the auditor see build.dod as abcd ran it on what they judge', () => {
+  const repo = new Repo({ steps: ['Read the headers.'], config: { build: { dod: "git rev-parse HEAD; pwd; printf '\\033[31mred\\033[0m\\n'; exit 3" } } });
+  try {
+    const run = startRun(repo);
+    const impl = find(repo.awaits(run), 'lane-1', 'implementer');
+    const { sha } = repo.implement(run, impl);
+    const got = repo.receipt(impl.return);
+    assert.ok(got.did.some((d) => d.startsWith(`lane-1: abcd ran build.dod`) && d.includes(': exit 3 after ')), got.did.join('\n'));
+    const lane = got.run.lanes.find((l) => l.id === 'lane-1');
+    for (const role of ['ruthless-reviewer', 'security-reviewer']) {
+      const brief = repo.read(find(got.run.awaits, 'lane-1', role).brief);
+      assert.ok(brief.includes(`in the checkout at the lane's head (${sha}). It FAILED: exit 3 after `), brief);
+      // Its output: the head it ran on and the checkout it ran in, plain text.
+      assert.ok(brief.includes(`\`\`\`text\n${sha}\n${lane.worktree}\nred\n\`\`\``), brief);
+    }
+    passLane(repo, run, 'lane-1');
+    const [auditor] = repo.awaits(run);
+    const integration = repo.status(run).lanes.find((l) => l.integration);
+    const auditBrief = repo.read(auditor.brief);
+    assert.ok(auditBrief.includes(`in the checkout at the integration's head (${integration.head})`), auditBrief);
+    assert.ok(auditBrief.includes(`${integration.head}\n${integration.worktree}\n`), 'it ran in the integration\'s checkout');
+    assert.match(auditBrief, /rather than answering INCONCLUSIVE/);
+  } finally {
+    repo.close();
+  }
+});
+
 test('a failing round: a fix brief with every finding, then round 2 with escalated tiers', () => {
   const repo = new Repo({ steps: ['Lazy regexps.'],
     routing: { schema_version: 1, agents: { 'ruthless-reviewer': { tier: 'local' }, 'security-reviewer': { tier: 'economy' } } } });

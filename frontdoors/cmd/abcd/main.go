@@ -11,6 +11,7 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/agentfiles"
 	"github.com/abcd-dev/abcd/adapters/catalog"
+	"github.com/abcd-dev/abcd/adapters/dod"
 	"github.com/abcd-dev/abcd/adapters/files"
 	"github.com/abcd-dev/abcd/adapters/git"
 	"github.com/abcd-dev/abcd/adapters/history/helper"
@@ -82,6 +83,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Random:    system.Random{},
 			Git:       git.Git{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
+			DoD:       dod.Runner{},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
 			Rules:     files.ConfigSource{Dir: dir, Home: home},
 			// History runs the helper beside abcd, which holds the database driver (see abcd-history).

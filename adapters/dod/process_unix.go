@@ -1,0 +1,70 @@
+//go:build unix
+
+package dod
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// process is the shell running the command, the leader of its own process group: the group, not
+// the shell alone, is what abcd ends.
+type process struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	state  *os.ProcessState
+}
+
+func start(dir, command string, out *os.File) (*process, error) {
+	sh := "/bin/sh"
+	if _, err := os.Stat(sh); err != nil {
+		return nil, errNoShell
+	}
+	cmd := &exec.Cmd{Path: sh, Args: []string{sh, "-c", command}, Dir: dir, Stdout: out, Stderr: out, Env: os.Environ()}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait() // the exit is read from the process state
+		p.state = cmd.ProcessState
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func (p *process) signal(sig syscall.Signal) {
+	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		_ = p.cmd.Process.Signal(sig)
+	}
+}
+
+// end asks the group to stop, then kills what is left of it after grace.
+func (p *process) end(grace time.Duration) {
+	p.signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+	}
+	p.signal(syscall.SIGKILL)
+	<-p.exited
+}
+
+// endGroup kills whatever the command left running in its group once the shell exited.
+func (p *process) endGroup() { p.signal(syscall.SIGKILL) }
+
+// exit is the shell's exit code, or -1 and the signal that ended it.
+func (p *process) exit() (int, string) {
+	<-p.exited
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, ws.Signal().String()
+	}
+	return p.state.ExitCode(), ""
+}

@@ -1,0 +1,44 @@
+//go:build windows
+
+package dod
+
+import (
+	"os"
+	"os/exec"
+	"time"
+)
+
+// process is cmd.exe running the command. Windows has no process group abcd ends as one here: the
+// shell itself is killed, and a child it started may outlive it.
+type process struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	state  *os.ProcessState
+}
+
+func start(dir, command string, out *os.File) (*process, error) {
+	cmd := exec.Command("cmd.exe", "/C", command)
+	cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.Env = dir, out, out, os.Environ()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait() // the exit is read from the process state
+		p.state = cmd.ProcessState
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func (p *process) end(time.Duration) {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+func (p *process) endGroup() {}
+
+func (p *process) exit() (int, string) {
+	<-p.exited
+	return p.state.ExitCode(), ""
+}
