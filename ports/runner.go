@@ -56,8 +56,11 @@ type RunnerStep struct {
 	// Scrub are further credentials abcd holds (a provider's key, say), taken out of everything the
 	// step returns beside the runner's own credential variables.
 	Scrub []string
-	// Started, when set, is called once with the process group's id as soon as the CLI runs, so the
-	// caller can record which process is taking the step.
+	// Waiting, when set, is called once if the step must wait for one of the runner's slots (every
+	// one of its concurrency is taken, by this process or another). Started, when set, is called once
+	// with the process group's id as soon as the CLI runs, so the caller can record which process is
+	// taking the step.
+	Waiting func()
 	Started func(pgid int)
 }
 
@@ -85,4 +88,26 @@ type RunnerReport struct {
 	ModelReported string
 	// Failure is the first check that failed; nil when every check passed.
 	Failure *runner.Failure
+}
+
+// Progress hears what a verb that drives a run for a long time (implement run) is doing, one event
+// at a time, as it happens: the CLI writes each to stderr, MCP sends each as a progress notification
+// to a client that asked for them. It is never a result: the verb's result says the whole story.
+type Progress interface {
+	Event(ProgressEvent)
+}
+
+// ProgressEvent is one thing that happened.
+type ProgressEvent struct {
+	// Run, Lane, Role and Route say what it is about ("" where none applies).
+	Run, Lane, Role, Route string
+	// Kind is what happened: started (a route took a step), waiting (for one of a runner's slots),
+	// running (its CLI runs, PGID its process group), answered, fell-back, did (a line of what a
+	// step did), and the driver's own: round, host (what is left for the host), done.
+	Kind string
+	// Text is the event in one line.
+	Text string
+	PGID int
+	// Done and Total count the run's awaits settled and known so far, for a progress bar.
+	Done, Total int
 }

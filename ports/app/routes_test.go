@@ -20,12 +20,15 @@ const (
 	rtMachinePath = "/home/ada/.abcd/oracle-routing.json"
 )
 
-var rtAgents = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
+// rtAgents are the board's lines: the implementer first (no table names it), then the roster.
+var rtAgents = append([]string{"implementer"}, rtRosterAgents...)
+
+var rtRosterAgents = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
 
 func rtRoster(t *testing.T) roster.Roster {
 	t.Helper()
 	var agents []roster.Agent
-	for _, n := range rtAgents {
+	for _, n := range rtRosterAgents {
 		agents = append(agents, roster.Agent{FrontMatter: roster.FrontMatter{Name: n}})
 	}
 	r, err := roster.New(agents)
@@ -136,9 +139,13 @@ func TestBoardEmptyMachineTableStillAccepts(t *testing.T) {
 	st, _ := rtStatus(t, "", `{"schema_version":1,"agents":{}}`)
 	assert.Assert(t, st.Oracle.Readable, st.Oracle.Problem)
 	assert.Check(t, st.Oracle.Accepted)
-	for _, a := range st.Oracle.Agents {
+	for _, a := range st.Oracle.Agents[1:] {
 		assert.Check(t, is.Equal(a.Source, oracle.SourceBundled), a.Agent)
 	}
+	impl := st.Oracle.Agents[0]
+	assert.Check(t, is.Equal(impl.Agent, "implementer"))
+	assert.Check(t, is.Equal(impl.Source, oracle.SourceNone), "no table names the implementer")
+	assert.Check(t, is.Equal(impl.Route, "host"))
 }
 
 func TestBoardRepositoryRowWinsOverMachineRow(t *testing.T) {
