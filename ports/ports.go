@@ -12,6 +12,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/domain/runner"
 )
 
 // FileFact says whether one file abcd reads is present, and where.
@@ -351,6 +352,19 @@ type Git interface {
 	RootCommit(ctx context.Context) (string, error)
 	// WorktreeDirs are the absolute folders of the repository's worktrees, the main one first.
 	WorktreeDirs(ctx context.Context) ([]string, error)
+	// The host commit of an implementer's step on a runner (ports/app/runnerwork.go). Snapshot is
+	// what a step must not change, taken in the worktree at dir (relative to the repository root):
+	// its HEAD, every ref, and digests of git's effective configuration, its hooks and its info
+	// folder. Entries lists every path git status shows changed in that worktree (tracked, staged or
+	// untracked and not ignored), each with what stands at it now (a link's target as written);
+	// more than max is a refusal. CommitAll stages everything the worktree changed and commits it on
+	// its branch with message, never running the repository's hooks, and returns the commit. Restore
+	// puts the worktree back on branch, and the branch and its files at commit, removing what git
+	// neither tracks nor ignores.
+	Snapshot(ctx context.Context, dir string) (runner.Snapshot, error)
+	Entries(ctx context.Context, dir string, max int) ([]runner.Entry, error)
+	CommitAll(ctx context.Context, dir, message string) (string, error)
+	Restore(ctx context.Context, dir, branch, commit string) error
 
 	// ConfigValue reads a key of the repository's own git config (git config --local); ok is false
 	// when it is unset. SetConfig writes one; UnsetConfig removes one (absent is not an error).
@@ -515,6 +529,9 @@ type ReviewOutcome struct {
 	ModelReported  string
 	SchemaEnforced bool
 	Usage          TokenUsage
+	// Runner is a runner's receipt, when a runner took the step (whatever its outcome); nil for
+	// every other route.
+	Runner *runner.Receipt
 }
 
 // TokenUsage is what a provider reports it spent; zero when it does not say.

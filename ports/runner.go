@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/abcd-dev/abcd/domain/runner"
 )
@@ -56,8 +57,11 @@ type RunnerStep struct {
 	// Scrub are further credentials abcd holds (a provider's key, say), taken out of everything the
 	// step returns beside the runner's own credential variables.
 	Scrub []string
-	// Started, when set, is called once with the process group's id as soon as the CLI runs, so the
-	// caller can record which process is taking the step.
+	// Waiting, when set, is called once if the step must wait for one of the runner's slots (every
+	// one of its concurrency is taken, by this process or another). Started, when set, is called once
+	// with the process group's id as soon as the CLI runs, so the caller can record which process is
+	// taking the step.
+	Waiting func()
 	Started func(pgid int)
 }
 
@@ -85,4 +89,58 @@ type RunnerReport struct {
 	ModelReported string
 	// Failure is the first check that failed; nil when every check passed.
 	Failure *runner.Failure
+}
+
+// DoD runs a lane's definition of done (build.dod, the command the run kept) in its worktree: through
+// the system shell, in its own process group that ends with it, stdin empty, stdout and stderr
+// together, bounded in time and in the output kept (the last bytes). Its environment is the person's:
+// it is the person's own command. An error is a fault (the shell cannot start); every outcome of the
+// command itself, a timeout and an interruption included, is a DoDResult.
+type DoD interface {
+	Run(ctx context.Context, req DoDRun) (DoDResult, error)
+}
+
+// DoDRun is one run of a definition of done.
+type DoDRun struct {
+	// Dir is the absolute folder it runs in (a lane's worktree); Command the shell command.
+	Dir, Command string
+	// Timeout bounds the run; MaxOutput the output kept (its last bytes).
+	Timeout   time.Duration
+	MaxOutput int
+}
+
+// DoDResult is how a definition of done ended.
+type DoDResult struct {
+	// ExitCode is the command's exit status; -1 when it did not exit by itself (Signal then names the
+	// signal that ended it, TimedOut says its bound ran out, Interrupted that the caller's ctx ended).
+	ExitCode    int
+	Signal      string
+	TimedOut    bool
+	Interrupted bool
+	// Output is the last MaxOutput bytes of what it printed; Cut says more came before them.
+	Output   []byte
+	Cut      bool
+	Duration time.Duration
+}
+
+// Progress hears what a verb that drives a run for a long time (implement run) is doing, one event
+// at a time, as it happens: the CLI writes each to stderr, MCP sends each as a progress notification
+// to a client that asked for them. It is never a result: the verb's result says the whole story.
+type Progress interface {
+	Event(ProgressEvent)
+}
+
+// ProgressEvent is one thing that happened.
+type ProgressEvent struct {
+	// Run, Lane, Role and Route say what it is about ("" where none applies).
+	Run, Lane, Role, Route string
+	// Kind is what happened: started (a route took a step), waiting (for one of a runner's slots),
+	// running (its CLI runs, PGID its process group), answered, fell-back, did (a line of what a
+	// step did), and the driver's own: round, host (what is left for the host), done.
+	Kind string
+	// Text is the event in one line.
+	Text string
+	PGID int
+	// Done and Total count the run's awaits settled and known so far, for a progress bar.
+	Done, Total int
 }

@@ -367,14 +367,14 @@ func small(p string) string {
 // Merge merges commit into the worktree's branch; a conflict is aborted and reported.
 func (g Git) Merge(ctx context.Context, dir, commit, message string) ([]string, error) {
 	wt := Git{Dir: filepath.Join(g.Dir, dir)}
-	args := []string{"merge", "--no-ff", "--no-edit", "-m", message, "--end-of-options", commit}
+	args := hookless("merge", "--no-ff", "--no-edit", "-m", message, "--end-of-options", commit)
 	_, _, err := wt.run(ctx, 64<<10, wt.identity(ctx, args)...)
 	var ee *exitError
 	if !errors.As(err, &ee) {
 		return nil, err
 	}
 	out, _, lerr := wt.run(ctx, 256<<10, "diff", "--name-only", "--diff-filter=U")
-	_, _, _ = wt.run(ctx, 4<<10, "merge", "--abort")
+	_, _, _ = wt.run(ctx, 4<<10, hookless("merge", "--abort")...)
 	if lerr != nil {
 		return nil, lerr
 	}

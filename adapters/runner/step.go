@@ -43,6 +43,7 @@ type Adapter struct {
 	temp     string
 	drain    time.Duration
 	grace    time.Duration
+	local    localSlots
 }
 
 var _ ports.Runners = (*Adapter)(nil)
@@ -78,7 +79,6 @@ func (a *Adapter) dialect(k runner.Kind) (Dialect, *runner.Failure) {
 
 // Step runs one step (ports.Runners).
 func (a *Adapter) Step(ctx context.Context, req ports.RunnerStep) (runner.Outcome, error) {
-	begun := time.Now()
 	// Limits left unset are the runner's; a bound still unset is the default: never no bound at all.
 	if req.Limits == (runner.Limits{}) {
 		req.Limits = req.Runner.Limits
@@ -86,7 +86,15 @@ func (a *Adapter) Step(ctx context.Context, req ports.RunnerStep) (runner.Outcom
 	req.Limits = req.Limits.Or(runner.DefaultLimits())
 	o := newOutcome(req.Runner, req.Model)
 	s := &step{a: a, req: req, o: &o, stderr: &ring{max: runner.MaxStderrBytes}}
-	err := s.run(ctx)
+	release, f, err := a.slot(ctx, req.Runner, req.Waiting)
+	if f != nil || err != nil {
+		s.fail(f)
+		s.finish()
+		return o, err
+	}
+	defer release()
+	begun := time.Now()
+	err = s.run(ctx)
 	o.Receipt.DurationMS = time.Since(begun).Milliseconds()
 	s.finish()
 	return o, err

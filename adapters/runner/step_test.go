@@ -69,7 +69,7 @@ func newWorld(t *testing.T) *world {
 	w.env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "ANTHROPIC_API_KEY=" + canary, "OTHER_SECRET=sk-other-0123456789",
 		"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "LD_PRELOAD=/nonexistent.so", "FORCE_COLOR=1", "TERM=xterm"}
 	w.r = domain.Runner{Name: "cc", CLI: domain.Claude, Executable: exe, Version: "2.1.332",
-		CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{runnertest.ScriptVar, "ABCD_FAKE_CLI_VERSION", "ABCD_FAKE_CLI_HELP"},
+		CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{runnertest.ScriptVar, "FAKE_CLI_VERSION", "FAKE_CLI_HELP"},
 		Concurrency: 1, Limits: fastLimits()}
 	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
 		Environ: func() []string { return w.env }, TempDir: dir, Drain: 100 * time.Millisecond, Grace: 200 * time.Millisecond})
@@ -161,8 +161,8 @@ func TestTheCLIGetsTheAllowlistTheFlagsAndThePromptOnStdin(t *testing.T) {
 		k, _, _ := strings.Cut(kv, "=")
 		names = append(names, k)
 	}
-	assert.Check(t, is.DeepEqual(names, []string{"ABCD_FAKE_CLI_SCRIPT", "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_MAX_RETRIES",
-		"DISABLE_AUTOUPDATER", "GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "NO_COLOR", "PAGER", "PATH", "TERM"}), "only the allowlist reaches the CLI")
+	assert.Check(t, is.DeepEqual(names, []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_MAX_RETRIES",
+		"DISABLE_AUTOUPDATER", "FAKE_CLI_SCRIPT", "GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "NO_COLOR", "PAGER", "PATH", "TERM"}), "only the allowlist reaches the CLI")
 	assert.Check(t, is.Contains(d.Env, "TERM=dumb"))
 	assert.Check(t, is.Contains(d.Env, "CLAUDE_CODE_MAX_RETRIES=2"))
 	assert.Check(t, is.Contains(d.Args, "--model=claude-y"))

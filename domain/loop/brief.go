@@ -338,6 +338,10 @@ func Next(a Await) hint.Next {
 	case r == "" || r == "host":
 	case a.Routing.FellBack != "":
 		wait = fmt.Sprintf("%s did not take this %s (%s), so it is yours: ", r, a.Kind, review.FallbackReason(a.Routing.FellBack).Sentence())
+	case a.Role == RoleImplementer:
+		// Only a runner takes an implementer's step beside the host, in the lane's worktree, where a
+		// second agent would be working on the same files.
+		return hint.Say(fmt.Sprintf("runner %s is taking this step in the lane's worktree (abcd commits its work, runs the definition of done and records it when it ends), so start no implementer beside it; if the runner gives the step up, this line says so and the step is yours", r))
 	default:
 		wait = fmt.Sprintf("%s is taking this %s (its answer is placed here when it comes); if you cannot wait, ", r, a.Kind)
 	}

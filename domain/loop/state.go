@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -162,6 +163,9 @@ type Answer struct {
 	TokensOut      int    `json:"tokens_out"`
 	// Settings are the settings sent with the call, each as its JSON text.
 	Settings map[string]string `json:"settings"`
+	// Runner is the runner's receipt when a runner took the step (the CLI and its version, the models,
+	// the terminal event, the counts, the commits abcd made); absent for every other route.
+	Runner *runner.Receipt `json:"runner,omitempty"`
 }
 
 // Routing is the route an await asked for, from the routing table.
@@ -241,6 +245,9 @@ type Implementation struct {
 	// Await is the id of the await the receipt closed, so the step's sessions (abcd history) still
 	// find it once the await is gone; "" in a state written before it was kept.
 	Await string `json:"await"`
+	// Answered is the route's answer this receipt was recorded from (a runner's, with its receipt);
+	// absent for a host's receipt.
+	Answered *Answer `json:"answered,omitempty"`
 }
 
 // Fallback is a route that did not return: the step went to the host with the same brief.
@@ -253,6 +260,10 @@ type Fallback struct {
 	Reason string `json:"reason"`
 	Detail string `json:"detail"`
 	Ran    string `json:"ran"`
+	// Cause is a runner's closed cause (runner.Cause) and Runner its receipt, when the route that
+	// fell back was a runner; absent otherwise.
+	Cause  string          `json:"cause,omitempty"`
+	Runner *runner.Receipt `json:"runner,omitempty"`
 }
 
 // Decode reads a state file strictly: bounded, one object, no duplicate or unknown key, nothing

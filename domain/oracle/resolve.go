@@ -57,6 +57,9 @@ func (l Layers) accepted() bool {
 type Connection struct {
 	Name    string `json:"name"`
 	Harness bool   `json:"harness"` // true: the person's own agent harness
+	// Runner is true for a runner: a headless coding-agent CLI the machine configures
+	// (oracle.runner.<name>), which takes the step in the lane's worktree.
+	Runner bool `json:"runner,omitempty"`
 }
 
 // HarnessName is the name the harness connection carries on requests and receipts; it is the
@@ -77,12 +80,20 @@ type Configured struct {
 	Serving map[Tier]Connection
 	// Pointed is, per agent, the provider the machine points it at (oracle.roles.<agent>.connection).
 	Pointed map[string]Connection
+	// RunnerNames are the configured runners; Runners is, per agent, the runner the machine sends it
+	// to (oracle.roles.<agent>.runner). An agent sent to a runner keeps it over every connection but
+	// a --route flag's.
+	RunnerNames []string
+	Runners     map[string]Connection
 }
 
-// Named returns the configured connection of that name.
+// Named returns the configured connection of that name: a provider, or a runner.
 func (c Configured) Named(name string) (Connection, bool) {
 	if slices.Contains(c.Names, name) {
 		return Connection{Name: name}, true
+	}
+	if slices.Contains(c.RunnerNames, name) {
+		return Connection{Name: name, Runner: true}, true
 	}
 	return Connection{}, false
 }
@@ -111,7 +122,9 @@ type Route struct {
 // its settings over that row's.
 //
 // The connection, first that applies: the flag's @connection (c.Named; an error when it is not
-// configured); the provider the machine points the agent at (c.Pointed); the harness for
+// configured); the runner the machine sends the agent to (c.Runners), even with no table accepted,
+// since the machine asked for it by name; the harness when no table is accepted; the provider the
+// machine points the agent at (c.Pointed); the harness for
 // host-decides; a connection that serves the tier (c.Serving); else the harness, with a Fallback
 // reason naming the tier.
 //
@@ -158,15 +171,19 @@ func Resolve(agent string, l Layers, c Configured, defaults func(Connection) Set
 		r.Row.Tier = l.Escalated
 	}
 
+	runner, sent := c.Runners[agent]
 	switch {
-	case r.Source == SourceNone:
-		r.Connection = Harness()
 	case l.Flag != nil && l.Flag.Connection != "":
 		conn, ok := c.Named(l.Flag.Connection)
 		if !ok {
 			return Route{}, &RouteError{Flag: text.Clip(l.Flag.Text), Msg: notConfigured(l.Flag.Connection)}
 		}
 		r.Connection = conn
+	case sent:
+		runner.Runner = true
+		r.Connection = runner
+	case r.Source == SourceNone:
+		r.Connection = Harness()
 	default:
 		if conn, ok := c.Pointed[agent]; ok {
 			r.Connection = conn
@@ -200,6 +217,6 @@ func notConfigured(conn string) string {
 	if connPattern.MatchString(conn) {
 		name = conn
 	}
-	return fmt.Sprintf("connection %s is not configured on this machine: configure it in $ABCD_HOME/config.json under oracle.api.%s",
-		echo(conn), name)
+	return fmt.Sprintf("connection %s is not configured on this machine: configure it in $ABCD_HOME/config.json under oracle.api.%s (a provider) or oracle.runner.%s (a runner)",
+		echo(conn), name, name)
 }

@@ -360,3 +360,52 @@ func TestResolveEscalatesBeforeChoosingTheConnection(t *testing.T) {
 		t.Fatalf("no table: %+v %v", r, err)
 	}
 }
+
+// An agent the machine sends to a runner keeps it: over a provider pointed at it, over the provider
+// serving its tier, with no table accepted, and for an agent no table names (the implementer); a
+// --route flag naming a connection is the one thing before it, and a flag naming only a tier keeps
+// the runner at that tier.
+func TestResolveAnAgentKeepsItsRunner(t *testing.T) {
+	cc := Connection{Name: "cc", Runner: true}
+	c := Configured{Names: []string{"openrouter"}, RunnerNames: []string{"cc", "cx"},
+		Serving: map[Tier]Connection{Economy: openrouter}, Pointed: map[string]Connection{"ruthless-reviewer": openrouter},
+		Runners: map[string]Connection{"ruthless-reviewer": {Name: "cc"}, "implementer": {Name: "cc"}}}
+	accepted := Layers{RepoPresent: true, Repo: Table{"ruthless-reviewer": {Tier: Economy, FanOut: 1}, "security-reviewer": {Tier: Economy, FanOut: 1}}}
+	for _, tc := range []struct {
+		name  string
+		agent string
+		l     Layers
+		want  Connection
+		tier  Tier
+	}{
+		{"over the provider pointed at it and the tier's", "ruthless-reviewer", accepted, cc, Economy},
+		{"with no table accepted", "ruthless-reviewer", Layers{}, cc, HostDecides},
+		{"for the implementer, whom no table names", "implementer", accepted, cc, HostDecides},
+		{"a flag's tier keeps the runner", "ruthless-reviewer", func() Layers {
+			l := accepted
+			l.Flag = &FlagRoute{Agent: "ruthless-reviewer", Tier: Frontier, Text: "ruthless-reviewer=frontier"}
+			return l
+		}(), cc, Frontier},
+		{"a flag's connection comes first", "ruthless-reviewer", func() Layers {
+			l := accepted
+			l.Flag = &FlagRoute{Agent: "ruthless-reviewer", Tier: Economy, Connection: "openrouter", Text: "ruthless-reviewer=economy@openrouter"}
+			return l
+		}(), openrouter, Economy},
+		{"a flag may name a runner", "security-reviewer", func() Layers {
+			l := accepted
+			l.Flag = &FlagRoute{Agent: "security-reviewer", Tier: Local, Connection: "cx", Text: "security-reviewer=local@cx"}
+			return l
+		}(), Connection{Name: "cx", Runner: true}, Local},
+		{"another agent is not sent", "security-reviewer", accepted, openrouter, Economy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Resolve(tc.agent, tc.l, c, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Connection != tc.want || r.Row.Tier != tc.tier || r.Fallback != "" {
+				t.Errorf("got %+v at %s (fallback %q), want %+v at %s", r.Connection, r.Row.Tier, r.Fallback, tc.want, tc.tier)
+			}
+		})
+	}
+}

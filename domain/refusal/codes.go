@@ -26,6 +26,7 @@ const (
 	CodeChangeTooLarge            Code = "change_too_large"
 	CodeCLIInvalid                Code = "cli_invalid"
 	CodeCLIMissing                Code = "cli_missing"
+	CodeCommitFailed              Code = "commit_failed"
 	CodeConfigFile                Code = "config_file"
 	CodeConfigInvalid             Code = "config_invalid"
 	CodeConfigKeyUnknown          Code = "config_key_unknown"
@@ -138,6 +139,7 @@ const (
 	CodeRunIDContention           Code = "run_id_contention"
 	CodeRunInvalid                Code = "run_invalid"
 	CodeRunLocked                 Code = "run_locked"
+	CodeRunMismatch               Code = "run_mismatch"
 	CodeRunPathInvalid            Code = "run_path_invalid"
 	CodeRunStateInvalid           Code = "run_state_invalid"
 	CodeRunStateTooLarge          Code = "run_state_too_large"
@@ -146,6 +148,7 @@ const (
 	CodeRunnerExists              Code = "runner_exists"
 	CodeRunnerLimit               Code = "runner_limit"
 	CodeRunnerNameInvalid         Code = "runner_name_invalid"
+	CodeRunnerNeedsDoD            Code = "runner_needs_dod"
 	CodeRunnerUnavailable         Code = "runner_unavailable"
 	CodeRunnerUnknown             Code = "runner_unknown"
 	CodeRunnerUnsupported         Code = "runner_unsupported"
@@ -185,6 +188,7 @@ var declared = []Declared{
 	{CodeChangeTooLarge, "A change to several files would be larger than the journal that makes it recoverable may hold."},
 	{CodeCLIInvalid, "A runner's CLI is not one abcd knows (claude, codex, gemini, qoder, opencode)."},
 	{CodeCLIMissing, "A runner is named without the CLI it drives."},
+	{CodeCommitFailed, "Git could not stage or commit a runner step's work in its lane's worktree, or put the lane back where the step started."},
 	{CodeConfigFile, "A configuration file is not one abcd reads: a link, not a regular file, or too large."},
 	{CodeConfigInvalid, "A configuration file is not valid: not strict JSON, an unknown or misplaced key, or the wrong schema_version."},
 	{CodeConfigKeyUnknown, "A configuration key named in a request is not a key abcd reads."},
@@ -297,6 +301,7 @@ var declared = []Declared{
 	{CodeRunIDContention, "No free run id was found after repeated tries."},
 	{CodeRunInvalid, "A run id does not have a run id's shape."},
 	{CodeRunLocked, "Another abcd holds the run's lock."},
+	{CodeRunMismatch, "A run is named with a spec it is not a run of."},
 	{CodeRunPathInvalid, "A path is not under the runs' folder."},
 	{CodeRunStateInvalid, "A run's state file is not one abcd wrote."},
 	{CodeRunStateTooLarge, "Recording would grow a run's state past its bound."},
@@ -305,6 +310,7 @@ var declared = []Declared{
 	{CodeRunnerExists, "A runner of that name is already configured."},
 	{CodeRunnerLimit, "The machine already configures the most runners it may (16)."},
 	{CodeRunnerNameInvalid, "A runner's name is malformed or reserved."},
+	{CodeRunnerNeedsDoD, "The implementer is sent to a runner, but the run keeps no definition of done (build.dod) to prove the runner's work by."},
 	{CodeRunnerUnavailable, "This build of abcd drives no runner."},
 	{CodeRunnerUnknown, "A runner named is not one this machine configures."},
 	{CodeRunnerUnsupported, "The CLI is one abcd cannot drive: it has no terminal event, or abcd has not been proven against it."},

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -300,6 +301,9 @@ func (m *Machine) Runner(name string) (Runner, bool) {
 	r, ok := m.runners[name]
 	return r, ok
 }
+
+// Agents lists the agents oracle.roles.<agent>.runner sends to a runner, sorted.
+func (m *Machine) Agents() []string { return slices.Sorted(maps.Keys(m.roles)) }
 
 // Sent returns the runner oracle.roles.<agent>.runner sends the agent to, and the agent's model.
 func (m *Machine) Sent(agent string) (Role, bool) {

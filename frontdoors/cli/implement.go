@@ -25,6 +25,9 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)")),
 		verbCommand(a, s, opts, "implement_abandon", "abandon", renderStep, textFlag("run", "the run (default: the one unfinished run)"),
 			boolFlag("delete_branches", "", "delete the run's lane and integration branches too")),
+		verbCommandExit(a, s, opts, "implement_run", "run [SPEC]", renderRun, runExit, optArg("spec"),
+			textFlag("run", "the run to go on with (default: the spec's unfinished run, else the one unfinished run)"),
+			textFlag("base", "the commit a new run's lanes start from (default: build.base, else the repository's default branch)"), routeFlag()),
 	)
 	rev := verbCommand(a, s, opts, "review", "review", renderStep,
 		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
@@ -155,4 +158,22 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+func renderRun(s *IO, r app.ImplementRunResult) string {
+	var b strings.Builder
+	renderRunLine(&b, s, r.Run)
+	fmt.Fprintf(&b, "ended: %s (%s beside the host, %d fell back)\n", r.Ended, text.Count(r.Routed, "step taken", "steps taken"), r.FellBack)
+	for _, n := range r.Next {
+		fmt.Fprintf(&b, "next: %s\n", n.Text)
+	}
+	return b.String()
+}
+
+// runExit: an interrupted run exits 3, as a pause does (the same command goes on with it).
+func runExit(r app.ImplementRunResult) error {
+	if r.Ended == app.EndedInterrupted {
+		return exitCode(3)
+	}
+	return nil
 }

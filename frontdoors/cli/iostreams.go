@@ -16,12 +16,15 @@ type IO struct {
 	InTTY bool
 	// Color is true when stdout is a terminal, NO_COLOR is unset and TERM is not dumb.
 	Color bool
+	// ErrTTY is true when stderr is a terminal (and TERM is not dumb): progress is a live view there,
+	// one line per event elsewhere.
+	ErrTTY bool
 }
 
 // SystemIO is the process's own streams, with colour decided from the environment.
 func SystemIO(getenv func(string) string) *IO {
 	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTTY: isTerminal(os.Stdin),
-		Color: ColorWanted(isTerminal(os.Stdout), getenv)}
+		Color: ColorWanted(isTerminal(os.Stdout), getenv), ErrTTY: isTerminal(os.Stderr) && getenv("TERM") != "dumb"}
 }
 
 // ColorWanted follows no-color.org: any non-empty NO_COLOR turns colour off.

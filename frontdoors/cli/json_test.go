@@ -50,6 +50,7 @@ var verbArgs = map[string][]string{
 	"implement_start":     {"open-spec", "--again"},
 	"implement_abandon":   nil,
 	"implement_step":      nil,
+	"implement_run":       {"open-spec"},
 	"implement_receipt":   {seedReceiptPath()},
 	"implement_status":    nil,
 	"implement_record":    nil,

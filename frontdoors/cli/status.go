@@ -86,9 +86,13 @@ func renderOracle(b *strings.Builder, s *IO, o app.OracleBoard) {
 			}
 			cells[string(l.Layer)] = cell
 		}
-		route := fmt.Sprintf("%s via %s", a.Tier, a.Connection)
-		if a.Fallback != "" {
-			route += " (" + a.Fallback + ")"
+		via, why := a.Connection, a.Fallback
+		if a.Route != "" && a.Route != "host" {
+			via, why = a.Route, a.Why
+		}
+		route := fmt.Sprintf("%s via %s", a.Tier, via)
+		if why != "" {
+			route += " (" + why + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.Agent, cells["repository"], cells["machine"], cells["bundled"], route)
 	}

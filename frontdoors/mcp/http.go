@@ -45,26 +45,31 @@ type LoopbackError struct{ Addr, Why string }
 
 func (e *LoopbackError) Error() string { return fmt.Sprintf("%s: %s", e.Addr, e.Why) }
 
-// ParseLoopbackAddr checks a --http address: host:port where host is a loopback IP or localhost and
-// port is a number (0 picks a free one). It returns the address to listen on; localhost becomes
-// 127.0.0.1, so no name lookup can move the listener off loopback.
+// ParseLoopbackAddr checks a --http address: host:port where host is localhost, an IPv4 address
+// in 127.0.0.0/8 written as four decimal numbers, or [::1], and port is 0 to 65535 in decimal digits
+// (0 picks a free one), as docs/mcp.md says; nothing else, so no spelling the resolver or the IP
+// parser would also take ("+80", "0080", [::ffff:127.0.0.1], [127.0.0.1]) reaches the listener. It
+// returns the address to listen on; localhost becomes 127.0.0.1, so no name lookup can move the
+// listener off loopback.
 func ParseLoopbackAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", &LoopbackError{addr, "is not host:port"}
 	}
 	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p > 65535 {
-		return "", &LoopbackError{addr, "the port is not a number from 0 to 65535"}
+	if err != nil || p < 0 || p > 65535 || strings.Trim(port, "0123456789") != "" || len(port) > 1 && port[0] == '0' {
+		return "", &LoopbackError{addr, "the port is not a number from 0 to 65535, in decimal digits"}
 	}
-	if strings.EqualFold(host, "localhost") {
+	bracketed := strings.HasPrefix(addr, "[")
+	switch ip := net.ParseIP(host); {
+	case strings.EqualFold(host, "localhost") && !bracketed:
 		host = "127.0.0.1"
+	case host == "::1" && bracketed:
+	case ip != nil && !bracketed && !strings.Contains(host, ":") && ip.To4() != nil && ip.To4()[0] == 127:
+	default:
+		return "", &LoopbackError{addr, "is not a loopback address abcd serves on (127.0.0.1 or another 127.x.y.z, [::1] or localhost); abcd serves MCP over HTTP on loopback only"}
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return "", &LoopbackError{addr, "is not a loopback address; abcd serves MCP over HTTP on loopback only"}
-	}
-	return net.JoinHostPort(ip.String(), strconv.Itoa(p)), nil
+	return net.JoinHostPort(host, strconv.Itoa(p)), nil
 }
 
 // ServeHTTP serves Streamable HTTP at Endpoint on ln, a loopback listener, until ctx ends. Then it

@@ -253,6 +253,17 @@ func TestParseLoopbackAddr(t *testing.T) {
 		{"127.0.0.1", "", "is not host:port"},
 		{"127.0.0.1:http", "", "port is not a number"},
 		{"127.0.0.1:70000", "", "port is not a number"},
+		// Spellings the parsers would take but docs/mcp.md does not name.
+		{"127.0.0.1:+80", "", "port is not a number"},
+		{"127.0.0.1:-0", "", "port is not a number"},
+		{"127.0.0.1:0080", "", "port is not a number"},
+		{"127.0.0.1:", "", "port is not a number"},
+		{"[::ffff:127.0.0.1]:80", "", "not a loopback address abcd serves on"},
+		{"[0:0:0:0:0:0:0:1]:80", "", "not a loopback address abcd serves on"},
+		{"[127.0.0.1]:80", "", "not a loopback address abcd serves on"},
+		{"[localhost]:80", "", "not a loopback address abcd serves on"},
+		{"[::1%lo]:80", "", "not a loopback address abcd serves on"},
+		{"localhost.:80", "", "not a loopback address abcd serves on"},
 	} {
 		got, err := ParseLoopbackAddr(c.in)
 		if c.err != "" {

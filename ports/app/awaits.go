@@ -13,6 +13,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -21,6 +22,7 @@ import (
 type stepConfig struct {
 	routing     routing
 	conns       ports.Connections
+	runners     *runner.Machine
 	reviewRoute string // oracle.review: host or rp
 	// rpURL and rpTool name the RepoPrompt server, read only when reviews take rp.
 	rpURL, rpTool string
@@ -41,11 +43,15 @@ func (a *App) readStepConfig(ctx context.Context) (stepConfig, error) {
 	if err != nil {
 		return stepConfig{}, err
 	}
+	_, runners, err := machineRoutes(stack)
+	if err != nil {
+		return stepConfig{}, err
+	}
 	reviewRoute, err := config.Get[string](stack, "oracle.review")
 	if err != nil {
 		return stepConfig{}, configRefusal(err)
 	}
-	c := stepConfig{routing: rt, conns: conns, reviewRoute: reviewRoute.V}
+	c := stepConfig{routing: rt, conns: conns, runners: runners, reviewRoute: reviewRoute.V}
 	if c.reviewRoute == "rp" {
 		// The server block is read only when reviews take rp: a fault in it never refuses a step in
 		// a repository that has not opted in.
@@ -99,34 +105,66 @@ func (st *step) openOne(ctx context.Context, cfg stepConfig, p loop.Plan, routes
 	if err := st.Runs.Write(ctx, brief, []byte(body)); err != nil {
 		return "", err
 	}
-	target, v, why, err := st.validatorFor(ctx, cfg, p, route, flagConn)
-	if err != nil {
-		return "", err
+	tg := targetOf(p.Role, p.Kind, route, flagConn, cfg.reviewRoute)
+	var v ports.Validator
+	var why review.FallbackReason
+	if tg.kind == toRP || tg.kind == toProvider {
+		if v, why, err = st.validatorFor(ctx, cfg, tg); err != nil {
+			return "", err
+		}
+		if v == nil && why == "" {
+			tg.kind = toHost // a connection a test wires that the machine does not configure
+		}
 	}
-	if target == "" {
+	if tg.kind == toHost {
 		aw := s.Open(p, brief, ret, routing, st.now())
 		return fmt.Sprintf("%s: opened %s for %s (round %d)", lane.ID, aw.Kind, aw.Role, aw.Round), nil
 	}
-	routing.Route = target
+	routing.Route = tg.name
 	aw := s.Open(p, brief, ret, routing, st.now())
+	if tg.kind == toRunner {
+		job, f, err := st.runnerJob(ctx, cfg, lane, aw, body, route, tg.name)
+		if err != nil {
+			return "", err
+		}
+		if f != nil {
+			return st.fallBackRunner(aw, lane.ID, tg.name, f, nil), nil
+		}
+		st.jobs = append(st.jobs, job)
+		return fmt.Sprintf("%s: sent %s's %s (round %d) to runner %s (%s)", lane.ID, aw.Role, aw.Kind, aw.Round, tg.name, tg.why), nil
+	}
 	if v == nil {
-		return st.fallBack(aw, lane.ID, target, why, ""), nil
+		return st.fallBack(aw, lane.ID, tg.name, why, ""), nil
 	}
 	req, err := st.composeRequest(ctx, lane, p, aw, body, route)
 	if err != nil {
-		return st.fallBack(aw, lane.ID, target, review.Failed, refusalWhy(err)), nil
+		return st.fallBack(aw, lane.ID, tg.name, review.Failed, refusalWhy(err)), nil
 	}
-	st.jobs = append(st.jobs, dispatch{await: aw.ID, lane: lane.ID, role: aw.Role, round: aw.Round, ret: ret, route: target, v: v, req: req})
-	return fmt.Sprintf("%s: sent %s's %s (round %d) to %s; until it answers, the host may take it too", lane.ID, aw.Role, aw.Kind, aw.Round, target), nil
+	st.jobs = append(st.jobs, dispatch{await: aw.ID, lane: lane.ID, role: aw.Role, round: aw.Round, ret: ret, route: tg.name, req: req,
+		call: func(ctx context.Context) (ports.ReviewOutcome, error) { return v.Review(ctx, req) }})
+	return fmt.Sprintf("%s: sent %s's %s (round %d) to %s; until it answers, the host may take it too", lane.ID, aw.Role, aw.Kind, aw.Round, tg.name), nil
 }
 
 // awaitRouting is the route an await asks for. The implementer is the harness's own agent, not a
-// roster agent: it has no routing row. A validator's route comes from routeOf, with the tier a
-// failed round escalated it to; flagConn says a --route flag named its connection.
+// roster agent: it has no routing row and takes no --route flag, and goes to the host unless the
+// machine sends it to a runner (routeOf says so, as for every role). A validator's route comes from
+// routeOf, with the tier a failed round escalated it to; flagConn says a --route flag named its
+// connection.
 func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes map[string]oracle.FlagRoute) (loop.Routing, oracle.Route, bool, error) {
 	if p.Role == loop.RoleImplementer {
-		return loop.Routing{Agent: p.Role, Tier: string(oracle.HostDecides), FanOut: 1, Route: "host", Ran: "host",
-			Connection: oracle.HarnessName, Source: string(oracle.SourceNone)}, oracle.Route{}, false, nil
+		route, err := a.routeOf(p.Role, cfg.routing, cfg.conns, nil, "")
+		if err != nil {
+			return loop.Routing{}, oracle.Route{}, false, err
+		}
+		route.Row = oracle.Row{Tier: oracle.HostDecides, FanOut: 1}
+		rt := loop.Routing{Agent: p.Role, Tier: string(oracle.HostDecides), FanOut: 1, Route: "host", Ran: "host",
+			Connection: oracle.HarnessName, Source: string(oracle.SourceNone)}
+		if route.Connection.Runner {
+			rt.Connection = route.Connection.Name
+		} else {
+			route.Connection = oracle.Harness()
+		}
+		return rt, route, false, nil
 	}
 	var flag *oracle.FlagRoute
 	if fr, ok := routes[p.Role]; ok {
@@ -145,39 +183,28 @@ func (a *App) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes m
 		route, flag != nil && flag.Connection != "", nil
 }
 
-// validatorFor decides who takes a validator's step beside the host: the connection a --route flag
-// names; else, for a reviewer, RepoPrompt when oracle.review is rp; else the provider the routing
-// resolved to. target is "" for the host. A route that cannot be called at all (rp with no server)
-// comes back with target set, v nil and the fallback reason.
-func (a *App) validatorFor(ctx context.Context, cfg stepConfig, p loop.Plan, route oracle.Route, flagConn bool) (string, ports.Validator, review.FallbackReason, error) {
-	if p.Role == loop.RoleImplementer {
-		return "", nil, "", nil
-	}
-	provider := func() (string, ports.Validator, review.FallbackReason, error) {
-		v, ok, err := a.providerValidator(ctx, route.Connection.Name)
-		if err != nil || !ok {
-			return "", nil, "", err
-		}
-		return route.Connection.Name, v, "", nil
-	}
-	switch {
-	case flagConn && !route.Connection.Harness:
-		return provider()
-	case p.Kind == loop.AwaitReview && cfg.reviewRoute == "rp":
+// validatorFor opens the review route a target names beside the host: RepoPrompt or a provider. A
+// route that cannot be called at all (rp with no server configured) comes back nil with the
+// fallback reason; nil with none is a provider this machine does not configure (a test's static
+// connections), which leaves the step to the host.
+func (a *App) validatorFor(ctx context.Context, cfg stepConfig, tg target) (ports.Validator, review.FallbackReason, error) {
+	if tg.kind == toRP {
 		if v, ok := a.Validators["rp"]; ok {
-			return "rp", v, "", nil
+			return v, "", nil
 		}
 		if cfg.rpURL == "" {
-			return "rp", nil, review.Absent, nil
+			return nil, review.Absent, nil
 		}
 		if a.RP == nil {
-			return "rp", nil, review.Failed, nil
+			return nil, review.Failed, nil
 		}
-		return "rp", a.RP.RP(cfg.rpURL, cfg.rpTool), "", nil
-	case !route.Connection.Harness && route.Connection.Name != "":
-		return provider()
+		return a.RP.RP(cfg.rpURL, cfg.rpTool), "", nil
 	}
-	return "", nil, "", nil
+	v, ok, err := a.providerValidator(ctx, tg.name)
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	return v, "", nil
 }
 
 // fallBack records that a route did not take an await's step: the host takes it with the same brief
@@ -200,6 +227,23 @@ func (st *step) fallBack(aw loop.Await, lane, route string, reason review.Fallba
 		st.Diag.Warn(fmt.Sprintf("%s %s: %s did not take the step (%s); the host takes it", lane, aw.Role, route, reason.Sentence()))
 	}
 	return fmt.Sprintf("%s: %s's %s (round %d) is the host's: %s fell back (%s)", lane, aw.Role, aw.Kind, aw.Round, route, reason)
+}
+
+// fallBackRunner records that a runner did not take an await's step, as fallBack does, with the
+// runner's cause and its receipt (nil when the step never reached the CLI).
+func (st *step) fallBackRunner(aw loop.Await, lane, route string, f *runner.Failure, receipt *runner.Receipt) string {
+	line := st.fallBack(aw, lane, route, f.Cause.Reason(), fmt.Sprintf("runner %s (%s): %s", route, f.Cause, f.Detail))
+	st.noteCause(f.Cause, receipt)
+	return line
+}
+
+// noteCause adds a runner's cause and receipt to the fallback receipt just recorded.
+func (st *step) noteCause(c runner.Cause, receipt *runner.Receipt) {
+	fs := st.state.Fallbacks
+	if len(fs) == 0 {
+		return
+	}
+	fs[len(fs)-1].Cause, fs[len(fs)-1].Runner = string(c), receipt
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

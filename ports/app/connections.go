@@ -25,11 +25,38 @@ func (a *App) loadConnections(ctx context.Context) (ports.Connections, error) {
 	if a.Connections != nil {
 		return a.Connections, nil
 	}
-	m, err := a.loadMachine(ctx)
+	p, r, err := a.loadRoutes(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return machineConns{providers: p, runners: r}, nil
+}
+
+// machineConns are the machine's routes as routing reads them: its providers, and its runners with
+// the agents it sends to each (oracle.roles.<agent>.runner), which Resolve puts before every
+// connection but a --route flag's.
+type machineConns struct {
+	providers *provider.Machine
+	runners   *runner.Machine
+}
+
+func (m machineConns) Configured() oracle.Configured {
+	c := m.providers.Configured()
+	c.RunnerNames = m.runners.Names()
+	c.Runners = map[string]oracle.Connection{}
+	for _, agent := range m.runners.Agents() {
+		role, _ := m.runners.Sent(agent)
+		c.Runners[agent] = oracle.Connection{Name: role.Runner, Runner: true}
+	}
+	return c
+}
+
+// Defaults are a provider's default settings; a runner takes none.
+func (m machineConns) Defaults(c oracle.Connection) oracle.Settings {
+	if c.Runner {
+		return nil
+	}
+	return m.providers.Defaults(c)
 }
 
 func (a *App) loadMachine(ctx context.Context) (*provider.Machine, error) {

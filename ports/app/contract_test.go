@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -147,7 +148,7 @@ func TestTheSecondRoundsReviewerSeesEachReportOnce(t *testing.T) {
 	w := newLaneWorld(t, "1. Read the headers.")
 	impl := w.await(t, "lane-1", loop.RoleImplementer)
 	first := w.implement(t, impl, "", true)
-	w.g.Dirty = map[string][]string{loop.WorktreeDir(w.run, "lane-1"): {"notes.txt", "src/forgotten.go"}}
+	w.g.Dirty = map[string][]runner.Entry{loop.WorktreeDir(w.run, "lane-1"): {{Path: "notes.txt", Kind: runner.EntryFile}, {Path: "src/forgotten.go", Kind: runner.EntryFile}}}
 	res := w.receipt(t, impl.Return)
 	// The implementer is told what it left uncommitted, and so is the person.
 	warned := "lane-1: the implementer left 2 files uncommitted in its checkout"

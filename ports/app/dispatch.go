@@ -19,6 +19,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -29,8 +30,9 @@ type dispatch struct {
 	round             int
 	ret               string // the await's return path, relative to the repository
 	route             string // rp, or a connection's name
-	v                 ports.Validator
 	req               ports.ReviewRequest
+	// call is the route's call: a review route's Review, or a runner's step (runnerroute.go).
+	call func(context.Context) (ports.ReviewOutcome, error)
 }
 
 // answered is a dispatch and what its route said.
@@ -103,7 +105,7 @@ func (a *App) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := j.v.Review(ctx, j.req)
+			out, err := j.call(ctx)
 			if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 				out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted)}
 			}
@@ -156,6 +158,9 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 				reason = review.Failed
 			}
 			did = append(did, st.fallBack(aw, o.lane, o.route, reason, o.out.FallbackDetail))
+			if r := o.out.Runner; r != nil {
+				st.noteCause(r.Cause, r)
+			}
 			continue
 		}
 		dir := path.Dir(o.ret)
@@ -174,14 +179,25 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 		digest := hex.EncodeToString(sum[:])
 		s.Lanes[lane].Awaits[idx].Answered = loop.Answer{Route: o.route, SHA256: digest, ModelAsked: o.out.ModelAsked,
 			ModelReported: o.out.ModelReported, SchemaEnforced: o.out.SchemaEnforced, TokensIn: o.out.Usage.Prompt, TokensOut: o.out.Usage.Completion,
-			Settings: o.req.Settings}
+			Settings: o.req.Settings, Runner: o.out.Runner}
 		if err := st.recordReturn(ctx, o.ret, o.route); err != nil {
 			// The route's own answer is not written, so the host's agent writes there.
 			st.unstage(o.ret)
 			if i, j, ok := s.FindID(o.await); ok {
 				s.Lanes[i].Awaits[j].Answered = loop.Answer{}
 				did = append(did, st.fallBack(s.Lanes[i].Awaits[j], o.lane, o.route, review.Invalid, refusalWhy(err)))
+				if r := o.out.Runner; r != nil {
+					cause := runner.CauseSchema // an answer whose return does not verify
+					if o.role == loop.RoleImplementer {
+						cause = "" // abcd's own receipt of the runner's work, refused: no cause of the runner's
+					}
+					st.noteCause(cause, r)
+				}
 			}
+			continue
+		}
+		if aw.Role == loop.RoleImplementer {
+			did = append(did, fmt.Sprintf("%s: the implementer's step (round %d) was taken by runner %s; abcd committed its work and the definition of done passed", o.lane, aw.Round, o.route))
 			continue
 		}
 		word := ""
@@ -194,7 +210,10 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 }
 
 func kindOf(ret string) string {
-	if strings.HasSuffix(ret, ".json") {
+	switch {
+	case strings.HasSuffix(ret, "/receipt.json"):
+		return "step"
+	case strings.HasSuffix(ret, ".json"):
 		return "audit"
 	}
 	return "review"

@@ -100,6 +100,7 @@ func implementVerbs() []Verb {
 			Summary:     "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
 			Destructive: true, Idempotent: true},
 			implementAbandon),
+		runVerb(),
 	}
 }
 

@@ -185,6 +185,13 @@ func (st *step) recordReceipt(ctx context.Context, lane, idx int, ret string) er
 	ln := st.state.Lanes[lane]
 	impl := loop.Implementation{Commits: rc.Commits, Head: head, Model: rc.Model, Receipt: ret, At: st.now(), Blocked: rc.Blocked,
 		Report: st.keepReport(ctx, ln, ret, rc.Report)}
+	if ans := ln.Awaits[idx].Answered; ans.Route != "" {
+		// The receipt a route placed (a runner's, written by abcd): credited to it when these are its
+		// bytes, whoever hands them in.
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) == ans.SHA256 {
+			impl.Answered = &ans
+		}
+	}
 	if ln.Worktree != "" {
 		left, more, err := st.Git.Uncommitted(ctx, ln.Worktree, maxUncommitted)
 		if err != nil {

@@ -8,9 +8,10 @@ import (
 	"fmt"
 
 	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
-	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -77,7 +78,11 @@ func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(f.Data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rf); err != nil {
-		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+text.Clip(err.Error()),
+		why := strictjson.Mismatch(f.Data, &oracle.RoutingFile{})
+		if why == "" {
+			why = text.Clip(err.Error())
+		}
+		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+why,
 			refusal.Run("schema_show", refusal.With("name", "oracle_routing")), " for the shape")
 	}
 	if rf.Agents == nil {
@@ -106,6 +111,11 @@ type AgentRoute struct {
 	Connection string         `json:"connection"`
 	Fallback   string         `json:"fallback"`
 	Layers     []RoutingLayer `json:"layers"`
+	// Route is who takes the agent's steps (host, rp, a runner's or a provider's name) and Why says
+	// why, in the one order a step is routed by: a --route flag, the agent's runner, RepoPrompt for a
+	// reviewer, the provider for its tier, the host.
+	Route string `json:"route,omitempty"`
+	Why   string `json:"why,omitempty"`
 }
 
 // RoutingLayer is one layer's tier for an agent; Wins marks the one in force.
@@ -137,18 +147,37 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 		board.Problem = problemText(err)
 		return board
 	}
+	reviewRoute := ""
+	if _, stack, err := a.loadConfig(ctx); err == nil {
+		if v, err := config.Get[string](stack, "oracle.review"); err == nil {
+			reviewRoute = v.V
+		}
+	}
 	board.Readable = true
 	board.Accepted = r.layers.RepoPresent || r.layers.MachinePresent
 	a.warnNotices(r.notices)
 	proposal := oracle.Proposal()
-	for _, agent := range r.agents {
+	// The implementer, whom no routing table names, goes first: its steps go to the host unless the
+	// machine sends it to a runner.
+	for _, agent := range append([]string{loop.RoleImplementer}, r.agents...) {
 		route, err := a.routeOf(agent, r, conns, nil, "")
 		if err != nil {
 			board = OracleBoard{Agents: []AgentRoute{}, Problem: problemText(err)}
 			return board
 		}
+		kind := loop.AwaitReview
+		switch agent {
+		case loop.RoleImplementer:
+			kind, route.Row, route.Source, route.Origin = loop.AwaitImplement, oracle.Row{Tier: oracle.HostDecides, FanOut: 1}, oracle.SourceNone, ""
+			if !route.Connection.Runner {
+				route.Connection, route.Fallback = oracle.Harness(), ""
+			}
+		case loop.RoleAuditor:
+			kind = loop.AwaitAudit
+		}
+		tg := targetOf(agent, kind, route, false, reviewRoute)
 		ar := AgentRoute{Agent: agent, Tier: route.Row.Tier, FanOut: route.Row.FanOut, Source: route.Source,
-			Origin: route.Origin, Connection: route.Connection.Name, Fallback: route.Fallback, Layers: []RoutingLayer{}}
+			Origin: route.Origin, Connection: route.Connection.Name, Fallback: route.Fallback, Layers: []RoutingLayer{}, Route: tg.name, Why: tg.why}
 		for _, l := range []struct {
 			src   oracle.Source
 			table map[string]oracle.Row
@@ -186,11 +215,11 @@ func (a *App) connectionsOf(stack *config.Stack) (ports.Connections, error) {
 	if a.Connections != nil {
 		return a.Connections, nil
 	}
-	m, err := provider.Load(stack)
+	p, r, err := machineRoutes(stack)
 	if err != nil {
-		return nil, configRefusal(err)
+		return nil, err
 	}
-	return m, nil
+	return machineConns{providers: p, runners: r}, nil
 }
 
 // Routes checks an invocation's route flags against what the verb dispatches and the connections
@@ -240,4 +269,46 @@ func problemText(err error) string {
 		return r.Error()
 	}
 	return err.Error()
+}
+
+// targetKind is who takes a step: the host, or a route beside it.
+type targetKind string
+
+const (
+	toHost     targetKind = "host"
+	toRunner   targetKind = "runner"
+	toRP       targetKind = "rp"
+	toProvider targetKind = "provider"
+)
+
+// target is who takes a step, and why, in words a board and a receipt show.
+type target struct {
+	kind targetKind
+	name string // the route's name: host, rp, a runner's or a provider's
+	why  string
+}
+
+// targetOf decides who takes a step, in the one order every consumer reads: a --route flag naming a
+// connection (a runner or a provider); the runner the machine sends the role to (a role routed to a
+// runner keeps it); RepoPrompt, for a reviewer, when oracle.review is rp; the provider the routing
+// resolved the step's tier to; else the host. flagConn says a --route flag named the connection.
+func targetOf(role string, kind loop.AwaitKind, route oracle.Route, flagConn bool, reviewRoute string) target {
+	conn := route.Connection
+	switch {
+	case flagConn && !conn.Harness && conn.Runner:
+		return target{toRunner, conn.Name, fmt.Sprintf("the --route flag %s names runner %s", route.Override, conn.Name)}
+	case flagConn && !conn.Harness:
+		return target{toProvider, conn.Name, fmt.Sprintf("the --route flag %s names provider %s", route.Override, conn.Name)}
+	case conn.Runner:
+		return target{toRunner, conn.Name, fmt.Sprintf("oracle.roles.%s.runner sends it to runner %s", role, conn.Name)}
+	case kind == loop.AwaitReview && reviewRoute == "rp":
+		return target{toRP, "rp", "oracle.review is rp, so reviews go to RepoPrompt"}
+	case !conn.Harness && conn.Name != "":
+		return target{toProvider, conn.Name, fmt.Sprintf("provider %s serves it at tier %s", conn.Name, route.Row.Tier)}
+	}
+	why := "the host takes it: no route beside the host is configured for it"
+	if route.Fallback != "" {
+		why = route.Fallback
+	}
+	return target{toHost, oracle.HarnessName, why}
 }

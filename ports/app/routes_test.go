@@ -20,12 +20,15 @@ const (
 	rtMachinePath = "/home/ada/.abcd/oracle-routing.json"
 )
 
-var rtAgents = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
+// rtAgents are the board's lines: the implementer first (no table names it), then the roster.
+var rtAgents = append([]string{"implementer"}, rtRosterAgents...)
+
+var rtRosterAgents = []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}
 
 func rtRoster(t *testing.T) roster.Roster {
 	t.Helper()
 	var agents []roster.Agent
-	for _, n := range rtAgents {
+	for _, n := range rtRosterAgents {
 		agents = append(agents, roster.Agent{FrontMatter: roster.FrontMatter{Name: n}})
 	}
 	r, err := roster.New(agents)
@@ -136,9 +139,13 @@ func TestBoardEmptyMachineTableStillAccepts(t *testing.T) {
 	st, _ := rtStatus(t, "", `{"schema_version":1,"agents":{}}`)
 	assert.Assert(t, st.Oracle.Readable, st.Oracle.Problem)
 	assert.Check(t, st.Oracle.Accepted)
-	for _, a := range st.Oracle.Agents {
+	for _, a := range st.Oracle.Agents[1:] {
 		assert.Check(t, is.Equal(a.Source, oracle.SourceBundled), a.Agent)
 	}
+	impl := st.Oracle.Agents[0]
+	assert.Check(t, is.Equal(impl.Agent, "implementer"))
+	assert.Check(t, is.Equal(impl.Source, oracle.SourceNone), "no table names the implementer")
+	assert.Check(t, is.Equal(impl.Route, "host"))
 }
 
 func TestBoardRepositoryRowWinsOverMachineRow(t *testing.T) {
@@ -203,9 +210,19 @@ func TestBoardUnreadableRoutingFile(t *testing.T) {
 		problem       []string
 	}{
 		{"unknown member in a row", "", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tierr":"economy"}}}`,
-			rtMachinePath, []string{"tierr"}},
+			rtMachinePath, []string{`agents.ruthless-reviewer has the unknown field "tierr": its fields are tier, fan_out, settings`}},
 		{"unknown member at the top", `{"schema_version":1,"agents":{},"agentz":{}}`, "",
-			rtRepoPath, []string{"agentz"}},
+			rtRepoPath, []string{`the document has the unknown field "agentz": its fields are schema_version, agents`}},
+		{"a tier that is a number", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":5}}}`, "",
+			rtRepoPath, []string{"agents.ruthless-reviewer.tier must be a string; it is the number 5"}},
+		{"a schema_version that is a string", `{"schema_version":"1","agents":{}}`, "",
+			rtRepoPath, []string{`schema_version must be a whole number; it is the string "1"`}},
+		{"a fan_out with a fraction", "", `{"schema_version":1,"agents":{"intent-auditor":{"tier":"local","fan_out":1.5}}}`,
+			rtMachinePath, []string{"agents.intent-auditor.fan_out must be a whole number; it is the number 1.5"}},
+		{"agents as an array", `{"schema_version":1,"agents":[]}`, "",
+			rtRepoPath, []string{"agents must be an object; it is an array"}},
+		{"a setting that is an array", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"local","settings":{"t":[1]}}}}`, "",
+			rtRepoPath, []string{"agents.ruthless-reviewer.settings.t: a setting's value must be a string, a number or a boolean"}},
 		{"duplicate key in a row", `{"schema_version":1,"agents":{"ruthless-reviewer":{"tier":"local","tier":"frontier"}}}`, "",
 			rtRepoPath, []string{"twice"}},
 		{"trailing content", "", `{"schema_version":1,"agents":{}} {}`, rtMachinePath, []string{"after its object"}},
@@ -227,6 +244,11 @@ func TestBoardUnreadableRoutingFile(t *testing.T) {
 			assert.Check(t, is.Contains(b.Problem, c.file), "the problem names the file")
 			for _, p := range c.problem {
 				assert.Check(t, is.Contains(b.Problem, p))
+			}
+			// abcd's words, never Go's decoder's.
+			said := strings.TrimPrefix(b.Problem, c.file+": ")
+			for _, goWords := range []string{"json:", "Go struct", "unmarshal", "oracle."} {
+				assert.Check(t, !strings.Contains(said, goWords), "%q in %s", goWords, said)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
 )
 
 // AwaitView is an open await: who is waited on, the brief to hand them and where they write.
@@ -84,6 +85,8 @@ type RecordVerdictView struct {
 	Call CallView `json:"call"`
 	// Sessions are the keys of the captured harness sessions that served this review (History).
 	Sessions []string `json:"sessions"`
+	// Runner is the runner's receipt, when a runner answered.
+	Runner *runner.Receipt `json:"runner,omitempty"`
 }
 
 // FallbackView is a fallback receipt.
@@ -96,6 +99,9 @@ type FallbackView struct {
 	Reason string `json:"reason"`
 	Detail string `json:"detail"`
 	Ran    string `json:"ran"`
+	// Cause is a runner's cause and Runner its receipt, when the route that fell back was a runner.
+	Cause  runner.Cause    `json:"cause,omitempty"`
+	Runner *runner.Receipt `json:"runner,omitempty"`
 }
 
 // ImplementRecordResult is a run's whole story.
@@ -134,11 +140,13 @@ type ImplementationView struct {
 	Commits []string `json:"commits"`
 	Head    string   `json:"head"`
 	Model   string   `json:"model"`
-	// Receipt is the route block of the implementer's step: the harness ran it, and the model it
-	// names is the model reported.
+	// Receipt is the route block of the implementer's step: the route that ran it (the harness, or a
+	// runner), and the model it names is the model reported.
 	Receipt oracle.Receipt `json:"receipt"`
 	// Sessions are the keys of the captured harness sessions that served this step (History).
 	Sessions []string `json:"sessions"`
+	// Runner is the runner's receipt, when a runner took the step (abcd's commit is its commits).
+	Runner *runner.Receipt `json:"runner,omitempty"`
 }
 
 // Count is how many verdicts a route or a role gave.
@@ -180,21 +188,31 @@ func implementRecord(ctx context.Context, a *App, in *RunInput) (ImplementRecord
 	for _, l := range s.Lanes {
 		for _, im := range l.Implementations {
 			implementer := oracle.Route{Agent: loop.RoleImplementer, Row: oracle.Row{Tier: oracle.HostDecides}}
+			ran := oracle.HarnessName
+			var receipt *runner.Receipt
+			if im.Answered != nil {
+				ran, receipt = im.Answered.Route, im.Answered.Runner
+			}
+			tried, reason := implementerFallback(s, l.ID, im.Round)
+			if tried == "" || im.Answered != nil {
+				tried, reason = ran, ""
+			}
 			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model,
-				Receipt: implementer.Receipt(oracle.HarnessName, oracle.HarnessName, "", im.Model), Sessions: stepSessions(res.History, l.ID, im.Receipt)})
+				Receipt: implementer.Receipt(tried, ran, reason, im.Model), Runner: receipt, Sessions: stepSessions(res.History, l.ID, im.Receipt)})
 		}
 		for _, r := range l.Rounds {
 			for _, v := range r.Verdicts {
 				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
 					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
-					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v), Sessions: stepSessions(res.History, l.ID, v.Return)})
+					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: stepSessions(res.History, l.ID, v.Return)})
 				bump(routes, v.Routing.Ran, v.Pass)
 				bump(roles, v.Role, v.Pass)
 			}
 		}
 	}
 	for _, f := range s.Fallbacks {
-		res.Fallbacks = append(res.Fallbacks, FallbackView(f))
+		res.Fallbacks = append(res.Fallbacks, FallbackView{At: f.At, Lane: f.Lane, Round: f.Round, Role: f.Role, Asked: f.Asked, Reason: f.Reason,
+			Detail: f.Detail, Ran: f.Ran, Cause: runner.Cause(f.Cause), Runner: f.Runner})
 	}
 	for _, m := range []struct {
 		src map[string]*Count
@@ -253,9 +271,21 @@ func routeReceipt(s loop.State, lane string, round int, v loop.Verdict) oracle.R
 	return route.Receipt(tried, v.Routing.Ran, reason, v.Answered.ModelReported)
 }
 
+// implementerFallback is the route an implementer's step of a lane's round asked for and why it
+// went to the host, when a route beside it gave it up (both "" otherwise).
+func implementerFallback(s loop.State, lane string, round int) (string, string) {
+	asked, reason := "", ""
+	for _, f := range s.Fallbacks {
+		if f.Lane == lane && f.Round == round && f.Role == loop.RoleImplementer {
+			asked, reason = f.Asked, review.FallbackReason(f.Reason).Sentence()
+		}
+	}
+	return asked, reason
+}
+
 // callView is what a provider reported of the call a verdict came from; empty unless a provider ran.
 func callView(v loop.Verdict) CallView {
-	if v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
+	if v.Answered.Runner != nil || v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
 		return CallView{}
 	}
 	return CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,

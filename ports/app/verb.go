@@ -30,6 +30,9 @@ type Verb struct {
 	OpenWorld   bool
 	// Dispatches names the roster agents this verb may hand work to; empty for most verbs.
 	Dispatches []string
+	// Long marks a verb that may run for hours (it drives a run to its end, bounded by the routes'
+	// own bounds): a front door gives it no short deadline of its own, and reports its progress.
+	Long bool
 
 	inputType  reflect.Type
 	resultType reflect.Type
@@ -127,8 +130,12 @@ type App struct {
 	// Connections are the providers this machine has configured; nil is none.
 	Connections ports.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
-	// Runners drives the coding-agent CLIs this machine configures as runners; nil is none.
+	// Runners drives the coding-agent CLIs this machine configures as runners; nil is none. DoD runs
+	// a lane's definition of done, which abcd runs itself on a runner's work; nil is none.
 	Runners ports.Runners
+	DoD     ports.DoD
+	// Progress hears a long verb's events as they happen (implement run); nil is nobody.
+	Progress ports.Progress
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where

@@ -18,6 +18,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/roster"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -378,9 +379,52 @@ type Git struct {
 	Settled []string
 	// TopDir is the main worktree's folder, for WorktreeDirs.
 	TopDir string
-	// Dirty is what Uncommitted answers, by worktree folder.
-	Dirty  map[string][]string
+	// Dirty is what each worktree changed since its branch's head, by worktree folder (Entries and
+	// Uncommitted; CommitAll commits it).
+	Dirty  map[string][]runner.Entry
 	merges int
+}
+
+// Snapshot is the worktree's branch and every branch, with fixed digests.
+func (g *Git) Snapshot(_ context.Context, dir string) (runner.Snapshot, error) {
+	branch, ok := g.Worktrees[dir]
+	if !ok {
+		return runner.Snapshot{}, refusal.New("path_invalid", dir, "is not a worktree", "add it first")
+	}
+	s := runner.Snapshot{HeadRef: "refs/heads/" + branch, Head: g.Branches[branch], Refs: map[string]string{}, Config: "config", Hooks: "hooks", Info: "info"}
+	for b, c := range g.Branches {
+		s.Refs["refs/heads/"+b] = c
+	}
+	return s, nil
+}
+
+// Entries is what Dirty says the worktree changed.
+func (g *Git) Entries(_ context.Context, dir string, max int) ([]runner.Entry, error) {
+	e := g.Dirty[dir]
+	if len(e) > max+1 {
+		e = e[:max+1]
+	}
+	return slices.Clone(e), nil
+}
+
+// CommitAll commits what Dirty says the worktree changed, on its branch.
+func (g *Git) CommitAll(_ context.Context, dir, _ string) (string, error) {
+	branch, ok := g.Worktrees[dir]
+	if !ok || len(g.Dirty[dir]) == 0 {
+		return "", refusal.New("commit_failed", dir, "has nothing to commit", "change something")
+	}
+	g.merges++
+	sha := fmt.Sprintf("%040x", 0xc00000+g.merges)
+	g.Commit(branch, sha)
+	delete(g.Dirty, dir)
+	return sha, nil
+}
+
+// Restore moves the worktree's branch back to commit and forgets what it changed.
+func (g *Git) Restore(_ context.Context, dir, branch, commit string) error {
+	g.Worktrees[dir], g.Branches[branch] = branch, commit
+	delete(g.Dirty, dir)
+	return nil
 }
 
 // NewGit is a history of one root commit on main, checked out.
@@ -548,7 +592,10 @@ func (g *Git) Changed(context.Context, string, string, bool) ([]string, error) {
 }
 
 func (g *Git) Uncommitted(_ context.Context, dir string, max int) ([]string, bool, error) {
-	paths := g.Dirty[dir]
+	var paths []string
+	for _, e := range g.Dirty[dir] {
+		paths = append(paths, e.Path)
+	}
 	if len(paths) > max {
 		return append([]string(nil), paths[:max]...), true, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,10 +23,10 @@ import (
 // to produce on demand can be.
 
 // ScriptVar names the script file; a runner's pass_env names it so it reaches the fake.
-const ScriptVar = "ABCD_FAKE_CLI_SCRIPT"
+const ScriptVar = "FAKE_CLI_SCRIPT"
 
 // grandchildVar makes the binary a grandchild that ignores SIGTERM and sleeps, writing its pid.
-const grandchildVar = "ABCD_FAKE_CLI_GRANDCHILD"
+const grandchildVar = "FAKE_CLI_GRANDCHILD"
 
 // Directive is one step of a script.
 type Directive struct {
@@ -50,6 +52,14 @@ type Directive struct {
 	ExitZero bool `json:"exit_zero,omitempty"`
 	// Signal kills the fake with the named signal (KILL, SEGV).
 	Signal string `json:"signal,omitempty"`
+	// Write writes Content to the file named (relative to the folder the fake works in), as an
+	// implementer's edit would; Run runs a command there (a stray commit, an edited hook).
+	Write   string   `json:"write,omitempty"`
+	Content string   `json:"content,omitempty"`
+	Run     []string `json:"run,omitempty"`
+	// When makes the directive apply only when the prompt on stdin contains every text it lists, so
+	// one script can play several roles (an implementer's brief, a reviewer's request).
+	When []string `json:"when,omitempty"`
 }
 
 // Dump is what a Dump directive wrote.
@@ -61,8 +71,8 @@ type Dump struct {
 }
 
 // FakeMain acts as the fake CLI when the script variable is set, and returns otherwise. --version
-// prints ABCD_FAKE_CLI_VERSION (or a version abcd knows for each CLI), and --help prints
-// ABCD_FAKE_CLI_HELP (or every argument it was given after --help, so a test names the flags).
+// prints FAKE_CLI_VERSION (or a version abcd knows for each CLI), and --help prints
+// FAKE_CLI_HELP (or every argument it was given after --help, so a test names the flags).
 func FakeMain() {
 	if pidfile := os.Getenv(grandchildVar); pidfile != "" {
 		signal.Ignore(syscall.SIGTERM)
@@ -78,10 +88,10 @@ func FakeMain() {
 	for _, a := range os.Args[1:] {
 		switch a {
 		case "--version":
-			fmt.Println(envOr("ABCD_FAKE_CLI_VERSION", "2.1.332 (Claude Code)"))
+			fmt.Println(envOr("FAKE_CLI_VERSION", "2.1.332 (Claude Code)"))
 			os.Exit(0)
 		case "--help":
-			fmt.Println(envOr("ABCD_FAKE_CLI_HELP", "no help"))
+			fmt.Println(envOr("FAKE_CLI_HELP", "no help"))
 			os.Exit(0)
 		}
 	}
@@ -103,11 +113,23 @@ func play(path string) int {
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer out.Flush()
+	var stdin *string
+	prompt := func() string {
+		if stdin == nil {
+			b, _ := io.ReadAll(os.Stdin)
+			s := string(b)
+			stdin = &s
+		}
+		return *stdin
+	}
 	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var d Directive
 		if err := json.Unmarshal([]byte(l), &d); err != nil {
 			fmt.Fprintf(os.Stderr, "fake: directive %d: %v\n", i, err)
 			return 98
+		}
+		if slices.ContainsFunc(d.When, func(w string) bool { return !strings.Contains(prompt(), w) }) {
+			continue // a text When lists is not in the prompt
 		}
 		switch {
 		case d.Out != "":
@@ -143,12 +165,27 @@ func play(path string) int {
 				}
 				time.Sleep(5 * time.Millisecond)
 			}
+		case d.Write != "":
+			if err := os.MkdirAll(filepath.Dir(d.Write), 0o755); err != nil {
+				fmt.Fprintln(os.Stderr, "fake: write:", err)
+				return 94
+			}
+			if err := os.WriteFile(d.Write, []byte(d.Content), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "fake: write:", err)
+				return 94
+			}
+		case len(d.Run) > 0:
+			cmd := exec.Command(d.Run[0], d.Run[1:]...)
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, "fake: run:", err)
+				return 93
+			}
 		case d.Dump != "":
-			stdin, _ := io.ReadAll(os.Stdin)
 			env := os.Environ()
 			sort.Strings(env)
 			wd, _ := os.Getwd()
-			b, _ := json.Marshal(Dump{Env: env, Args: os.Args[1:], Stdin: string(stdin), Dir: wd})
+			b, _ := json.Marshal(Dump{Env: env, Args: os.Args[1:], Stdin: prompt(), Dir: wd})
 			if err := os.WriteFile(d.Dump, b, 0o600); err != nil {
 				fmt.Fprintln(os.Stderr, "fake: dump:", err)
 				return 95

@@ -64,6 +64,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 	providers := openai.New(os.Getenv, files.ReadSecret)
 	runners := runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}, codex.Dialect{}, gemini.Dialect{}},
 		Guard: guardHook(), TempDir: filepath.Join(home, "runner")})
+	progress := cli.NewProgress(s)
 	var build func(dir string) *app.App
 	build = func(dir string) *app.App {
 		// abcd acts on the repository, wherever in it (a subfolder, a lane's worktree) it is run: git's
@@ -92,6 +93,8 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Credentials: files.Credentials{Getenv: os.Getenv},
 			Providers:   providers,
 			Runners:     runners,
+			DoD:         runner.DoD{},
+			Progress:    progress,
 			RP:          repoprompt.Dialer{Base: repoprompt.Config{Version: version}},
 			Prompter:    cli.NewPrompter(s),
 			Diag:        cli.NewDiag(s),

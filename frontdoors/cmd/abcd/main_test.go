@@ -19,6 +19,7 @@ import (
 	"gotest.tools/v3/golden"
 	"gotest.tools/v3/icmd"
 
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports/app"
 )
@@ -26,7 +27,12 @@ import (
 // binary is abcd built once for the whole package, stamped the way the Makefile stamps a release.
 var binary string
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+// TestMain is also the fake coding-agent CLI a runner test starts (runnertest.FakeMain returns at
+// once otherwise).
+func TestMain(m *testing.M) {
+	runnertest.FakeMain()
+	os.Exit(testMain(m))
+}
 
 func testMain(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "abcd-e2e-bin-")

@@ -1,0 +1,173 @@
+//go:build unix
+
+package git
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/runner"
+)
+
+// laneWorktree is a repository with a lane branch checked out in its own worktree, as the loop makes
+// one: the repository's folder, the worktree's path relative to it, and a git runner.
+func laneWorktree(t *testing.T) (string, string, func(dir string, args ...string) string) {
+	t.Helper()
+	dir, _ := repo(t)
+	run := func(in string, args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = in
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, string(out))
+		return strings.TrimSpace(string(out))
+	}
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	head, err := g.Resolve(ctx, "main")
+	assert.NilError(t, err)
+	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-1", head))
+	wt := ".abcd/.work.local/run/run-1/worktrees/lane-1"
+	assert.NilError(t, g.AddWorktree(ctx, wt, "abcd/run-1/lane-1"))
+	return dir.Path(), wt, run
+}
+
+func TestASnapshotSeesWhatAStepMustNotChange(t *testing.T) {
+	root, wt, run := laneWorktree(t)
+	g := Git{Dir: root}
+	ctx := context.Background()
+	before, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(before.HeadRef, "refs/heads/abcd/run-1/lane-1"))
+	assert.Check(t, is.Len(before.Head, 40))
+	assert.Check(t, is.Equal(before.Refs["refs/heads/main"], before.Head))
+	assert.Check(t, before.Config != "" && before.Hooks != "" && before.Info != "")
+
+	same, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(same, before), "nothing changed, nothing differs")
+
+	abs := filepath.Join(root, wt)
+	// Files in the worktree are the step's work, not what it must not change.
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "new.txt"), []byte("x"), 0o644))
+	after, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(after, before))
+
+	common := run(abs, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	assert.NilError(t, os.WriteFile(filepath.Join(common, "hooks", "pre-commit"), []byte("#!/bin/sh\necho pwned\n"), 0o755))
+	run(abs, "config", "core.fsmonitor", "touch /tmp/pwned")
+	run(abs, "commit", "--allow-empty", "-qm", "the CLI's own commit")
+	after, err = g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, after.Hooks != before.Hooks)
+	assert.Check(t, after.Config != before.Config)
+	assert.Check(t, after.Head != before.Head)
+	f := runner.CheckWork(before, after, before.HeadRef, nil)
+	assert.Assert(t, f != nil)
+	assert.Check(t, is.Equal(f.Cause, runner.CauseRefsMoved))
+}
+
+func TestEntriesNameWhatStandsAtEachChange(t *testing.T) {
+	root, wt, run := laneWorktree(t)
+	g := Git{Dir: root}
+	ctx := context.Background()
+	abs := filepath.Join(root, wt)
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "a.txt"), []byte("changed\n"), 0o644))
+	assert.NilError(t, os.MkdirAll(filepath.Join(abs, "d", "e"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "d", "e", "new file.txt"), []byte("x"), 0o644))
+	assert.NilError(t, os.Symlink("../../etc/passwd", filepath.Join(abs, "d", "out")))
+	assert.NilError(t, syscall.Mkfifo(filepath.Join(abs, "pipe"), 0o644))
+	nested := filepath.Join(abs, "vendor", "nested")
+	assert.NilError(t, os.MkdirAll(nested, 0o755))
+	run(nested, "init", "-q")
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, ".gitignore"), []byte("ignored.log\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "ignored.log"), []byte("x"), 0o644))
+
+	got, err := g.Entries(ctx, wt, 100)
+	assert.NilError(t, err)
+	kinds := map[string]runner.Entry{}
+	for _, e := range got {
+		kinds[e.Path] = e
+	}
+	assert.Check(t, is.Equal(kinds["a.txt"].Kind, runner.EntryFile))
+	assert.Check(t, is.Equal(kinds["d/e/new file.txt"].Kind, runner.EntryFile))
+	assert.Check(t, is.Equal(kinds["d/out"].Kind, runner.EntryLink))
+	assert.Check(t, is.Equal(kinds["d/out"].Link, "../../etc/passwd"))
+	assert.Check(t, is.Equal(kinds["vendor/nested/"].Kind, runner.EntryRepo))
+	assert.Check(t, is.Equal(kinds[".gitignore"].Kind, runner.EntryFile))
+	_, ignored := kinds["ignored.log"]
+	assert.Check(t, !ignored, "an ignored file is not the step's work")
+	if p, ok := kinds["pipe"]; ok {
+		assert.Check(t, is.Equal(p.Kind, runner.EntryOther))
+	}
+
+	assert.NilError(t, os.Remove(filepath.Join(abs, "a.txt")))
+	got, err = g.Entries(ctx, wt, 100)
+	assert.NilError(t, err)
+	for _, e := range got {
+		if e.Path == "a.txt" {
+			assert.Check(t, is.Equal(e.Kind, runner.EntryDeleted))
+		}
+	}
+	got, err = g.Entries(ctx, wt, 2)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(got, 3), "one more than the bound says it was passed")
+}
+
+func TestCommitAllIsAbcdsCommitWithNoHook(t *testing.T) {
+	root, wt, run := laneWorktree(t)
+	g := Git{Dir: root}
+	ctx := context.Background()
+	abs := filepath.Join(root, wt)
+	common := run(abs, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	for _, hook := range []string{"pre-commit", "commit-msg", "post-commit", "prepare-commit-msg"} {
+		assert.NilError(t, os.WriteFile(filepath.Join(common, "hooks", hook), []byte("#!/bin/sh\ntouch "+marker+"\nexit 1\n"), 0o755))
+	}
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "b.txt"), []byte("b\n"), 0o644))
+	assert.NilError(t, os.Remove(filepath.Join(abs, "a.txt")))
+	before := run(abs, "rev-parse", "HEAD")
+	msg := "# Added b\n\nAnd removed a.\n\nAbcd-Run: run-1 lane-1\n"
+	sha, err := g.CommitAll(ctx, wt, msg)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(run(abs, "rev-parse", "HEAD"), sha))
+	assert.Check(t, is.Equal(run(abs, "rev-parse", "HEAD~1"), before))
+	assert.Check(t, is.Equal(run(abs, "log", "-1", "--format=%B"), strings.TrimSpace(msg)), "a line starting with # is kept")
+	assert.Check(t, is.Equal(run(abs, "status", "--porcelain"), ""))
+	_, err = os.Stat(marker)
+	assert.Check(t, os.IsNotExist(err), "no hook ran")
+
+	// A merge abcd makes runs none either.
+	_, err = g.Merge(ctx, wt, run(root, "rev-parse", "main"), "merge main")
+	assert.NilError(t, err)
+	_, err = os.Stat(marker)
+	assert.Check(t, os.IsNotExist(err), "no hook ran on the merge")
+}
+
+func TestRestorePutsTheLaneBack(t *testing.T) {
+	root, wt, run := laneWorktree(t)
+	g := Git{Dir: root}
+	ctx := context.Background()
+	abs := filepath.Join(root, wt)
+	start := run(abs, "rev-parse", "HEAD")
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "x.txt"), []byte("x"), 0o644))
+	run(abs, "add", "x.txt")
+	run(abs, "commit", "-qm", "stray")
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "untracked.txt"), []byte("u"), 0o644))
+	run(abs, "checkout", "-q", "-b", "elsewhere")
+	assert.NilError(t, g.Restore(ctx, wt, "abcd/run-1/lane-1", start))
+	assert.Check(t, is.Equal(run(abs, "symbolic-ref", "HEAD"), "refs/heads/abcd/run-1/lane-1"))
+	assert.Check(t, is.Equal(run(abs, "rev-parse", "HEAD"), start))
+	assert.Check(t, is.Equal(run(abs, "status", "--porcelain"), ""))
+	assert.Check(t, is.Len(run(root, "rev-parse", "--verify", "elsewhere"), 40), "the branch it made stays for the person to see")
+	assert.Check(t, g.Restore(ctx, wt, "abcd/run-1/lane-1", "--hard") != nil)
+}

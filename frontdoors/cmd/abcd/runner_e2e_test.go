@@ -1,0 +1,196 @@
+//go:build unix
+
+package main
+
+// The runner route end to end: abcd drives a spec's run with `implement run`, every step taken by a
+// runner, with the fake CLI (this test binary, started again by abcd as Claude Code; see
+// adapters/runner/runnertest) playing the implementer, who edits the lane's worktree, and the
+// reviewers and the auditor, who answer in their published schemas. abcd commits the implementer's
+// work itself, runs the definition of done and writes the receipt; the run ends merged, reviewed and
+// audited, with nothing left for the host.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/icmd"
+
+	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	"github.com/abcd-dev/abcd/ports/app"
+)
+
+// Claude Code's lines, as 2.1.x writes them, for the fake to play.
+const (
+	rnInit = `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read","Edit","Bash"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`
+	rnText = `{"type":"assistant","message":{"id":"msg_1","model":"claude-x","content":[{"type":"text","text":"working"}]},"session_id":"sess-1","parent_tool_use_id":null}`
+)
+
+// rnResult is a successful result line with the final message, and the structured answer when one
+// is given.
+func rnResult(t *testing.T, final string, structured any) string {
+	t.Helper()
+	ev := map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": final, "num_turns": 2,
+		"total_cost_usd": 0.01, "usage": map[string]any{"input_tokens": 100, "output_tokens": 20}, "permission_denials": []any{},
+		"terminal_reason": "completed", "api_error_status": nil, "session_id": "sess-1"}
+	if structured != nil {
+		ev["structured_output"] = structured
+	}
+	b, err := json.Marshal(ev)
+	assert.NilError(t, err)
+	return string(b)
+}
+
+// runnerWorld is a repository with a planned intent and an open spec of two independent steps, and
+// a machine whose runner takes every role.
+type runnerWorld struct {
+	c      teamClone
+	spec   string
+	intent string
+	script string
+}
+
+func newRunnerWorld(t *testing.T, steps string) runnerWorld {
+	t.Helper()
+	root := realDir(t)
+	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
+	assert.NilError(t, os.MkdirAll(c.home, 0o700))
+	assert.NilError(t, os.MkdirAll(c.dir, 0o755))
+	c.git(t, "init", "-q", "-b", "main")
+	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
+	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
+	c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"test -f DONE-1 || test -f DONE-2\"}\n}\n", app.SetupVersion))
+	var it app.RecordCreated
+	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
+	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
+	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
+	var plan app.IntentPlanResult
+	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
+	c.fill(t, plan.Spec.Path, "Steps", steps)
+	c.git(t, "add", "-A")
+	c.git(t, "commit", "-q", "-m", "the record")
+
+	exe, err := os.Executable()
+	assert.NilError(t, err)
+	roles := map[string]any{}
+	for _, r := range []string{"implementer", "ruthless-reviewer", "security-reviewer", "intent-auditor"} {
+		roles[r] = map[string]any{"runner": "cc"}
+	}
+	machine := map[string]any{"schema_version": 1, "oracle": map[string]any{
+		"runner": map[string]any{"cc": map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332",
+			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "concurrency": 2,
+			"limits": map[string]any{"wall_clock_s": 60, "first_event_s": 30, "silence_s": 30}}},
+		"roles": roles}}
+	data, err := json.Marshal(machine)
+	assert.NilError(t, err)
+	assert.NilError(t, os.MkdirAll(filepath.Join(c.home, ".abcd"), 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(c.home, ".abcd", "config.json"), data, 0o600))
+	return runnerWorld{c: c, spec: plan.Spec.ID, intent: it.Record.ID, script: filepath.Join(root, "script.jsonl")}
+}
+
+// play writes the fake's script.
+func (w runnerWorld) play(t *testing.T, ds ...runnertest.Directive) {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range ds {
+		line, err := json.Marshal(d)
+		assert.NilError(t, err)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	assert.NilError(t, os.WriteFile(w.script, []byte(b.String()), 0o600))
+}
+
+// env is the clone's, with what the fake needs passed through the runner's pass_env and a canary
+// credential the runner is given.
+func (w runnerWorld) env() []string {
+	help := "Usage: claude [options]\n  " + strings.Join(claude.Dialect{}.Flags(), " <x>\n  ")
+	return append(w.c.env(), runnertest.ScriptVar+"="+w.script, "FAKE_CLI_HELP="+help, "ANTHROPIC_API_KEY="+rnCanary)
+}
+
+const rnCanary = "sk-ant-canary-77e1c0de9a8b4f21"
+
+func (w runnerWorld) abcd(t *testing.T, args ...string) *icmd.Result {
+	t.Helper()
+	return icmd.RunCmd(icmd.Command(binary, args...), icmd.Dir(w.c.dir), icmd.WithEnv(w.env()...))
+}
+
+// agents is a script in which every role does its part well: the implementer of each lane writes
+// its file, each reviewer passes, the auditor finds the criterion met.
+func (w runnerWorld) agents(t *testing.T) []runnertest.Directive {
+	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
+	review := map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}}
+	security := map[string]any{"summary": "Nothing to fear.", "verdict": "APPROVE",
+		"findings": []any{map[string]any{"title": "A note", "location": "DONE-1:1", "severity": "low", "what": "a note", "fix": ""}}}
+	audit := map[string]any{"schema_version": 1, "intent": w.intent, "summary": "The criterion is met.",
+		"verdicts": []any{map[string]any{"criterion": "ac-1", "verdict": "MET", "evidence": "DONE-1 and DONE-2 stand.", "concerns": ""}}}
+	return []runnertest.Directive{
+		{Out: rnInit},
+		{When: []string{impl, "Part one"}, Write: "DONE-1", Content: "one\n"},
+		{When: []string{impl, "Part two"}, Write: "DONE-2", Content: "two\n"},
+		{When: []string{impl}, Out: rnText},
+		{When: []string{impl}, Out: rnResult(t, "Do the part\n\nWrote the part's file.", nil)},
+		{When: []string{answer, "# ruthless-reviewer:"}, Out: rnResult(t, "", review)},
+		{When: []string{answer, "# security-reviewer:"}, Out: rnResult(t, "", security)},
+		{When: []string{answer, "# intent-auditor:"}, Out: rnResult(t, "", audit)},
+	}
+}
+
+func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.\n2. Part two of the work.")
+	w.play(t, w.agents(t)...)
+	res := w.abcd(t, "implement", "run", w.spec, "--json")
+	res.Assert(t, icmd.Expected{ExitCode: 0})
+	var out app.ImplementRunResult
+	decodeOne(t, res.Stdout(), &out)
+	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%+v", out)
+	assert.Check(t, out.Run.Finished)
+	assert.Check(t, is.Equal(out.Routed, 7), "two implementers, four reviews, one audit")
+	assert.Check(t, is.Equal(out.FellBack, 0))
+	// Progress went to stderr as it happened, one line an event, and stdout holds the result alone.
+	errs := res.Stderr()
+	for _, want := range []string{"abcd: lane-1 implementer: cc takes the step (round 0)", "abcd: lane-1: abcd committed the runner's work as ",
+		"abcd: integration: intent-auditor's audit (round 1) was answered by cc: PASS", "abcd: run " + out.Run.Run + ": finished"} {
+		assert.Check(t, is.Contains(errs, want))
+	}
+	assert.Check(t, !strings.Contains(res.Stdout()+errs, rnCanary), "the canary leaked")
+
+	// The record: each implementation by the runner, committed by abcd with the agent's summary; every
+	// verdict answered by the runner; no fallback.
+	var story app.ImplementRecordResult
+	w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
+	assert.Assert(t, is.Len(story.Implementations, 2))
+	for _, im := range story.Implementations {
+		assert.Check(t, is.Equal(im.Receipt.ConnectionUsed, "cc"), "%+v", im.Receipt)
+		assert.Check(t, is.Equal(im.Receipt.ConnectionTried, "cc"))
+		assert.Assert(t, im.Runner != nil)
+		assert.Check(t, is.Equal(im.Runner.Outcome, "completed"))
+		assert.Check(t, is.DeepEqual(im.Runner.Commits, im.Commits))
+		assert.Check(t, is.Len(im.Commits, 1))
+		msg := w.c.git(t, "log", "-1", "--format=%s%n%b", im.Commits[0])
+		assert.Check(t, strings.HasPrefix(msg, "Do the part\nWrote the part's file."), msg)
+		assert.Check(t, is.Contains(msg, "Abcd-Runner: cc (claude 2.1.332)"))
+	}
+	assert.Check(t, is.Len(story.Verdicts, 5))
+	for _, v := range story.Verdicts {
+		assert.Check(t, is.Equal(v.Ran, "cc"), "%+v", v)
+		assert.Check(t, v.Pass, "%+v", v)
+		assert.Check(t, v.Runner != nil)
+	}
+	assert.Check(t, is.Len(story.Fallbacks, 0))
+	// The integration holds both lanes' work; the checkout holds only the record's new lines (the
+	// spec's Progress, the intent's audit notes), and no worktree is left.
+	integration := out.Run.Lanes[len(out.Run.Lanes)-1].Branch
+	assert.Check(t, is.Equal(w.c.git(t, "show", integration+":DONE-1"), "one"))
+	assert.Check(t, is.Equal(w.c.git(t, "show", integration+":DONE-2"), "two"))
+	for _, l := range strings.Split(w.c.git(t, "status", "--porcelain"), "\n") {
+		assert.Check(t, is.Contains(l, " .abcd/development/"))
+	}
+	assert.Check(t, is.Len(strings.Split(w.c.git(t, "worktree", "list"), "\n"), 1))
+}

@@ -1,0 +1,474 @@
+package app
+
+// implement run: a spec's run driven unattended. It starts the spec's run (or goes on with it),
+// checks every runner it will use before any lane starts, and then keeps the run moving: each step
+// a route beside the host takes (a runner above all) is called outside every lock as soon as it is
+// opened, each answer is placed as soon as it comes, and what that opens is called in turn, until the
+// run is finished or only the host's work is left. A runner takes at most its concurrency of steps at
+// once (the adapter holds its slots). Interrupted, every route's process group ends, each step it
+// took is recorded as interrupted and left to the host, and the same command goes on with the run.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/hint"
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// ImplementRunInput names the spec whose run to drive (started when it has none unfinished), or the
+// run itself, and the route flags a step takes.
+type ImplementRunInput struct {
+	Spec record.Ref `json:"spec,omitempty"`
+	Run  loop.RunID `json:"run,omitempty"`
+	// Base is the commit a new run's lanes start from (as implement start takes it).
+	Base   loop.Revision      `json:"base,omitempty"`
+	Routes []oracle.RouteText `json:"routes,omitempty" jsonschema:"maxItems=8"`
+}
+
+// RunEnded is why the driver stopped.
+type RunEnded string
+
+const (
+	// EndedFinished: the run is over (every lane delivered or handed back).
+	EndedFinished RunEnded = "finished"
+	// EndedHost: only the host's work is left (steps no route beside it takes, or ones a route gave
+	// up); next says what to do, and the same command goes on once it is done.
+	EndedHost RunEnded = "host"
+	// EndedInterrupted: the person (Ctrl-C, SIGTERM) or the caller stopped it; every step a route was
+	// taking is recorded as interrupted, and the same command goes on with the run.
+	EndedInterrupted RunEnded = "interrupted"
+)
+
+func (RunEnded) SchemaEnum() contract.Rule {
+	return contract.Enum(EndedFinished, EndedHost, EndedInterrupted)
+}
+
+// ImplementRunResult is where the driver left the run: the run as it stands, what every step did,
+// why it stopped, what the person or harness does next, and how many steps routes beside the host
+// took and how many of those fell back.
+type ImplementRunResult struct {
+	Run      RunView     `json:"run"`
+	Did      []string    `json:"did"`
+	Next     []hint.Next `json:"next"`
+	Ended    RunEnded    `json:"ended"`
+	Routed   int         `json:"routed" jsonschema:"minimum=0"`
+	FellBack int         `json:"fell_back" jsonschema:"minimum=0"`
+}
+
+func runVerb() Verb {
+	return declare(Verb{Name: "implement_run", Path: []string{"implement", "run"},
+		Summary:    "Start or go on with a spec's run and drive it unattended: every step a runner (or another route beside the host) takes, until the run is finished or only the host's work is left",
+		Dispatches: validatorAgents, Long: true},
+		implementRun)
+}
+
+// placeBound bounds one placement of an answer, interrupted or not: the answer is placed or kept.
+const placeBound = time.Minute
+
+func implementRun(ctx context.Context, a *App, in *ImplementRunInput) (ImplementRunResult, error) {
+	const verb = "implement_run"
+	routes, err := a.Routes(ctx, verb, in.Routes)
+	if err != nil {
+		return ImplementRunResult{}, err
+	}
+	run, err := a.runToDrive(ctx, verb, in)
+	if err != nil {
+		return ImplementRunResult{}, err
+	}
+	var res ImplementRunResult
+	if run == "" {
+		// A new run: everything it will use is checked before it is made, as before any lane starts.
+		if err := a.checkRunners(ctx, verb, routes, ""); err != nil {
+			return ImplementRunResult{}, err
+		}
+		started, err := implementStart(ctx, a, &ImplementStartInput{Spec: in.Spec, Base: in.Base})
+		if err != nil {
+			return ImplementRunResult{}, err
+		}
+		run = started.Run.Run
+		res.Did = append(res.Did, started.Did...)
+		a.event(ports.ProgressEvent{Run: run, Kind: "did", Text: "started run " + run + " for " + string(in.Spec)})
+	} else {
+		s, err := a.loadRun(ctx, run)
+		if err != nil {
+			return ImplementRunResult{}, err
+		}
+		if !s.Finished() {
+			if err := a.checkRunners(ctx, verb, routes, s.DoD); err != nil {
+				return ImplementRunResult{}, err
+			}
+		}
+	}
+	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res}
+	defer d.w.done()
+	return d.drive(ctx)
+}
+
+// runToDrive is the run the input names: the run given; else the spec's one unfinished run ("" when
+// it has none, so the driver starts one); else the one unfinished run.
+func (a *App) runToDrive(ctx context.Context, verb string, in *ImplementRunInput) (string, error) {
+	if in.Run != "" {
+		s, err := a.loadRun(ctx, string(in.Run))
+		if err != nil {
+			return "", err
+		}
+		if in.Spec != "" && s.Spec != string(in.Spec) {
+			return "", refusal.New("run_mismatch", string(in.Run), fmt.Sprintf("is a run of %s, not of %s", runOf(s), in.Spec),
+				"name the spec's run, or leave one of them out").On(verb, "run")
+		}
+		return string(in.Run), nil
+	}
+	if in.Spec == "" {
+		return a.pickRun(ctx, verb, "")
+	}
+	_, spec, err := a.spec(ctx, verb, "spec", in.Spec)
+	if err != nil {
+		return "", err
+	}
+	active, err := a.activeRuns(ctx, spec.Front.ID)
+	if err != nil {
+		return "", err
+	}
+	switch len(active) {
+	case 0:
+		return "", nil
+	case 1:
+		return active[0], nil
+	}
+	return "", refusal.New("run_ambiguous", spec.Front.ID, fmt.Sprintf("has %d unfinished runs: %v", len(active), active),
+		"name one with ", refusal.Field(verb, "run")).On(verb, "run")
+}
+
+func runOf(s loop.State) string {
+	if s.Spec != "" {
+		return s.Spec
+	}
+	return "no spec (a " + string(s.Kind) + " run)"
+}
+
+// checkRunners checks, before any lane starts, every runner the run's steps may be sent to (the ones
+// the machine sends a role to, and any a route flag names): each CLI is the one connected (its
+// version, every flag abcd passes); and an implementer sent to a runner needs a definition of done
+// to prove its work by (dod is the run's; "" for a new run, which takes build.dod).
+func (a *App) checkRunners(ctx context.Context, verb string, routes map[string]oracle.FlagRoute, dod string) error {
+	_, stack, err := a.loadConfig(ctx)
+	if err != nil {
+		return err
+	}
+	_, runners, err := machineRoutes(stack)
+	if err != nil {
+		return err
+	}
+	var names []string
+	add := func(n string) {
+		if _, ok := runners.Runner(n); ok && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, agent := range runners.Agents() {
+		role, _ := runners.Sent(agent)
+		add(role.Runner)
+	}
+	for _, fr := range routes {
+		add(fr.Connection)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if err := a.preflightRunners(ctx, names...); err != nil {
+		return err
+	}
+	if role, ok := runners.Sent(loop.RoleImplementer); ok {
+		if dod == "" {
+			configured, err := config.Get[string](stack, "build.dod")
+			if err != nil {
+				return configRefusal(err)
+			}
+			dod = configured.V
+		}
+		if dod == "" {
+			return refusal.New("runner_needs_dod", "", fmt.Sprintf("the implementer is sent to runner %s, but no definition of done would prove its work", role.Runner),
+				"set build.dod in .abcd/config.json (for example \"make test\"), then start the run again; a run keeps the build.dod it started with").On(verb, "")
+		}
+	}
+	return nil
+}
+
+// driver drives one run: it keeps every step a route beside the host takes moving, placing each
+// answer as soon as it comes.
+type driver struct {
+	a      *App
+	verb   string
+	run    string
+	routes map[string]oracle.FlagRoute
+	given  []string
+	// w is the invocation's hold on the routes it calls, recorded on each await it takes.
+	w    *routeWorker
+	res  ImplementRunResult
+	last StepResult
+}
+
+func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
+	a := d.a
+	// The first step: the route flags kept, the interrupted steps a runner was taking handed back to
+	// it, and what is due opened.
+	first, jobs, err := a.withRunRetry(ctx, d.verb, d.run, d.w, func(ctx context.Context, st *step) (StepResult, bool, error) {
+		changed := false
+		if len(d.given) > 0 && !slices.Equal(d.given, st.state.Routes) {
+			st.state.Routes, changed = d.given, true
+		}
+		did, err := st.resume(ctx)
+		if err != nil {
+			return StepResult{}, false, err
+		}
+		more, err := st.advance(ctx, d.routes)
+		did = append(did, more...)
+		return StepResult{Did: did}, changed || len(did) > 0, err
+	})
+	if err != nil {
+		return ImplementRunResult{}, err
+	}
+	d.took(first)
+	results := make(chan answered)
+	running := 0
+	start := func(js []dispatch) {
+		for _, j := range js {
+			running++
+			d.res.Routed++
+			a.event(ports.ProgressEvent{Run: d.run, Lane: j.lane, Role: j.role, Route: j.route, Kind: "started",
+				Text: fmt.Sprintf("%s %s: %s takes the %s (round %d)", j.lane, j.role, j.route, kindOf(j.ret), j.round)})
+			go func() {
+				out, err := j.call(ctx)
+				if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
+					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Runner: out.Runner}
+				}
+				results <- answered{dispatch: j, out: out, err: err}
+			}()
+		}
+	}
+	start(jobs)
+	var placeErr error
+	for running > 0 {
+		o := <-results
+		running--
+		kind := "answered"
+		if o.err != nil || o.out.FallbackReason != "" {
+			kind = "fell-back"
+		}
+		a.event(ports.ProgressEvent{Run: d.run, Lane: o.lane, Role: o.role, Route: o.route, Kind: kind})
+		if placeErr != nil {
+			// Placement stopped: what still comes back is kept aside, never lost.
+			a.keepAllAside(context.WithoutCancel(ctx), []answered{o})
+			continue
+		}
+		if o.err != nil || o.out.FallbackReason != "" {
+			d.res.FellBack++
+		}
+		more, next, err := d.place(ctx, o)
+		if err != nil {
+			placeErr = err
+			if kept := a.keepAllAside(context.WithoutCancel(ctx), []answered{o}); len(kept) > 0 {
+				if r, ok := refusal.As(err); ok && r.Kind == refusal.Contention {
+					r.Why += "; the route's answer is kept aside at " + kept[0]
+				}
+			}
+			continue
+		}
+		d.took(more)
+		start(next)
+	}
+	if placeErr != nil {
+		return ImplementRunResult{}, placeErr
+	}
+	return d.result(ctx)
+}
+
+// place records one route's answer under the run's lock and opens what it makes due; when the run
+// was interrupted, what that opens is the host's.
+func (d *driver) place(ctx context.Context, o answered) (StepResult, []dispatch, error) {
+	placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), placeBound)
+	defer cancel()
+	return d.a.withRunRetry(placeCtx, d.verb, d.run, d.w, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
+		did := st.place(placeCtx, []answered{o})
+		adv, err := st.advance(placeCtx, nil)
+		if ctx.Err() != nil {
+			s := &st.state
+			for _, j := range st.jobs {
+				if i, k, ok := s.FindID(j.await); ok {
+					did = append(did, st.fallBack(s.Lanes[i].Awaits[k], j.lane, j.route, review.Interrupted, ""))
+				}
+			}
+			st.jobs = nil
+		}
+		return StepResult{Did: append(did, adv...)}, true, err
+	})
+}
+
+// took records what a step did, and tells it as it happens.
+func (d *driver) took(res StepResult) {
+	d.last = res
+	for _, line := range res.Did {
+		if line == "nothing new: the run is waiting on its open awaits" {
+			continue
+		}
+		d.res.Did = append(d.res.Did, line)
+		d.a.event(ports.ProgressEvent{Run: d.run, Kind: "did", Text: line, Done: settled(res.Run), Total: len(res.Run.Lanes)})
+	}
+}
+
+// settled counts a run view's lanes that are over.
+func settled(v RunView) int {
+	n := 0
+	for _, l := range v.Lanes {
+		if l.Stage == string(loop.StageDone) || l.Stage == string(loop.StageHandedBack) {
+			n++
+		}
+	}
+	return n
+}
+
+// result is where the driver left the run, read afresh, and what to do next.
+func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
+	a := d.a
+	s, err := a.loadRun(context.WithoutCancel(ctx), d.run)
+	if err != nil {
+		return ImplementRunResult{}, err
+	}
+	res := d.res
+	res.Run, res.Next = a.runView(s), a.nextSteps(s)
+	if res.Did == nil {
+		res.Did = []string{}
+	}
+	again := hint.Do("implement_run", hint.With("run", d.run))
+	switch {
+	case ctx.Err() != nil:
+		res.Ended = EndedInterrupted
+		res.Next = append(res.Next, hint.Say("the run was interrupted; every step a route was taking is recorded as interrupted. To go on with it, ", again))
+	case s.Finished():
+		res.Ended = EndedFinished
+	default:
+		res.Ended = EndedHost
+		res.Next = append(res.Next, hint.Say("only the host's work is left; once it is handed in, go on with the run: ", again))
+	}
+	a.event(ports.ProgressEvent{Run: d.run, Kind: "done", Text: fmt.Sprintf("run %s: %s", d.run, endedWords(res.Ended)),
+		Done: settled(res.Run), Total: len(res.Run.Lanes)})
+	return res, nil
+}
+
+func endedWords(e RunEnded) string {
+	switch e {
+	case EndedFinished:
+		return "finished"
+	case EndedInterrupted:
+		return "interrupted; the same command goes on with it"
+	}
+	return "only the host's work is left"
+}
+
+// resume hands back to their runner the steps a runner was taking when it was interrupted (Ctrl-C,
+// or a process that ended): each is the route's again, with its request written anew. An
+// implementer's step is handed back only while its worktree is as the lane left it (nothing
+// uncommitted, the lane's branch checked out): otherwise someone may be working there, and the step
+// stays the host's.
+func (st *step) resume(ctx context.Context) ([]string, error) {
+	s := &st.state
+	var did []string
+	var cfg *stepConfig
+	for i := range s.Lanes {
+		for k := 0; k < len(s.Lanes[i].Awaits); k++ {
+			aw := s.Lanes[i].Awaits[k]
+			if aw.Routing.FellBack != string(review.Interrupted) || aw.Routing.Route == "host" {
+				continue
+			}
+			if cfg == nil {
+				c, err := st.readStepConfig(ctx)
+				if err != nil {
+					return nil, err
+				}
+				cfg = &c
+			}
+			if _, ok := cfg.runners.Runner(aw.Routing.Route); !ok {
+				continue // not a runner's (rp, a provider): those go on as the host's
+			}
+			lane := s.Lanes[i]
+			if aw.Role == loop.RoleImplementer {
+				if why := st.dirty(ctx, lane); why != "" {
+					did = append(did, fmt.Sprintf("%s: the implementer's step stays the host's: %s", lane.ID, why))
+					continue
+				}
+			}
+			brief, err := st.Runs.Read(ctx, aw.Brief, 4<<20)
+			if err != nil {
+				return nil, err
+			}
+			route, err := st.resumedRoute(*cfg, lane, aw)
+			if err != nil {
+				return nil, err
+			}
+			s.Lanes[i].Awaits[k].Routing.FellBack = ""
+			s.Lanes[i].Awaits[k].Answered = loop.Answer{}
+			job, f, err := st.runnerJob(ctx, *cfg, lane, s.Lanes[i].Awaits[k], string(brief), route, aw.Routing.Route)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				did = append(did, st.fallBackRunner(s.Lanes[i].Awaits[k], lane.ID, aw.Routing.Route, f, nil))
+				continue
+			}
+			st.jobs = append(st.jobs, job)
+			s.Changes++
+			did = append(did, fmt.Sprintf("%s: the %s's %s (round %d), interrupted before, goes to runner %s again", lane.ID, aw.Role, aw.Kind, aw.Round, aw.Routing.Route))
+		}
+	}
+	return did, nil
+}
+
+// resumedRoute is the route an interrupted await asked for, as its routing recorded it.
+func (st *step) resumedRoute(cfg stepConfig, lane loop.Lane, aw loop.Await) (oracle.Route, error) {
+	if aw.Role == loop.RoleImplementer {
+		return oracle.Route{Agent: aw.Role, Row: oracle.Row{Tier: oracle.HostDecides, FanOut: 1},
+			Connection: oracle.Connection{Name: aw.Routing.Route, Runner: true}}, nil
+	}
+	route, err := st.routeOf(aw.Role, cfg.routing, cfg.conns, nil, oracle.Tier(lane.Tiers[aw.Role]))
+	if err != nil {
+		return oracle.Route{}, err
+	}
+	route.Connection = oracle.Connection{Name: aw.Routing.Route, Runner: true}
+	if t := oracle.Tier(aw.Routing.Tier); t.Valid() {
+		route.Row.Tier = t
+	}
+	return route, nil
+}
+
+// dirty says why a lane's worktree is not as the lane left it ("" when it is).
+func (st *step) dirty(ctx context.Context, lane loop.Lane) string {
+	if lane.Worktree == "" {
+		return "the lane has no worktree"
+	}
+	snap, err := st.Git.Snapshot(ctx, lane.Worktree)
+	if err != nil {
+		return "its worktree cannot be read: " + refusalWhy(err)
+	}
+	if snap.HeadRef != "refs/heads/"+lane.Branch {
+		return "its worktree has " + refOrDetached(snap.HeadRef) + " checked out, not " + lane.Branch
+	}
+	entries, err := st.Git.Entries(ctx, lane.Worktree, 20)
+	if err != nil {
+		return "its worktree cannot be read: " + refusalWhy(err)
+	}
+	if len(entries) > 0 {
+		return fmt.Sprintf("its worktree holds uncommitted changes (%s first): someone may be working there; take the step, or clear them with git -C %s stash -u and run again",
+			entries[0].Path, st.abs(lane.Worktree))
+	}
+	return ""
+}
