@@ -318,6 +318,15 @@ func (w *walker) unknownName(c *cmdCall) {
 		// <(...) run as a program: its output is the program
 		w.runInput(in, c.sc.child(c.via, "process substitution"), c.text)
 	}
+	if c.words[0].AllHole() {
+		for _, from := range strings.Fields(holeFrom(c.words[:1])) {
+			if slices.Contains(downloaders, from) {
+				// $(curl ...) as the command: what the network sends is what runs
+				w.opaque(c.sc, c.text, from)
+				break
+			}
+		}
+	}
 	c.emit(w)
 }
 
@@ -980,3 +989,6 @@ func (w *walker) startStop(c *cmdCall) bool {
 	}
 	return c.through("start-stop-daemon", append(prog[:1:1], args...))
 }
+
+// downloaders are programs whose output is what a server sent.
+var downloaders = []string{"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "nc", "ncat", "socat", "curlie", "lynx", "w3m"}

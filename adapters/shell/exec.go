@@ -234,7 +234,7 @@ func (w *walker) trap(c *cmdCall) {
 	if t, _ := firstText(args); t == "--" {
 		args = args[1:]
 	}
-	if t, _ := firstText(args); len(args) < 2 || t == "-" || t == "" || strings.HasPrefix(t, "-") {
+	if t, known := firstText(args); len(args) < 2 || known && (t == "-" || t == "" || strings.HasPrefix(t, "-")) {
 		return
 	}
 	w.executed(args[:1], c.sc, c.via, "trap")
