@@ -2,7 +2,6 @@ package ports
 
 import (
 	"context"
-	"time"
 
 	"github.com/abcd-dev/abcd/domain/runner"
 )
@@ -89,38 +88,6 @@ type RunnerReport struct {
 	ModelReported string
 	// Failure is the first check that failed; nil when every check passed.
 	Failure *runner.Failure
-}
-
-// DoD runs a lane's definition of done (build.dod, the command the run kept) in its worktree: through
-// the system shell, in its own process group that ends with it, stdin empty, stdout and stderr
-// together, bounded in time and in the output kept (the last bytes). Its environment is the person's:
-// it is the person's own command. An error is a fault (the shell cannot start); every outcome of the
-// command itself, a timeout and an interruption included, is a DoDResult.
-type DoD interface {
-	Run(ctx context.Context, req DoDRun) (DoDResult, error)
-}
-
-// DoDRun is one run of a definition of done.
-type DoDRun struct {
-	// Dir is the absolute folder it runs in (a lane's worktree); Command the shell command.
-	Dir, Command string
-	// Timeout bounds the run; MaxOutput the output kept (its last bytes).
-	Timeout   time.Duration
-	MaxOutput int
-}
-
-// DoDResult is how a definition of done ended.
-type DoDResult struct {
-	// ExitCode is the command's exit status; -1 when it did not exit by itself (Signal then names the
-	// signal that ended it, TimedOut says its bound ran out, Interrupted that the caller's ctx ended).
-	ExitCode    int
-	Signal      string
-	TimedOut    bool
-	Interrupted bool
-	// Output is the last MaxOutput bytes of what it printed; Cut says more came before them.
-	Output   []byte
-	Cut      bool
-	Duration time.Duration
 }
 
 // Progress hears what a verb that drives a run for a long time (implement run) is doing, one event

@@ -239,10 +239,11 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 		return ImplementRunResult{}, err
 	}
 	d.took(first)
-	results := make(chan answered)
+	results := make(chan came)
 	running := 0
-	start := func(js []dispatch) {
-		for _, j := range js {
+	sc := a.scrubber(ctx)
+	start := func(q queued) {
+		for _, j := range q.routes {
 			running++
 			d.res.Routed++
 			a.event(ports.ProgressEvent{Run: d.run, Lane: j.lane, Role: j.role, Route: j.route, Kind: "started",
@@ -252,8 +253,13 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 				if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Runner: out.Runner}
 				}
-				results <- answered{dispatch: j, out: out, err: err}
+				results <- came{route: &answered{dispatch: j, out: scrubOutcome(sc, out), err: scrubError(sc, err)}}
 			}()
+		}
+		if len(q.checks) > 0 {
+			// The definition of done on each head that waits for it, one after another (runChecks).
+			running++
+			go func() { results <- came{checks: a.runChecks(ctx, q.checks)} }()
 		}
 	}
 	start(jobs)
@@ -261,23 +267,23 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	for running > 0 {
 		o := <-results
 		running--
-		kind := "answered"
-		if o.err != nil || o.out.FallbackReason != "" {
-			kind = "fell-back"
+		if r := o.route; r != nil {
+			kind := "answered"
+			if r.err != nil || r.out.FallbackReason != "" {
+				kind = "fell-back"
+				d.res.FellBack++
+			}
+			a.event(ports.ProgressEvent{Run: d.run, Lane: r.lane, Role: r.role, Route: r.route, Kind: kind})
 		}
-		a.event(ports.ProgressEvent{Run: d.run, Lane: o.lane, Role: o.role, Route: o.route, Kind: kind})
 		if placeErr != nil {
 			// Placement stopped: what still comes back is kept aside, never lost.
-			a.keepAllAside(context.WithoutCancel(ctx), []answered{o})
+			a.keepAllAside(context.WithoutCancel(ctx), o.answers())
 			continue
-		}
-		if o.err != nil || o.out.FallbackReason != "" {
-			d.res.FellBack++
 		}
 		more, next, err := d.place(ctx, o)
 		if err != nil {
 			placeErr = err
-			if kept := a.keepAllAside(context.WithoutCancel(ctx), []answered{o}); len(kept) > 0 {
+			if kept := a.keepAllAside(context.WithoutCancel(ctx), o.answers()); len(kept) > 0 {
 				if r, ok := refusal.As(err); ok && r.Kind == refusal.Contention {
 					r.Why += "; the route's answer is kept aside at " + kept[0]
 				}
@@ -293,13 +299,28 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	return d.result(ctx)
 }
 
-// place records one route's answer under the run's lock and opens what it makes due; when the run
-// was interrupted, what that opens is the host's.
-func (d *driver) place(ctx context.Context, o answered) (StepResult, []dispatch, error) {
+// came is what one piece of the driver's work brought back: a route's answer, or the checks (the
+// definition of done) a step queued.
+type came struct {
+	route  *answered
+	checks []checked
+}
+
+func (c came) answers() []answered {
+	if c.route == nil {
+		return nil
+	}
+	return []answered{*c.route}
+}
+
+// place records what came back under the run's lock and opens what it makes due; when the run was
+// interrupted, what that opens is the host's, and the checks it queues wait for the next step.
+func (d *driver) place(ctx context.Context, o came) (StepResult, queued, error) {
 	placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), placeBound)
 	defer cancel()
 	return d.a.withRunRetry(placeCtx, d.verb, d.run, d.w, func(placeCtx context.Context, st *step) (StepResult, bool, error) {
-		did := st.place(placeCtx, []answered{o})
+		did := st.recordChecks(o.checks)
+		did = append(did, st.place(placeCtx, o.answers())...)
 		adv, err := st.advance(placeCtx, nil)
 		if ctx.Err() != nil {
 			s := &st.state
@@ -308,7 +329,7 @@ func (d *driver) place(ctx context.Context, o answered) (StepResult, []dispatch,
 					did = append(did, st.fallBack(s.Lanes[i].Awaits[k], j.lane, j.route, review.Interrupted, ""))
 				}
 			}
-			st.jobs = nil
+			st.jobs, st.checks = nil, nil
 		}
 		return StepResult{Did: append(did, adv...)}, true, err
 	})

@@ -29,12 +29,6 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// Bounds of the definition of done abcd runs after a runner's implementer step.
-const (
-	dodTimeout   = 30 * time.Minute
-	maxDoDOutput = 1 << 20
-)
-
 // runnerCall is one step a runner takes, decided under the run's lock and run outside it.
 type runnerCall struct {
 	run, lane, role, await string
@@ -315,31 +309,23 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 	o.Receipt.Commits = []string{sha}
 	a.event(ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 		Text: fmt.Sprintf("%s: abcd committed the runner's work as %s; running the definition of done", c.lane, loop.Short(sha))})
-	res, err := a.DoD.Run(ctx, ports.DoDRun{Dir: c.dir, Command: c.dod, Timeout: dodTimeout, MaxOutput: maxDoDOutput})
-	if err != nil {
+	res, err := a.DoD.Run(ctx, c.dir, c.dod, dodTimeout)
+	if err != nil && ctx.Err() == nil {
 		_, _ = a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
 		return ports.ReviewOutcome{}, err
 	}
 	sc := secret.NewScrubber(a.heldCredentials(bg)...)
-	output := sc.Bytes(res.Output)
-	if res.Cut {
-		output = append([]byte(fmt.Sprintf("[the first bytes of the output are left out: only the last %d are kept]\n", maxDoDOutput)), output...)
-	}
 	outRel := c.awaitDir + "/runner-dod-output.txt"
-	if err := a.Runs.Write(bg, outRel, output); err != nil {
+	if err := a.Runs.Write(bg, outRel, []byte(sc.Scrub(res.Tail))); err != nil {
 		return ports.ReviewOutcome{}, err
 	}
 	switch {
-	case res.Interrupted:
+	case err != nil:
 		o.Fail(runner.Failf(runner.CauseInterrupted, "the step was interrupted while the definition of done ran"))
-	case res.TimedOut:
-		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` ran past its bound of %s; its output is in %s", text.Clip(c.dod), dodTimeout, outRel))
+	case res.Problem != "":
+		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` did not run to its end on the runner's work (%s); its last lines are in %s", text.Clip(c.dod), text.Clip(sc.Scrub(res.Problem)), outRel))
 	case res.ExitCode != 0:
-		how := fmt.Sprintf("exited %d", res.ExitCode)
-		if res.Signal != "" {
-			how = "was ended by " + res.Signal
-		}
-		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` %s on the runner's work; its output is in %s", text.Clip(c.dod), how, outRel))
+		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` exited %d on the runner's work; its last lines are in %s", text.Clip(c.dod), res.ExitCode, outRel))
 	}
 	if o.Failure != nil {
 		return a.failImplement(bg, c, o, before.Head, laneRef)

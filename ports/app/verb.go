@@ -130,10 +130,9 @@ type App struct {
 	// Connections are the providers this machine has configured; nil is none.
 	Connections ports.Connections
 	Providers   ports.Providers // opens a configured OpenAI-compatible provider (loadConnections, providerValidator)
-	// Runners drives the coding-agent CLIs this machine configures as runners; nil is none. DoD runs
-	// a lane's definition of done, which abcd runs itself on a runner's work; nil is none.
+	// Runners drives the coding-agent CLIs this machine configures as runners; nil is none (DoD,
+	// above, proves a runner's implementer's work too).
 	Runners ports.Runners
-	DoD     ports.DoD
 	// Progress hears a long verb's events as they happen (implement run); nil is nobody.
 	Progress ports.Progress
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.

@@ -93,7 +93,6 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Credentials: files.Credentials{Getenv: os.Getenv},
 			Providers:   providers,
 			Runners:     runners,
-			DoD:         runner.DoD{},
 			Progress:    progress,
 			RP:          repoprompt.Dialer{Base: repoprompt.Config{Version: version}},
 			Prompter:    cli.NewPrompter(s),
