@@ -54,6 +54,7 @@ const (
 	CodeGuardInputUnreadable      Code = "guard_input_unreadable"
 	CodeHistoryCaptureWhat        Code = "history_capture_what"
 	CodeHistoryConfigUnreadable   Code = "history_config_unreadable"
+	CodeHistoryDateInvalid        Code = "history_date_invalid"
 	CodeHistoryHarnessUnknown     Code = "history_harness_unknown"
 	CodeHistoryNoCommit           Code = "history_no_commit"
 	CodeHistoryNoRepository       Code = "history_no_repository"
@@ -216,6 +217,7 @@ var declared = []Declared{
 	{CodeGuardInputUnreadable, "The guard could not read the command line from its standard input."},
 	{CodeHistoryCaptureWhat, "A history capture was given neither a session file nor --all, or both."},
 	{CodeHistoryConfigUnreadable, "The configuration cannot be read, so the keys abcd holds are not known and no transcript is captured."},
+	{CodeHistoryDateInvalid, "A history listing's since or until is not a day (YYYY-MM-DD) or a moment (RFC 3339), or since comes after until."},
 	{CodeHistoryHarnessUnknown, "A harness named is not one abcd reads, or a session file lies in no harness's folder."},
 	{CodeHistoryNoCommit, "The repository has no commit yet, and history is kept under its first."},
 	{CodeHistoryNoRepository, "The folder abcd runs in is in no git repository, and history is kept per repository."},

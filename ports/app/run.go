@@ -436,7 +436,10 @@ func (st *step) resume(ctx context.Context) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
+			// The route's again, for this process: the worker that took it before is gone, and this
+			// one's is recorded when the state is saved (claimJobs).
 			s.Lanes[i].Awaits[k].Routing.FellBack = ""
+			s.Lanes[i].Awaits[k].Routing.Worker = loop.Worker{}
 			s.Lanes[i].Awaits[k].Answered = loop.Answer{}
 			job, f, err := st.runnerJob(ctx, *cfg, lane, s.Lanes[i].Awaits[k], string(brief), route, aw.Routing.Route)
 			if err != nil {

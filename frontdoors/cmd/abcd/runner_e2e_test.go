@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -193,4 +194,155 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 		assert.Check(t, is.Contains(l, " .abcd/development/"))
 	}
 	assert.Check(t, is.Len(strings.Split(w.c.git(t, "worktree", "list"), "\n"), 1))
+}
+
+// Every way a runner's step can fail falls back to the host with a receipt naming its cause: the
+// await is the harness's with the same brief, the lane's worktree is as the step found it, and what
+// an implementer did is kept on a branch of its own. implement run ends at the host's work and says
+// what it is.
+func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run a case: in make test, not under -short")
+	}
+	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
+	pass := map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}}
+	wrote := runnertest.Directive{When: []string{impl}, Write: "DONE-1", Content: "one\n"}
+	done := func(t *testing.T) runnertest.Directive {
+		return runnertest.Directive{When: []string{impl}, Out: rnResult(t, "Do the part", nil)}
+	}
+	for _, tc := range []struct {
+		name   string
+		script func(t *testing.T) []runnertest.Directive
+		role   string
+		cause  string
+		reason string
+		kept   bool // what the implementer did is kept on an attempt branch
+	}{
+		{"the definition of done fails", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, {When: []string{impl}, Write: "OTHER", Content: "x\n"}, done(t)}
+		}, "implementer", "dod_failed", "invalid", true},
+		{"nothing changed", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, done(t)}
+		}, "implementer", "no_changes", "invalid", false},
+		{"the agent committed itself", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, wrote, {When: []string{impl}, Run: []string{"git", "add", "DONE-1"}},
+				{When: []string{impl}, Run: []string{"git", "commit", "-q", "-m", "stray"}}, done(t)}
+		}, "implementer", "refs_moved", "invalid", true},
+		{"a hook was written", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, wrote,
+				{When: []string{impl}, Run: []string{"sh", "-c", `printf '#!/bin/sh\n' > "$(git rev-parse --git-path hooks)/pre-commit"`}}, done(t)}
+		}, "implementer", "hooks_changed", "invalid", true},
+		{"the credentials are refused", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, wrote, {Out: `{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key","api_error_status":401,"terminal_reason":"api_error","session_id":"sess-1","num_turns":1}`}}
+		}, "implementer", "auth", "refused", true},
+		{"the stream ends with no terminal event", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, wrote, {Out: rnText}, {ExitZero: true}}
+		}, "implementer", "no_terminal_event", "unparsable", true},
+		{"a reviewer's answer breaks its schema", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, wrote, done(t),
+				{When: []string{answer, "# ruthless-reviewer:"}, Out: rnResult(t, "", map[string]any{"summary": "x", "verdict": "MAYBE", "findings": []any{}})},
+				{When: []string{answer, "# security-reviewer:"}, Out: rnResult(t, "", map[string]any{"summary": "x", "verdict": "APPROVE", "findings": []any{}})},
+				{When: []string{answer, "# intent-auditor:"}, Out: rnResult(t, "", pass)}}
+		}, "ruthless-reviewer", "schema", "invalid", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newRunnerWorld(t, "1. Part one of the work.")
+			w.play(t, tc.script(t)...)
+			res := w.abcd(t, "implement", "run", w.spec, "--json")
+			res.Assert(t, icmd.Expected{ExitCode: 0})
+			var out app.ImplementRunResult
+			decodeOne(t, res.Stdout(), &out)
+			assert.Check(t, is.Equal(out.Ended, app.EndedHost), "%+v", out)
+			assert.Check(t, is.Equal(out.FellBack, 1))
+			assert.Check(t, !strings.Contains(res.Stdout()+res.Stderr(), rnCanary), "the canary leaked")
+			// The step is the host's, with its brief, and the next lines say so.
+			var open *app.AwaitView
+			for i, aw := range out.Run.Awaits {
+				if aw.Role == tc.role {
+					open = &out.Run.Awaits[i]
+				}
+			}
+			assert.Assert(t, open != nil, "%+v", out.Run.Awaits)
+			assert.Check(t, is.Contains(open.Next.Text, "did not take this"), open.Next.Text)
+			var story app.ImplementRecordResult
+			w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
+			assert.Assert(t, is.Len(story.Fallbacks, 1))
+			f := story.Fallbacks[0]
+			assert.Check(t, is.Equal(f.Role, tc.role))
+			assert.Check(t, is.Equal(f.Asked, "cc"))
+			assert.Check(t, is.Equal(f.Ran, "host"))
+			assert.Check(t, is.Equal(string(f.Cause), tc.cause), "%+v", f)
+			assert.Check(t, is.Equal(f.Reason, tc.reason), "%+v", f)
+			assert.Assert(t, f.Runner != nil)
+			// The lane's worktree is as the step found it: nothing left, on its branch at its start.
+			ln := out.Run.Lanes[0]
+			wt := teamClone{name: w.c.name, dir: ln.Worktree, home: w.c.home}
+			if tc.role == "implementer" {
+				assert.Check(t, is.Equal(wt.git(t, "status", "--porcelain"), ""))
+				assert.Check(t, is.Equal(wt.git(t, "rev-parse", "HEAD"), ln.Start))
+				assert.Check(t, is.Equal(wt.git(t, "symbolic-ref", "HEAD"), "refs/heads/"+ln.Branch))
+			}
+			attempts := w.c.git(t, "for-each-ref", "--format=%(refname:short)", "refs/heads/abcd/"+out.Run.Run+"/attempts/")
+			if tc.kept {
+				assert.Check(t, attempts != "", "what the runner did is kept")
+				assert.Check(t, is.Contains(f.Detail, "kept on branch "+attempts))
+			} else {
+				assert.Check(t, is.Equal(attempts, ""))
+			}
+		})
+	}
+}
+
+// Ctrl-C while a runner takes a step ends its process group (a grandchild that ignores SIGTERM
+// included), records the step as interrupted and exits 3; the same command goes on with the run,
+// hands the step to the runner again, and takes the run to its end.
+func TestAnInterruptedRunGoesOnWithTheSameCommand(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	pidfile := filepath.Join(filepath.Dir(w.script), "grandchild.pid")
+	impl := "You run headless, as runner cc"
+	w.play(t, runnertest.Directive{Out: rnInit}, runnertest.Directive{When: []string{impl}, Write: "HALF", Content: "half\n"},
+		runnertest.Directive{When: []string{impl}, Grandchild: pidfile}, runnertest.Directive{Hang: true})
+	cmd := icmd.Command(binary, "implement", "run", w.spec, "--json")
+	started := icmd.StartCmd(cmd, icmd.Dir(w.c.dir), icmd.WithEnv(w.env()...))
+	assert.NilError(t, started.Error)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(started.Stderr(), "runner cc is running") {
+		assert.Assert(t, time.Now().Before(deadline), "the runner never started: %s", started.Stderr())
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, err := os.Stat(pidfile); err != nil; _, err = os.Stat(pidfile) {
+		assert.Assert(t, time.Now().Before(deadline), "the grandchild never started")
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.NilError(t, started.Cmd.Process.Signal(os.Interrupt))
+	res := icmd.WaitOnCmd(30*time.Second, started)
+	res.Assert(t, icmd.Expected{ExitCode: 3})
+	var out app.ImplementRunResult
+	decodeOne(t, res.Stdout(), &out)
+	assert.Check(t, is.Equal(out.Ended, app.EndedInterrupted))
+	pid, err := os.ReadFile(pidfile)
+	assert.NilError(t, err)
+	assert.Check(t, !running(strings.TrimSpace(string(pid))), "the grandchild outlived the step")
+	ln := out.Run.Lanes[0]
+	wt := teamClone{name: w.c.name, dir: ln.Worktree, home: w.c.home}
+	assert.Check(t, is.Equal(wt.git(t, "status", "--porcelain"), ""), "the lane is put back")
+
+	w.play(t, w.agents(t)...)
+	again := w.abcd(t, "implement", "run", w.spec, "--json")
+	again.Assert(t, icmd.Expected{ExitCode: 0})
+	decodeOne(t, again.Stdout(), &out)
+	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%s", again.Stderr())
+	assert.Check(t, is.Contains(again.Stderr(), "interrupted before, goes to runner cc again"))
+}
+
+// running reports whether a process is alive (a zombie waiting for init to reap it is not: it holds
+// nothing). Read from /proc, where there is one.
+func running(pid string) bool {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/abcd-dev/abcd/domain/record"
+)
+
+// AhoyUninstallInput takes nothing.
+type AhoyUninstallInput struct{}
+
+// AhoyUninstallResult lists what was removed and what was kept.
+type AhoyUninstallResult struct {
+	Root    string   `json:"root"`
+	Removed []string `json:"removed"`
+	Kept    []string `json:"kept"`
+}
+
+func ahoyUninstallVerb() Verb {
+	return declare(Verb{
+		Name:        "ahoy_uninstall",
+		Path:        []string{"ahoy", "uninstall"},
+		Summary:     "Remove what ahoy install added, keeping every record, the config files and both routing files",
+		Destructive: true,
+		Idempotent:  true,
+	}, ahoyUninstall)
+}
+
+// removeRecordDir removes a record folder that holds nothing but what install put there: its keep
+// file, when it is still empty, then the folder. A folder holding a record keeps its keep file.
+func (a *App) removeRecordDir(d string) (bool, error) {
+	keep := d + "/" + record.KeepFile
+	if !slices.Contains(keepFiles(), keep) {
+		return a.Setup.RemoveEmptyDir(d)
+	}
+	dropped, err := a.Setup.RemoveFileIf(keep, nil)
+	if err != nil {
+		return false, err
+	}
+	removed, err := a.Setup.RemoveEmptyDir(d)
+	if err != nil || removed || !dropped {
+		return removed, err
+	}
+	_, err = a.Setup.CreateFile(keep, nil)
+	return false, err
+}
+
+func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUninstallResult, error) {
+	root, git := a.Setup.Root()
+	if !git {
+		return AhoyUninstallResult{}, notARepository("ahoy_uninstall", root)
+	}
+	res := AhoyUninstallResult{Root: root, Removed: []string{}, Kept: []string{}}
+	removed, err := a.Setup.RemoveFileIf(gitignoreRel, []byte(gitignoreContent))
+	if err != nil {
+		return res, err
+	}
+	if removed {
+		res.Removed = append(res.Removed, gitignoreRel)
+	} else if ok, _ := a.Setup.Exists(gitignoreRel); ok {
+		res.Kept = append(res.Kept, gitignoreRel) // edited since install: it is the person's now
+	}
+	// Deepest folders first; a folder that holds anything (a record) stays.
+	dirs := append(recordDirs(), ".abcd/development/intents", ".abcd/development/specs", ".abcd/development", ".abcd/work/issues", ".abcd/work")
+	slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+	for _, d := range dirs {
+		if d == abcdDir {
+			continue
+		}
+		ok, err := a.removeRecordDir(d)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			res.Removed = append(res.Removed, d+"/")
+		} else if exists, _ := a.Setup.Exists(d); exists {
+			res.Kept = append(res.Kept, d+"/")
+		}
+	}
+	for _, keep := range []string{repoConfigRel, repoRoutingRel} {
+		if ok, _ := a.Setup.Exists(keep); ok {
+			res.Kept = append(res.Kept, keep)
+		}
+	}
+	if ok, _ := a.Setup.MachineExists(machineRouting); ok {
+		res.Kept = append(res.Kept, a.Setup.MachinePath(machineRouting))
+	}
+	if err := a.removeMergeDriver(ctx, &res); err != nil {
+		return res, err
+	}
+	if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err == nil && ok {
+		res.Removed = append(res.Removed, abcdDir+"/")
+	}
+	return res, nil
+}
