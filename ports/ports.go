@@ -100,7 +100,11 @@ type HistoryFilter struct {
 	Run     string
 	Session string
 	Harness string
-	Limit   int
+	// Since and Until bound when a session started (its capture, for a transcript with no times),
+	// both included: RFC 3339 moments in UTC.
+	Since string
+	Until string
+	Limit int
 }
 
 // HistoryHit is one message a search found, with the words around the match.

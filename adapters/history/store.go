@@ -264,6 +264,14 @@ func (s Store) List(ctx context.Context, repo string, f ports.HistoryFilter) ([]
 		q += ` AND harness = ?`
 		args = append(args, f.Harness)
 	}
+	// The harnesses write their times in RFC 3339 with or without fractions and offsets: compared
+	// as instants (julianday), never as strings.
+	for _, b := range []struct{ at, op string }{{f.Since, ">="}, {f.Until, "<="}} {
+		if b.at != "" {
+			q += ` AND julianday(CASE WHEN started <> '' THEN started ELSE captured END) ` + b.op + ` julianday(?)`
+			args = append(args, b.at)
+		}
+	}
 	q += ` ORDER BY captured DESC, key LIMIT ?`
 	args = append(args, limitOf(f.Limit))
 	rows, err := db.QueryContext(ctx, q, args...)

@@ -144,3 +144,39 @@ func TestTheClientRunsTheHelper(t *testing.T) {
 	assert.NilError(t, json.Unmarshal(buf.Bytes(), &res))
 	assert.Check(t, is.Contains(res.Error, "not JSON"))
 }
+
+// A listing by date compares instants, whatever fraction or offset a harness wrote them with; a
+// session with no times is dated by its capture.
+func TestTheStoreListsByDate(t *testing.T) {
+	ctx := context.Background()
+	s := Store{Home: t.TempDir()}
+	for _, e := range []struct{ key, started, captured string }{
+		{"claude:early", "2026-11-30T23:59:59.999Z", "2026-12-02T00:00:00Z"},
+		{"claude:offset", "2026-12-01T01:30:00+02:00", "2026-12-02T00:00:01Z"}, // 23:30 on the 30th, in UTC
+		{"claude:midday", "2026-12-01T12:00:00Z", "2026-12-02T00:00:02Z"},
+		{"claude:late", "2026-12-01T23:59:59.5Z", "2026-12-02T00:00:03Z"},
+		{"claude:untimed", "", "2026-12-02T08:00:00Z"},
+	} {
+		en := entry(e.key, e.key, 10, e.captured, "m")
+		en.Record.Started = e.started
+		assert.NilError(t, s.Put(ctx, repo, en))
+	}
+	for _, c := range []struct {
+		since, until string
+		want         []string
+	}{
+		{"2026-12-01T00:00:00Z", "2026-12-01T23:59:59.999999999Z", []string{"claude:late", "claude:midday"}},
+		{"", "2026-11-30T23:59:59.999999999Z", []string{"claude:offset", "claude:early"}},
+		{"2026-12-01T12:00:00Z", "2026-12-01T12:00:00Z", []string{"claude:midday"}},
+		{"2026-12-02T00:00:00Z", "", []string{"claude:untimed"}},
+		{"", "", []string{"claude:untimed", "claude:late", "claude:midday", "claude:offset", "claude:early"}},
+	} {
+		list, err := s.List(ctx, repo, ports.HistoryFilter{Since: c.since, Until: c.until})
+		assert.NilError(t, err)
+		var keys []string
+		for _, r := range list {
+			keys = append(keys, r.Key)
+		}
+		assert.Check(t, is.DeepEqual(keys, c.want), "since %q until %q", c.since, c.until)
+	}
+}

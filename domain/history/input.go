@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/abcd-dev/abcd/domain/contract"
@@ -105,4 +106,57 @@ func (q *SearchQuery) UnmarshalText(b []byte) error {
 // SchemaRule describes a search query.
 func (SearchQuery) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "the words to look for: every word required, \"quoted phrases\" as phrases, word* as a prefix", MinLength: 1, MaxLength: MaxQueryBytes}
+}
+
+// DateBound bounds a listing by when its sessions started: a day (YYYY-MM-DD, in UTC, as the
+// records' times are) or a moment (RFC 3339, with its offset).
+type DateBound string
+
+// dayLayout is a day as a DateBound spells it.
+const dayLayout = "2006-01-02"
+
+// UnmarshalText refuses what is neither a day nor a moment (history_date_invalid).
+func (d *DateBound) UnmarshalText(b []byte) error {
+	s := string(b)
+	if _, _, ok := parseBound(s); !ok {
+		return refusal.New("history_date_invalid", "", fmt.Sprintf("%q is not a day (YYYY-MM-DD) or a moment (RFC 3339, such as 2026-12-01T09:30:00Z)", text.Clip(s)),
+			"give a day such as 2026-12-01, or a moment with its offset")
+	}
+	*d = DateBound(s)
+	return nil
+}
+
+// SchemaRule describes a date bound.
+func (DateBound) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "a day (YYYY-MM-DD, UTC) or a moment (RFC 3339 with its offset)", MinLength: 10, MaxLength: 40,
+		Pattern: `^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$`}
+}
+
+func parseBound(s string) (time.Time, bool, bool) {
+	if len(s) > 40 {
+		return time.Time{}, false, false
+	}
+	if t, err := time.Parse(dayLayout, s); err == nil {
+		return t, true, true
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, false, true
+	}
+	return time.Time{}, false, false
+}
+
+// Since is the first moment a "since" bound admits: the start of its day, or the moment itself.
+func (d DateBound) Since() (time.Time, bool) {
+	t, _, ok := parseBound(string(d))
+	return t.UTC(), ok && d != ""
+}
+
+// Until is the last moment an "until" bound admits: the end of its day (its last nanosecond), or
+// the moment itself.
+func (d DateBound) Until() (time.Time, bool) {
+	t, day, ok := parseBound(string(d))
+	if day {
+		t = t.Add(24*time.Hour - time.Nanosecond)
+	}
+	return t.UTC(), ok && d != ""
 }

@@ -54,6 +54,7 @@ const (
 	CodeGuardInputUnreadable      Code = "guard_input_unreadable"
 	CodeHistoryCaptureWhat        Code = "history_capture_what"
 	CodeHistoryConfigUnreadable   Code = "history_config_unreadable"
+	CodeHistoryDateInvalid        Code = "history_date_invalid"
 	CodeHistoryHarnessUnknown     Code = "history_harness_unknown"
 	CodeHistoryNoCommit           Code = "history_no_commit"
 	CodeHistoryNoRepository       Code = "history_no_repository"
@@ -72,6 +73,7 @@ const (
 	CodeInputMissing              Code = "input_missing"
 	CodeInputTooLarge             Code = "input_too_large"
 	CodeInstallIncomplete         Code = "install_incomplete"
+	CodeIntegrationUnmerged       Code = "integration_unmerged"
 	CodeIntentNoCriteria          Code = "intent_no_criteria"
 	CodeIntentNotReady            Code = "intent_not_ready"
 	CodeIntentShipped             Code = "intent_shipped"
@@ -216,6 +218,7 @@ var declared = []Declared{
 	{CodeGuardInputUnreadable, "The guard could not read the command line from its standard input."},
 	{CodeHistoryCaptureWhat, "A history capture was given neither a session file nor --all, or both."},
 	{CodeHistoryConfigUnreadable, "The configuration cannot be read, so the keys abcd holds are not known and no transcript is captured."},
+	{CodeHistoryDateInvalid, "A history listing's since or until is not a day (YYYY-MM-DD) or a moment (RFC 3339), or since comes after until."},
 	{CodeHistoryHarnessUnknown, "A harness named is not one abcd reads, or a session file lies in no harness's folder."},
 	{CodeHistoryNoCommit, "The repository has no commit yet, and history is kept under its first."},
 	{CodeHistoryNoRepository, "The folder abcd runs in is in no git repository, and history is kept per repository."},
@@ -234,6 +237,7 @@ var declared = []Declared{
 	{CodeInputMissing, "A required argument of a verb is missing."},
 	{CodeInputTooLarge, "A tool's arguments are past the message's bounds (a string, the nesting or the count of values)."},
 	{CodeInstallIncomplete, "An abcd ahoy install was interrupted before it finished (.abcd/ stands without its config or its .gitignore), and nothing is written until it is run again."},
+	{CodeIntegrationUnmerged, "The run that delivered a spec is not merged into the branch it would be closed or shipped on."},
 	{CodeIntentNoCriteria, "An intent has no acceptance criteria to audit against."},
 	{CodeIntentNotReady, "An intent does not pass the readiness gate."},
 	{CodeIntentShipped, "An intent is shipped, so nothing is left to specify."},

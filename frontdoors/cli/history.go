@@ -32,9 +32,12 @@ func newHistoryCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 		"refused and nothing of it is kept. The same transcript again changes nothing; a longer one of the same session\n" +
 		"replaces the shorter. See docs/history.md."
 	g.AddCommand(capture,
-		verbCommand(a, s, opts, "history_list", "list [--run RUN] [--session ID] [--harness NAME] [--limit N]", renderHistoryList,
+		verbCommand(a, s, opts, "history_list", "list [--run RUN] [--session ID] [--harness NAME] [--since DAY] [--until DAY] [--limit N]", renderHistoryList,
 			textFlag("run", "only the sessions that served this run"), textFlag("session", "only this session (its id or key, or an id prefix) and its sub-agents"),
-			textFlag("harness", "only this harness's sessions"), intFlag("limit", "at most this many (default 50, at most 500)")),
+			textFlag("harness", "only this harness's sessions"),
+			textFlag("since", "only sessions that started on or after this day (YYYY-MM-DD, UTC) or moment (RFC 3339)"),
+			textFlag("until", "only sessions that started on or before this day (the whole day, UTC) or moment (RFC 3339)"),
+			intFlag("limit", "at most this many (default 50, at most 500)")),
 		verbCommand(a, s, opts, "history_show", "show SESSION [--raw]", renderHistoryShow, arg("session"),
 			boolFlag("raw", "", "print the kept transcript (redacted JSON) instead of its messages")),
 		verbCommand(a, s, opts, "history_search", "search QUERY [--limit N]", renderHistorySearch, arg("query"),

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/history"
@@ -71,7 +72,10 @@ type HistoryListInput struct {
 	Run     loop.RunID          `json:"run,omitempty"`
 	Session history.SessionRef  `json:"session,omitempty"`
 	Harness history.HarnessName `json:"harness,omitempty"`
-	Limit   int                 `json:"limit,omitempty"`
+	// Since and Until keep the sessions that started in between, both included: a day counts whole.
+	Since history.DateBound `json:"since,omitempty"`
+	Until history.DateBound `json:"until,omitempty"`
+	Limit int               `json:"limit,omitempty"`
 }
 
 // HistorySession is one captured session, as a listing shows it.
@@ -526,7 +530,20 @@ func historyList(ctx context.Context, a *App, in *HistoryListInput) (HistoryList
 	if err != nil {
 		return HistoryListResult{}, err
 	}
-	recs, err := a.History.List(ctx, repo, ports.HistoryFilter{Run: string(in.Run), Session: string(in.Session), Harness: string(in.Harness), Limit: in.Limit})
+	f := ports.HistoryFilter{Run: string(in.Run), Session: string(in.Session), Harness: string(in.Harness), Limit: in.Limit}
+	since, hasSince := in.Since.Since()
+	until, hasUntil := in.Until.Until()
+	if hasSince && hasUntil && since.After(until) {
+		return HistoryListResult{}, refusal.New("history_date_invalid", "", fmt.Sprintf("since (%s) comes after until (%s), so no session could be listed", in.Since, in.Until),
+			"give a since no later than the until").On("history_list", "since")
+	}
+	if hasSince {
+		f.Since = since.Format(time.RFC3339Nano)
+	}
+	if hasUntil {
+		f.Until = until.Format(time.RFC3339Nano)
+	}
+	recs, err := a.History.List(ctx, repo, f)
 	if err != nil {
 		return HistoryListResult{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -240,3 +241,35 @@ func TestHarnessFromWhereTheFileLies(t *testing.T) {
 type missing struct{ capturer }
 
 func (m missing) JSON(data []byte, _ history.Counts) ([]byte, error) { return data, nil }
+
+// history list by date: a day counts whole; a since after the until is refused, naming both.
+func TestHistoryListByDate(t *testing.T) {
+	w := newHistWorld(t)
+	for session, at := range map[string]string{"d1": "2026-11-30T10:00:00Z", "d2": "2026-12-01T10:00:00Z", "d3": "2026-12-02T10:00:00Z"} {
+		p := "/home/ada/.claude/projects/-home-ada-proj/" + session + ".jsonl"
+		w.files.Files[p] = []byte(strings.Replace(claudeLine(session, "", "user", "hello"), "2026-12-01T10:00:00Z", at, 1))
+		_, err := w.capture(t, p)
+		assert.NilError(t, err)
+	}
+	keys := func(in HistoryListInput) []string {
+		t.Helper()
+		res, err := historyList(context.Background(), w.a, &in)
+		assert.NilError(t, err)
+		var out []string
+		for _, s := range res.Sessions {
+			out = append(out, s.Session)
+		}
+		sort.Strings(out)
+		return out
+	}
+	assert.Check(t, is.DeepEqual(keys(HistoryListInput{Since: "2026-12-01", Until: "2026-12-01"}), []string{"d2"}))
+	assert.Check(t, is.DeepEqual(keys(HistoryListInput{Since: "2026-12-01"}), []string{"d2", "d3"}))
+	assert.Check(t, is.DeepEqual(keys(HistoryListInput{Until: "2026-12-01T09:00:00Z"}), []string{"d1"}))
+	assert.Check(t, is.DeepEqual(keys(HistoryListInput{}), []string{"d1", "d2", "d3"}))
+
+	_, err := historyList(context.Background(), w.a, &HistoryListInput{Since: "2026-12-02", Until: "2026-12-01"})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r.Code, "history_date_invalid"))
+	assert.Check(t, is.Contains(r.Why, "since (2026-12-02) comes after until (2026-12-01)"))
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/ports"
@@ -48,7 +49,8 @@ func (h *History) List(_ context.Context, repo string, f ports.HistoryFilter) ([
 	for _, key := range h.Order[repo] {
 		r := h.Repos[repo][key].Record
 		if f.Run != "" && r.Lineage.Run != f.Run || f.Harness != "" && string(r.Harness) != f.Harness ||
-			f.Session != "" && r.Session != f.Session && r.Key != f.Session && !strings.HasPrefix(r.Session, f.Session) {
+			f.Session != "" && r.Session != f.Session && r.Key != f.Session && !strings.HasPrefix(r.Session, f.Session) ||
+			!within(r, f.Since, f.Until) {
 			continue
 		}
 		out = append(out, r)
@@ -136,3 +138,23 @@ func (t Transcripts) Home() string { return t.HomeDir }
 type Credentials struct{ Values []string }
 
 func (c Credentials) Held(context.Context, []ports.ProviderCall) []string { return c.Values }
+
+// within reports whether a record started (else was captured) between since and until, both
+// included, as instants, as the real store compares them.
+func within(r history.Record, since, until string) bool {
+	at := r.Started
+	if at == "" {
+		at = r.Captured
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return since == "" && until == ""
+	}
+	if s, err := time.Parse(time.RFC3339Nano, since); err == nil && t.Before(s) {
+		return false
+	}
+	if u, err := time.Parse(time.RFC3339Nano, until); err == nil && t.After(u) {
+		return false
+	}
+	return true
+}
