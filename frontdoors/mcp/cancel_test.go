@@ -30,12 +30,21 @@ func (g *gatedRecords) Create(ctx context.Context, p string, data []byte) (bool,
 	if g.after {
 		created, err := g.Records.Create(ctx, p, data)
 		close(g.reached)
-		<-ctx.Done()
+		awaitCancel(ctx)
 		return created, err
 	}
 	close(g.reached)
-	<-ctx.Done()
+	awaitCancel(ctx)
 	return g.Records.Create(ctx, p, data)
+}
+
+// awaitCancel waits for the call's cancellation; a door that never delivers it fails its test
+// within a bound rather than holding the call for the server's whole call timeout.
+func awaitCancel(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(15 * time.Second):
+	}
 }
 
 // cancelledCapture runs a capture over stdio whose write the store holds, sends notifications/cancelled
@@ -114,4 +123,56 @@ func TestACaptureCancelledAfterItsWriteIsAnsweredAsWritten(t *testing.T) {
 		assert.Check(t, is.Front.ID == got.Record.ID)
 		assert.Check(t, strings.Contains(string(data), "Seen twice."), "the issue holds its text:\n%s", data)
 	}
+}
+
+// cancelledHTTPCapture is cancelledCapture over Streamable HTTP in a 2025 session: the capture's POST
+// runs while the session's notifications/cancelled for its id is posted; it returns the capture's
+// reply and the record files before and after.
+func cancelledHTTPCapture(t *testing.T, after bool) (captured httpReply, before, then map[string][]byte) {
+	a := testApp(t)
+	recs, runs := fake.NewRecords(), fake.NewRuns()
+	gated := &gatedRecords{Records: recs, after: after, reached: make(chan struct{})}
+	a.Records, a.Runs, a.Journal = gated, runs, fake.NewJournal(recs, runs)
+	a.Clock, a.Random = fake.Clock{T: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}, &fake.Random{}
+	s, _ := newServer(t, a)
+	h := startHTTP(t, s)
+	init := h.post(initializeLine(1, Legacy20250618), nil)
+	assert.Assert(t, is.Equal(init.status, 200), init.body)
+	session := map[string]string{"Mcp-Session-Id": init.header.Get("Mcp-Session-Id"), "MCP-Protocol-Version": Legacy20250618}
+	assert.Assert(t, is.Equal(h.post(notification("notifications/initialized", nil), session).status, 202))
+	before = maps.Clone(recs.Files)
+	replied := make(chan httpReply, 1)
+	go func() {
+		replied <- h.post(callLine(7, "capture", map[string]any{"text": "It flickers on resize\n\nSeen twice."}), session)
+	}()
+	select {
+	case <-gated.reached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the capture never reached its write")
+	}
+	cancelled := h.post(notification("notifications/cancelled", map[string]any{"requestId": 7, "reason": "the person pressed Esc"}), session)
+	assert.Check(t, is.Equal(cancelled.status, 202), cancelled.body)
+	select {
+	case captured = <-replied:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled capture's POST was never answered")
+	}
+	return captured, before, recs.Files
+}
+
+// Over HTTP, a session's notifications/cancelled ends its call as over stdio: cancelled before its
+// write, the capture writes nothing and its POST says it was interrupted.
+func TestAnHTTPCaptureCancelledBeforeItsWriteWritesNothing(t *testing.T) {
+	captured, before, then := cancelledHTTPCapture(t, false)
+	assert.Check(t, is.DeepEqual(then, before), "nothing is written")
+	assert.Check(t, is.Equal(captured.status, 200), captured.body)
+	assert.Check(t, is.Equal(refusalOf(t, captured.message)["code"], "interrupted"))
+}
+
+// Cancelled after its write, the capture's POST is answered as written.
+func TestAnHTTPCaptureCancelledAfterItsWriteIsAnsweredAsWritten(t *testing.T) {
+	captured, before, then := cancelledHTTPCapture(t, true)
+	tr := decodeToolResult(t, captured.message)
+	assert.Assert(t, !tr.IsError, string(tr.StructuredContent))
+	assert.Check(t, is.Equal(len(then), len(before)+1), "one issue is written")
 }

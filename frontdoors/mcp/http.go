@@ -295,7 +295,17 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 		if sess != nil {
 			version, _ = sess.get()
 		}
-		res, derr := h.s.dispatch(r.Context(), m, eraLegacy, version)
+		ctx := r.Context()
+		if sess != nil && m.Method == "tools/call" {
+			// The session's notifications/cancelled for this id ends the call, as over stdio.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			if key := idKey(m.ID); sess.calls.add(key, cancel) {
+				defer sess.calls.remove(key)
+			}
+		}
+		res, derr := h.s.dispatch(ctx, m, eraLegacy, version)
 		h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res, Error: derr})
 	case eraModern:
 		res, derr := h.s.dispatch(r.Context(), m, eraModern, "")
@@ -391,7 +401,7 @@ func (h *httpEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte,
 }
 
 // session finds the legacy session a request belongs to. Outside a session only ping is served.
-func (h *httpEndpoint) session(r *http.Request, hdr *httpHeaders, optional bool) (*legacyState, int, *rpcError) {
+func (h *httpEndpoint) session(r *http.Request, hdr *httpHeaders, optional bool) (*session, int, *rpcError) {
 	ids := r.Header.Values("Mcp-Session-Id")
 	if len(ids) == 0 {
 		if optional {
@@ -419,10 +429,15 @@ func (h *httpEndpoint) notification(w http.ResponseWriter, r *http.Request, m *m
 			h.fail(w, status, nil, serr)
 			return
 		}
-		if m.Method == "notifications/initialized" {
+		switch m.Method {
+		case "notifications/initialized":
 			sess.mu.Lock()
 			sess.initialized = true
 			sess.mu.Unlock()
+		case "notifications/cancelled":
+			if key, ok := idFromParam(m.Params["requestId"]); ok {
+				sess.calls.cancel(key)
+			}
 		}
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -534,7 +549,45 @@ type sessionTable struct {
 
 type session struct {
 	legacyState
-	last time.Time
+	last  time.Time
+	calls sessionCalls
+}
+
+// sessionCalls are a session's tools/call requests running, by id, so that the session's
+// notifications/cancelled can end one. A request's POST is answered with what its call came to: the
+// interrupted refusal when the cancellation came before its write, its result when the write was
+// made first.
+type sessionCalls struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc
+}
+
+// add records a running call; false when a call with the same id already runs (the first keeps it).
+func (c *sessionCalls) add(key string, cancel context.CancelFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, running := c.m[key]; running {
+		return false
+	}
+	if c.m == nil {
+		c.m = map[string]context.CancelFunc{}
+	}
+	c.m[key] = cancel
+	return true
+}
+
+func (c *sessionCalls) remove(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
+}
+
+func (c *sessionCalls) cancel(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cancel, ok := c.m[key]; ok {
+		cancel()
+	}
 }
 
 func newSessionTable() *sessionTable {
@@ -571,7 +624,7 @@ func (t *sessionTable) create(version string) (string, error) {
 // errSessionsFull is a new session refused because every one is in use.
 var errSessionsFull = errors.New("every session is in use")
 
-func (t *sessionTable) get(id string) *legacyState {
+func (t *sessionTable) get(id string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.m[id]
@@ -584,7 +637,7 @@ func (t *sessionTable) get(id string) *legacyState {
 		return nil
 	}
 	s.last = now
-	return &s.legacyState
+	return s
 }
 
 func (t *sessionTable) remove(id string) bool {
