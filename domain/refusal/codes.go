@@ -73,6 +73,7 @@ const (
 	CodeInputMissing              Code = "input_missing"
 	CodeInputTooLarge             Code = "input_too_large"
 	CodeInstallIncomplete         Code = "install_incomplete"
+	CodeIntegrationUnmerged       Code = "integration_unmerged"
 	CodeIntentNoCriteria          Code = "intent_no_criteria"
 	CodeIntentNotReady            Code = "intent_not_ready"
 	CodeIntentShipped             Code = "intent_shipped"
@@ -236,6 +237,7 @@ var declared = []Declared{
 	{CodeInputMissing, "A required argument of a verb is missing."},
 	{CodeInputTooLarge, "A tool's arguments are past the message's bounds (a string, the nesting or the count of values)."},
 	{CodeInstallIncomplete, "An abcd ahoy install was interrupted before it finished (.abcd/ stands without its config or its .gitignore), and nothing is written until it is run again."},
+	{CodeIntegrationUnmerged, "The run that delivered a spec is not merged into the branch it would be closed or shipped on."},
 	{CodeIntentNoCriteria, "An intent has no acceptance criteria to audit against."},
 	{CodeIntentNotReady, "An intent does not pass the readiness gate."},
 	{CodeIntentShipped, "An intent is shipped, so nothing is left to specify."},

@@ -40,5 +40,8 @@ func renderUninstall(s *IO, r app.AhoyUninstallResult) string {
 	for _, p := range r.Kept {
 		fmt.Fprintf(&b, "  kept     %s\n", p)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	return b.String()
 }

@@ -29,10 +29,25 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 			textFlag("run", "the run to go on with (default: the spec's unfinished run, else the one unfinished run)"),
 			textFlag("base", "the commit a new run's lanes start from (default: build.base, else the repository's default branch)"), routeFlag()),
 	)
-	rev := verbCommand(a, s, opts, "review", "review", renderStep,
+	rev := verbCommandExit(a, s, opts, "review", "review", renderStep, reviewExit,
 		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
 		textFlag("base", "the commit the changes start from (default: build.base, else the repository's default branch)"), routeFlag())
 	return []*cobra.Command{impl, rev}
+}
+
+// reviewExit ends abcd review with 1 when the review it returns is finished and failed (a reviewer
+// said FIX FIRST, BLOCK or NEEDS-INPUT, so the lane was handed back), so a script or CI gates on it;
+// an unfinished review (awaits open for the harness) exits 0.
+func reviewExit(r app.StepResult) error {
+	if !r.Run.Finished {
+		return nil
+	}
+	for _, l := range r.Run.Lanes {
+		if l.Stage == "handed-back" {
+			return exitCode(1)
+		}
+	}
+	return nil
 }
 
 func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {

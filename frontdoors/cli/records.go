@@ -20,7 +20,7 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "intent_show", "show REF", renderIntentShow, arg("ref")),
 		verbCommand(a, s, opts, "intent_ready", "ready REF", renderReady, arg("ref")),
 		verbCommand(a, s, opts, "intent_plan", "plan REF", renderPlan, arg("ref")),
-		verbCommand(a, s, opts, "intent_ship", "ship REF", renderMove, arg("ref")),
+		verbCommand(a, s, opts, "intent_ship", "ship REF [--merged]", renderMove, arg("ref"), mergedFlag()),
 		verbCommand(a, s, opts, "intent_audit", "audit REF", renderStep, arg("intent"),
 			textFlag("base", "the commit the delivered changes start from (default: build.base, else the repository's default branch)"), routeFlag()),
 	)
@@ -30,7 +30,7 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 			textFlag("intent", "the intent this spec implements (id, unique id prefix or slug fragment)")),
 		verbCommand(a, s, opts, "spec_list", "list", renderList, lifecycleFlag()),
 		verbCommand(a, s, opts, "spec_show", "show REF", renderSpecShow, arg("ref")),
-		verbCommand(a, s, opts, "spec_close", "close REF", renderMove, arg("ref")),
+		verbCommand(a, s, opts, "spec_close", "close REF [--merged]", renderMove, arg("ref"), mergedFlag()),
 	)
 	capture := verbCommand(a, s, opts, "capture", "capture TEXT", renderCreated, arg("text"),
 		textFlag("severity", "critical, major, minor or trivial").withDefault("minor"),
@@ -225,4 +225,9 @@ func renderFinishMerge(s *IO, r app.RecordFinishMergeResult) string {
 		b.WriteString("next: git commit to finish the merge, then abcd lint\n")
 	}
 	return b.String()
+}
+
+// mergedFlag is spec close's and intent ship's: the run's integration reached this branch another way.
+func mergedFlag() field {
+	return boolFlag("merged", "", "the run's integration reached this branch another way (a squash or a rebase), where git's history cannot show it")
 }

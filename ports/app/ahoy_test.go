@@ -490,3 +490,30 @@ func TestAhoyUninstallKeepsAnEditedGitignoreAndRecords(t *testing.T) {
 	assert.Check(t, is.Contains(res.Removed, ".abcd/work/issues/closed/"))
 	assert.Check(t, !s.Dirs[".abcd/development/intents/drafts"])
 }
+
+// The run folder is the runs' local state: while uninstall leaves it, it leaves the .gitignore that
+// hides it from git, and says why; once it is gone, uninstall removes the .gitignore.
+func TestAhoyUninstallKeepsTheRunFolderHidden(t *testing.T) {
+	s := fullInstall(t)
+	gitignore := string(s.Files[".abcd/.gitignore"])
+	s.Dirs[".abcd/.work.local"] = true
+	s.Files[".abcd/.work.local/run/run-2612010000001234/state.json"] = []byte("{}")
+
+	res, err := uninstall(t, bareApp(s))
+	assert.NilError(t, err)
+	assert.Equal(t, string(s.Files[".abcd/.gitignore"]), gitignore, "the .gitignore went while the run folder stays")
+	assert.Check(t, !slices.Contains(res.Removed, ".abcd/.gitignore"))
+	assert.Check(t, is.Contains(res.Kept, ".abcd/.work.local/"))
+	assert.Assert(t, is.Len(res.Notes, 1))
+	assert.Check(t, is.Contains(res.Notes[0], ".abcd/.gitignore stays while .abcd/.work.local/ (the runs' local state) does"))
+	assert.Check(t, s.Dirs[".abcd"])
+
+	delete(s.Dirs, ".abcd/.work.local")
+	delete(s.Files, ".abcd/.work.local/run/run-2612010000001234/state.json")
+	res, err = uninstall(t, bareApp(s))
+	assert.NilError(t, err)
+	_, kept := s.Files[".abcd/.gitignore"]
+	assert.Check(t, !kept, "the .gitignore stayed once the run folder was gone")
+	assert.Check(t, is.Contains(res.Removed, ".abcd/.gitignore"))
+	assert.Check(t, is.Len(res.Notes, 0))
+}

@@ -7,6 +7,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -148,4 +150,39 @@ func TestTheIntegrationIsCheckedBeforeItsAuditAndItsFixIsReviewed(t *testing.T) 
 	w.review(t, loop.IntegrationLane, loop.RoleSecurity, "APPROVE")
 	res := w.review(t, loop.IntegrationLane, loop.RoleRuthless, "FIX FIRST")
 	assert.Check(t, is.Equal(res.Run.Lanes[1].Stage, "fix"))
+}
+
+// spec close and intent ship refuse, writing nothing, while the branch they close on does not hold
+// what the spec's run delivered, naming the merge to make; once it is merged they close, and --merged
+// says it reached the branch another way.
+func TestCloseAndShipCheckTheRunIsMerged(t *testing.T) {
+	w := newLaneWorld(t, "1. Read the headers.")
+	w.passLane(t, "lane-1")
+	done := w.audit(t, "MET")
+	assert.Assert(t, done.Run.Finished)
+	integ := done.Run.Lanes[1]
+	spec, intent := done.Run.Spec, done.Run.Intent
+	records := w.a.Records.(*fake.Records)
+	before := maps.Clone(records.Files)
+
+	_, err := w.a.Call(context.Background(), "spec_close", map[string]any{"ref": spec})
+	r := recRefused(t, err, refusal.Refused, "integration_unmerged")
+	assert.Check(t, is.Contains(r.Why, fmt.Sprintf("run %s delivered spec %s on %s (%s), which is not merged into main", w.run, spec, integ.Branch, loop.Short(integ.Head))))
+	assert.Check(t, is.Contains(r.Remedy.Render(refusal.Plain), "git merge "+integ.Branch))
+	assert.Check(t, is.Contains(r.Remedy.Render(refusal.Plain), "merged"))
+	assert.Check(t, is.DeepEqual(records.Files, before), "a refused close wrote something")
+
+	// Merged into main, the spec closes.
+	w.mergeByHand("main", integ.Head)
+	recRun[app.MoveResult](t, w.a, "spec_close", map[string]any{"ref": spec})
+
+	// The branch moves on without the merge (another checkout): the intent does not ship there,
+	// unless the person says the code reached it another way.
+	w.g.Branches["main"] = vBase
+	before = maps.Clone(records.Files)
+	_, err = w.a.Call(context.Background(), "intent_ship", map[string]any{"ref": intent})
+	recRefused(t, err, refusal.Refused, "integration_unmerged")
+	assert.Check(t, is.DeepEqual(records.Files, before), "a refused ship wrote something")
+	shipped := recRun[app.MoveResult](t, w.a, "intent_ship", map[string]any{"ref": intent, "merged": true})
+	assert.Check(t, is.Contains(shipped.To, "/shipped/"))
 }

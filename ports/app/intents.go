@@ -16,6 +16,13 @@ type RefInput struct {
 	Ref record.Ref `json:"ref"`
 }
 
+// CloseInput names a spec to close or an intent to ship. Merged says its runs' integration reached
+// the checked-out branch another way (a squash or a rebase), where git's history cannot show it.
+type CloseInput struct {
+	Ref    record.Ref `json:"ref"`
+	Merged bool       `json:"merged,omitempty"`
+}
+
 // TitleInput is a new record's title.
 type TitleInput struct {
 	Title record.Title `json:"title"`
@@ -216,7 +223,7 @@ func planned(intent, spec RecordSummary, from string) IntentPlanResult {
 			hint.Do("implement_start", hint.With("spec", spec.ID)))}
 }
 
-func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
+func intentShip(ctx context.Context, a *App, in *CloseInput) (MoveResult, error) {
 	return locked(ctx, a, "intent_ship", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, it, err := a.intent(ctx, "intent_ship", "ref", in.Ref)
 		if err != nil {
@@ -230,6 +237,15 @@ func intentShip(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
 			if s.Lifecycle == "open" {
 				return MoveResult{}, refusal.New("spec_open", l.summary.ID, fmt.Sprintf("its spec %s is still open", s.ID),
 					"close it first: ", refusal.Run("spec_close", refusal.With("ref", s.ID)))
+			}
+		}
+		if !in.Merged {
+			var ids []string
+			for _, s := range specs {
+				ids = append(ids, s.ID)
+			}
+			if err := a.integrationMerged(ctx, "intent_ship", l.summary.ID, ids); err != nil {
+				return MoveResult{}, err
 			}
 		}
 		return a.moveVerb(ctx, rec, record.Intents, l, "shipped", nil)

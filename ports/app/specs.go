@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/abcd-dev/abcd/domain/hint"
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -84,11 +86,16 @@ func specShow(ctx context.Context, a *App, in *RefInput) (SpecShowResult, error)
 	return res, nil
 }
 
-func specClose(ctx context.Context, a *App, in *RefInput) (MoveResult, error) {
+func specClose(ctx context.Context, a *App, in *CloseInput) (MoveResult, error) {
 	return locked(ctx, a, "spec_close", func(ctx context.Context, rec *recordLock) (MoveResult, error) {
 		l, _, err := a.spec(ctx, "spec_close", "ref", in.Ref)
 		if err != nil {
 			return MoveResult{}, err
+		}
+		if !in.Merged && l.summary.Lifecycle == "open" {
+			if err := a.integrationMerged(ctx, "spec_close", l.summary.ID, []string{l.summary.ID}); err != nil {
+				return MoveResult{}, err
+			}
 		}
 		return a.moveVerb(ctx, rec, record.Specs, l, "closed", nil)
 	})
@@ -126,4 +133,60 @@ func (a *App) spec(ctx context.Context, verb, field string, ref record.Ref) (loa
 		return loaded{}, record.Spec{}, recordMalformed(l.file.Path, err.Error())
 	}
 	return l, s, nil
+}
+
+// integrationMerged refuses closing a spec, or shipping its intent, on a branch that does not hold
+// what the spec's last run delivered: the newest finished run of each spec whose integration passed
+// has its integration's head in the checked-out branch's history, so the record never says closed
+// or shipped while the code is not there. A spec no run delivered is not checked.
+func (a *App) integrationMerged(ctx context.Context, verb, ref string, specs []string) error {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var head, branch string
+	for i := len(ids) - 1; i >= 0 && i >= len(ids)-maxRunsLooked && len(seen) < len(specs); i-- {
+		s, err := a.loadRun(ctx, ids[i])
+		if err != nil || s.Kind != loop.KindSpec || !slices.Contains(specs, s.Spec) || seen[s.Spec] || !s.Finished() {
+			continue
+		}
+		seen[s.Spec] = true
+		integ, ok := integrationOf(s)
+		if !ok || integ.Stage != loop.StageDone || integ.Head == "" {
+			continue
+		}
+		if head == "" {
+			if head, err = a.Git.Resolve(ctx, "HEAD"); err != nil {
+				return err
+			}
+			if branch, err = a.Git.CurrentBranch(ctx); err != nil {
+				return err
+			}
+			if branch == "" {
+				branch = "HEAD (detached)"
+			}
+		}
+		merged, err := a.Git.IsAncestor(ctx, integ.Head, head)
+		if err != nil {
+			return err
+		}
+		if !merged {
+			return refusal.New("integration_unmerged", ref,
+				fmt.Sprintf("run %s delivered spec %s on %s (%s), which is not merged into %s: the record would say so while the code is not there", s.Run, s.Spec, integ.Branch, loop.Short(integ.Head), branch),
+				"merge it first: `git merge "+integ.Branch+"` on "+branch+", then ", refusal.Run(verb, refusal.With("ref", ref)),
+				"; if it reached this branch another way (a squash or a rebase), ", refusal.Run(verb, refusal.With("ref", ref), refusal.With("merged", true))).On(verb, "ref")
+		}
+	}
+	return nil
+}
+
+// integrationOf is a spec run's integration lane.
+func integrationOf(s loop.State) (loop.Lane, bool) {
+	for _, l := range s.Lanes {
+		if l.Integration {
+			return l, true
+		}
+	}
+	return loop.Lane{}, false
 }

@@ -279,8 +279,12 @@ func specNext(l loaded, latest map[string]loop.State) (NextAction, bool) {
 	case has && !run.Finished():
 		return NextAction{}, false
 	case has && delivered(run):
-		return NextAction{Next: hint.Say(hint.Do("spec_close", hint.With("ref", l.summary.ID))),
-			Why: fmt.Sprintf("its run %s delivered every step; merge its integration branch, then close the spec", run.Run)}, true
+		branch := "abcd/" + run.Run + "/integration"
+		if integ, ok := integrationOf(run); ok && integ.Branch != "" {
+			branch = integ.Branch
+		}
+		return NextAction{Next: hint.Say(fmt.Sprintf("merge its integration, `git merge %s`, into the branch the spec closes on; then ", branch), hint.Do("spec_close", hint.With("ref", l.summary.ID))),
+			Why: fmt.Sprintf("its run %s delivered every step; spec close checks the integration is merged first", run.Run)}, true
 	}
 	return NextAction{Next: hint.Say(hint.Do("implement_start", hint.With("spec", l.summary.ID))),
 		Why: fmt.Sprintf("the spec %q has its steps and its intent passes the readiness gate", l.summary.Title)}, true

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/record"
 )
 
@@ -17,6 +19,8 @@ type AhoyUninstallResult struct {
 	Root    string   `json:"root"`
 	Removed []string `json:"removed"`
 	Kept    []string `json:"kept"`
+	// Notes say why something install added was kept.
+	Notes []string `json:"notes"`
 }
 
 func ahoyUninstallVerb() Verb {
@@ -53,9 +57,19 @@ func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUnin
 	if !git {
 		return AhoyUninstallResult{}, notARepository("ahoy_uninstall", root)
 	}
-	res := AhoyUninstallResult{Root: root, Removed: []string{}, Kept: []string{}}
-	removed, err := a.Setup.RemoveFileIf(gitignoreRel, []byte(gitignoreContent))
+	res := AhoyUninstallResult{Root: root, Removed: []string{}, Kept: []string{}, Notes: []string{}}
+	// The run folder is the runs' local state, never committed: while it stands, the .gitignore that
+	// hides it from git stands too.
+	local, err := a.Setup.Exists(layout.Local)
 	if err != nil {
+		return res, err
+	}
+	removed := false
+	if local {
+		res.Kept = append(res.Kept, layout.Local+"/")
+		res.Notes = append(res.Notes, fmt.Sprintf("%s stays while %s/ (the runs' local state) does, so git never shows it; "+
+			"once no run is needed (abcd implement abandon ends one), delete %s/ and uninstall again", gitignoreRel, layout.Local, layout.Local))
+	} else if removed, err = a.Setup.RemoveFileIf(gitignoreRel, []byte(gitignoreContent)); err != nil {
 		return res, err
 	}
 	if removed {

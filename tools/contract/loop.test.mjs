@@ -240,7 +240,13 @@ test('a harness drives a three-step spec with a dependent step to one integrated
     assert.deepEqual(last.next.map((n) => n.run), [{ verb: 'implement_record', args: { run }, fill: [] }]);
     // Bare abcd now suggests closing the spec, not building it again.
     const after = repo.ok('status', 'status').next.map((n) => n.text);
-    assert.ok(after.includes('run `abcd spec close spc-2611300000000002`'), after.join('\n'));
+    assert.ok(after.includes(`merge its integration, \`git merge abcd/${run}/integration\`, into the branch the spec closes on; then run \`abcd spec close spc-2611300000000002\``), after.join('\n'));
+    // Closed before the merge, the spec is refused, naming the merge; merged, it closes.
+    const refused = repo.refused('refusal', 'spec', 'close', 'spc-2611300000000002');
+    assert.equal(refused.code, 'integration_unmerged');
+    assert.ok(refused.remedy.includes(`git merge abcd/${run}/integration`), refused.remedy);
+    repo.git('merge', '-q', '--no-edit', `abcd/${run}/integration`);
+    repo.ok('spec_close', 'spec', 'close', 'spc-2611300000000002');
     assert.ok(!after.some((c) => c.includes('abcd implement start')), after.join('\n'));
     assert.equal(repo.ok('lint', 'lint').errors, 0);
 

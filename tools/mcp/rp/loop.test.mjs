@@ -55,9 +55,10 @@ function repo(name, url) {
     const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
     assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
   };
-  const run = (verb, ...args) => {
+  const run = (verb, ...args) => runExit(0, verb, ...args);
+  const runExit = (code, verb, ...args) => {
     const r = spawnSync(bin, [...args, '--json'], { cwd, env, encoding: 'utf8', input: '' });
-    assert.equal(r.status, 0, `abcd ${args.join(' ')}: ${r.stdout} ${r.stderr}`);
+    assert.equal(r.status, code, `abcd ${args.join(' ')}: ${r.stdout} ${r.stderr}`);
     const doc = JSON.parse(r.stdout);
     const ok = validate(`${verb}.result`);
     assert.ok(ok(doc), `${verb}: ${JSON.stringify(ok.errors)}`);
@@ -75,7 +76,7 @@ function repo(name, url) {
   writeFileSync(join(cwd, 'feature.txt'), 'a feature\n');
   git('add', 'feature.txt');
   git('commit', '-q', '-m', 'feature');
-  return { cwd, run };
+  return { cwd, run, runExit };
 }
 
 test('abcd review sends both reviews to RepoPrompt and records its answers as rp\'s', async () => {
@@ -101,6 +102,17 @@ test('abcd review sends both reviews to RepoPrompt and records its answers as rp
     const { createHash } = await import('node:crypto');
     assert.match(answer, new RegExp(`sha256 ${createHash('sha256').update(request).digest('hex')} new_chat true`), v.role);
   }
+});
+
+// A finished review that fails exits 1, with its result (not a refusal), so a script or CI gates on
+// it; one that passes exits 0 (above).
+test('abcd review exits 1 when the review it returns says FIX FIRST or BLOCK', async () => {
+  const r = repo('fails', await standIn('fails'));
+  const reviewed = r.runExit(1, 'review', 'review', '--base', 'main');
+  assert.equal(reviewed.run.finished, true, JSON.stringify(reviewed.did));
+  assert.equal(reviewed.run.lanes[0].stage, 'handed-back');
+  assert.ok(reviewed.did.some((d) => /ruthless-reviewer's review \(round 1\) was answered by rp: FIX FIRST/.test(d)), reviewed.did.join('\n'));
+  assert.ok(reviewed.did.some((d) => /security-reviewer's review \(round 1\) was answered by rp: BLOCK/.test(d)), reviewed.did.join('\n'));
 });
 
 test('a RepoPrompt that refuses leaves each review on the host with a fallback receipt', async () => {

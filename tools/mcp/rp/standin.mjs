@@ -10,6 +10,8 @@
 //   drop      the connection is dropped when oracle_send is called
 //   oversize  oracle_send answers with 9 MiB of text
 //   slow      oracle_send answers after 3 s (STANDIN_DELAY_MS, when set, instead)
+//   fails     the answer fails the review: FIX FIRST from the ruthless reviewer, BLOCK from the
+//             security reviewer
 // The answer passes (with the word the brief asks of its role) and says what arrived: the
 // message's length and SHA-256 and new_chat, so a test sees the
 // request went whole.
@@ -39,8 +41,11 @@ function newServer() {
     }
     const message = args.message ?? '';
     const sha = createHash('sha256').update(message, 'utf8').digest('hex');
-    // A review abcd's loop sends names the passing word its role writes; a bare message gets SHIP.
-    const word = message.match(/exactly the verdict and nothing else: (\w+)/)?.[1] ?? 'SHIP';
+    // A review abcd's loop sends opens with its role's heading: the answer is that role's passing
+    // word (its failing one in mode fails); a bare message gets SHIP.
+    const security = /^# security-reviewer:/m.test(message);
+    let word = security ? 'APPROVE' : 'SHIP';
+    if (mode === 'fails') word = security ? 'BLOCK' : 'FIX FIRST';
     return {
       content: [{
         type: 'text',
