@@ -91,6 +91,15 @@ func (w *walker) command(c *cmdCall) []guard.CdStep {
 			w.unknownName(c)
 			return nil
 		}
+		if hashed, ok := c.sc.st.vars[hashKey+name]; ok && !strings.Contains(name, "/") && len(hashed.words) == 1 {
+			// hash -p PATH NAME: NAME runs PATH
+			c.words = append([]guard.Word{hashed.words[0]}, c.words[1:]...)
+			name, known = hashed.words[0].Text()
+			if !known {
+				w.unknownName(c)
+				return nil
+			}
+		}
 		more, cd := w.step(c, path.Base(name))
 		if !more {
 			return cd
@@ -130,6 +139,20 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 	case "read":
 		c.emit(w)
 		w.readWords(c.words[1:], c.sc.stdin, c.sc)
+		return false, nil
+	case "hash":
+		c.emit(w)
+		args := c.words[1:]
+		for i := 0; i+2 < len(args); i++ {
+			if t, _ := args[i].Text(); t == "-p" {
+				for _, n := range args[i+2:] {
+					if name, ok := n.Text(); ok {
+						c.sc.st.vars[hashKey+name] = value{words: []guard.Word{args[i+1]}}
+					}
+				}
+				break
+			}
+		}
 		return false, nil
 	case "set":
 		c.emit(w)
@@ -227,8 +250,31 @@ func (w *walker) plain(c *cmdCall, base string) {
 		if in := w.fileInput(c.words[0], c.sc, nil); in != nil {
 			w.runInput(in, c.sc.sub().child(c.via, name), c.text)
 		}
+	} else if ok {
+		// a name found through a PATH the command is given, in a folder where the line wrote it
+		for _, e := range c.env {
+			if e.Name != "PATH" {
+				continue
+			}
+			for _, dir := range strings.Split(textOf(e.Value), ":") {
+				if !strings.HasPrefix(dir, "/") {
+					continue
+				}
+				if in := w.fileInput(guard.Lit(path.Join(dir, name)), c.sc, nil); in != nil {
+					w.runInput(in, c.sc.sub().child(c.via, name), c.text)
+				}
+			}
+		}
 	}
 	w.emit(cmd)
+	if base == "tee" && c.sc.stdin != nil && !c.sc.stdin.hasWord() && c.sc.stdin.from != "" {
+		// curl ... | tee x.sh: the file holds what the download sent
+		for _, wd := range c.words[1:] {
+			if t, ok := wd.Text(); ok && !strings.HasPrefix(t, "-") {
+				st.downloads[path.Clean(t)] = c.sc.stdin.from
+			}
+		}
+	}
 	for _, saved := range guard.Saved(cmd) {
 		if t, ok := saved.Text(); ok {
 			st.downloads[path.Clean(t)] = base
@@ -271,6 +317,15 @@ func (w *walker) unknownName(c *cmdCall) {
 	if in := w.fileInput(c.words[0], c.sc, nil); in != nil {
 		// <(...) run as a program: its output is the program
 		w.runInput(in, c.sc.child(c.via, "process substitution"), c.text)
+	}
+	if c.words[0].AllHole() {
+		for _, from := range strings.Fields(holeFrom(c.words[:1])) {
+			if slices.Contains(downloaders, from) {
+				// $(curl ...) as the command: what the network sends is what runs
+				w.opaque(c.sc, c.text, from)
+				break
+			}
+		}
 	}
 	c.emit(w)
 }
@@ -455,11 +510,13 @@ func leadingAssigns(words []guard.Word) ([]guard.Word, []guard.Assign) {
 	var env []guard.Assign
 	for len(words) > 0 {
 		p := words[0].Parts
-		if len(p) == 0 || p[0].Hole || p[0].Quoted {
+		if len(p) == 0 || p[0].Hole {
 			break
 		}
 		name, val, ok := strings.Cut(p[0].Text, "=")
-		if !ok || !validName(name) {
+		// a program's NAME=VALUE words may be quoted, and bash takes BASH_FUNC_name%% from its
+		// environment as a function
+		if !ok || !(validName(name) || strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%")) {
 			break
 		}
 		v := guard.Word{Parts: append([]guard.Part{{Text: val}}, p[1:]...)}
@@ -767,6 +824,9 @@ func (w *walker) callFunction(c *cmdCall, base string, body *syntax.Stmt) {
 	w.stmt(body, inner)
 }
 
+// hashKey marks, among the variables, a name hash -p gave a program's path: not a name a variable can have.
+const hashKey = "\x00hash:"
+
 // setPositional follows set's operands into $1, $@ and the rest: set -- rm -rf / and set a b, but not
 // set -e or set -o pipefail, which only change options.
 func setPositional(st *state, words []guard.Word) {
@@ -859,7 +919,7 @@ var fdValues = []string{"-e", "--extension", "-t", "--type", "-d", "--max-depth"
 // under its search paths, read as find -exec is (fd . ~ -X rm -rf is find ~ -exec rm -rf {} +).
 func (w *walker) fdExec(c *cmdCall) {
 	args := c.words[1:]
-	var positional, paths, cmd []guard.Word
+	var positional, paths, cmd, tests []guard.Word
 	for i := 0; i < len(args); i++ {
 		t, ok := args[i].Text()
 		switch {
@@ -876,6 +936,10 @@ func (w *walker) fdExec(c *cmdCall) {
 			paths = append(paths, args[i])
 		case ok && strings.HasPrefix(t, "--search-path="):
 			paths = append(paths, guard.Lit(strings.TrimPrefix(t, "--search-path=")))
+		case ok && (t == "-e" || t == "--extension" || t == "-g" || t == "--glob") && i+1 < len(args):
+			// what fd matches narrows what it finds, as find's -name does
+			i++
+			tests = append(tests, guard.Lit("-name"), args[i])
 		case ok && slices.Contains(fdValues, t):
 			i++
 		case ok && strings.HasPrefix(t, "-"):
@@ -890,10 +954,15 @@ func (w *walker) fdExec(c *cmdCall) {
 	if len(positional) > 1 {
 		paths = append(paths, positional[1:]...)
 	}
+	if len(positional) > 0 {
+		if t, ok := positional[0].Text(); !ok || (t != "." && t != "" && t != "^" && t != ".*") {
+			tests = append(tests, guard.Lit("-name"), positional[0])
+		}
+	}
 	if len(paths) == 0 {
 		paths = []guard.Word{guard.Lit(".")}
 	}
-	words := append(append([]guard.Word{guard.Lit("find")}, paths...), guard.Lit("-exec"))
+	words := append(append(append([]guard.Word{guard.Lit("find")}, paths...), tests...), guard.Lit("-exec"))
 	words = append(append(words, cmd...), guard.Lit("{}"), guard.Lit("+"))
 	as := &cmdCall{words: words, env: c.env, reds: c.reds, sc: c.sc, via: append(slices.Clone(c.via), "fd"), text: c.text}
 	as.emit(w)
@@ -920,3 +989,6 @@ func (w *walker) startStop(c *cmdCall) bool {
 	}
 	return c.through("start-stop-daemon", append(prog[:1:1], args...))
 }
+
+// downloaders are programs whose output is what a server sent.
+var downloaders = []string{"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "nc", "ncat", "socat", "curlie", "lynx", "w3m"}

@@ -99,13 +99,15 @@ func TestOrdinaryCorpus(t *testing.T) {
 
 // TestLaterBatches scores the batches of attacks and ordinary commands written after the guard was
 // built to its first corpora, each measured before anything was changed for it (the measurements are
-// in docs/guard.md): heldout.jsonl, the second batch, and third.jsonl, a third aimed at programs that
-// run commands of their own (editors, tar, sed, socat, other agents). Each must keep catching at
+// in docs/guard.md): heldout.jsonl, the second batch; third.jsonl, a third aimed at programs that
+// run commands of their own (editors, tar, sed, socat, other agents); fourth.jsonl and fifth.jsonl,
+// every class of the issue again in new spellings and new programs; sixth.jsonl, a last round of the
+// same. Each must keep catching at
 // least 95% of its attacks and block at most 1% of its ordinary commands, as a held-out corpus is
 // scored.
 func TestLaterBatches(t *testing.T) {
 	reg := registry(t)
-	for _, file := range []string{"heldout.jsonl", "third.jsonl", "fourth.jsonl"} {
+	for _, file := range []string{"heldout.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl", "sixth.jsonl"} {
 		attacks, caught, ordinary, blocked := 0, 0, 0, 0
 		for _, c := range loadCorpusFile(t, file) {
 			v := check(t, reg, c.Line)
@@ -118,6 +120,12 @@ func TestLaterBatches(t *testing.T) {
 					t.Logf("%s: an attack gets through: %q", file, c.Line)
 				}
 			case "ordinary":
+				if c.Want == "block" {
+					// an everyday command a documented block tier stops (git reset --hard): reported
+					// beside the figures in docs/guard.md, not counted as a false block
+					assert.Check(t, v.Decision == "block", "%s: %q: want block, got %s", file, c.Line, v.Decision)
+					continue
+				}
 				ordinary++
 				if v.Decision == "block" {
 					blocked++

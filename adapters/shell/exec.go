@@ -234,7 +234,7 @@ func (w *walker) trap(c *cmdCall) {
 	if t, _ := firstText(args); t == "--" {
 		args = args[1:]
 	}
-	if t, _ := firstText(args); len(args) < 2 || t == "-" || t == "" || strings.HasPrefix(t, "-") {
+	if t, known := firstText(args); len(args) < 2 || known && (t == "-" || t == "" || strings.HasPrefix(t, "-")) {
 		return
 	}
 	w.executed(args[:1], c.sc, c.via, "trap")
@@ -335,8 +335,8 @@ var sshValues = []string{"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "
 // ssh runs its remaining words through the remote shell, and a ProxyCommand or LocalCommand here.
 func (w *walker) ssh(c *cmdCall) {
 	c.emit(w)
-	rest, opts := skipOptions(c.words[1:], sshValues)
-	if o, ok := opts["-o"]; ok {
+	rest, _ := skipOptions(c.words[1:], sshValues)
+	for _, o := range optionValues(c.words[1:len(c.words)-len(rest)], "-o") {
 		if t, ok := o.Text(); ok {
 			k, v, found := strings.Cut(t, "=")
 			if !found {

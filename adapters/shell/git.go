@@ -19,6 +19,10 @@ func (w *walker) git(c *cmdCall) {
 	extra = append(extra, envConfig(c.env)...)
 	global, rest := gitGlobal(c.words[1:])
 	sub, _ := firstText(rest)
+	if sub == "clone" {
+		// clone -c KEY=VALUE sets it in the new repository and uses it for the clone itself
+		extra = append(extra, optionValues(rest[1:], "-c", "--config")...)
+	}
 	cmd := c.command()
 	if len(extra) > 0 {
 		args := make([]guard.Word, 0, 2*len(extra)+len(cmd.Args))

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -142,6 +143,10 @@ func (w *walker) interpreter(c *cmdCall, base string) {
 	if t, _ := script.Text(); t == "-" {
 		w.interpInput(c.sc.stdin, inner, base, c.text)
 		return
+	} else if strings.HasPrefix(t, "https://") || strings.HasPrefix(t, "http://") {
+		// deno run https://...: code fetched from the network as it runs
+		w.opaque(inner, c.text, "url")
+		return
 	}
 	w.interpInput(w.fileInput(*script, c.sc, nil), inner, base, c.text)
 }
@@ -178,7 +183,9 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 	if len(src) > maxOutput {
 		src = text.Prefix(src, maxOutput)
 	}
-	outs := shellOuts(src)
+	src = importCall.ReplaceAllString(src, "$1")
+	outs := append(shellOuts(src), aliasedShellOuts(src)...)
+	outs = append(outs, httpDeletes(src)...)
 	if base == "tclsh" || base == "wish" || base == "jimsh" {
 		outs = append(outs, tclExecs(src)...)
 	}
@@ -252,6 +259,81 @@ var (
 	removers = []string{"rm", "unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
 )
 
+// spawnCalls are python's os.spawn* functions: a mode, then the program and its arguments.
+var spawnCalls = []string{"spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe"}
+
+// importCall is python's __import__('os'), read as the module it names.
+var importCall = regexp.MustCompile(`__import__\(\s*['"]([\w.]+)['"]\s*\)`)
+
+// aliasedShellOuts are the string literals of code that takes a shell-out function under another
+// name (from os import system as s, getattr(os, 'system'), const {execSync: e} = ...): any of its
+// strings may be what that name runs.
+func aliasedShellOuts(code string) []string {
+	aliased := false
+	for _, name := range []string{"system", "popen", "execSync", "exec", "spawnSync", "spawn", "check_output", "check_call", "Popen", "run", "call", "shell_exec", "passthru"} {
+		for i := strings.Index(code, name); i >= 0; {
+			end := i + len(name)
+			before := i == 0 || !isIdent(code[i-1])
+			after := end >= len(code) || !isIdent(code[end])
+			if i > 0 && end < len(code) && (code[i-1] == '\'' || code[i-1] == '"') && code[end] == code[i-1] {
+				// getattr(os, 'system'): the function named by a string
+				aliased = true
+			} else if before && after {
+				rest := strings.TrimLeft(code[end:], " \t")
+				if !strings.HasPrefix(rest, "(") && !strings.HasPrefix(rest, "\"") && !strings.HasPrefix(rest, "'") && !strings.HasPrefix(rest, "`") {
+					aliased = true
+				}
+			}
+			next := strings.Index(code[end:], name)
+			if next < 0 {
+				break
+			}
+			i = end + next
+		}
+	}
+	if !aliased {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(code) && len(out) < 16; i++ {
+		if code[i] != '"' && code[i] != '\'' {
+			continue
+		}
+		lit, n, ok := literal(code[i:])
+		if !ok {
+			break
+		}
+		if strings.ContainsAny(lit, " \t") {
+			out = append(out, lit)
+		}
+		i += n - 1
+	}
+	return out
+}
+
+// httpDeletes are the URLs code sends a DELETE to by naming the method ({method: 'DELETE'},
+// Request(url, method='DELETE')).
+func httpDeletes(code string) []string {
+	if !strings.Contains(code, "'DELETE'") && !strings.Contains(code, "\"DELETE\"") {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(code) && len(out) < 4; i++ {
+		if code[i] != '"' && code[i] != '\'' {
+			continue
+		}
+		lit, n, ok := literal(code[i:])
+		if !ok {
+			break
+		}
+		if strings.Contains(lit, "://") {
+			out = append(out, "curl -X DELETE "+shellQuote(lit))
+		}
+		i += n - 1
+	}
+	return out
+}
+
 // shellOuts finds the shell commands in interpreter code: the first string (or list of strings)
 // given to a shell-out function, text in backticks, rm -rf of what a remover is given, an HTTP
 // DELETE of a URL, and a fork in a loop.
@@ -292,10 +374,17 @@ func shellOuts(code string) []string {
 			}
 			if n, ok := qxForm(name, code[j:]); ok {
 				out = append(out, n)
-			} else if contains(shellCalls, name) || contains(opaqueCalls, name) {
-				s, ok := argument(code[k:])
+			} else if contains(shellCalls, name) || contains(opaqueCalls, name) || contains(spawnCalls, name) {
+				args := code[k:]
+				if contains(spawnCalls, name) {
+					// os.spawnlp(os.P_WAIT, 'rm', ...): the mode comes first
+					if _, after, found := strings.Cut(args, ","); found {
+						args = after
+					}
+				}
+				s, ok := argument(args)
 				switch {
-				case ok && contains(shellCalls, name):
+				case ok && (contains(shellCalls, name) || contains(spawnCalls, name)):
 					out = append(out, s)
 				case !ok && contains(opaqueCalls, name) && k > j && strings.Contains(code[j:k], "("):
 					out = append(out, unknownCode)
@@ -398,6 +487,16 @@ func concatenated(s string) (string, int, bool) {
 	}
 	for {
 		rest := strings.TrimLeft(s[n:], " \t")
+		if rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+			// "r" "m -rf ~": adjacent literals are one string (python, C)
+			next, m, ok := literal(rest)
+			if !ok {
+				return lit, n, true
+			}
+			lit += next
+			n = len(s) - len(rest) + m
+			continue
+		}
 		if rest == "" || rest[0] != '+' && rest[0] != '.' {
 			return lit, n, true
 		}

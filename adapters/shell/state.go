@@ -125,6 +125,10 @@ func (s *state) lookup(name string) (value, bool) {
 	if !ok && (name == "0" || name == "SHELL" || name == "BASH") {
 		return value{words: []guard.Word{guard.Lit("bash")}}, true
 	}
+	if !ok && name == "PPID" {
+		// the shell's parent, the agent's harness: named so a rule can say so
+		return value{words: []guard.Word{guard.Lit("$PPID")}}, true
+	}
 	return v, ok
 }
 
@@ -245,5 +249,11 @@ func (w *walker) special(name string, v guard.Word, sc scope) {
 		w.prompt(v, sc, name)
 	case "BASH_ENV", "ENV":
 		w.sourced(v, sc, sc.via, name)
+	default:
+		if strings.HasPrefix(name, "BASH_FUNC_") {
+			// an exported function's body, run when a later bash calls it
+			body := strings.TrimSpace(textOf(v))
+			w.executed([]guard.Word{guard.Lit(strings.TrimPrefix(body, "()"))}, sc, sc.via, name)
+		}
 	}
 }

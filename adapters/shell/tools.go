@@ -20,6 +20,12 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 		cmds = editorEscapes(c.words[1:])
 	case "man":
 		cmds = optionValues(c.words[1:], "-P", "--pager")
+		for _, e := range c.env {
+			// man hands its pager to a shell
+			if e.Name == "PAGER" || e.Name == "MANPAGER" {
+				cmds = append(cmds, e.Value)
+			}
+		}
 	case "tar":
 		cmds = tarCommands(c.words[1:])
 	case "rsync":
@@ -106,6 +112,25 @@ func editorEscapes(words []guard.Word) []guard.Word {
 		t = strings.TrimLeft(t, " ")
 		if rest, bang := strings.CutPrefix(t, "!"); bang {
 			out = append(out, guard.Lit(rest))
+			continue
+		}
+		for _, io := range []string{"r !", "read !", "w !", "write !", "r!", "w!"} {
+			if rest, ok := strings.CutPrefix(t, io); ok {
+				out = append(out, guard.Lit(rest))
+			}
+		}
+		if rest, ok := strings.CutPrefix(t, "lua "); ok {
+			// Lua given to the editor: its os.execute and io.popen strings
+			for _, line := range shellOuts(rest) {
+				out = append(out, guard.Lit(line))
+			}
+		}
+		for _, fn := range []string{"system(", "systemlist(", "jobstart(", "termopen("} {
+			if i := strings.Index(t, fn); i >= 0 && (i == 0 || !isIdent(t[i-1])) {
+				if arg, ok := argument(t[i+len(fn)-1:]); ok {
+					out = append(out, guard.Lit(arg))
+				}
+			}
 		}
 	}
 	return out

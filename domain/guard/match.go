@@ -341,7 +341,7 @@ func newWhere(ctx Context, home string, cd []CdStep, work *budget) where {
 		default:
 			next = w.resolve(t, step.Target, w.cwds)
 		}
-		if !step.Sure {
+		if !step.Sure && !cannotFail(step) {
 			w.unsure = true
 			w.cwds = append(w.cwds, next)
 		} else {
@@ -357,6 +357,19 @@ func newWhere(ctx Context, home string, cd []CdStep, work *budget) where {
 		}
 	}
 	return w
+}
+
+// cannotFail reports a cd that always succeeds, so what follows it runs there even after a ;: a
+// bare cd, cd /, cd ~, and cd .., ../.. (every folder has a parent).
+func cannotFail(step CdStep) bool {
+	if step.Home {
+		return true
+	}
+	t, ok := step.Target.Text()
+	if !ok || step.Target.Parts[0].Quoted && strings.HasPrefix(t, "~") {
+		return false
+	}
+	return t == "/" || t == "~" || strings.Trim(strings.ReplaceAll(t, "..", ""), "/") == "" && strings.Contains(t, "..")
 }
 
 // norm cleans an absolute path and writes a path under home as ~/...

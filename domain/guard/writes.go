@@ -100,8 +100,16 @@ func (r *Registry) Writes(cmd Command) []Target {
 	case "find":
 		// find -delete (or -exec rm {}) removes what it walks under its start points
 		a := findArgs(cmd.Args)
-		if a.has("-delete") {
+		if a.has("-delete") || deletes(cmd.Args) {
 			out = append(out, each(a.operands, true)...)
+			// what it deletes ends in the name -name gives, in whatever folder it is found
+			for i, w := range cmd.Args[:max(0, len(cmd.Args)-1)] {
+				if t, ok := w.Text(); ok && (t == "-name" || t == "-iname") {
+					if n, ok := cmd.Args[i+1].Text(); ok && !strings.ContainsAny(n, "*?[/") {
+						out = append(out, Target{Word: Word{Parts: []Part{{Hole: true, From: "find"}, {Text: "/" + n}}}})
+					}
+				}
+			}
 		}
 		// -fprint FILE and its kin write the list to FILE
 		for i, w := range cmd.Args[:max(0, len(cmd.Args)-1)] {
@@ -116,6 +124,13 @@ func (r *Registry) Writes(cmd Command) []Target {
 		return out
 	}
 	return append(out, wr.targets(r.getopt(cmd.Args, Syntax{Values: wr.values}, false), cmd)...)
+}
+
+func firstWordText(ws []Word) (string, bool) {
+	if len(ws) == 0 {
+		return "", false
+	}
+	return ws[0].Text()
 }
 
 func (a args) has(names ...string) bool {
@@ -500,7 +515,14 @@ func gitTargets(words []Word) []Target {
 				paths = nil
 			}
 		}
-		return each(paths, sub == "rm" || sub == "mv")
+		// a pathspec names a folder and everything under it as well as a file
+		return each(paths, true)
+	case "stash":
+		// git stash push PATH puts the path back as it was committed
+		if t, _ := firstWordText(rest); t == "push" || t == "save" {
+			paths, _ := gitPaths(rest[1:])
+			return each(paths, true)
+		}
 	case "config":
 		for i, w := range rest {
 			t, _ := w.Text()

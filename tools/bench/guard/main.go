@@ -1,6 +1,6 @@
 // Command guard runs abcd's guard hook and cc-safety-net's hook side by side over the guard's
 // committed corpora (adapters/shell/testdata: the first corpus, the adversarial corpus, the ordinary
-// commands and the second batch), each as Claude Code would run it: one process per tool call, the
+// commands and the later batches), each as Claude Code would run it: one process per tool call, the
 // PreToolUse payload on stdin. It prints, per corpus, how many attacks each blocks and catches
 // (blocks or warns about), how many ordinary commands each blocks, and the hook latency per call,
 // median and p99, with `abcd version` timed beside every call as the reference: the target is a hook
@@ -28,7 +28,7 @@ import (
 const target = 2.0
 
 // corpora are the committed corpora, in the order they are reported.
-var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl"}
+var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl"}
 
 type corpusCase struct {
 	Kind  string `json:"kind"`
