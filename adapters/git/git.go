@@ -467,7 +467,8 @@ func (g Git) ClearRefLock(ctx context.Context, name string) error {
 //
 // A git killed while it deleted a branch leaves packed-refs.lock, and git then refuses every deletion
 // (it waits a second for the lock, then gives up). A lock that stands unchanged for staleAfter, past
-// git's own wait, is one no git is working under: it is removed and the deletion tried once more.
+// git's own wait, is one no git is working under: it is removed and the deletion tried again; one a
+// git still held (the killed abcd's own git, which runs on) is tried again once that git let go.
 // One found after the branch is gone (the kill came once the deletion was done) is removed too, so
 // none is left for the person's next git to trip on.
 func (g Git) DeleteBranch(ctx context.Context, name string) error {
@@ -481,15 +482,21 @@ func (g Git) DeleteBranch(ctx context.Context, name string) error {
 		if !errors.As(err, &ee) {
 			return err
 		}
-		if try == 0 && strings.Contains(ee.stderr, ".lock") {
-			if cleared, lerr := g.clearStaleLock(ctx, "packed-refs.lock"); lerr != nil {
-				return lerr
-			} else if cleared {
-				continue
-			}
+		// git's message is clipped (its lock's path may not survive), so the lock is looked for.
+		stood, lerr := g.clearStaleLock(ctx, "packed-refs.lock")
+		if lerr != nil {
+			return lerr
 		}
-		return refusal.New("branch_delete_failed", name, "git could not delete it: "+ee.stderr,
-			"if no git is running in this repository, remove the lock file git names, then delete the branch with git branch -D")
+		if stood && try < 3 {
+			// Removed as stale, or let go by the git that held it (a killed abcd's git runs on to
+			// its end): either way the deletion is tried again, a bounded number of times.
+			continue
+		}
+		remedy := "delete the branch with git branch -D and read what git says"
+		if stood {
+			remedy = "if no git is running in this repository, remove .git/packed-refs.lock, then delete the branch with git branch -D"
+		}
+		return refusal.New("branch_delete_failed", name, "git could not delete it: "+ee.stderr, remedy)
 	}
 }
 
@@ -498,7 +505,8 @@ func (g Git) DeleteBranch(ctx context.Context, name string) error {
 const staleAfter = 2 * time.Second
 
 // clearStaleLock removes the lock file rel (under git's common folder) when it stands unchanged for
-// staleAfter, waiting for that at most once; cleared says it was removed.
+// staleAfter, waiting for that at most once; stood says a lock stood when it looked (removed as
+// stale, or let go meanwhile by the git that held it).
 func (g Git) clearStaleLock(ctx context.Context, rel string) (bool, error) {
 	out, _, err := g.run(ctx, 4<<10, "rev-parse", "--git-common-dir")
 	if err != nil {
@@ -510,8 +518,11 @@ func (g Git) clearStaleLock(ctx context.Context, rel string) (bool, error) {
 	}
 	p := filepath.Join(common, rel)
 	first, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
-		return false, nil // none, or gone meanwhile: the holder finished
+		return false, err
 	}
 	for time.Since(first.ModTime()) < staleAfter {
 		t := time.NewTimer(50 * time.Millisecond)
@@ -523,7 +534,7 @@ func (g Git) clearStaleLock(ctx context.Context, rel string) (bool, error) {
 		}
 		now, err := os.Lstat(p)
 		if err != nil || !os.SameFile(first, now) || !now.ModTime().Equal(first.ModTime()) || now.Size() != first.Size() {
-			return false, nil // a git is working under it, or was and let go
+			return true, nil // a git is working under it, or was and let go
 		}
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -2,11 +2,13 @@ package git
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -269,6 +271,37 @@ func TestDeleteBranch(t *testing.T) {
 	_, err := g.Resolve(ctx, "abcd/run-1/lane-1")
 	assert.Check(t, err != nil, "the branch is gone")
 	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"), "deleting it again is not an error")
+}
+
+// TestDeleteBranchPastPackedRefsLocks: a packed-refs.lock a killed git left (stale) is removed and
+// the branch deleted; one a live git still holds past git's own wait (the killed abcd's git, which
+// runs on) is waited out, and the branch deleted once it lets go.
+func TestDeleteBranchPastPackedRefsLocks(t *testing.T) {
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	lock := dir.Join(".git", "packed-refs.lock")
+
+	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-1", commits[1]))
+	assert.NilError(t, os.WriteFile(lock, nil, 0o644))
+	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"), "a stale lock")
+	_, err := g.Resolve(ctx, "refs/heads/abcd/run-1/lane-1")
+	assert.Check(t, err != nil, "the branch is gone")
+	_, err = os.Lstat(lock)
+	assert.Check(t, errors.Is(err, os.ErrNotExist), "the stale lock is removed")
+
+	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-2", commits[1]))
+	assert.NilError(t, os.WriteFile(lock, nil, 0o644))
+	released := make(chan error, 1)
+	go func() {
+		// Held past git's one-second wait, let go before it would be taken for stale.
+		time.Sleep(1500 * time.Millisecond)
+		released <- os.Remove(lock)
+	}()
+	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-2"), "a lock held, then let go")
+	assert.NilError(t, <-released)
+	_, err = g.Resolve(ctx, "refs/heads/abcd/run-1/lane-2")
+	assert.Check(t, err != nil, "the branch is gone")
 }
 
 // What a killed `git worktree add` leaves: an entry locked "initializing" whose commondir was never

@@ -82,11 +82,11 @@ func implementVerbs() []Verb {
 	return []Verb{
 		declare(Verb{Name: "implement_start", Path: []string{"implement", "start"},
 			Summary: "Start a build run for an open spec whose intent passes the readiness gate: one lane and branch per step"},
-			implementStart),
+			settlingFirst("implement_start", implementStart)),
 		declare(Verb{Name: "implement_step", Path: []string{"implement", "step"},
 			Summary:    "Perform a run's next action and say what the harness should do next",
 			Idempotent: true, Dispatches: validatorAgents},
-			implementStep),
+			settlingFirst("implement_step", implementStep)),
 		declare(Verb{Name: "implement_receipt", Path: []string{"implement", "receipt"},
 			Summary: "Verify what an agent wrote at an await's return path, record it, and advance the run"},
 			implementReceipt),
@@ -99,7 +99,7 @@ func implementVerbs() []Verb {
 		declare(Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"},
 			Summary:     "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
 			Destructive: true, Idempotent: true},
-			implementAbandon),
+			settlingFirst("implement_abandon", implementAbandon)),
 		runVerb(),
 	}
 }

@@ -103,7 +103,7 @@ func intentVerbs() []Verb {
 		declare(Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Summary: "Move a planned intent to shipped once none of its specs is open"}, intentShip),
 		declare(Verb{Name: "intent_audit", Path: []string{"intent", "audit"},
 			Summary:    "Hand the intent-auditor an intent and the delivered changes; its per-criterion verdict goes into the intent's Audit Notes",
-			Dispatches: []string{loop.RoleAuditor}}, intentAudit),
+			Dispatches: []string{loop.RoleAuditor}}, settlingFirst("intent_audit", intentAudit)),
 	}
 }
 

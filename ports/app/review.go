@@ -34,7 +34,7 @@ func reviewVerbs() []Verb {
 		declare(Verb{Name: "review", Path: []string{"review"},
 			Summary:    "Review the current branch's changes now: fresh ruthless and security reviewers through the validator routing",
 			Dispatches: []string{loop.RoleRuthless, loop.RoleSecurity}},
-			reviewNow),
+			settlingFirst("review", reviewNow)),
 	}
 }
 

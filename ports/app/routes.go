@@ -147,11 +147,17 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 		board.Problem = problemText(err)
 		return board
 	}
-	reviewRoute := ""
+	reviewRoute, rpServer := "", false
 	if _, stack, err := a.loadConfig(ctx); err == nil {
 		if v, err := config.Get[string](stack, "oracle.review"); err == nil {
 			reviewRoute = v.V
 		}
+		if v, err := config.Get[string](stack, "oracle.rp.url"); err == nil && v.V != "" {
+			rpServer = true
+		}
+	}
+	if _, ok := a.Validators["rp"]; ok {
+		rpServer = true
 	}
 	board.Readable = true
 	board.Accepted = r.layers.RepoPresent || r.layers.MachinePresent
@@ -176,6 +182,11 @@ func (a *App) oracleBoard(ctx context.Context) OracleBoard {
 			kind = loop.AwaitAudit
 		}
 		tg := targetOf(agent, kind, route, false, reviewRoute)
+		if tg.kind == toRP && !rpServer {
+			// A step asked of rp with no server to call falls back to the host (absent): say so.
+			tg = target{toHost, oracle.HarnessName, "oracle.review is rp, but no RepoPrompt server is configured (oracle.rp.url in the machine's config.json), so the host takes reviews"}
+			route.Fallback = tg.why
+		}
 		ar := AgentRoute{Agent: agent, Tier: route.Row.Tier, FanOut: route.Row.FanOut, Source: route.Source,
 			Origin: route.Origin, Connection: route.Connection.Name, Fallback: route.Fallback, Layers: []RoutingLayer{}, Route: tg.name, Why: tg.why}
 		for _, l := range []struct {

@@ -328,3 +328,47 @@ func TestRoutesOnAVerbThatDispatchesNothing(t *testing.T) {
 	assert.Check(t, !isRefusal, "an unknown verb is a programming error, not a refusal")
 	assert.Check(t, strings.Contains(err.Error(), "no_such_verb"))
 }
+
+// rtStatusConfigured is rtStatus with both configuration files ("" is absent) and no routing file.
+func rtStatusConfigured(t *testing.T, repoConfig, machineConfig string) StatusResult {
+	t.Helper()
+	file := func(path, data string) ports.ConfigFile {
+		if data == "" {
+			return ports.ConfigFile{Path: path}
+		}
+		return ports.ConfigFile{Path: path, Present: true, Data: []byte(data)}
+	}
+	a := &App{
+		Inspector: fake.Inspector{Facts: ports.RepoFacts{Root: "/work/repo", Git: true, Initialized: true, Records: map[string]int{}}},
+		Config: fake.Config{Files: ports.ConfigFiles{RepoConfig: file("/work/repo/.abcd/config.json", repoConfig),
+			MachineConfig: file("/home/ada/.abcd/config.json", machineConfig), RepoRouting: ports.ConfigFile{Path: rtRepoPath},
+			MachineRouting: ports.ConfigFile{Path: rtMachinePath}}},
+		Roster: fake.Roster{R: rtRoster(t)},
+		Diag:   &fake.Diag{},
+	}
+	res, err := a.Call(context.Background(), "status", map[string]any{})
+	assert.NilError(t, err)
+	return res.(StatusResult)
+}
+
+// The board shows the route each reviewer really takes: rp when reviews go to RepoPrompt and a
+// server is configured; the host, saying why, when no server is; the auditor and the implementer
+// keep their own.
+func TestBoardShowsRepoPromptForTheReviewers(t *testing.T) {
+	st := rtStatusConfigured(t, `{"schema_version":1,"oracle":{"review":"rp"}}`, `{"schema_version":1,"oracle":{"rp":{"url":"http://127.0.0.1:8765/mcp"}}}`)
+	assert.Assert(t, st.Oracle.Readable, st.Oracle.Problem)
+	for _, name := range []string{"ruthless-reviewer", "security-reviewer"} {
+		a := rtAgent(t, st.Oracle, name)
+		assert.Check(t, is.Equal(a.Route, "rp"), name)
+		assert.Check(t, is.Equal(a.Why, "oracle.review is rp, so reviews go to RepoPrompt"), name)
+	}
+	for _, name := range []string{"intent-auditor", "implementer"} {
+		assert.Check(t, is.Equal(rtAgent(t, st.Oracle, name).Route, "host"), name)
+	}
+
+	st = rtStatusConfigured(t, `{"schema_version":1,"oracle":{"review":"rp"}}`, "")
+	a := rtAgent(t, st.Oracle, "ruthless-reviewer")
+	assert.Check(t, is.Equal(a.Route, "host"))
+	assert.Check(t, is.Contains(a.Why, "no RepoPrompt server is configured (oracle.rp.url"))
+	assert.Check(t, is.Equal(a.Fallback, a.Why), "the board's line says why the host takes it")
+}

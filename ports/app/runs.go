@@ -256,3 +256,59 @@ func (a *App) pickAnyRun(ctx context.Context, verb string, run loop.RunID) (stri
 	}
 	return ids[len(ids)-1], nil
 }
+
+// settleFinished finishes, for every finished run, the removal of its worktrees a kill interrupted
+// (a half-deleted folder, an entry git lists as prunable, which keeps the run's branches from being
+// checked out elsewhere): so the next command that touches runs clears them, not only the next on
+// that run. Each such run is settled under its own lock, as its own step would settle it, and says
+// so with its id; one another invocation holds is left to it. A run whose state cannot be read is
+// passed over here: its own verbs and lint say what is wrong with it.
+func (a *App) settleFinished(ctx context.Context, verb string) ([]string, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	for _, id := range ids {
+		s, err := a.loadRun(ctx, id)
+		if err != nil || !s.Finished() || !slices.ContainsFunc(s.Lanes, func(l loop.Lane) bool { return l.Worktree != "" }) {
+			continue
+		}
+		res, _, err := a.withRun(ctx, verb, id, nil, func(context.Context, *step) (StepResult, bool, error) {
+			return StepResult{}, false, nil
+		})
+		if r, ok := refusal.As(err); ok && r.Kind == refusal.Contention {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range res.Did {
+			if d != nothingNew {
+				did = append(did, "finished run "+id+": "+d)
+			}
+		}
+	}
+	return did, nil
+}
+
+// settledFirst runs a verb that touches runs after settleFinished, and puts what settling did before
+// what the verb did.
+func (a *App) settledFirst(ctx context.Context, verb string, do func() (StepResult, error)) (StepResult, error) {
+	did, err := a.settleFinished(ctx, verb)
+	if err != nil {
+		return StepResult{}, err
+	}
+	res, err := do()
+	if err == nil && len(did) > 0 {
+		res.Did = append(did, res.Did...)
+	}
+	return res, err
+}
+
+// settlingFirst is a verb that touches runs, settling every finished run first (settleFinished).
+func settlingFirst[I any](verb string, run func(context.Context, *App, *I) (StepResult, error)) func(context.Context, *App, *I) (StepResult, error) {
+	return func(ctx context.Context, a *App, in *I) (StepResult, error) {
+		return a.settledFirst(ctx, verb, func() (StepResult, error) { return run(ctx, a, in) })
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 // The canaries: a provider's key in an environment variable (a model id abcd accepts, so a server
@@ -228,6 +229,34 @@ func verbOf(args []string) string {
 	return strings.Join(words, " ")
 }
 
+// sendToRunner points the machine's agent at runner name (oracle.roles.<agent>.runner), writing the
+// runner's entry as ahoy connect would where its verification failed and left none.
+func (s *scenario) sendToRunner(agent, name, executable string) {
+	p := filepath.Join(s.home, "config.json")
+	data, err := os.ReadFile(p)
+	assert.NilError(s.t, err)
+	var m map[string]any
+	assert.NilError(s.t, json.Unmarshal(data, &m))
+	oracle, _ := m["oracle"].(map[string]any)
+	runners, _ := oracle["runner"].(map[string]any)
+	if runners == nil {
+		runners = map[string]any{}
+		oracle["runner"] = runners
+	}
+	if runners[name] == nil {
+		runners[name] = map[string]any{"cli": "claude", "executable": executable, "credential_env": []any{"RUNNER_KEY"}}
+	}
+	roles, _ := oracle["roles"].(map[string]any)
+	if roles == nil {
+		roles = map[string]any{}
+		oracle["roles"] = roles
+	}
+	roles[agent] = map[string]any{"runner": name}
+	data, err = json.Marshal(m)
+	assert.NilError(s.t, err)
+	assert.NilError(s.t, os.WriteFile(p, data, 0o600))
+}
+
 // runOf is the run id a step's result names.
 func runOf(doc map[string]any) string {
 	run, _ := doc["run"].(map[string]any)
@@ -383,8 +412,9 @@ func (s *scenario) search(f *finder) int {
 }
 
 // TestNoKeyInAnythingAbcdKeepsOrPrints runs, for each way the hostile provider and RepoPrompt echo a
-// key, every verb that calls a route or shows what one said: connecting the provider, a review
-// (one reviewer through the provider, the other through RepoPrompt), an intent audit through the
+// key, every verb that calls a route or shows what one said: connecting the provider and the
+// runner, a review (one reviewer through the provider, the other through RepoPrompt), a review on
+// the runner, an intent audit through the
 // provider (its Audit Notes go into a committed file), a spec run whose reviews and integration
 // audit take the routes to the end, and the verbs that show runs; through the CLI, as text and
 // --json, and through MCP. No output and no file under .abcd or the machine folder holds either key
@@ -476,6 +506,23 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 				`{"name":"ahoy_connect","arguments":{"name":"hostile-mcp","base_url":"`+prov.URL+`/v1","model":"m-3","key_env":"HOSTILE_KEY"}}`,
 				`{"name":"lint","arguments":{}}`,
 			)
+			// A review on the runner: its CLI names the key as its session and model and echoes every
+			// key in its answer (or in its failure); what abcd records and prints of the step is
+			// scrubbed, as of every other route.
+			s.sendToRunner("ruthless-reviewer", "hostile-cc", cli)
+			onRunner := runOf(s.json("review", "--base", "main", "--role", "ruthless-reviewer"))
+			assert.Assert(t, onRunner != "", "the runner's review started: %v", s.outputs)
+			s.cli("implement", "status", "--run", onRunner)
+			s.cli("implement", "record", "--run", onRunner)
+			tried := 0
+			for _, f := range asList(s.json("implement", "record", "--run", onRunner)["fallbacks"]) {
+				if f := f.(map[string]any); f["asked"] == "hostile-cc" && f["runner"] != nil {
+					tried++
+				}
+			}
+			assert.Check(t, is.Equal(tried, 1), "the runner took the review and fell back with its receipt")
+			s.mcp(`{"name":"implement_record","arguments":{"run":"` + onRunner + `"}}`)
+
 			s.cli("lint")
 			s.json("lint")
 

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/layout"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -77,6 +79,13 @@ func TestKillNineDuringARouteCall(t *testing.T) {
 	tpl.git(tpl.root, "add", "feature.txt")
 	tpl.git(tpl.root, "commit", "-q", "-m", "feature")
 	args := []string{"review", "--base", "main", "--route", "ruthless-reviewer=economy@slow"}
+	killRouteCalls(t, tpl, args, fmt.Sprintf("abcd review with both routes working %s each", routeDelay))
+}
+
+// killRouteCalls kills args (a review whose routes work) at random moments and requires the same
+// review run again to leave no await a route is still taking, a reason on every fallback, every
+// review answered or open for the host, and nothing for git or lint.
+func killRouteCalls(t *testing.T, tpl *repo, args []string, what string) {
 	took := tpl.timeWhole(t, args)
 	var landed, working, handedOn, answered, none int
 	for i := range kills() {
@@ -123,8 +132,68 @@ func TestKillNineDuringARouteCall(t *testing.T) {
 		}
 		os.RemoveAll(filepath.Dir(r.root))
 	}
-	t.Logf("abcd review with both routes working %s each: %d kills at random over the %s it takes: %d landed while it ran, %d while a route worked on an await for the killed process; run again, %d reviews were handed to the host as interrupted and %d were answered by a route; %d kills came before the run existed",
-		routeDelay, kills(), took.Round(time.Millisecond), landed, working, handedOn, answered, none)
+	t.Logf("%s: %d kills at random over the %s it takes: %d landed while it ran, %d while a route worked on an await for the killed process; run again, %d reviews were handed to the host as interrupted and %d were answered by a route; %d kills came before the run existed",
+		what, kills(), took.Round(time.Millisecond), landed, working, handedOn, answered, none)
+}
+
+// TestKillNineDuringARunnerReview is the same campaign with both reviews on a runner: Claude Code
+// (the fake CLI, this test binary started again by abcd) answers each after a delay, in the
+// reviewers' schemas.
+func TestKillNineDuringARunnerReview(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kill -9 campaign runs in make test and make soak, not under -short")
+	}
+	tpl := newRepo(t)
+	dir := filepath.Dir(tpl.root)
+	exe, err := os.Executable()
+	assert.NilError(t, err)
+	machine, err := json.Marshal(map[string]any{"schema_version": 1, "oracle": map[string]any{
+		"runner": map[string]any{"cc": map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332",
+			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "concurrency": 2,
+			"limits": map[string]any{"wall_clock_s": 60, "first_event_s": 30, "silence_s": 30}}},
+		"roles": map[string]any{"ruthless-reviewer": map[string]any{"runner": "cc"}, "security-reviewer": map[string]any{"runner": "cc"}}}})
+	assert.NilError(t, err)
+	tpl.write(filepath.Join(dir, "home", "config.json"), string(machine))
+	assert.NilError(t, os.Chmod(filepath.Join(dir, "home", "config.json"), 0o600))
+	result := func(structured any) string {
+		b, err := json.Marshal(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": "", "num_turns": 1,
+			"total_cost_usd": 0.01, "usage": map[string]any{"input_tokens": 100, "output_tokens": 20}, "permission_denials": []any{},
+			"terminal_reason": "completed", "api_error_status": nil, "session_id": "sess-1", "structured_output": structured})
+		assert.NilError(t, err)
+		return string(b)
+	}
+	answer := "You run headless: how you answer"
+	var script strings.Builder
+	for _, d := range []runnertest.Directive{
+		{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
+		{SleepMS: int(routeDelay.Milliseconds())},
+		{When: []string{answer, "# ruthless-reviewer:"}, Out: result(map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}})},
+		{When: []string{answer, "# security-reviewer:"}, Out: result(map[string]any{"summary": "Nothing to fear.", "verdict": "APPROVE",
+			"findings": []any{map[string]any{"title": "A note", "location": "feature.txt:1", "severity": "low", "what": "a note", "fix": ""}}})},
+	} {
+		line, err := json.Marshal(d)
+		assert.NilError(t, err)
+		script.Write(line)
+		script.WriteByte('\n')
+	}
+	tpl.write(filepath.Join(dir, "script.jsonl"), script.String())
+	help := "Usage: claude [options]\n  " + strings.Join(claude.Dialect{}.Flags(), " <x>\n  ")
+	tpl.env = append(tpl.env, runnertest.ScriptVar+"="+filepath.Join(dir, "script.jsonl"), "FAKE_CLI_HELP="+help, "ANTHROPIC_API_KEY=sk-ant-soak-0123456789")
+	tpl.git(tpl.root, "add", "-A")
+	tpl.git(tpl.root, "commit", "-q", "-m", "abcd")
+	tpl.git(tpl.root, "checkout", "-q", "-b", "feature")
+	tpl.write("feature.txt", "a feature\n")
+	tpl.git(tpl.root, "add", "feature.txt")
+	tpl.git(tpl.root, "commit", "-q", "-m", "feature")
+	args := []string{"review", "--base", "main"}
+	// Uninterrupted, the runner answers both reviews.
+	c := tpl.clone(t)
+	run := c.ok(args...)["run"].(map[string]any)["run"].(string)
+	for _, v := range decode[[]map[string]any](t, c.ok("implement", "record", "--run", run)["verdicts"]) {
+		assert.Check(t, is.Equal(v["ran"], "cc"), "%v", v)
+	}
+	os.RemoveAll(filepath.Dir(c.root))
+	killRouteCalls(t, tpl, args, fmt.Sprintf("abcd review with both reviews on a runner working %s each", routeDelay))
 }
 
 // routeWorking reports whether a run's state has an await a route is working on: asked of a route

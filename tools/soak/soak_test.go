@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/layout"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -31,6 +32,8 @@ var soakFor = flag.Duration("soak", 0, "run the soak tests for this long (0: one
 var binary string
 
 func TestMain(m *testing.M) {
+	// Started again by abcd as a runner's CLI, this binary plays the fake Claude Code.
+	runnertest.FakeMain()
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "abcd-soak-bin-")
 	if err != nil {
