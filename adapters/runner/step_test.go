@@ -124,6 +124,10 @@ func lines(ls ...string) []runnertest.Directive { return runnertest.Lines(ls...)
 
 func TestASuccessfulStepCompletesOnTheResultAlone(t *testing.T) {
 	w := newWorld(t)
+	// The fake exits on its own right after the result; a drain longer than any loaded machine's
+	// delay lets it, so its own exit code is what is recorded (the drain ends at its exit).
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+		Environ: func() []string { return w.env }, TempDir: w.dir, Drain: time.Minute, Grace: 200 * time.Millisecond})
 	w.script(append(lines(initLine, textLine, toolLine, resultLine, `{"type":"brand_new_event","x":1}`, success), runnertest.Directive{Exit: 1})...)
 	o := w.step(context.Background())
 	r := o.Receipt
