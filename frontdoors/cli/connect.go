@@ -61,6 +61,14 @@ func renderConnect(s *IO, r app.AhoyConnectResult) string {
 	}
 	fmt.Fprintf(&b, "  key         %s\n", r.Credential)
 	fmt.Fprintf(&b, "  written to  %s\n", r.File)
+	routed := "no step (see next)"
+	if len(r.Routed) > 0 {
+		routed = strings.Join(r.Routed, ", ")
+	}
+	fmt.Fprintf(&b, "  takes       %s\n", routed)
+	for _, sk := range r.Skipped {
+		fmt.Fprintf(&b, "  skipped     %s\n", sk)
+	}
 	fmt.Fprintf(&b, "next: %s\n", r.Next.Text)
 	return b.String()
 }

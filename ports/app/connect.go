@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/hint"
@@ -61,6 +62,10 @@ type AhoyConnectResult struct {
 	Credential    string    `json:"credential"`
 	ModelReported string    `json:"model_reported"`
 	Next          hint.Next `json:"next"`
+	// Routed are the agents whose steps now go to the provider, as a step would route them; Skipped
+	// names what abcd offered and did not write (the routing table, without the person's consent).
+	Routed  []string `json:"routed"`
+	Skipped []string `json:"skipped"`
 	// Runner is what abcd checked of a runner's CLI; absent for a provider.
 	Runner *RunnerConnected `json:"runner,omitempty"`
 }
@@ -171,17 +176,68 @@ func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnect
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
-	res.Next = hint.Say("steps whose tier "+name+" serves now go to it; to see the route each agent takes, ", hint.Do("status"))
-	if len(res.Tiers) == 0 {
-		res.Next = hint.Say("no tier maps to "+name+" yet: point an agent at it with oracle.roles.<agent>.connection in ", hint.At(path, "oracle.roles.<agent>.connection"),
-			", or route one step with ", refusal.Field("implement_step", "routes"), " <agent>=<tier>@"+name)
+	if err := a.connectRouting(ctx, name, &res); err != nil {
+		return res, err
 	}
 	return res, nil
 }
 
+// connectRouting says exactly what the new provider takes, as a step would route it (the status
+// board's resolution). When no routing table is accepted, nothing goes to it: abcd offers the
+// machine table install offers, with the person's consent, and names it as skipped where it cannot
+// ask (no terminal, MCP).
+func (a *App) connectRouting(ctx context.Context, name string, res *AhoyConnectResult) error {
+	path := a.Setup.MachinePath(machineConfig)
+	routed := func() {
+		res.Routed = []string{}
+		for _, ag := range a.oracleBoard(ctx).Agents {
+			if ag.Route == name {
+				res.Routed = append(res.Routed, fmt.Sprintf("%s (%s)", ag.Agent, ag.Tier))
+			}
+		}
+	}
+	routed()
+	res.Skipped = []string{}
+	board := a.oracleBoard(ctx)
+	if len(res.Routed) == 0 && len(res.Tiers) > 0 && board.Readable && !board.Accepted {
+		table := a.Setup.MachinePath(machineRouting)
+		if a.Prompter != nil && a.Prompter.Interactive() {
+			a.Prompter.Show("No routing table is accepted, so every agent goes to the harness and none to " + name + ".\nabcd proposes a model tier and a fan-out bound for each agent it dispatches:\n" + ProposalTable())
+			ok, err := a.Prompter.Confirm(ctx, fmt.Sprintf("Accept this routing table for your machine (%s), so the steps whose tier %s serves go to it?", table, name))
+			if err != nil {
+				return err
+			}
+			if ok {
+				if _, err := a.Setup.CreateMachineFile(machineRouting, proposalFile()); err != nil {
+					return err
+				}
+				routed()
+			} else {
+				res.Skipped = append(res.Skipped, table+" (declined)")
+			}
+		} else {
+			res.Skipped = append(res.Skipped, table+" (abcd's proposed routing table: written only with your consent, in a terminal)")
+		}
+	}
+	switch {
+	case len(res.Routed) > 0:
+		res.Next = hint.Say(fmt.Sprintf("steps of %s now go to %s; to see the route each agent takes, ", strings.Join(res.Routed, ", "), name), hint.Do("status"))
+	case len(res.Tiers) == 0:
+		res.Next = hint.Say("no tier maps to "+name+" yet, so no step goes to it: point an agent at it with oracle.roles.<agent>.connection in ", hint.At(path, "oracle.roles.<agent>.connection"),
+			", or route one step with ", refusal.Field("implement_step", "routes"), " <agent>=<tier>@"+name)
+	case !board.Accepted:
+		res.Next = hint.Say("no routing table is accepted, so every agent goes to the harness and no step goes to "+name+": accept abcd's proposal in a terminal (", hint.Do("ahoy_install"),
+			"), or write your own rows in ", hint.At(a.Setup.MachinePath(machineRouting), "agents.<agent>.tier"))
+	default:
+		res.Next = hint.Say(fmt.Sprintf("no agent's tier in the routing table is one %s serves (%s), so no step goes to it: set an agent's tier in ", name, strings.Join(res.Tiers, ", ")),
+			hint.At(a.Setup.MachinePath(machineRouting), "agents.<agent>.tier"), ", or route one step with ", refusal.Field("implement_step", "routes"), " <agent>=<tier>@"+name)
+	}
+	return nil
+}
+
 // connectBlock is the provider's block and the result it implies.
 func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[string]any, AhoyConnectResult, error) {
-	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: credentialNone}
+	res := AhoyConnectResult{Name: string(in.Name), Models: []string{string(in.Model)}, Tiers: []string{}, Credential: credentialNone, Routed: []string{}, Skipped: []string{}}
 	tiers := map[string]any{}
 	given := map[oracle.Tier]string{}
 	for _, tm := range in.Tiers {

@@ -41,7 +41,7 @@ func newProvWorld(t *testing.T, machine, repo string) *provWorld {
 	if machine != "" {
 		w.setup.Machine["config.json"] = []byte(machine)
 	}
-	w.a = &App{Setup: w.setup, Providers: w.prov, Diag: w.diag, Config: w}
+	w.a = &App{Setup: w.setup, Providers: w.prov, Diag: w.diag, Config: w, Roster: fake.Roster{R: rtRoster(t)}}
 	return w
 }
 
@@ -53,6 +53,10 @@ func (w *provWorld) ReadConfig(context.Context) (ports.ConfigFiles, error) {
 	}
 	if w.repo != "" {
 		files.RepoConfig.Present, files.RepoConfig.Data = true, []byte(w.repo)
+	}
+	files.RepoRouting, files.MachineRouting = ports.ConfigFile{Path: rtRepoPath}, ports.ConfigFile{Path: rtMachinePath}
+	if data, ok := w.setup.Machine["oracle-routing.json"]; ok {
+		files.MachineRouting.Present, files.MachineRouting.Data = true, data
 	}
 	return files, nil
 }
@@ -76,7 +80,10 @@ func TestConnectVerifiesThenWritesTheBlock(t *testing.T) {
 	assert.NilError(t, err)
 	got := res.(AhoyConnectResult)
 	assert.Check(t, is.DeepEqual(got, AhoyConnectResult{Name: "router", File: provMachine, Models: []string{"z/small", "openai/gpt-5"},
-		Tiers: []string{"economy=z/small", "frontier=openai/gpt-5"}, Credential: "key_env", ModelReported: "m-1-2026", Next: got.Next}))
+		Tiers: []string{"economy=z/small", "frontier=openai/gpt-5"}, Credential: "key_env", ModelReported: "m-1-2026", Next: got.Next,
+		Routed: []string{}, Skipped: []string{provMachineRouting + " (abcd's proposed routing table: written only with your consent, in a terminal)"}}))
+	// No routing table is accepted, so no step goes to it, and the next line says so.
+	assert.Check(t, is.Contains(got.Next.String(), "no routing table is accepted, so every agent goes to the harness and no step goes to router"))
 	assert.Assert(t, is.Len(w.prov.Verified, 1), "one verification call")
 	v := w.prov.Verified[0]
 	assert.Check(t, is.Equal(v.Model, "z/small"))
@@ -312,4 +319,51 @@ func TestTheKeyIsNeverWrittenOrEchoed(t *testing.T) {
 	for _, s := range seen {
 		assert.Check(t, !strings.Contains(s, provCanary) && !strings.Contains(s, "canary-2b9d"), "the key leaked: %s", s)
 	}
+}
+
+const provMachineRouting = "/home/ada/.abcd/oracle-routing.json"
+
+// ahoy connect says exactly what it routed: with a table that sends tiers it serves, the agents
+// whose steps now go to it; with none accepted, in a terminal, it offers abcd's proposal and, given
+// consent, writes it and names the agents it now takes; declined, it names what it skipped; with a
+// table whose tiers it does not serve, it says no step goes to it.
+func TestConnectSaysExactlyWhatItRouted(t *testing.T) {
+	connect := func(w *provWorld, tiers ...any) AhoyConnectResult {
+		t.Helper()
+		res, err := w.call(t, "ahoy_connect", map[string]any{"name": "router", "base_url": "https://openrouter.ai/api/v1", "model": "z/small",
+			"tiers": tiers, "key_env": "OPENROUTER_API_KEY"})
+		assert.NilError(t, err)
+		return res.(AhoyConnectResult)
+	}
+
+	w := newProvWorld(t, "", "")
+	w.setup.Machine["oracle-routing.json"] = proposalFile()
+	got := connect(w, "frontier=openai/gpt-5")
+	assert.Check(t, is.DeepEqual(got.Routed, []string{"intent-auditor (frontier)", "ruthless-reviewer (frontier)", "security-reviewer (frontier)"}))
+	assert.Check(t, is.Contains(got.Next.String(), "steps of intent-auditor (frontier), ruthless-reviewer (frontier), security-reviewer (frontier) now go to router"))
+
+	w = newProvWorld(t, "", "")
+	w.setup.Machine["oracle-routing.json"] = proposalFile()
+	got = connect(w, "economy=z/small")
+	assert.Check(t, is.Len(got.Routed, 0))
+	assert.Check(t, is.Contains(got.Next.String(), "no agent's tier in the routing table is one router serves (economy=z/small), so no step goes to it"))
+
+	p := &fake.Prompter{TTY: true, Answers: []bool{true}}
+	w = newProvWorld(t, "", "")
+	w.a.Prompter = p
+	got = connect(w, "frontier=openai/gpt-5")
+	assert.Check(t, is.Equal(string(w.setup.Machine["oracle-routing.json"]), string(proposalFile())), "consent writes abcd's proposal")
+	assert.Check(t, is.Len(got.Routed, 3))
+	assert.Check(t, is.Len(got.Skipped, 0))
+	assert.Assert(t, is.Len(p.Questions, 1))
+	assert.Check(t, is.Contains(p.Questions[0], "so the steps whose tier router serves go to it?"))
+
+	p = &fake.Prompter{TTY: true, Answers: []bool{false}}
+	w = newProvWorld(t, "", "")
+	w.a.Prompter = p
+	got = connect(w, "frontier=openai/gpt-5")
+	_, wrote := w.setup.Machine["oracle-routing.json"]
+	assert.Check(t, !wrote, "declined, nothing is written")
+	assert.Check(t, is.DeepEqual(got.Skipped, []string{provMachineRouting + " (declined)"}))
+	assert.Check(t, is.Len(got.Routed, 0))
 }

@@ -106,7 +106,7 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 			*list.out = append(*list.out, string(n))
 		}
 	}
-	res := AhoyConnectResult{Name: name, Models: []string{}, Tiers: []string{}, Credential: credentialNone}
+	res := AhoyConnectResult{Name: name, Models: []string{}, Tiers: []string{}, Credential: credentialNone, Routed: []string{}, Skipped: []string{}}
 	tiers := map[string]any{}
 	for _, tm := range in.Tiers {
 		tier, model := tm.Split()
