@@ -315,11 +315,18 @@ func extCommand(s string) string {
 
 // subRuns are git subcommands' options whose value is a shell command they run (git rebase -x CMD,
 // git difftool --extcmd CMD, git filter-branch --tree-filter CMD).
-var subRuns = map[string][]string{
-	"rebase":        {"-x", "--exec"},
-	"difftool":      {"-x", "--extcmd"},
-	"filter-branch": {"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter", "--tag-name-filter"},
-	"send-email":    {"--to-cmd", "--cc-cmd", "--header-cmd"},
+func subRuns(sub string) []string {
+	switch sub {
+	case "rebase":
+		return []string{"-x", "--exec"}
+	case "difftool":
+		return []string{"-x", "--extcmd"}
+	case "filter-branch":
+		return []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter", "--tag-name-filter"}
+	case "send-email":
+		return []string{"--to-cmd", "--cc-cmd", "--header-cmd"}
+	}
+	return nil
 }
 
 // gitSubRuns follows the commands a git subcommand runs by its words: the options of subRuns,
@@ -354,7 +361,7 @@ func (w *walker) gitSubRuns(c *cmdCall, rest []guard.Word) {
 		}
 		return
 	}
-	opts := subRuns[sub]
+	opts := subRuns(sub)
 	for i, a := range args {
 		t, ok := a.Text()
 		if !ok {

@@ -183,7 +183,9 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 	if len(src) > maxOutput {
 		src = text.Prefix(src, maxOutput)
 	}
-	src = importCall.ReplaceAllString(src, "$1")
+	if strings.Contains(src, "__import__") {
+		src = importCall().ReplaceAllString(src, "$1")
+	}
 	outs := append(shellOuts(src), aliasedShellOuts(src)...)
 	outs = append(outs, httpDeletes(src)...)
 	if base == "tclsh" || base == "wish" || base == "jimsh" {
@@ -262,8 +264,9 @@ var (
 // spawnCalls are python's os.spawn* functions: a mode, then the program and its arguments.
 var spawnCalls = []string{"spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe"}
 
-// importCall is python's __import__('os'), read as the module it names.
-var importCall = regexp.MustCompile(`__import__\(\s*['"]([\w.]+)['"]\s*\)`)
+// importCall is python's __import__('os'), read as the module it names; compiled on first use, so
+// abcd's start pays nothing for it.
+var importCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__import__\(\s*['"]([\w.]+)['"]\s*\)`) })
 
 // aliasedShellOuts are the string literals of code that takes a shell-out function under another
 // name (from os import system as s, getattr(os, 'system'), const {execSync: e} = ...): any of its

@@ -28,7 +28,7 @@ import (
 const target = 2.0
 
 // corpora are the committed corpora, in the order they are reported.
-var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl"}
+var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl", "sixth.jsonl"}
 
 type corpusCase struct {
 	Kind  string `json:"kind"`
