@@ -81,11 +81,15 @@ func implementRun(ctx context.Context, a *App, in *ImplementRunInput) (Implement
 	if err != nil {
 		return ImplementRunResult{}, err
 	}
+	settled, err := a.settleFinished(ctx, verb)
+	if err != nil {
+		return ImplementRunResult{}, err
+	}
 	run, err := a.runToDrive(ctx, verb, in)
 	if err != nil {
 		return ImplementRunResult{}, err
 	}
-	var res ImplementRunResult
+	res := ImplementRunResult{Did: settled}
 	if run == "" {
 		// A new run: everything it will use is checked before it is made, as before any lane starts.
 		if err := a.checkRunners(ctx, verb, routes, ""); err != nil {

@@ -288,6 +288,122 @@ test('the reviewers and the auditor see build.dod as abcd ran it on what they ju
   }
 });
 
+// A harness that follows only the texts abcd gives: an implementer hands its step back (a blocked
+// receipt), and the lane is handed back with its reason while the other lane goes on; nothing asks
+// for the blocked step again.
+test('an implementer hands a step back: the lane is handed back with why, the run goes on', () => {
+  const repo = new Repo({ steps: ['Read the headers.', 'Decrypt the payload.'] });
+  try {
+    const run = startRun(repo);
+    const blocked = find(repo.awaits(run), 'lane-2', 'implementer');
+    const brief = repo.read(blocked.brief);
+    assert.match(brief, /## If you cannot do the step/);
+    const lane = repo.status(run).lanes.find((l) => l.id === 'lane-2');
+    const laneDir = join(repo.root, `.abcd/.work.local/run/${run}/lane-2`);
+    repo.write(join(laneDir, 'dod-blocked.txt'), 'FAIL: no key\n');
+    repo.write(join(laneDir, 'report-blocked.md'), 'The payload is encrypted and the spec names no key.\n');
+    repo.write(blocked.return, JSON.stringify({ schema_version: 1, run, lane: 'lane-2', branch: lane.branch,
+      dod: { command: 'true', exit_code: 2, output: 'dod-blocked.txt' }, report: 'report-blocked.md', model: 'scripted-agent',
+      blocked: 'the payload is encrypted and the spec names no key' }));
+    const got = repo.receipt(blocked.return);
+    assert.equal(got.recorded.word, 'BLOCKED');
+    const l2 = got.run.lanes.find((l) => l.id === 'lane-2');
+    assert.equal(l2.stage, 'handed-back');
+    assert.match(l2.findings, /The implementer handed the step back: the payload is encrypted and the spec names no key/);
+    assert.ok(got.run.awaits.every((a) => a.lane === 'lane-1'), 'only lane-1 is still asked for');
+    const impl1 = find(got.run.awaits, 'lane-1', 'implementer');
+    repo.implement(run, impl1);
+    repo.receipt(impl1.return);
+    passLane(repo, run, 'lane-1');
+    const last = repo.status(run);
+    assert.equal(last.finished, true);
+    assert.deepEqual(last.lanes.map((l) => l.stage), ['done', 'handed-back', 'handed-back']);
+    assert.deepEqual(last.awaits, []);
+    const again = repo.ok('implement_step', 'implement', 'step', '--run', run);
+    assert.deepEqual(again.run.awaits, [], 'no step asks for the blocked lane again');
+  } finally {
+    repo.close();
+  }
+});
+
+// Two lanes change one file apart: the integration waits for a merge by hand. The script does
+// exactly what the next line says (the checkout, the git merge, the one step that goes on), and the
+// same run goes on to its audit, the lanes not redone.
+test('a conflicting integration is merged by hand where the next line says, and the same run goes on', () => {
+  const repo = new Repo({ steps: ['Say one.', 'Say two.'] });
+  try {
+    const run = startRun(repo);
+    for (const [laneId, word] of [['lane-1', 'one'], ['lane-2', 'two']]) {
+      const impl = find(repo.awaits(run), laneId, 'implementer');
+      const lane = repo.status(run).lanes.find((l) => l.id === laneId);
+      writeFileSync(join(lane.worktree, 'greeting.txt'), `${word}\n`);
+      repo.gitIn(lane.worktree, 'add', 'greeting.txt');
+      repo.gitIn(lane.worktree, 'commit', '-q', '-m', `say ${word}`);
+      const sha = repo.gitIn(lane.worktree, 'rev-parse', 'HEAD');
+      const laneDir = join(repo.root, `.abcd/.work.local/run/${run}/${laneId}`);
+      repo.write(join(laneDir, 'dod.txt'), 'ok\n');
+      repo.write(join(laneDir, 'report.md'), `Said ${word}.\n`);
+      repo.write(impl.return, JSON.stringify({ schema_version: 1, run, lane: laneId, branch: lane.branch, commits: [sha],
+        dod: { command: 'true', exit_code: 0, output: 'dod.txt' }, report: 'report.md', model: 'scripted-agent' }));
+      repo.receipt(impl.return);
+      passLane(repo, run, laneId);
+    }
+    const waiting = repo.status(run);
+    assert.equal(waiting.lanes.find((l) => l.integration).stage, 'waiting');
+    const line = repo.ok('implement_step', 'implement', 'step', '--run', run).next[0];
+    // Follow the line literally: its checkout, its git merge, then its step.
+    const checkout = line.text.match(/In its checkout (\S+) \(branch/)[1];
+    const merge = line.text.match(/run `git merge ([0-9a-f]{40})`/)[1];
+    assert.deepEqual(line.run, { verb: 'implement_step', args: { run }, fill: [] });
+    const bare = repo.ok('status', 'status').next.map((n) => n.text).join('\n');
+    assert.ok(bare.includes(`git merge ${merge}`), bare);
+    const r = spawnSync('git', ['merge', merge], { cwd: checkout, env: repo.env, encoding: 'utf8' });
+    assert.notEqual(r.status, 0, 'the merge conflicts, as the line said');
+    writeFileSync(join(checkout, 'greeting.txt'), 'one\ntwo\n');
+    repo.gitIn(checkout, 'add', 'greeting.txt');
+    repo.gitIn(checkout, 'commit', '-q', '--no-edit');
+    const went = repo.ok('implement_step', 'implement', 'step', '--run', run);
+    assert.ok(went.did.some((d) => d.includes('the merge of lane-2 was made by hand')), went.did.join('\n'));
+    const integration = went.run.lanes.find((l) => l.integration);
+    assert.equal(integration.stage, 'validate');
+    assert.ok(went.run.lanes.filter((l) => !l.integration).every((l) => l.round === 1), 'the lanes were not redone');
+    const [auditor] = went.run.awaits;
+    assert.equal(`${auditor.lane}:${auditor.role}`, 'integration:intent-auditor');
+    assert.match(repo.read(auditor.brief), /\+one\n\+two/, "the audit sees the merge as the person made it");
+    repo.audit(auditor, { 'ac-1': 'MET', 'ac-2': 'MET' });
+    assert.equal(repo.receipt(auditor.return).run.finished, true);
+  } finally {
+    repo.close();
+  }
+});
+
+// A provider that is unreachable: the reviews fall back to the host, and every line says so (the
+// route did not take it, why, and that it is the harness's), never that the provider is taking it.
+test('with an unreachable provider, every next line says the review is the harness\'s', async () => {
+  const { createServer } = await import('node:net');
+  const port = await new Promise((resolve) => { const srv = createServer(); srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); }); });
+  const repo = new Repo({ steps: ['Read the headers.'], routing: { schema_version: 1, agents: { 'ruthless-reviewer': { tier: 'economy' }, 'security-reviewer': { tier: 'economy' }, 'intent-auditor': { tier: 'economy' } } } });
+  try {
+    writeFileSync(join(repo.home, 'config.json'), JSON.stringify({ schema_version: 1, oracle: { api: { gone: {
+      base_url: `http://127.0.0.1:${port}/v1`, models: ['m-small'], tiers: { economy: 'm-small' } } } } }), { mode: 0o600 });
+    const run = startRun(repo);
+    const impl = find(repo.awaits(run), 'lane-1', 'implementer');
+    repo.implement(run, impl);
+    const got = repo.receipt(impl.return);
+    const reviews = got.run.awaits.filter((a) => a.lane === 'lane-1');
+    assert.equal(reviews.length, 2, JSON.stringify(got.did));
+    const lines = [...got.next.map((n) => n.text), ...repo.ok('implement_step', 'implement', 'step', '--run', run).next.map((n) => n.text),
+      ...repo.ok('status', 'status').next.map((n) => n.text)];
+    for (const line of lines) assert.ok(!/is taking this/.test(line), `a line says the provider is taking it: ${line}`);
+    const told = got.next.map((n) => n.text).filter((t) => /review/.test(t));
+    assert.equal(told.length, 2, told.join('\n'));
+    for (const t of told) assert.match(t, /^gone did not take this review \(.+\), so it is yours: start a fresh/);
+    for (const a of repo.awaits(run)) assert.match(a.routing.fallback, /gone did not take the step \(unreachable: .*\); the host takes it/);
+  } finally {
+    repo.close();
+  }
+});
+
 test('a failing round: a fix brief with every finding, then round 2 with escalated tiers', () => {
   const repo = new Repo({ steps: ['Lazy regexps.'],
     routing: { schema_version: 1, agents: { 'ruthless-reviewer': { tier: 'local' }, 'security-reviewer': { tier: 'economy' } } } });
