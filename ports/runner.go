@@ -108,6 +108,20 @@ type ProgressEvent struct {
 	// Text is the event in one line.
 	Text string
 	PGID int
-	// Done and Total count the run's awaits settled and known so far, for a progress bar.
+	// Done and Total count the run's lanes that are over and all its lanes, for a progress bar.
 	Done, Total int
+}
+
+type progressKey struct{}
+
+// WithProgress is ctx carrying the progress one invocation reports to (an MCP call that asked for
+// progress notifications: each call its own, though one App serves them all).
+func WithProgress(ctx context.Context, p Progress) context.Context {
+	return context.WithValue(ctx, progressKey{}, p)
+}
+
+// ProgressOf is the progress ctx carries; nil when none.
+func ProgressOf(ctx context.Context) Progress {
+	p, _ := ctx.Value(progressKey{}).(Progress)
+	return p
 }

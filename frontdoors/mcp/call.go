@@ -13,6 +13,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -58,6 +59,17 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 	if m.ArgsErr != nil {
 		doc, isError = s.refusalBytes(argsRefusal(name, m.ArgsErr)), true
 	} else {
+		// A call hears its progress only when it asked for it; the process's own progress (stderr,
+		// which the person's harness may show as the server's log) hears nothing of a call.
+		var p ports.Progress = quiet{}
+		if token, ok := progressToken(m.Params); ok && t.verb.Long {
+			if n := notifierOf(ctx); n != nil {
+				cp := &callProgress{token: token, notify: n}
+				defer cp.stop()
+				p = cp
+			}
+		}
+		ctx = ports.WithProgress(ctx, p)
 		doc, isError = s.runTool(ctx, t, args)
 	}
 	res := callResult{Content: []content{{Type: "text", Text: string(doc)}}, IsError: isError}
@@ -87,8 +99,13 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	if err != nil {
 		return s.refusalBytes(err), true
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
+	if !v.Long {
+		// A long verb (implement_run) is bounded by its routes' own bounds, and ends when the client
+		// cancels the call or the server stops.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+	}
 	// Calls that write queue on the record's and the runs' locks as separate processes do (each take
 	// is its own open file, so the kernel serialises them within this process too), never on the
 	// server: a review a route works on for minutes holds no lock, and blocks no other call.

@@ -276,6 +276,7 @@ func (c *stdioConn) start(ctx context.Context, m *message, e era, version, key s
 	callCtx, cancel := context.WithCancel(ctx)
 	done := &completion{}
 	callCtx = context.WithValue(callCtx, completionKey{}, done)
+	callCtx = withNotifier(callCtx, c.notify)
 	f := &inflight{cancel: cancel}
 	c.cancels.Lock()
 	c.running[key] = f
@@ -371,6 +372,23 @@ func (c *stdioConn) write(o outbound) {
 	}
 	if cap(c.buf) > keepBytes {
 		c.buf = nil
+	}
+}
+
+// notify writes a notification (a long call's progress) between the responses.
+func (c *stdioConn) notify(method string, params any) {
+	b, err := mcpwire.EncodeRequest(mcpwire.Request{Method: method, Params: params})
+	if err != nil {
+		c.s.logf("a %s notification could not be encoded: %v", method, err)
+		return
+	}
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	if c.outErr != nil {
+		return
+	}
+	if _, err := c.out.Write(append(b, '\n')); err != nil {
+		c.outErr = err
 	}
 }
 

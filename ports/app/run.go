@@ -101,7 +101,7 @@ func implementRun(ctx context.Context, a *App, in *ImplementRunInput) (Implement
 		}
 		run = started.Run.Run
 		res.Did = append(res.Did, started.Did...)
-		a.event(ports.ProgressEvent{Run: run, Kind: "did", Text: "started run " + run + " for " + string(in.Spec)})
+		a.event(ctx, ports.ProgressEvent{Run: run, Kind: "did", Text: "started run " + run + " for " + string(in.Spec)})
 	} else {
 		s, err := a.loadRun(ctx, run)
 		if err != nil {
@@ -242,7 +242,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	if err != nil {
 		return ImplementRunResult{}, err
 	}
-	d.took(first)
+	d.took(ctx, first)
 	results := make(chan came)
 	running := 0
 	sc := a.scrubber(ctx)
@@ -250,7 +250,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 		for _, j := range q.routes {
 			running++
 			d.res.Routed++
-			a.event(ports.ProgressEvent{Run: d.run, Lane: j.lane, Role: j.role, Route: j.route, Kind: "started",
+			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: j.lane, Role: j.role, Route: j.route, Kind: "started",
 				Text: fmt.Sprintf("%s %s: %s takes the %s (round %d)", j.lane, j.role, j.route, kindOf(j.ret), j.round)})
 			go func() {
 				out, err := j.call(ctx)
@@ -277,7 +277,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 				kind = "fell-back"
 				d.res.FellBack++
 			}
-			a.event(ports.ProgressEvent{Run: d.run, Lane: r.lane, Role: r.role, Route: r.route, Kind: kind})
+			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: r.lane, Role: r.role, Route: r.route, Kind: kind})
 		}
 		if placeErr != nil {
 			// Placement stopped: what still comes back is kept aside, never lost.
@@ -294,7 +294,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			}
 			continue
 		}
-		d.took(more)
+		d.took(ctx, more)
 		start(next)
 	}
 	if placeErr != nil {
@@ -340,14 +340,14 @@ func (d *driver) place(ctx context.Context, o came) (StepResult, queued, error) 
 }
 
 // took records what a step did, and tells it as it happens.
-func (d *driver) took(res StepResult) {
+func (d *driver) took(ctx context.Context, res StepResult) {
 	d.last = res
 	for _, line := range res.Did {
 		if line == "nothing new: the run is waiting on its open awaits" {
 			continue
 		}
 		d.res.Did = append(d.res.Did, line)
-		d.a.event(ports.ProgressEvent{Run: d.run, Kind: "did", Text: line, Done: settled(res.Run), Total: len(res.Run.Lanes)})
+		d.a.event(ctx, ports.ProgressEvent{Run: d.run, Kind: "did", Text: line, Done: settled(res.Run), Total: len(res.Run.Lanes)})
 	}
 }
 
@@ -385,7 +385,7 @@ func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
 		res.Ended = EndedHost
 		res.Next = append(res.Next, hint.Say("only the host's work is left; once it is handed in, go on with the run: ", again))
 	}
-	a.event(ports.ProgressEvent{Run: d.run, Kind: "done", Text: fmt.Sprintf("run %s: %s", d.run, endedWords(res.Ended)),
+	a.event(ctx, ports.ProgressEvent{Run: d.run, Kind: "done", Text: fmt.Sprintf("run %s: %s", d.run, endedWords(res.Ended)),
 		Done: settled(res.Run), Total: len(res.Run.Lanes)})
 	return res, nil
 }

@@ -186,7 +186,7 @@ func renderReply(role review.Role, answer json.RawMessage) ([]byte, *runner.Fail
 // runnerStep is the step a call hands the runner adapter.
 func (a *App) runnerStep(ctx context.Context, c runnerCall, policy runner.Policy) ports.RunnerStep {
 	ev := func(kind, words string, pgid int) {
-		a.event(ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: kind, PGID: pgid,
+		a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: kind, PGID: pgid,
 			Text: fmt.Sprintf("%s %s: %s", c.lane, c.role, words)})
 	}
 	return ports.RunnerStep{Runner: c.runner, Dir: c.dir, PromptFile: c.prompt, Policy: policy, Model: c.model, Limits: c.runner.Limits,
@@ -276,7 +276,7 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 	if kept, err := a.keepAttempt(bg, c, before.Head, before.HeadRef, "left"); err != nil {
 		return ports.ReviewOutcome{}, err
 	} else if kept != "" {
-		a.event(ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
+		a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 			Text: fmt.Sprintf("%s: the worktree held uncommitted changes before the step; they are kept on branch %s", c.lane, kept)})
 	}
 	o, err := a.Runners.Step(ctx, a.runnerStep(ctx, c, runner.PolicyImplement))
@@ -307,7 +307,7 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 		return ports.ReviewOutcome{}, err
 	}
 	o.Receipt.Commits = []string{sha}
-	a.event(ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
+	a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 		Text: fmt.Sprintf("%s: abcd committed the runner's work as %s; running the definition of done", c.lane, loop.Short(sha))})
 	res, err := a.DoD.Run(ctx, c.dir, c.dod, dodTimeout)
 	if err != nil && ctx.Err() == nil {
@@ -439,8 +439,13 @@ func modelWords(r runner.Receipt, asked string) string {
 	return "its default model"
 }
 
-// event tells the Progress port, when one listens.
-func (a *App) event(ev ports.ProgressEvent) {
+// event tells whoever listens to the invocation's progress: the one its door put in ctx (an MCP
+// call that asked for progress notifications), else the App's (the CLI's stderr).
+func (a *App) event(ctx context.Context, ev ports.ProgressEvent) {
+	if p := ports.ProgressOf(ctx); p != nil {
+		p.Event(ev)
+		return
+	}
 	if a.Progress != nil {
 		a.Progress.Event(ev)
 	}

@@ -10,9 +10,11 @@ package main
 // audited, with nothing left for the host.
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,8 +50,8 @@ func rnResult(t *testing.T, final string, structured any) string {
 	return string(b)
 }
 
-// runnerWorld is a repository with a planned intent and an open spec of two independent steps, and
-// a machine whose runner takes every role.
+// runnerWorld is a repository with a planned intent and an open spec of the steps given, and a
+// machine whose runners take every role: cc the implementer, rv the reviewers and the auditor.
 type runnerWorld struct {
 	c      teamClone
 	spec   string
@@ -66,7 +68,7 @@ func newRunnerWorld(t *testing.T, steps string) runnerWorld {
 	c.git(t, "init", "-q", "-b", "main")
 	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
 	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
-	c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"test -f DONE-1 || test -f DONE-2\"}\n}\n", app.SetupVersion))
+	c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"test -f DONE-1 || test -f DONE-2 || test -f DONE-3\"}\n}\n", app.SetupVersion))
 	var it app.RecordCreated
 	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
 	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
@@ -79,15 +81,18 @@ func newRunnerWorld(t *testing.T, steps string) runnerWorld {
 
 	exe, err := os.Executable()
 	assert.NilError(t, err)
-	roles := map[string]any{}
-	for _, r := range []string{"implementer", "ruthless-reviewer", "security-reviewer", "intent-auditor"} {
-		roles[r] = map[string]any{"runner": "cc"}
+	// The implementer on one runner, the reviewers and the auditor on another.
+	roles := map[string]any{"implementer": map[string]any{"runner": "cc"}}
+	for _, r := range []string{"ruthless-reviewer", "security-reviewer", "intent-auditor"} {
+		roles[r] = map[string]any{"runner": "rv"}
+	}
+	block := func(concurrency int) map[string]any {
+		return map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332",
+			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "concurrency": concurrency,
+			"limits": map[string]any{"wall_clock_s": 60, "first_event_s": 30, "silence_s": 30}}
 	}
 	machine := map[string]any{"schema_version": 1, "oracle": map[string]any{
-		"runner": map[string]any{"cc": map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332",
-			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "concurrency": 2,
-			"limits": map[string]any{"wall_clock_s": 60, "first_event_s": 30, "silence_s": 30}}},
-		"roles": roles}}
+		"runner": map[string]any{"cc": block(2), "rv": block(4)}, "roles": roles}}
 	data, err := json.Marshal(machine)
 	assert.NilError(t, err)
 	assert.NilError(t, os.MkdirAll(filepath.Join(c.home, ".abcd"), 0o700))
@@ -135,6 +140,7 @@ func (w runnerWorld) agents(t *testing.T) []runnertest.Directive {
 		{Out: rnInit},
 		{When: []string{impl, "Part one"}, Write: "DONE-1", Content: "one\n"},
 		{When: []string{impl, "Part two"}, Write: "DONE-2", Content: "two\n"},
+		{When: []string{impl, "Part three"}, Write: "DONE-3", Content: "three\n"},
 		{When: []string{impl}, Out: rnText},
 		{When: []string{impl}, Out: rnResult(t, "Do the part\n\nWrote the part's file.", nil)},
 		{When: []string{answer, "# ruthless-reviewer:"}, Out: rnResult(t, "", review)},
@@ -143,8 +149,10 @@ func (w runnerWorld) agents(t *testing.T) []runnertest.Directive {
 	}
 }
 
+// A three-lane spec, one lane building on the other two, taken to a finished, audited run with the
+// implementer on one runner and the validators on another, unattended.
 func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
-	w := newRunnerWorld(t, "1. Part one of the work.\n2. Part two of the work.")
+	w := newRunnerWorld(t, "1. Part one of the work.\n2. Part two of the work.\n3. (after 1, 2) Part three of the work.")
 	w.play(t, w.agents(t)...)
 	res := w.abcd(t, "implement", "run", w.spec, "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
@@ -152,12 +160,12 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 	decodeOne(t, res.Stdout(), &out)
 	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%+v", out)
 	assert.Check(t, out.Run.Finished)
-	assert.Check(t, is.Equal(out.Routed, 7), "two implementers, four reviews, one audit")
+	assert.Check(t, is.Equal(out.Routed, 10), "three implementers, six reviews, one audit")
 	assert.Check(t, is.Equal(out.FellBack, 0))
 	// Progress went to stderr as it happened, one line an event, and stdout holds the result alone.
 	errs := res.Stderr()
 	for _, want := range []string{"abcd: lane-1 implementer: cc takes the step (round 0)", "abcd: lane-1: abcd committed the runner's work as ",
-		"abcd: integration: intent-auditor's audit (round 1) was answered by cc: PASS", "abcd: run " + out.Run.Run + ": finished"} {
+		"abcd: integration: intent-auditor's audit (round 1) was answered by rv: PASS", "abcd: run " + out.Run.Run + ": finished"} {
 		assert.Check(t, is.Contains(errs, want))
 	}
 	assert.Check(t, !strings.Contains(res.Stdout()+errs, rnCanary), "the canary leaked")
@@ -166,7 +174,7 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 	// verdict answered by the runner; no fallback.
 	var story app.ImplementRecordResult
 	w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
-	assert.Assert(t, is.Len(story.Implementations, 2))
+	assert.Assert(t, is.Len(story.Implementations, 3))
 	for _, im := range story.Implementations {
 		assert.Check(t, is.Equal(im.Receipt.ConnectionUsed, "cc"), "%+v", im.Receipt)
 		assert.Check(t, is.Equal(im.Receipt.ConnectionTried, "cc"))
@@ -178,9 +186,9 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 		assert.Check(t, strings.HasPrefix(msg, "Do the part\nWrote the part's file."), msg)
 		assert.Check(t, is.Contains(msg, "Abcd-Runner: cc (claude 2.1.332)"))
 	}
-	assert.Check(t, is.Len(story.Verdicts, 5))
+	assert.Check(t, is.Len(story.Verdicts, 7))
 	for _, v := range story.Verdicts {
-		assert.Check(t, is.Equal(v.Ran, "cc"), "%+v", v)
+		assert.Check(t, is.Equal(v.Ran, "rv"), "%+v", v)
 		assert.Check(t, v.Pass, "%+v", v)
 		assert.Check(t, v.Runner != nil)
 	}
@@ -190,6 +198,9 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 	integration := out.Run.Lanes[len(out.Run.Lanes)-1].Branch
 	assert.Check(t, is.Equal(w.c.git(t, "show", integration+":DONE-1"), "one"))
 	assert.Check(t, is.Equal(w.c.git(t, "show", integration+":DONE-2"), "two"))
+	assert.Check(t, is.Equal(w.c.git(t, "show", integration+":DONE-3"), "three"))
+	// Lane 3 built on lanes 1 and 2: its branch holds their work under its own.
+	assert.Check(t, is.Equal(w.c.git(t, "show", out.Run.Lanes[2].Branch+":DONE-1"), "one"))
 	for _, l := range strings.Split(w.c.git(t, "status", "--porcelain"), "\n") {
 		assert.Check(t, is.Contains(l, " .abcd/development/"))
 	}
@@ -269,7 +280,7 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 			assert.Assert(t, is.Len(story.Fallbacks, 1))
 			f := story.Fallbacks[0]
 			assert.Check(t, is.Equal(f.Role, tc.role))
-			assert.Check(t, is.Equal(f.Asked, "cc"))
+			assert.Check(t, is.Equal(f.Asked, map[bool]string{true: "cc", false: "rv"}[tc.role == "implementer"]))
 			assert.Check(t, is.Equal(f.Ran, "host"))
 			assert.Check(t, is.Equal(string(f.Cause), tc.cause), "%+v", f)
 			assert.Check(t, is.Equal(f.Reason, tc.reason), "%+v", f)
@@ -345,4 +356,83 @@ func running(pid string) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// Over MCP (stdio), implement_run takes the same run to its end, and a call that carries a progress
+// token hears each line of its progress as a notifications/progress, numbered in order, before its
+// result; stdout carries nothing but protocol.
+func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.\n2. Part two of the work.")
+	w.play(t, w.agents(t)...)
+	cmd := exec.Command(binary, "mcp", "serve")
+	cmd.Dir, cmd.Env = w.c.dir, w.env()
+	in, err := cmd.StdinPipe()
+	assert.NilError(t, err)
+	outPipe, err := cmd.StdoutPipe()
+	assert.NilError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(outPipe)
+	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	send := func(v any) {
+		b, err := json.Marshal(v)
+		assert.NilError(t, err)
+		_, err = in.Write(append(b, '\n'))
+		assert.NilError(t, err)
+	}
+	type wire struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  struct {
+			Token    string `json:"progressToken"`
+			Progress int    `json:"progress"`
+			Message  string `json:"message"`
+		} `json:"params"`
+		Result struct {
+			StructuredContent app.ImplementRunResult `json:"structuredContent"`
+			IsError           bool                   `json:"isError"`
+		} `json:"result"`
+		Error any `json:"error"`
+	}
+	next := func() wire {
+		t.Helper()
+		assert.Assert(t, lines.Scan(), "the server closed stdout: %v; stderr: %s", lines.Err(), stderr.String())
+		var m wire
+		assert.NilError(t, json.Unmarshal(lines.Bytes(), &m), "stdout carries only protocol: %q", lines.Text())
+		assert.Check(t, is.Equal(m.JSONRPC, "2.0"))
+		return m
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-11-25",
+		"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}}})
+	assert.Check(t, next().Error == nil)
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "implement_run",
+		"arguments": map[string]any{"spec": w.spec}, "_meta": map[string]any{"progressToken": "run-1"}}})
+	var progress []string
+	for {
+		m := next()
+		if m.Method == "notifications/progress" {
+			assert.Check(t, is.Equal(m.Params.Token, "run-1"))
+			assert.Check(t, is.Equal(m.Params.Progress, len(progress)+1), "numbered in order")
+			progress = append(progress, m.Params.Message)
+			continue
+		}
+		assert.Check(t, is.Equal(string(m.ID), "2"))
+		assert.Assert(t, m.Error == nil && !m.Result.IsError, "%s", lines.Text())
+		assert.Check(t, is.Equal(m.Result.StructuredContent.Ended, app.EndedFinished))
+		break
+	}
+	all := strings.Join(progress, "\n")
+	for _, want := range []string{"lane-1 implementer: cc takes the step (round 0)", "lane-2: abcd committed the runner's work as ",
+		"integration: intent-auditor's audit (round 1) was answered by rv: PASS", ": finished"} {
+		assert.Check(t, is.Contains(all, want))
+	}
+	assert.Check(t, !strings.Contains(all, rnCanary))
+	assert.NilError(t, in.Close())
+	assert.NilError(t, cmd.Wait(), "stderr: %s", stderr.String())
+	assert.Check(t, !lines.Scan(), "nothing after the result: %q", lines.Text())
+	assert.Check(t, !strings.Contains(stderr.String(), "takes the step"), "a call's progress is the call's alone: %s", stderr.String())
 }
