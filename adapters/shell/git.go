@@ -37,6 +37,12 @@ func (w *walker) git(c *cmdCall) {
 		if kv, ok := configSet(rest[1:]); ok {
 			c.sc.st.gitConfig = append(c.sc.st.gitConfig, kv)
 			config = append(config, kv)
+			// a ! alias is shell code a later git command runs: read it once, where it is set
+			if key, value, ok := splitKV(kv); ok && strings.HasPrefix(strings.ToLower(key), "alias.") && value.Known() {
+				if body, bang := strings.CutPrefix(strings.TrimSpace(textOf(value)), "!"); bang {
+					w.executed([]guard.Word{guard.Lit(body)}, c.sc, c.via, "git "+key)
+				}
+			}
 		}
 	}
 	w.gitRuns(c, config, rest)

@@ -126,6 +126,15 @@ func (r *Registry) Writes(cmd Command) []Target {
 	return append(out, wr.targets(r.getopt(cmd.Args, Syntax{Values: wr.values}, false), cmd)...)
 }
 
+func hasWord(ws []Word, names ...string) bool {
+	for _, w := range ws {
+		if t, ok := w.Text(); ok && slices.Contains(names, t) {
+			return true
+		}
+	}
+	return false
+}
+
 func firstWordText(ws []Word) (string, bool) {
 	if len(ws) == 0 {
 		return "", false
@@ -503,6 +512,10 @@ func gitTargets(words []Word) []Target {
 	rest := words[1:]
 	switch sub {
 	case "checkout", "restore", "rm", "mv":
+		if sub == "restore" && hasWord(rest, "--staged", "-S") && !hasWord(rest, "--worktree", "-W") {
+			// git restore --staged only unstages: the working tree is left as it is
+			return nil
+		}
 		paths, dashed := gitPaths(rest)
 		if sub == "checkout" && !dashed {
 			// git checkout <ref> <path>...: everything after the ref; a lone word that looks like a
