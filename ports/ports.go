@@ -534,8 +534,11 @@ type ReviewOutcome struct {
 	SchemaEnforced bool
 	Usage          TokenUsage
 	// Runner is a runner's receipt, when a runner took the step (whatever its outcome); nil for
-	// every other route.
+	// every other route. DoD is how the definition of done abcd ran on a runner implementer's commit
+	// ended (its output scrubbed), so the loop records it as that head's check and does not run it
+	// again; nil otherwise.
 	Runner *runner.Receipt
+	DoD    *DoDResult
 }
 
 // TokenUsage is what a provider reports it spent; zero when it does not say.

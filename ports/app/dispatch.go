@@ -198,6 +198,7 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 		}
 		if aw.Role == loop.RoleImplementer {
 			did = append(did, fmt.Sprintf("%s: the implementer's step (round %d) was taken by runner %s; abcd committed its work and the definition of done passed", o.lane, aw.Round, o.route))
+			did = append(did, st.recordRunnerCheck(lane, o.out)...)
 			continue
 		}
 		word := ""
@@ -349,4 +350,22 @@ func (st *step) handOnGone(ctx context.Context) ([]string, error) {
 		}
 	}
 	return did, nil
+}
+
+// recordRunnerCheck records the definition of done abcd ran on a runner implementer's commit as the
+// check of the lane's head for its round, when that commit is the head the check is due on: the
+// command is not run twice on the same commit.
+func (st *step) recordRunnerCheck(lane int, out ports.ReviewOutcome) []string {
+	if out.DoD == nil || out.Runner == nil || len(out.Runner.Commits) != 1 {
+		return nil
+	}
+	s := &st.state
+	l := s.Lanes[lane]
+	r := out.DoD
+	c := loop.Check{Round: l.Round, Head: out.Runner.Commits[0], Command: s.DoD, ExitCode: r.ExitCode, Tail: r.Tail, Lines: r.Lines,
+		Millis: r.Duration.Milliseconds(), Problem: r.Problem}
+	if !s.RecordCheck(l.ID, c) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: abcd ran build.dod %s after the runner's step; it is the head's check", l.ID, c.Sentence())}
 }

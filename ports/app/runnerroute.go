@@ -315,15 +315,16 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 		return ports.ReviewOutcome{}, err
 	}
 	sc := secret.NewScrubber(a.heldCredentials(bg)...)
+	res.Tail, res.Problem = sc.Scrub(res.Tail), sc.Scrub(res.Problem)
 	outRel := c.awaitDir + "/runner-dod-output.txt"
-	if err := a.Runs.Write(bg, outRel, []byte(sc.Scrub(res.Tail))); err != nil {
+	if err := a.Runs.Write(bg, outRel, []byte(res.Tail)); err != nil {
 		return ports.ReviewOutcome{}, err
 	}
 	switch {
 	case err != nil:
 		o.Fail(runner.Failf(runner.CauseInterrupted, "the step was interrupted while the definition of done ran"))
 	case res.Problem != "":
-		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` did not run to its end on the runner's work (%s); its last lines are in %s", text.Clip(c.dod), text.Clip(sc.Scrub(res.Problem)), outRel))
+		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` did not run to its end on the runner's work (%s); its last lines are in %s", text.Clip(c.dod), text.Clip(res.Problem), outRel))
 	case res.ExitCode != 0:
 		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` exited %d on the runner's work; its last lines are in %s", text.Clip(c.dod), res.ExitCode, outRel))
 	}
@@ -348,7 +349,9 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 	if err != nil {
 		return ports.ReviewOutcome{}, err
 	}
-	return runnerAnswer(c, o, append(data, '\n')), nil
+	out := runnerAnswer(c, o, append(data, '\n'))
+	out.DoD = &res
+	return out, nil
 }
 
 // failImplement falls a failed implementer step back to the host: what the runner did is kept on a

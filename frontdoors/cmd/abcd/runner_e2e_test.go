@@ -169,6 +169,13 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 		assert.Check(t, is.Contains(errs, want))
 	}
 	assert.Check(t, !strings.Contains(res.Stdout()+errs, rnCanary), "the canary leaked")
+	// The definition of done abcd ran on each runner's commit is that head's check: it is not run
+	// again before the reviews (the integration, which abcd merged itself, has its own).
+	for _, lane := range []string{"lane-1", "lane-2", "lane-3"} {
+		assert.Check(t, is.Contains(errs, "abcd: "+lane+": abcd ran build.dod `test -f DONE-1 || test -f DONE-2 || test -f DONE-3` on "))
+		assert.Check(t, !strings.Contains(errs, "abcd: "+lane+": abcd runs build.dod"), "run twice on %s", lane)
+	}
+	assert.Check(t, is.Contains(errs, "abcd: integration: abcd runs build.dod"))
 
 	// The record: each implementation by the runner, committed by abcd with the agent's summary; every
 	// verdict answered by the runner; no fallback.
