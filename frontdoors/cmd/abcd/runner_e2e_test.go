@@ -443,3 +443,37 @@ func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
 	assert.Check(t, !lines.Scan(), "nothing after the result: %q", lines.Text())
 	assert.Check(t, !strings.Contains(stderr.String(), "takes the step"), "a call's progress is the call's alone: %s", stderr.String())
 }
+
+// Before any lane starts, implement run refuses a run its runners cannot take, and writes nothing:
+// an implementer on a runner with no definition of done to prove its work, and a CLI that drifted
+// (a flag abcd passes gone from its --help).
+func TestImplementRunRefusesBeforeAnyLaneStarts(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	w.play(t, w.agents(t)...)
+	refused := func(t *testing.T, env []string, code, why string) {
+		t.Helper()
+		before := w.c.git(t, "status", "--porcelain", "--ignored")
+		res := icmd.RunCmd(icmd.Command(binary, "implement", "run", w.spec, "--json"), icmd.Dir(w.c.dir), icmd.WithEnv(env...))
+		res.Assert(t, icmd.Expected{ExitCode: 2})
+		var doc map[string]any
+		decodeOne(t, res.Stdout(), &doc)
+		assert.Check(t, is.Equal(doc["code"], code), "%v", doc)
+		assert.Check(t, is.Contains(fmt.Sprint(doc["why"]), why))
+		assert.Check(t, is.Equal(w.c.git(t, "status", "--porcelain", "--ignored"), before), "nothing written")
+		assert.Check(t, is.Equal(w.c.git(t, "branch", "--list", "abcd/*"), ""), "no lane started")
+	}
+	t.Run("a CLI that drifted", func(t *testing.T) {
+		env := w.env()
+		for i, kv := range env {
+			if strings.HasPrefix(kv, "FAKE_CLI_HELP=") {
+				env[i] = strings.ReplaceAll(kv, "--strict-mcp-config", "--strict")
+			}
+		}
+		refused(t, env, "runner_drifted", "--strict-mcp-config")
+	})
+	t.Run("no definition of done", func(t *testing.T) {
+		w.c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d\n}\n", app.SetupVersion))
+		w.c.git(t, "commit", "-qam", "no dod")
+		refused(t, w.env(), "runner_needs_dod", "no definition of done would prove its work")
+	})
+}
