@@ -30,7 +30,7 @@ const validatorFor = (name) => {
 };
 
 // setup makes the folder a case runs in, and a machine home that is empty.
-function setup(kind, files = {}, homeFiles = {}) {
+function setup(kind, files = {}, homeFiles = {}, fixtures = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'abcd-contract-'));
   const repo = join(dir, 'repo');
   const home = join(dir, 'home');
@@ -52,6 +52,12 @@ function setup(kind, files = {}, homeFiles = {}) {
   for (const [rel, body] of Object.entries(files)) {
     mkdirSync(dirname(join(repo, rel)), { recursive: true });
     writeFileSync(join(repo, rel), body);
+  }
+  // fixtures: a file of the repository's own test data, copied in with its recorded folder made
+  // this repository's (a harness transcript names the folder its session ran in).
+  for (const [rel, { from, folder }] of Object.entries(fixtures)) {
+    const text = readFileSync(join(root, from), 'utf8');
+    writeFileSync(join(repo, rel), folder ? text.replaceAll(JSON.stringify(folder), JSON.stringify(repo)) : text);
   }
   for (const [rel, body] of Object.entries(homeFiles)) {
     writeFileSync(join(home, rel), body, { mode: 0o600 });
@@ -78,12 +84,14 @@ function snapshot(dir) {
 const gitIdentity = { GIT_AUTHOR_NAME: 'abcd test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'abcd test', GIT_COMMITTER_EMAIL: 'test@example.com' };
 
 function run(c) {
-  const env = setup(c.setup, c.files, c.home_files);
+  const env = setup(c.setup, c.files, c.home_files, c.fixtures);
   try {
     const childEnv = { PATH: process.env.PATH, HOME: env.home, ABCD_HOME: env.home, NO_COLOR: '1' };
     // pre: commands that build the repository state the case runs in (ids are unknown in advance, so
     // cases name records by slug fragment).
-    for (const args of c.pre ?? []) {
+    // {repo} in an argument is the repository's absolute path, unknown until it is made.
+    const at = (args) => args.map((a) => a.replaceAll('{repo}', env.repo));
+    for (const args of (c.pre ?? []).map(at)) {
       const [cmd, rest] = args[0] === 'git' ? ['git', args.slice(1)] : [bin, args];
       const r = spawnSync(cmd, rest, { cwd: env.repo, env: { ...childEnv, ...gitIdentity }, encoding: 'utf8', input: '' });
       assert.equal(r.status, 0, `pre ${args.join(' ')}: ${r.stderr}`);
@@ -93,7 +101,7 @@ function run(c) {
       writeFileSync(join(env.repo, rel), body);
     }
     const before = snapshot(env.dir);
-    const res = spawnSync(bin, c.args, {
+    const res = spawnSync(bin, at(c.args), {
       cwd: env.repo,
       env: childEnv,
       encoding: 'utf8',

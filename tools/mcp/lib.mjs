@@ -52,9 +52,17 @@ export function makeWorld({ record = true } = {}) {
     git('commit', '-q', '-m', 'hello');
     must(runCLI(world, ['implement', 'start', 'first']), 'abcd implement start');
     must(runCLI(world, ['review', '--base', 'HEAD~1']), 'abcd review');
+    // A Claude Code session that ran in this repository, kept in its history.
+    const transcript = join(dir, 'session.jsonl');
+    writeFileSync(transcript, readFileSync(sessionFixture, 'utf8').replaceAll('"cwd":"/home/ada/proj"', `"cwd":${JSON.stringify(repo)}`));
+    must(runCLI(world, ['history', 'capture', transcript, '--harness', 'claude']), 'abcd history capture');
   }
   return world;
 }
+
+// The history domain's own Claude Code transcript; its session id names it in history_show.
+const sessionFixture = join(root, 'domain', 'history', 'testdata', 'harness', 'claude-session.jsonl');
+const sessionID = 'd3270867-c4f3-4be1-b218-4d97aa877406';
 
 // fillPlaceholders writes into a record what a person would: a step list, an acceptance criterion,
 // no open question, and a sentence everywhere else.
@@ -90,6 +98,7 @@ const explicitSamples = {
   schema_show: [{ name: 'refusal' }, { name: 'https://schemas.abcd.dev/v1/status.result.schema.json' }, { name: 'no_such_schema' }],
   config_show: [{ key: 'no.such.key' }],
   ahoy_install: [{ yes: true }],
+  history_show: [{ session: sessionID }, { session: sessionID, raw: true }],
 };
 
 // generate makes the smallest value a schema accepts, or undefined when it cannot tell.

@@ -106,7 +106,7 @@ test('the hooks: abcd status at session start, the rules on every prompt, and th
     assert.match(status.stdout, /^next:/m, 'the status says what to do next');
 
     const [guard] = hooks.PreToolUse;
-    assert.equal(guard.matcher, 'Bash');
+    assert.equal(guard.matcher, 'Bash|Write|Edit|MultiEdit|NotebookEdit', 'the shell and the file tools, as docs/guard.md says');
     assert.equal(guard.hooks[0].command, 'abcd guard hook', 'the hook docs/guard.md documents');
     const payload = (command) => JSON.stringify({ session_id: 's', transcript_path: join(world.dir, 't.jsonl'), cwd: world.repo,
       hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
@@ -118,6 +118,14 @@ test('the hooks: abcd status at session start, the rules on every prompt, and th
     const allowed = abcdCommand(world, guard.hooks[0].command, payload('git status'));
     assert.equal(allowed.status, 0, allowed.stderr);
     assert.equal(allowed.stdout, '', 'an everyday command gets no answer');
+    const write = (file) => JSON.stringify({ session_id: 's', transcript_path: join(world.dir, 't.jsonl'), cwd: world.repo,
+      hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(world.repo, file), content: '{}' } });
+    const guardWrite = abcdCommand(world, guard.hooks[0].command, write('.abcd/guard.json'));
+    assert.equal(guardWrite.status, 0, guardWrite.stderr);
+    assert.equal(JSON.parse(guardWrite.stdout).hookSpecificOutput.permissionDecision, 'deny', 'a Write of the guard file');
+    const codeWrite = abcdCommand(world, guard.hooks[0].command, write('hello.txt'));
+    assert.equal(codeWrite.status, 0, codeWrite.stderr);
+    assert.equal(codeWrite.stdout, '', 'a Write of the code gets no answer');
 
     const [prompt] = hooks.UserPromptSubmit;
     assert.equal(prompt.matcher, undefined, 'every prompt');
