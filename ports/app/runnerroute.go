@@ -199,30 +199,6 @@ func (a *App) runnerStep(ctx context.Context, c runnerCall, policy runner.Policy
 		}}
 }
 
-// heldCredentials are the credentials abcd holds beside a runner's own, taken out of everything a
-// step says: each provider's key and each runner's credential variables.
-func (a *App) heldCredentials(ctx context.Context) []string {
-	if a.Credentials == nil {
-		return nil
-	}
-	var calls []ports.ProviderCall
-	if _, stack, err := a.loadConfig(ctx); err == nil {
-		if m, r, err := machineRoutes(stack); err == nil {
-			for _, name := range m.Names() {
-				p, _ := m.Provider(name)
-				calls = append(calls, ports.ProviderCall{Name: name, KeyEnv: p.KeyEnv, KeyFile: p.KeyFile})
-			}
-			for _, name := range r.Names() {
-				rn, _ := r.Runner(name)
-				for _, env := range rn.CredentialEnv {
-					calls = append(calls, ports.ProviderCall{Name: name, KeyEnv: env})
-				}
-			}
-		}
-	}
-	return a.Credentials.Held(ctx, calls)
-}
-
 // runnerAnswer is a completed step's answer: the return, and what the runner reported.
 func runnerAnswer(c runnerCall, o runner.Outcome, ret []byte) ports.ReviewOutcome {
 	r := o.Receipt

@@ -13,13 +13,18 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// scrubber holds every credential abcd holds: the key of each provider the machine configures
+// scrubber holds every credential abcd holds (heldCredentials).
+func (a *App) scrubber(ctx context.Context, extra ...ports.ProviderCall) *secret.Scrubber {
+	return secret.NewScrubber(a.heldCredentials(ctx, extra...)...)
+}
+
+// heldCredentials are every credential abcd holds: the key of each provider the machine configures
 // (key_env, key_file), each runner's credential_env, the harnesses' keys in the environment, and the
 // extra ones given (a provider or runner being connected, named as a provider call's key_env or
 // key_file).
-func (a *App) scrubber(ctx context.Context, extra ...ports.ProviderCall) *secret.Scrubber {
+func (a *App) heldCredentials(ctx context.Context, extra ...ports.ProviderCall) []string {
 	if a.Credentials == nil {
-		return secret.NewScrubber()
+		return nil
 	}
 	calls := extra
 	if _, stack, err := a.loadConfig(ctx); err == nil {
@@ -36,7 +41,7 @@ func (a *App) scrubber(ctx context.Context, extra ...ports.ProviderCall) *secret
 			}
 		}
 	}
-	return secret.NewScrubber(a.Credentials.Held(ctx, calls)...)
+	return a.Credentials.Held(ctx, calls)
 }
 
 // scrubOutcome is a route's outcome with every text in it scrubbed.
