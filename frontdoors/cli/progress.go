@@ -17,6 +17,7 @@ import (
 type Progress struct {
 	s     *IO
 	now   func() time.Time
+	every time.Duration // how often the live line is redrawn
 	mu    sync.Mutex
 	steps map[string]liveStep // by lane and role
 	tick  *time.Ticker
@@ -30,7 +31,7 @@ type liveStep struct {
 
 // NewProgress writes to s.Err.
 func NewProgress(s *IO) *Progress {
-	return &Progress{s: s, now: time.Now, steps: map[string]liveStep{}}
+	return &Progress{s: s, now: time.Now, every: time.Second, steps: map[string]liveStep{}}
 }
 
 var _ ports.Progress = (*Progress)(nil)
@@ -76,7 +77,7 @@ func (p *Progress) Event(ev ports.ProgressEvent) {
 	p.draw()
 	switch {
 	case len(p.steps) > 0 && p.tick == nil:
-		p.tick = time.NewTicker(time.Second)
+		p.tick = time.NewTicker(p.every)
 		go p.redraw(p.tick)
 	case len(p.steps) == 0 && p.tick != nil:
 		p.tick.Stop()
