@@ -286,27 +286,7 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 	case eraInitialize:
 		h.initialize(w, m)
 	case eraLegacy:
-		sess, status, serr := h.session(r, hdr, m.Method == "ping")
-		if serr != nil {
-			h.fail(w, status, m.ID, serr)
-			return
-		}
-		version := Legacy20251125
-		if sess != nil {
-			version, _ = sess.get()
-		}
-		ctx := r.Context()
-		if sess != nil && m.Method == "tools/call" {
-			// The session's notifications/cancelled for this id ends the call, as over stdio.
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithCancel(ctx)
-			defer cancel()
-			if key := idKey(m.ID); sess.calls.add(key, cancel) {
-				defer sess.calls.remove(key)
-			}
-		}
-		res, derr := h.s.dispatch(ctx, m, eraLegacy, version)
-		h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res, Error: derr})
+		h.legacy(w, r, hdr, m)
 	case eraModern:
 		res, derr := h.s.dispatch(r.Context(), m, eraModern, "")
 		status := http.StatusOK
@@ -315,6 +295,31 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 		}
 		h.reply(w, status, outbound{ID: m.ID, Result: res, Error: derr})
 	}
+}
+
+// legacy answers a request of the 2025 era, within its session where it has one.
+func (h *httpEndpoint) legacy(w http.ResponseWriter, r *http.Request, hdr *httpHeaders, m *message) {
+	sess, status, serr := h.session(r, hdr, m.Method == "ping")
+	if serr != nil {
+		h.fail(w, status, m.ID, serr)
+		return
+	}
+	version := Legacy20251125
+	if sess != nil {
+		version, _ = sess.get()
+	}
+	ctx := r.Context()
+	if sess != nil && m.Method == "tools/call" {
+		// The session's notifications/cancelled for this id ends the call, as over stdio.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		if key := idKey(m.ID); sess.calls.add(key, cancel) {
+			defer sess.calls.remove(key)
+		}
+	}
+	res, derr := h.s.dispatch(ctx, m, eraLegacy, version)
+	h.reply(w, http.StatusOK, outbound{ID: m.ID, Result: res, Error: derr})
 }
 
 // initialize answers initialize with a new session, or says why none can be made.

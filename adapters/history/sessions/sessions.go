@@ -164,52 +164,75 @@ func claudeFolder(dir string) string {
 // Code's by their project folder's name (then their recorded cwd), Codex's by the cwd their first
 // line records, Gemini CLI's by their project's root. Sorted by path.
 func (s Source) Find(ctx context.Context, roots []string) ([]ports.TranscriptFile, error) {
-	var out []ports.TranscriptFile
-	add := func(f ports.TranscriptFile) error {
-		if len(out) >= MaxFiles {
-			return fmt.Errorf("more than %d session files", MaxFiles)
+	f := &found{roots: roots}
+	for _, find := range []func(context.Context, *found) error{s.findClaude, s.findCodex, s.findGemini} {
+		if err := find(ctx, f); err != nil {
+			return nil, err
 		}
-		out = append(out, f)
+	}
+	sort.Slice(f.out, func(i, j int) bool { return f.out[i].Path < f.out[j].Path })
+	return f.out, nil
+}
+
+// found gathers the session files Find lists, at most MaxFiles.
+type found struct {
+	roots []string
+	out   []ports.TranscriptFile
+}
+
+// add keeps the file when the folder its session ran in (cwd) is within one of the roots.
+func (f *found) add(h history.Harness, path, cwd string) error {
+	if !within(cwd, f.roots) {
 		return nil
 	}
-	// Claude Code: a folder per working folder; a repository's sessions may have run in any folder
-	// below it, whose names all start with the repository's.
+	if len(f.out) >= MaxFiles {
+		return fmt.Errorf("more than %d session files", MaxFiles)
+	}
+	f.out = append(f.out, ports.TranscriptFile{Harness: h, Path: path, Size: size(path), Cwd: cwd})
+	return nil
+}
+
+// findClaude: Claude Code keeps a folder per working folder; a repository's sessions may have run in
+// any folder below it, whose names all start with the repository's.
+func (s Source) findClaude(ctx context.Context, f *found) error {
 	projects := filepath.Join(s.claudeDir(), "projects")
-	if entries, err := os.ReadDir(projects); err == nil {
-		for _, e := range entries {
-			if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-				continue
+	entries, err := os.ReadDir(projects)
+	if err != nil {
+		return nil // no Claude Code sessions on this machine
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		match := false
+		for _, r := range f.roots {
+			prefix := claudeFolder(r)
+			if e.Name() == prefix || strings.HasPrefix(e.Name(), prefix+"-") {
+				match = true
 			}
-			match := false
-			for _, r := range roots {
-				prefix := claudeFolder(r)
-				if e.Name() == prefix || strings.HasPrefix(e.Name(), prefix+"-") {
-					match = true
-				}
+		}
+		if !match {
+			continue
+		}
+		dir := filepath.Join(projects, e.Name())
+		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))                        // a fixed pattern: no error
+		subs, _ := filepath.Glob(filepath.Join(dir, "*", "subagents", "agent-*.jsonl")) // likewise
+		for _, p := range append(files, subs...) {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			if !match {
-				continue
-			}
-			dir := filepath.Join(projects, e.Name())
-			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-			subs, _ := filepath.Glob(filepath.Join(dir, "*", "subagents", "agent-*.jsonl"))
-			for _, f := range append(files, subs...) {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				cwd := firstString(f, "cwd")
-				if !within(cwd, roots) {
-					continue
-				}
-				if err := add(ports.TranscriptFile{Harness: history.Claude, Path: f, Size: size(f), Cwd: cwd}); err != nil {
-					return nil, err
-				}
+			if err := f.add(history.Claude, p, firstString(p, "cwd")); err != nil {
+				return err
 			}
 		}
 	}
-	// Codex: rollouts by date; the first line's session_meta says where.
+	return nil
+}
+
+// findCodex: Codex keeps rollouts by date; the first line's session_meta says where.
+func (s Source) findCodex(ctx context.Context, f *found) error {
 	sessions := filepath.Join(s.codexDir(), "sessions")
-	err := filepath.WalkDir(sessions, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(sessions, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == sessions {
 				return filepath.SkipAll
@@ -219,41 +242,32 @@ func (s Source) Find(ctx context.Context, roots []string) ([]ports.TranscriptFil
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
+		if d.Type()&fs.ModeSymlink != 0 || d.IsDir() || !strings.HasPrefix(d.Name(), "rollout-") || !strings.HasSuffix(d.Name(), ".jsonl") {
 			return nil
 		}
-		if d.IsDir() || !strings.HasPrefix(d.Name(), "rollout-") || !strings.HasSuffix(d.Name(), ".jsonl") {
-			return nil
-		}
-		if cwd := codexCwd(p); within(cwd, roots) {
-			return add(ports.TranscriptFile{Harness: history.Codex, Path: p, Size: size(p), Cwd: cwd})
-		}
-		return nil
+		return f.add(history.Codex, p, codexCwd(p))
 	})
+}
+
+// findGemini: Gemini CLI keeps tmp/<project>/chats, the project's folder in .project_root.
+func (s Source) findGemini(_ context.Context, f *found) error {
+	entries, err := os.ReadDir(filepath.Join(s.geminiDir(), "tmp"))
 	if err != nil {
-		return nil, err
+		return nil // no Gemini CLI sessions on this machine
 	}
-	// Gemini CLI: tmp/<project>/chats, the project's folder in .project_root.
-	if entries, err := os.ReadDir(filepath.Join(s.geminiDir(), "tmp")); err == nil {
-		for _, e := range entries {
-			if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-				continue
-			}
-			chats := filepath.Join(s.geminiDir(), "tmp", e.Name(), "chats")
-			files, _ := filepath.Glob(filepath.Join(chats, "session-*.json*"))
-			for _, f := range files {
-				cwd := s.geminiRoot(f)
-				if !within(cwd, roots) {
-					continue
-				}
-				if err := add(ports.TranscriptFile{Harness: history.Gemini, Path: f, Size: size(f), Cwd: cwd}); err != nil {
-					return nil, err
-				}
+	for _, e := range entries {
+		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		chats := filepath.Join(s.geminiDir(), "tmp", e.Name(), "chats")
+		files, _ := filepath.Glob(filepath.Join(chats, "session-*.json*")) // a fixed pattern: no error
+		for _, p := range files {
+			if err := f.add(history.Gemini, p, s.geminiRoot(p)); err != nil {
+				return err
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return nil
 }
 
 func size(p string) int64 {
