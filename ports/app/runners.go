@@ -186,7 +186,7 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 		return AhoyConnectResult{}, err
 	}
 	res.Next = hint.Say("send an agent's steps to "+name+" with oracle.roles.<agent>.runner in ", hint.At(path, "oracle.roles.<agent>.runner"),
-		" (the build loop takes steps to runners from the next release; until then they go to your harness)")
+		"; then ", hint.Do("implement_run"), " to drive a spec's steps through it")
 	return res, nil
 }
 

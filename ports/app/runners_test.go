@@ -36,7 +36,8 @@ func TestConnectARunnerChecksItThenWritesItsBlock(t *testing.T) {
 	assert.Check(t, is.DeepEqual(got.Runner, &RunnerConnected{CLI: runner.Claude, Executable: "/usr/local/bin/claude", Version: "2.1.332",
 		Flags: []string{"--print", "--verbose"}, CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{"ANTHROPIC_BASE_URL"}}))
 	assert.Check(t, is.Equal(got.Next.File.Key, "oracle.roles.<agent>.runner"))
-	assert.Check(t, is.Contains(got.Next.String(), "next release"))
+	assert.Check(t, is.Contains(got.Next.String(), "to drive a spec's steps through it"), got.Next.String())
+	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run", "the step is data the door spells")
 	assert.Assert(t, is.Len(rs.Checked, 1))
 	c := rs.Checked[0]
 	assert.Check(t, c.Prove, "connect makes one proving call")
