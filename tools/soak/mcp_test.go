@@ -23,6 +23,9 @@ import (
 // at once: calls that write queue on the record's and the runs' locks, which the route's call does
 // not hold, never on the server.
 func TestARouteWorkingBlocksNoOtherCallOnTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a RepoPrompt stand-in held working: without -short")
+	}
 	url := rpStandInMode(t, "slow")
 	r := newRepo(t)
 	r.write(".abcd/config.json", `{"schema_version":1,"setup_version":1,"oracle":{"review":"rp"}}`)

@@ -190,6 +190,9 @@ func (d driver) drive() error {
 // the spec's Progress has a line per lane, every issue filed is there with an id of its own, and
 // nothing exits 3 unless it waited its whole wait.
 func TestSoakRecordAndRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the record and run campaign: without -short")
+	}
 	r := loopRepo(t)
 	ty := &tally{wait: 3 * time.Second}
 	var mu sync.Mutex

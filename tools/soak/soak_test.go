@@ -283,6 +283,9 @@ func (r *repo) burst(what string) []result {
 // writes; held for less, every one waits its turn and writes. Too short a wait for eight writers
 // turns some away, each only after its wait, and every other writes.
 func TestExitThreeOnlyOnceTheWaitRunsOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a lock bound: without -short")
+	}
 	r := newRepo(t)
 	const wait = time.Second
 	r.write(".abcd/config.json", fmt.Sprintf(`{"schema_version":1,"setup_version":1,"lock":{"wait_ms":%d}}`, wait.Milliseconds()))

@@ -5,6 +5,7 @@ package main
 // refusal leaving the whole tree byte for byte as it was.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -338,6 +339,10 @@ func TestRecordRefusalInAFreshRepositoryWritesNothing(t *testing.T) {
 // with kind contention and writes nothing; once it is released the same command succeeds.
 func TestRecordHeldLockIsContention(t *testing.T) {
 	s := recInstalled(t)
+	// A short lock bound (lock.wait_ms) keeps the writers' wait short; the bound's own default is
+	// held by the lock's tests.
+	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "config.json"),
+		fmt.Appendf(nil, "{\"schema_version\": 1, \"setup_version\": %d, \"lock\": {\"wait_ms\": 300}}\n", app.SetupVersion), 0o644))
 	var c app.RecordCreated
 	recJSON(t, s, 0, &c, "intent", "new", "Faster cold start")
 
