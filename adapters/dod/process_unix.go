@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/abcd-dev/abcd/adapters/internal/group"
 )
 
 // process is the shell running the command, the leader of its own process group: the group, not
@@ -24,9 +26,7 @@ func start(dir, command string, out *os.File) (*process, error) {
 		return nil, errNoShell
 	}
 	cmd := &exec.Cmd{Path: sh, Args: []string{sh, "-c", command}, Dir: dir, Stdout: out, Stderr: out, Env: os.Environ()}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithParent(cmd.SysProcAttr)
-	if err := cmd.Start(); err != nil {
+	if err := group.Start(cmd); err != nil {
 		return nil, err
 	}
 	p := &process{cmd: cmd, exited: make(chan struct{})}

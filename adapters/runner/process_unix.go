@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/abcd-dev/abcd/adapters/internal/group"
 )
 
 // process is one CLI in its own process group: the group, not the CLI alone, is what a step ends.
@@ -23,9 +25,7 @@ type process struct {
 // prompt file and stdout and stderr to the pipes given; on Linux it also dies when abcd does.
 func start(path string, args, env []string, dir string, stdin *os.File, stdout, stderr *os.File) (*process, error) {
 	cmd := &exec.Cmd{Path: path, Args: append([]string{path}, args...), Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithParent(cmd.SysProcAttr)
-	if err := startLocked(cmd); err != nil {
+	if err := group.Start(cmd); err != nil {
 		return nil, err
 	}
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{})}

@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package dod
-
-import "syscall"
-
-func dieWithParent(*syscall.SysProcAttr) {}
