@@ -50,7 +50,7 @@ func Digest(data []byte) string {
 // digest, no file twice. file names it in errors.
 func DecodeAllowFile(file string, data []byte) (AllowFile, error) {
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 8}); err != nil {
-		return AllowFile{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
+		return AllowFile{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
