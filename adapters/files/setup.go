@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -109,9 +110,27 @@ func (s Setup) RemoveEmptyDir(rel string) (bool, error) {
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
 			return false, nil
 		}
+		// Windows says a folder is not empty in its own error number: look.
+		if held, lerr := holdsAnything(f.root, name); lerr == nil && held {
+			return false, nil
+		}
 		return false, f.fault(name, err)
 	}
 	return true, nil
+}
+
+// holdsAnything says whether the folder name has at least one entry.
+func holdsAnything(root *os.Root, name string) (bool, error) {
+	d, err := root.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	return len(names) > 0, err
 }
 
 // RemoveFileIf removes rel only when it holds exactly data, so a file the person edited stays.

@@ -291,9 +291,13 @@ func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
 			return err
 		}
 		if registered {
-			_, _, _ = g.run(ctx, 4<<10, "worktree", "unlock", "--end-of-options", dir)
-			_, _, err = g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir)
+			// git refuses to unlock a worktree that is not locked: only a failure to run git counts.
+			_, _, err = g.run(ctx, 4<<10, "worktree", "unlock", "--end-of-options", dir)
 			var ee *exitError
+			if err != nil && !errors.As(err, &ee) {
+				return err
+			}
+			_, _, err = g.run(ctx, 4<<10, "worktree", "remove", "--force", "--force", "--end-of-options", dir)
 			if err != nil && !errors.As(err, &ee) {
 				return err
 			}
@@ -374,9 +378,17 @@ func (g Git) Merge(ctx context.Context, dir, commit, message string) ([]string, 
 		return nil, err
 	}
 	out, _, lerr := wt.run(ctx, 256<<10, "diff", "--name-only", "--diff-filter=U")
-	_, _, _ = wt.run(ctx, 4<<10, hookless("merge", "--abort")...)
-	if lerr != nil {
-		return nil, lerr
+	// A merge git began and stopped would stand half done in the lane's worktree: it is aborted, and
+	// an abort that fails is an error. One git refused before beginning (no MERGE_HEAD) has nothing to undo.
+	_, _, verr := wt.run(ctx, 4<<10, "rev-parse", "-q", "--verify", "MERGE_HEAD")
+	var aerr error
+	if verr == nil {
+		_, _, aerr = wt.run(ctx, 4<<10, hookless("merge", "--abort")...)
+	} else if !errors.As(verr, new(*exitError)) {
+		aerr = verr
+	}
+	if err := errors.Join(lerr, aerr); err != nil {
+		return nil, err
 	}
 	conflicts := strings.Fields(string(out))
 	if len(conflicts) == 0 {

@@ -199,7 +199,16 @@ func TestWorktreesAndMerges(t *testing.T) {
 	status, _, err := Git{Dir: dir.Join(wt("integration"))}.run(ctx, 4<<10, "status", "--porcelain")
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(string(status), ""), "a conflict leaves the worktree clean")
-	_ = two
+
+	// A merge git refuses before beginning (an untracked file it would overwrite) has nothing to
+	// abort: it is the merge's refusal, naming git's reason, not the abort's complaint.
+	assert.NilError(t, os.WriteFile(filepath.Join(dir.Join(wt("integration")), "two.txt"), []byte("mine\n"), 0o644))
+	conflicts, err = g.Merge(ctx, wt("integration"), two, "abcd: integrate lane-2's two")
+	r, ok = refusal.As(err)
+	assert.Assert(t, ok, "want merge_failed, got %v (conflicts %v)", err, conflicts)
+	assert.Check(t, is.Equal(r.Code, "merge_failed"))
+	assert.Check(t, is.Contains(r.Error(), "untracked"))
+	assert.NilError(t, os.Remove(filepath.Join(dir.Join(wt("integration")), "two.txt")))
 
 	// Uncommitted names what the worktree's head does not hold: changed, staged and untracked files,
 	// relative to the worktree, bounded; not ignored ones.

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -49,17 +48,9 @@ func Digest(data []byte) string {
 // after it, schema_version 1, at most MaxAllows entries, each an absolute clean path with a 64-hex
 // digest, no file twice. file names it in errors.
 func DecodeAllowFile(file string, data []byte) (AllowFile, error) {
-	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 8}); err != nil {
-		return AllowFile{}, fmt.Errorf("%s: %s", file, err.(*strictjson.Error).Describe())
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f AllowFile
-	if err := dec.Decode(&f); err != nil {
-		return AllowFile{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
-	}
-	if f.SchemaVersion != 1 {
-		return AllowFile{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version 1`, file, f.SchemaVersion)
+	f, err := strictjson.DecodeFile(file, data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 8}, 1, func(f *AllowFile) int { return f.SchemaVersion })
+	if err != nil {
+		return AllowFile{}, err
 	}
 	if len(f.Allow) > MaxAllows {
 		return AllowFile{}, fmt.Errorf("%s: allows %d guard files, more than %d", file, len(f.Allow), MaxAllows)

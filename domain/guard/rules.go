@@ -147,17 +147,9 @@ const MaxFileBytes = 256 << 10
 // Decode reads a rules file strictly: one JSON object, no unknown or repeated key, nothing after it,
 // schema_version 1, and every rule well formed. file names it in errors.
 func Decode(file string, data []byte) (File, error) {
-	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 32}); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f File
-	if err := dec.Decode(&f); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
-	}
-	if f.SchemaVersion != FileVersion {
-		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version %d (add "schema_version": %d)`, file, f.SchemaVersion, FileVersion, FileVersion)
+	f, err := strictjson.DecodeFile(file, data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 32}, FileVersion, func(f *File) int { return f.SchemaVersion })
+	if err != nil {
+		return File{}, err
 	}
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", file, err)

@@ -18,6 +18,7 @@ func Codes() []Declared { return append([]Declared(nil), declared...) }
 // The declared codes. A code is never renamed or reused for another meaning: a consumer branches on
 // it.
 const (
+	CodeAgentUnknown              Code = "agent_unknown"
 	CodeBaseUnknown               Code = "base_unknown"
 	CodeBaseURLInvalid            Code = "base_url_invalid"
 	CodeBranchDeleteFailed        Code = "branch_delete_failed"
@@ -128,6 +129,7 @@ const (
 	CodeReturnRefused             Code = "return_refused"
 	CodeReturnTooLarge            Code = "return_too_large"
 	CodeRevisionInvalid           Code = "revision_invalid"
+	CodeRoleRouted                Code = "role_routed"
 	CodeRoleUnknown               Code = "role_unknown"
 	CodeRouteInvalid              Code = "route_invalid"
 	CodeRoutingInvalid            Code = "routing_invalid"
@@ -182,6 +184,7 @@ const (
 )
 
 var declared = []Declared{
+	{CodeAgentUnknown, "An agent named for a route is not one of the build loop's agents (implementer, ruthless-reviewer, security-reviewer, intent-auditor)."},
 	{CodeBaseUnknown, "No commit to start from was given and the repository has no default branch to start from."},
 	{CodeBaseURLInvalid, "A provider's base URL is not an https address, or an http address on loopback, with its version path."},
 	{CodeBranchDeleteFailed, "Git could not delete a branch abcd made."},
@@ -292,6 +295,7 @@ var declared = []Declared{
 	{CodeReturnRefused, "An agent's return breaks the rules of its kind."},
 	{CodeReturnTooLarge, "An agent's return is larger than abcd reads."},
 	{CodeRevisionInvalid, "A revision is not one commit a person may name."},
+	{CodeRoleRouted, "An agent named for a runner is already sent to another route (another runner, or a provider) in the machine file."},
 	{CodeRoleUnknown, "A role named is not a reviewer."},
 	{CodeRouteInvalid, "A route given, or the routing it resolves to, breaks the route grammar or names what is not configured."},
 	{CodeRoutingInvalid, "A routing file's row breaks the table's rules."},

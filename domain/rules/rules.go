@@ -5,8 +5,6 @@
 package rules
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -103,17 +101,9 @@ func Decode(file string, data []byte) (File, error) {
 	if len(data) > MaxFileBytes {
 		return File{}, fmt.Errorf("%s: is %d bytes, over the %d a rules file may be", file, len(data), MaxFileBytes)
 	}
-	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 16}); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, strictjson.Describe(err))
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f File
-	if err := dec.Decode(&f); err != nil {
-		return File{}, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
-	}
-	if f.SchemaVersion != FileVersion {
-		return File{}, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version %d (add "schema_version": %d)`, file, f.SchemaVersion, FileVersion, FileVersion)
+	f, err := strictjson.DecodeFile(file, data, strictjson.Limits{MaxBytes: MaxFileBytes, MaxDepth: 16}, FileVersion, func(f *File) int { return f.SchemaVersion })
+	if err != nil {
+		return File{}, err
 	}
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", file, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -95,4 +96,38 @@ func (k Kind) Command() string {
 		return "qodercli"
 	}
 	return string(k)
+}
+
+// Agent is one of the build loop's agents, named to be sent to a runner (oracle.roles.<agent>.runner):
+// the implementer and every validator. The roster's other agents are never dispatched by the loop.
+type Agent string
+
+// UnmarshalText refuses a name that is not one of the loop's agents (agent_unknown).
+func (g *Agent) UnmarshalText(b []byte) error {
+	if !review.Role(b).Valid() {
+		return refusal.New("agent_unknown", "", fmt.Sprintf("%q is not one of the build loop's agents", text.Clip(string(b))),
+			"name "+agentList())
+	}
+	*g = Agent(b)
+	return nil
+}
+
+func (Agent) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "an agent of the build loop whose steps the runner takes", Enum: agentNames()}
+}
+
+// agentNames are the loop's agents, in the loop's order.
+func agentNames() []string {
+	roles := review.Roles()
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	return names
+}
+
+// agentList is the loop's agents for a sentence: "implementer, ruthless-reviewer, ... or intent-auditor".
+func agentList() string {
+	names := agentNames()
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

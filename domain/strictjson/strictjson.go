@@ -13,6 +13,8 @@
 package strictjson
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -268,4 +270,24 @@ func run(data []byte, lim Limits, build bool, opaque [][]string) (any, int, erro
 		return nil, 0, p.fail(Syntax, rTrailing, "invalid character "+quoteChar(p.data[p.pos])+" after top-level value")
 	}
 	return v, p.values, nil
+}
+
+// DecodeFile reads a file abcd keeps as one JSON object of a declared schema version: checked
+// within lim first (no repeated key, nothing after it, the bounds), then decoded into T with every
+// unknown key refused, then its version (read by version) held to want. file names it in every
+// error; the caller checks what the type's own rules say after.
+func DecodeFile[T any](file string, data []byte, lim Limits, want int, version func(*T) int) (T, error) {
+	var v T
+	if err := CheckObject(data, lim); err != nil {
+		return v, fmt.Errorf("%s: %s", file, Describe(err))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
+	}
+	if got := version(&v); got != want {
+		return v, fmt.Errorf(`%s: declares schema_version %d; this abcd reads version %d (add "schema_version": %d)`, file, got, want, want)
+	}
+	return v, nil
 }

@@ -247,3 +247,29 @@ func TestParseOpaque(t *testing.T) {
 		t.Fatal("an array element matched a key path")
 	}
 }
+
+func TestDecodeFileHoldsTheWholeFile(t *testing.T) {
+	type file struct {
+		SchemaVersion int    `json:"schema_version"`
+		Name          string `json:"name"`
+	}
+	version := func(f *file) int { return f.SchemaVersion }
+	lim := Limits{MaxBytes: 64, MaxDepth: 2}
+	got, err := DecodeFile("f.json", []byte(`{"schema_version":1,"name":"x"}`), lim, 1, version)
+	if err != nil || got != (file{SchemaVersion: 1, Name: "x"}) {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"schema_version":1,"name":"x","name":"y"}`, `f.json: names the key "name" twice`},
+		{`{"schema_version":1} {}`, `f.json: has content after its object`},
+		{`{"schema_version":1,"other":1}`, `f.json: json: unknown field "other"`},
+		{`{"schema_version":2,"name":"x"}`, `f.json: declares schema_version 2; this abcd reads version 1 (add "schema_version": 1)`},
+		{`{"name":"x"}`, `f.json: declares schema_version 0`},
+		{`{"schema_version":1,"name":"` + strings.Repeat("x", 64) + `"}`, `f.json: is larger than 64 bytes`},
+		{`[{"schema_version":1}]`, `f.json: must hold one JSON object`},
+	} {
+		if _, err := DecodeFile("f.json", []byte(c.in), lim, 1, version); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.in, err, c.want)
+		}
+	}
+}

@@ -160,7 +160,7 @@ const MaxHookDepth = 64
 func parseHookPayload(data []byte) (hookPayload, error) {
 	var p hookPayload
 	if err := strictjson.CheckObject(data, strictjson.Limits{MaxBytes: MaxGuardInput, MaxDepth: MaxHookDepth}); err != nil {
-		return p, fmt.Errorf("the hook payload is not one JSON object: %s", err.(*strictjson.Error).Describe())
+		return p, fmt.Errorf("the hook payload is not one JSON object: %s", strictjson.Describe(err))
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {

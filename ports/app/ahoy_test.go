@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"regexp"
 	"slices"
@@ -464,6 +465,26 @@ func TestAhoyUninstallRemovesWhatInstallAddedAndKeepsThePersons(t *testing.T) {
 	assert.NilError(t, err)
 	assert.DeepEqual(t, res.Removed, []string{})
 	assert.Check(t, is.Contains(res.Kept, ".abcd/config.json"))
+}
+
+// What uninstall lists as kept it has looked at: a file or folder it cannot look at is an error, never
+// left out of the list as if it were gone.
+func TestAhoyUninstallSaysWhenItCannotLookAtWhatItKeeps(t *testing.T) {
+	for _, name := range []string{".abcd/config.json", ahoyRepoRouting, "oracle-routing.json", ".abcd/.gitignore", ".abcd/work/issues/open"} {
+		t.Run(name, func(t *testing.T) {
+			s := fullInstall(t)
+			if name == ".abcd/.gitignore" {
+				s.Files[name] = append(s.Files[name], "/scratch/\n"...) // edited: uninstall keeps it, so looks
+			}
+			if name == ".abcd/work/issues/open" {
+				s.Files[name+"/iss-0001-keep-me.md"] = []byte("---\nid: iss-0001\n---\n")
+			}
+			denied := errors.New("permission denied")
+			s.Faults = map[string]error{name: denied}
+			_, err := uninstall(t, bareApp(s))
+			assert.ErrorIs(t, err, denied)
+		})
+	}
 }
 
 func TestAhoyUninstallKeepsAnEditedGitignoreAndRecords(t *testing.T) {

@@ -47,6 +47,9 @@ type AhoyConnectInput struct {
 	// credentials (scrubbed from all it says), and the others it needs (a base URL, a proxy, a region).
 	CredentialEnv []runner.EnvName `json:"credential_env,omitempty" jsonschema:"maxItems=16"`
 	PassEnv       []runner.EnvName `json:"pass_env,omitempty" jsonschema:"maxItems=32"`
+	// Roles are the agents whose steps the runner takes: each is written as
+	// oracle.roles.<agent>.runner in the same write as the runner's block.
+	Roles []runner.Agent `json:"roles,omitempty" jsonschema:"maxItems=4"`
 }
 
 // AhoyConnectResult is the block written and what the verification call found.
@@ -62,7 +65,8 @@ type AhoyConnectResult struct {
 	Credential    string    `json:"credential"`
 	ModelReported string    `json:"model_reported"`
 	Next          hint.Next `json:"next"`
-	// Routed are the agents whose steps now go to the provider, as a step would route them; Skipped
+	// Routed are the agents whose steps now go to the provider (each with its tier) or to the
+	// runner (the agents the machine file sends to it), as a step would route them; Skipped
 	// names what abcd offered and did not write (the routing table, without the person's consent).
 	Routed  []string `json:"routed"`
 	Skipped []string `json:"skipped"`
@@ -112,7 +116,7 @@ func connectVerbs() []Verb {
 // call that did not answer.
 func ahoyConnect(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConnectResult, error) {
 	const verb = "ahoy_connect"
-	if err := connectTarget(verb, in); err != nil {
+	if err := connectTarget(verb, in, a.Setup.MachinePath(machineConfig)); err != nil {
 		return AhoyConnectResult{}, err
 	}
 	if in.Runner != "" {

@@ -257,8 +257,8 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 	}
 	o, err := a.Runners.Step(ctx, a.runnerStep(ctx, c, runner.PolicyImplement))
 	if err != nil {
-		_, _ = a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
-		return ports.ReviewOutcome{}, err
+		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
+		return ports.ReviewOutcome{}, errors.Join(err, kerr)
 	}
 	if o.Failure != nil {
 		return a.failImplement(bg, c, o, before.Head, laneRef)
@@ -279,16 +279,16 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 		fmt.Sprintf("Abcd-Run: %s %s round %d\nAbcd-Runner: %s (%s %s)", c.run, c.lane, c.round, c.runner.Name, c.runner.CLI, o.Receipt.CLIVersion))
 	sha, err := a.Git.CommitAll(bg, c.worktree, msg)
 	if err != nil {
-		_, _ = a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
-		return ports.ReviewOutcome{}, err
+		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
+		return ports.ReviewOutcome{}, errors.Join(err, kerr)
 	}
 	o.Receipt.Commits = []string{sha}
 	a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 		Text: fmt.Sprintf("%s: abcd committed the runner's work as %s; running the definition of done", c.lane, loop.Short(sha))})
 	res, err := a.DoD.Run(ctx, c.dir, c.dod, dodTimeout)
 	if err != nil && ctx.Err() == nil {
-		_, _ = a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
-		return ports.ReviewOutcome{}, err
+		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
+		return ports.ReviewOutcome{}, errors.Join(err, kerr)
 	}
 	sc := secret.NewScrubber(a.heldCredentials(bg)...)
 	res.Tail, res.Problem = sc.Scrub(res.Tail), sc.Scrub(res.Problem)
@@ -371,7 +371,10 @@ func (a *App) keepAttempt(ctx context.Context, c runnerCall, start, headRef, wha
 		}
 		if head != start {
 			kept = fmt.Sprintf("abcd/%s/attempts/%s-%s-%s", c.run, c.lane, c.await, what)
-			_ = a.Git.DeleteBranch(ctx, kept)
+			// A retried step's earlier attempt under this name gives way to this one (absent is fine).
+			if err := a.Git.DeleteBranch(ctx, kept); err != nil {
+				return "", err
+			}
 			if err := a.Git.CreateBranch(ctx, kept, head); err != nil {
 				return "", err
 			}

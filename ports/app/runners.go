@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/oracle"
@@ -21,7 +22,7 @@ import (
 
 // connectTarget refuses an input that names no route, names both a provider and a runner, or gives a
 // provider's value to a runner (or a runner's to a provider).
-func connectTarget(verb string, in *AhoyConnectInput) error {
+func connectTarget(verb string, in *AhoyConnectInput, machineFile string) error {
 	switch {
 	case in.Name == "" && in.Runner == "":
 		return refusal.New("connect_target", "", "names neither a provider nor a runner",
@@ -40,6 +41,10 @@ func connectTarget(verb string, in *AhoyConnectInput) error {
 			return refusal.New("cli_missing", "", "names a runner but not the CLI it drives", "give ", refusal.Field(verb, "cli"), ": claude, codex or gemini").On(verb, "cli")
 		}
 	default:
+		if len(in.Roles) > 0 {
+			return refusal.New("connect_mixed", "", "a provider takes no roles: ahoy connect sends agents to a runner",
+				"point an agent at a provider with oracle.roles.<agent>.connection in "+machineFile).On(verb, "roles")
+		}
 		for field, given := range map[string]bool{"cli": in.CLI != "", "executable": in.Executable != "", "credential_env": len(in.CredentialEnv) > 0, "pass_env": len(in.PassEnv) > 0} {
 			if given {
 				return refusal.New("connect_mixed", "", "a provider takes no "+field+"; a runner does",
@@ -123,6 +128,10 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 			}
 		}
 	}
+	agents, path := connectAgents(in.Roles), a.Setup.MachinePath(machineConfig)
+	if err := rolesRefusal(verb, name, path, agents, routeInMachine(providers, runners)); err != nil {
+		return AhoyConnectResult{}, err
+	}
 	if a.Runners == nil {
 		return AhoyConnectResult{}, refusal.New("runner_unavailable", "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
 	}
@@ -159,7 +168,6 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 	if len(r.PassEnv) > 0 {
 		block["pass_env"] = anyList(r.PassEnv)
 	}
-	path := a.Setup.MachinePath(machineConfig)
 	res.File, res.ModelReported = path, rep.ModelReported
 	res.Runner = &RunnerConnected{CLI: in.CLI, Executable: rep.Executable, Version: rep.Version, Flags: nonNil(rep.Flags),
 		CredentialEnv: nonNil(r.CredentialEnv), PassEnv: nonNil(r.PassEnv)}
@@ -178,14 +186,24 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 		if err := nameTaken(verb, "runner", name, members(child(oracleNS, "api")), "provider"); err != nil {
 			return nil, err
 		}
+		roles, _ := oracleNS["roles"].(map[string]any)
+		if err := rolesRefusal(verb, name, path, agents, routeInDoc(roles)); err != nil {
+			return nil, err
+		}
 		block0[name] = block
+		res.Routed = sendAgents(oracleNS, name, agents)
 		prune(oracleNS, "api")
 		return checkedMachineFile(path, doc, repo)
 	})
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
-	res.Next = hint.Say("send an agent's steps to "+name+" with oracle.roles.<agent>.runner in ", hint.At(path, "oracle.roles.<agent>.runner"),
+	if len(res.Routed) > 0 {
+		res.Next = hint.Say(fmt.Sprintf("steps of %s now go to %s; to drive a spec's steps through it, ", strings.Join(res.Routed, ", "), name),
+			hint.Do("implement_run", hint.Hole("spec", "spec")))
+		return res, nil
+	}
+	res.Next = hint.Say("send an agent's steps to "+name+" with ", refusal.Field(verb, "roles"), " when you connect it, or with oracle.roles.<agent>.runner in ", hint.At(path, "oracle.roles.<agent>.runner"),
 		"; then ", hint.Do("implement_run"), " to drive a spec's steps through it")
 	return res, nil
 }

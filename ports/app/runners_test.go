@@ -153,3 +153,104 @@ func TestThePreflightRefusesADriftedRunnerBeforeAnyLane(t *testing.T) {
 	err = w.a.preflightRunners(context.Background(), "nope")
 	assert.Check(t, is.Equal(refusalCode(t, err), "runner_unknown"))
 }
+
+// With roles, ahoy connect --runner sends those agents to the runner in the same write as its block,
+// says which agents it takes, and leaves every other role as it was.
+func TestConnectARunnerWithRolesSendsThemInTheSameWrite(t *testing.T) {
+	const machine = `{"schema_version":1,"oracle":{"api":{"p":{"base_url":"https://x.example/v1","models":["m"]}},` +
+		`"runner":{"rv":{"cli":"codex","executable":"/bin/codex"}},` +
+		`"roles":{"ruthless-reviewer":{"connection":"p"},"intent-auditor":{"runner":"rv"}}}}`
+	w, rs := newRunnerWorld(t, machine)
+	res, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude",
+		"roles": []any{"security-reviewer", "implementer", "security-reviewer"}})
+	assert.NilError(t, err)
+	got := res.(AhoyConnectResult)
+	assert.Check(t, is.DeepEqual(got.Routed, []string{"implementer", "security-reviewer"}), "each once, in the loop's order")
+	assert.Check(t, is.Contains(got.Next.String(), "steps of implementer, security-reviewer now go to cc"), got.Next.String())
+	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run")
+	assert.Check(t, is.Len(rs.Checked, 1))
+
+	var doc map[string]any
+	assert.NilError(t, json.Unmarshal(w.setup.Machine["config.json"], &doc))
+	o := doc["oracle"].(map[string]any)
+	assert.Check(t, is.DeepEqual(o["roles"], map[string]any{
+		"implementer":       map[string]any{"runner": "cc"},
+		"security-reviewer": map[string]any{"runner": "cc"},
+		"ruthless-reviewer": map[string]any{"connection": "p"},
+		"intent-auditor":    map[string]any{"runner": "rv"},
+	}))
+	assert.Check(t, o["runner"].(map[string]any)["cc"] != nil, "the block is in the same file")
+	// The file reads back, and routing sends the agents where it says.
+	_, runners, err := w.a.loadRoutes(context.Background())
+	assert.NilError(t, err)
+	role, ok := runners.Sent("implementer")
+	assert.Check(t, ok && role.Runner == "cc", "%+v", role)
+
+	// Disconnected: its roles go with it, the others stay.
+	res, err = w.call(t, "ahoy_disconnect", map[string]any{"name": "cc"})
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(res.(AhoyDisconnectResult).RolesRemoved, []string{"implementer", "security-reviewer"}))
+}
+
+// An agent the machine sends elsewhere (another runner, a provider), or a name that is not one of the
+// loop's agents, is refused before the CLI is checked, and the machine file is left as it was.
+func TestConnectRefusesARoleRoutedElsewhere(t *testing.T) {
+	const machine = `{"schema_version":1,"oracle":{"api":{"p":{"base_url":"https://x.example/v1","models":["m"]}},` +
+		`"runner":{"rv":{"cli":"codex","executable":"/bin/codex"}},` +
+		`"roles":{"ruthless-reviewer":{"connection":"p"},"intent-auditor":{"runner":"rv"}}}}`
+	for _, c := range []struct {
+		in        map[string]any
+		code      string
+		why, fix  string
+		fixRunner string
+	}{
+		{map[string]any{"runner": "cc", "cli": "claude", "roles": []any{"implementer", "intent-auditor"}}, "role_routed",
+			"intent-auditor is already sent to runner rv (oracle.roles.intent-auditor.runner in " + provMachine + ")", "remove oracle.roles.intent-auditor.runner from " + provMachine, "rv"},
+		{map[string]any{"runner": "cc", "cli": "claude", "roles": []any{"ruthless-reviewer"}}, "role_routed",
+			"ruthless-reviewer is already sent to provider p (oracle.roles.ruthless-reviewer.connection in " + provMachine + ")", "remove oracle.roles.ruthless-reviewer.connection", "p"},
+		{map[string]any{"runner": "cc", "cli": "claude", "roles": []any{"driver"}}, "agent_unknown",
+			`"driver" is not one of the build loop's agents`, "name implementer, ruthless-reviewer, security-reviewer or intent-auditor", ""},
+		{map[string]any{"runner": "cc", "cli": "claude", "roles": []any{"implementer", "implementer", "implementer", "implementer", "implementer"}}, "input_invalid", "", "", ""},
+		{map[string]any{"name": "q", "base_url": "https://y.example/v1", "model": "m", "roles": []any{"implementer"}}, "connect_mixed",
+			"a provider takes no roles", "oracle.roles.<agent>.connection in " + provMachine, ""},
+	} {
+		w, rs := newRunnerWorld(t, machine)
+		before := string(w.setup.Machine["config.json"])
+		_, err := w.call(t, "ahoy_connect", c.in)
+		r, ok := refusal.As(err)
+		assert.Assert(t, ok, "%v", err)
+		assert.Check(t, is.Equal(string(r.Code), c.code), "%v: %v", c.in, err)
+		assert.Check(t, is.Contains(r.Why, c.why), "%v", c.in)
+		assert.Check(t, is.Contains(r.Remedy.String(), c.fix), "%v", c.in)
+		if c.fixRunner != "" {
+			runs := r.Remedy.Runs()
+			assert.Check(t, is.Len(runs, 1))
+			assert.Check(t, is.Equal(runs[0].Verb, "ahoy_disconnect"))
+			assert.Check(t, is.DeepEqual(runs[0].Args, []refusal.Arg{refusal.With("name", c.fixRunner)}))
+		}
+		assert.Check(t, is.Len(rs.Checked, 0), "the CLI was not checked: %v", c.in)
+		assert.Check(t, is.Equal(string(w.setup.Machine["config.json"]), before), "nothing was written: %v", c.in)
+	}
+}
+
+// racingRunners is a CLI check during which another abcd sends the implementer to its own runner.
+type racingRunners struct {
+	*fake.Runners
+	w *provWorld
+}
+
+func (r racingRunners) Check(ctx context.Context, req ports.RunnerCheck) (ports.RunnerReport, error) {
+	r.w.setup.Machine["config.json"] = []byte(`{"schema_version":1,"oracle":{"runner":{"zz":{"cli":"codex","executable":"/bin/codex"}},"roles":{"implementer":{"runner":"zz"}}}}`)
+	return r.Runners.Check(ctx, req)
+}
+
+// The roles are checked again under the machine file's lock: an agent another abcd routed while the
+// CLI was being checked is refused, and that abcd's file is left as it wrote it.
+func TestConnectChecksTheRolesAgainUnderTheLock(t *testing.T) {
+	w, rs := newRunnerWorld(t, "")
+	w.a.Runners = racingRunners{rs, w}
+	_, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude", "roles": []any{"implementer"}})
+	assert.Check(t, is.Equal(refusalCode(t, err), "role_routed"))
+	assert.Check(t, is.Len(rs.Checked, 1))
+	assert.Check(t, is.Equal(string(w.setup.Machine["config.json"]), `{"schema_version":1,"oracle":{"runner":{"zz":{"cli":"codex","executable":"/bin/codex"}},"roles":{"implementer":{"runner":"zz"}}}}`))
+}

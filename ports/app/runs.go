@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,8 +60,8 @@ func (a *App) createRun(ctx context.Context, rec *recordLock, n newRun, w *route
 			return res, st.queued(), nil
 		}
 	}
-	_ = a.Runs.RemoveAll(ctx, loop.RunDir(runID)) // what this start made
-	return StepResult{}, queued{}, err
+	// What this start made goes; a failure to remove it is told beside the start's own.
+	return StepResult{}, queued{}, errors.Join(err, a.Runs.RemoveAll(ctx, loop.RunDir(runID)))
 }
 
 // start makes the new run's state, opens a review or audit run's first awaits, and saves it.

@@ -74,8 +74,8 @@ func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUnin
 	}
 	if removed {
 		res.Removed = append(res.Removed, gitignoreRel)
-	} else if ok, _ := a.Setup.Exists(gitignoreRel); ok {
-		res.Kept = append(res.Kept, gitignoreRel) // edited since install: it is the person's now
+	} else if err := keepIfExists(a.Setup.Exists, gitignoreRel, gitignoreRel, &res); err != nil {
+		return res, err // a .gitignore still there was edited since install: it is the person's now
 	}
 	// Deepest folders first; a folder that holds anything (a record) stays.
 	dirs := append(recordDirs(), ".abcd/development/intents", ".abcd/development/specs", ".abcd/development", ".abcd/work/issues", ".abcd/work")
@@ -90,23 +90,35 @@ func ahoyUninstall(ctx context.Context, a *App, _ *AhoyUninstallInput) (AhoyUnin
 		}
 		if ok {
 			res.Removed = append(res.Removed, d+"/")
-		} else if exists, _ := a.Setup.Exists(d); exists {
-			res.Kept = append(res.Kept, d+"/")
+		} else if err := keepIfExists(a.Setup.Exists, d, d+"/", &res); err != nil {
+			return res, err
 		}
 	}
 	for _, keep := range []string{repoConfigRel, repoRoutingRel} {
-		if ok, _ := a.Setup.Exists(keep); ok {
-			res.Kept = append(res.Kept, keep)
+		if err := keepIfExists(a.Setup.Exists, keep, keep, &res); err != nil {
+			return res, err
 		}
 	}
-	if ok, _ := a.Setup.MachineExists(machineRouting); ok {
-		res.Kept = append(res.Kept, a.Setup.MachinePath(machineRouting))
+	if err := keepIfExists(a.Setup.MachineExists, machineRouting, a.Setup.MachinePath(machineRouting), &res); err != nil {
+		return res, err
 	}
 	if err := a.removeMergeDriver(ctx, &res); err != nil {
 		return res, err
 	}
-	if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err == nil && ok {
+	if ok, err := a.Setup.RemoveEmptyDir(path.Clean(abcdDir)); err != nil {
+		return res, err
+	} else if ok {
 		res.Removed = append(res.Removed, abcdDir+"/")
 	}
 	return res, nil
+}
+
+// keepIfExists lists as kept what uninstall left standing; an error reading whether it stands is
+// returned, never taken for "absent".
+func keepIfExists(exists func(string) (bool, error), rel, shown string, res *AhoyUninstallResult) error {
+	ok, err := exists(rel)
+	if ok {
+		res.Kept = append(res.Kept, shown)
+	}
+	return err
 }

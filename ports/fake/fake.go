@@ -103,6 +103,8 @@ type Setup struct {
 	Machine map[string][]byte
 	Home    string
 	Err     error
+	// Faults are errors Exists and MachineExists give for one name (a folder abcd may not read).
+	Faults map[string]error
 	// Waited is the wait the last UpdateMachineFile was given.
 	Waited time.Duration
 }
@@ -139,6 +141,9 @@ func (s *Setup) CreateFile(rel string, data []byte) (bool, error) {
 }
 
 func (s *Setup) Exists(rel string) (bool, error) {
+	if err := s.Faults[rel]; err != nil {
+		return false, err
+	}
 	_, file := s.Files[rel]
 	return file || s.Dirs[rel] || rel == "." || rel == "", s.Err
 }
@@ -191,6 +196,9 @@ func (s *Setup) ReadMachineFile(name string) ([]byte, bool, error) {
 }
 
 func (s *Setup) MachineExists(name string) (bool, error) {
+	if err := s.Faults[name]; err != nil {
+		return false, err
+	}
 	_, ok := s.Machine[name]
 	return ok, s.Err
 }

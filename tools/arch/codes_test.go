@@ -75,7 +75,8 @@ func typeCheck(t *testing.T, all map[string]listed, path string, fset *token.Fil
 // TestEveryRefusalCodeIsDeclared: every refusal code the product writes, as a literal, a constant
 // or a refusal built directly, is one domain/refusal declares with its meaning (and so one the
 // published refusal schema lists); every declared code is written somewhere; and no code is made
-// from text computed at run time.
+// from text computed at run time. The same type-checked walk finds any unchecked type assertion
+// on an error.
 func TestEveryRefusalCodeIsDeclared(t *testing.T) {
 	all, ours := loadExports(t, product...)
 	fset := token.NewFileSet()
@@ -93,6 +94,7 @@ func TestEveryRefusalCodeIsDeclared(t *testing.T) {
 			return p.ImportPath == refusalPkg && filepath.Base(fset.Position(f.Pos()).Filename) == "codes.go"
 		})
 		uses, problems = append(uses, u...), append(problems, pr...)
+		problems = append(problems, ErrorAssertions(fset, files, info)...)
 	}
 	declared := map[string]bool{}
 	for _, c := range refusal.Codes() {
@@ -147,4 +149,33 @@ func f(s string) []error {
 	assert.Check(t, strings.Contains(undeclared[0], `"stray_constant"`) && strings.Contains(undeclared[1], `"stray_literal"`))
 	assert.DeepEqual(t, Unused(uses, map[string]bool{"built_directly": true, "never_written": true}),
 		[]string{`refusal code "never_written" is declared and nothing writes it: remove it from domain/refusal`})
+}
+
+// TestErrorAssertionsCatchesTheUncheckedForm: err.(*T) alone is found, in any expression; the
+// comma-ok forms, a type switch and an assertion on something that is not an error are not.
+func TestErrorAssertionsCatchesTheUncheckedForm(t *testing.T) {
+	const src = `package fixture
+
+import "strconv"
+
+func f(err error, v any) string {
+	n := err.(*strconv.NumError).Num
+	e, ok := err.(*strconv.NumError)
+	var e2, ok2 = err.(*strconv.NumError)
+	switch err.(type) {
+	case *strconv.NumError:
+	}
+	s := v.(string)
+	_, _, _, _ = e, ok, e2, ok2
+	return n + s + err.(interface{ Unwrap() error }).Unwrap().Error()
+}
+`
+	all, _ := loadExports(t, "strconv")
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "fixture.go", src, 0)
+	assert.NilError(t, err)
+	info := typeCheck(t, all, "fixture", fset, []*ast.File{f})
+	problems := ErrorAssertions(fset, []*ast.File{f}, info)
+	assert.Equal(t, len(problems), 2, strings.Join(problems, "\n"))
+	assert.Check(t, strings.HasPrefix(problems[0], "fixture.go:6:") && strings.HasPrefix(problems[1], "fixture.go:14:"), strings.Join(problems, "\n"))
 }

@@ -1,0 +1,199 @@
+//go:build unix
+
+package main
+
+// ahoy connect --runner --role through both front doors, with the fake Claude Code (this test binary,
+// see TestMain) answering the preflight and the proving call: the set-up the README shows, in which
+// each runner is connected with the agents it takes, and nothing is edited by hand.
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
+	"gotest.tools/v3/icmd"
+
+	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports/app"
+)
+
+const rolesCanary = "sk-ant-canary-roles-5a1f0e9d3c7b"
+
+// rolesWorld is a sandbox whose fake CLI answers a proving call.
+type rolesWorld struct {
+	sandbox
+	cli, script string
+}
+
+func newRolesWorld(t *testing.T) rolesWorld {
+	t.Helper()
+	s := newSandbox(t, true)
+	assert.NilError(t, os.Chmod(s.abcdHome, 0o700))
+	exe, err := os.Executable()
+	assert.NilError(t, err)
+	w := rolesWorld{sandbox: s, cli: realPath(t, exe), script: filepath.Join(s.home, "script.jsonl")}
+	lines := []string{
+		`{"out":"{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/w\",\"session_id\":\"sess-1\",\"tools\":[],\"model\":\"claude-x\",\"permissionMode\":\"dontAsk\",\"claude_code_version\":\"2.1.332\"}"}`,
+		`{"out":"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"OK\",\"num_turns\":1,\"usage\":{\"input_tokens\":5,\"output_tokens\":1},\"permission_denials\":[],\"session_id\":\"sess-1\"}"}`,
+	}
+	assert.NilError(t, os.WriteFile(w.script, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	return w
+}
+
+func (w rolesWorld) env() []string {
+	help := "Usage: claude [options]\n  " + strings.Join(claude.Dialect{}.Flags(), " <x>\n  ")
+	return append(w.sandbox.env(), "PATH="+os.Getenv("PATH"), runnertest.ScriptVar+"="+w.script, "FAKE_CLI_HELP="+help, "ANTHROPIC_API_KEY="+rolesCanary)
+}
+
+func (w rolesWorld) run(args ...string) *icmd.Result {
+	return icmd.RunCmd(icmd.Command(binary, args...), icmd.Dir(w.root), icmd.WithEnv(w.env()...))
+}
+
+// connect is ahoy connect --runner name with the fake CLI and the given roles.
+func (w rolesWorld) connect(name string, roles ...string) []string {
+	args := []string{"ahoy", "connect", "--runner", name, "--cli", "claude", "--executable", w.cli,
+		"--credential-env", "ANTHROPIC_API_KEY", "--pass-env", runnertest.ScriptVar, "--pass-env", "FAKE_CLI_HELP"}
+	for _, r := range roles {
+		args = append(args, "--role", r)
+	}
+	return args
+}
+
+func (w rolesWorld) machine(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.abcdHome, "config.json"))
+	assert.NilError(t, err)
+	return string(data)
+}
+
+// The README's set-up on the command line: the implementer's runner, then the reviewers', each with
+// its roles in the same write; the board routes them; a role already sent elsewhere is refused with
+// nothing written; disconnecting a runner takes its roles with it.
+func TestConnectRunnersWithTheirRolesOnTheCommandLine(t *testing.T) {
+	w := newRolesWorld(t)
+	res := w.run(w.connect("cc", "implementer")...)
+	res.Assert(t, icmd.Success)
+	out := strings.ReplaceAll(w.placeholders(res.Stdout()), w.cli, "<CLI>")
+	golden.Assert(t, out, "connect-runner-roles.golden")
+
+	res = w.run(append(w.connect("rv", "ruthless-reviewer", "security-reviewer", "intent-auditor"), "--json")...)
+	res.Assert(t, icmd.Success)
+	var got app.AhoyConnectResult
+	decodeOne(t, res.Stdout(), &got)
+	assert.Check(t, is.DeepEqual(got.Routed, []string{"ruthless-reviewer", "security-reviewer", "intent-auditor"}))
+	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run", "%+v", got.Next)
+	assert.Check(t, is.Contains(got.Next.Text, "abcd implement run <spec>"), got.Next.Text)
+
+	var doc struct {
+		Oracle struct {
+			Roles map[string]map[string]string `json:"roles"`
+		} `json:"oracle"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(w.machine(t)), &doc))
+	assert.Check(t, is.DeepEqual(doc.Oracle.Roles, map[string]map[string]string{"implementer": {"runner": "cc"},
+		"ruthless-reviewer": {"runner": "rv"}, "security-reviewer": {"runner": "rv"}, "intent-auditor": {"runner": "rv"}}))
+
+	// The board says where each agent's steps go.
+	var st app.StatusResult
+	decodeOne(t, w.run("status", "--json").Stdout(), &st)
+	routes := map[string]string{}
+	for _, ag := range st.Oracle.Agents {
+		routes[ag.Agent] = ag.Route
+	}
+	assert.Check(t, is.DeepEqual(routes, map[string]string{"implementer": "cc", "ruthless-reviewer": "rv", "security-reviewer": "rv", "intent-auditor": "rv"}))
+
+	// A role already sent to another runner: refused, exit 2, the remedy named, the file unchanged.
+	before := w.machine(t)
+	res = w.run(w.connect("cx", "implementer")...)
+	res.Assert(t, icmd.Expected{ExitCode: 2})
+	assert.Check(t, is.Contains(res.Stderr(), "implementer is already sent to runner cc"))
+	assert.Check(t, is.Contains(res.Stderr(), "abcd ahoy disconnect cc"))
+	assert.Check(t, is.Equal(w.machine(t), before), "nothing was written")
+	// An agent the loop does not have: refused the same way.
+	res = w.run(w.connect("cx", "driver")...)
+	res.Assert(t, icmd.Expected{ExitCode: 2})
+	assert.Check(t, is.Contains(res.Stderr(), `"driver" is not one of the build loop's agents`))
+	assert.Check(t, is.Equal(w.machine(t), before), "nothing was written")
+
+	// Disconnected: the runner's roles go with its block.
+	var dis app.AhoyDisconnectResult
+	decodeOne(t, w.run("ahoy", "disconnect", "rv", "--json").Stdout(), &dis)
+	assert.Check(t, is.DeepEqual(dis.RolesRemoved, []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}))
+	assert.Check(t, !strings.Contains(w.machine(t)+res.Stdout()+res.Stderr(), rolesCanary), "the canary leaked")
+}
+
+// The same over MCP: ahoy_connect with roles routes them, and a role routed elsewhere is a refusal
+// (isError, role_routed) that writes nothing.
+func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
+	w := newRolesWorld(t)
+	cmd := exec.Command(binary, "mcp", "serve")
+	cmd.Dir, cmd.Env = w.root, w.env()
+	in, err := cmd.StdinPipe()
+	assert.NilError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	assert.NilError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	type reply struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+			IsError           bool            `json:"isError"`
+		} `json:"result"`
+		Error any `json:"error"`
+	}
+	call := func(id int, method string, params any) reply {
+		t.Helper()
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		assert.NilError(t, err)
+		_, err = in.Write(append(b, '\n'))
+		assert.NilError(t, err)
+		assert.Assert(t, lines.Scan(), "the server closed stdout: %v; stderr: %s", lines.Err(), stderr.String())
+		var r reply
+		assert.NilError(t, json.Unmarshal(lines.Bytes(), &r), "%q", lines.Text())
+		assert.Check(t, r.Error == nil, "%s", lines.Text())
+		return r
+	}
+	call(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}})
+	_, err = in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	assert.NilError(t, err)
+	args := func(name string, roles ...string) map[string]any {
+		return map[string]any{"runner": name, "cli": "claude", "executable": w.cli, "credential_env": []string{"ANTHROPIC_API_KEY"},
+			"pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "roles": roles}
+	}
+	r := call(2, "tools/call", map[string]any{"name": "ahoy_connect", "arguments": args("cc", "implementer")})
+	assert.Assert(t, !r.Result.IsError, "%s", r.Result.StructuredContent)
+	var got app.AhoyConnectResult
+	assert.NilError(t, json.Unmarshal(r.Result.StructuredContent, &got))
+	assert.Check(t, is.DeepEqual(got.Routed, []string{"implementer"}))
+	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run")
+
+	before := w.machine(t)
+	r = call(3, "tools/call", map[string]any{"name": "ahoy_connect", "arguments": args("rv", "ruthless-reviewer", "implementer")})
+	assert.Assert(t, r.Result.IsError && len(r.Result.Content) == 1, "%+v", r.Result)
+	var doc refusal.Document
+	assert.NilError(t, json.Unmarshal([]byte(r.Result.Content[0].Text), &doc))
+	assert.Check(t, is.Equal(doc.Code, "role_routed"), "%s", r.Result.Content[0].Text)
+	assert.Check(t, is.Equal(doc.ExitCode, 2))
+	assert.Check(t, is.Contains(doc.Remedy, `ahoy_disconnect`), doc.Remedy)
+	assert.Check(t, is.Contains(doc.Why, "implementer is already sent to runner cc"))
+	assert.Check(t, is.Equal(w.machine(t), before), "nothing was written")
+	assert.Check(t, !strings.Contains(r.Result.Content[0].Text+stderr.String(), rolesCanary))
+	assert.NilError(t, in.Close())
+	assert.NilError(t, cmd.Wait(), "stderr: %s", stderr.String())
+}
