@@ -94,37 +94,67 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 	h.env = append(env, "ANTHROPIC_API_KEY="+hnAnthropicKey, "ANTHROPIC_BASE_URL="+h.anthropic.URL,
 		"OPENAI_API_KEY="+hnOpenAIKey, "CODEX_HOME="+codexHome)
 
-	// Connected as the README says: each CLI found on PATH, checked and proven with one call.
+	// Connected as the README says: each CLI found on PATH, checked and proven with one call, and
+	// the agents it takes named.
 	h.abcdOK(t, "ahoy", "connect", "--runner", "cc", "--cli", "claude", "--credential-env", "ANTHROPIC_API_KEY",
-		"--pass-env", "ANTHROPIC_BASE_URL", "--model", "claude-sonnet-4-5", "--tier", "frontier=claude-sonnet-4-5")
+		"--pass-env", "ANTHROPIC_BASE_URL", "--model", "claude-sonnet-4-5", "--tier", "frontier=claude-sonnet-4-5", "--role", "implementer")
 	h.abcdOK(t, "ahoy", "connect", "--runner", "rv", "--cli", "codex", "--credential-env", "OPENAI_API_KEY",
-		"--pass-env", "CODEX_HOME", "--model", "gpt-5-codex", "--tier", "frontier=gpt-5-codex", "--tier", "economy=gpt-5-codex", "--tier", "local=gpt-5-codex")
+		"--pass-env", "CODEX_HOME", "--model", "gpt-5-codex", "--tier", "frontier=gpt-5-codex", "--tier", "economy=gpt-5-codex", "--tier", "local=gpt-5-codex",
+		"--role", "ruthless-reviewer", "--role", "security-reviewer", "--role", "intent-auditor")
 	assert.Check(t, is.Equal(h.anthropic.Count(), 1), "one proving call")
 	assert.Check(t, is.Equal(h.openai.Count(), 1), "one proving call")
 
-	// Then the roles and the bounds, in the machine's file.
+	// Then the runners' concurrency and bounds, in the machine's file.
 	path := filepath.Join(w.c.home, ".abcd", "config.json")
 	data, err := os.ReadFile(path)
 	assert.NilError(t, err)
 	var machine map[string]any
 	assert.NilError(t, json.Unmarshal(data, &machine))
 	oracle := machine["oracle"].(map[string]any)
+	roles := oracle["roles"].(map[string]any)
+	assert.Check(t, is.Len(roles, 4), "%v", roles)
 	runners := oracle["runner"].(map[string]any)
 	for name, n := range map[string]int{"cc": 2, "rv": 4} {
 		r := runners[name].(map[string]any)
 		r["concurrency"] = n
 		r["limits"] = limits
 	}
-	roles := map[string]any{"implementer": map[string]any{"runner": "cc"}}
-	for _, r := range []string{"ruthless-reviewer", "security-reviewer", "intent-auditor"} {
-		roles[r] = map[string]any{"runner": "rv"}
-	}
-	oracle["roles"] = roles
 	data, err = json.Marshal(machine)
 	assert.NilError(t, err)
 	assert.NilError(t, os.WriteFile(path, data, 0o600))
 	h.processes = watchProcesses(t, root)
 	return h
+}
+
+// toolResult is what Claude Code told the model a tool call of its came to: the tool_result for id
+// in the first request that carries one.
+func (h *harnessRun) toolResult(t *testing.T, id string) string {
+	t.Helper()
+	for _, raw := range h.anthropic.Matching(`"tool_use_id":"` + id + `"`) {
+		var body struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		assert.NilError(t, json.Unmarshal([]byte(raw), &body))
+		for _, m := range body.Messages {
+			var blocks []struct {
+				Type      string          `json:"type"`
+				ToolUseID string          `json:"tool_use_id"`
+				Content   json.RawMessage `json:"content"`
+			}
+			if json.Unmarshal(m.Content, &blocks) != nil {
+				continue // a message whose content is a string holds no tool result
+			}
+			for _, b := range blocks {
+				if b.Type == "tool_result" && b.ToolUseID == id {
+					return string(b.Content)
+				}
+			}
+		}
+	}
+	t.Errorf("no request carried the result of tool call %s", id)
+	return ""
 }
 
 // sawRunning reports whether the watcher saw a process of the run whose command line was cmd.
@@ -338,7 +368,8 @@ func writeFile(id, name, content string) func(body string) runnertest.Reply {
 // implementerRules is each lane's implementer, as a model would answer on Claude Code: it writes its
 // lane's file with the Write tool, then ends with its summary. Lane 1 also tries a force push, which
 // abcd's guard hook blocks; lane 2 first starts a server in the background (run_in_background), which
-// must not outlive the step.
+// must not outlive the step; lane 3 first tries to write the guard's own rules file with the Write
+// tool, which the guard's hook blocks as it does in a person's session.
 func implementerRules() []runnertest.Rule {
 	bash := func(id string, input map[string]any) func(string) runnertest.Reply {
 		return func(string) runnertest.Reply {
@@ -359,6 +390,8 @@ func implementerRules() []runnertest.Rule {
 			calls = append(calls, call{"toolu_push", bash("toolu_push", map[string]any{"command": hnBlocked, "description": "Publish"})})
 		case 1:
 			calls = append([]call{{"toolu_serve", bash("toolu_serve", map[string]any{"command": hnServer, "run_in_background": true, "description": "Serve"})}}, calls...)
+		case 2:
+			calls = append([]call{{"toolu_guardfile", writeFile("toolu_guardfile", ".abcd/guard.json", `{"schema_version":1,"rules":[]}`)}}, calls...)
 		}
 		when := []string{hnImplementer, step}
 		for _, c := range calls {
@@ -399,12 +432,13 @@ func TestHarnessImplementRunWithTheRealCLIs(t *testing.T) {
 
 	// What each stand-in was asked: each implementer's brief once a tool call and once more for its
 	// summary, and each validator's request once, after the proving calls.
-	assert.Check(t, is.Equal(h.anthropic.Count(), 1+3+3+2))
+	assert.Check(t, is.Equal(h.anthropic.Count(), 1+3+3+3))
 	assert.Check(t, is.Equal(h.openai.Count(), 1+7))
-	// The guard was in Claude Code's loop: the force push came back to the model blocked.
-	pushed := h.anthropic.Matching(`"toolu_push"`)
-	assert.Assert(t, is.Len(pushed, 1))
-	assert.Check(t, is.Contains(pushed[0], "abcd guard blocked this command"))
+	// The guard was in Claude Code's loop, for its shell and its file tools: lane 1's force push and
+	// lane 3's Write of the guard's own rules file (.abcd/guard.json) came back to the model blocked,
+	// and the lanes went on (lane 3's commit holds DONE-3 alone, below).
+	assert.Check(t, is.Contains(h.toolResult(t, "toolu_push"), "abcd guard blocked this command (rule git-push-force)"))
+	assert.Check(t, is.Contains(h.toolResult(t, "toolu_guardfile"), "abcd guard blocked this write (rule guard-file-write)"))
 	// Lane 2's server ran in the background, and is gone with the step (implementRun held that no
 	// process of the run is left).
 	assert.Check(t, h.sawRunning(hnServer), "the background server never ran")
@@ -455,51 +489,76 @@ func TestHarnessImplementRunWithTheRealCLIs(t *testing.T) {
 	assert.Check(t, is.Len(strings.Split(h.c.git(t, "worktree", "list"), "\n"), 1))
 }
 
-// A real CLI's failure through the loop falls back to the host with its cause in the receipt, and the
-// lane is put back where the step started, with no process left: the vendor refusing the key, a step
-// that ends in success having changed nothing, and a vendor that stops answering mid-step (abcd's
-// silence bound ends the CLI's process group).
+// A real CLI's failure through the loop falls back to the host with its cause in the receipt, the
+// lane put back where the step started, and no process left: on Claude Code's implementer, the vendor
+// refusing the key, a step that ends in success having changed nothing, and a vendor that stops
+// answering mid-step (abcd's silence bound ends the CLI's process group); on Codex's reviewer, an
+// answer that breaks the review_reply schema's rules beyond what its strict format holds, and a
+// vendor that stops answering.
 func TestHarnessARealCLIsFailureFallsBackToTheHost(t *testing.T) {
+	quiet := map[string]any{"wall_clock_s": 300, "first_event_s": 120, "silence_s": 5}
 	for _, tc := range []struct {
 		name   string
+		role   string
 		reply  runnertest.Reply
 		limits map[string]any
 		cause  string
 		reason string
 	}{
-		{"the vendor refuses the key", runnertest.Reply{Status: 401, ErrorType: "authentication_error"}, harnessLimits, "auth", "refused"},
-		{"nothing changed", runnertest.Reply{Text: "Do the part\n\nNothing needed doing."}, harnessLimits, "no_changes", "invalid"},
-		{"the vendor hangs", runnertest.Reply{Hang: true}, map[string]any{"wall_clock_s": 300, "first_event_s": 120, "silence_s": 5}, "silence_timeout", "timeout"},
+		{"the vendor refuses the implementer's key", "implementer", runnertest.Reply{Status: 401, ErrorType: "authentication_error"}, harnessLimits, "auth", "refused"},
+		{"the implementer changes nothing", "implementer", runnertest.Reply{Text: "Do the part\n\nNothing needed doing."}, harnessLimits, "no_changes", "invalid"},
+		{"the implementer's vendor hangs", "implementer", runnertest.Reply{Hang: true}, quiet, "silence_timeout", "timeout"},
+		{"the reviewer's answer breaks its schema", "ruthless-reviewer", runnertest.Reply{Text: `{"summary":"","verdict":"SHIP","findings":[]}`}, harnessLimits, "schema", "invalid"},
+		{"the reviewer's vendor hangs", "ruthless-reviewer", runnertest.Reply{Hang: true}, quiet, "silence_timeout", "timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarnessRun(t, "1. Part one of the work.", tc.limits)
-			h.anthropic.Route(runnertest.Rule{When: []string{hnImplementer}, Reply: tc.reply})
+			if tc.role == "implementer" {
+				h.anthropic.Route(runnertest.Rule{When: []string{hnImplementer}, Reply: tc.reply})
+			} else {
+				h.anthropic.Route(implementerRules()...)
+				h.openai.Route(append([]runnertest.Rule{{When: []string{hnValidator, "# " + tc.role + ":"}, Reply: tc.reply}}, validatorRules(h.intent)...)...)
+			}
 			out := h.implementRun(t)
 			assert.Check(t, is.Equal(out.Ended, app.EndedHost), "%+v", out)
-			assert.Check(t, is.Equal(out.FellBack, 1))
-			assert.Check(t, h.anthropic.Count() >= 2, "the implementer's step reached the stand-in")
-			assert.Check(t, is.Equal(h.openai.Count(), 1), "no reviewer ran")
+			assert.Check(t, is.Equal(out.FellBack, 1), h.lastStderr)
 			var story app.ImplementRecordResult
 			h.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
 			assert.Assert(t, is.Len(story.Fallbacks, 1))
 			f := story.Fallbacks[0]
-			assert.Check(t, is.Equal(f.Role, "implementer"))
-			assert.Check(t, is.Equal(f.Asked, "cc"))
+			cli, asked := "claude", "cc"
+			if tc.role != "implementer" {
+				cli, asked = "codex", "rv"
+			}
+			assert.Check(t, is.Equal(f.Role, tc.role))
+			assert.Check(t, is.Equal(f.Asked, asked))
 			assert.Check(t, is.Equal(f.Ran, "host"))
 			assert.Check(t, is.Equal(string(f.Cause), tc.cause), "%+v", f)
 			assert.Check(t, is.Equal(f.Reason, tc.reason), "%+v", f)
 			assert.Assert(t, f.Runner != nil)
-			assert.Check(t, is.Equal(string(f.Runner.CLI), "claude"))
-			// The lane is put back: nothing left in its worktree, on its branch at its start; the
-			// await is the host's.
+			assert.Check(t, is.Equal(string(f.Runner.CLI), cli))
+			// The step is the host's, with its brief, and the next lines say so.
+			var open *app.AwaitView
+			for i, aw := range out.Run.Awaits {
+				if aw.Role == tc.role {
+					open = &out.Run.Awaits[i]
+				}
+			}
+			assert.Assert(t, open != nil, "%+v", out.Run.Awaits)
+			assert.Check(t, is.Contains(open.Next.Text, "did not take this"), open.Next.Text)
+			// The lane is put back (an implementer's step: nothing left in its worktree, on its branch
+			// at its start; a reviewer's: the lane as the implementer's commit left it).
 			ln := out.Run.Lanes[0]
 			wt := teamClone{name: h.c.name, dir: ln.Worktree, home: h.c.home}
 			assert.Check(t, is.Equal(wt.git(t, "status", "--porcelain"), ""))
-			assert.Check(t, is.Equal(wt.git(t, "rev-parse", "HEAD"), ln.Start))
 			assert.Check(t, is.Equal(wt.git(t, "symbolic-ref", "HEAD"), "refs/heads/"+ln.Branch))
-			assert.Assert(t, is.Len(out.Run.Awaits, 1))
-			assert.Check(t, is.Equal(out.Run.Awaits[0].Role, "implementer"))
-			assert.Check(t, is.Contains(out.Run.Awaits[0].Next.Text, "did not take this"))
+			if tc.role == "implementer" {
+				assert.Check(t, is.Equal(wt.git(t, "rev-parse", "HEAD"), ln.Start))
+				assert.Check(t, is.Equal(h.openai.Count(), 1), "no reviewer ran")
+			} else {
+				assert.Check(t, is.Equal(wt.git(t, "rev-parse", "HEAD"), ln.Head))
+				assert.Check(t, is.Equal(wt.git(t, "show", "HEAD:DONE-1"), "one"))
+			}
 		})
 	}
 }
