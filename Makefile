@@ -61,9 +61,9 @@ harness-deps: tools/harness/node_modules/.package-lock.json
 tools/harness/node_modules/.package-lock.json: tools/harness/package.json tools/harness/package-lock.json
 	npm ci --prefix tools/harness --no-audit --no-fund --loglevel=error
 
-test-harness: build tools-deps harness-deps ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations, the Claude Code plugin, and the runner route driving each against a loopback stand-in of its vendor's API (ABCD_RECORD_FIXTURES=1 records their streams as fixtures)
+test-harness: build tools-deps harness-deps ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations, the Claude Code plugin, the runner route driving each against a loopback stand-in of its vendor's API (ABCD_RECORD_FIXTURES=1 records their streams as fixtures), and implement run taking a spec to its end with them
 	node --test --test-reporter=spec tools/harness/
-	ABCD_RUNNER_CLIS=$(CURDIR)/tools/harness/node_modules/.bin $(GO) test -count=1 -run Harness -v ./adapters/runner/
+	ABCD_RUNNER_CLIS=$(CURDIR)/tools/harness/node_modules/.bin $(GO) test -count=1 -run Harness -v ./adapters/runner/ ./frontdoors/cmd/abcd/
 
 schemas: ## regenerate schemas/v1 from the Go types
 	$(GO) run ./gen

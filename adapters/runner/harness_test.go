@@ -2,9 +2,10 @@ package runner_test
 
 // The real CLIs from npm (tools/harness pins them; make test-harness installs them and runs these
 // tests), each pointed at a loopback stand-in of its vendor's API with a dummy key, driven through the
-// adapter: an implementer's step edits a file, runs a command the guard allows and one it blocks, and
-// finishes; a reviewer's step answers in the review_reply schema; a refused key ends the step with the
-// cause auth. With ABCD_RECORD_FIXTURES=1 each stream is recorded (the same command run directly) as
+// adapter: an implementer's step edits a file, runs a command the guard allows and one it blocks,
+// has its write of the guard's rules file blocked (Claude Code, Gemini CLI), and finishes; a
+// reviewer's step answers in the review_reply schema; a refused key ends the step with the cause
+// auth. With ABCD_RECORD_FIXTURES=1 each stream is recorded (the same command run directly) as
 // a fixture for the CLI's version, which the unit tests replay and the fuzz targets start from.
 
 import (
@@ -53,6 +54,9 @@ type cli struct {
 	enforced bool
 }
 
+// guardFile is the repository's guard rules file, which the guard blocks an agent's write of.
+const guardFile = ".abcd/guard.json"
+
 const reviewAnswer = `{"summary":"The change is small and right.","verdict":"SHIP","findings":[]}`
 
 func clis(t *testing.T) []cli {
@@ -74,6 +78,7 @@ func clis(t *testing.T) []cli {
 					{Text: "Writing the file.", Tools: []runnertest.ToolCall{{ID: "toolu_01", Name: "Write", Input: map[string]any{"file_path": filepath.Join(work, "hello.txt"), "content": "hello\n"}}}},
 					{Tools: []runnertest.ToolCall{{ID: "toolu_02", Name: "Bash", Input: map[string]any{"command": "cat hello.txt", "description": "Show it"}}}},
 					{Tools: []runnertest.ToolCall{{ID: "toolu_03", Name: "Bash", Input: map[string]any{"command": blocked, "description": "Publish"}}}},
+					{Tools: []runnertest.ToolCall{{ID: "toolu_04", Name: "Write", Input: map[string]any{"file_path": filepath.Join(work, guardFile), "content": "{}"}}}},
 					{Text: "Wrote hello.txt."},
 				}
 			},
@@ -111,6 +116,7 @@ func clis(t *testing.T) []cli {
 					{Tools: []runnertest.ToolCall{{ID: "c01", Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "hello\n"}}}},
 					{Tools: []runnertest.ToolCall{{ID: "c02", Name: "run_shell_command", Input: map[string]any{"command": "cat hello.txt"}}}},
 					{Tools: []runnertest.ToolCall{{ID: "c03", Name: "run_shell_command", Input: map[string]any{"command": blocked}}}},
+					{Tools: []runnertest.ToolCall{{ID: "c04", Name: "write_file", Input: map[string]any{"file_path": guardFile, "content": "{}"}}}},
 					{Text: "Wrote hello.txt."},
 				}
 			},
@@ -207,8 +213,16 @@ func TestHarnessTheRealCLIsImplement(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(w.work, "hello.txt"))
 			assert.NilError(t, err)
 			assert.Check(t, is.Equal(string(data), "hello\n"))
-			assert.Check(t, is.Equal(w.api.Count(), 4))
 			assert.Check(t, is.Contains(requestText(w.api, 3), "abcd guard blocked this command (rule git-push-force)"), "the guard's hook blocked the force push")
+			if c.kind == domain.Codex {
+				assert.Check(t, is.Equal(w.api.Count(), 4))
+			} else {
+				// The file tools pass the guard too: the guard's own rules file is not the agent's to write.
+				assert.Check(t, is.Equal(w.api.Count(), 5))
+				assert.Check(t, is.Contains(requestText(w.api, 4), "abcd guard blocked this write (rule guard-file-write)"), "the guard's hook blocked the write")
+				_, err := os.Stat(filepath.Join(w.work, guardFile))
+				assert.Check(t, os.IsNotExist(err), "the guard file was written")
+			}
 			assert.Check(t, o.Receipt.ToolCalls >= 2)
 			assert.Check(t, o.Receipt.SessionID != "")
 			assert.Check(t, o.Receipt.CLIVersion != "")

@@ -36,11 +36,16 @@ func (Dialect) Flags() []string {
 }
 
 // Tools each policy is given. Reviewers read; the implementer also edits and runs commands, each
-// Bash command checked by abcd's guard (the PreToolUse hook) before it runs.
+// Bash command and each file it writes checked by abcd's guard (the PreToolUse hook) before it runs,
+// as the plugin's hook checks them in a person's session.
 var (
 	readTools      = []string{"Read", "Grep", "Glob"}
 	implementTools = []string{"Read", "Grep", "Glob", "Edit", "Write", "NotebookEdit", "Bash"}
 )
+
+// GuardMatcher is the PreToolUse matcher of the guard's hook: every implementer tool that runs a
+// command or writes a file.
+const GuardMatcher = "Bash|Write|Edit|MultiEdit|NotebookEdit"
 
 // Invocation builds the command line. Every value abcd passes is written --flag=value, so a value
 // cannot be read as a flag and a variadic flag cannot swallow what follows.
@@ -59,7 +64,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		tools = implementTools
 		mode = "acceptEdits"
 		allowed = append(allowed, "Bash")
-		settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
+		settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{"matcher": GuardMatcher,
 			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10}}}}}
 	case in.Policy != domain.PolicyRead:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)

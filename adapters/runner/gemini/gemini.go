@@ -1,7 +1,7 @@
 // Package gemini is Gemini CLI's dialect for the runner route: `gemini --output-format stream-json`,
 // the prompt on stdin, abcd's settings as the system settings (which override the person's and the
 // workspace's), its policy engine and approval mode per role, abcd's guard as the BeforeTool hook of
-// every shell command, and the one `result` line as the authoritative end of a step.
+// every shell command and file write, and the one `result` line as the authoritative end of a step.
 package gemini
 
 import (
@@ -20,6 +20,10 @@ import (
 	"github.com/abcd-dev/abcd/adapters/runner"
 	domain "github.com/abcd-dev/abcd/domain/runner"
 )
+
+// GuardMatcher is the BeforeTool matcher of the guard's hook: the implementer's shell commands and
+// the files its tools write (write_file, replace), as the guard checks them in a person's session.
+const GuardMatcher = "run_shell_command|write_file|replace"
 
 // Dialect is Gemini CLI.
 type Dialect struct{}
@@ -73,7 +77,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
 		}
 		mode = "auto_edit"
-		settings["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
+		settings["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": GuardMatcher,
 			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10000}}}}}
 		// Headless Gemini CLI denies what would ask; the policy lets shell commands run, each one past
 		// the guard's hook first.

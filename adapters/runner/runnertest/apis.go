@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Reply is one scripted model reply: text, tool calls, or an error status.
@@ -22,6 +23,33 @@ type Reply struct {
 	ErrorType string
 	// Cut ends the reply's stream in the middle, with no end.
 	Cut bool
+	// Hang answers nothing until the client goes away (a vendor's API that stalls mid-call).
+	Hang bool
+}
+
+// Rule answers the requests whose body holds every When string and no Unless string, so a stand-in
+// serving several steps at once (lanes in parallel, an implementer and the reviewers) answers each
+// from what it asks: which brief, and how far its conversation has gone (a tool call's id is in
+// every request after the call).
+type Rule struct {
+	When, Unless []string
+	Reply        Reply
+	// Make, when set, builds the reply from the request's body instead (a path the brief names).
+	Make func(body string) Reply
+}
+
+func (r Rule) matches(body string) bool {
+	for _, w := range r.When {
+		if !strings.Contains(body, w) {
+			return false
+		}
+	}
+	for _, u := range r.Unless {
+		if strings.Contains(body, u) {
+			return false
+		}
+	}
+	return true
 }
 
 // ToolCall is a tool the model calls.
@@ -35,10 +63,13 @@ type ToolCall struct {
 // scripted reply (the last one again once the script runs out), and keeps what it was sent.
 type API struct {
 	*httptest.Server
-	mu       sync.Mutex
-	script   []Reply
-	next     int
-	Requests []Request
+	mu     sync.Mutex
+	script []Reply
+	next   int
+	rules  []Rule
+	// Unmatched counts the requests no rule answered (answered with 400), when rules are set.
+	unmatched int
+	Requests  []Request
 	// Keys are the credentials requests carried (x-api-key, Authorization, x-goog-api-key).
 	Keys []string
 }
@@ -47,6 +78,36 @@ type API struct {
 type Request struct {
 	Path string
 	Body map[string]any
+	// Raw is the body as it came.
+	Raw string
+}
+
+// Route makes the stand-in answer by rules in place of its script: the first rule a request matches
+// answers it; a request no rule matches is answered 400 and counted (Unmatched).
+func (a *API) Route(rules ...Rule) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rules = rules
+}
+
+// Unmatched is how many requests no rule answered.
+func (a *API) Unmatched() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.unmatched
+}
+
+// Matching lists the raw bodies of the requests that held s.
+func (a *API) Matching(s string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, r := range a.Requests {
+		if strings.Contains(r.Raw, s) {
+			out = append(out, r.Raw)
+		}
+	}
+	return out
 }
 
 func (a *API) take(r *http.Request) (Reply, map[string]any, error) {
@@ -60,11 +121,23 @@ func (a *API) take(r *http.Request) (Reply, map[string]any, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.Requests = append(a.Requests, Request{Path: r.URL.Path, Body: v})
+	a.Requests = append(a.Requests, Request{Path: r.URL.Path, Body: v, Raw: string(body)})
 	for _, h := range []string{"x-api-key", "Authorization", "x-goog-api-key"} {
 		if k := r.Header.Get(h); k != "" {
 			a.Keys = append(a.Keys, strings.TrimPrefix(k, "Bearer "))
 		}
+	}
+	if a.rules != nil {
+		for _, rule := range a.rules {
+			if rule.matches(string(body)) {
+				if rule.Make != nil {
+					return rule.Make(string(body)), v, nil
+				}
+				return rule.Reply, v, nil
+			}
+		}
+		a.unmatched++
+		return Reply{Status: http.StatusBadRequest, ErrorType: "invalid_request_error"}, v, nil
 	}
 	if len(a.script) == 0 {
 		return Reply{Text: "OK"}, v, nil
@@ -85,6 +158,13 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, errorBody func(Repl
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return Reply{}, nil, false
 	}
+	if reply.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(hangBound):
+		}
+		return Reply{}, nil, false
+	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(reply.Status)
@@ -93,6 +173,9 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, errorBody func(Repl
 	}
 	return reply, req, true
 }
+
+// hangBound ends a hanging reply that its client never left, so the stand-in can be closed.
+const hangBound = 2 * time.Minute
 
 // Count is how many model requests the stand-in answered.
 func (a *API) Count() int {

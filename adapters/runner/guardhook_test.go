@@ -1,0 +1,56 @@
+package runner_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/adapters/runner"
+	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/adapters/runner/gemini"
+	domain "github.com/abcd-dev/abcd/domain/runner"
+)
+
+// The guard's hook sees every tool an implementer on a runner writes with, not its shell alone: a
+// runner may not write what the guard blocks in a person's session (.abcd/guard.json, the harness's
+// settings, abcd's machine folder) through a file tool. Each CLI matches its hook's matcher as a
+// regular expression against the whole tool name; the reading tools stay outside it.
+func TestTheGuardHookSeesEveryToolThatWrites(t *testing.T) {
+	for _, tc := range []struct {
+		dialect runner.Dialect
+		event   string
+		writes  []string
+		reads   []string
+	}{
+		{claude.Dialect{}, "PreToolUse", []string{"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"}, []string{"Read", "Grep", "Glob"}},
+		{gemini.Dialect{}, "BeforeTool", []string{"run_shell_command", "write_file", "replace"}, []string{"read_file", "glob", "search_file_content"}},
+	} {
+		t.Run(string(tc.dialect.Kind()), func(t *testing.T) {
+			cmd, err := tc.dialect.Invocation(runner.Invocation{Dir: t.TempDir(), Private: t.TempDir(), Policy: domain.PolicyImplement,
+				Guard: []string{"/opt/abcd", "guard", "hook"}})
+			assert.NilError(t, err)
+			var settings struct {
+				Hooks map[string][]struct {
+					Matcher string `json:"matcher"`
+					Hooks   []struct {
+						Command string `json:"command"`
+					} `json:"hooks"`
+				} `json:"hooks"`
+			}
+			assert.NilError(t, json.Unmarshal(cmd.Files["settings.json"], &settings))
+			hooks := settings.Hooks[tc.event]
+			assert.Assert(t, is.Len(hooks, 1))
+			assert.Check(t, is.Equal(hooks[0].Hooks[0].Command, "/opt/abcd guard hook"))
+			matcher := regexp.MustCompile("^(?:" + hooks[0].Matcher + ")$")
+			for _, tool := range tc.writes {
+				assert.Check(t, matcher.MatchString(tool), "%s passes no guard", tool)
+			}
+			for _, tool := range tc.reads {
+				assert.Check(t, !matcher.MatchString(tool), "%s is a reading tool", tool)
+			}
+		})
+	}
+}
