@@ -86,7 +86,7 @@ bench: build tools-deps harness-deps ## side-by-side ratios against reference ru
 	$(GO) run ./tools/bench/lintchanged -md $(BENCH_OUT)/lintchanged.md
 	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
-	$(GO) run ./tools/bench/runner | tee $(BENCH_OUT)/runner.txt
+	$(GO) run ./tools/bench/runner -md $(BENCH_OUT)/runner.md
 	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md
 	$(GO) run ./tools/bench/rules -md $(BENCH_OUT)/rules.md
 	$(GO) run ./tools/bench/history -md $(BENCH_OUT)/history.md

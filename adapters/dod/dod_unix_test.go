@@ -60,6 +60,7 @@ func TestTheTailIsPlainText(t *testing.T) {
 
 // A command that does not exit in time is ended with everything it started, and says so.
 func TestATimedOutCommandIsEndedWithItsChildren(t *testing.T) {
+	t.Parallel() // each waits out its own bound
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	res, err := Runner{}.Run(context.Background(), dir, fmt.Sprintf(`sleep 300 & echo $! > %s; echo started; wait`, pidFile), 500*time.Millisecond)
@@ -89,6 +90,7 @@ func TestALeftoverChildDoesNotHoldTheRun(t *testing.T) {
 // The person's interrupt ends the command and is the caller's error: nothing is said of a run that
 // did not finish.
 func TestAnInterruptEndsTheCommand(t *testing.T) {
+	t.Parallel() // each waits out its own bound
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	_, err := Runner{}.Run(ctx, t.TempDir(), `sleep 300`, time.Minute)
@@ -102,16 +104,28 @@ func TestACheckoutThatIsGoneIsAProblemNotAnError(t *testing.T) {
 	assert.Check(t, strings.Contains(res.Problem, "is not a folder"), res.Problem)
 }
 
-// assertGone waits a little for pid to be reaped and fails if it still runs.
+// assertGone waits a little for pid to end and fails if it still runs. A process that ended but
+// is not yet reaped (a zombie; the machine's init reaps orphans when it gets to them) has ended.
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
 	for range 50 {
 		p, err := os.FindProcess(pid)
 		assert.NilError(t, err)
-		if p.Signal(syscallZero) != nil {
+		if p.Signal(syscallZero) != nil || zombie(pid) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("process %d still runs after the command was ended", pid)
+}
+
+// zombie says /proc holds pid as ended and not yet reaped; false where there is no /proc.
+func zombie(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data) // pid (comm) state ...; comm may hold spaces and parentheses
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }

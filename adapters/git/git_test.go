@@ -290,11 +290,22 @@ func TestDeleteBranchPastPackedRefsLocks(t *testing.T) {
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
 	lock := dir.Join(".git", "packed-refs.lock")
+	// git waits core.packedRefsTimeout (a second by default) for a held lock before it fails; this
+	// repository's git fails at once, as a person's configured so would, and abcd does what it does
+	// after either wait.
+	cmd := exec.Command("git", "config", "core.packedRefsTimeout", "0")
+	cmd.Dir = dir.Path()
+	out, err := cmd.CombinedOutput()
+	assert.NilError(t, err, string(out))
 
 	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-1", commits[1]))
 	assert.NilError(t, os.WriteFile(lock, nil, 0o644))
+	// A killed git's lock, left a while ago: it has stood unchanged for all but the last 300 ms of
+	// staleAfter, which DeleteBranch waits out before taking it for stale.
+	left := time.Now().Add(300*time.Millisecond - staleAfter)
+	assert.NilError(t, os.Chtimes(lock, left, left))
 	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"), "a stale lock")
-	_, err := g.Resolve(ctx, "refs/heads/abcd/run-1/lane-1")
+	_, err = g.Resolve(ctx, "refs/heads/abcd/run-1/lane-1")
 	assert.Check(t, err != nil, "the branch is gone")
 	_, err = os.Lstat(lock)
 	assert.Check(t, errors.Is(err, os.ErrNotExist), "the stale lock is removed")
@@ -303,8 +314,8 @@ func TestDeleteBranchPastPackedRefsLocks(t *testing.T) {
 	assert.NilError(t, os.WriteFile(lock, nil, 0o644))
 	released := make(chan error, 1)
 	go func() {
-		// Held past git's one-second wait, let go before it would be taken for stale.
-		time.Sleep(1500 * time.Millisecond)
+		// Held past git's wait, let go before it would be taken for stale.
+		time.Sleep(300 * time.Millisecond)
 		released <- os.Remove(lock)
 	}()
 	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-2"), "a lock held, then let go")

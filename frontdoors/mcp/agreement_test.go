@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -15,11 +16,17 @@ import (
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
+// inputCases are the generated cases of every verb's published inputSchema, made once for the test
+// and the fuzz target's seeds.
+var inputCases = sync.OnceValues(func() ([]instances.Case, error) {
+	return instances.CasesOf(filepath.Join("..", "..", "schemas", "v1"), "*.input.schema.json")
+})
+
 // TestTypedDecodeKeepsTheInputSchema: over every verb's generated input cases (a valid instance and
 // mutations that break each keyword of its published inputSchema), the typed decode the verb runs
 // takes no instance the schema refuses.
 func TestTypedDecodeKeepsTheInputSchema(t *testing.T) {
-	cases, err := instances.CasesOf(filepath.Join("..", "..", "schemas", "v1"), "*.input.schema.json")
+	cases, err := inputCases()
 	assert.NilError(t, err)
 	n := 0
 	for _, c := range cases {
@@ -60,7 +67,7 @@ func FuzzTypedDecodeKeepsTheInputSchema(f *testing.F) {
 		}
 		schemas[v.Name] = s
 	}
-	cases, err := instances.CasesOf(filepath.Join("..", "..", "schemas", "v1"), "*.input.schema.json")
+	cases, err := inputCases()
 	if err != nil {
 		f.Fatal(err)
 	}

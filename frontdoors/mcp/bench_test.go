@@ -55,3 +55,35 @@ func BenchmarkStdioToolsCallVersion(b *testing.B) {
 func BenchmarkStdioToolsCallSchemaList(b *testing.B) {
 	benchRoundTrips(b, "tools/call", `{"name":"schema_list","arguments":{}}`)
 }
+
+// benchReadLine reads one line of n bytes as the stdio server does, beside the standard library's
+// unbounded bufio.Reader.ReadBytes of the same line as the reference: readLine gathers a long line
+// the same way (the buffer's copies, joined once), so their ratio stays near one.
+func benchReadLine(b *testing.B, n int, read func(*bufio.Reader)) {
+	line := bytes.Repeat([]byte("x"), n)
+	line = append(line, '\n')
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		read(bufio.NewReaderSize(bytes.NewReader(line), 64<<10))
+	}
+}
+
+func BenchmarkReadLine(b *testing.B) {
+	for _, n := range []int{1 << 10, 2 << 20, 15 << 20, 20 << 20} {
+		b.Run(strconv.Itoa(n>>10)+"KiB", func(b *testing.B) {
+			benchReadLine(b, n, func(r *bufio.Reader) {
+				if _, _, _, err := readLine(r, MaxMessageBytes); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run(strconv.Itoa(n>>10)+"KiB-ReadBytes", func(b *testing.B) {
+			benchReadLine(b, n, func(r *bufio.Reader) {
+				if _, err := r.ReadBytes('\n'); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}

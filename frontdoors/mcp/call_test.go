@@ -20,6 +20,7 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/mcpwire"
 )
 
 func callLine(id any, tool string, args any) string {
@@ -140,6 +141,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		code string
 	}
 	var cases []hostile
+	overLong := strings.Repeat("x", mcpwire.MaxStringBytes+1) // one byte past the bound on any string
 	id := 100
 	add := func(line, code string) { cases = append(cases, hostile{line, code}); id++ }
 	for _, name := range s.Tools() {
@@ -172,7 +174,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 				add(callLine(id, name, with(p, wrong)), "input_invalid")
 			}
 			if schema.Properties[p]["type"] == "string" {
-				add(callLine(id, name, with(p, strings.Repeat("x", 2<<20))), "input_too_large")
+				add(callLine(id, name, with(p, overLong)), "input_too_large")
 				// The field's own type refuses a control character, with its own code: the code the
 				// CLI gives for the same value, since both decode through the type.
 				for _, hostileText := range []string{"a\x00b", "a\x1b[31mred"} {

@@ -453,25 +453,31 @@ func TestHTTPSlowBodiesHoldNoSlot(t *testing.T) {
 func TestHTTPLargeBodiesWaitForMemory(t *testing.T) {
 	s := mustServer(t)
 	s.budget = newBudget(4 << 20)
-	srv := httptest.NewUnstartedServer(nil)
-	ep := s.endpoint(srv.Listener.Addr().(*net.TCPAddr))
-	ep.bodyTimeout = 2 * time.Second // a megabyte sent on a loaded machine; the full budget is waited for this long once
-	srv.Config.Handler = ep
-	srv.Start()
-	t.Cleanup(srv.Close)
-	h := &httpHarness{t: t, url: srv.URL + Endpoint, host: strings.TrimPrefix(srv.URL, "http://")}
+	// Two endpoints of the one server, so of one budget: the patient one gives a megabyte sent on a
+	// loaded machine its time; the hurried one turns away, after a short wait, the body that cannot
+	// fit while the whole budget is held (it never could, however long the wait).
+	serve := func(bodyTimeout time.Duration) *httpHarness {
+		srv := httptest.NewUnstartedServer(nil)
+		ep := s.endpoint(srv.Listener.Addr().(*net.TCPAddr))
+		ep.bodyTimeout = bodyTimeout
+		srv.Config.Handler = ep
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return &httpHarness{t: t, url: srv.URL + Endpoint, host: strings.TrimPrefix(srv.URL, "http://")}
+	}
+	patient, hurried := serve(2*time.Second), serve(250*time.Millisecond)
 	pad := strings.Repeat(" ", 1<<20)
 	big := `{"jsonrpc":"2.0","id":"big",` + pad + `"method":"ping"}`
-	r := h.post(big, nil)
+	r := patient.post(big, nil)
 	assert.Check(t, is.Equal(r.status, http.StatusOK), "a large message that fits is served: %.200s", r.body)
 
 	assert.NilError(t, s.budget.acquire(context.Background(), 4<<20))
-	r = h.post(big, nil)
+	r = hurried.post(big, nil)
 	assert.Check(t, is.Equal(r.status, http.StatusServiceUnavailable), "%.200s", r.body)
-	r = h.post(request("small", "ping", nil), nil)
+	r = patient.post(request("small", "ping", nil), nil)
 	assert.Check(t, is.Equal(r.status, http.StatusOK), r.body)
 	s.budget.release(4 << 20)
-	r = h.post(big, nil)
+	r = patient.post(big, nil)
 	assert.Check(t, is.Equal(r.status, http.StatusOK), "%.200s", r.body)
 }
 

@@ -132,22 +132,27 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 // readLine reads one line of at most limit bytes (the newline excluded). A longer line is read to
 // its end and dropped, and reported with its first bytes. The reader's buffer stays small: a line is
-// gathered in its own slice, which is released after it has been handled.
+// gathered in its own slices, which are released after it has been handled. A line longer than the
+// buffer is kept as the buffer's copies and joined once at its end, so a 16 MiB line is copied twice,
+// not once per growth of one slice (about five times, with a heap to match).
 func readLine(r *bufio.Reader, limit int) (line, prefix []byte, tooLong bool, err error) {
+	var parts [][]byte // the line's earlier pieces, when it is longer than the buffer
+	size := 0
 	for {
 		chunk, e := r.ReadSlice('\n')
 		switch {
 		case tooLong:
-		case len(line)+len(chunk) > limit+1: // +1: the newline itself
+		case size+len(chunk) > limit+1: // +1: the newline itself
 			tooLong = true
-			prefix = append(line, chunk...)
-			if len(prefix) > idPrefixBytes {
-				prefix = prefix[:idPrefixBytes]
+			for _, p := range append(parts, chunk) {
+				prefix = append(prefix, p[:min(len(p), idPrefixBytes-len(prefix))]...)
 			}
-			prefix = append([]byte(nil), prefix...)
-			line = nil
+			parts = nil
+		case e == bufio.ErrBufferFull || len(parts) > 0:
+			parts = append(parts, append([]byte(nil), chunk...))
+			size += len(chunk)
 		default:
-			line = append(line, chunk...)
+			line = append([]byte(nil), chunk...)
 		}
 		if e == bufio.ErrBufferFull {
 			continue
@@ -156,6 +161,12 @@ func readLine(r *bufio.Reader, limit int) (line, prefix []byte, tooLong bool, er
 			err = e
 		}
 		break
+	}
+	if parts != nil {
+		line = make([]byte, 0, size)
+		for _, p := range parts {
+			line = append(line, p...)
+		}
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))

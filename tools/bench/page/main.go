@@ -16,14 +16,13 @@ import (
 )
 
 // sections are the drivers that write their part of the page, in the page's order.
-var sections = []string{"coldstart", "guard", "records", "lintchanged", "mcp", "rules", "history"}
+var sections = []string{"coldstart", "guard", "records", "lintchanged", "mcp", "rules", "history", "runner"}
 
 // printed are the drivers whose printed figures the page carries as they are.
 var printed = []struct{ file, title, driver string }{
 	{"rpbench.txt", "The RepoPrompt client", "go run ./tools/mcp/rpbench"},
 	{"loop.txt", "The build loop", "go run ./tools/bench/loop"},
 	{"openai.txt", "The provider route", "go run ./tools/bench/openai"},
-	{"runner.txt", "The runner route", "go run ./tools/bench/runner"},
 	{"jsonschema.txt", "The JSON Schema validator", "cd frontdoors/internal/jsonschema/benchref && GOWORK=off go run ."},
 	{"gotest.txt", "Go benchmarks", "go test -run '^$' -bench . -benchmem ./domain/... ./ports/... ./adapters/... ./frontdoors/... (every module)"},
 }

@@ -1,10 +1,12 @@
-// Command runner measures what the runner route's adapter adds to a step: the same CLI, with the same
-// arguments, environment and prompt, started directly (read to EOF and waited for) and through
-// adapters/runner (the preflight-free Step: preparing the private folder and files, the process
-// group, the bounded reader, parsing, the ledger, scrubbing, ending the group), alternately in one run.
-// The real CLIs from tools/harness (make harness-deps) answer from loopback stand-ins of their
-// vendors' APIs; without them, a recorded Claude Code stream is replayed by a script, which measures
-// the adapter against the smallest CLI there can be.
+// Command runner measures what the runner route adds to a step. First the adapter: the same CLI, with
+// the same arguments, environment and prompt, started directly (read to EOF and waited for) and
+// through adapters/runner (the preflight-free Step: preparing the private folder and files, the
+// process group, the bounded reader, parsing, the ledger, scrubbing, ending the group), alternately in
+// one run, one step at a time and 8 at once. The real CLIs from tools/harness (make harness-deps)
+// answer from loopback stand-ins of their vendors' APIs; without them, a recorded Claude Code stream
+// is replayed by a script, which measures the adapter against the smallest CLI there can be. Then the
+// loop: `abcd implement run` driving a spec whose every step a runner takes, against the same work
+// done without abcd (loop.go). With -md it writes its section of docs/performance.md and its targets.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/abcd-dev/abcd/adapters/runner"
@@ -31,13 +34,25 @@ import (
 const key = "sk-bench-dummy-0123456789"
 
 func main() {
-	n := flag.Int("n", 10, "steps of each kind per CLI")
+	// The loop's runner is this binary playing a scripted Claude Code: abcd starts it with the
+	// script's variable set, and FakeMain then acts as the CLI and exits.
+	runnertest.FakeMain()
+	n := flag.Int("n", 10, "single steps of each kind per real CLI (ten times as many for the replayed stream)")
+	batches := flag.Int("batches", 10, "batches of 8 steps at once of each kind, for the replayed stream")
+	realBatches := flag.Int("real-batches", 3, "batches of 8 steps at once of each kind, per real CLI")
+	loops := flag.Int("loops", 5, "runs of abcd implement run and of its reference, per spec")
 	replayOnly := flag.Bool("replay", false, "replay a recorded stream even when the harness CLIs are installed")
+	md := flag.String("md", "", "write this driver's section of docs/performance.md here")
 	flag.Parse()
-	if err := run(*n, *replayOnly); err != nil {
+	if err := run(config{n: *n, batches: *batches, realBatches: *realBatches, loops: *loops, replayOnly: *replayOnly}, *md); err != nil {
 		fmt.Fprintln(os.Stderr, "runner bench:", err)
 		os.Exit(1)
 	}
+}
+
+type config struct {
+	n, batches, realBatches, loops int
+	replayOnly                     bool
 }
 
 // subject is one CLI to measure: its dialect, executable, the stand-in it answers from, and the
@@ -52,7 +67,17 @@ type subject struct {
 	api     func(...runnertest.Reply) *runnertest.API
 }
 
-func run(n int, replayOnly bool) error {
+// report is everything the run measured, for the page.
+type report struct {
+	cfg      config
+	real     bool // the real CLIs were measured
+	single   []stepFigure
+	batch    []stepFigure
+	loop     []loopFigure
+	loopNote string
+}
+
+func run(cfg config, md string) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -61,21 +86,73 @@ func run(n int, replayOnly bool) error {
 	if err != nil {
 		return err
 	}
+	rep := &report{cfg: cfg}
 	fmt.Printf("runner step overhead: the same CLI and arguments started directly and through the adapter, alternately (target: at most 5%% or 50 ms)\n")
-	fmt.Printf("a recorded Claude Code stream replayed by a script, %d steps each (the adapter's own cost):\n", 10*n)
-	if err := measure(r, 10*n); err != nil {
+	fmt.Printf("a recorded Claude Code stream replayed by a script, %d steps each (the adapter's own cost):\n", 10*cfg.n)
+	f, err := measure(r, 10*cfg.n)
+	if err != nil {
 		return fmt.Errorf("%s: %w", r.name, err)
 	}
+	rep.single = append(rep.single, f)
 	bin := filepath.Join(root, "tools", "harness", "node_modules", ".bin")
-	if _, err := os.Stat(filepath.Join(bin, "claude")); err != nil || replayOnly {
+	var reals []subject
+	if _, err := os.Stat(filepath.Join(bin, "claude")); err != nil || cfg.replayOnly {
 		fmt.Println("the real CLIs are not measured: make harness-deps installs them")
-		return nil
-	}
-	fmt.Printf("the real CLIs against loopback stand-ins of their vendors' APIs, %d steps each:\n", n)
-	for _, s := range real(bin) {
-		if err := measure(s, n); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
+	} else {
+		rep.real, reals = true, real(bin)
+		fmt.Printf("the real CLIs against loopback stand-ins of their vendors' APIs, %d steps each:\n", cfg.n)
+		for _, s := range reals {
+			f, err := measure(s, cfg.n)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			rep.single = append(rep.single, f)
 		}
+	}
+	fmt.Printf("8 steps at once, each in its own folder: 8 of the CLI's processes started directly at once, against 8 steps through the adapter (concurrency 8), alternately; the wall of the batch:\n")
+	f, err = measureBatch(r, cfg.batches)
+	if err != nil {
+		return fmt.Errorf("%s, 8 at once: %w", r.name, err)
+	}
+	rep.batch = append(rep.batch, f)
+	for _, s := range reals {
+		f, err := measureBatch(s, cfg.realBatches)
+		if err != nil {
+			// The page says why, beside the figures that were made; the driver does not stop.
+			f = stepFigure{name: s.name, failed: err.Error()}
+			fmt.Printf("  %-7s 8 at once not measured: %s\n", s.name+":", err)
+		}
+		rep.batch = append(rep.batch, f)
+	}
+	if err := rep.measureLoops(); err != nil {
+		return err
+	}
+	if err := benchkit.WriteSection(md, rep.markdown()); err != nil {
+		return err
+	}
+	return benchkit.WriteTargets(md, rep.targets())
+}
+
+// measureLoops times implement run against its reference for a spec of one lane and one of 8.
+func (rep *report) measureLoops() error {
+	top, err := os.MkdirTemp("", "abcd-runner-loop-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(top)
+	w, err := newLoopWorld(top)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("the loop: abcd implement run driving a spec on a runner (this binary replaying Claude Code; build.dod true) against the same CLI invocations, parallelism and git work without abcd, alternately, %d runs each:\n", rep.cfg.loops)
+	for _, n := range []int{1, lanes} {
+		f, err := measureLoop(w, n, rep.cfg.loops)
+		if err != nil {
+			return fmt.Errorf("the loop, %d lanes: %w", n, err)
+		}
+		fmt.Printf("  %d lane(s), %2d steps: reference median %7.1f ms (p90 %7.1f)   implement run median %7.1f ms (p90 %7.1f)   added %+6.1f ms a step (%+.0f%%): %s\n",
+			f.lanes, f.steps, benchkit.MS(f.ref), benchkit.MS(f.refP90), benchkit.MS(f.abcd), benchkit.MS(f.abcdP90), benchkit.MS(f.perStep), 100*f.ratio, verdict(f.met))
+		rep.loop = append(rep.loop, f)
 	}
 	return nil
 }
@@ -135,69 +212,219 @@ func replay(root string) (subject, error) {
 		api: runnertest.Anthropic}, nil
 }
 
-func measure(s subject, n int) error {
+// rig is one CLI ready to measure: its stand-in, the adapter, a step's request and the folder
+// everything lives in.
+type rig struct {
+	api  *runnertest.API
+	a    *runner.Adapter
+	req  ports.RunnerStep
+	top  string
+	work string
+}
+
+func (r *rig) close() {
+	r.api.Close()
+	os.RemoveAll(r.top)
+}
+
+// newRig prepares a CLI's world: a home, a work folder, the prompt, the environment pointing the CLI
+// at its stand-in, and an adapter whose runner takes concurrency steps at once.
+func newRig(s subject, concurrency int) (*rig, error) {
 	api := s.api(runnertest.Reply{Text: "OK"})
-	defer api.Close()
 	cache, err := os.UserCacheDir()
-	if err != nil {
-		return err
+	if err == nil {
+		err = os.MkdirAll(cache, 0o700)
 	}
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		return err
+	if err != nil {
+		api.Close()
+		return nil, err
 	}
 	top, err := os.MkdirTemp(cache, "abcd-runner-bench-")
 	if err != nil {
-		return err
+		api.Close()
+		return nil, err
 	}
-	defer os.RemoveAll(top)
-	home, work := filepath.Join(top, "home"), filepath.Join(top, "work")
-	for _, d := range []string{home, work} {
+	g := &rig{api: api, top: top, work: filepath.Join(top, "work")}
+	home := filepath.Join(top, "home")
+	for _, d := range []string{home, g.work} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return err
+			g.close()
+			return nil, err
 		}
 	}
 	prompt := filepath.Join(top, "prompt.md")
 	if err := os.WriteFile(prompt, []byte("Reply with OK.\n"), 0o600); err != nil {
-		return err
+		g.close()
+		return nil, err
 	}
 	extra, creds, pass, err := s.env(home, api.URL)
 	if err != nil {
-		return err
+		g.close()
+		return nil, err
 	}
 	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, extra...)
-	a := runner.New(runner.Options{Dialects: []runner.Dialect{s.dialect}, Environ: func() []string { return environ }, TempDir: filepath.Join(top, "runner")})
-	r := domain.Runner{Name: "bench", CLI: s.kind, Executable: s.exe, CredentialEnv: creds, PassEnv: pass, Concurrency: 1,
+	g.a = runner.New(runner.Options{Dialects: []runner.Dialect{s.dialect}, Environ: func() []string { return environ }, TempDir: filepath.Join(top, "runner")})
+	r := domain.Runner{Name: "bench", CLI: s.kind, Executable: s.exe, CredentialEnv: creds, PassEnv: pass, Concurrency: concurrency,
 		Limits: domain.Limits{WallClock: 5 * time.Minute, FirstEvent: 3 * time.Minute, Silence: 3 * time.Minute, Turns: 10, APIRetries: 0}}
-	req := ports.RunnerStep{Runner: r, Dir: work, PromptFile: prompt, Policy: domain.PolicyRead, Model: s.model, Limits: r.Limits}
+	g.req = ports.RunnerStep{Runner: r, Dir: g.work, PromptFile: prompt, Policy: domain.PolicyRead, Model: s.model, Limits: r.Limits}
+	return g, nil
+}
+
+// stepFigure is one CLI's single-step or batch measurement.
+type stepFigure struct {
+	name            string
+	direct, adapter time.Duration // medians
+	directP90       time.Duration
+	adapterP90      time.Duration
+	over            time.Duration
+	ratio           float64
+	met             bool
+	failed          string // why the measurement could not be made
+}
+
+func figure(name string, direct, adapter []time.Duration) stepFigure {
+	f := stepFigure{name: name, direct: benchkit.Median(direct), adapter: benchkit.Median(adapter), directP90: benchkit.P90(direct), adapterP90: benchkit.P90(adapter)}
+	f.over = f.adapter - f.direct
+	f.ratio = float64(f.over) / float64(f.direct)
+	f.met = f.over <= 50*time.Millisecond || f.ratio <= 0.05
+	return f
+}
+
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "missed"
+}
+
+// measure times n single steps each way, alternately, after one warm-up pair.
+func measure(s subject, n int) (stepFigure, error) {
+	g, err := newRig(s, 1)
+	if err != nil {
+		return stepFigure{}, err
+	}
+	defer g.close()
 	var direct, adapter []time.Duration
 	for i := 0; i < n+1; i++ { // the first pair warms the caches and is not counted
-		d, err := runDirect(a, req)
+		d, err := runDirect(g.a, g.req)
 		if err != nil {
-			return err
+			return stepFigure{}, err
 		}
 		begun := time.Now()
-		o, err := a.Step(context.Background(), req)
+		o, err := g.a.Step(context.Background(), g.req)
 		took := time.Since(begun)
 		if err != nil {
-			return err
+			return stepFigure{}, err
 		}
 		if o.Failure != nil {
-			return fmt.Errorf("the step failed: %s", o.Failure.Error())
+			return stepFigure{}, fmt.Errorf("the step failed: %s", o.Failure.Error())
 		}
 		if i > 0 {
 			direct, adapter = append(direct, d), append(adapter, took)
 		}
 	}
-	dm, am := benchkit.Median(direct), benchkit.Median(adapter)
-	over := am - dm
-	ratio := float64(over) / float64(dm)
-	verdict := "met"
-	if over > 50*time.Millisecond && ratio > 0.05 {
-		verdict = "missed"
-	}
+	f := figure(s.name, direct, adapter)
 	fmt.Printf("  %-7s direct median %7.1f ms (p90 %7.1f)   adapter median %7.1f ms (p90 %7.1f)   overhead %+6.1f ms (%+.1f%%): %s\n",
-		s.name+":", benchkit.MS(dm), benchkit.MS(benchkit.P90(direct)), benchkit.MS(am), benchkit.MS(benchkit.P90(adapter)), benchkit.MS(over), 100*ratio, verdict)
-	return nil
+		s.name+":", benchkit.MS(f.direct), benchkit.MS(f.directP90), benchkit.MS(f.adapter), benchkit.MS(f.adapterP90), benchkit.MS(f.over), 100*f.ratio, verdict(f.met))
+	return f, nil
+}
+
+// lanes is how many steps run at once in the batch measurement.
+const lanes = 8
+
+// measureBatch times rounds batches of 8 steps at once each way, alternately (the order swapped each
+// round), after one warm-up pair: 8 of the CLI's processes started directly at once, each in its own
+// folder, against 8 steps through the adapter at once, its runner's concurrency 8. A batch's wall is
+// from the first start to the last end.
+func measureBatch(s subject, rounds int) (stepFigure, error) {
+	g, err := newRig(s, lanes)
+	if err != nil {
+		return stepFigure{}, err
+	}
+	defer g.close()
+	reqs := make([]ports.RunnerStep, lanes)
+	for i := range reqs {
+		reqs[i] = g.req
+		reqs[i].Dir = filepath.Join(g.top, fmt.Sprintf("lane-%d", i+1))
+		if err := os.MkdirAll(reqs[i].Dir, 0o700); err != nil {
+			return stepFigure{}, err
+		}
+	}
+	var direct, adapter []time.Duration
+	for i := 0; i < rounds+1; i++ {
+		var d, a time.Duration
+		if i%2 == 0 {
+			if d, err = directBatch(g.a, reqs); err == nil {
+				a, err = adapterBatch(g.a, reqs)
+			}
+		} else {
+			if a, err = adapterBatch(g.a, reqs); err == nil {
+				d, err = directBatch(g.a, reqs)
+			}
+		}
+		if err != nil {
+			return stepFigure{}, err
+		}
+		if i > 0 {
+			direct, adapter = append(direct, d), append(adapter, a)
+		}
+	}
+	f := figure(s.name, direct, adapter)
+	fmt.Printf("  %-7s 8 direct median %7.1f ms (p90 %7.1f)   8 through the adapter median %7.1f ms (p90 %7.1f)   added %+6.1f ms (%+.1f%%): %s\n",
+		s.name+":", benchkit.MS(f.direct), benchkit.MS(f.directP90), benchkit.MS(f.adapter), benchkit.MS(f.adapterP90), benchkit.MS(f.over), 100*f.ratio, verdict(f.met))
+	return f, nil
+}
+
+// directBatch prepares every step (untimed, as runDirect does), then starts them all at once.
+func directBatch(a *runner.Adapter, reqs []ports.RunnerStep) (time.Duration, error) {
+	ps := make([]*runner.Prepared, 0, len(reqs))
+	defer func() {
+		for _, p := range ps {
+			p.Close()
+		}
+	}()
+	for _, req := range reqs {
+		p, f, err := a.Prepare(req)
+		if err != nil {
+			return 0, err
+		}
+		if f != nil {
+			return 0, errors.New(f.Error())
+		}
+		ps = append(ps, p)
+	}
+	errs := make([]error, len(ps))
+	var wg sync.WaitGroup
+	begun := time.Now()
+	for i, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = startPrepared(p)
+		}()
+	}
+	wg.Wait()
+	return time.Since(begun), errors.Join(errs...)
+}
+
+// adapterBatch runs every step through the adapter at once.
+func adapterBatch(a *runner.Adapter, reqs []ports.RunnerStep) (time.Duration, error) {
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	begun := time.Now()
+	for i, req := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, err := a.Step(context.Background(), req)
+			if err == nil && o.Failure != nil {
+				err = fmt.Errorf("the step in %s failed: %s", req.Dir, o.Failure.Error())
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return time.Since(begun), errors.Join(errs...)
 }
 
 // runDirect starts the command the adapter would start, with the same arguments, environment, folder
@@ -212,23 +439,30 @@ func runDirect(a *runner.Adapter, req ports.RunnerStep) (time.Duration, error) {
 	}
 	defer p.Close()
 	begun := time.Now()
+	err = startPrepared(p)
+	return time.Since(begun), err
+}
+
+// startPrepared starts a prepared command, reads its stdout to EOF and waits for it; its exit code is
+// not the step's outcome, so a non-zero exit is not an error here.
+func startPrepared(p *runner.Prepared) error {
 	cmd := exec.Command(p.Path, p.Args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = p.Dir, p.Env, p.Prompt
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return 0, err
+		return err
 	}
 	if _, err := io.Copy(io.Discard, out); err != nil {
-		return 0, err
+		return err
 	}
 	if err := cmd.Wait(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return 0, err
+			return err
 		}
 	}
-	return time.Since(begun), nil
+	return nil
 }

@@ -4,15 +4,19 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
 var schemaDir = filepath.Join("..", "..", "..", "..", "schemas", "v1")
 
+// allCases is Cases over every published schema, generated once for the tests that read them all.
+var allCases = sync.OnceValues(func() ([]Case, error) { return Cases(schemaDir) })
+
 // TestCasesAreDeterministic: the instances are a function of the schemas alone, so a verdict that
 // differs from ajv's is reproduced by the next run.
 func TestCasesAreDeterministic(t *testing.T) {
-	a, err := Cases(schemaDir)
+	a, err := allCases()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +33,7 @@ func TestCasesAreDeterministic(t *testing.T) {
 // validator says so; and every keyword the published schemas use is broken by some mutation that
 // fails (the node side then holds ajv to every verdict).
 func TestOursReachesTheIntendedVerdicts(t *testing.T) {
-	cases, err := Cases(schemaDir)
+	cases, err := allCases()
 	if err != nil {
 		t.Fatal(err)
 	}
