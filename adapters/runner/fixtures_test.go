@@ -47,9 +47,9 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 			w.script(runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)
 			policy, schema := domain.PolicyRead, []byte(nil)
 			switch scenario {
-			case "implement":
+			case "implement", "loop-implement":
 				policy = domain.PolicyImplement
-			case "review":
+			case "review", "loop-review", "loop-audit":
 				schema = []byte(`{"type":"object"}`)
 			}
 			o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy, r.Schema = policy, schema })
@@ -64,6 +64,23 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 				var got map[string]any
 				assert.NilError(t, json.Unmarshal(o.Structured, &got))
 				assert.Check(t, is.Equal(got["verdict"], "SHIP"))
+			// Streams recorded through abcd implement run (frontdoors/cmd/abcd/runner_harness_test.go): a
+			// lane's implementer whose force push the guard blocked, and a reviewer's and the auditor's
+			// answers.
+			case "loop-implement":
+				assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+				assert.Check(t, strings.HasPrefix(o.Final, "Do part one"), o.Final)
+				assert.Check(t, o.Receipt.ToolCalls >= 2)
+				assert.Check(t, o.Receipt.PermissionDenials >= 1, "the guard's block is a denial")
+			case "loop-review", "loop-audit":
+				assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+				var got map[string]any
+				assert.NilError(t, json.Unmarshal(o.Structured, &got))
+				if scenario == "loop-review" {
+					assert.Check(t, is.Equal(got["verdict"], "SHIP"))
+				} else {
+					assert.Check(t, got["verdicts"] != nil, "%v", got)
+				}
 			case "auth":
 				assert.Assert(t, o.Failure != nil)
 				assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseAuth), o.Failure.Detail)

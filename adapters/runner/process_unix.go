@@ -3,6 +3,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -19,16 +21,25 @@ type process struct {
 	exited  chan struct{} // closed once the CLI exited and was reaped
 	state   *os.ProcessState
 	waitErr error
+	// mark is the variable (NAME=value) in the CLI's environment, and so in everything it starts,
+	// that names this process's tree wherever its members went (see sweep).
+	mark string
 }
 
 // start runs path directly (no shell) as the leader of a new process group, with stdin from the
 // prompt file and stdout and stderr to the pipes given; on Linux it also dies when abcd does.
 func start(path string, args, env []string, dir string, stdin *os.File, stdout, stderr *os.File) (*process, error) {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	mark := MarkVar + "=" + hex.EncodeToString(id[:])
+	env = append(env[:len(env):len(env)], mark)
 	cmd := &exec.Cmd{Path: path, Args: append([]string{path}, args...), Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if err := group.Start(cmd); err != nil {
 		return nil, err
 	}
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{})}
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{}), mark: mark}
 	go func() {
 		p.waitErr = cmd.Wait()
 		p.state = cmd.ProcessState
@@ -47,9 +58,11 @@ func (p *process) signalGroup(sig syscall.Signal) {
 }
 
 // end ends the group: SIGTERM, up to grace for the CLI to exit, then SIGKILL to whatever of the group
-// remains (children that ignore SIGTERM, or that the CLI left behind). It returns once the CLI was
-// reaped, or after a further grace if it cannot be (a process in uninterruptible sleep).
+// remains (children that ignore SIGTERM, or that the CLI left behind), and to whatever the CLI started
+// that left the group (sweep). It returns once the CLI was reaped, or after a further grace if it
+// cannot be (a process in uninterruptible sleep).
 func (p *process) end(grace time.Duration) {
+	defer sweep(p.mark)
 	select {
 	case <-p.exited:
 	default:

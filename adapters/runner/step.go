@@ -77,6 +77,10 @@ func (a *Adapter) dialect(k runner.Kind) (Dialect, *runner.Failure) {
 	return d, nil
 }
 
+// MarkVar names the variable each CLI abcd starts carries in its environment, with a value of its
+// own, so that what it starts can be found wherever it went (Linux: see sweep).
+const MarkVar = "ABCD_RUNNER_STEP"
+
 // Step runs one step (ports.Runners).
 func (a *Adapter) Step(ctx context.Context, req ports.RunnerStep) (runner.Outcome, error) {
 	// Limits left unset are the runner's; a bound still unset is the default: never no bound at all.

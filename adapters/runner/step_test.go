@@ -165,8 +165,9 @@ func TestTheCLIGetsTheAllowlistTheFlagsAndThePromptOnStdin(t *testing.T) {
 		k, _, _ := strings.Cut(kv, "=")
 		names = append(names, k)
 	}
-	assert.Check(t, is.DeepEqual(names, []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_MAX_RETRIES",
-		"DISABLE_AUTOUPDATER", "FAKE_CLI_SCRIPT", "GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "NO_COLOR", "PAGER", "PATH", "TERM"}), "only the allowlist reaches the CLI")
+	assert.Check(t, is.DeepEqual(names, []string{runner.MarkVar, "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_MAX_RETRIES",
+		"DISABLE_AUTOUPDATER", "FAKE_CLI_SCRIPT", "GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "NO_COLOR", "PAGER", "PATH", "TERM"}),
+		"only the allowlist reaches the CLI, and the step's mark")
 	assert.Check(t, is.Contains(d.Env, "TERM=dumb"))
 	assert.Check(t, is.Contains(d.Env, "CLAUDE_CODE_MAX_RETRIES=2"))
 	assert.Check(t, is.Contains(d.Args, "--model=claude-y"))

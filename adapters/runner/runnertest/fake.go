@@ -45,6 +45,9 @@ type Directive struct {
 	// Grandchild starts a child of the fake that ignores SIGTERM and sleeps, writing its pid to the
 	// file named.
 	Grandchild string `json:"grandchild,omitempty"`
+	// Detached is Grandchild in a session of its own: it leaves the fake's process group, as a CLI's
+	// tool shell or a daemon does.
+	Detached string `json:"detached,omitempty"`
 	// Dump writes the fake's environment, arguments and stdin to the file named, as JSON.
 	Dump string `json:"dump,omitempty"`
 	// Exit ends the fake with this code; ExitZero ends it with 0.
@@ -152,15 +155,19 @@ func play(path string) int {
 			}
 		case d.IgnoreTerm:
 			signal.Ignore(syscall.SIGTERM)
-		case d.Grandchild != "":
+		case d.Grandchild != "" || d.Detached != "":
+			pidfile := d.Grandchild + d.Detached
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), grandchildVar+"="+d.Grandchild)
+			cmd.Env = append(os.Environ(), grandchildVar+"="+pidfile)
+			if d.Detached != "" {
+				detach(cmd)
+			}
 			if err := cmd.Start(); err != nil {
 				fmt.Fprintln(os.Stderr, "fake: grandchild:", err)
 				return 96
 			}
 			for j := 0; j < 200; j++ { // wait until it is in place, ignoring SIGTERM
-				if _, err := os.Stat(d.Grandchild); err == nil {
+				if _, err := os.Stat(pidfile); err == nil {
 					break
 				}
 				time.Sleep(5 * time.Millisecond)

@@ -61,6 +61,68 @@ type harnessRun struct {
 	env        []string
 	processes  *hnProcesses
 	lastStderr string
+	// streams is where each CLI's stream is kept as it runs (ABCD_RECORD_FIXTURES=1), else "".
+	streams string
+}
+
+// recording puts, with ABCD_RECORD_FIXTURES=1, a claude and a codex ahead of the real ones on the
+// PATH abcd runs with: each runs the real CLI and keeps a copy of its stream, so the streams the
+// real CLIs wrote through the loop become fixtures (keep). It returns the folder of the copies.
+func recording(t *testing.T, root, clis string) string {
+	t.Helper()
+	if os.Getenv("ABCD_RECORD_FIXTURES") == "" {
+		return ""
+	}
+	bin, streams := filepath.Join(root, "recording"), filepath.Join(root, "streams")
+	assert.NilError(t, os.MkdirAll(bin, 0o755))
+	assert.NilError(t, os.MkdirAll(streams, 0o755))
+	for _, name := range []string{"claude", "codex"} {
+		real, err := filepath.EvalSymlinks(filepath.Join(clis, name))
+		assert.NilError(t, err)
+		// The folders are the test's own, with no quote in them.
+		script := fmt.Sprintf("#!/bin/sh\n'%s' \"$@\" | tee '%s'-$$.jsonl\n", real, filepath.Join(streams, name))
+		assert.NilError(t, os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755))
+	}
+	return streams
+}
+
+// keep writes, with ABCD_RECORD_FIXTURES=1, the first stream a CLI wrote that holds every one of
+// marks as the fixture scenario of its version, scrubbed of the keys, the stand-ins' ports and the
+// test's folders.
+func (h *harnessRun) keep(t *testing.T, cli, version, scenario string, marks ...string) {
+	t.Helper()
+	if h.streams == "" {
+		return
+	}
+	files, err := filepath.Glob(filepath.Join(h.streams, cli+"-*.jsonl"))
+	assert.NilError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		assert.NilError(t, err)
+		s := string(data)
+		if !strings.HasPrefix(s, "{") || !containsAll(s, marks) {
+			continue // a --version or --help, or another step's stream
+		}
+		for _, key := range []string{hnAnthropicKey, hnOpenAIKey} {
+			s = strings.ReplaceAll(s, key, "[key]")
+		}
+		s = regexp.MustCompile(`127\.0\.0\.1:\d+`).ReplaceAllString(s, "127.0.0.1:9")
+		s = strings.ReplaceAll(s, h.root, "/work")
+		dir := filepath.Join("..", "..", "..", "adapters", "runner", cli, "testdata", version)
+		assert.NilError(t, os.MkdirAll(dir, 0o755))
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, scenario+".jsonl"), []byte(s), 0o644))
+		return
+	}
+	t.Errorf("no %s stream holds %q", cli, marks)
+}
+
+func containsAll(s string, marks []string) bool {
+	for _, m := range marks {
+		if !strings.Contains(s, m) {
+			return false
+		}
+	}
+	return true
 }
 
 func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRun {
@@ -85,10 +147,15 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 	conf := fmt.Sprintf("model_provider = \"standin\"\n\n[model_providers.standin]\nname = \"stand-in\"\nbase_url = %q\n"+
 		"wire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n", h.openai.URL+"/v1")
 	assert.NilError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(conf), 0o600))
+	h.streams = recording(t, root, dir)
+	path := dir
+	if h.streams != "" {
+		path = filepath.Join(root, "recording") + string(os.PathListSeparator) + dir
+	}
 	env := w.c.env()
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = "PATH=" + dir + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
+			env[i] = "PATH=" + path + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
 	h.env = append(env, "ANTHROPIC_API_KEY="+hnAnthropicKey, "ANTHROPIC_BASE_URL="+h.anthropic.URL,
@@ -105,8 +172,8 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 	assert.Check(t, is.Equal(h.openai.Count(), 1), "one proving call")
 
 	// Then the runners' concurrency and bounds, in the machine's file.
-	path := filepath.Join(w.c.home, ".abcd", "config.json")
-	data, err := os.ReadFile(path)
+	config := filepath.Join(w.c.home, ".abcd", "config.json")
+	data, err := os.ReadFile(config)
 	assert.NilError(t, err)
 	var machine map[string]any
 	assert.NilError(t, json.Unmarshal(data, &machine))
@@ -121,7 +188,7 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 	}
 	data, err = json.Marshal(machine)
 	assert.NilError(t, err)
-	assert.NilError(t, os.WriteFile(path, data, 0o600))
+	assert.NilError(t, os.WriteFile(config, data, 0o600))
 	h.processes = watchProcesses(t, root)
 	return h
 }
@@ -157,10 +224,11 @@ func (h *harnessRun) toolResult(t *testing.T, id string) string {
 	return ""
 }
 
-// sawRunning reports whether the watcher saw a process of the run whose command line was cmd.
+// sawRunning reports whether the watcher saw a process of the run running cmd (the command itself,
+// or the shell a CLI started it in).
 func (h *harnessRun) sawRunning(cmd string) bool {
 	for _, what := range h.processes.stop() {
-		if strings.TrimSpace(what) == cmd {
+		if strings.Contains(what, cmd) {
 			return true
 		}
 	}
@@ -215,7 +283,7 @@ func (h *harnessRun) checkNoneLeft(t *testing.T, stderr string) {
 	seen := h.processes.stop()
 	assert.Check(t, len(seen) >= len(groups), "the watcher saw %d processes for %d groups", len(seen), len(groups))
 	for pid, what := range seen {
-		assert.Check(t, !running(strconv.Itoa(pid)), "process %d (%s) outlived the run", pid, what)
+		assert.Check(t, !running(strconv.Itoa(pid)), "process %d (%s) outlived the run", pid, text80(what))
 	}
 	t.Logf("%d process groups, %d processes seen working for the run, none left", len(groups), len(seen))
 }
@@ -274,7 +342,7 @@ func (p *hnProcesses) scan(root string, self int) {
 		cmd, _ := os.ReadFile(dir + "/cmdline")
 		p.mu.Lock()
 		if _, ok := p.seen[pid]; !ok {
-			p.seen[pid] = text80(strings.ReplaceAll(string(cmd), "\x00", " "))
+			p.seen[pid] = strings.ReplaceAll(string(cmd[:min(len(cmd), 4096)]), "\x00", " ")
 		}
 		p.mu.Unlock()
 	}
@@ -441,7 +509,7 @@ func TestHarnessImplementRunWithTheRealCLIs(t *testing.T) {
 	assert.Check(t, is.Contains(h.toolResult(t, "toolu_guardfile"), "abcd guard blocked this write (rule guard-file-write)"))
 	// Lane 2's server ran in the background, and is gone with the step (implementRun held that no
 	// process of the run is left).
-	assert.Check(t, h.sawRunning(hnServer), "the background server never ran")
+	assert.Check(t, h.sawRunning(hnServer), "the background server never ran: %s", h.toolResult(t, "toolu_serve"))
 	// Codex held each validator's answer to its schema: the request carried it as a strict format.
 	for _, role := range []string{"# ruthless-reviewer:", "# security-reviewer:", "# intent-auditor:"} {
 		for _, body := range h.openai.Matching(role) {
@@ -487,12 +555,19 @@ func TestHarnessImplementRunWithTheRealCLIs(t *testing.T) {
 	assert.Check(t, is.Equal(h.c.git(t, "show", out.Run.Lanes[2].Branch+":DONE-1"), "one"), "lane 3 built on lane 1")
 	assert.Check(t, is.Equal(h.c.git(t, "show", out.Run.Lanes[2].Branch+":DONE-2"), "two"), "lane 3 built on lane 2")
 	assert.Check(t, is.Len(strings.Split(h.c.git(t, "worktree", "list"), "\n"), 1))
+
+	// The streams the real CLIs wrote through the loop, kept as fixtures with ABCD_RECORD_FIXTURES=1:
+	// lane 1's implementer (a write, a blocked push, its summary), and a review and the audit.
+	h.keep(t, "claude", story.Implementations[0].Runner.CLIVersion, "loop-implement", "toolu_push", "Do part one")
+	h.keep(t, "codex", story.Verdicts[0].Runner.CLIVersion, "loop-review", `\"verdict\":\"SHIP\"`)
+	h.keep(t, "codex", story.Verdicts[0].Runner.CLIVersion, "loop-audit", `\"verdicts\":`)
 }
 
 // A real CLI's failure through the loop falls back to the host with its cause in the receipt, the
 // lane put back where the step started, and no process left: on Claude Code's implementer, the vendor
-// refusing the key, a step that ends in success having changed nothing, and a vendor that stops
-// answering mid-step (abcd's silence bound ends the CLI's process group); on Codex's reviewer, an
+// refusing the key, a step that ends in success having changed nothing, a vendor that stops answering
+// mid-step and a shell command that never ends (abcd's silence bound ends the CLI's process group, and
+// the shell Claude Code ran it in, in a session of its own); on Codex's reviewer, an
 // answer that breaks the review_reply schema's rules beyond what its strict format holds, and a
 // vendor that stops answering.
 func TestHarnessARealCLIsFailureFallsBackToTheHost(t *testing.T) {
@@ -508,6 +583,8 @@ func TestHarnessARealCLIsFailureFallsBackToTheHost(t *testing.T) {
 		{"the vendor refuses the implementer's key", "implementer", runnertest.Reply{Status: 401, ErrorType: "authentication_error"}, harnessLimits, "auth", "refused"},
 		{"the implementer changes nothing", "implementer", runnertest.Reply{Text: "Do the part\n\nNothing needed doing."}, harnessLimits, "no_changes", "invalid"},
 		{"the implementer's vendor hangs", "implementer", runnertest.Reply{Hang: true}, quiet, "silence_timeout", "timeout"},
+		{"the implementer's command hangs", "implementer", runnertest.Reply{Tools: []runnertest.ToolCall{{ID: "toolu_hang", Name: "Bash",
+			Input: map[string]any{"command": hnServer, "description": "Follow nothing"}}}}, quiet, "silence_timeout", "timeout"},
 		{"the reviewer's answer breaks its schema", "ruthless-reviewer", runnertest.Reply{Text: `{"summary":"","verdict":"SHIP","findings":[]}`}, harnessLimits, "schema", "invalid"},
 		{"the reviewer's vendor hangs", "ruthless-reviewer", runnertest.Reply{Hang: true}, quiet, "silence_timeout", "timeout"},
 	} {
