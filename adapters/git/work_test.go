@@ -41,6 +41,7 @@ func laneWorktree(t *testing.T) (string, string, func(dir string, args ...string
 }
 
 func TestASnapshotSeesWhatAStepMustNotChange(t *testing.T) {
+	t.Parallel() // its own repository
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
@@ -77,6 +78,7 @@ func TestASnapshotSeesWhatAStepMustNotChange(t *testing.T) {
 }
 
 func TestEntriesNameWhatStandsAtEachChange(t *testing.T) {
+	t.Parallel() // its own repository
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
@@ -124,6 +126,7 @@ func TestEntriesNameWhatStandsAtEachChange(t *testing.T) {
 }
 
 func TestCommitAllIsAbcdsCommitWithNoHook(t *testing.T) {
+	t.Parallel() // its own repository
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
@@ -154,6 +157,7 @@ func TestCommitAllIsAbcdsCommitWithNoHook(t *testing.T) {
 }
 
 func TestRestorePutsTheLaneBack(t *testing.T) {
+	t.Parallel() // its own repository
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
