@@ -85,6 +85,9 @@ type Detector struct {
 	// byPair finds the keywords a text holds in one pass: each keyword (lower case, at least two
 	// bytes) under its first two bytes, with the rules that name it.
 	byPair map[[2]byte][]keywordRules
+	// pairs holds a bit for each pair of bytes byPair has, so the scan looks up the map only where a
+	// keyword may begin (a map lookup at every byte is most of a long transcript's redaction).
+	pairs [1 << 16 / 64]uint64
 	// always are the rules with no keyword: they run on every text.
 	always []int
 }
@@ -146,6 +149,8 @@ func (d *Detector) index() {
 				continue
 			}
 			pair := [2]byte{k[0], k[1]}
+			bit := uint16(k[0])<<8 | uint16(k[1])
+			d.pairs[bit/64] |= 1 << (bit % 64)
 			list := d.byPair[pair]
 			found := false
 			for j := range list {
@@ -169,6 +174,9 @@ func (d *Detector) candidates(lower string) []bool {
 		run[i] = true
 	}
 	for i := 0; i+1 < len(lower); i++ {
+		if bit := uint16(lower[i])<<8 | uint16(lower[i+1]); d.pairs[bit/64]&(1<<(bit%64)) == 0 {
+			continue
+		}
 		list, ok := d.byPair[[2]byte{lower[i], lower[i+1]}]
 		if !ok {
 			continue

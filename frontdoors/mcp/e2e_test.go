@@ -25,6 +25,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 	"github.com/abcd-dev/abcd/frontdoors/cli"
 	"github.com/abcd-dev/abcd/frontdoors/internal/jsonschema"
 	"github.com/abcd-dev/abcd/frontdoors/mcp"
@@ -44,14 +45,14 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "abcd")
-	// abcd and, beside it, the helper that holds its history store.
-	build := exec.Command("go", "build", "-o", dir+"/", "-ldflags", "-X main.version=9.9.9 -X main.commit=e2e", "../cmd/abcd", "../cmd/abcd-history")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building abcd: %v\n%s", err, out)
+	// abcd and, beside it, the helper that holds its history store; built as the CLI's tests build
+	// them, so the two packages share one link.
+	bins, err := abcdtest.Build(dir, "-X main.version=9.9.9 -X main.commit=testcommit", "../cmd/abcd", "../cmd/abcd-history")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	binary = bins[0]
 	return m.Run()
 }
 

@@ -111,6 +111,7 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{p(Prefix+"ports/app", Prefix+"gen"), "nothing imports gen"},
 		{p(Prefix+"ports/app", Prefix+"ports/fake"), "ports/fake is for tests"},
 		{p(Prefix+"ports/app", "gotest.tools/v3/assert"), "third-party import not allowed in ports"},
+		{p(Prefix+"tools/canary", Prefix+"frontdoors/abcdtest"), "tools may import only"},
 		{p("example.com/elsewhere"), "outside the workspace's layers"},
 	}
 	for _, c := range cases {
@@ -122,6 +123,7 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		p(compositionRoots[0], Prefix+"adapters/files", Prefix+"schemas", Prefix+"frontdoors/cli", "github.com/spf13/cobra"),
 		{ImportPath: Prefix + "ports/app", Imports: []string{"context", Prefix + "domain/refusal"}, TestImports: []string{"gotest.tools/v3/assert", Prefix + "ports/fake"}},
 		p(Prefix+"gen", Prefix+"ports/app", "github.com/invopop/jsonschema"),
+		{ImportPath: Prefix + "tools/canary", XTestImports: []string{Prefix + "frontdoors/abcdtest"}},
 	}
 	assert.Assert(t, is.Len(Check(allowed), 0))
 }

@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -49,12 +50,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "abcd")
-	if out, err := exec.Command("go", "build", "-o", binary, "github.com/abcd-dev/abcd/frontdoors/cmd/abcd").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building abcd: %v\n%s", err, out)
+	bins, err := abcdtest.Build(dir, "", "github.com/abcd-dev/abcd/frontdoors/cmd/abcd")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	binary = bins[0]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -10,6 +10,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 )
 
 // abcdBinary is $ABCD_BIN when make set it, else abcd built for this test.
@@ -20,12 +22,9 @@ func abcdBinary(t *testing.T) string {
 			return p
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "abcd")
-	build := exec.Command("go", "build", "-o", bin, "../../frontdoors/cmd/abcd")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	assert.NilError(t, err, "building abcd: %s", out)
-	return bin
+	bins, err := abcdtest.Build(t.TempDir(), "", "../../frontdoors/cmd/abcd")
+	assert.NilError(t, err)
+	return bins[0]
 }
 
 // TestTheWalkthroughRunsTheLoopToTheEnd runs `make run`'s walkthrough (it takes about a second, so

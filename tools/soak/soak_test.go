@@ -21,6 +21,7 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/layout"
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -40,13 +41,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "abcd")
-	build := exec.Command("go", "build", "-o", binary, "github.com/abcd-dev/abcd/frontdoors/cmd/abcd")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building abcd: %v\n%s", err, out)
+	bins, err := abcdtest.Build(dir, "", "github.com/abcd-dev/abcd/frontdoors/cmd/abcd")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	binary = bins[0]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

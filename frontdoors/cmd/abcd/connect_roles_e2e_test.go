@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,4 +197,91 @@ func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
 	assert.Check(t, !strings.Contains(r.Result.Content[0].Text+stderr.String(), rolesCanary))
 	assert.NilError(t, in.Close())
 	assert.NilError(t, cmd.Wait(), "stderr: %s", stderr.String())
+}
+
+// The README's three commands, as a new user types them in a repository with a spec and a definition
+// of done: the implementer's runner, the reviewers' runner, then implement run takes the spec to a
+// finished, audited run with every step on the runners and nothing edited by hand.
+func TestTheReadmesThreeCommandsRunASpec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole run on runners: without -short")
+	}
+	w := newRolesWorld(t)
+	env := append(w.env(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_AUTHOR_NAME=ada", "GIT_AUTHOR_EMAIL=ada@team.invalid",
+		"GIT_COMMITTER_NAME=ada", "GIT_COMMITTER_EMAIL=ada@team.invalid")
+	run := func(exit int, v any, name string, args ...string) {
+		t.Helper()
+		res := icmd.RunCmd(icmd.Command(name, args...), icmd.Dir(w.root), icmd.WithEnv(env...))
+		res.Assert(t, icmd.Expected{ExitCode: exit})
+		if v != nil {
+			decodeOne(t, res.Stdout(), v)
+		}
+	}
+	run(0, nil, "git", "commit", "-q", "--allow-empty", "-m", "base")
+	run(0, nil, binary, "ahoy", "install", "--yes")
+	assert.NilError(t, os.WriteFile(filepath.Join(w.root, ".abcd", "config.json"),
+		fmt.Appendf(nil, `{"schema_version": 1, "setup_version": %d, "build": {"dod": "test -f DONE-1 || test -f DONE-2"}}`+"\n", app.SetupVersion), 0o644))
+	var it app.RecordCreated
+	run(0, &it, binary, "intent", "new", "Faster cold start", "--json")
+	recEditSection(t, w.sandbox, it.Record.Path, "Press Release", "abcd starts fast.")
+	recEditSection(t, w.sandbox, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
+	var plan app.IntentPlanResult
+	run(0, &plan, binary, "intent", "plan", it.Record.ID, "--json")
+	recEditSection(t, w.sandbox, plan.Spec.Path, "Steps", "1. Part one of the work.\n2. Part two of the work.")
+	run(0, nil, "git", "add", "-A")
+	run(0, nil, "git", "commit", "-q", "-m", "the record")
+
+	// Every role's part, told apart by its prompt: each lane's implementer writes its file.
+	result := func(final string, structured any) string {
+		ev := map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": final, "num_turns": 1,
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 2}, "permission_denials": []any{}, "session_id": "sess-1"}
+		if structured != nil {
+			ev["structured_output"] = structured
+		}
+		b, err := json.Marshal(ev)
+		assert.NilError(t, err)
+		return string(b)
+	}
+	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
+	script := []runnertest.Directive{
+		{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read","Edit","Bash"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
+		{When: []string{impl, "Part one"}, Write: "DONE-1", Content: "one\n"},
+		{When: []string{impl, "Part two"}, Write: "DONE-2", Content: "two\n"},
+		{When: []string{impl}, Out: result("Do the part\n\nWrote the part's file.", nil)},
+		{When: []string{answer, "# ruthless-reviewer:"}, Out: result("", map[string]any{"summary": "Read it.", "verdict": "SHIP", "findings": []any{}})},
+		{When: []string{answer, "# security-reviewer:"}, Out: result("", map[string]any{"summary": "Safe.", "verdict": "APPROVE", "findings": []any{}})},
+		{When: []string{answer, "# intent-auditor:"}, Out: result("", map[string]any{"schema_version": 1, "intent": it.Record.ID, "summary": "Met.",
+			"verdicts": []any{map[string]any{"criterion": "ac-1", "verdict": "MET", "evidence": "DONE-1 and DONE-2 stand.", "concerns": ""}}})},
+		// ahoy connect's proving call.
+		{When: []string{"Reply with the single word OK"}, Out: result("OK", nil)},
+	}
+	var b strings.Builder
+	for _, d := range script {
+		line, err := json.Marshal(d)
+		assert.NilError(t, err)
+		b.Write(append(line, '\n'))
+	}
+	assert.NilError(t, os.WriteFile(w.script, []byte(b.String()), 0o600))
+
+	// The three commands.
+	run(0, nil, binary, w.connect("cc", "implementer")...)
+	run(0, nil, binary, w.connect("rv", "ruthless-reviewer", "security-reviewer", "intent-auditor")...)
+	var out app.ImplementRunResult
+	run(0, &out, binary, "implement", "run", plan.Spec.ID, "--json")
+	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%+v", out)
+	assert.Check(t, out.Run.Finished)
+	assert.Check(t, is.Equal(out.Routed, 7), "two implementers, four reviews, one audit")
+	assert.Check(t, is.Equal(out.FellBack, 0))
+	// The integration holds both lanes' work, committed by abcd.
+	integrations := 0
+	for _, ln := range out.Run.Lanes {
+		if ln.Integration {
+			integrations++
+			res := icmd.RunCmd(icmd.Command("git", "ls-tree", "--name-only", ln.Head), icmd.Dir(w.root), icmd.WithEnv(env...))
+			res.Assert(t, icmd.Success)
+			assert.Check(t, is.Contains(res.Stdout(), "DONE-1\n"))
+			assert.Check(t, is.Contains(res.Stdout(), "DONE-2\n"))
+		}
+	}
+	assert.Check(t, is.Equal(integrations, 1))
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 	"github.com/abcd-dev/abcd/ports/app"
 )
 
@@ -41,14 +42,13 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "abcd")
 	// abcd and, beside it, the helper that holds its history store.
-	build := icmd.RunCommand("go", "build", "-o", dir+"/",
-		"-ldflags", "-X main.version=9.9.9 -X main.commit=testcommit", ".", "../abcd-history")
-	if build.ExitCode != 0 || build.Error != nil {
-		fmt.Fprintf(os.Stderr, "building abcd: %s\n", build.String())
+	bins, err := abcdtest.Build(dir, "-X main.version=9.9.9 -X main.commit=testcommit", ".", "../abcd-history")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	binary = bins[0]
 	return m.Run()
 }
 

@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,17 +44,19 @@ func main() {
 	realBatches := flag.Int("real-batches", 3, "batches of 8 steps at once of each kind, per real CLI")
 	loops := flag.Int("loops", 5, "runs of abcd implement run and of its reference, per spec")
 	replayOnly := flag.Bool("replay", false, "replay a recorded stream even when the harness CLIs are installed")
+	clis := flag.String("clis", "claude,codex,gemini", "the real CLIs to measure when they are installed (a comma list)")
 	md := flag.String("md", "", "write this driver's section of docs/performance.md here")
 	flag.Parse()
-	if err := run(config{n: *n, batches: *batches, realBatches: *realBatches, loops: *loops, replayOnly: *replayOnly}, *md); err != nil {
+	if err := run(config{n: *n, batches: *batches, realBatches: *realBatches, loops: *loops, replayOnly: *replayOnly, clis: strings.Split(*clis, ",")}, *md); err != nil {
 		fmt.Fprintln(os.Stderr, "runner bench:", err)
 		os.Exit(1)
 	}
 }
 
 type config struct {
-	n, batches, realBatches, loops int
+	n, batches, realBatches, loops int // loops 0 leaves the loop out
 	replayOnly                     bool
+	clis                           []string
 }
 
 // subject is one CLI to measure: its dialect, executable, the stand-in it answers from, and the
@@ -99,7 +103,12 @@ func run(cfg config, md string) error {
 	if _, err := os.Stat(filepath.Join(bin, "claude")); err != nil || cfg.replayOnly {
 		fmt.Println("the real CLIs are not measured: make harness-deps installs them")
 	} else {
-		rep.real, reals = true, real(bin)
+		for _, s := range real(bin) {
+			if slices.Contains(cfg.clis, s.name) {
+				reals = append(reals, s)
+			}
+		}
+		rep.real = len(reals) > 0
 		fmt.Printf("the real CLIs against loopback stand-ins of their vendors' APIs, %d steps each:\n", cfg.n)
 		for _, s := range reals {
 			f, err := measure(s, cfg.n)
@@ -135,6 +144,9 @@ func run(cfg config, md string) error {
 
 // measureLoops times implement run against its reference for a spec of one lane and one of 8.
 func (rep *report) measureLoops() error {
+	if rep.cfg.loops == 0 {
+		return nil
+	}
 	top, err := os.MkdirTemp("", "abcd-runner-loop-")
 	if err != nil {
 		return err
@@ -280,6 +292,8 @@ type stepFigure struct {
 	ratio           float64
 	met             bool
 	failed          string // why the measurement could not be made
+	// the CPU time a batch's processes used (user and system, medians; 0 where not reported)
+	directCPU, adapterCPU time.Duration
 }
 
 func figure(name string, direct, adapter []time.Duration) stepFigure {
@@ -350,9 +364,9 @@ func measureBatch(s subject, rounds int) (stepFigure, error) {
 			return stepFigure{}, err
 		}
 	}
-	var direct, adapter []time.Duration
+	var direct, adapter, directCPU, adapterCPU []time.Duration
 	for i := 0; i < rounds+1; i++ {
-		var d, a time.Duration
+		var d, a batchTime
 		if i%2 == 0 {
 			if d, err = directBatch(g.a, reqs); err == nil {
 				a, err = adapterBatch(g.a, reqs)
@@ -366,17 +380,36 @@ func measureBatch(s subject, rounds int) (stepFigure, error) {
 			return stepFigure{}, err
 		}
 		if i > 0 {
-			direct, adapter = append(direct, d), append(adapter, a)
+			direct, adapter = append(direct, d.wall), append(adapter, a.wall)
+			directCPU, adapterCPU = append(directCPU, d.cpu), append(adapterCPU, a.cpu)
 		}
 	}
 	f := figure(s.name, direct, adapter)
-	fmt.Printf("  %-7s 8 direct median %7.1f ms (p90 %7.1f)   8 through the adapter median %7.1f ms (p90 %7.1f)   added %+6.1f ms (%+.1f%%): %s\n",
-		s.name+":", benchkit.MS(f.direct), benchkit.MS(f.directP90), benchkit.MS(f.adapter), benchkit.MS(f.adapterP90), benchkit.MS(f.over), 100*f.ratio, verdict(f.met))
+	f.directCPU, f.adapterCPU = benchkit.Median(directCPU), benchkit.Median(adapterCPU)
+	fmt.Printf("  %-7s 8 direct median %7.1f ms (p90 %7.1f, CPU %7.1f ms)   8 through the adapter median %7.1f ms (p90 %7.1f, CPU %7.1f ms)   added %+6.1f ms (%+.1f%%): %s\n",
+		s.name+":", benchkit.MS(f.direct), benchkit.MS(f.directP90), benchkit.MS(f.directCPU), benchkit.MS(f.adapter), benchkit.MS(f.adapterP90), benchkit.MS(f.adapterCPU),
+		benchkit.MS(f.over), 100*f.ratio, verdict(f.met))
 	return f, nil
 }
 
+// batchTime is a batch's wall, and the CPU time its processes used.
+type batchTime struct{ wall, cpu time.Duration }
+
+// timeBatch runs batch and measures it.
+func timeBatch(batch func() error) (batchTime, error) {
+	cpu0, err := childCPU()
+	if err != nil {
+		return batchTime{}, err
+	}
+	begun := time.Now()
+	err = batch()
+	wall := time.Since(begun)
+	cpu1, cerr := childCPU()
+	return batchTime{wall, cpu1 - cpu0}, errors.Join(err, cerr)
+}
+
 // directBatch prepares every step (untimed, as runDirect does), then starts them all at once.
-func directBatch(a *runner.Adapter, reqs []ports.RunnerStep) (time.Duration, error) {
+func directBatch(a *runner.Adapter, reqs []ports.RunnerStep) (batchTime, error) {
 	ps := make([]*runner.Prepared, 0, len(reqs))
 	defer func() {
 		for _, p := range ps {
@@ -386,45 +419,47 @@ func directBatch(a *runner.Adapter, reqs []ports.RunnerStep) (time.Duration, err
 	for _, req := range reqs {
 		p, f, err := a.Prepare(req)
 		if err != nil {
-			return 0, err
+			return batchTime{}, err
 		}
 		if f != nil {
-			return 0, errors.New(f.Error())
+			return batchTime{}, errors.New(f.Error())
 		}
 		ps = append(ps, p)
 	}
-	errs := make([]error, len(ps))
-	var wg sync.WaitGroup
-	begun := time.Now()
-	for i, p := range ps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = startPrepared(p)
-		}()
-	}
-	wg.Wait()
-	return time.Since(begun), errors.Join(errs...)
+	return timeBatch(func() error {
+		errs := make([]error, len(ps))
+		var wg sync.WaitGroup
+		for i, p := range ps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = startPrepared(p)
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	})
 }
 
 // adapterBatch runs every step through the adapter at once.
-func adapterBatch(a *runner.Adapter, reqs []ports.RunnerStep) (time.Duration, error) {
-	errs := make([]error, len(reqs))
-	var wg sync.WaitGroup
-	begun := time.Now()
-	for i, req := range reqs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o, err := a.Step(context.Background(), req)
-			if err == nil && o.Failure != nil {
-				err = fmt.Errorf("the step in %s failed: %s", req.Dir, o.Failure.Error())
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	return time.Since(begun), errors.Join(errs...)
+func adapterBatch(a *runner.Adapter, reqs []ports.RunnerStep) (batchTime, error) {
+	return timeBatch(func() error {
+		errs := make([]error, len(reqs))
+		var wg sync.WaitGroup
+		for i, req := range reqs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				o, err := a.Step(context.Background(), req)
+				if err == nil && o.Failure != nil {
+					err = fmt.Errorf("the step in %s failed: %s", req.Dir, o.Failure.Error())
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	})
 }
 
 // runDirect starts the command the adapter would start, with the same arguments, environment, folder

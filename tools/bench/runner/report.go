@@ -10,6 +10,14 @@ import (
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", benchkit.MS(d)) }
 
+// cpu is a CPU time, or a dash where the system did not report it.
+func cpu(d time.Duration) string {
+	if d == 0 {
+		return "CPU not reported"
+	}
+	return "CPU " + ms(d)
+}
+
 func signed(d time.Duration) string { return fmt.Sprintf("%+.1f ms", benchkit.MS(d)) }
 
 func pageVerdict(met bool) string {
@@ -49,14 +57,16 @@ func (rep *report) markdown() string {
 
 	b.WriteString("\n### Eight steps at once\n\n")
 	fmt.Fprintf(&b, "8 of the CLI's processes started directly at once, each in its own folder, against 8 steps through\nthe adapter at once (its runner's concurrency 8, each step holding one of its slot files); the\nfigure is the wall of the whole batch, so what is added is what each of the 8 steps waits longer.\n%d batches each for the replayed stream, %d for each real CLI, the order swapped every batch.\n\n", rep.cfg.batches, rep.cfg.realBatches)
-	b.WriteString("| CLI | 8 direct (median, p90) | 8 through the adapter (median, p90) | added | target |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| CLI | 8 direct (median, p90; CPU) | 8 through the adapter (median, p90; CPU) | added | target |\n| --- | --- | --- | --- | --- |\n")
 	for _, f := range rep.batch {
 		if f.failed != "" {
 			fmt.Fprintf(&b, "| %s | not measured: %s | | | **not met** |\n", cliLabel(f.name), strings.ReplaceAll(f.failed, "\n", " "))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s, %s | %s, %s | %s (%+.1f%%) | %s |\n", cliLabel(f.name), ms(f.direct), ms(f.directP90), ms(f.adapter), ms(f.adapterP90), signed(f.over), 100*f.ratio, pageVerdict(f.met))
+		fmt.Fprintf(&b, "| %s | %s, %s; %s | %s, %s; %s | %s (%+.1f%%) | %s |\n", cliLabel(f.name), ms(f.direct), ms(f.directP90), cpu(f.directCPU),
+			ms(f.adapter), ms(f.adapterP90), cpu(f.adapterCPU), signed(f.over), 100*f.ratio, pageVerdict(f.met))
 	}
+	b.WriteString("\nCPU is the user and system time the batch's processes used (the CLIs and what they started), a\nmedian: what a batch costs whatever else the machine was doing, where its wall grows with the load.\n")
 
 	b.WriteString("\n### The loop: `abcd implement run`\n\n")
 	fmt.Fprintf(&b, "`abcd implement run` (the built binary) drives a spec of independent lanes whose every step one runner\ntakes (concurrency 8): the implementer, both reviewers, and the auditor on the integration. The\nrunner's CLI is the driver's own binary replaying Claude Code's stream: the implementer writes a file\nin its worktree, the validators pass. A runner's implementer needs a definition of done, so the\nrepository's `build.dod` is `true`. The reference does the same work without abcd, alternately with\nit, %d runs each: the same number of CLI invocations (their command lines prepared untimed by the\nadapter) with the same parallelism (at most 8 at once; a lane's reviews after its implementer), a\nbranch and worktree per lane, the implementer's commit, an integration branch with every lane merged.\nWhat is left is abcd's own work: the CLI's preflight (`--version`, `--help`) before the run, the\nrun's state and locks, the briefs, checking and committing the work, `build.dod`, placing the\nanswers, the receipts.\n\n", rep.cfg.loops)
