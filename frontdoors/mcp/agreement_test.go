@@ -26,6 +26,7 @@ var inputCases = sync.OnceValues(func() ([]instances.Case, error) {
 // mutations that break each keyword of its published inputSchema), the typed decode the verb runs
 // takes no instance the schema refuses.
 func TestTypedDecodeKeepsTheInputSchema(t *testing.T) {
+	t.Parallel() // reads only
 	cases, err := inputCases()
 	assert.NilError(t, err)
 	n := 0

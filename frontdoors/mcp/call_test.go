@@ -133,6 +133,7 @@ var _ ports.Setup = guardedSetup{}
 // a value of the wrong type, a string too long, a control character, a key named twice, nesting too
 // deep) come back as isError results carrying a refusal, and the verb never runs.
 func TestBadArgumentsAreToolErrors(t *testing.T) {
+	t.Parallel() // its own server
 	a := testApp(t)
 	a.Setup = guardedSetup{fake.NewSetup("/work/repo", "/home/ada/.abcd"), t}
 	s, _ := newServer(t, a)

@@ -989,6 +989,7 @@ var (
 // malformed or hostile message as the corpus says, writes nothing anywhere (the whole temporary
 // machine is byte-identical before and after), and is still serving afterwards.
 func TestFailClosedCorpus(t *testing.T) {
+	t.Parallel() // its own worlds
 	var mutating []app.Verb
 	for _, v := range app.Table() {
 		if !v.ReadOnly {
@@ -1114,6 +1115,7 @@ func TestToolCallsStayInsideTheRepository(t *testing.T) {
 // TestStdoutCarriesOnlyProtocol: a verb that warns (a routing row for an agent abcd does not have)
 // writes its warning to stderr; stdout carries nothing but JSON-RPC messages, one per line.
 func TestStdoutCarriesOnlyProtocol(t *testing.T) {
+	t.Parallel() // its own world
 	w := newWorld(t, stateRecord)
 	assert.NilError(t, os.WriteFile(filepath.Join(w.home, "oracle-routing.json"),
 		[]byte(`{"schema_version":1,"agents":{"no-such-agent":{"tier":"economy"}}}`+"\n"), 0o600))
@@ -1135,6 +1137,7 @@ func TestStdoutCarriesOnlyProtocol(t *testing.T) {
 
 // TestServeAnotherRepository: --repo serves the repository it names, from anywhere.
 func TestServeAnotherRepository(t *testing.T) {
+	t.Parallel() // its own world
 	elsewhere := newWorld(t, statePlain)
 	target := newWorld(t, stateRecord)
 	cmd := exec.Command(binary, "mcp", "serve", "--repo", target.repo)

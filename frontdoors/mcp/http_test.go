@@ -451,6 +451,7 @@ func TestHTTPSlowBodiesHoldNoSlot(t *testing.T) {
 // budget; a large body that does not fit waits, and is turned away when it cannot be read in time,
 // while small messages (a ping) are never held up behind large ones.
 func TestHTTPLargeBodiesWaitForMemory(t *testing.T) {
+	t.Parallel() // its own server and budget
 	s := mustServer(t)
 	s.budget = newBudget(4 << 20)
 	// Two endpoints of the one server, so of one budget: the patient one gives a megabyte sent on a

@@ -46,6 +46,7 @@ func takes(t *testing.T, s *jsonschema.Schema, doc map[string]any) bool {
 // schema takes a record file's title exactly when the file check does. (Under -short, every fifth
 // case and the boundaries.)
 func TestTitleRuleThroughBothDoors(t *testing.T) {
+	t.Parallel() // its own world
 	input, err := jsonschema.Compile(publishedSchema(t, "intent_new.input"))
 	assert.NilError(t, err)
 	front, err := jsonschema.Compile(publishedSchema(t, "intent_front_matter"))

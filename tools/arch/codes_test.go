@@ -56,16 +56,21 @@ func loadExports(t *testing.T, patterns ...string) (map[string]listed, []listed)
 	return all, ours
 }
 
-// typeCheck parses and type-checks one package's files against export data.
-func typeCheck(t *testing.T, all map[string]listed, path string, fset *token.FileSet, files []*ast.File) *types.Info {
-	t.Helper()
-	imp := importer.ForCompiler(fset, "gc", func(p string) (io.ReadCloser, error) {
+// exportImporter imports packages from the export data go list named. One serves every package a
+// test checks, so a package many import is read once.
+func exportImporter(fset *token.FileSet, all map[string]listed) types.Importer {
+	return importer.ForCompiler(fset, "gc", func(p string) (io.ReadCloser, error) {
 		l, ok := all[p]
 		if !ok || l.Export == "" {
 			return nil, errors.New("no export data for " + p)
 		}
 		return os.Open(l.Export)
 	})
+}
+
+// typeCheck type-checks one package's files against export data.
+func typeCheck(t *testing.T, imp types.Importer, path string, fset *token.FileSet, files []*ast.File) *types.Info {
+	t.Helper()
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
 	_, err := (&types.Config{Importer: imp}).Check(path, fset, files, info)
 	assert.NilError(t, err, path)
@@ -80,6 +85,7 @@ func typeCheck(t *testing.T, all map[string]listed, path string, fset *token.Fil
 func TestEveryRefusalCodeIsDeclared(t *testing.T) {
 	all, ours := loadExports(t, product...)
 	fset := token.NewFileSet()
+	imp := exportImporter(fset, all)
 	var uses []CodeUse
 	var problems []string
 	for _, p := range ours {
@@ -89,7 +95,7 @@ func TestEveryRefusalCodeIsDeclared(t *testing.T) {
 			assert.NilError(t, err)
 			files = append(files, f)
 		}
-		info := typeCheck(t, all, p.ImportPath, fset, files)
+		info := typeCheck(t, imp, p.ImportPath, fset, files)
 		u, pr := Codes(fset, files, info, func(f *ast.File) bool {
 			return p.ImportPath == refusalPkg && filepath.Base(fset.Position(f.Pos()).Filename) == "codes.go"
 		})
@@ -133,7 +139,7 @@ func f(s string) []error {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "fixture.go", src, 0)
 	assert.NilError(t, err)
-	info := typeCheck(t, all, "fixture", fset, []*ast.File{f})
+	info := typeCheck(t, exportImporter(fset, all), "fixture", fset, []*ast.File{f})
 	uses, problems := Codes(fset, []*ast.File{f}, info, func(*ast.File) bool { return false })
 	var codes []string
 	for _, u := range uses {
@@ -174,7 +180,7 @@ func f(err error, v any) string {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "fixture.go", src, 0)
 	assert.NilError(t, err)
-	info := typeCheck(t, all, "fixture", fset, []*ast.File{f})
+	info := typeCheck(t, exportImporter(fset, all), "fixture", fset, []*ast.File{f})
 	problems := ErrorAssertions(fset, []*ast.File{f}, info)
 	assert.Equal(t, len(problems), 2, strings.Join(problems, "\n"))
 	assert.Check(t, strings.HasPrefix(problems[0], "fixture.go:6:") && strings.HasPrefix(problems[1], "fixture.go:14:"), strings.Join(problems, "\n"))

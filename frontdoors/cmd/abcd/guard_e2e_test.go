@@ -30,6 +30,7 @@ func (s sandbox) hook(t *testing.T, payload string) *icmd.Result {
 }
 
 func TestGuardHookEndToEnd(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s := newSandbox(t, true)
 	before := s.snapshot(t)
 
@@ -67,6 +68,7 @@ func TestGuardHookEndToEnd(t *testing.T) {
 }
 
 func TestGuardWeakerFileNeedsThePersonEndToEnd(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	weak := `{"schema_version":1,"disable":["rm-recursive-root"]}`
 	s := newSandbox(t, true, fs.WithDir(".abcd", fs.WithFile("guard.json", weak)))
 

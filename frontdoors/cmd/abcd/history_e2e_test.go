@@ -76,6 +76,7 @@ func (s sandbox) claudeSession(t *testing.T, session string, texts ...string) st
 // captured; none stands anywhere in what abcd keeps (the database file itself, show --raw, the
 // messages, a search for it), nor in what it prints.
 func TestHistoryKeepsNoCanary(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s, _ := histSandbox(t)
 	canaries := loadCanaries(t)
 	var texts []string
@@ -129,6 +130,7 @@ func TestHistoryKeepsNoCanary(t *testing.T) {
 
 // The hook hands the capture off and returns at once; the capture lands a moment later.
 func TestHistoryHookHandsOff(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s, _ := histSandbox(t)
 	path := s.claudeSession(t, "handoff-1", "hello from the hand-off")
 	payload, _ := json.Marshal(map[string]any{"session_id": "handoff-1", "transcript_path": path, "cwd": s.root, "hook_event_name": "SessionEnd", "reason": "other"})
@@ -148,7 +150,7 @@ func TestHistoryHookHandsOff(t *testing.T) {
 			log, _ := os.ReadFile(filepath.Join(s.abcdHome, "history", "hook.log"))
 			t.Fatalf("the handed-off capture did not land within a minute; hook.log:\n%s", log)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	log, err := os.ReadFile(filepath.Join(s.abcdHome, "history", "hook.log"))
 	assert.NilError(t, err)
@@ -167,6 +169,7 @@ func (s sandbox) runGit(t *testing.T, args ...string) *icmd.Result {
 // Lineage through the built binary and its helper: a reviewer's session that was handed a review
 // run's brief is captured, and the run's record names it beside the verdict it gave.
 func TestImplementRecordNamesTheReviewersSession(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s, _ := histSandbox(t)
 	s.runGit(t, "ahoy", "install", "--yes").Assert(t, icmd.Success)
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, "hello.txt"), []byte("hello\n"), 0o644))

@@ -89,6 +89,7 @@ func recExists(s sandbox, rel string) bool {
 // TestRecordStoryEndToEnd: an intent from draft to shipped, an issue captured and closed, a decision
 // superseding another, and lint clean at the end.
 func TestRecordStoryEndToEnd(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s := recInstalled(t)
 
 	var created app.RecordCreated
@@ -228,6 +229,7 @@ func newRecBadWorld(t *testing.T) recBadWorld {
 // TestRecordBadInputChangesNothing: bad input is refused with exit 2 and the remedy, and the whole
 // repository and home folder stay byte for byte as they were.
 func TestRecordBadInputChangesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	w := newRecBadWorld(t)
 	cases := []struct {
 		name string
@@ -322,6 +324,7 @@ func TestRecordBadInputChangesNothing(t *testing.T) {
 // (or in a fresh clone, where the git-ignored .abcd/.work.local/ does not exist) is refused without
 // writing anything either: not even the lock file.
 func TestRecordRefusalInAFreshRepositoryWritesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	for _, args := range [][]string{
 		{"intent", "plan", "no-such-thing"},
 		{"capture", "x", "--related", "no-such-thing"},
@@ -338,11 +341,12 @@ func TestRecordRefusalInAFreshRepositoryWritesNothing(t *testing.T) {
 // TestRecordHeldLockIsContention: while another process holds the record lock, a writer exits 3
 // with kind contention and writes nothing; once it is released the same command succeeds.
 func TestRecordHeldLockIsContention(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s := recInstalled(t)
 	// A short lock bound (lock.wait_ms) keeps the writers' wait short; the bound's own default is
 	// held by the lock's tests.
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "config.json"),
-		fmt.Appendf(nil, "{\"schema_version\": 1, \"setup_version\": %d, \"lock\": {\"wait_ms\": 300}}\n", app.SetupVersion), 0o644))
+		fmt.Appendf(nil, "{\"schema_version\": 1, \"setup_version\": %d, \"lock\": {\"wait_ms\": 100}}\n", app.SetupVersion), 0o644))
 	var c app.RecordCreated
 	recJSON(t, s, 0, &c, "intent", "new", "Faster cold start")
 

@@ -28,6 +28,7 @@ func docsRulesFile(t *testing.T) string {
 // The example on docs/rules.md, as the repository's file, read by the built binary through the real
 // files: the layers, recall, a dormant domain forced in, the dropped guardrail named.
 func TestRulesFromTheDocsThroughTheBinary(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s := newSandbox(t, true)
 	assert.NilError(t, os.MkdirAll(filepath.Join(s.root, ".abcd"), 0o755))
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "rules.json"), []byte(docsRulesFile(t)), 0o644))

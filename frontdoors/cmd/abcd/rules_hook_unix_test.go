@@ -18,6 +18,7 @@ import (
 // helper beside abcd both replaced by traps that leave a mark, a hook that injects rules from a
 // repository with a guard file leaves no mark.
 func TestTheRulesHookStartsNoProcess(t *testing.T) {
+	t.Parallel() // its own sandbox: a repository and a home of its own
 	s := newSandbox(t, true)
 	assert.NilError(t, os.MkdirAll(filepath.Join(s.root, ".abcd"), 0o755))
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "rules.json"), []byte(docsRulesFile(t)), 0o644))
