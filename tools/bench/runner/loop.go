@@ -13,6 +13,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -353,7 +354,11 @@ func (w *loopWorld) reference(template string, lanes int) (time.Duration, int, e
 	}
 	wg.Wait()
 	close(errs)
+	var failed []error
 	for err := range errs {
+		failed = append(failed, err)
+	}
+	if err := errors.Join(failed...); err != nil {
 		return 0, 0, err
 	}
 	if err := git(repo, "worktree", "add", "-q", "-b", "ref/integration", wt("integration")); err != nil {
