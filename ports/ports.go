@@ -334,9 +334,9 @@ type Git interface {
 	// AddWorktree checks branch out in a new worktree at dir (relative to the repository root),
 	// making the folders it needs. A dir that is already a worktree of branch is left as it is.
 	AddWorktree(ctx context.Context, dir, branch string) error
-	// CheckedOut is the branch checked out in a whole worktree at dir ("" when git has none there,
-	// or its folder is gone or half removed).
-	CheckedOut(ctx context.Context, dir string) (string, error)
+	// CheckedOut is, for each of dirs, the branch checked out in a whole worktree there ("" when git
+	// has none there, or its folder is gone or half removed): one look at git's worktrees for all.
+	CheckedOut(ctx context.Context, dirs []string) (map[string]string, error)
 	// RemoveWorktree removes the worktree at dir, and what it holds; an absent one is not an error.
 	RemoveWorktree(ctx context.Context, dir string) error
 	// Merge merges commit into the branch checked out in the worktree at dir, with git's own merge

@@ -218,30 +218,45 @@ func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
 	return nil
 }
 
-// CheckedOut is the branch checked out in the worktree at dir, when git has one there and its folder
-// is whole (its .git file stands): "" otherwise.
-func (g Git) CheckedOut(ctx context.Context, dir string) (string, error) {
-	registered, ref, err := g.worktreeAt(ctx, dir)
-	if err != nil || !registered {
-		return "", err
+// CheckedOut is the branch checked out in the worktree at each of dirs, when git has one there and
+// its folder is whole (its .git file stands): "" otherwise. One listing of git's worktrees answers
+// every dir.
+func (g Git) CheckedOut(ctx context.Context, dirs []string) (map[string]string, error) {
+	out := make(map[string]string, len(dirs))
+	if len(dirs) == 0 {
+		return out, nil
 	}
-	if st, err := os.Lstat(filepath.Join(g.Dir, dir, ".git")); err != nil || !st.Mode().IsRegular() {
-		return "", nil
+	list, err := g.worktrees(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return strings.TrimPrefix(ref, "refs/heads/"), nil
+	for _, dir := range dirs {
+		registered, ref, err := list.at(g.Dir, dir)
+		if err != nil {
+			return nil, err
+		}
+		out[dir] = ""
+		if !registered {
+			continue
+		}
+		if st, err := os.Lstat(filepath.Join(g.Dir, dir, ".git")); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		out[dir] = strings.TrimPrefix(ref, "refs/heads/")
+	}
+	return out, nil
 }
 
-// worktreeAt is what git knows of a worktree at dir: whether one is registered there, and the
-// branch ref checked out in it ("" for none, or a detached or half-made one).
-func (g Git) worktreeAt(ctx context.Context, dir string) (registered bool, branch string, err error) {
+// worktreeList is git's worktrees, as git worktree list --porcelain says them: each one's path and
+// the branch ref checked out in it ("" for none, or a detached or half-made one).
+type worktreeList []struct{ path, ref string }
+
+func (g Git) worktrees(ctx context.Context) (worktreeList, error) {
 	out, _, err := g.run(ctx, 1<<20, "worktree", "list", "--porcelain")
 	if err != nil {
-		return false, "", err
+		return nil, err
 	}
-	want, err := filepath.Abs(filepath.Join(g.Dir, dir))
-	if err != nil {
-		return false, "", err
-	}
+	var list worktreeList
 	for _, block := range strings.Split(string(out), "\n\n") {
 		var path, ref string
 		for _, line := range strings.Split(block, "\n") {
@@ -252,11 +267,36 @@ func (g Git) worktreeAt(ctx context.Context, dir string) (registered bool, branc
 				ref = b
 			}
 		}
-		if path != "" && samePath(path, want) {
-			return true, ref, nil
+		if path != "" {
+			list = append(list, struct{ path, ref string }{path, ref})
+		}
+	}
+	return list, nil
+}
+
+// at is what the list says of a worktree at dir (relative to root): whether one is registered there,
+// and its branch ref.
+func (l worktreeList) at(root, dir string) (registered bool, branch string, err error) {
+	want, err := filepath.Abs(filepath.Join(root, dir))
+	if err != nil {
+		return false, "", err
+	}
+	for _, w := range l {
+		if samePath(w.path, want) {
+			return true, w.ref, nil
 		}
 	}
 	return false, "", nil
+}
+
+// worktreeAt is what git knows of a worktree at dir: whether one is registered there, and the
+// branch ref checked out in it ("" for none, or a detached or half-made one).
+func (g Git) worktreeAt(ctx context.Context, dir string) (registered bool, branch string, err error) {
+	list, err := g.worktrees(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	return list.at(g.Dir, dir)
 }
 
 // samePath compares two absolute paths, through their links (a temporary folder may be reached

@@ -176,7 +176,18 @@ func TestWorktreesAndMerges(t *testing.T) {
 		assert.NilError(t, g.AddWorktree(ctx, wt(b), b))
 		assert.NilError(t, g.AddWorktree(ctx, wt(b), b), "adding it again (a step run again) is not an error")
 	}
-	err := g.AddWorktree(ctx, wt("other"), "lane-1")
+	// One look answers every dir: a whole worktree says its branch; one whose folder lost its .git
+	// file, or a folder git has no worktree at, says none.
+	assert.NilError(t, os.Rename(dir.Join(wt("lane-2"), ".git"), dir.Join(wt("lane-2"), "git-moved")))
+	checked, err := g.CheckedOut(ctx, []string{wt("lane-1"), wt("lane-2"), wt("integration"), wt("nowhere")})
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(checked, map[string]string{wt("lane-1"): "lane-1", wt("lane-2"): "", wt("integration"): "integration", wt("nowhere"): ""}))
+	assert.NilError(t, os.Rename(dir.Join(wt("lane-2"), "git-moved"), dir.Join(wt("lane-2"), ".git")))
+	checked, err = g.CheckedOut(ctx, nil)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(checked, 0))
+
+	err = g.AddWorktree(ctx, wt("other"), "lane-1")
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "a branch checked out elsewhere: %v", err)
 	assert.Check(t, is.Equal(r.Code, "worktree_failed"))

@@ -267,8 +267,8 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	// Claude Code and Codex send PreToolUse for their Bash tool; Gemini CLI sends BeforeTool for
-	// run_shell_command and reads its own answer (decision and reason).
+	// Claude Code and Codex send PreToolUse for their Bash tool (Codex for apply_patch too); Gemini CLI
+	// sends BeforeTool for run_shell_command and reads its own answer (decision and reason).
 	gemini := p.HookEventName == "BeforeTool"
 	if p.HookEventName != "" && p.HookEventName != "PreToolUse" && !gemini {
 		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", text.Clip(p.HookEventName))
@@ -311,6 +311,14 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 		}
 		return cmd, "command", nil
 	}
+	if !gemini && p.ToolName == "apply_patch" {
+		patch, present, err := p.inputString("command")
+		if err != nil || !present {
+			return "", "", fmt.Errorf("the apply_patch tool's input has no command string")
+		}
+		line, err := patchWrites(patch)
+		return line, "write", err
+	}
 	key, ok := fileTools[p.ToolName]
 	if !ok {
 		return "", "", nil
@@ -320,6 +328,29 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 		return "", "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
 	}
 	return ": > " + shellQuote(file), "write", nil
+}
+
+// patchWrites is what a Codex apply_patch does, as the shell lines the guard reads: each file the
+// patch adds, updates or moves to is a write to it, each it deletes a removal. A patch that names no
+// file is not checked, so it is blocked.
+func patchWrites(patch string) (string, error) {
+	var writes []string
+	for _, l := range strings.Split(patch, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Move to: ", "*** Delete File: "} {
+			if file, ok := strings.CutPrefix(l, h); ok && strings.TrimSpace(file) != "" {
+				if h == "*** Delete File: " {
+					writes = append(writes, "rm -- "+shellQuote(file))
+				} else {
+					writes = append(writes, ": > "+shellQuote(file))
+				}
+			}
+		}
+	}
+	if len(writes) == 0 {
+		return "", fmt.Errorf("the apply_patch tool's patch names no file the guard could check")
+	}
+	return strings.Join(writes, "; "), nil
 }
 
 // shellQuote quotes text as one shell word.

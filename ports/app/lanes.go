@@ -152,14 +152,24 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 // every commit the lane made, so no agent is pointed at a folder that is not there.
 func (st *step) restoreWorktrees(ctx context.Context) ([]string, error) {
 	var did []string
+	var lanes []loop.Lane
+	var dirs []string
 	for _, ln := range st.state.Lanes {
 		working := ln.Stage == loop.StageBrief || ln.Stage == loop.StageImplement || ln.Stage == loop.StageValidate || ln.Stage == loop.StageFix
-		if ln.Worktree == "" || !working {
-			continue
+		if ln.Worktree != "" && working {
+			lanes, dirs = append(lanes, ln), append(dirs, ln.Worktree)
 		}
-		if b, err := st.Git.CheckedOut(ctx, ln.Worktree); err != nil {
-			return nil, err
-		} else if b == ln.Branch {
+	}
+	if len(lanes) == 0 {
+		return nil, nil
+	}
+	// One look at git's worktrees for every lane: a step is taken often, and a run has many lanes.
+	checked, err := st.Git.CheckedOut(ctx, dirs)
+	if err != nil {
+		return nil, err
+	}
+	for _, ln := range lanes {
+		if checked[ln.Worktree] == ln.Branch {
 			continue
 		}
 		if err := st.Runs.RemoveAll(ctx, ln.Worktree); err != nil {

@@ -44,3 +44,20 @@ func TestTheNextCommandOnAnyRunClearsAFinishedRunsWorktrees(t *testing.T) {
 		assert.Check(t, is.Equal(l.Worktree, ""), "%s still names a worktree", l.ID)
 	}
 }
+
+// A lane still worked in whose worktree is gone (a person's rm, an abandon a kill interrupted) is
+// checked out again from its branch by the next step, so no agent is pointed at a folder that is not
+// there; a whole one is left as it is.
+func TestAStepChecksOutAGoneWorktreeAgain(t *testing.T) {
+	w := newLoopWorld(t, nil)
+	wt := loop.WorktreeDir(w.run, "lane-1")
+	branch, ok := w.g.Worktrees[wt]
+	assert.Assert(t, ok, "the lane's worktree is checked out: %v", w.g.Worktrees)
+	res := recRun[app.StepResult](t, w.a, "implement_step", map[string]any{"run": w.run})
+	assert.Check(t, !strings.Contains(strings.Join(res.Did, "\n"), "worktree was gone"), "%v", res.Did)
+
+	delete(w.g.Worktrees, wt)
+	res = recRun[app.StepResult](t, w.a, "implement_step", map[string]any{"run": w.run})
+	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), "lane-1: its worktree was gone; checked "+branch+" out again"), "%v", res.Did)
+	assert.Check(t, is.Equal(w.g.Worktrees[wt], branch))
+}

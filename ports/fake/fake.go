@@ -514,8 +514,14 @@ func (g *Git) AddWorktree(_ context.Context, dir, branch string) error {
 	return nil
 }
 
-// CheckedOut is the branch of the worktree added at dir.
-func (g *Git) CheckedOut(_ context.Context, dir string) (string, error) { return g.Worktrees[dir], nil }
+// CheckedOut is the branch of the worktree added at each dir.
+func (g *Git) CheckedOut(_ context.Context, dirs []string) (map[string]string, error) {
+	out := make(map[string]string, len(dirs))
+	for _, d := range dirs {
+		out[d] = g.Worktrees[d]
+	}
+	return out, nil
+}
 
 func (g *Git) RemoveWorktree(_ context.Context, dir string) error {
 	delete(g.Worktrees, dir)

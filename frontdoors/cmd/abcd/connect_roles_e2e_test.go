@@ -255,13 +255,9 @@ func TestTheReadmesThreeCommandsRunASpec(t *testing.T) {
 		// ahoy connect's proving call.
 		{When: []string{"Reply with the single word OK"}, Out: result("OK", nil)},
 	}
-	var b strings.Builder
-	for _, d := range script {
-		line, err := json.Marshal(d)
-		assert.NilError(t, err)
-		b.Write(append(line, '\n'))
-	}
-	assert.NilError(t, os.WriteFile(w.script, []byte(b.String()), 0o600))
+	written, err := runnertest.Script(w.home, script...)
+	assert.NilError(t, err)
+	assert.NilError(t, os.Rename(written, w.script))
 
 	// The three commands.
 	run(0, nil, binary, w.connect("cc", "implementer")...)

@@ -13,6 +13,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,8 +61,11 @@ func newLoopWorld(top string) (*loopWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &loopWorld{top: top, abcd: filepath.Join(top, "abcd"), home: filepath.Join(top, "home"), script: filepath.Join(top, "script.jsonl"), cli: exe}
+	w := &loopWorld{top: top, abcd: filepath.Join(top, "abcd"), home: filepath.Join(top, "home"), cli: exe}
 	if err := benchkit.Build(w.abcd, "./frontdoors/cmd/abcd"); err != nil {
+		return nil, err
+	}
+	if w.script, err = writeScript(top); err != nil {
 		return nil, err
 	}
 	help := "Usage: claude [options]\n  " + strings.Join(claude.Dialect{}.Flags(), " <x>\n  ")
@@ -84,12 +88,13 @@ func newLoopWorld(top string) (*loopWorld, error) {
 	if err := os.WriteFile(filepath.Join(w.home, ".abcd", "config.json"), machine, 0o600); err != nil {
 		return nil, err
 	}
-	return w, w.writeScript()
+	return w, nil
 }
 
-// writeScript is the fake's part in every role: the implementer writes a file named after its lane's
-// worktree (so the lanes merge without conflict) and ends with its summary; each validator passes.
-func (w *loopWorld) writeScript() error {
+// writeScript writes the fake's part in every role into dir and returns the script's path: the
+// implementer writes a file named after its lane's worktree (so the lanes merge without conflict)
+// and ends with its summary; each validator passes.
+func writeScript(dir string) (string, error) {
 	result := func(final string, structured any) (string, error) {
 		ev := map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": final, "num_turns": 1,
 			"usage": map[string]any{"input_tokens": 100, "output_tokens": 20}, "permission_denials": []any{}, "session_id": "sess-1"}
@@ -101,22 +106,22 @@ func (w *loopWorld) writeScript() error {
 	}
 	impl, err := result("Do the part\n\nWrote the lane's file.", nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	review, err := result("", map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}})
 	if err != nil {
-		return err
+		return "", err
 	}
 	security, err := result("", map[string]any{"summary": "Nothing to fear.", "verdict": "APPROVE", "findings": []any{}})
 	if err != nil {
-		return err
+		return "", err
 	}
 	audit, err := result("", map[string]any{"schema_version": 1, "intent": loopIntent, "summary": "The criterion is met.",
 		"verdicts": []any{map[string]any{"criterion": "ac-1", "verdict": "MET", "evidence": "Each lane's file stands.", "concerns": ""}}})
 	if err != nil {
-		return err
+		return "", err
 	}
-	_, err = writeDirectives(w.script,
+	return runnertest.Script(dir,
 		runnertest.Directive{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read","Edit","Bash"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
 		runnertest.Directive{When: []string{implMarker}, Run: []string{"sh", "-c", `echo work > "$(basename "$PWD").txt"`}},
 		runnertest.Directive{When: []string{implMarker}, Out: impl},
@@ -124,20 +129,6 @@ func (w *loopWorld) writeScript() error {
 		runnertest.Directive{When: []string{answerMarker, "# security-reviewer:"}, Out: security},
 		runnertest.Directive{When: []string{answerMarker, "# intent-auditor:"}, Out: audit},
 	)
-	return err
-}
-
-func writeDirectives(path string, ds ...runnertest.Directive) (string, error) {
-	var b strings.Builder
-	for _, d := range ds {
-		line, err := json.Marshal(d)
-		if err != nil {
-			return "", err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }
 
 // template makes a repository holding a planned intent and an open spec of lanes independent steps,
@@ -363,7 +354,11 @@ func (w *loopWorld) reference(template string, lanes int) (time.Duration, int, e
 	}
 	wg.Wait()
 	close(errs)
+	var failed []error
 	for err := range errs {
+		failed = append(failed, err)
+	}
+	if err := errors.Join(failed...); err != nil {
 		return 0, 0, err
 	}
 	if err := git(repo, "worktree", "add", "-q", "-b", "ref/integration", wt("integration")); err != nil {

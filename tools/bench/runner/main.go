@@ -162,8 +162,8 @@ func (rep *report) measureLoops() error {
 		if err != nil {
 			return fmt.Errorf("the loop, %d lanes: %w", n, err)
 		}
-		fmt.Printf("  %d lane(s), %2d steps: reference median %7.1f ms (p90 %7.1f)   implement run median %7.1f ms (p90 %7.1f)   added %+6.1f ms a step (%+.0f%%): %s\n",
-			f.lanes, f.steps, benchkit.MS(f.ref), benchkit.MS(f.refP90), benchkit.MS(f.abcd), benchkit.MS(f.abcdP90), benchkit.MS(f.perStep), 100*f.ratio, verdict(f.met))
+		fmt.Printf("  %-7s %2d steps: reference median %7.1f ms (p90 %7.1f)   implement run median %7.1f ms (p90 %7.1f)   added %+6.1f ms a step (%+.0f%%): %s\n",
+			laneWords(f.lanes)+",", f.steps, benchkit.MS(f.ref), benchkit.MS(f.refP90), benchkit.MS(f.abcd), benchkit.MS(f.abcdP90), benchkit.MS(f.perStep), 100*f.ratio, verdict(f.met))
 		rep.loop = append(rep.loop, f)
 	}
 	return nil
