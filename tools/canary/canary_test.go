@@ -444,6 +444,10 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 	})
 	for i := range scenarios {
 		pm, rm := providerModes[i%len(providerModes)], rpModes[i%len(rpModes)]
+		// The runner's CLI is written before the scenarios start processes side by side: a program
+		// written while a process is being started can be held open in that child and refuse to
+		// start (ETXTBSY).
+		cli := hostileRunner(t, t.TempDir(), i%2 == 1, claude.Dialect{}.Flags(), runnerKey, envKey, fileKey)
 		t.Run(pm+"+"+rm, func(t *testing.T) {
 			t.Parallel()
 			prov := newProvider(t, envKey, intentID)
@@ -473,7 +477,6 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 			s.json("status")
 
 			// A runner: its CLI's preflight and proving call echo every key abcd holds.
-			cli := hostileRunner(t, t.TempDir(), i%2 == 1, claude.Dialect{}.Flags(), runnerKey, envKey, fileKey)
 			s.json("ahoy", "connect", "--runner", "hostile-cc", "--cli", "claude", "--executable", cli, "--credential-env", "RUNNER_KEY")
 			s.cli("ahoy", "connect", "--runner", "hostile-cc2", "--cli", "claude", "--executable", cli, "--credential-env", "RUNNER_KEY")
 
