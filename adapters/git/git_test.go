@@ -41,6 +41,7 @@ func repo(t *testing.T) (*fs.Dir, []string) {
 }
 
 func TestResolveAndAncestry(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, commits := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -70,6 +71,7 @@ func TestResolveAndAncestry(t *testing.T) {
 }
 
 func TestBranchesAndDiff(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, commits := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -99,6 +101,7 @@ func TestBranchesAndDiff(t *testing.T) {
 }
 
 func TestCommitted(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -161,6 +164,7 @@ func commitIn(t *testing.T, dir, file, content string) string {
 // integration worktree makes merge commits, and a conflict is aborted and named, leaving the
 // worktree as it was.
 func TestWorktreesAndMerges(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, commits := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -258,6 +262,7 @@ func TestWorktreesAndMerges(t *testing.T) {
 }
 
 func TestDefaultBranch(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -283,6 +288,7 @@ func TestDefaultBranch(t *testing.T) {
 }
 
 func TestDeleteBranch(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, commits := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -340,6 +346,7 @@ func TestDeleteBranchPastPackedRefsLocks(t *testing.T) {
 // other lane, killed at the same moment, and another run's), a half-made entry with no gitdir, and a branch ref lock. With the folder gone, RemoveWorktree forgets both entries and ClearRefLock the lock, so
 // the branch and worktree are made again.
 func TestAKilledWorktreeAddIsForgotten(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, commits := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()

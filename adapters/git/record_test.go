@@ -40,6 +40,7 @@ func put(t *testing.T, dir, rel, data string) {
 }
 
 func TestConfigOfTheRepository(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -59,6 +60,7 @@ func TestConfigOfTheRepository(t *testing.T) {
 }
 
 func TestStageMoveRecordsARename(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -85,6 +87,7 @@ func TestStageMoveRecordsARename(t *testing.T) {
 }
 
 func TestChangedListsWhatAChangeTouched(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -123,6 +126,7 @@ func TestChangedListsWhatAChangeTouched(t *testing.T) {
 }
 
 func TestUnmergedStagesAndSettle(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -158,6 +162,7 @@ func TestUnmergedStagesAndSettle(t *testing.T) {
 }
 
 func TestIntroducedAndPathsAt(t *testing.T) {
+	t.Parallel() // its own repository
 	dir, _ := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
@@ -186,6 +191,7 @@ func TestIntroducedAndPathsAt(t *testing.T) {
 }
 
 func TestNoGitIsSaidAsSuch(t *testing.T) {
+	t.Parallel() // its own repository
 	plain := fs.NewDir(t, "plain")
 	_, _, err := Git{Dir: plain.Path()}.ConfigValue(context.Background(), "merge.abcd.driver")
 	assert.Check(t, errors.Is(err, ports.ErrNoGit), "%v", err)

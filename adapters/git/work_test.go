@@ -41,6 +41,8 @@ func laneWorktree(t *testing.T) (string, string, func(dir string, args ...string
 }
 
 func TestASnapshotSeesWhatAStepMustNotChange(t *testing.T) {
+	// Not in parallel: it writes hooks git would run, and a program written while another test
+	// starts a process can be held open in that child and refuse to start (ETXTBSY).
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
@@ -77,6 +79,7 @@ func TestASnapshotSeesWhatAStepMustNotChange(t *testing.T) {
 }
 
 func TestEntriesNameWhatStandsAtEachChange(t *testing.T) {
+	t.Parallel() // its own repository
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
@@ -124,6 +127,8 @@ func TestEntriesNameWhatStandsAtEachChange(t *testing.T) {
 }
 
 func TestCommitAllIsAbcdsCommitWithNoHook(t *testing.T) {
+	// Not in parallel: it writes hooks git would run, and a program written while another test
+	// starts a process can be held open in that child and refuse to start (ETXTBSY).
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()
@@ -154,6 +159,7 @@ func TestCommitAllIsAbcdsCommitWithNoHook(t *testing.T) {
 }
 
 func TestRestorePutsTheLaneBack(t *testing.T) {
+	t.Parallel() // its own repository
 	root, wt, run := laneWorktree(t)
 	g := Git{Dir: root}
 	ctx := context.Background()

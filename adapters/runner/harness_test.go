@@ -3,7 +3,7 @@ package runner_test
 // The real CLIs from npm (tools/harness pins them; make test-harness installs them and runs these
 // tests), each pointed at a loopback stand-in of its vendor's API with a dummy key, driven through the
 // adapter: an implementer's step edits a file, runs a command the guard allows and one it blocks,
-// has its write of the guard's rules file blocked (Claude Code, Gemini CLI), and finishes; a
+// has its write of the guard's rules file with a file tool blocked, and finishes; a
 // reviewer's step answers in the review_reply schema; a refused key ends the step with the cause
 // auth. With ABCD_RECORD_FIXTURES=1 each stream is recorded (the same command run directly) as
 // a fixture for the CLI's version, which the unit tests replay and the fuzz targets start from.
@@ -52,6 +52,9 @@ type cli struct {
 	review    func(answer string) []runnertest.Reply
 	// enforced: the CLI holds a reviewer's answer to the schema itself.
 	enforced bool
+	// editModel, when set, is the model the implementer's step asks for (what the CLI offers depends
+	// on it).
+	editModel string
 }
 
 // guardFile is the repository's guard rules file, which the guard blocks an agent's write of.
@@ -88,6 +91,8 @@ func clis(t *testing.T) []cli {
 				return []runnertest.Reply{{Tools: []runnertest.ToolCall{{ID: "toolu_09", Name: "StructuredOutput", Input: v}}}, {Text: "Answered."}}
 			}},
 		{kind: domain.Codex, dialect: codex.Dialect{}, bin: filepath.Join(dir, "codex"), model: "gpt-5-codex", api: runnertest.OpenAI, enforced: true,
+			// A model of Codex's own catalog, for which it offers the model its apply_patch tool.
+			editModel: "gpt-5.6-sol",
 			setup: func(t *testing.T, home, url string) ([]string, []string, []string) {
 				codexHome := filepath.Join(home, ".codex")
 				assert.NilError(t, os.MkdirAll(codexHome, 0o700))
@@ -100,6 +105,7 @@ func clis(t *testing.T) []cli {
 					{Tools: []runnertest.ToolCall{{ID: "call_01", Name: "exec_command", Input: map[string]any{"cmd": "printf 'hello\\n' > hello.txt"}}}},
 					{Tools: []runnertest.ToolCall{{ID: "call_02", Name: "exec_command", Input: map[string]any{"cmd": "cat hello.txt"}}}},
 					{Tools: []runnertest.ToolCall{{ID: "call_03", Name: "exec_command", Input: map[string]any{"cmd": blocked}}}},
+					{Tools: []runnertest.ToolCall{{ID: "call_04", Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: " + guardFile + "\n+{}\n*** End Patch\n"}}},
 					{Text: "Wrote hello.txt."},
 				}
 			},
@@ -204,6 +210,9 @@ func (w *harnessWorld) step(t *testing.T, policy domain.Policy, schema []byte) d
 
 func TestHarnessTheRealCLIsImplement(t *testing.T) {
 	for _, c := range clis(t) {
+		if c.editModel != "" {
+			c.model = c.editModel
+		}
 		t.Run(string(c.kind), func(t *testing.T) {
 			t.Parallel()
 			w := newHarness(t, c, c.implement)
@@ -214,15 +223,12 @@ func TestHarnessTheRealCLIsImplement(t *testing.T) {
 			assert.NilError(t, err)
 			assert.Check(t, is.Equal(string(data), "hello\n"))
 			assert.Check(t, is.Contains(requestText(w.api, 3), "abcd guard blocked this command (rule git-push-force)"), "the guard's hook blocked the force push")
-			if c.kind == domain.Codex {
-				assert.Check(t, is.Equal(w.api.Count(), 4))
-			} else {
-				// The file tools pass the guard too: the guard's own rules file is not the agent's to write.
-				assert.Check(t, is.Equal(w.api.Count(), 5))
-				assert.Check(t, is.Contains(requestText(w.api, 4), "abcd guard blocked this write (rule guard-file-write)"), "the guard's hook blocked the write")
-				_, err := os.Stat(filepath.Join(w.work, guardFile))
-				assert.Check(t, os.IsNotExist(err), "the guard file was written")
-			}
+			// The file tools pass the guard too (Codex's apply_patch): the guard's own rules file is not
+			// the agent's to write.
+			assert.Check(t, is.Equal(w.api.Count(), 5))
+			assert.Check(t, is.Contains(requestText(w.api, 4), "abcd guard blocked this write (rule guard-file-write)"), "the guard's hook blocked the write")
+			_, err = os.Stat(filepath.Join(w.work, guardFile))
+			assert.Check(t, os.IsNotExist(err), "the guard file was written")
 			assert.Check(t, o.Receipt.ToolCalls >= 2)
 			assert.Check(t, o.Receipt.SessionID != "")
 			assert.Check(t, o.Receipt.CLIVersion != "")

@@ -235,7 +235,8 @@ func newGuardHookCmd(a *app.App, s *IO) *cobra.Command {
 	return &cobra.Command{
 		Use:   "hook",
 		Short: "The Claude Code PreToolUse hook: read the hook's JSON on stdin, answer in its decision format",
-		Long: "The Claude Code PreToolUse hook for the Bash tool. It reads the hook's JSON payload on stdin (at most 1 MiB)\n" +
+		Long: "The Claude Code PreToolUse hook for the Bash tool and the file tools (Write, Edit, MultiEdit, NotebookEdit;\n" +
+			"Codex's apply_patch, file by file). It reads the hook's JSON payload on stdin (at most 1 MiB)\n" +
 			"and answers in the hook's own JSON: a deny with the reason for a blocked command, the warning as context\n" +
 			"for a warned one, nothing for an allowed one (exit 0). A payload it cannot read exits 2 with the reason\n" +
 			"on stderr, which Claude Code treats as a block. See docs/guard.md for Codex and Gemini CLI.",
@@ -267,8 +268,8 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	if err != nil {
 		return fail(err.Error())
 	}
-	// Claude Code and Codex send PreToolUse for their Bash tool; Gemini CLI sends BeforeTool for
-	// run_shell_command and reads its own answer (decision and reason).
+	// Claude Code and Codex send PreToolUse for their Bash tool (Codex for apply_patch too); Gemini CLI
+	// sends BeforeTool for run_shell_command and reads its own answer (decision and reason).
 	gemini := p.HookEventName == "BeforeTool"
 	if p.HookEventName != "" && p.HookEventName != "PreToolUse" && !gemini {
 		fmt.Fprintf(s.Err, "abcd guard: not checked: the %s event is not a hook before a tool runs\n", text.Clip(p.HookEventName))
@@ -311,6 +312,14 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 		}
 		return cmd, "command", nil
 	}
+	if !gemini && p.ToolName == "apply_patch" {
+		patch, present, err := p.inputString("command")
+		if err != nil || !present {
+			return "", "", fmt.Errorf("the apply_patch tool's input has no command string")
+		}
+		line, err := patchWrites(patch)
+		return line, "write", err
+	}
 	key, ok := fileTools[p.ToolName]
 	if !ok {
 		return "", "", nil
@@ -320,6 +329,29 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 		return "", "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
 	}
 	return ": > " + shellQuote(file), "write", nil
+}
+
+// patchWrites is what a Codex apply_patch does, as the shell lines the guard reads: each file the
+// patch adds, updates or moves to is a write to it, each it deletes a removal. A patch that names no
+// file is not checked, so it is blocked.
+func patchWrites(patch string) (string, error) {
+	var writes []string
+	for _, l := range strings.Split(patch, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Move to: ", "*** Delete File: "} {
+			if file, ok := strings.CutPrefix(l, h); ok && strings.TrimSpace(file) != "" {
+				if h == "*** Delete File: " {
+					writes = append(writes, "rm -- "+shellQuote(file))
+				} else {
+					writes = append(writes, ": > "+shellQuote(file))
+				}
+			}
+		}
+	}
+	if len(writes) == 0 {
+		return "", fmt.Errorf("the apply_patch tool's patch names no file the guard could check")
+	}
+	return strings.Join(writes, "; "), nil
 }
 
 // shellQuote quotes text as one shell word.

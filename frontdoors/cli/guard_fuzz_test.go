@@ -54,3 +54,43 @@ func FuzzHookPayload(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPatchWrites reads any text as a Codex patch: every file a header names is one write (or one
+// removal) in the line the guard reads, quoted as one word, and a patch naming no file is refused.
+func FuzzPatchWrites(f *testing.F) {
+	for _, seed := range []string{
+		"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n",
+		"*** Begin Patch\n*** Update File: src/a.go\n*** Move to: src/b.go\n@@\n-x\n+y\n*** Delete File: it's.txt\r\n*** End Patch\n",
+		"*** Begin Patch\n*** End Patch\n", "*** Add File: ", "*** Delete File: $(rm -rf ~)\n", "",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, patch string) {
+		line, err := patchWrites(patch)
+		headers := 0
+		for _, l := range strings.Split(patch, "\n") {
+			l = strings.TrimSuffix(l, "\r")
+			for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Move to: ", "*** Delete File: "} {
+				if file, ok := strings.CutPrefix(l, h); ok && strings.TrimSpace(file) != "" {
+					headers++
+					want := shellQuote(file)
+					if !strings.Contains(line, want) {
+						t.Fatalf("the file %q is not in the line %q", file, line)
+					}
+				}
+			}
+		}
+		if headers == 0 {
+			if err == nil {
+				t.Fatalf("a patch naming no file was read as %q", line)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("a patch naming %d files was refused: %v", headers, err)
+		}
+		if got := strings.Count(line, "; ") + 1; got < headers {
+			t.Fatalf("%d files, %d commands in %q", headers, got, line)
+		}
+	})
+}

@@ -117,6 +117,15 @@ func TestGuardHookChecksFileWrites(t *testing.T) {
 
 	res = runStdin(t, a, testHookPayload("PreToolUse", "Write", map[string]any{"content": "x"}), "guard", "hook")
 	assert.Equal(t, res.code, 2, "a write without its file is not checked, so it is blocked")
+
+	// Codex's apply_patch: every file the patch touches, from the patch's own headers.
+	patch := "*** Begin Patch\n*** Add File: notes/new.txt\n+hello\n*** Update File: src/a.go\n*** Move to: src/b.go\n@@\n-x\n+y\n" +
+		"*** Delete File: old.txt\r\n*** End Patch\n"
+	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": patch}), "guard", "hook")
+	assert.Equal(t, res.code, 0, res.stderr)
+	assert.Equal(t, seen[len(seen)-1], ": > 'notes/new.txt'; : > 'src/a.go'; : > 'src/b.go'; rm -- 'old.txt'")
+	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n*** End Patch\n"}), "guard", "hook")
+	assert.Equal(t, res.code, 2, "a patch that names no file is not checked, so it is blocked")
 }
 
 // TestGuardHookReadsExactKeys: the payload is read by the keys the harness reads, never another

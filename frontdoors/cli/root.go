@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -135,13 +136,30 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		if cmd.SuggestionsMinimumDistance <= 0 {
 			cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor alone does not apply
 		}
-		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+		if near := suggestionsFor(cmd, args[0]); len(near) > 0 {
 			remedy = fmt.Sprintf("did you mean `%s %s`? (`%s --help` lists the commands it takes)", cmd.CommandPath(), strings.Join(near, "` or `"+cmd.CommandPath()+" "), cmd.CommandPath())
 		}
 		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", text.Clip(args[0])), remedy)
 	}
 	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
 		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))
+}
+
+// suggestionsFor is cobra's SuggestionsFor, skipped for a word too long to be near any command's
+// name: cobra measures each distance with a table the size of the two words, so a 100 KB argument
+// cost half a second of suggestions that could never be made.
+func suggestionsFor(cmd *cobra.Command, typed string) []string {
+	longest := 0
+	for _, c := range cmd.Commands() {
+		longest = max(longest, len(c.Name()))
+		for _, s := range c.SuggestFor {
+			longest = max(longest, len(s))
+		}
+	}
+	if utf8.RuneCountInString(typed) > longest+cmd.SuggestionsMinimumDistance {
+		return nil // more characters than any name holds, past the distance: no edit bridges it
+	}
+	return cmd.SuggestionsFor(typed)
 }
 
 // exactArgs refuses anything but n positional arguments, naming the usage line.

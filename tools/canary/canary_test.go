@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
@@ -427,11 +428,28 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 	if testing.Short() {
 		scenarios = 2
 	}
+	// The scenarios run side by side, each with its own servers, repository and machine folder;
+	// mu guards what they add up.
+	var mu sync.Mutex
 	verbs, files, outputs := map[string]bool{}, 0, 0
 	answered := map[string]int{}
+	t.Cleanup(func() {
+		names := make([]string, 0, len(verbs))
+		for v := range verbs {
+			names = append(names, v)
+		}
+		sort.Strings(names)
+		t.Logf("%d scenarios (provider modes %s; RepoPrompt modes %s): %d verbs (%s) through the CLI as text and --json and through MCP; %d outputs and %d files searched for 3 keys in %d spellings each; answers placed by route: %v",
+			scenarios, strings.Join(providerModes, ", "), strings.Join(rpModes, ", "), len(names), strings.Join(names, ", "), outputs, files, len(spellings(envKey)), answered)
+	})
 	for i := range scenarios {
 		pm, rm := providerModes[i%len(providerModes)], rpModes[i%len(rpModes)]
+		// The runner's CLI is written before the scenarios start processes side by side: a program
+		// written while a process is being started can be held open in that child and refuse to
+		// start (ETXTBSY).
+		cli := hostileRunner(t, t.TempDir(), i%2 == 1, claude.Dialect{}.Flags(), runnerKey, envKey, fileKey)
 		t.Run(pm+"+"+rm, func(t *testing.T) {
+			t.Parallel()
 			prov := newProvider(t, envKey, intentID)
 			rp := newRepoPrompt(t, fileKey)
 			prov.set(pm)
@@ -459,7 +477,6 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 			s.json("status")
 
 			// A runner: its CLI's preflight and proving call echo every key abcd holds.
-			cli := hostileRunner(t, t.TempDir(), i%2 == 1, claude.Dialect{}.Flags(), runnerKey, envKey, fileKey)
 			s.json("ahoy", "connect", "--runner", "hostile-cc", "--cli", "claude", "--executable", cli, "--credential-env", "RUNNER_KEY")
 			s.cli("ahoy", "connect", "--runner", "hostile-cc2", "--cli", "claude", "--executable", cli, "--credential-env", "RUNNER_KEY")
 
@@ -479,7 +496,9 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 				rec := s.json("implement", "record", "--run", run)
 				for _, v := range asList(rec["verdicts"]) {
 					if ran, _ := v.(map[string]any)["ran"].(string); ran != "host" {
+						mu.Lock()
 						answered[ran]++
+						mu.Unlock()
 					}
 				}
 				s.playHost(run)
@@ -533,20 +552,16 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 					t.Logf("%s:\n%s", k, v)
 				}
 			}
-			files += s.search(f)
+			searched := s.search(f)
+			mu.Lock()
+			defer mu.Unlock()
+			files += searched
 			outputs += len(s.outputs)
 			for v := range s.verbs {
 				verbs[v] = true
 			}
 		})
 	}
-	names := make([]string, 0, len(verbs))
-	for v := range verbs {
-		names = append(names, v)
-	}
-	sort.Strings(names)
-	t.Logf("%d scenarios (provider modes %s; RepoPrompt modes %s): %d verbs (%s) through the CLI as text and --json and through MCP; %d outputs and %d files searched for 3 keys in %d spellings each; answers placed by route: %v",
-		scenarios, strings.Join(providerModes, ", "), strings.Join(rpModes, ", "), len(names), strings.Join(names, ", "), outputs, files, len(spellings(envKey)), answered)
 }
 
 func asList(v any) []any {

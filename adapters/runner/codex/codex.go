@@ -18,6 +18,10 @@ import (
 	domain "github.com/abcd-dev/abcd/domain/runner"
 )
 
+// GuardMatcher is the PreToolUse matcher of the guard's hook: the implementer's shell commands and
+// its file edits (apply_patch, whose patch the guard reads file by file).
+const GuardMatcher = "Bash|apply_patch"
+
 // Dialect is Codex CLI.
 type Dialect struct{}
 
@@ -48,7 +52,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
 		}
 		sandbox = "workspace-write"
-		hooks = `{PreToolUse=[{matcher="Bash",hooks=[{type="command",command=` + str(runner.ShellWords(in.Guard)) + `,timeout=10}]}]}`
+		hooks = `{PreToolUse=[{matcher=` + str(GuardMatcher) + `,hooks=[{type="command",command=` + str(runner.ShellWords(in.Guard)) + `,timeout=10}]}]}`
 	default:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
 	}

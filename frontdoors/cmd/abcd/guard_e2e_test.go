@@ -44,6 +44,16 @@ func TestGuardHookEndToEnd(t *testing.T) {
 	assert.Check(t, is.Contains(res.Stdout(), `"permissionDecision":"deny"`))
 	assert.Check(t, is.Contains(res.Stdout(), "guard-file-write"))
 
+	// Codex's apply_patch: a patch that writes the guard file among others is denied.
+	patch := "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** Update File: .abcd/guard.json\n@@\n-{}\n+{\"enabled\":false}\n*** End Patch\n"
+	res = s.hook(t, hookPayload(t, "apply_patch", map[string]any{"command": patch}, s.root))
+	res.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(res.Stdout(), `"permissionDecision":"deny"`))
+	assert.Check(t, is.Contains(res.Stdout(), "abcd guard blocked this write (rule guard-file-write)"))
+	res = s.hook(t, hookPayload(t, "apply_patch", map[string]any{"command": "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"}, s.root))
+	res.Assert(t, icmd.Success)
+	assert.Equal(t, res.Stdout(), "", "a patch to an ordinary file is allowed, silently")
+
 	res = s.hook(t, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~","Command":"ls"},"cwd":"`+s.root+`"}`)
 	assert.Equal(t, res.ExitCode, 2, "a payload with Command beside command is refused")
 	assert.Equal(t, res.Stdout(), "")

@@ -18,7 +18,8 @@ import (
 // helper beside abcd both replaced by traps that leave a mark, a hook that injects rules from a
 // repository with a guard file leaves no mark.
 func TestTheRulesHookStartsNoProcess(t *testing.T) {
-	t.Parallel() // its own sandbox: a repository and a home of its own
+	// Not in parallel: it writes programs and runs them, and a program written while another test
+	// starts a process can be held open in that child and refuse to start (ETXTBSY).
 	s := newSandbox(t, true)
 	assert.NilError(t, os.MkdirAll(filepath.Join(s.root, ".abcd"), 0o755))
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "rules.json"), []byte(docsRulesFile(t)), 0o644))

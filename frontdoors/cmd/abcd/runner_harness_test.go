@@ -348,6 +348,18 @@ func (p *hnProcesses) scan(root string, self int) {
 	}
 }
 
+// saw reports whether the watcher has seen a process running cmd (the command, or a shell running it).
+func (p *hnProcesses) saw(cmd string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, what := range p.seen {
+		if strings.Contains(what, cmd) {
+			return true
+		}
+	}
+	return false
+}
+
 // stop ends the watch (after one last look) and returns what it saw.
 func (p *hnProcesses) stop() map[int]string {
 	select {
@@ -638,4 +650,40 @@ func TestHarnessARealCLIsFailureFallsBackToTheHost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ctrl-C while the real Claude Code runs a command that never ends: abcd ends the CLI's group and the
+// shell it ran the command in (a session of its own), exits 3 with the run interrupted and the lane
+// put back, and leaves no process; the same command then hands the step to the runner again and
+// takes the run to its end.
+func TestHarnessAnInterruptedRunGoesOnWithTheRealCLIs(t *testing.T) {
+	h := newHarnessRun(t, "1. Part one of the work.", harnessLimits)
+	h.anthropic.Route(runnertest.Rule{When: []string{hnImplementer}, Reply: runnertest.Reply{Tools: []runnertest.ToolCall{{ID: "toolu_hang", Name: "Bash",
+		Input: map[string]any{"command": hnServer, "description": "Follow nothing"}}}}})
+	h.openai.Route(validatorRules(h.intent)...)
+	started := icmd.StartCmd(icmd.Command(binary, "implement", "run", h.spec, "--json"), icmd.Dir(h.c.dir), icmd.WithEnv(h.env...))
+	assert.NilError(t, started.Error)
+	deadline := time.Now().Add(90 * time.Second)
+	for !h.processes.saw(hnServer) {
+		assert.Assert(t, time.Now().Before(deadline), "the command never ran: %s", started.Stderr())
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.NilError(t, started.Cmd.Process.Signal(os.Interrupt))
+	res := icmd.WaitOnCmd(60*time.Second, started)
+	res.Assert(t, icmd.Expected{ExitCode: 3})
+	var out app.ImplementRunResult
+	decodeOne(t, res.Stdout(), &out)
+	assert.Check(t, is.Equal(out.Ended, app.EndedInterrupted))
+	h.checkNoneLeft(t, res.Stderr())
+	ln := out.Run.Lanes[0]
+	wt := teamClone{name: h.c.name, dir: ln.Worktree, home: h.c.home}
+	assert.Check(t, is.Equal(wt.git(t, "status", "--porcelain"), ""), "the lane is put back")
+	assert.Check(t, is.Equal(wt.git(t, "rev-parse", "HEAD"), ln.Start))
+
+	h.anthropic.Route(implementerRules()...)
+	h.processes = watchProcesses(t, h.root)
+	again := h.implementRun(t)
+	assert.Check(t, is.Equal(again.Ended, app.EndedFinished), "%s", h.lastStderr)
+	assert.Check(t, is.Contains(h.lastStderr, "interrupted before, goes to runner cc again"))
+	assert.Check(t, is.Equal(again.FellBack, 0))
 }
