@@ -59,11 +59,6 @@ func (g Git) Snapshot(ctx context.Context, dir string) (runner.Snapshot, error) 
 	} else if !isExit(err) {
 		return runner.Snapshot{}, err
 	}
-	if out, _, err := wt.run(ctx, 4<<10, "rev-parse", "--verify", "--quiet", "HEAD"); err == nil {
-		s.Head = strings.TrimSpace(string(out))
-	} else if !isExit(err) {
-		return runner.Snapshot{}, err
-	}
 	out, cut, err := wt.run(ctx, maxRefsBytes, "for-each-ref", "--format=%(refname)%00%(objectname)")
 	if err != nil {
 		return runner.Snapshot{}, err
@@ -77,6 +72,15 @@ func (g Git) Snapshot(ctx context.Context, dir string) (runner.Snapshot, error) 
 			s.Refs[name] = obj
 		}
 	}
+	// HEAD on a branch the refs list is at that branch's commit, as git resolves it; a detached HEAD,
+	// or one on a branch not listed (unborn, or outside refs/), is asked of git.
+	if head, ok := s.Refs[s.HeadRef]; ok && s.HeadRef != "" {
+		s.Head = head
+	} else if out, _, err := wt.run(ctx, 4<<10, "rev-parse", "--verify", "--quiet", "HEAD"); err == nil {
+		s.Head = strings.TrimSpace(string(out))
+	} else if !isExit(err) {
+		return runner.Snapshot{}, err
+	}
 	cfg, cut, err := wt.run(ctx, maxConfigBytes, "config", "--list", "--show-origin", "--show-scope", "-z")
 	if err != nil && !isExit(err) { // no configuration at all is exit 1 on some versions
 		return runner.Snapshot{}, err
@@ -86,19 +90,40 @@ func (g Git) Snapshot(ctx context.Context, dir string) (runner.Snapshot, error) 
 	}
 	sum := sha256.Sum256(cfg)
 	s.Config = hex.EncodeToString(sum[:])
+	hooks, info, err := wt.guardPaths(ctx)
+	if err != nil {
+		return runner.Snapshot{}, err
+	}
+	if s.Hooks, err = treeDigest(hooks); err != nil {
+		return runner.Snapshot{}, err
+	}
+	if s.Info, err = treeDigest(info); err != nil {
+		return runner.Snapshot{}, err
+	}
+	return s, nil
+}
+
+// guardPaths is where git keeps the worktree's hooks and info folders, asked in one call; a path
+// that would not read back whole from it (one holding a line break) is asked on its own.
+func (g Git) guardPaths(ctx context.Context) (hooks, info string, err error) {
+	out, _, err := g.run(ctx, 8<<10, "rev-parse", "--path-format=absolute", "--git-path", "hooks", "--git-path", "info")
+	if err != nil {
+		return "", "", err
+	}
+	if lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); len(lines) == 2 && lines[0] != "" && lines[1] != "" {
+		return lines[0], lines[1], nil
+	}
 	for _, f := range []struct {
 		name string
 		out  *string
-	}{{"hooks", &s.Hooks}, {"info", &s.Info}} {
-		p, _, err := wt.run(ctx, 4<<10, "rev-parse", "--path-format=absolute", "--git-path", f.name)
+	}{{"hooks", &hooks}, {"info", &info}} {
+		p, _, err := g.run(ctx, 4<<10, "rev-parse", "--path-format=absolute", "--git-path", f.name)
 		if err != nil {
-			return runner.Snapshot{}, err
+			return "", "", err
 		}
-		if *f.out, err = treeDigest(strings.TrimSpace(string(p))); err != nil {
-			return runner.Snapshot{}, err
-		}
+		*f.out = strings.TrimSuffix(string(p), "\n")
 	}
-	return s, nil
+	return hooks, info, nil
 }
 
 // treeDigest digests a folder: every entry's path, kind, mode and content (a link's target), in

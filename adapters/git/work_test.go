@@ -177,3 +177,43 @@ func TestRestorePutsTheLaneBack(t *testing.T) {
 	assert.Check(t, is.Len(run(root, "rev-parse", "--verify", "elsewhere"), 40), "the branch it made stays for the person to see")
 	assert.Check(t, g.Restore(ctx, wt, "abcd/run-1/lane-1", "--hard") != nil)
 }
+
+// A snapshot reads HEAD from the refs listing when it names a listed branch, and from git otherwise:
+// each way must say what git says.
+func TestASnapshotReadsHEADAsGitDoes(t *testing.T) {
+	root, wt, run := laneWorktree(t)
+	g := Git{Dir: root}
+	ctx := context.Background()
+	abs := filepath.Join(root, wt)
+	run(abs, "commit", "--allow-empty", "-qm", "on the lane")
+	on, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(on.HeadRef, "refs/heads/abcd/run-1/lane-1"))
+	assert.Check(t, is.Equal(on.Head, run(abs, "rev-parse", "HEAD")))
+	assert.Check(t, on.Head != on.Refs["refs/heads/main"], "the lane's commit, not the main worktree's")
+
+	run(abs, "checkout", "-q", "--detach", "main")
+	detached, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(detached.HeadRef, ""))
+	assert.Check(t, is.Equal(detached.Head, run(abs, "rev-parse", "HEAD")))
+
+	run(abs, "symbolic-ref", "HEAD", "refs/heads/unborn")
+	unborn, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(unborn.HeadRef, "refs/heads/unborn"))
+	assert.Check(t, is.Equal(unborn.Head, ""))
+
+	// Hooks kept where core.hooksPath says are the ones watched.
+	run(abs, "symbolic-ref", "HEAD", "refs/heads/abcd/run-1/lane-1")
+	hooks := filepath.Join(root, "elsewhere-hooks")
+	assert.NilError(t, os.Mkdir(hooks, 0o755))
+	run(abs, "config", "core.hooksPath", hooks)
+	moved, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.NilError(t, os.WriteFile(filepath.Join(hooks, "pre-commit"), []byte("#!/bin/sh\n"), 0o755))
+	planted, err := g.Snapshot(ctx, wt)
+	assert.NilError(t, err)
+	assert.Check(t, planted.Hooks != moved.Hooks)
+	assert.Check(t, is.Equal(planted.Info, moved.Info))
+}

@@ -55,6 +55,18 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 		return rep, nil
 	}
 	env, _, _ := runner.Environment(a.environ(), runner.Runner{PassEnv: req.Runner.PassEnv}, nil)
+	// --help is asked beside --version, not after it: a CLI takes most of a second to start, and
+	// what --help says is read only once the version is one abcd knows.
+	type said struct {
+		stdout, stderr string
+		f              *runner.Failure
+	}
+	helped := make(chan said, 1)
+	go func() {
+		stdout, stderr, f := a.output(ctx, req.Runner.Executable, d.Help(), env, runner.CauseFlags)
+		helped <- said{stdout, stderr, f}
+	}()
+	defer func() { <-helped }() // no check leaves a process of its own behind
 	out, versionErr, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env, runner.CauseVersion)
 	if f != nil {
 		rep.Failure = f
@@ -74,7 +86,9 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 		rep.Failure = runner.Failf(runner.CauseVersion, "%s", why)
 		return rep, nil
 	}
-	stdout, stderr, f := a.output(ctx, req.Runner.Executable, d.Help(), env, runner.CauseFlags)
+	h := <-helped
+	helped <- h // for the deferred wait
+	stdout, stderr, f := h.stdout, h.stderr, h.f
 	help := stdout + "\n" + stderr
 	if f != nil {
 		rep.Failure = f

@@ -51,7 +51,7 @@ func (st *step) renderBrief(ctx context.Context, lane loop.Lane, p loop.Plan, re
 			from = s.Base
 		}
 		c.DiffFrom = from
-		diff, cut, err := st.Git.Diff(ctx, from, lane.Head, maxDiffBytes)
+		diff, cut, err := st.diff(ctx, from, lane.Head)
 		if err != nil {
 			return "", err
 		}
@@ -85,7 +85,7 @@ func (st *step) conventionsContext(ctx context.Context, c *loop.BriefContext) er
 	diff := c.Diff
 	lane := c.Lane
 	if diff == "" && lane.Start != "" && lane.Head != "" && lane.Head != lane.Start {
-		if d, _, err := st.Git.Diff(ctx, lane.Start, lane.Head, maxDiffBytes); err == nil {
+		if d, _, err := st.diff(ctx, lane.Start, lane.Head); err == nil {
 			diff = string(d)
 		}
 	}
@@ -279,4 +279,36 @@ func fence(text string) string {
 	}
 	f := strings.Repeat("`", n)
 	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f
+}
+
+// diff is git's diff between two commits, at most maxDiffBytes, asked once a step: the briefs of a
+// lane's reviewers show the same diff. Two commit ids name the same trees for good, so the diff read
+// once stands for the step; anything else (a name that could move) is asked each time.
+func (st *step) diff(ctx context.Context, from, to string) ([]byte, bool, error) {
+	if !commitID(from) || !commitID(to) {
+		return st.Git.Diff(ctx, from, to, maxDiffBytes)
+	}
+	key := [2]string{from, to}
+	if d, ok := st.diffs[key]; ok {
+		return d.data, d.cut, nil
+	}
+	data, cut, err := st.Git.Diff(ctx, from, to, maxDiffBytes)
+	if err != nil {
+		return nil, false, err
+	}
+	if st.diffs == nil {
+		st.diffs = map[[2]string]stepDiff{}
+	}
+	st.diffs[key] = stepDiff{data, cut}
+	return data, cut, nil
+}
+
+type stepDiff struct {
+	data []byte
+	cut  bool
+}
+
+// commitID is a full commit id (SHA-1 or SHA-256), lower-case hex.
+func commitID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -41,7 +42,7 @@ func (a *App) composedRules(ctx context.Context, keep bool) (*rules.Set, RulesSt
 		set, _ = rules.FromCompiled(data) // unreadable: composed again below, and kept anew
 	}
 	if set == nil {
-		set, err = composeRules(files, guardData, guardErr)
+		set, err = lastComposed.compose(key, files, guardData, guardErr)
 		if err != nil {
 			return nil, RulesState{}, err
 		}
@@ -87,6 +88,33 @@ func rulesKey(files ports.RuleFiles, guardData []byte, guardErr error) string {
 		part(f.Data)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// lastComposed is the set this process composed last, by the key of everything it was composed
+// from: a long run writes a brief for every step, and each would compose the same set again. A file
+// that changed has another key, so it is composed anew.
+var lastComposed composedMemo
+
+type composedMemo struct {
+	mu  sync.Mutex
+	key string
+	set *rules.Set
+}
+
+// compose is composeRules, or the set composed last when key is the same. The set is read, never
+// changed, by whoever is handed it.
+func (m *composedMemo) compose(key string, files ports.RuleFiles, guardData []byte, guardErr error) (*rules.Set, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.set != nil && m.key == key {
+		return m.set, nil
+	}
+	set, err := composeRules(files, guardData, guardErr)
+	if err != nil {
+		return nil, err
+	}
+	m.key, m.set = key, set
+	return set, nil
 }
 
 // composeRules decodes and composes the layers.

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/config"
@@ -257,7 +258,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 				if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Runner: out.Runner}
 				}
-				results <- came{route: &answered{dispatch: j, out: scrubOutcome(sc, out), err: scrubError(sc, err)}}
+				results <- came{routes: []answered{{dispatch: j, out: scrubOutcome(sc, out), err: scrubError(sc, err)}}}
 			}()
 		}
 		if len(q.checks) > 0 {
@@ -269,9 +270,8 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	start(jobs)
 	var placeErr error
 	for running > 0 {
-		o := <-results
-		running--
-		if r := o.route; r != nil {
+		o := gather(results, &running)
+		for _, r := range o.routes {
 			kind := "answered"
 			if r.err != nil || r.out.FallbackReason != "" {
 				kind = "fell-back"
@@ -289,7 +289,11 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			placeErr = err
 			if kept := a.keepAllAside(context.WithoutCancel(ctx), o.answers()); len(kept) > 0 {
 				if r, ok := refusal.As(err); ok && r.Kind == refusal.Contention {
-					r.Why += "; the route's answer is kept aside at " + kept[0]
+					if len(kept) == 1 {
+						r.Why += "; the route's answer is kept aside at " + kept[0]
+					} else {
+						r.Why += "; the routes' answers are kept aside at " + strings.Join(kept, ", ")
+					}
 				}
 			}
 			continue
@@ -303,18 +307,33 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	return d.result(ctx)
 }
 
-// came is what one piece of the driver's work brought back: a route's answer, or the checks (the
-// definition of done) a step queued.
+// came is what the driver's work brought back: routes' answers, and the checks (the definition of
+// done) a step queued.
 type came struct {
-	route  *answered
+	routes []answered
 	checks []checked
 }
 
-func (c came) answers() []answered {
-	if c.route == nil {
-		return nil
+func (c came) answers() []answered { return c.routes }
+
+// gather waits for one piece of work to come back, then takes every other that has come back
+// meanwhile (its goroutine is waiting to hand it over), so they are placed in one step: one lock, one
+// read and one write of the run's state for all of them, rather than one each while the rest wait.
+// running counts the pieces still out.
+func gather(results <-chan came, running *int) came {
+	o := <-results
+	*running--
+	for *running > 0 {
+		select {
+		case more := <-results:
+			*running--
+			o.routes = append(o.routes, more.routes...)
+			o.checks = append(o.checks, more.checks...)
+		default:
+			return o
+		}
 	}
-	return []answered{*c.route}
+	return o
 }
 
 // place records what came back under the run's lock and opens what it makes due; when the run was

@@ -249,7 +249,8 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 	}
 	// What an earlier implementer left uncommitted is not this step's work: it is kept aside, and the
 	// step starts from the lane's head.
-	if kept, err := a.keepAttempt(bg, c, before.Head, before.HeadRef, "left"); err != nil {
+	// Nothing has run in the worktree since the snapshot, so it stands for what is there now.
+	if kept, err := a.keepFrom(bg, c, before, before.Head, before.HeadRef, "left"); err != nil {
 		return ports.ReviewOutcome{}, err
 	} else if kept != "" {
 		a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
@@ -360,6 +361,11 @@ func (a *App) keepAttempt(ctx context.Context, c runnerCall, start, headRef, wha
 	if err != nil {
 		return "", err
 	}
+	return a.keepFrom(ctx, c, now, start, headRef, what)
+}
+
+// keepFrom is keepAttempt from a snapshot of the worktree taken with nothing run in it since.
+func (a *App) keepFrom(ctx context.Context, c runnerCall, now runner.Snapshot, start, headRef, what string) (string, error) {
 	entries, err := a.Git.Entries(ctx, c.worktree, runner.MaxEntries)
 	if err != nil {
 		return "", err

@@ -155,6 +155,16 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 		if len(r.PassEnv) > 0 {
 			again = append(again, refusal.With("pass_env", r.PassEnv))
 		}
+		// The command the remedy gives is the one the person ran: following it connects the same runner.
+		if in.Model != "" {
+			again = append(again, refusal.With("model", string(in.Model)))
+		}
+		if len(in.Tiers) > 0 {
+			again = append(again, refusal.With("tiers", strs(in.Tiers...)))
+		}
+		if len(agents) > 0 {
+			again = append(again, refusal.With("roles", agents))
+		}
 		return AhoyConnectResult{}, checkRefusal(verb, name, in.CLI, rep, "; nothing was written", refusal.Run(verb, again...))
 	}
 	r.Executable = rep.Executable

@@ -97,6 +97,32 @@ func TestAFailedCheckWritesNothingAndNamesWhatDrifted(t *testing.T) {
 	}
 }
 
+// The remedy of a failed check is the command the person ran, whole: following it connects the same
+// runner, with the same model, tiers, variables and roles.
+func TestAFailedChecksRemedyIsTheWholeCommand(t *testing.T) {
+	w, rs := newRunnerWorld(t, "")
+	rs.Report.Failure = runner.Failf(runner.CauseAuth, "Claude Code ended with result success, API status 401")
+	_, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude", "executable": "/opt/claude/bin/claude",
+		"model": "claude-x", "tiers": []any{"frontier=claude-x"}, "credential_env": []any{"ANTHROPIC_API_KEY"},
+		"pass_env": []any{"HTTPS_PROXY"}, "roles": []any{"security-reviewer", "implementer"}})
+	r, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	var run *refusal.Invocation
+	for _, p := range r.Remedy {
+		if p.Run != nil {
+			run = p.Run
+		}
+	}
+	assert.Assert(t, run != nil, "%+v", r.Remedy)
+	got := map[string]any{}
+	for _, a := range run.Args {
+		got[a.Name] = a.Value
+	}
+	assert.DeepEqual(t, got, map[string]any{"runner": "cc", "cli": "claude", "executable": "/opt/claude/bin/claude",
+		"model": "claude-x", "tiers": []string{"frontier=claude-x"}, "credential_env": []string{"ANTHROPIC_API_KEY"},
+		"pass_env": []string{"HTTPS_PROXY"}, "roles": []string{"implementer", "security-reviewer"}})
+}
+
 func TestConnectRefusesBadRunnerInput(t *testing.T) {
 	const provider = `{"schema_version":1,"oracle":{"api":{"cc":{"base_url":"http://127.0.0.1:1/v1","models":["m"]}}}}`
 	for _, c := range []struct {

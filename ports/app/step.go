@@ -46,6 +46,8 @@ type step struct {
 	worker *routeWorker
 	// checks are the runs of build.dod to make once the run's lock is released (checks.go).
 	checks []checkJob
+	// diffs are the diffs between two commits the step read (briefs.go: diff).
+	diffs  map[[2]string]stepDiff
 	unlock func()
 }
 

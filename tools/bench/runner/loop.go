@@ -424,3 +424,12 @@ func measureLoop(w *loopWorld, lanes, runs int) (loopFigure, error) {
 	fig.met = fig.perStep <= 50*time.Millisecond || fig.ratio <= 0.05
 	return fig, nil
 }
+
+// shellWords quotes each of env's entries for a shell.
+func shellWords(env []string) string {
+	q := make([]string, len(env))
+	for i, e := range env {
+		q[i] = "'" + strings.ReplaceAll(e, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}

@@ -46,8 +46,9 @@ func main() {
 	replayOnly := flag.Bool("replay", false, "replay a recorded stream even when the harness CLIs are installed")
 	clis := flag.String("clis", "claude,codex,gemini", "the real CLIs to measure when they are installed (a comma list)")
 	md := flag.String("md", "", "write this driver's section of docs/performance.md here")
+	keep := flag.Bool("keep", false, "keep the loop's folder (the built abcd, its machine, the templates) and print how to run implement run there by hand, to profile it")
 	flag.Parse()
-	if err := run(config{n: *n, batches: *batches, realBatches: *realBatches, loops: *loops, replayOnly: *replayOnly, clis: strings.Split(*clis, ",")}, *md); err != nil {
+	if err := run(config{n: *n, batches: *batches, realBatches: *realBatches, loops: *loops, replayOnly: *replayOnly, clis: strings.Split(*clis, ","), keep: *keep}, *md); err != nil {
 		fmt.Fprintln(os.Stderr, "runner bench:", err)
 		os.Exit(1)
 	}
@@ -55,7 +56,7 @@ func main() {
 
 type config struct {
 	n, batches, realBatches, loops int // loops 0 leaves the loop out
-	replayOnly                     bool
+	replayOnly, keep               bool
 	clis                           []string
 }
 
@@ -151,10 +152,15 @@ func (rep *report) measureLoops() error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(top)
 	w, err := newLoopWorld(top)
 	if err != nil {
+		os.RemoveAll(top)
 		return err
+	}
+	if rep.cfg.keep {
+		defer fmt.Printf("the loop's folder is kept: cp -a %s/template-N a copy, then in it: env -i %s %s implement run %s --json\n", top, shellWords(w.env), w.abcd, loopSpec)
+	} else {
+		defer os.RemoveAll(top)
 	}
 	fmt.Printf("the loop: abcd implement run driving a spec on a runner (this binary replaying Claude Code; build.dod true) against the same CLI invocations, parallelism and git work without abcd, alternately, %d runs each:\n", rep.cfg.loops)
 	for _, n := range []int{1, lanes} {

@@ -1,0 +1,38 @@
+package app
+
+import (
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// What came back while a step was being placed is placed together in the next one: every answer and
+// check already handed over, and nothing still out waited for.
+func TestTheDriverPlacesWhatCameBackMeanwhileTogether(t *testing.T) {
+	// A buffer stands for the goroutines waiting to hand their results over.
+	results := make(chan came, 4)
+	answer := func(lane string) came { return came{routes: []answered{{dispatch: dispatch{lane: lane}}}} }
+	running := 4
+	results <- answer("lane-1")
+	o := gather(results, &running)
+	assert.Check(t, is.Len(o.routes, 1))
+	assert.Check(t, is.Equal(running, 3))
+
+	results <- answer("lane-2")
+	results <- came{checks: []checked{{checkJob: checkJob{lane: "lane-3"}}}}
+	results <- answer("lane-4")
+	o = gather(results, &running)
+	assert.Check(t, is.Len(o.routes, 2))
+	assert.Check(t, is.Equal(o.routes[0].lane, "lane-2"))
+	assert.Check(t, is.Equal(o.routes[1].lane, "lane-4"))
+	assert.Check(t, is.Len(o.checks, 1))
+	assert.Check(t, is.Equal(running, 0))
+
+	// One still out is not waited for once nothing else has come.
+	running = 2
+	results <- answer("lane-5")
+	o = gather(results, &running)
+	assert.Check(t, is.Len(o.routes, 1))
+	assert.Check(t, is.Equal(running, 1))
+}
