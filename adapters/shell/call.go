@@ -136,6 +136,9 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 		return false, nil
 	case "coreutils":
 		return w.coreutils(c), nil
+	case "apply_patch", "applypatch":
+		w.applyPatch(c, base)
+		return false, nil
 	case "read":
 		c.emit(w)
 		w.readWords(c.words[1:], c.sc.stdin, c.sc)

@@ -332,24 +332,21 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 }
 
 // patchWrites is what a Codex apply_patch does, as the shell lines the guard reads: each file the
-// patch adds, updates or moves to is a write to it, each it deletes a removal. A patch that names no
-// file is not checked, so it is blocked.
+// patch adds, updates or moves to is a write to it, each it deletes a removal, each path as Codex
+// reads it and as written. A patch the guard cannot read (no file, a header it cannot parse) is
+// refused, so it is blocked.
 func patchWrites(patch string) (string, error) {
-	var writes []string
-	for _, l := range strings.Split(patch, "\n") {
-		l = strings.TrimSuffix(l, "\r")
-		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Move to: ", "*** Delete File: "} {
-			if file, ok := strings.CutPrefix(l, h); ok && strings.TrimSpace(file) != "" {
-				if h == "*** Delete File: " {
-					writes = append(writes, "rm -- "+shellQuote(file))
-				} else {
-					writes = append(writes, ": > "+shellQuote(file))
-				}
-			}
-		}
+	files, err := guard.PatchFiles(patch)
+	if err != nil {
+		return "", fmt.Errorf("the apply_patch tool's patch was not checked: %w", err)
 	}
-	if len(writes) == 0 {
-		return "", fmt.Errorf("the apply_patch tool's patch names no file the guard could check")
+	writes := make([]string, 0, len(files))
+	for _, f := range files {
+		if f.Remove {
+			writes = append(writes, "rm -- "+shellQuote(f.Path))
+		} else {
+			writes = append(writes, ": > "+shellQuote(f.Path))
+		}
 	}
 	return strings.Join(writes, "; "), nil
 }

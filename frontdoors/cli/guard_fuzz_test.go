@@ -55,42 +55,69 @@ func FuzzHookPayload(f *testing.F) {
 	})
 }
 
-// FuzzPatchWrites reads any text as a Codex patch: every file a header names is one write (or one
-// removal) in the line the guard reads, quoted as one word, and a patch naming no file is refused.
+// rustSpace is Rust's char::is_whitespace (the Unicode White_Space property), which Codex's
+// str::trim uses on each patch line: listed here from Rust's definition, not from the guard's code.
+func rustSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// codexHeaders are Codex's patch markers, spelled as Codex's parser spells them.
+var codexHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Move to: ", "*** Delete File: "}
+
+// FuzzPatchWrites reads any text as a Codex patch, against an oracle of what Codex itself writes:
+// Codex trims each line and takes the path after a marker, so every such path must be in the line
+// the guard checks, quoted as one word, unless the guard refused the patch. A patch whose every ***
+// line is a well-formed header or Codex's own frame is never refused.
 func FuzzPatchWrites(f *testing.F) {
 	for _, seed := range []string{
 		"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n",
 		"*** Begin Patch\n*** Update File: src/a.go\n*** Move to: src/b.go\n@@\n-x\n+y\n*** Delete File: it's.txt\r\n*** End Patch\n",
 		"*** Begin Patch\n*** End Patch\n", "*** Add File: ", "*** Delete File: $(rm -rf ~)\n", "",
+		"*** Begin Patch\n  *** Add File: .claude/settings.json\n+{}\n*** End Patch\n",
+		"*** Begin Patch\n*** Add File: .gemini/settings.json \n+{}\n*** End Patch\n",
+		"*** Begin Patch\n\t*** Delete File: .abcd/guard.json\t\n*** End Patch\n",
+		"*** Begin Patch\n\u00a0*** Update File: .abcd/guard.json\u00a0\n@@\n-a\n+b\n*** End Patch\n",
+		"*** Begin Patch\r\n*** Add File: .mcp.json\r\n+{}\r\n*** End Patch\r\n",
+		"<<'EOF'\n*** Begin Patch\n*** Add File: x\n+y\n*** End Patch\nEOF\n",
+		"*** Begin Patch\n*** Update File: a\n  *** Move to:  .codex/config.toml \n*** End Patch\n",
+		"*** Begin Patch\n***  Add File: .abcd/guard.json\n+{}\n*** End Patch\n",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, patch string) {
 		line, err := patchWrites(patch)
-		headers := 0
+		headers, clean := 0, true
 		for _, l := range strings.Split(patch, "\n") {
-			l = strings.TrimSuffix(l, "\r")
-			for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Move to: ", "*** Delete File: "} {
-				if file, ok := strings.CutPrefix(l, h); ok && strings.TrimSpace(file) != "" {
+			l = strings.TrimFunc(l, rustSpace)
+			if !strings.HasPrefix(l, "***") {
+				continue
+			}
+			header := false
+			for _, h := range codexHeaders {
+				if file, ok := strings.CutPrefix(l, h); ok && file != "" {
+					header = true
 					headers++
-					want := shellQuote(file)
-					if !strings.Contains(line, want) {
-						t.Fatalf("the file %q is not in the line %q", file, line)
+					if err == nil && !strings.Contains(line, shellQuote(file)) {
+						t.Fatalf("Codex writes %q, which is not in the line %q", file, line)
 					}
 				}
 			}
-		}
-		if headers == 0 {
-			if err == nil {
-				t.Fatalf("a patch naming no file was read as %q", line)
+			if !header && l != "*** Begin Patch" && l != "*** End Patch" && l != "*** End of File" {
+				clean = false
 			}
-			return
 		}
-		if err != nil {
-			t.Fatalf("a patch naming %d files was refused: %v", headers, err)
+		if err == nil && headers == 0 && line == "" {
+			t.Fatalf("a patch was allowed with nothing to check")
 		}
-		if got := strings.Count(line, "; ") + 1; got < headers {
-			t.Fatalf("%d files, %d commands in %q", headers, got, line)
+		if clean && headers > 0 && err != nil {
+			t.Fatalf("a well-formed patch naming %d files was refused: %v", headers, err)
+		}
+		if clean && headers == 0 && err == nil {
+			t.Fatalf("a patch naming no file was read as %q", line)
 		}
 	})
 }

@@ -123,7 +123,13 @@ func TestGuardHookChecksFileWrites(t *testing.T) {
 		"*** Delete File: old.txt\r\n*** End Patch\n"
 	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": patch}), "guard", "hook")
 	assert.Equal(t, res.code, 0, res.stderr)
-	assert.Equal(t, seen[len(seen)-1], ": > 'notes/new.txt'; : > 'src/a.go'; : > 'src/b.go'; rm -- 'old.txt'")
+	assert.Equal(t, seen[len(seen)-1], ": > 'notes/new.txt'; : > 'src/a.go'; : > 'src/b.go'; rm -- 'old.txt'; rm -- 'old.txt\r'")
+	// Codex trims each line: an indented header, or one with trailing white space, still names its file.
+	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n  *** Add File: .claude/settings.json\n+{}\n*** Add File: .gemini/settings.json \n+{}\n*** End Patch\n"}), "guard", "hook")
+	assert.Equal(t, res.code, 0, res.stderr)
+	assert.Equal(t, seen[len(seen)-1], ": > '.claude/settings.json'; : > '.gemini/settings.json'; : > '.gemini/settings.json '")
+	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n***  Add File: .abcd/guard.json\n+{}\n*** End Patch\n"}), "guard", "hook")
+	assert.Equal(t, res.code, 2, "a line that looks like a header the guard cannot parse blocks the patch")
 	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n*** End Patch\n"}), "guard", "hook")
 	assert.Equal(t, res.code, 2, "a patch that names no file is not checked, so it is blocked")
 }

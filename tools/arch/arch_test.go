@@ -61,6 +61,7 @@ func listPackages(t *testing.T) []Package {
 // TestAbcdLinksNoDatabaseDriver: the history store's driver is linked into the helper binary alone,
 // so abcd's start-up (and its hooks, which run on every prompt and shell command) never pays for it.
 func TestAbcdLinksNoDatabaseDriver(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	deps := func(pkg string) string {
 		cmd := exec.Command("go", "list", "-deps", pkg)
 		cmd.Dir = workspaceRoot(t)
@@ -79,6 +80,7 @@ func TestAbcdLinksNoDatabaseDriver(t *testing.T) {
 }
 
 func TestTheWorkspaceKeepsTheDependencyRule(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	pkgs := listPackages(t)
 	assert.Assert(t, len(pkgs) > 10, "go list found too few packages: %d", len(pkgs))
 	problems := Check(pkgs)
@@ -86,6 +88,7 @@ func TestTheWorkspaceKeepsTheDependencyRule(t *testing.T) {
 }
 
 func TestDomainRequiresNoModule(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	cmd := exec.Command("go", "list", "-m", "all")
 	cmd.Dir = filepath.Join(workspaceRoot(t), "domain")
 	cmd.Env = append(cmd.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")

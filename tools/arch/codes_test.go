@@ -83,6 +83,7 @@ func typeCheck(t *testing.T, imp types.Importer, path string, fset *token.FileSe
 // from text computed at run time. The same type-checked walk finds any unchecked type assertion
 // on an error.
 func TestEveryRefusalCodeIsDeclared(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	all, ours := loadExports(t, product...)
 	fset := token.NewFileSet()
 	imp := exportImporter(fset, all)
@@ -114,6 +115,7 @@ func TestEveryRefusalCodeIsDeclared(t *testing.T) {
 // TestCodesCatchesWhatIsNotDeclared: the walk finds an undeclared literal and an undeclared
 // constant alike, a declared constant, a code built directly, and refuses codes made at run time.
 func TestCodesCatchesWhatIsNotDeclared(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	all, _ := loadExports(t, "./domain/refusal")
 	const src = `package fixture
 
@@ -160,6 +162,7 @@ func f(s string) []error {
 // TestErrorAssertionsCatchesTheUncheckedForm: err.(*T) alone is found, in any expression; the
 // comma-ok forms, a type switch and an assertion on something that is not an error are not.
 func TestErrorAssertionsCatchesTheUncheckedForm(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	const src = `package fixture
 
 import "strconv"

@@ -13,6 +13,7 @@ import (
 // TestTheCodeStaysReadable: at most five product functions over 80 lines, and no file of ports/app
 // over 450 lines. Shorten a function by naming its phases; split a use case's file by its jobs.
 func TestTheCodeStaysReadable(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
 	funcs, files, err := Sizes(workspaceRoot(t), 80, 450)
 	assert.NilError(t, err)
 	assert.Check(t, len(funcs) <= 5, "%d product functions over 80 lines (at most 5): %q", len(funcs), funcs)

@@ -53,6 +53,25 @@ func TestGuardHookEndToEnd(t *testing.T) {
 	res = s.hook(t, hookPayload(t, "apply_patch", map[string]any{"command": "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"}, s.root))
 	res.Assert(t, icmd.Success)
 	assert.Equal(t, res.Stdout(), "", "a patch to an ordinary file is allowed, silently")
+	// Codex trims each patch line before it reads a header, so the guard does too.
+	for _, header := range []string{"  *** Add File: .abcd/guard.json", "*** Add File: .abcd/guard.json ", "\t*** Delete File: .abcd/guard.json\u00a0"} {
+		patch := "*** Begin Patch\n*** Add File: ok.txt\n+x\n" + header + "\n+{}\n*** End Patch\n"
+		res = s.hook(t, hookPayload(t, "apply_patch", map[string]any{"command": patch}, s.root))
+		res.Assert(t, icmd.Success)
+		assert.Check(t, is.Contains(res.Stdout(), "abcd guard blocked this write (rule guard-file-write)"), "%q", header)
+	}
+	// apply_patch run through the shell tool, which Codex applies itself: read as the patch it is.
+	for _, cmd := range []string{
+		"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: .abcd/guard.json\n+{}\n*** End Patch\nEOF\n",
+		"cd .abcd && apply_patch '*** Begin Patch\n*** Update File: guard.json\n@@\n-{}\n+{}\n*** End Patch\n'",
+	} {
+		res = s.hook(t, hookPayload(t, "Bash", map[string]any{"command": cmd}, s.root))
+		res.Assert(t, icmd.Success)
+		assert.Check(t, is.Contains(res.Stdout(), "(rule guard-file-write)"), "%q: %s", cmd, res.Stdout())
+	}
+	res = s.hook(t, hookPayload(t, "Bash", map[string]any{"command": "apply_patch < p.diff"}, s.root))
+	res.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(res.Stdout(), "(rule unreadable)"), "a patch the guard cannot read is blocked")
 
 	res = s.hook(t, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~","Command":"ls"},"cwd":"`+s.root+`"}`)
 	assert.Equal(t, res.ExitCode, 2, "a payload with Command beside command is refused")

@@ -1,0 +1,50 @@
+package shell
+
+import (
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/abcd-dev/abcd/domain/guard"
+)
+
+// TestApplyPatchThroughTheShell: apply_patch run as a command (which Codex takes over and applies
+// itself) is read as the patch it is, each file checked where it runs; one the guard cannot read is
+// blocked; an ordinary patch is allowed.
+func TestApplyPatchThroughTheShell(t *testing.T) {
+	reg := registry(t)
+	patch := func(header string) string {
+		return "*** Begin Patch\n*** Add File: ok.txt\n+x\n" + header + "\n+{}\n*** End Patch\n"
+	}
+	for name, tc := range map[string]struct {
+		line, rule string
+	}{
+		"heredoc":              {"apply_patch <<'EOF'\n" + patch("*** Add File: .abcd/guard.json") + "EOF\n", "guard-file-write"},
+		"unquoted heredoc":     {"apply_patch <<EOF\n" + patch("*** Update File: .claude/settings.json") + "EOF\n", "harness-settings-write"},
+		"applypatch":           {"applypatch <<'EOF'\n" + patch("*** Add File: .abcd/guard.json") + "EOF\n", "guard-file-write"},
+		"first argument":       {"apply_patch '" + patch("*** Add File: .abcd/guard.json") + "'", "guard-file-write"},
+		"after cd":             {"cd .abcd && apply_patch <<'EOF'\n" + patch("*** Add File: guard.json") + "EOF\n", "guard-file-write"},
+		"cd then path":         {"cd src && /usr/local/bin/apply_patch <<'EOF'\n" + patch("*** Delete File: ../.abcd/guard.json") + "EOF\n", "guard-file-write"},
+		"indented header":      {"apply_patch <<'EOF'\n" + patch("  *** Add File: .abcd/guard.json") + "EOF\n", "guard-file-write"},
+		"trailing space":       {"apply_patch <<'EOF'\n" + patch("*** Add File: .abcd/guard.json  ") + "EOF\n", "guard-file-write"},
+		"in bash -lc":          {`bash -lc "apply_patch <<'EOF'` + "\n" + patch("*** Add File: .abcd/guard.json") + `EOF"`, "guard-file-write"},
+		"here-string":          {"apply_patch <<< '" + patch("*** Move to: .abcd/guard.json") + "'", "guard-file-write"},
+		"unknown text":         {"apply_patch \"$P\"", guard.UnreadableRule},
+		"from a file":          {"apply_patch < p.diff", guard.UnreadableRule},
+		"piped from cat":       {"cat p.diff | apply_patch", guard.UnreadableRule},
+		"no patch":             {"apply_patch", guard.UnreadableRule},
+		"unparsed header":      {"apply_patch <<'EOF'\n" + patch("***  Add File: .abcd/guard.json") + "EOF\n", guard.UnreadableRule},
+		"no file":              {"apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n", guard.UnreadableRule},
+		"variable in a header": {"apply_patch <<EOF\n" + patch("*** Add File: $D/guard.json") + "EOF\n", guard.UnreadableRule},
+	} {
+		v := check(t, reg, tc.line)
+		assert.Check(t, v.Decision == guard.Block && hasRule(v, tc.rule), "%s: %q: got %s %s (%s)", name, tc.line, v.Decision, v.Rule, v.Why)
+	}
+	for _, line := range []string{
+		"apply_patch <<'EOF'\n" + patch("*** Update File: src/main.go") + "EOF\n",
+		"cd src && apply_patch <<'EOF'\n" + patch("*** Delete File: old.go") + "EOF\n",
+	} {
+		v := check(t, reg, line)
+		assert.Check(t, v.Decision == guard.Allow, "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
+	}
+}
