@@ -240,3 +240,23 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A state as abcd writes it is read back as it was; the same bytes with one key in another case are
+// refused, though encoding/json would match that key.
+func TestDecodeReadsWhatEncodeWroteAndNoOtherCase(t *testing.T) {
+	data := Encode(fullState(t))
+	got, err := Decode("state.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(Encode(got), data) {
+		t.Errorf("read back differs:\n%s\nwant\n%s", Encode(got), data)
+	}
+	other := bytes.Replace(data, []byte(`"branch"`), []byte(`"Branch"`), 1)
+	if bytes.Equal(other, data) {
+		t.Fatal("the state written has no branch key to change")
+	}
+	if _, err := Decode("state.json", other); err == nil || !strings.Contains(err.Error(), "case-sensitive") {
+		t.Errorf("a key in another case: %v, want the case-sensitive refusal", err)
+	}
+}
