@@ -114,6 +114,9 @@ func (w *walker) command(c *cmdCall) []guard.CdStep {
 // step reads one program: a wrapper moves c on to the command it runs (more is true); anything
 // else is emitted and followed into what it executes.
 func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
+	if base == "ln" || base == "cp" {
+		w.links(c, base)
+	}
 	switch base {
 	case "sudo", "doas":
 		return w.sudo(c), nil

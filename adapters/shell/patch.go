@@ -2,6 +2,7 @@ package shell
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/guard"
 )
@@ -40,4 +41,53 @@ func (w *walker) applyPatch(c *cmdCall, base string) {
 		cmd.Cd, cmd.Depth, cmd.Via, cmd.Text = slices.Clone(c.sc.cd), c.sc.depth, via, c.text
 		w.emit(cmd)
 	}
+}
+
+// linkedNames are the files a link to a folder reaches that the guard's write rules name (the guard
+// file, the harnesses' settings and hooks, abcd's machine configuration): a link to a folder is
+// checked as writes to each of these in it.
+var linkedNames = []string{"guard.json", "settings.json", "settings.local.json", "config.toml", "hooks.json", "config.json"}
+
+// links reads ln, and cp -s: a write through a link is a write to what it names, so every path the
+// command names (each target, and the link it makes) is checked as a write to it and, for a folder,
+// to the guarded files in it, however it is spelled (absolute, through ~ or $HOME, a glob).
+func (w *walker) links(c *cmdCall, base string) {
+	if base == "cp" && !symbolic(c.words[1:]) {
+		return
+	}
+	via := append(slices.Clone(c.via), base)
+	options := true
+	for i := 1; i < len(c.words); i++ {
+		wd := c.words[i]
+		if t, ok := wd.Text(); ok && options && strings.HasPrefix(t, "-") && t != "-" {
+			if t == "--" {
+				options = false
+			} else if t == "-S" || t == "--suffix" {
+				i++ // a backup suffix, no path (-t's folder is read as a path like the others)
+			}
+			continue
+		}
+		for _, name := range append([]string{""}, linkedNames...) {
+			target := wd
+			if name != "" {
+				target = guard.Word{Parts: append(slices.Clone(wd.Parts), guard.Part{Text: "/" + name, Quoted: true})}
+			}
+			w.emit(guard.Command{Name: guard.Lit(":"), Redirects: []guard.Redirect{{Op: ">", Target: target}}, Cd: slices.Clone(c.sc.cd),
+				Depth: c.sc.depth, Via: via, Text: c.text})
+		}
+	}
+}
+
+// symbolic is cp told to make symbolic links in place of copies.
+func symbolic(words []guard.Word) bool {
+	for _, wd := range words {
+		t, _ := wd.Text()
+		if t == "--" {
+			return false
+		}
+		if t == "--symbolic-link" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "s") {
+			return true
+		}
+	}
+	return false
 }

@@ -68,3 +68,21 @@ func TestInteractiveShellsAreBlocked(t *testing.T) {
 		assert.Check(t, v.Decision != guard.Block, "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
 	}
 }
+
+// TestLinksToGuardedPathsAreBlocked: a write through a link is a write to what it names, so a link
+// to the guard file, the harnesses' settings or abcd's machine folder is blocked however the target
+// is spelled: relative, absolute, through ~ or $HOME, or a glob that can match it.
+func TestLinksToGuardedPathsAreBlocked(t *testing.T) {
+	reg := registry(t)
+	for _, line := range []string{"ln -s /home/dev/proj/.abcd l1", "ln -s .abc? l9", "ln -s /abs/.abcd/guard.json g2", "cp -s /abs/.abcd/guard.json g3",
+		"ln -s .abcd x", "ln -s ~/.abcd/config.json c", "ln -s /x/.claude c", "ln -sf /x/.codex c", "ln -s $HOME/.gemini g", "ln -s /x/.abcd/guard.js* y",
+		"ln -t links /x/.abcd", "cp --symbolic-link /srv/r/.claude/settings.json s", "ln /home/dev/proj/.abcd/guard.json hard", "ln -s /x/.a*/guard.json g"} {
+		v := check(t, reg, line)
+		assert.Check(t, v.Decision == guard.Block, "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
+	}
+	for _, line := range []string{"ln -s ../shared/config.json config.json", "ln -s src/lib lib", "ln -sf /usr/bin/python3 bin/python", "cp -r src dst",
+		"cp a.json b.json", "ln -s '/x/.ab*' q"} {
+		v := check(t, reg, line)
+		assert.Check(t, v.Decision == guard.Allow, "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
+	}
+}

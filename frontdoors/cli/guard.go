@@ -326,7 +326,7 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 		if err != nil || !present {
 			return "", "", fmt.Errorf("the apply_patch tool's input has no command string")
 		}
-		line, err := patchWrites(patch)
+		line, err := patchWrites(patch, p.Cwd)
 		return line, "write", err
 	}
 	key, ok := fileTools[p.ToolName]
@@ -337,14 +337,68 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 	if err != nil || !present || file == "" {
 		return "", "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
 	}
-	return ": > " + shellQuote(file), "write", nil
+	return writesTo(file, p.Cwd, ": > "), "write", nil
+}
+
+// writesTo is a write (or a removal) of file as the guard reads it: the path as written and, where a
+// link on the way makes it another, the path it resolves to, so a write through a link to a guarded
+// file is a write to that file.
+func writesTo(file, cwd, op string) string {
+	line := op + shellQuote(file)
+	if real := resolved(file, cwd); real != "" {
+		line += "; " + op + shellQuote(real)
+	}
+	return line
+}
+
+// resolved is the path file names once the links on its way are followed: the longest part of it
+// that exists, resolved, with the rest after it; "" when that is the path as written (or it cannot
+// be told: no absolute folder to read a relative path in).
+func resolved(file, cwd string) string {
+	abs := file
+	if !filepath.IsAbs(abs) {
+		if cwd == "" {
+			return ""
+		}
+		abs = filepath.Join(cwd, abs)
+	}
+	abs = filepath.Clean(abs)
+	if real := follow(abs, 0); real != abs {
+		return real
+	}
+	return ""
+}
+
+// follow resolves the links on abs's way, a link that names nothing yet (a write creates what it
+// names) included, at most 40 deep as the kernel does.
+func follow(abs string, depth int) string {
+	head, rest := abs, ""
+	for {
+		if real, err := filepath.EvalSymlinks(head); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if fi, err := os.Lstat(head); err == nil && fi.Mode()&os.ModeSymlink != 0 && depth < 40 {
+			if target, err := os.Readlink(head); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(head), target)
+				}
+				return follow(filepath.Join(filepath.Clean(target), rest), depth+1)
+			}
+		}
+		parent := filepath.Dir(head)
+		if parent == head {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(head), rest)
+		head = parent
+	}
 }
 
 // patchWrites is what a Codex apply_patch does, as the shell lines the guard reads: each file the
 // patch adds, updates or moves to is a write to it, each it deletes a removal, each path as Codex
 // reads it and as written. A patch the guard cannot read (no file, a header it cannot parse) is
 // refused, so it is blocked.
-func patchWrites(patch string) (string, error) {
+func patchWrites(patch, cwd string) (string, error) {
 	files, err := guard.PatchFiles(patch)
 	if err != nil {
 		return "", fmt.Errorf("the apply_patch tool's patch was not checked: %w", err)
@@ -352,9 +406,9 @@ func patchWrites(patch string) (string, error) {
 	writes := make([]string, 0, len(files))
 	for _, f := range files {
 		if f.Remove {
-			writes = append(writes, "rm -- "+shellQuote(f.Path))
+			writes = append(writes, writesTo(f.Path, cwd, "rm -- "))
 		} else {
-			writes = append(writes, ": > "+shellQuote(f.Path))
+			writes = append(writes, writesTo(f.Path, cwd, ": > "))
 		}
 	}
 	return strings.Join(writes, "; "), nil

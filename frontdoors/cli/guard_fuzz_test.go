@@ -89,7 +89,7 @@ func FuzzPatchWrites(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, patch string) {
-		line, err := patchWrites(patch)
+		line, err := patchWrites(patch, "")
 		headers, clean := 0, true
 		for _, l := range strings.Split(patch, "\n") {
 			l = strings.TrimFunc(l, rustSpace)
