@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -239,7 +240,16 @@ func (g Git) CheckedOut(ctx context.Context, dirs []string) (map[string]string, 
 		if !registered {
 			continue
 		}
-		if st, err := os.Lstat(filepath.Join(g.Dir, dir, ".git")); err != nil || !st.Mode().IsRegular() {
+		// A folder gone, or a file where it stood, is a worktree that is not whole; any other failure to
+		// look (a folder abcd may not read, a link loop) is not an answer about it, and is returned.
+		st, err := os.Lstat(filepath.Join(g.Dir, dir, ".git"))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
 			continue
 		}
 		out[dir] = strings.TrimPrefix(ref, "refs/heads/")

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,6 +187,20 @@ func TestWorktreesAndMerges(t *testing.T) {
 	checked, err = g.CheckedOut(ctx, nil)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(checked, 0))
+	// A worktree's folder that cannot be looked into (here a link to itself, which no permission
+	// lifts, so the test holds as root too) is a fault, not a worktree that is not whole; a file where
+	// the folder stood is one that is not whole.
+	assert.NilError(t, os.Rename(dir.Join(wt("lane-2")), dir.Join("lane-2-aside")))
+	assert.NilError(t, os.Symlink("lane-2", dir.Join(wt("lane-2"))))
+	_, err = g.CheckedOut(ctx, []string{wt("lane-1"), wt("lane-2")})
+	assert.Check(t, errors.Is(err, syscall.ELOOP), "%v", err)
+	assert.NilError(t, os.Remove(dir.Join(wt("lane-2"))))
+	assert.NilError(t, os.WriteFile(dir.Join(wt("lane-2")), nil, 0o644))
+	checked, err = g.CheckedOut(ctx, []string{wt("lane-2")})
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(checked, map[string]string{wt("lane-2"): ""}))
+	assert.NilError(t, os.Remove(dir.Join(wt("lane-2"))))
+	assert.NilError(t, os.Rename(dir.Join("lane-2-aside"), dir.Join(wt("lane-2"))))
 
 	err = g.AddWorktree(ctx, wt("other"), "lane-1")
 	r, ok := refusal.As(err)

@@ -73,7 +73,7 @@ func TestASnapshotSeesWhatAStepMustNotChange(t *testing.T) {
 	assert.Check(t, after.Hooks != before.Hooks)
 	assert.Check(t, after.Config != before.Config)
 	assert.Check(t, after.Head != before.Head)
-	f := runner.CheckWork(before, after, before.HeadRef, nil)
+	f := runner.CheckWork(before, after, before.HeadRef, nil, nil)
 	assert.Assert(t, f != nil)
 	assert.Check(t, is.Equal(f.Cause, runner.CauseRefsMoved))
 }

@@ -51,11 +51,12 @@ const (
 	CauseWallClock  Cause = "wall_clock_timeout"  // the step took longer than its wall-clock bound
 
 	// After a completed step, what abcd verifies (the loop's).
-	CauseNoChanges    Cause = "no_changes"    // the implementer left nothing to commit
-	CauseRefsMoved    Cause = "refs_moved"    // HEAD or a ref moved during the step
-	CauseHooksChanged Cause = "hooks_changed" // .git's hooks or config changed during the step
-	CausePathEscape   Cause = "path_escape"   // a change names a path outside the worktree
-	CauseDoDFailed    Cause = "dod_failed"    // the definition of done failed on the step's work
+	CauseNoChanges    Cause = "no_changes"           // the implementer left nothing to commit
+	CauseRefsMoved    Cause = "refs_moved"           // HEAD or a ref moved during the step
+	CauseHooksChanged Cause = "hooks_changed"        // .git's hooks or config changed during the step
+	CausePathEscape   Cause = "path_escape"          // a change names a path outside the worktree
+	CauseGuardedPath  Cause = "guarded_path_changed" // a changed path is one the guard's write rules block (the guard file, a harness's settings)
+	CauseDoDFailed    Cause = "dod_failed"           // the definition of done failed on the step's work
 
 	// The person ended it.
 	CauseInterrupted Cause = "interrupted" // Ctrl-C, SIGTERM, or the caller's deadline
@@ -67,7 +68,7 @@ func Causes() []Cause {
 		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
 		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
 		CauseFirstEvent, CauseSilence, CauseWallClock,
-		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseDoDFailed,
+		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseDoDFailed,
 		CauseInterrupted}
 }
 
@@ -99,7 +100,7 @@ func (c Cause) Reason() review.FallbackReason {
 	case CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseOpenToolCall, CauseToolCallConflict:
 		return review.Unparsable
 	case CauseLineTooLong, CauseStreamTooLong, CauseToolCallLimit, CauseSchema,
-		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseDoDFailed:
+		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseDoDFailed:
 		return review.Invalid
 	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig:
 		return review.Failed
@@ -188,6 +189,8 @@ func (c Cause) Sentence() string {
 		return "git's hooks or configuration changed while the step ran"
 	case CausePathEscape:
 		return "a change names a path outside the worktree"
+	case CauseGuardedPath:
+		return "the step changed a path the guard's write rules block"
 	case CauseDoDFailed:
 		return "the definition of done failed on the step's work"
 	case CauseInterrupted:

@@ -60,11 +60,38 @@ const MaxEntries = 50000
 // these, and to its own lane's branch.
 const AbcdRefs = "refs/heads/abcd/"
 
+// GuardedWrite is a changed path the guard's write rules block: the rule that fired, and why.
+type GuardedWrite struct {
+	Path, Rule, Why string
+}
+
+// WriteLines are the command lines that stand for what the step did at a changed path, read by the
+// guard's rules as the hook reads a file tool's write: a write of the path (a file added, changed,
+// or its mode or type changed), a removal of it, and for a symbolic link its making too (a link to
+// the guard's file is a write to it). A change that slipped past the hook (an interpreter, a patch
+// the guard read otherwise than the CLI, a shell the hook never saw) is caught here, before abcd
+// commits it.
+func WriteLines(e Entry) []string {
+	p := shellQuote(strings.TrimSuffix(e.Path, "/"))
+	switch e.Kind {
+	case EntryDeleted:
+		return []string{"rm -- " + p}
+	case EntryLink:
+		return []string{": > " + p, "ln -s -- " + shellQuote(e.Link) + " " + p}
+	}
+	return []string{": > " + p}
+}
+
+// shellQuote quotes text as one shell word.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
 // CheckWork says whether an implementer's step left work abcd may commit: nothing but the worktree's
 // files changed (HEAD, the lane's branch and every ref outside AbcdRefs as they were; git's
-// configuration, hooks and info as they were), no changed path escapes the worktree, and something
-// changed. The first rule broken is the failure, in that order; nil when the work may be committed.
-func CheckWork(before, after Snapshot, laneRef string, changes []Entry) *Failure {
+// configuration, hooks and info as they were), no changed path escapes the worktree, no changed
+// path is one the guard's write rules block (guarded, found by the caller with WriteLines), and
+// something changed. The first rule broken is the failure, in that order; nil when the work may be
+// committed.
+func CheckWork(before, after Snapshot, laneRef string, changes []Entry, guarded []GuardedWrite) *Failure {
 	if f := refsMoved(before, after, laneRef); f != nil {
 		return f
 	}
@@ -88,6 +115,15 @@ func CheckWork(before, after Snapshot, laneRef string, changes []Entry) *Failure
 		if why := Escapes(e); why != "" {
 			return Failf(CausePathEscape, "%s %s", quotePath(e.Path), why)
 		}
+	}
+	if len(guarded) > 0 {
+		g := guarded[0]
+		more := ""
+		if len(guarded) > 1 {
+			more = fmt.Sprintf(" (and %s)", text.Count(len(guarded)-1, "other guarded path", "other guarded paths"))
+		}
+		return Failf(CauseGuardedPath, "the step changed %s%s, which the guard's rule %s blocks as a write: %s; abcd commits none of it, and the person reviews the attempt",
+			quotePath(g.Path), more, text.Clip(g.Rule), text.Clip(g.Why))
 	}
 	if len(changes) == 0 {
 		return Failf(CauseNoChanges, "the CLI ended its step with success, but left no change in the worktree to commit")

@@ -26,41 +26,49 @@ func TestCheckWorkTakesOnlyAWorktreesChanges(t *testing.T) {
 		name    string
 		after   func(*Snapshot)
 		changes []Entry
+		guarded []GuardedWrite
 		cause   Cause
 		detail  string
 	}{
-		{"a worktree's changes", func(*Snapshot) {}, files, "", ""},
+		{"a worktree's changes", func(*Snapshot) {}, files, nil, "", ""},
 		{"abcd's own branches move meanwhile", func(s *Snapshot) {
 			s.Refs["refs/heads/abcd/run-1/lane-2"] = c3
 			s.Refs["refs/heads/abcd/run-1/lane-3"] = c3
 			s.Refs["refs/heads/abcd/run-2/lane-1"] = c3
-		}, files, "", ""},
-		{"the CLI committed itself", func(s *Snapshot) { s.Head, s.Refs[lane] = c3, c3 }, files, CauseRefsMoved, "the CLI committed itself"},
-		{"HEAD switched branch", func(s *Snapshot) { s.HeadRef = "refs/heads/main" }, files, CauseRefsMoved, "is now refs/heads/main"},
-		{"HEAD detached", func(s *Snapshot) { s.HeadRef = "" }, files, CauseRefsMoved, "is now detached"},
-		{"the lane's branch moved under a HEAD that says the same", func(s *Snapshot) { s.Refs[lane] = c2 }, files, CauseRefsMoved, "lane-1 moved"},
-		{"main moved", func(s *Snapshot) { s.Refs["refs/heads/main"] = c3 }, files, CauseRefsMoved, "refs/heads/main moved from 222222222222 to 333333333333"},
-		{"a tag deleted", func(s *Snapshot) { delete(s.Refs, "refs/tags/v1") }, files, CauseRefsMoved, "refs/tags/v1 was deleted"},
-		{"a branch created", func(s *Snapshot) { s.Refs["refs/heads/evil"] = c3 }, files, CauseRefsMoved, "refs/heads/evil was created"},
-		{"a hook written", func(s *Snapshot) { s.Hooks = "other" }, files, CauseHooksChanged, "git's hooks changed"},
-		{"the config changed", func(s *Snapshot) { s.Config = "other" }, files, CauseHooksChanged, "git's configuration changed"},
-		{"info/attributes changed", func(s *Snapshot) { s.Info = "other" }, files, CauseHooksChanged, "info folder"},
-		{"refs before hooks", func(s *Snapshot) { s.Hooks, s.Refs["refs/heads/main"] = "x", c1 }, files, CauseRefsMoved, ""},
-		{"a link out", func(*Snapshot) {}, append(files, Entry{Path: "x", Kind: EntryLink, Link: "../../etc/passwd"}), CausePathEscape, `"x" is a symbolic link that points outside`},
-		{"an absolute link", func(*Snapshot) {}, []Entry{{Path: "d/x", Kind: EntryLink, Link: "/etc/passwd"}}, CausePathEscape, "absolute path"},
-		{"a link into .git", func(*Snapshot) {}, []Entry{{Path: "x", Kind: EntryLink, Link: "../.git/hooks/pre-commit"}}, CausePathEscape, "outside"},
-		{"a link to a sibling .git", func(*Snapshot) {}, []Entry{{Path: "x", Kind: EntryLink, Link: ".git/config"}}, CausePathEscape, "into a .git folder"},
-		{"a nested repository", func(*Snapshot) {}, []Entry{{Path: "vendor/x/", Kind: EntryRepo}}, CausePathEscape, "nested repository"},
-		{"a fifo", func(*Snapshot) {}, []Entry{{Path: "pipe", Kind: EntryOther}}, CausePathEscape, "not a regular file"},
-		{"a path through .git", func(*Snapshot) {}, []Entry{{Path: "sub/.git/config", Kind: EntryFile}}, CausePathEscape, "inside a .git folder"},
-		{"a climbing path", func(*Snapshot) {}, []Entry{{Path: "../x", Kind: EntryFile}}, CausePathEscape, "not a path inside"},
-		{"nothing changed", func(*Snapshot) {}, nil, CauseNoChanges, "no change"},
+		}, files, nil, "", ""},
+		{"the CLI committed itself", func(s *Snapshot) { s.Head, s.Refs[lane] = c3, c3 }, files, nil, CauseRefsMoved, "the CLI committed itself"},
+		{"HEAD switched branch", func(s *Snapshot) { s.HeadRef = "refs/heads/main" }, files, nil, CauseRefsMoved, "is now refs/heads/main"},
+		{"HEAD detached", func(s *Snapshot) { s.HeadRef = "" }, files, nil, CauseRefsMoved, "is now detached"},
+		{"the lane's branch moved under a HEAD that says the same", func(s *Snapshot) { s.Refs[lane] = c2 }, files, nil, CauseRefsMoved, "lane-1 moved"},
+		{"main moved", func(s *Snapshot) { s.Refs["refs/heads/main"] = c3 }, files, nil, CauseRefsMoved, "refs/heads/main moved from 222222222222 to 333333333333"},
+		{"a tag deleted", func(s *Snapshot) { delete(s.Refs, "refs/tags/v1") }, files, nil, CauseRefsMoved, "refs/tags/v1 was deleted"},
+		{"a branch created", func(s *Snapshot) { s.Refs["refs/heads/evil"] = c3 }, files, nil, CauseRefsMoved, "refs/heads/evil was created"},
+		{"a hook written", func(s *Snapshot) { s.Hooks = "other" }, files, nil, CauseHooksChanged, "git's hooks changed"},
+		{"the config changed", func(s *Snapshot) { s.Config = "other" }, files, nil, CauseHooksChanged, "git's configuration changed"},
+		{"info/attributes changed", func(s *Snapshot) { s.Info = "other" }, files, nil, CauseHooksChanged, "info folder"},
+		{"refs before hooks", func(s *Snapshot) { s.Hooks, s.Refs["refs/heads/main"] = "x", c1 }, files, nil, CauseRefsMoved, ""},
+		{"a link out", func(*Snapshot) {}, append(files, Entry{Path: "x", Kind: EntryLink, Link: "../../etc/passwd"}), nil, CausePathEscape, `"x" is a symbolic link that points outside`},
+		{"an absolute link", func(*Snapshot) {}, []Entry{{Path: "d/x", Kind: EntryLink, Link: "/etc/passwd"}}, nil, CausePathEscape, "absolute path"},
+		{"a link into .git", func(*Snapshot) {}, []Entry{{Path: "x", Kind: EntryLink, Link: "../.git/hooks/pre-commit"}}, nil, CausePathEscape, "outside"},
+		{"a link to a sibling .git", func(*Snapshot) {}, []Entry{{Path: "x", Kind: EntryLink, Link: ".git/config"}}, nil, CausePathEscape, "into a .git folder"},
+		{"a nested repository", func(*Snapshot) {}, []Entry{{Path: "vendor/x/", Kind: EntryRepo}}, nil, CausePathEscape, "nested repository"},
+		{"a fifo", func(*Snapshot) {}, []Entry{{Path: "pipe", Kind: EntryOther}}, nil, CausePathEscape, "not a regular file"},
+		{"a path through .git", func(*Snapshot) {}, []Entry{{Path: "sub/.git/config", Kind: EntryFile}}, nil, CausePathEscape, "inside a .git folder"},
+		{"a climbing path", func(*Snapshot) {}, []Entry{{Path: "../x", Kind: EntryFile}}, nil, CausePathEscape, "not a path inside"},
+		{"nothing changed", func(*Snapshot) {}, nil, nil, CauseNoChanges, "no change"},
+		{"a guarded path changed", func(*Snapshot) {}, files, []GuardedWrite{{Path: ".abcd/guard.json", Rule: "guard-file-write", Why: "writes the guard file"}},
+			CauseGuardedPath, `".abcd/guard.json", which the guard's rule guard-file-write blocks as a write: writes the guard file`},
+		{"several guarded paths", func(*Snapshot) {}, files, []GuardedWrite{{Path: ".claude/settings.json", Rule: "harness-settings-write", Why: "w"}, {Path: ".abcd/guard.json", Rule: "guard-file-write", Why: "w"}, {Path: "x", Rule: "r", Why: "w"}},
+			CauseGuardedPath, `".claude/settings.json" (and 2 other guarded paths)`},
+		{"an escape before a guarded path", func(*Snapshot) {}, []Entry{{Path: "x", Kind: EntryLink, Link: "/etc"}}, []GuardedWrite{{Path: "x", Rule: "r", Why: "w"}}, CausePathEscape, "absolute"},
+		{"moved refs before a guarded path", func(s *Snapshot) { s.Refs["refs/heads/main"] = c3 }, files, []GuardedWrite{{Path: "x", Rule: "r", Why: "w"}}, CauseRefsMoved, ""},
+		{"a guarded path is a change, not nothing", func(*Snapshot) {}, nil, []GuardedWrite{{Path: "x", Rule: "r", Why: "w"}}, CauseGuardedPath, `"x"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			after := snap()
 			c.after(&after)
-			f := CheckWork(snap(), after, lane, c.changes)
+			f := CheckWork(snap(), after, lane, c.changes, c.guarded)
 			if c.cause == "" {
 				assert.Check(t, f == nil, "%v", f)
 				return
@@ -78,11 +86,11 @@ func TestCheckWorkBoundsWhatItNames(t *testing.T) {
 	for i := 0; i < 9; i++ {
 		after.Refs["refs/heads/x"+strings.Repeat("y", i)] = c3
 	}
-	f := CheckWork(snap(), after, "refs/heads/abcd/run-1/lane-1", []Entry{{Path: "a", Kind: EntryFile}})
+	f := CheckWork(snap(), after, "refs/heads/abcd/run-1/lane-1", []Entry{{Path: "a", Kind: EntryFile}}, nil)
 	assert.Assert(t, f != nil)
 	assert.Check(t, is.Contains(f.Detail, "and 6 more"))
 	many := make([]Entry, MaxEntries+1)
-	f = CheckWork(snap(), snap(), "refs/heads/abcd/run-1/lane-1", many)
+	f = CheckWork(snap(), snap(), "refs/heads/abcd/run-1/lane-1", many, nil)
 	assert.Assert(t, f != nil)
 	assert.Check(t, is.Equal(f.Cause, CausePathEscape))
 }
@@ -109,4 +117,20 @@ func TestCommitMessageIsTheSummary(t *testing.T) {
 	assert.Check(t, is.Equal(len([]rune(subject)), 72))
 	assert.Check(t, len(long) < 17<<10)
 	assert.Check(t, is.Contains(long, "[cut]"))
+}
+
+func TestWriteLinesStandForEveryKindOfChange(t *testing.T) {
+	for _, c := range []struct {
+		e    Entry
+		want []string
+	}{
+		{Entry{Path: "a b/c.txt", Kind: EntryFile}, []string{": > 'a b/c.txt'"}},
+		{Entry{Path: "it's", Kind: EntryFile}, []string{`: > 'it'\''s'`}},
+		{Entry{Path: ".abcd/guard.json", Kind: EntryDeleted}, []string{"rm -- '.abcd/guard.json'"}},
+		{Entry{Path: "g", Kind: EntryLink, Link: ".abcd"}, []string{": > 'g'", "ln -s -- '.abcd' 'g'"}},
+		{Entry{Path: "vendor/x/", Kind: EntryRepo}, []string{": > 'vendor/x'"}},
+		{Entry{Path: "pipe", Kind: EntryOther}, []string{": > 'pipe'"}},
+	} {
+		assert.Check(t, is.DeepEqual(WriteLines(c.e), c.want), c.e.Path)
+	}
 }

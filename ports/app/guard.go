@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -263,4 +264,50 @@ func onField(err error, verb, field string) error {
 		return r.On(verb, field)
 	}
 	return err
+}
+
+// writeGuard checks a changed path as the guard hook checks a file tool's write of it: by the rules
+// in force in the repository (loaded as guard_check loads them, so a repository's stronger guard
+// counts), in the folder the path is relative to.
+type writeGuard struct {
+	a       *App
+	rules   rulesInForce
+	machine string
+}
+
+func (a *App) writeGuard(ctx context.Context) (writeGuard, error) {
+	if a.Commands == nil {
+		return writeGuard{}, fmt.Errorf("the guard's write check: no command reader is wired into this build")
+	}
+	root, _ := a.Setup.Root()
+	rules, err := guardRules(ctx, a, root)
+	if err != nil {
+		return writeGuard{}, err
+	}
+	return writeGuard{a: a, rules: rules, machine: filepath.Dir(a.Setup.MachinePath(guard.AllowFileName))}, nil
+}
+
+// guarded lists the changes under dir (absolute) that a block-tier rule stops as writes, each with
+// the deciding rule.
+func (w writeGuard) guarded(dir string, changes []runner.Entry) ([]runner.GuardedWrite, error) {
+	root, git := w.a.Setup.Root()
+	repo := ""
+	if git {
+		repo = root
+	}
+	gctx := guard.Context{Cwd: dir, Repo: repo, Machine: w.machine, Unallowed: w.rules.unallowed}
+	var out []runner.GuardedWrite
+	for _, e := range changes {
+		for _, l := range runner.WriteLines(e) {
+			line, err := w.a.Commands.ReadLine(l)
+			if err != nil {
+				return nil, err
+			}
+			if v := w.rules.reg.Evaluate(line, gctx); v.Decision == guard.Block {
+				out = append(out, runner.GuardedWrite{Path: e.Path, Rule: v.Rule, Why: v.Why})
+				break
+			}
+		}
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports/fake"
 )
 
@@ -221,4 +222,57 @@ func TestGuardUnreadableLineIsBlocked(t *testing.T) {
 	assert.Equal(t, v.Decision, "block")
 	assert.Equal(t, v.Rule, guard.UnreadableRule)
 	assert.Equal(t, v.Why, "too deep")
+}
+
+// writeLines reads the lines runner.WriteLines makes (": > 'p'", "rm -- 'p'", "ln -s -- 't' 'p'"),
+// which is all the write check hands the reader.
+func writeLines(line string) (guard.Line, error) {
+	fields := strings.Fields(strings.ReplaceAll(line, "'", ""))
+	cmd := guard.Command{Name: guard.Lit(fields[0]), Text: line}
+	if len(fields) == 3 && fields[1] == ">" {
+		cmd.Redirects = []guard.Redirect{{Op: ">", Target: guard.Lit(fields[2])}}
+	} else {
+		for _, f := range fields[1:] {
+			cmd.Args = append(cmd.Args, guard.Lit(f))
+		}
+	}
+	return guard.Line{Commands: []guard.Command{cmd}, Home: "/home/ada"}, nil
+}
+
+// A runner's changes are checked as writes by the rules the guard hook holds: the built-in ones, and
+// a rule the repository's guard file adds.
+func TestARunnersChangesAreCheckedAsWrites(t *testing.T) {
+	const addWrite = `{"schema_version":1,"rules":[{"id":"no-secrets-write","tier":"block","all":[{"redirect":["**/secrets/**"],"exact":true}],
+		"why":"writes the secrets folder","safer":"leave secrets/ alone","bad":["echo x > secrets/key"],"good":["cat secrets/key"]}]}`
+	a, _ := guardApp(addWrite, "")
+	a.Commands = fake.Commands{Read: writeLines}
+	w, err := a.writeGuard(context.Background())
+	assert.NilError(t, err)
+	dir := "/work/repo/.abcd/.work.local/run/run-1/worktrees/lane-1"
+	got, err := w.guarded(dir, []runner.Entry{
+		{Path: "src/main.go", Kind: runner.EntryFile},
+		{Path: ".abcd/guard.json", Kind: runner.EntryFile},
+		{Path: ".claude/settings.json", Kind: runner.EntryDeleted},
+		{Path: "secrets/key", Kind: runner.EntryFile},
+		{Path: "docs/link", Kind: runner.EntryLink, Link: "../README.md"},
+		{Path: "g", Kind: runner.EntryLink, Link: ".abcd/guard.json"},
+		{Path: "new/dir/file.txt", Kind: runner.EntryFile},
+	})
+	assert.NilError(t, err)
+	var rules []string
+	for _, g := range got {
+		rules = append(rules, g.Path+" "+g.Rule)
+		assert.Check(t, g.Why != "")
+	}
+	assert.Check(t, is.DeepEqual(rules, []string{".abcd/guard.json guard-file-write", ".claude/settings.json harness-settings-write",
+		"secrets/key no-secrets-write", "g guard-file-mode"}))
+
+	// Without the repository's rule its path is the runner's to change.
+	a, _ = guardApp("", "")
+	a.Commands = fake.Commands{Read: writeLines}
+	w, err = a.writeGuard(context.Background())
+	assert.NilError(t, err)
+	got, err = w.guarded(dir, []runner.Entry{{Path: "secrets/key", Kind: runner.EntryFile}})
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(got, 0))
 }

@@ -256,6 +256,12 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 		a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 			Text: fmt.Sprintf("%s: the worktree held uncommitted changes before the step; they are kept on branch %s", c.lane, kept)})
 	}
+	// The guard's rules in force while the step runs (those its hook checks each command by) are the
+	// ones its changes are checked by when it ends.
+	writes, err := a.writeGuard(ctx)
+	if err != nil {
+		return ports.ReviewOutcome{}, err
+	}
 	o, err := a.Runners.Step(ctx, a.runnerStep(ctx, c, runner.PolicyImplement))
 	if err != nil {
 		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
@@ -272,7 +278,11 @@ func (a *App) implementOnRunner(ctx context.Context, c runnerCall) (ports.Review
 	if err != nil {
 		return ports.ReviewOutcome{}, err
 	}
-	if f := runner.CheckWork(before, after, laneRef, entries); f != nil {
+	guarded, err := writes.guarded(c.dir, entries)
+	if err != nil {
+		return ports.ReviewOutcome{}, err
+	}
+	if f := runner.CheckWork(before, after, laneRef, entries, guarded); f != nil {
 		o.Fail(f)
 		return a.failImplement(bg, c, o, before.Head, after.HeadRef)
 	}

@@ -250,6 +250,11 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 			return []runnertest.Directive{{Out: rnInit}, wrote,
 				{When: []string{impl}, Run: []string{"sh", "-c", `printf '#!/bin/sh\n' > "$(git rev-parse --git-path hooks)/pre-commit"`}}, done(t)}
 		}, "implementer", "hooks_changed", "invalid", true},
+		{"the guard's file and the harness's settings were written behind the hook's back", func(t *testing.T) []runnertest.Directive {
+			return []runnertest.Directive{{Out: rnInit}, wrote,
+				{When: []string{impl}, Write: ".abcd/guard.json", Content: `{"schema_version":1,"enabled":false}` + "\n"},
+				{When: []string{impl}, Write: ".claude/settings.json", Content: "{}\n"}, done(t)}
+		}, "implementer", "guarded_path_changed", "invalid", true},
 		{"the credentials are refused", func(t *testing.T) []runnertest.Directive {
 			return []runnertest.Directive{{Out: rnInit}, wrote, {Out: `{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key","api_error_status":401,"terminal_reason":"api_error","session_id":"sess-1","num_turns":1}`}}
 		}, "implementer", "auth", "refused", true},
@@ -292,6 +297,9 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 			assert.Check(t, is.Equal(string(f.Cause), tc.cause), "%+v", f)
 			assert.Check(t, is.Equal(f.Reason, tc.reason), "%+v", f)
 			assert.Assert(t, f.Runner != nil)
+			if tc.cause == "guarded_path_changed" {
+				assert.Check(t, is.Contains(f.Detail, `".abcd/guard.json" (and 1 other guarded path), which the guard's rule guard-file-write blocks`), f.Detail)
+			}
 			// The lane's worktree is as the step found it: nothing left, on its branch at its start.
 			ln := out.Run.Lanes[0]
 			wt := teamClone{name: w.c.name, dir: ln.Worktree, home: w.c.home}
