@@ -29,7 +29,7 @@ func TestTheGuardHookSeesEveryToolThatWrites(t *testing.T) {
 	}{
 		{claude.Dialect{}, "PreToolUse", []string{"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"}, []string{"Read", "Grep", "Glob"}},
 		{gemini.Dialect{}, "BeforeTool", []string{"run_shell_command", "write_file", "replace"}, []string{"read_file", "glob", "search_file_content"}},
-		{codex.Dialect{}, "PreToolUse", []string{"Bash", "apply_patch"}, []string{"view_image", "web_search"}},
+		{codex.Dialect{}, "PreToolUse", []string{"Bash", "apply_patch", "write_stdin"}, []string{"view_image", "web_search"}},
 	} {
 		t.Run(string(tc.dialect.Kind()), func(t *testing.T) {
 			cmd, err := tc.dialect.Invocation(runner.Invocation{Dir: t.TempDir(), Private: t.TempDir(), Policy: domain.PolicyImplement,
@@ -46,6 +46,8 @@ func TestTheGuardHookSeesEveryToolThatWrites(t *testing.T) {
 				}
 				assert.Assert(t, m != nil, "%q", cmd.Args)
 				checkMatcher(t, m[1], tc.writes, tc.reads)
+				// and no terminal sessions, whose typed input (write_stdin) Codex sends no hook for
+				assert.Check(t, is.Contains(cmd.Args, "--config=features.unified_exec_tty=false"), "%q", cmd.Args)
 				return
 			}
 			var settings struct {

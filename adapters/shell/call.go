@@ -42,7 +42,7 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc scope) []guard.Cd
 		}
 		return nil
 	}
-	c := &cmdCall{words: words, env: append(sc.st.exportedEnv(), env...), reds: red.out, sc: sc, via: slices.Clone(sc.via), text: text}
+	c := &cmdCall{words: words, env: append(sc.st.exportedEnv(), env...), reds: red.out, sc: sc, via: slices.Clone(sc.via), text: text, redirected: len(st.Redirs) > 0}
 	return w.command(c)
 }
 
@@ -55,6 +55,8 @@ type cmdCall struct {
 	sc    scope
 	via   []string
 	text  string
+	// redirected is a command with any redirection of its own (its input may come from one).
+	redirected bool
 }
 
 // emit records the command as its words stand.

@@ -170,8 +170,34 @@ func (w *walker) shell(c *cmdCall, base string) {
 	case len(rest) > 0 && !stdin:
 		w.runInput(w.fileInput(rest[0], c.sc, nil), inner, c.text)
 	default:
+		if len(rest) == 0 && !asksAbout(c.words[1:]) && w.interactive(c, base) {
+			return
+		}
 		w.runInput(c.sc.stdin, inner, c.text)
 	}
+}
+
+// interactive refuses a shell or a REPL started with nothing to run and nothing fed to it: it reads
+// its commands from the terminal (an agent's interactive session, Codex's write_stdin), where the
+// guard never sees them.
+// A shell exec or ssh-agent starts in place of the agent's own is a person's set-up, left to run;
+// that one is among the limits docs/guard.md names.
+func (w *walker) interactive(c *cmdCall, base string) bool {
+	if c.sc.stdin != nil || c.redirected || len(c.via) > 0 && (c.via[len(c.via)-1] == "exec" || c.via[len(c.via)-1] == "ssh-agent") {
+		return false
+	}
+	w.refuse(base + " is started with no script, no -c and no input, so it would read commands typed into it later, which the guard never sees; pass the commands with -c, a script file or a heredoc")
+	return true
+}
+
+// asksAbout is a program asked only about itself (--version, --help), which runs nothing.
+func asksAbout(words []guard.Word) bool {
+	for _, wd := range words {
+		if t, _ := wd.Text(); t == "--version" || t == "--help" || t == "-V" || t == "-h" {
+			return true
+		}
+	}
+	return false
 }
 
 // shellCode reads a -c string: a shell the guard cannot parse (PowerShell) is opaque.

@@ -137,6 +137,9 @@ func (w *walker) interpreter(c *cmdCall, base string) {
 		}
 	}
 	if script == nil {
+		if onlyInteractive(rest) && w.interactive(c, base) {
+			return
+		}
 		w.interpInput(c.sc.stdin, inner, base, c.text)
 		return
 	}
@@ -149,6 +152,17 @@ func (w *walker) interpreter(c *cmdCall, base string) {
 		return
 	}
 	w.interpInput(w.fileInput(*script, c.sc, nil), inner, base, c.text)
+}
+
+// onlyInteractive is an interpreter's argument list that starts its REPL and nothing else: no words,
+// or only the flags that ask for the REPL or quiet it.
+func onlyInteractive(words []guard.Word) bool {
+	for _, wd := range words {
+		if t, _ := wd.Text(); t != "-i" && t != "-q" && t != "-u" && t != "--interactive" {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

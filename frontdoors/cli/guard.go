@@ -149,7 +149,7 @@ type hookPayload struct {
 // hookKeys are the payload's keys the hook reads, and tool_input's.
 var (
 	hookKeys  = []string{"hook_event_name", "tool_name", "tool_input", "cwd"}
-	inputKeys = []string{"command", "file_path", "notebook_path", "path"}
+	inputKeys = []string{"command", "file_path", "notebook_path", "path", "chars"}
 )
 
 // MaxHookDepth bounds the payload's nesting.
@@ -311,6 +311,15 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 			return "", "", fmt.Errorf("the shell tool's input has no command string")
 		}
 		return cmd, "command", nil
+	}
+	if !gemini && p.ToolName == "write_stdin" {
+		// Codex typing into a command it started: what it types is run by whatever reads it, a shell
+		// at worst, so it is checked as a command line.
+		chars, present, err := p.inputString("chars")
+		if err != nil || !present {
+			return "", "", fmt.Errorf("the write_stdin tool's input has no chars string")
+		}
+		return chars, "command", nil
 	}
 	if !gemini && p.ToolName == "apply_patch" {
 		patch, present, err := p.inputString("command")

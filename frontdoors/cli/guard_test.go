@@ -130,6 +130,12 @@ func TestGuardHookChecksFileWrites(t *testing.T) {
 	assert.Equal(t, seen[len(seen)-1], ": > '.claude/settings.json'; : > '.gemini/settings.json'; : > '.gemini/settings.json '")
 	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n***  Add File: .abcd/guard.json\n+{}\n*** End Patch\n"}), "guard", "hook")
 	assert.Equal(t, res.code, 2, "a line that looks like a header the guard cannot parse blocks the patch")
+	// Codex's write_stdin: what it types into a running command is checked as a command line.
+	res = runStdin(t, a, testHookPayload("PreToolUse", "write_stdin", map[string]any{"session_id": 7, "chars": "rm -rf ~\n"}), "guard", "hook")
+	assert.Equal(t, res.code, 0, res.stderr)
+	assert.Equal(t, seen[len(seen)-1], "rm -rf ~\n")
+	res = runStdin(t, a, testHookPayload("PreToolUse", "write_stdin", map[string]any{"session_id": 7}), "guard", "hook")
+	assert.Equal(t, res.code, 2, "typing with no chars is not checked, so it is blocked")
 	res = runStdin(t, a, testHookPayload("PreToolUse", "apply_patch", map[string]any{"command": "*** Begin Patch\n*** End Patch\n"}), "guard", "hook")
 	assert.Equal(t, res.code, 2, "a patch that names no file is not checked, so it is blocked")
 }

@@ -18,9 +18,11 @@ import (
 	domain "github.com/abcd-dev/abcd/domain/runner"
 )
 
-// GuardMatcher is the PreToolUse matcher of the guard's hook: the implementer's shell commands and
-// its file edits (apply_patch, whose patch the guard reads file by file).
-const GuardMatcher = "Bash|apply_patch"
+// GuardMatcher is the PreToolUse matcher of the guard's hook: the implementer's shell commands, its
+// file edits (apply_patch, whose patch the guard reads file by file) and what it would type into a
+// running command (write_stdin, read as a command line). Codex 0.171 sends the hook for the first
+// two only; the interactive sessions write_stdin types into are switched off (noTTY below).
+const GuardMatcher = "Bash|apply_patch|write_stdin"
 
 // Dialect is Codex CLI.
 type Dialect struct{}
@@ -69,7 +71,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		servers = append(servers, fmt.Sprintf("%s={command=%s,args=[%s],enabled_tools=[%s]}", str(s.Name), str(s.Command), strings.Join(args, ","), strings.Join(tools, ",")))
 	}
 	args := []string{"exec", "--json", "--color=never", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox=" + sandbox,
-		"--config=mcp_servers={" + strings.Join(servers, ",") + "}", "--config=hooks=" + hooks, `--config=web_search="disabled"`}
+		"--config=mcp_servers={" + strings.Join(servers, ",") + "}", "--config=hooks=" + hooks, `--config=web_search="disabled"`, noTTY}
 	if in.Policy == domain.PolicyImplement && !in.Probe {
 		// The one hook enabled is abcd's guard, set just above over whatever the configuration holds.
 		args = append(args, "--dangerously-bypass-hook-trust")
@@ -82,6 +84,11 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	}
 	return runner.Command{Args: args, SchemaEnforced: in.SchemaFile != ""}, nil
 }
+
+// noTTY switches off Codex's terminal sessions: with one, the model starts a shell (exec_command with
+// tty) and types commands into it with write_stdin, which no hook sees. Without it a command's stdin
+// is closed, so write_stdin has nothing to type into.
+const noTTY = "--config=features.unified_exec_tty=false"
 
 // str is a TOML basic string.
 func str(s string) string {
