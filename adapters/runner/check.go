@@ -229,7 +229,9 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 		case <-ctx.Done():
 		}
 	}
-	p.end(a.grace)
+	if left := p.end(a.grace); len(left) > 0 && f == nil {
+		f = runner.Failf(runner.CauseSpawn, "%s left processes abcd could not end: %s", name, strings.Join(left, "; "))
+	}
 	pipes[0][0].Close()
 	pipes[1][0].Close()
 	if f != nil {

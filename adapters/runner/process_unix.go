@@ -60,9 +60,10 @@ func (p *process) signalGroup(sig syscall.Signal) {
 // end ends the group: SIGTERM, up to grace for the CLI to exit, then SIGKILL to whatever of the group
 // remains (children that ignore SIGTERM, or that the CLI left behind), and to whatever the CLI started
 // that left the group (sweep). It returns once the CLI was reaped, or after a further grace if it
-// cannot be (a process in uninterruptible sleep).
-func (p *process) end(grace time.Duration) {
-	defer sweep(p.mark)
+// cannot be (a process in uninterruptible sleep). It names what of the CLI's tree it could not end
+// (sweep), nil when nothing is left.
+func (p *process) end(grace time.Duration) (left []string) {
+	defer func() { left = sweep(p.mark) }()
 	select {
 	case <-p.exited:
 	default:
@@ -81,6 +82,7 @@ func (p *process) end(grace time.Duration) {
 	case <-p.exited:
 	case <-t.C:
 	}
+	return nil // the sweep, deferred, says what is left
 }
 
 // exit is the CLI's exit code, or -1 and the signal that ended it; -1 and "" while it runs.

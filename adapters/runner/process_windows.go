@@ -23,7 +23,7 @@ func start(string, []string, []string, string, *os.File, *os.File, *os.File) (*p
 	return nil, errNoGroups
 }
 
-func (p *process) end(time.Duration) {}
+func (p *process) end(time.Duration) []string { return nil }
 
 func (p *process) exit() (int, string) { return -1, "" }
 

@@ -292,7 +292,9 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 	s.ledger = runner.NewLedger()
 	s.read(ctx, d.NewParser(), lines)
 	close(done)
-	p.end(s.a.grace)
+	if left := p.end(s.a.grace); len(left) > 0 {
+		s.o.Receipt.Leftovers = left
+	}
 	// Every process of the group is gone, so the pipes close; a process that left the group (a
 	// daemon) may still hold them, and is not waited for.
 	outR.Close()

@@ -94,6 +94,10 @@ type Receipt struct {
 	SchemaEnforced bool `json:"schema_enforced"`
 	// Commits are the commits abcd made from the step's work (the loop's; empty for a reviewer).
 	Commits []string `json:"commits" jsonschema:"maxItems=200,uniqueItems=true"`
+	// Leftovers name the processes the step started that abcd could not end once it was over (a kill
+	// refused, a process still there after SIGKILL), each with why, at most 8 and a count of the rest;
+	// absent when none was left.
+	Leftovers []string `json:"leftovers,omitempty" jsonschema:"maxItems=9"`
 }
 
 // Reason is a fallback reason on a receipt: one of review.FallbackReasons, or "" for a completed step.
