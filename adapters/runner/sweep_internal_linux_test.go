@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -41,16 +40,13 @@ func testMark(t *testing.T) string {
 	return MarkVar + "=" + hex.EncodeToString(id[:])
 }
 
-// alive reports whether a child still runs: not exited, and not a zombie waiting to be reaped.
+// alive reports whether a child still runs; one that ended is reaped here, once and for all.
 func alive(t *testing.T, cmd *exec.Cmd) bool {
 	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+	var ws syscall.WaitStatus
+	pid, err := syscall.Wait4(cmd.Process.Pid, &ws, syscall.WNOHANG, nil)
+	assert.NilError(t, err)
+	return pid == 0
 }
 
 // The sweep ends what carries the step's mark, wherever the mark stands in the environment, and
