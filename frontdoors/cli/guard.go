@@ -236,7 +236,8 @@ func newGuardHookCmd(a *app.App, s *IO) *cobra.Command {
 		Use:   "hook",
 		Short: "The Claude Code PreToolUse hook: read the hook's JSON on stdin, answer in its decision format",
 		Long: "The Claude Code PreToolUse hook for the Bash tool and the file tools (Write, Edit, MultiEdit, NotebookEdit;\n" +
-			"Codex's apply_patch, file by file). It reads the hook's JSON payload on stdin (at most 1 MiB)\n" +
+			"Codex's apply_patch, file by file; each path as written and as its links resolve). Codex's write_stdin is read as\n" +
+			"a command line. It reads the hook's JSON payload on stdin (at most 1 MiB)\n" +
 			"and answers in the hook's own JSON: a deny with the reason for a blocked command, the warning as context\n" +
 			"for a warned one, nothing for an allowed one (exit 0). A payload it cannot read exits 2 with the reason\n" +
 			"on stderr, which Claude Code treats as a block. See docs/guard.md for Codex and Gemini CLI.",

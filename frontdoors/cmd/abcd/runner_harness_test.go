@@ -277,7 +277,7 @@ func (h *harnessRun) checkNoneLeft(t *testing.T, stderr string) {
 		assert.NilError(t, err)
 		// A member that exited and waits for init to reap it (a zombie) holds nothing.
 		if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
-			assert.Check(t, is.Len(liveMembers(pgid), 0), "process group %d outlived the run", pgid)
+			assert.Check(t, is.Len(liveMembers(t, pgid), 0), "process group %d outlived the run", pgid)
 		}
 	}
 	seen := h.processes.stop()
@@ -294,6 +294,9 @@ func (h *harnessRun) checkNoneLeft(t *testing.T, stderr string) {
 type hnProcesses struct {
 	mu   sync.Mutex
 	seen map[int]string
+	// errs are reads of /proc that failed for another reason than the process being gone or not the
+	// test's to read: the watch saw less than it should, so the test fails.
+	errs []error
 	done chan struct{}
 	wg   sync.WaitGroup
 }
@@ -319,13 +322,33 @@ func watchProcesses(t *testing.T, root string) *hnProcesses {
 			}
 		}
 	}()
-	t.Cleanup(func() { p.stop() })
+	t.Cleanup(func() {
+		p.stop()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		assert.Check(t, is.Len(p.errs, 0), "the process watcher could not read /proc: %v", p.errs)
+	})
 	return p
+}
+
+// gone is a read of a process's /proc entry that failed because the process ended (or ended while
+// it was read) or belongs to someone the test cannot read: neither is a process of the run.
+func gone(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.ESRCH)
+}
+
+func (p *hnProcesses) failed(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.errs) < 8 {
+		p.errs = append(p.errs, err)
+	}
 }
 
 func (p *hnProcesses) scan(root string, self int) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
+		p.failed(err)
 		return
 	}
 	for _, e := range entries {
@@ -334,12 +357,21 @@ func (p *hnProcesses) scan(root string, self int) {
 			continue
 		}
 		dir := "/proc/" + e.Name()
-		env, _ := os.ReadFile(dir + "/environ") // a process gone, or another user's: not the run's
-		cwd, _ := os.Readlink(dir + "/cwd")
+		env, err := os.ReadFile(dir + "/environ")
+		if err != nil && !gone(err) {
+			p.failed(err)
+		}
+		cwd, err := os.Readlink(dir + "/cwd")
+		if err != nil && !gone(err) {
+			p.failed(err)
+		}
 		if !strings.Contains(string(env), root) && !strings.HasPrefix(cwd, root) {
 			continue
 		}
-		cmd, _ := os.ReadFile(dir + "/cmdline")
+		cmd, err := os.ReadFile(dir + "/cmdline")
+		if err != nil && !gone(err) {
+			p.failed(err)
+		}
 		p.mu.Lock()
 		if _, ok := p.seen[pid]; !ok {
 			p.seen[pid] = strings.ReplaceAll(string(cmd[:min(len(cmd), 4096)]), "\x00", " ")
@@ -378,14 +410,20 @@ func (p *hnProcesses) stop() map[int]string {
 }
 
 // liveMembers lists the processes of a process group that are not zombies, with their command.
-func liveMembers(pgid int) []string {
+func liveMembers(t *testing.T, pgid int) []string {
+	t.Helper()
 	var out []string
-	entries, _ := os.ReadDir("/proc")
+	entries, err := os.ReadDir("/proc")
+	assert.NilError(t, err)
 	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue // not a process
+		}
 		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
+		if gone(err) {
 			continue
 		}
+		assert.NilError(t, err)
 		s := string(stat)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
@@ -393,7 +431,10 @@ func liveMembers(pgid int) []string {
 		}
 		f := strings.Fields(s[i+1:])
 		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil && !gone(err) {
+				t.Errorf("reading /proc/%s/cmdline: %v", e.Name(), err)
+			}
 			out = append(out, fmt.Sprintf("%s %s ppid %s: %s", e.Name(), f[0], f[1], text80(strings.ReplaceAll(string(cmd), "\x00", " "))))
 		}
 	}
