@@ -67,16 +67,34 @@ func (w *walker) links(c *cmdCall, base string) {
 			}
 			continue
 		}
-		for _, name := range append([]string{""}, linkedNames...) {
-			target := wd
-			if name != "" {
-				target = guard.Word{Parts: append(slices.Clone(wd.Parts), guard.Part{Text: "/" + name, Quoted: true})}
+		// through a link to a folder, L/../x is x beside that folder (the kernel follows the link
+		// before ..), so each folder above the target is reached too
+		ups := 0
+		for _, p := range wd.Parts {
+			ups += strings.Count(p.Text, "/")
+		}
+		if ups > maxLinkDepth {
+			w.refuse(base + " names a path more than 12 folders deep, whose folders the guard does not check one by one")
+			return
+		}
+		for up := 0; up <= ups; up++ {
+			for _, name := range append([]string{""}, linkedNames...) {
+				if up > 0 && name == "" {
+					continue
+				}
+				target := wd
+				if suffix := strings.Repeat("/..", up) + "/" + name; name != "" {
+					target = guard.Word{Parts: append(slices.Clone(wd.Parts), guard.Part{Text: suffix, Quoted: true})}
+				}
+				w.emit(guard.Command{Name: guard.Lit(":"), Redirects: []guard.Redirect{{Op: ">", Target: target}}, Cd: slices.Clone(c.sc.cd),
+					Depth: c.sc.depth, Via: via, Text: c.text})
 			}
-			w.emit(guard.Command{Name: guard.Lit(":"), Redirects: []guard.Redirect{{Op: ">", Target: target}}, Cd: slices.Clone(c.sc.cd),
-				Depth: c.sc.depth, Via: via, Text: c.text})
 		}
 	}
 }
+
+// maxLinkDepth bounds the folders above a link's target the guard checks.
+const maxLinkDepth = 12
 
 // symbolic is cp told to make symbolic links in place of copies.
 func symbolic(words []guard.Word) bool {

@@ -76,7 +76,9 @@ func TestLinksToGuardedPathsAreBlocked(t *testing.T) {
 	reg := registry(t)
 	for _, line := range []string{"ln -s /home/dev/proj/.abcd l1", "ln -s .abc? l9", "ln -s /abs/.abcd/guard.json g2", "cp -s /abs/.abcd/guard.json g3",
 		"ln -s .abcd x", "ln -s ~/.abcd/config.json c", "ln -s /x/.claude c", "ln -sf /x/.codex c", "ln -s $HOME/.gemini g", "ln -s /x/.abcd/guard.js* y",
-		"ln -t links /x/.abcd", "cp --symbolic-link /srv/r/.claude/settings.json s", "ln /home/dev/proj/.abcd/guard.json hard", "ln -s /x/.a*/guard.json g"} {
+		"ln -t links /x/.abcd", "cp --symbolic-link /srv/r/.claude/settings.json s", "ln /home/dev/proj/.abcd/guard.json hard", "ln -s /x/.a*/guard.json g",
+		// a link into a guarded folder reaches the folder through .. (L/../guard.json)
+		"ln -s /home/dev/proj/.abcd/sub l2", "ln -s .abcd/sub/deeper l3", "ln -s /home/dev/.claude/plugins/x p", "ln -s ~/.abcd/runs r"} {
 		v := check(t, reg, line)
 		assert.Check(t, v.Decision == guard.Block, "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
 	}

@@ -352,47 +352,63 @@ func writesTo(file, cwd, op string) string {
 	return line
 }
 
-// resolved is the path file names once the links on its way are followed: the longest part of it
-// that exists, resolved, with the rest after it; "" when that is the path as written (or it cannot
-// be told: no absolute folder to read a relative path in).
+// resolved is the path file names once the links on its way are followed as the kernel follows
+// them; "" when that is the path as written (or it cannot be told: no absolute folder to read a
+// relative path in).
 func resolved(file, cwd string) string {
 	abs := file
 	if !filepath.IsAbs(abs) {
 		if cwd == "" {
 			return ""
 		}
-		abs = filepath.Join(cwd, abs)
+		abs = cwd + string(filepath.Separator) + abs
 	}
-	abs = filepath.Clean(abs)
-	if real := follow(abs, 0); real != abs {
+	if real := follow(abs); real != filepath.Clean(abs) {
 		return real
 	}
 	return ""
 }
 
-// follow resolves the links on abs's way, a link that names nothing yet (a write creates what it
-// names) included, at most 40 deep as the kernel does.
-func follow(abs string, depth int) string {
-	head, rest := abs, ""
-	for {
-		if real, err := filepath.EvalSymlinks(head); err == nil {
-			return filepath.Join(real, rest)
+// follow resolves abs one name at a time: a link is replaced by what it names before a later ..
+// climbs out of it (l/../x, with l a link to a folder, is x beside that folder, not beside l), a link
+// that names nothing yet included, at most 40 links as the kernel allows. From the first name that
+// does not exist the rest is taken as written.
+func follow(abs string) string {
+	vol := filepath.VolumeName(abs)
+	root := vol + string(filepath.Separator)
+	done := root
+	todo := strings.Split(filepath.ToSlash(abs[len(vol):]), "/")
+	for links := 0; len(todo) > 0; {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
 		}
-		if fi, err := os.Lstat(head); err == nil && fi.Mode()&os.ModeSymlink != 0 && depth < 40 {
-			if target, err := os.Readlink(head); err == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(filepath.Dir(head), target)
-				}
-				return follow(filepath.Join(filepath.Clean(target), rest), depth+1)
+		next := filepath.Join(done, name)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 || links >= 40 {
+			if err != nil {
+				return filepath.Join(append([]string{next}, todo...)...)
 			}
+			done = next
+			continue
 		}
-		parent := filepath.Dir(head)
-		if parent == head {
-			return abs
+		target, err := os.Readlink(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, todo...)...)
 		}
-		rest = filepath.Join(filepath.Base(head), rest)
-		head = parent
+		links++
+		if filepath.IsAbs(target) {
+			tvol := filepath.VolumeName(target)
+			done, target = tvol+string(filepath.Separator), target[len(tvol):]
+		}
+		todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
 	}
+	return done
 }
 
 // patchWrites is what a Codex apply_patch does, as the shell lines the guard reads: each file the

@@ -23,6 +23,8 @@ func TestGuardHookFollowsLinks(t *testing.T) {
 	assert.NilError(t, os.Symlink(".claude", filepath.Join(s.root, "dangling")))
 	assert.NilError(t, os.MkdirAll(filepath.Join(s.root, "src"), 0o755))
 	assert.NilError(t, os.Symlink("../l1", filepath.Join(s.root, "src", "chain")))
+	assert.NilError(t, os.MkdirAll(filepath.Join(s.root, ".abcd", "sub"), 0o755))
+	assert.NilError(t, os.Symlink(filepath.Join(s.root, ".abcd", "sub"), filepath.Join(s.root, "l2")))
 	before := s.snapshot(t)
 	for _, tc := range []struct {
 		tool  string
@@ -35,6 +37,9 @@ func TestGuardHookFollowsLinks(t *testing.T) {
 		{"Write", map[string]any{"file_path": "dangling/settings.json", "content": "{}"}, "harness-settings-write"},
 		{"apply_patch", map[string]any{"command": "*** Begin Patch\n*** Add File: l1/guard.json\n+{}\n*** End Patch\n"}, "guard-file-write"},
 		{"apply_patch", map[string]any{"command": "*** Begin Patch\n*** Delete File: src/chain/guard.json\n*** End Patch\n"}, "guard-file-write"},
+		// the kernel follows l2 before .. climbs out of it: l2/../guard.json is .abcd/guard.json
+		{"Write", map[string]any{"file_path": "l2/../guard.json", "content": "{}"}, "guard-file-write"},
+		{"Write", map[string]any{"file_path": "l2/new/../../guard.json", "content": "{}"}, "guard-file-write"},
 	} {
 		res := s.hook(t, hookPayload(t, tc.tool, tc.input, s.root))
 		res.Assert(t, icmd.Success)
