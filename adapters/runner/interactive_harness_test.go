@@ -94,3 +94,30 @@ func TestHarnessCodexPatchThroughItsShell(t *testing.T) {
 		}
 	}
 }
+
+// TestHarnessCodexCodeModeToolsPassTheGuard: a model of Codex's catalog gets its tools inside one
+// JavaScript tool (exec, "code mode"); the tools that script calls pass the guard's hook as the
+// same tools called directly do.
+func TestHarnessCodexCodeModeToolsPassTheGuard(t *testing.T) {
+	for _, c := range clis(t) {
+		if c.kind != domain.Codex {
+			continue
+		}
+		c.model = c.editModel
+		for name, js := range map[string]string{
+			"shell": "const r = await tools.exec_command({cmd: \"mkdir -p .abcd && printf '{}' > " + guardFile + "\"}); text(JSON.stringify(r));",
+			"patch": "const r = await tools.exec_command({cmd: \"apply_patch <<'EOF'\\n*** Begin Patch\\n*** Add File: " + guardFile + "\\n+{}\\n*** End Patch\\nEOF\\n\"}); text(JSON.stringify(r));",
+		} {
+			t.Run(name, func(t *testing.T) {
+				w := newHarness(t, c, func(string) []runnertest.Reply {
+					return []runnertest.Reply{{Tools: []runnertest.ToolCall{{ID: "call_01", Name: "exec", Input: js}}}, {Text: "Done."}}
+				})
+				o := w.step(t, domain.PolicyImplement, nil)
+				assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+				assert.Check(t, is.Contains(requestText(w.api, 1), "abcd guard blocked this command (rule guard-file-write)"))
+				_, err := os.Stat(filepath.Join(w.work, guardFile))
+				assert.Check(t, os.IsNotExist(err), "the guard file was written through code mode")
+			})
+		}
+	}
+}

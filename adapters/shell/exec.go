@@ -157,6 +157,10 @@ func (w *walker) shell(c *cmdCall, base string) {
 			}
 		}
 	}
+	if t, _ := firstText(rest); len(rest) == 1 && t == "-" {
+		// sh -: the script is stdin
+		rest, stdin = nil, true
+	}
 	inner := c.sc.sub().child(c.via, base+map[bool]string{true: " -c", false: ""}[command || code != nil])
 	switch {
 	case code != nil:
