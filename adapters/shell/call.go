@@ -550,6 +550,9 @@ func (w *walker) sudo(c *cmdCall) bool {
 	if _, sh := firstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) == 0 {
 		// a shell reading its input: echo 'cmd' | sudo -s
 		c.emit(w)
+		if w.interactive(c, "sudo") {
+			return false
+		}
 		w.runInput(c.sc.stdin, c.sc.sub().child(c.via, "sudo -s"), c.text)
 		return false
 	}

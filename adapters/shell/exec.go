@@ -336,6 +336,9 @@ func (w *walker) switchUser(c *cmdCall, base string) {
 		w.executed(positional[1:2], c.sc, c.via, "sg")
 		return
 	}
+	if !asksAbout(rest) && w.interactive(c, base) {
+		return
+	}
 	w.runInput(c.sc.stdin, c.sc.sub().child(c.via, base), c.text)
 }
 

@@ -55,7 +55,8 @@ func TestApplyPatchThroughTheShell(t *testing.T) {
 func TestInteractiveShellsAreBlocked(t *testing.T) {
 	reg := registry(t)
 	for _, line := range []string{"bash", "sh", "zsh", "bash -i", "bash -l", "bash --norc -i", "dash", "fish", "env bash", "nohup bash",
-		"python3", "python3 -i", "python", "node", "node -i", "ruby", "perl", "irb", "cd src && bash", "timeout 60 bash", "sh -", "bash -s", "nice bash", "command bash", "env -i bash --login"} {
+		"python3", "python3 -i", "python", "node", "node -i", "ruby", "perl", "irb", "cd src && bash", "timeout 60 bash", "sh -", "bash -s", "nice bash", "command bash", "env -i bash --login",
+		"sudo -i", "sudo -s", "su", "su -", "su - postgres", "runuser -l dev"} {
 		v := check(t, reg, line)
 		assert.Check(t, v.Decision == guard.Block && hasRule(v, guard.UnreadableRule), "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
 	}
@@ -63,7 +64,7 @@ func TestInteractiveShellsAreBlocked(t *testing.T) {
 	assert.Check(t, v.Decision == guard.Block && hasRule(v, "reverse-shell"), "%+v", v)
 	for _, line := range []string{"bash -c 'echo hi'", "bash script.sh", "bash -s <<'EOF'\necho hi\nEOF", "echo ls | bash", "bash --version",
 		"python3 script.py", "python3 -m pytest", "python3 -c 'print(1)'", "python3 --version", "node app.js", "node -e 'console.log(1)'", "node --version",
-		"node -v", "ruby -v", "perl -v", "sh ./configure", "python3 < input.py", "exec bash", "ssh-agent bash", "echo ls | sh -"} {
+		"node -v", "ruby -v", "perl -v", "sh ./configure", "python3 < input.py", "exec bash", "ssh-agent bash", "echo ls | sh -", "sudo -l", "su -c 'id' dev", "echo id | su dev", "sudo -u dev ls"} {
 		v := check(t, reg, line)
 		assert.Check(t, v.Decision != guard.Block, "%q: got %s %s (%s)", line, v.Decision, v.Rule, v.Why)
 	}
