@@ -5,6 +5,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // What came back while a step was being placed is placed together in the next one: every answer and
@@ -35,4 +37,20 @@ func TestTheDriverPlacesWhatCameBackMeanwhileTogether(t *testing.T) {
 	o = gather(results, &running)
 	assert.Check(t, is.Len(o.routes, 1))
 	assert.Check(t, is.Equal(running, 1))
+}
+
+// A busy run's refusal says where the answers the driver could not place are kept; any other error,
+// or nothing kept, is left as it was.
+func TestABusyRunsRefusalSaysWhereTheAnswersAreKept(t *testing.T) {
+	busy := func() *refusal.Error { return refusal.Busy(refusal.CodeRunLocked, "run-1", "another abcd holds the run") }
+	one, two, none := busy(), busy(), busy()
+	sayKeptAside(one, []string{"a/rp-return.md"})
+	sayKeptAside(two, []string{"a/rp-return.md", "b/rp-return.md"})
+	sayKeptAside(none, nil)
+	assert.Check(t, is.Equal(one.Why, "another abcd holds the run; the route's answer is kept aside at a/rp-return.md"))
+	assert.Check(t, is.Equal(two.Why, "another abcd holds the run; the routes' answers are kept aside at a/rp-return.md, b/rp-return.md"))
+	assert.Check(t, is.Equal(none.Why, "another abcd holds the run"))
+	other := refusal.New("run_unknown", "run-1", "no such run")
+	sayKeptAside(other, []string{"a/rp-return.md"})
+	assert.Check(t, is.Equal(other.Why, "no such run"))
 }

@@ -287,15 +287,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 		more, next, err := d.place(ctx, o)
 		if err != nil {
 			placeErr = err
-			if kept := a.keepAllAside(context.WithoutCancel(ctx), o.answers()); len(kept) > 0 {
-				if r, ok := refusal.As(err); ok && r.Kind == refusal.Contention {
-					if len(kept) == 1 {
-						r.Why += "; the route's answer is kept aside at " + kept[0]
-					} else {
-						r.Why += "; the routes' answers are kept aside at " + strings.Join(kept, ", ")
-					}
-				}
-			}
+			sayKeptAside(err, a.keepAllAside(context.WithoutCancel(ctx), o.answers()))
 			continue
 		}
 		d.took(ctx, more)
@@ -305,6 +297,18 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 		return ImplementRunResult{}, placeErr
 	}
 	return d.result(ctx)
+}
+
+// sayKeptAside tells a refusal for a busy run where the answers it could not place are kept.
+func sayKeptAside(err error, kept []string) {
+	r, ok := refusal.As(err)
+	switch {
+	case !ok || r.Kind != refusal.Contention || len(kept) == 0:
+	case len(kept) == 1:
+		r.Why += "; the route's answer is kept aside at " + kept[0]
+	default:
+		r.Why += "; the routes' answers are kept aside at " + strings.Join(kept, ", ")
+	}
 }
 
 // came is what the driver's work brought back: routes' answers, and the checks (the definition of

@@ -96,30 +96,11 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 		return AhoyConnectResult{}, refusal.New("runner_unsupported", "", fmt.Sprintf("abcd cannot drive %s: %s", in.CLI.Name(), why),
 			"connect claude, codex or gemini").On(verb, "cli")
 	}
-	r := runner.Runner{Name: name, CLI: in.CLI, Executable: string(in.Executable), Tiers: map[oracle.Tier]string{}, Concurrency: 1, Limits: runner.DefaultLimits()}
-	seen := map[runner.EnvName]string{}
-	for _, list := range []struct {
-		field string
-		names []runner.EnvName
-		out   *[]string
-	}{{"credential_env", in.CredentialEnv, &r.CredentialEnv}, {"pass_env", in.PassEnv, &r.PassEnv}} {
-		for _, n := range list.names {
-			if other, twice := seen[n]; twice {
-				return AhoyConnectResult{}, refusal.New("env_twice", "", fmt.Sprintf("%s is named twice (in %s and %s)", n, other, list.field), "name each variable once").On(verb, list.field)
-			}
-			seen[n] = list.field
-			*list.out = append(*list.out, string(n))
-		}
+	r, tiers, err := runnerOfInput(verb, name, in)
+	if err != nil {
+		return AhoyConnectResult{}, err
 	}
 	res := AhoyConnectResult{Name: name, Models: []string{}, Tiers: []string{}, Credential: credentialNone, Routed: []string{}, Skipped: []string{}}
-	tiers := map[string]any{}
-	for _, tm := range in.Tiers {
-		tier, model := tm.Split()
-		if _, twice := r.Tiers[tier]; twice {
-			return AhoyConnectResult{}, refusal.New("tier_twice", "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
-		}
-		r.Tiers[tier], tiers[string(tier)] = model, model
-	}
 	for _, t := range provider.ServedTiers() {
 		if model, ok := r.Tiers[t]; ok {
 			res.Tiers = append(res.Tiers, string(t)+"="+model)
@@ -145,27 +126,7 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 	}
 	rep = scrubReport(a.scrubber(ctx, creds...), rep)
 	if rep.Failure != nil {
-		again := []refusal.Arg{refusal.With("runner", name), refusal.With("cli", string(in.CLI))}
-		if in.Executable != "" {
-			again = append(again, refusal.With("executable", string(in.Executable)))
-		}
-		if len(r.CredentialEnv) > 0 {
-			again = append(again, refusal.With("credential_env", r.CredentialEnv))
-		}
-		if len(r.PassEnv) > 0 {
-			again = append(again, refusal.With("pass_env", r.PassEnv))
-		}
-		// The command the remedy gives is the one the person ran: following it connects the same runner.
-		if in.Model != "" {
-			again = append(again, refusal.With("model", string(in.Model)))
-		}
-		if len(in.Tiers) > 0 {
-			again = append(again, refusal.With("tiers", strs(in.Tiers...)))
-		}
-		if len(agents) > 0 {
-			again = append(again, refusal.With("roles", agents))
-		}
-		return AhoyConnectResult{}, checkRefusal(verb, name, in.CLI, rep, "; nothing was written", refusal.Run(verb, again...))
+		return AhoyConnectResult{}, checkRefusal(verb, name, in.CLI, rep, "; nothing was written", refusal.Run(verb, connectAgain(in, r, agents)...))
 	}
 	r.Executable = rep.Executable
 	block := map[string]any{"cli": string(in.CLI), "executable": rep.Executable, "version": rep.Version}
@@ -216,6 +177,60 @@ func connectRunner(ctx context.Context, a *App, in *AhoyConnectInput) (AhoyConne
 	res.Next = hint.Say("send an agent's steps to "+name+" with ", refusal.Field(verb, "roles"), " when you connect it, or with oracle.roles.<agent>.runner in ", hint.At(path, "oracle.roles.<agent>.runner"),
 		"; then ", hint.Do("implement_run"), " to drive a spec's steps through it")
 	return res, nil
+}
+
+// runnerOfInput is the runner a connect names, before its CLI is checked: its variables (each named
+// once) and its tiers (each given once), with the tiers as the machine file's block writes them.
+func runnerOfInput(verb, name string, in *AhoyConnectInput) (runner.Runner, map[string]any, error) {
+	r := runner.Runner{Name: name, CLI: in.CLI, Executable: string(in.Executable), Tiers: map[oracle.Tier]string{}, Concurrency: 1, Limits: runner.DefaultLimits()}
+	seen := map[runner.EnvName]string{}
+	for _, list := range []struct {
+		field string
+		names []runner.EnvName
+		out   *[]string
+	}{{"credential_env", in.CredentialEnv, &r.CredentialEnv}, {"pass_env", in.PassEnv, &r.PassEnv}} {
+		for _, n := range list.names {
+			if other, twice := seen[n]; twice {
+				return r, nil, refusal.New("env_twice", "", fmt.Sprintf("%s is named twice (in %s and %s)", n, other, list.field), "name each variable once").On(verb, list.field)
+			}
+			seen[n] = list.field
+			*list.out = append(*list.out, string(n))
+		}
+	}
+	tiers := map[string]any{}
+	for _, tm := range in.Tiers {
+		tier, model := tm.Split()
+		if _, twice := r.Tiers[tier]; twice {
+			return r, nil, refusal.New("tier_twice", "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
+		}
+		r.Tiers[tier], tiers[string(tier)] = model, model
+	}
+	return r, tiers, nil
+}
+
+// connectAgain is the command a failed check's remedy gives: the one the person ran, whole, so
+// following it connects the same runner.
+func connectAgain(in *AhoyConnectInput, r runner.Runner, agents []string) []refusal.Arg {
+	again := []refusal.Arg{refusal.With("runner", r.Name), refusal.With("cli", string(in.CLI))}
+	if in.Executable != "" {
+		again = append(again, refusal.With("executable", string(in.Executable)))
+	}
+	if len(r.CredentialEnv) > 0 {
+		again = append(again, refusal.With("credential_env", r.CredentialEnv))
+	}
+	if len(r.PassEnv) > 0 {
+		again = append(again, refusal.With("pass_env", r.PassEnv))
+	}
+	if in.Model != "" {
+		again = append(again, refusal.With("model", string(in.Model)))
+	}
+	if len(in.Tiers) > 0 {
+		again = append(again, refusal.With("tiers", strs(in.Tiers...)))
+	}
+	if len(agents) > 0 {
+		again = append(again, refusal.With("roles", agents))
+	}
+	return again
 }
 
 // runnerRefusal refuses a runner already configured (never replaced silently) or one past the limit.
