@@ -42,7 +42,9 @@ func TestTheDriverPlacesWhatCameBackMeanwhileTogether(t *testing.T) {
 // A busy run's refusal says where the answers the driver could not place are kept; any other error,
 // or nothing kept, is left as it was.
 func TestABusyRunsRefusalSaysWhereTheAnswersAreKept(t *testing.T) {
-	busy := func() *refusal.Error { return refusal.Busy(refusal.CodeRunLocked, "run-1", "another abcd holds the run") }
+	busy := func() *refusal.Error {
+		return refusal.Busy(refusal.CodeRunLocked, "run-1", "another abcd holds the run")
+	}
 	one, two, none := busy(), busy(), busy()
 	sayKeptAside(one, []string{"a/rp-return.md"})
 	sayKeptAside(two, []string{"a/rp-return.md", "b/rp-return.md"})
