@@ -148,7 +148,14 @@ func change(repo string, env []string, abcd string) (touched, error) {
 		return touched{}, err
 	}
 	edited := 0
-	for _, e := range entries[:5] {
+	for _, e := range entries {
+		if edited == 5 {
+			break
+		}
+		// The folder holds a .keep beside its records (git keeps no empty folder).
+		if _, ok := record.IDOfFileName(e.Name()); !ok {
+			continue
+		}
 		p := filepath.Join(repo, filepath.FromSlash(folder.Dir), e.Name())
 		data, err := os.ReadFile(p)
 		if err != nil {
