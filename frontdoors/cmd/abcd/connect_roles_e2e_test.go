@@ -7,11 +7,9 @@ package main
 // each runner is connected with the agents it takes, and nothing is edited by hand.
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -136,18 +134,7 @@ func TestConnectRunnersWithTheirRolesOnTheCommandLine(t *testing.T) {
 // (isError, role_routed) that writes nothing.
 func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
 	w := newRolesWorld(t)
-	cmd := exec.Command(binary, "mcp", "serve")
-	cmd.Dir, cmd.Env = w.root, w.env()
-	in, err := cmd.StdinPipe()
-	assert.NilError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	assert.NilError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	assert.NilError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	m := startMCP(t, w.root, w.env())
 	type reply struct {
 		Result struct {
 			Content []struct {
@@ -160,19 +147,13 @@ func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
 	}
 	call := func(id int, method string, params any) reply {
 		t.Helper()
-		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		assert.NilError(t, err)
-		_, err = in.Write(append(b, '\n'))
-		assert.NilError(t, err)
-		assert.Assert(t, lines.Scan(), "the server closed stdout: %v; stderr: %s", lines.Err(), stderr.String())
+		m.send(t, map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 		var r reply
-		assert.NilError(t, json.Unmarshal(lines.Bytes(), &r), "%q", lines.Text())
-		assert.Check(t, r.Error == nil, "%s", lines.Text())
+		m.next(t, &r)
+		assert.Check(t, r.Error == nil, "%s", m.lines.Text())
 		return r
 	}
-	call(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}})
-	_, err = in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-	assert.NilError(t, err)
+	m.initialize(t)
 	args := func(name string, roles ...string) map[string]any {
 		return map[string]any{"runner": name, "cli": "claude", "executable": w.cli, "credential_env": []string{"ANTHROPIC_API_KEY"},
 			"pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "roles": roles}
@@ -194,9 +175,8 @@ func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
 	assert.Check(t, is.Contains(doc.Remedy, `ahoy_disconnect`), doc.Remedy)
 	assert.Check(t, is.Contains(doc.Why, "implementer is already sent to runner cc"))
 	assert.Check(t, is.Equal(w.machine(t), before), "nothing was written")
-	assert.Check(t, !strings.Contains(r.Result.Content[0].Text+stderr.String(), rolesCanary))
-	assert.NilError(t, in.Close())
-	assert.NilError(t, cmd.Wait(), "stderr: %s", stderr.String())
+	assert.Check(t, !strings.Contains(r.Result.Content[0].Text+m.stderr.String(), rolesCanary))
+	m.close(t)
 }
 
 // The README's three commands, as a new user types them in a repository with a spec and a definition

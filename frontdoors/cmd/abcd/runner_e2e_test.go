@@ -10,11 +10,9 @@ package main
 // audited, with nothing left for the host.
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -379,24 +377,7 @@ func running(pid string) bool {
 func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
 	w := newRunnerWorld(t, "1. Part one of the work.\n2. Part two of the work.")
 	w.play(t, w.agents(t)...)
-	cmd := exec.Command(binary, "mcp", "serve")
-	cmd.Dir, cmd.Env = w.c.dir, w.env()
-	in, err := cmd.StdinPipe()
-	assert.NilError(t, err)
-	outPipe, err := cmd.StdoutPipe()
-	assert.NilError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	assert.NilError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(outPipe)
-	lines.Buffer(make([]byte, 1<<20), 16<<20)
-	send := func(v any) {
-		b, err := json.Marshal(v)
-		assert.NilError(t, err)
-		_, err = in.Write(append(b, '\n'))
-		assert.NilError(t, err)
-	}
+	m := startMCP(t, w.c.dir, w.env())
 	type wire struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -414,30 +395,26 @@ func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
 	}
 	next := func() wire {
 		t.Helper()
-		assert.Assert(t, lines.Scan(), "the server closed stdout: %v; stderr: %s", lines.Err(), stderr.String())
-		var m wire
-		assert.NilError(t, json.Unmarshal(lines.Bytes(), &m), "stdout carries only protocol: %q", lines.Text())
-		assert.Check(t, is.Equal(m.JSONRPC, "2.0"))
-		return m
+		var msg wire
+		m.next(t, &msg)
+		assert.Check(t, is.Equal(msg.JSONRPC, "2.0"))
+		return msg
 	}
-	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-11-25",
-		"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}}})
-	assert.Check(t, next().Error == nil)
-	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "implement_run",
+	m.initialize(t)
+	m.send(t, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "implement_run",
 		"arguments": map[string]any{"spec": w.spec}, "_meta": map[string]any{"progressToken": "run-1"}}})
 	var progress []string
 	for {
-		m := next()
-		if m.Method == "notifications/progress" {
-			assert.Check(t, is.Equal(m.Params.Token, "run-1"))
-			assert.Check(t, is.Equal(m.Params.Progress, len(progress)+1), "numbered in order")
-			progress = append(progress, m.Params.Message)
+		msg := next()
+		if msg.Method == "notifications/progress" {
+			assert.Check(t, is.Equal(msg.Params.Token, "run-1"))
+			assert.Check(t, is.Equal(msg.Params.Progress, len(progress)+1), "numbered in order")
+			progress = append(progress, msg.Params.Message)
 			continue
 		}
-		assert.Check(t, is.Equal(string(m.ID), "2"))
-		assert.Assert(t, m.Error == nil && !m.Result.IsError, "%s", lines.Text())
-		assert.Check(t, is.Equal(m.Result.StructuredContent.Ended, app.EndedFinished))
+		assert.Check(t, is.Equal(string(msg.ID), "2"))
+		assert.Assert(t, msg.Error == nil && !msg.Result.IsError, "%s", m.lines.Text())
+		assert.Check(t, is.Equal(msg.Result.StructuredContent.Ended, app.EndedFinished))
 		break
 	}
 	all := strings.Join(progress, "\n")
@@ -446,10 +423,9 @@ func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
 		assert.Check(t, is.Contains(all, want))
 	}
 	assert.Check(t, !strings.Contains(all, rnCanary))
-	assert.NilError(t, in.Close())
-	assert.NilError(t, cmd.Wait(), "stderr: %s", stderr.String())
-	assert.Check(t, !lines.Scan(), "nothing after the result: %q", lines.Text())
-	assert.Check(t, !strings.Contains(stderr.String(), "takes the step"), "a call's progress is the call's alone: %s", stderr.String())
+	m.close(t)
+	assert.Check(t, !m.lines.Scan(), "nothing after the result: %q", m.lines.Text())
+	assert.Check(t, !strings.Contains(m.stderr.String(), "takes the step"), "a call's progress is the call's alone: %s", m.stderr.String())
 }
 
 // Before any lane starts, implement run refuses a run its runners cannot take, and writes nothing:
