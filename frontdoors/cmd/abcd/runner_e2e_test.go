@@ -277,12 +277,7 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 			assert.Check(t, is.Equal(out.FellBack, 1))
 			assert.Check(t, !strings.Contains(res.Stdout()+res.Stderr(), rnCanary), "the canary leaked")
 			// The step is the host's, with its brief, and the next lines say so.
-			var open *app.AwaitView
-			for i, aw := range out.Run.Awaits {
-				if aw.Role == tc.role {
-					open = &out.Run.Awaits[i]
-				}
-			}
+			open := awaitOf(out.Run, tc.role)
 			assert.Assert(t, open != nil, "%+v", out.Run.Awaits)
 			assert.Check(t, is.Contains(open.Next.Text, "did not take this"), open.Next.Text)
 			var story app.ImplementRecordResult
@@ -460,4 +455,15 @@ func TestImplementRunRefusesBeforeAnyLaneStarts(t *testing.T) {
 		w.c.git(t, "commit", "-qam", "no dod")
 		refused(t, w.env(), "runner_needs_dod", "no definition of done would prove its work")
 	})
+}
+
+// awaitOf is the run's last open await of role, nil when none is.
+func awaitOf(run app.RunView, role string) *app.AwaitView {
+	var open *app.AwaitView
+	for i, aw := range run.Awaits {
+		if aw.Role == role {
+			open = &run.Awaits[i]
+		}
+	}
+	return open
 }

@@ -668,12 +668,7 @@ func TestHarnessARealCLIsFailureFallsBackToTheHost(t *testing.T) {
 			assert.Assert(t, f.Runner != nil)
 			assert.Check(t, is.Equal(string(f.Runner.CLI), cli))
 			// The step is the host's, with its brief, and the next lines say so.
-			var open *app.AwaitView
-			for i, aw := range out.Run.Awaits {
-				if aw.Role == tc.role {
-					open = &out.Run.Awaits[i]
-				}
-			}
+			open := awaitOf(out.Run, tc.role)
 			assert.Assert(t, open != nil, "%+v", out.Run.Awaits)
 			assert.Check(t, is.Contains(open.Next.Text, "did not take this"), open.Next.Text)
 			// The lane is put back (an implementer's step: nothing left in its worktree, on its branch
