@@ -311,21 +311,7 @@ func aliasedShellOuts(code string) []string {
 	if !aliased {
 		return nil
 	}
-	var out []string
-	for i := 0; i < len(code) && len(out) < 16; i++ {
-		if code[i] != '"' && code[i] != '\'' {
-			continue
-		}
-		lit, n, ok := literal(code[i:])
-		if !ok {
-			break
-		}
-		if strings.ContainsAny(lit, " \t") {
-			out = append(out, lit)
-		}
-		i += n - 1
-	}
-	return out
+	return quotedStrings(code, 16, func(lit string) (string, bool) { return lit, strings.ContainsAny(lit, " \t") })
 }
 
 // httpDeletes are the URLs code sends a DELETE to by naming the method ({method: 'DELETE'},
@@ -334,8 +320,16 @@ func httpDeletes(code string) []string {
 	if !strings.Contains(code, "'DELETE'") && !strings.Contains(code, "\"DELETE\"") {
 		return nil
 	}
+	return quotedStrings(code, 4, func(lit string) (string, bool) {
+		return "curl -X DELETE " + shellQuote(lit), strings.Contains(lit, "://")
+	})
+}
+
+// quotedStrings reads code's quoted strings in order, up to the first it cannot read, and keeps at
+// most max of what keep makes of those it takes.
+func quotedStrings(code string, max int, keep func(lit string) (string, bool)) []string {
 	var out []string
-	for i := 0; i < len(code) && len(out) < 4; i++ {
+	for i := 0; i < len(code) && len(out) < max; i++ {
 		if code[i] != '"' && code[i] != '\'' {
 			continue
 		}
@@ -343,8 +337,8 @@ func httpDeletes(code string) []string {
 		if !ok {
 			break
 		}
-		if strings.Contains(lit, "://") {
-			out = append(out, "curl -X DELETE "+shellQuote(lit))
+		if v, ok := keep(lit); ok {
+			out = append(out, v)
 		}
 		i += n - 1
 	}
