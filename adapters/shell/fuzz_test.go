@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // FuzzGuard reads and evaluates any line: it never panics, and always gives one of the three
@@ -83,7 +84,7 @@ func TestPathologicalLinesAreBounded(t *testing.T) {
 
 func nestBashC(inner string, depth int) string {
 	for range depth {
-		inner = "bash -c " + shellQuote(inner)
+		inner = "bash -c " + text.ShellQuote(inner)
 	}
 	return inner
 }

@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // git reads a git command with all the configuration it runs under: -c on the line, the
@@ -306,7 +307,7 @@ func extCommand(s string) string {
 			b.WriteByte(s[i])
 		case s[i] == ' ':
 			if b.Len() > 0 {
-				words = append(words, shellQuote(b.String()))
+				words = append(words, text.ShellQuote(b.String()))
 				b.Reset()
 			}
 		default:
@@ -314,7 +315,7 @@ func extCommand(s string) string {
 		}
 	}
 	if b.Len() > 0 {
-		words = append(words, shellQuote(b.String()))
+		words = append(words, text.ShellQuote(b.String()))
 	}
 	return strings.Join(words, " ")
 }

@@ -321,7 +321,7 @@ func httpDeletes(code string) []string {
 		return nil
 	}
 	return quotedStrings(code, 4, func(lit string) (string, bool) {
-		return "curl -X DELETE " + shellQuote(lit), strings.Contains(lit, "://")
+		return "curl -X DELETE " + text.ShellQuote(lit), strings.Contains(lit, "://")
 	})
 }
 
@@ -407,7 +407,7 @@ func shellOuts(code string) []string {
 			} else if name == "delete" && i > 0 && code[i-1] == '.' {
 				// requests.delete(url), httpx.delete(url): an HTTP DELETE
 				if u, _, ok := concatenated(strings.TrimLeft(code[k:], " \t(")); ok && strings.Contains(u, "://") {
-					out = append(out, "curl -X DELETE "+shellQuote(u))
+					out = append(out, "curl -X DELETE "+text.ShellQuote(u))
 				}
 			}
 			i = j - 1
@@ -449,7 +449,7 @@ func argument(s string) (string, bool) {
 			if !ok {
 				break
 			}
-			words = append(words, shellQuote(lit))
+			words = append(words, text.ShellQuote(lit))
 			rest = rest[n:]
 		}
 		return strings.Join(words, " "), len(words) > 0
@@ -466,17 +466,17 @@ func argument(s string) (string, bool) {
 	if strings.HasPrefix(rest, "[") {
 		// spawn("rm", ["-rf", "/"]): the program, then its argument list
 		if list, ok := argument(rest); ok {
-			return shellQuote(lit) + " " + list, true
+			return text.ShellQuote(lit) + " " + list, true
 		}
 	}
 	// system "rm", "-rf", "/" (perl, ruby): the program and its arguments, each a word
-	words := []string{shellQuote(lit)}
+	words := []string{text.ShellQuote(lit)}
 	for len(words) < 64 {
 		next, m, ok := concatenated(rest)
 		if !ok {
 			break
 		}
-		words = append(words, shellQuote(next))
+		words = append(words, text.ShellQuote(next))
 		rest = strings.TrimLeft(rest[m:], " \t")
 		if !strings.HasPrefix(rest, ",") {
 			break
@@ -543,7 +543,7 @@ func bareWords(s string) (string, bool) {
 	}
 	var words []string
 	for _, f := range strings.Fields(rest[1 : 1+end]) {
-		words = append(words, shellQuote(f))
+		words = append(words, text.ShellQuote(f))
 	}
 	return strings.Join(words, " "), len(words) > 0
 }
@@ -590,7 +590,7 @@ func pathArgument(s string) (string, bool) {
 	}
 	if strings.HasPrefix(s, "os.path.expanduser(") {
 		if lit, _, ok := literal(strings.TrimPrefix(s, "os.path.expanduser(")); ok && strings.HasPrefix(lit, "~") {
-			return "~" + shellQuote(strings.TrimPrefix(lit, "~")), true
+			return "~" + text.ShellQuote(strings.TrimPrefix(lit, "~")), true
 		}
 	}
 	if rest, ok := strings.CutPrefix(s, "glob("); ok {
@@ -617,7 +617,7 @@ func interpolatedHome(lit string, quoted bool) string {
 	for _, h := range []string{"$ENV{HOME}", "${HOME}", "$HOME", "#{ENV['HOME']}", `#{ENV["HOME"]}`, "#{Dir.home}"} {
 		if rest, ok := strings.CutPrefix(lit, h); ok {
 			if quoted {
-				return "~" + shellQuote(rest)
+				return "~" + text.ShellQuote(rest)
 			}
 			return "~" + rest
 		}
@@ -625,7 +625,7 @@ func interpolatedHome(lit string, quoted bool) string {
 	if !quoted {
 		return lit
 	}
-	return shellQuote(lit)
+	return text.ShellQuote(lit)
 }
 
 func isIdentStart(c byte) bool {
@@ -633,8 +633,6 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // awkPipes are the commands awk code runs through pipes: "cmd" | getline, and print | "cmd".
 func awkPipes(code string) []string {

@@ -72,18 +72,15 @@ type GuardedWrite struct {
 // the guard read otherwise than the CLI, a shell the hook never saw) is caught here, before abcd
 // commits it.
 func WriteLines(e Entry) []string {
-	p := shellQuote(strings.TrimSuffix(e.Path, "/"))
+	p := text.ShellQuote(strings.TrimSuffix(e.Path, "/"))
 	switch e.Kind {
 	case EntryDeleted:
 		return []string{"rm -- " + p}
 	case EntryLink:
-		return []string{": > " + p, "ln -s -- " + shellQuote(e.Link) + " " + p}
+		return []string{": > " + p, "ln -s -- " + text.ShellQuote(e.Link) + " " + p}
 	}
 	return []string{": > " + p}
 }
-
-// shellQuote quotes text as one shell word.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // CheckWork says whether an implementer's step left work abcd may commit: nothing but the worktree's
 // files changed (HEAD, the lane's branch and every ref outside AbcdRefs as they were; git's

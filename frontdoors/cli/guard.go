@@ -345,9 +345,9 @@ func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
 // link on the way makes it another, the path it resolves to, so a write through a link to a guarded
 // file is a write to that file.
 func writesTo(file, cwd, op string) string {
-	line := op + shellQuote(file)
+	line := op + text.ShellQuote(file)
 	if real := resolved(file, cwd); real != "" {
-		line += "; " + op + shellQuote(real)
+		line += "; " + op + text.ShellQuote(real)
 	}
 	return line
 }
@@ -430,9 +430,6 @@ func patchWrites(patch, cwd string) (string, error) {
 	}
 	return strings.Join(writes, "; "), nil
 }
-
-// shellQuote quotes text as one shell word.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // claudeAnswer is the PreToolUse answer Claude Code and Codex read: a deny with the reason for a
 // block, the warning as context for a warning, and the rules' notices as a message to the person.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // FuzzHookPayload reads any bytes as a hook's payload: one JSON object read by its exact keys, or a
@@ -101,7 +103,7 @@ func FuzzPatchWrites(f *testing.F) {
 				if file, ok := strings.CutPrefix(l, h); ok && file != "" {
 					header = true
 					headers++
-					if err == nil && !strings.Contains(line, shellQuote(file)) {
+					if err == nil && !strings.Contains(line, text.ShellQuote(file)) {
 						t.Fatalf("Codex writes %q, which is not in the line %q", file, line)
 					}
 				}
