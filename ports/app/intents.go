@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/abcd-dev/abcd/domain/hint"
-	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
@@ -101,9 +100,6 @@ func intentVerbs() []Verb {
 		declare(Verb{Name: "intent_ready", Path: []string{"intent", "ready"}, Summary: "Run the readiness gate on one intent: each check with ok, detail and remedy", ReadOnly: true, Idempotent: true}, intentReady),
 		declare(Verb{Name: "intent_plan", Path: []string{"intent", "plan"}, Summary: "Move a draft intent to planned and create its spec from the template"}, intentPlan),
 		declare(Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Summary: "Move a planned intent to shipped once none of its specs is open"}, intentShip),
-		declare(Verb{Name: "intent_audit", Path: []string{"intent", "audit"},
-			Summary:    "Hand the intent-auditor an intent and the delivered changes; its per-criterion verdict goes into the intent's Audit Notes",
-			Dispatches: []string{loop.RoleAuditor}}, settlingFirst("intent_audit", intentAudit)),
 	}
 }
 

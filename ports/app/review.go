@@ -35,6 +35,9 @@ func reviewVerbs() []Verb {
 			Summary:    "Review the current branch's changes now: fresh ruthless and security reviewers through the validator routing",
 			Dispatches: []string{loop.RoleRuthless, loop.RoleSecurity}},
 			settlingFirst("review", reviewNow)),
+		declare(Verb{Name: "intent_audit", Path: []string{"intent", "audit"},
+			Summary:    "Hand the intent-auditor an intent and the delivered changes; its per-criterion verdict goes into the intent's Audit Notes",
+			Dispatches: []string{loop.RoleAuditor}}, settlingFirst("intent_audit", intentAudit)),
 	}
 }
 
