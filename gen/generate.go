@@ -28,6 +28,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
 // modulePrefix is the workspace's one module path prefix; Go comments are looked up under it.
@@ -77,7 +78,7 @@ func documents() []schemaDoc {
 	return docs
 }
 
-func cliName(v app.Verb) string { return "abcd " + strings.Join(v.Path, " ") }
+func cliName(v verb.Verb) string { return "abcd " + strings.Join(v.Path, " ") }
 
 // scalarSchema is a setting's value: never an object, an array or null.
 func scalarSchema() *jsonschema.Schema {

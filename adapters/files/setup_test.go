@@ -22,6 +22,7 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // The adapter is the port.
@@ -310,19 +311,19 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	ctx := context.Background()
 
 	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Prompter: &fake.Prompter{}}
-	res, err := a.Run(ctx, "ahoy_install", &app.AhoyInstallInput{Yes: true})
+	res, err := a.Run(ctx, "ahoy_install", &setup.AhoyInstallInput{Yes: true})
 	assert.NilError(t, err)
-	assert.DeepEqual(t, res.(app.AhoyInstallResult).OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
+	assert.DeepEqual(t, res.(setup.AhoyInstallResult).OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
 	_, err = os.Lstat(s.Home)
 	assert.Check(t, os.IsNotExist(err), "--yes touched $ABCD_HOME")
 
 	p := &fake.Prompter{TTY: true, Answers: []bool{true, true}}
 	a = &app.App{Setup: s, Git: a.Git, Prompter: p}
-	res, err = a.Run(ctx, "ahoy_install", &app.AhoyInstallInput{})
+	res, err = a.Run(ctx, "ahoy_install", &setup.AhoyInstallInput{})
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(p.Questions, 2), "questions: %v", p.Questions)
 	machineFile := filepath.Join(s.Home, "oracle-routing.json")
-	assert.DeepEqual(t, res.(app.AhoyInstallResult).Written, []string{machineFile, ".abcd/config/oracle-routing.json"})
+	assert.DeepEqual(t, res.(setup.AhoyInstallResult).Written, []string{machineFile, ".abcd/config/oracle-routing.json"})
 
 	proposal := oracle.RoutingFile{SchemaVersion: 1, Agents: oracle.Proposal()}
 	isProposal := func(data []byte) fs.CompareResult {
@@ -404,9 +405,9 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	assert.Check(t, files.RepoConfig.Present && files.RepoRouting.Present && files.MachineRouting.Present)
 
 	// Uninstall keeps the person's files and removes the empty record folders.
-	res2, err := a.Run(ctx, "ahoy_uninstall", &app.AhoyUninstallInput{})
+	res2, err := a.Run(ctx, "ahoy_uninstall", &setup.AhoyUninstallInput{})
 	assert.NilError(t, err)
-	un := res2.(app.AhoyUninstallResult)
+	un := res2.(setup.AhoyUninstallResult)
 	assert.Check(t, is.Contains(un.Removed, ".abcd/.gitignore"))
 	assert.Check(t, is.Contains(un.Kept, ".abcd/config.json"))
 	assert.Check(t, is.Contains(un.Kept, ".abcd/config/oracle-routing.json"))
@@ -426,7 +427,7 @@ func TestAhoyInstallRefusesASymlinkedAbcd(t *testing.T) {
 	elsewhere := fs.NewDir(t, "setup-elsewhere")
 	repo, s := setupRepo(t, fs.WithSymlink(".abcd", elsewhere.Path()))
 	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Prompter: &fake.Prompter{}}
-	_, err := a.Run(context.Background(), "ahoy_install", &app.AhoyInstallInput{Yes: true})
+	_, err := a.Run(context.Background(), "ahoy_install", &setup.AhoyInstallInput{Yes: true})
 	assertSetupRefused(t, err, "symlink_refused", repo.Join(".abcd"))
 	assert.Check(t, is.Equal(refusal.DocumentOf(err).ExitCode, 2))
 	assert.Assert(t, fs.Equal(elsewhere.Path(), fs.Expected(t)), "install wrote through the link")

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 func newAhoyCmd(a *app.App, s *IO, opts *options) *cobra.Command {
@@ -19,7 +20,7 @@ func newAhoyCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return ahoy
 }
 
-func renderInstall(s *IO, r app.AhoyInstallResult) string {
+func renderInstall(s *IO, r setup.AhoyInstallResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", s.bold("abcd ahoy install:"), r.Root)
 	for _, st := range r.Steps {
@@ -31,7 +32,7 @@ func renderInstall(s *IO, r app.AhoyInstallResult) string {
 	return b.String()
 }
 
-func renderUninstall(s *IO, r app.AhoyUninstallResult) string {
+func renderUninstall(s *IO, r setup.AhoyUninstallResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", s.bold("abcd ahoy uninstall:"), r.Root)
 	for _, p := range r.Removed {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 func newConfigCmd(a *app.App, s *IO, opts *options) *cobra.Command {
@@ -18,7 +19,7 @@ func newConfigCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return cfg
 }
 
-func renderConfig(s *IO, r app.ConfigShowResult) string {
+func renderConfig(s *IO, r setup.ConfigShowResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", s.bold("files:"))
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // addProviderCommands puts ahoy connect and ahoy disconnect under the ahoy group.
@@ -33,7 +34,7 @@ func addProviderCommands(root *cobra.Command, a *app.App, s *IO, opts *options) 
 	}
 }
 
-func renderConnect(s *IO, r app.AhoyConnectResult) string {
+func renderConnect(s *IO, r setup.AhoyConnectResult) string {
 	var b strings.Builder
 	if c := r.Runner; c != nil {
 		fmt.Fprintf(&b, "%s runner %s: %s %s\n", s.bold("connected"), r.Name, c.CLI, c.Version)
@@ -77,7 +78,7 @@ func renderConnect(s *IO, r app.AhoyConnectResult) string {
 	return b.String()
 }
 
-func renderDisconnect(s *IO, r app.AhoyDisconnectResult) string {
+func renderDisconnect(s *IO, r setup.AhoyDisconnectResult) string {
 	if !r.Removed {
 		return fmt.Sprintf("%s configures no provider or runner %s; nothing changed\n", r.File, r.Name)
 	}

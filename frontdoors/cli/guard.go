@@ -15,6 +15,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	guarduc "github.com/abcd-dev/abcd/ports/guard"
 )
 
 // MaxGuardInput bounds what guard check reads on stdin and what guard hook reads as the hook's
@@ -34,7 +35,7 @@ func newGuardCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return g
 }
 
-func renderAllow(s *IO, r app.GuardAllowResult) string {
+func renderAllow(s *IO, r guarduc.GuardAllowResult) string {
 	var b strings.Builder
 	switch {
 	case r.Allowed:
@@ -90,17 +91,17 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 
 // guardRun runs the verb with the cwd defaulting to the process's own folder; a relative one is
 // refused by the folder's own type, as docs/guard.md says.
-func guardRun(c *cobra.Command, a *app.App, line, cwd string) (app.GuardVerdict, error) {
+func guardRun(c *cobra.Command, a *app.App, line, cwd string) (guarduc.GuardVerdict, error) {
 	if cwd == "" {
 		if wd, err := os.Getwd(); err == nil {
 			cwd = wd
 		}
 	}
-	res, err := a.Run(c.Context(), "guard_check", &app.GuardCheckInput{Command: guard.CommandLine(line), Cwd: guard.Folder(cwd)})
+	res, err := a.Run(c.Context(), "guard_check", &guarduc.GuardCheckInput{Command: guard.CommandLine(line), Cwd: guard.Folder(cwd)})
 	if err != nil {
-		return app.GuardVerdict{}, err
+		return guarduc.GuardVerdict{}, err
 	}
-	return res.(app.GuardVerdict), nil
+	return res.(guarduc.GuardVerdict), nil
 }
 
 // readBounded reads at most max+1 bytes, so a caller sees that there was more without reading it all.
@@ -111,7 +112,7 @@ func readBounded(r io.Reader, max int) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, int64(max)+1))
 }
 
-func renderGuard(v app.GuardVerdict) string {
+func renderGuard(v guarduc.GuardVerdict) string {
 	var b strings.Builder
 	if v.Decision == "allow" {
 		b.WriteString("allow\n")
@@ -433,7 +434,7 @@ func patchWrites(patch, cwd string) (string, error) {
 
 // claudeAnswer is the PreToolUse answer Claude Code and Codex read: a deny with the reason for a
 // block, the warning as context for a warning, and the rules' notices as a message to the person.
-func claudeAnswer(s *IO, v app.GuardVerdict, what string) error {
+func claudeAnswer(s *IO, v guarduc.GuardVerdict, what string) error {
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = "PreToolUse"
 	switch v.Decision {
@@ -469,7 +470,7 @@ func geminiAllow(s *IO, gemini bool) error {
 
 // geminiAnswer is Gemini CLI's BeforeTool answer: decision deny with the reason for a block, a
 // system message for a warning and for the rules' notices.
-func geminiAnswer(s *IO, v app.GuardVerdict, what string) error {
+func geminiAnswer(s *IO, v guarduc.GuardVerdict, what string) error {
 	out := map[string]string{}
 	switch v.Decision {
 	case "block":

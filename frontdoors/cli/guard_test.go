@@ -13,6 +13,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	guarduc "github.com/abcd-dev/abcd/ports/guard"
 )
 
 // guardCLIApp reads every line as one command of words split on spaces: enough for the front door's
@@ -47,7 +48,7 @@ func TestGuardCheckExitCodes(t *testing.T) {
 
 	res = run(t, a, "guard", "check", "--command", "git stash drop", "--json")
 	assert.Equal(t, res.code, 0, "warn runs: exit 0")
-	var v app.GuardVerdict
+	var v guarduc.GuardVerdict
 	decodeOne(t, res.stdout, &v)
 	assert.Equal(t, v.Decision, "warn")
 

@@ -16,6 +16,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	historyuc "github.com/abcd-dev/abcd/ports/history"
 )
 
 // MaxHistoryHookInput bounds the end-of-session and sub-agent-stop hooks' payload.
@@ -46,7 +47,7 @@ func newHistoryCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return g
 }
 
-func renderCaptured(s *IO, r app.HistoryCaptureResult) string {
+func renderCaptured(s *IO, r historyuc.HistoryCaptureResult) string {
 	var b strings.Builder
 	if len(r.Captured) == 0 {
 		b.WriteString("no session file of this repository's sessions was found\n")
@@ -96,7 +97,7 @@ func countsText(c map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func renderHistoryList(s *IO, r app.HistoryListResult) string {
+func renderHistoryList(s *IO, r historyuc.HistoryListResult) string {
 	if len(r.Sessions) == 0 {
 		return "no captured session\n"
 	}
@@ -115,7 +116,7 @@ func renderHistoryList(s *IO, r app.HistoryListResult) string {
 	return s.bold(header) + "\n" + rest
 }
 
-func renderHistoryShow(s *IO, r app.HistoryShowResult) string {
+func renderHistoryShow(s *IO, r historyuc.HistoryShowResult) string {
 	if r.Raw != "" {
 		return r.Raw
 	}
@@ -141,7 +142,7 @@ func renderHistoryShow(s *IO, r app.HistoryShowResult) string {
 	return b.String()
 }
 
-func renderHistorySearch(s *IO, r app.HistorySearchResult) string {
+func renderHistorySearch(s *IO, r historyuc.HistorySearchResult) string {
 	if len(r.Hits) == 0 {
 		return "nothing found\n"
 	}
@@ -217,7 +218,7 @@ func runHistoryHook(c *cobra.Command, a *app.App, s *IO, harness string, wait bo
 		if p.Cwd != "" && a.Reroot != nil {
 			core = a.Reroot(filepath.Clean(p.Cwd))
 		}
-		_, err := core.Run(c.Context(), "history_capture", &app.HistoryCaptureInput{Transcript: history.TranscriptPath(path), Harness: history.HarnessName(harness)})
+		_, err := core.Run(c.Context(), "history_capture", &historyuc.HistoryCaptureInput{Transcript: history.TranscriptPath(path), Harness: history.HarnessName(harness)})
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/history"
 )
 
 // historyCLIApp holds the session files the recorded hook payloads name, in a repository at /work/repo.
@@ -81,7 +82,7 @@ func TestHistoryCommands(t *testing.T) {
 	assert.Check(t, is.Contains(res.stdout, "SPAWN a helper please"))
 	res = run(t, a, "history", "search", "helper", "--json")
 	assert.Equal(t, res.code, 0, res.stderr)
-	var found app.HistorySearchResult
+	var found history.HistorySearchResult
 	decodeOne(t, res.stdout, &found)
 	assert.Check(t, is.Len(found.Hits, 1))
 

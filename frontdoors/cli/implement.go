@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/loop"
 )
 
 // implementCommands are the build loop's verbs: implement start|step|receipt|status|record, and review.
@@ -38,7 +39,7 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 // reviewExit ends abcd review with 1 when the review it returns is finished and failed (a reviewer
 // said FIX FIRST, BLOCK or NEEDS-INPUT, so the lane was handed back), so a script or CI gates on it;
 // an unfinished review (awaits open for the harness) exits 0.
-func reviewExit(r app.StepResult) error {
+func reviewExit(r loop.StepResult) error {
 	if !r.Run.Finished {
 		return nil
 	}
@@ -50,7 +51,7 @@ func reviewExit(r app.StepResult) error {
 	return nil
 }
 
-func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
+func renderRunLine(b *strings.Builder, s *IO, r loop.RunView) {
 	state := "in progress"
 	if r.Finished {
 		state = "finished"
@@ -92,7 +93,7 @@ func renderRunLine(b *strings.Builder, s *IO, r app.RunView) {
 	}
 }
 
-func renderStep(s *IO, r app.StepResult) string {
+func renderStep(s *IO, r loop.StepResult) string {
 	var b strings.Builder
 	renderRunLine(&b, s, r.Run)
 	if r.Recorded != nil {
@@ -107,7 +108,7 @@ func renderStep(s *IO, r app.StepResult) string {
 	return b.String()
 }
 
-func renderImplementStatus(s *IO, r app.ImplementStatusResult) string {
+func renderImplementStatus(s *IO, r loop.ImplementStatusResult) string {
 	var b strings.Builder
 	if len(r.Runs) == 0 {
 		b.WriteString("no runs\n")
@@ -121,7 +122,7 @@ func renderImplementStatus(s *IO, r app.ImplementStatusResult) string {
 	return b.String()
 }
 
-func renderRecord(s *IO, r app.ImplementRecordResult) string {
+func renderRecord(s *IO, r loop.ImplementRecordResult) string {
 	var b strings.Builder
 	renderRunLine(&b, s, r.Run)
 	for _, im := range r.Implementations {
@@ -175,7 +176,7 @@ func short(sha string) string {
 	return sha
 }
 
-func renderRun(s *IO, r app.ImplementRunResult) string {
+func renderRun(s *IO, r loop.ImplementRunResult) string {
 	var b strings.Builder
 	renderRunLine(&b, s, r.Run)
 	fmt.Fprintf(&b, "ended: %s (%s beside the host, %d fell back)\n", r.Ended, text.Count(r.Routed, "step taken", "steps taken"), r.FellBack)
@@ -186,8 +187,8 @@ func renderRun(s *IO, r app.ImplementRunResult) string {
 }
 
 // runExit: an interrupted run exits 3, as a pause does (the same command goes on with it).
-func runExit(r app.ImplementRunResult) error {
-	if r.Ended == app.EndedInterrupted {
+func runExit(r loop.ImplementRunResult) error {
+	if r.Ended == loop.EndedInterrupted {
 		return exitCode(3)
 	}
 	return nil

@@ -21,7 +21,7 @@ const (
 
 // field is one input field a command fills, by the field's JSON name: from a positional argument,
 // or from a flag. The CLI never checks a value: the verb's input type does, when the collected
-// arguments are decoded (app.Verb.Decode), exactly as it does for MCP.
+// arguments are decoded (verb.Verb.Decode), exactly as it does for MCP.
 type field struct {
 	name     string
 	flag     string // the flag's name; "" for a positional argument

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/record"
 )
 
 // newMergeDriverCmd is the record's merge driver, the one command git runs rather than a person:
@@ -16,7 +17,7 @@ import (
 // plumbing, not a verb (docs/architecture.md says why).
 func newMergeDriverCmd(a *app.App, s *IO) *cobra.Command {
 	return &cobra.Command{
-		Use:    app.MergeDriverVerb + " BASE OURS THEIRS MARKER_SIZE PATH",
+		Use:    record.MergeDriverVerb + " BASE OURS THEIRS MARKER_SIZE PATH",
 		Short:  "The record's merge driver, run by git (ahoy install sets it up)",
 		Hidden: true,
 		Args:   exactArgs(5),
@@ -25,7 +26,7 @@ func newMergeDriverCmd(a *app.App, s *IO) *cobra.Command {
 			if err != nil || size < 1 || size > 1000 {
 				return usageRefusal(c, fmt.Sprintf("the marker size %q is not a number from 1 to 1000", text.Clip(args[3])))
 			}
-			res, err := a.MergeRecord(c.Context(), app.MergeDriverInput{Base: args[0], Ours: args[1], Theirs: args[2], MarkerSize: size, Path: args[4]})
+			res, err := a.MergeRecord(c.Context(), record.MergeDriverInput{Base: args[0], Ours: args[1], Theirs: args[2], MarkerSize: size, Path: args[4]})
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/record"
 )
 
 // recordCommands are the record's verbs: intent, spec, issue, decision, capture and lint.
@@ -51,8 +52,8 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "decision_show", "show REF", renderRecordShow, arg("ref")),
 	)
 
-	lint := verbCommandExit(a, s, opts, "lint", "lint [--changed REV | --staged]", func(_ *IO, r app.LintResult) string { return renderLint(r) },
-		func(r app.LintResult) error {
+	lint := verbCommandExit(a, s, opts, "lint", "lint [--changed REV | --staged]", func(_ *IO, r record.LintResult) string { return renderLint(r) },
+		func(r record.LintResult) error {
 			if r.Errors > 0 {
 				return exitCode(1)
 			}
@@ -65,11 +66,11 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 
 func lifecycleFlag() field { return textFlag("lifecycle", "only this lifecycle folder") }
 
-func renderCreated(s *IO, r app.RecordCreated) string {
+func renderCreated(s *IO, r record.RecordCreated) string {
 	return fmt.Sprintf("%s %s %q\n  %s\nnext: %s\n", s.bold("created"), r.Record.ID, r.Record.Title, r.Record.Path, r.Next.Text)
 }
 
-func renderList(s *IO, r app.RecordListResult) string {
+func renderList(s *IO, r record.RecordListResult) string {
 	var b strings.Builder
 	if len(r.Records) == 0 {
 		b.WriteString("none\n")
@@ -94,7 +95,7 @@ func renderList(s *IO, r app.RecordListResult) string {
 	return b.String()
 }
 
-func renderSections(b *strings.Builder, ss []app.SectionView) {
+func renderSections(b *strings.Builder, ss []record.SectionView) {
 	for _, sec := range ss {
 		fmt.Fprintf(b, "\n## %s\n", sec.Heading)
 		if body := strings.TrimSpace(sec.Body); body != "" {
@@ -103,7 +104,7 @@ func renderSections(b *strings.Builder, ss []app.SectionView) {
 	}
 }
 
-func renderIntentShow(s *IO, r app.IntentShowResult) string {
+func renderIntentShow(s *IO, r record.IntentShowResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %q (%s, %s, %s)\n  %s\n", s.bold("intent"), r.Intent.ID, r.Intent.Title, r.Intent.Lifecycle, r.Kind, r.Intent.Severity, r.Intent.Path)
 	for _, sp := range r.Specs {
@@ -113,7 +114,7 @@ func renderIntentShow(s *IO, r app.IntentShowResult) string {
 	return b.String()
 }
 
-func renderSpecShow(s *IO, r app.SpecShowResult) string {
+func renderSpecShow(s *IO, r record.SpecShowResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %q (%s, implements %s)\n  %s\n", s.bold("spec"), r.Spec.ID, r.Spec.Title, r.Spec.Lifecycle, r.Spec.Implements, r.Spec.Path)
 	fmt.Fprintf(&b, "%s\n", text.Count(len(r.Steps), "step", "steps"))
@@ -121,7 +122,7 @@ func renderSpecShow(s *IO, r app.SpecShowResult) string {
 	return b.String()
 }
 
-func renderRecordShow(s *IO, r app.RecordShowResult) string {
+func renderRecordShow(s *IO, r record.RecordShowResult) string {
 	var b strings.Builder
 	lc := r.Record.Lifecycle
 	if lc == "" {
@@ -135,7 +136,7 @@ func renderRecordShow(s *IO, r app.RecordShowResult) string {
 	return b.String()
 }
 
-func renderReady(s *IO, r app.IntentReadyResult) string {
+func renderReady(s *IO, r record.IntentReadyResult) string {
 	var b strings.Builder
 	verdict := "not ready"
 	if r.Ready {
@@ -155,15 +156,15 @@ func renderReady(s *IO, r app.IntentReadyResult) string {
 	return b.String()
 }
 
-func renderPlan(s *IO, r app.IntentPlanResult) string {
+func renderPlan(s *IO, r record.IntentPlanResult) string {
 	return fmt.Sprintf("%s %s: %s -> %s\n%s %s %q\n  %s\nnext: %s\n", s.bold("planned"), r.Intent.ID, r.From, r.To, s.bold("created spec"), r.Spec.ID, r.Spec.Title, r.Spec.Path, r.Next.Text)
 }
 
-func renderMove(s *IO, r app.MoveResult) string {
+func renderMove(s *IO, r record.MoveResult) string {
 	return fmt.Sprintf("%s %s is %s\n  %s -> %s\n", s.bold("moved"), r.Record.ID, r.Record.Lifecycle, r.From, r.To)
 }
 
-func renderLint(r app.LintResult) string {
+func renderLint(r record.LintResult) string {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "%s:%d: %s: %s [%s]\n", f.File, f.Line, f.Level, f.Message, f.Code)
@@ -186,7 +187,7 @@ func recordGroup(a *app.App, s *IO, opts *options) *cobra.Command {
 	return g
 }
 
-func renderFinishMove(s *IO, r app.RecordFinishMoveResult) string {
+func renderFinishMove(s *IO, r record.RecordFinishMoveResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s is %s\n  kept %s\n", s.bold("finished the move:"), r.Record.ID, r.Record.Lifecycle, r.Record.Path)
 	for _, p := range r.Removed {
@@ -195,7 +196,7 @@ func renderFinishMove(s *IO, r app.RecordFinishMoveResult) string {
 	return b.String()
 }
 
-func renderRenumber(s *IO, r app.RecordRenumberResult) string {
+func renderRenumber(s *IO, r record.RecordRenumberResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s is now %s\n  %s -> %s\n", s.bold("renumbered"), r.OldID, r.Record.ID, r.From, r.Record.Path)
 	for _, p := range r.Rewritten {
@@ -207,7 +208,7 @@ func renderRenumber(s *IO, r app.RecordRenumberResult) string {
 	return b.String()
 }
 
-func renderFinishMerge(s *IO, r app.RecordFinishMergeResult) string {
+func renderFinishMerge(s *IO, r record.RecordFinishMergeResult) string {
 	var b strings.Builder
 	if len(r.Settled)+len(r.Carried)+len(r.Left) == 0 {
 		return "nothing to settle: git holds no unmerged record file\n"

@@ -9,8 +9,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // refusals are inputs every front door must say no to with exit 2, writing nothing.
@@ -112,7 +112,7 @@ func TestJSONFlagSpellings(t *testing.T) {
 		t.Run(flag, func(t *testing.T) {
 			ok := run(t, newApp(factsInitialized), "version", flag)
 			assert.Equal(t, ok.code, 0)
-			var v app.VersionResult
+			var v setup.VersionResult
 			decodeOne(t, ok.stdout, &v)
 
 			refused := run(t, newApp(factsInitialized), flag, "frobnicate")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/ports/verb"
+
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/domain/hint"
@@ -81,7 +83,7 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 	}
 	doc := clipEchoes(refusal.DocumentFor(err, newSpelling(root)), args)
 	if wantsJSON(args) {
-		data, encErr := app.Encode(doc)
+		data, encErr := verb.Encode(doc)
 		if encErr == nil {
 			_, _ = s.Out.Write(data)
 		}
@@ -176,8 +178,8 @@ func usageRefusal(cmd *cobra.Command, why string) error {
 	return refusal.New("usage", cmd.CommandPath(), why, fmt.Sprintf("usage: %s", cmd.UseLine()))
 }
 
-// verb finds a declared verb; a command without its declaration is a programming error.
-func verb(name string) app.Verb {
+// declared finds a declared verb; a command without its declaration is a programming error.
+func declared(name string) verb.Verb {
 	v, ok := app.Lookup(name)
 	if !ok {
 		panic("cli: no verb declared as " + name)
@@ -202,7 +204,7 @@ func group(use, short string) *cobra.Command {
 // command starts a cobra command from the verb's declaration, so names and summaries come from the
 // table and nowhere else.
 func command(name, use string) *cobra.Command {
-	v := verb(name)
+	v := declared(name)
 	return &cobra.Command{
 		Use:         use,
 		Short:       v.Summary,
@@ -218,7 +220,7 @@ func spelled[R any](cmd *cobra.Command, r R) R { return hint.Spell(r, newSpellin
 // emit prints a result: its JSON under --json, or the text rendering.
 func emit(s *IO, opts *options, result any, text func() string) error {
 	if opts.json {
-		data, err := app.Encode(result)
+		data, err := verb.Encode(result)
 		if err != nil {
 			return err
 		}

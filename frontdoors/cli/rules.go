@@ -15,6 +15,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/rules"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	rulesuc "github.com/abcd-dev/abcd/ports/rules"
 )
 
 // MaxRulesHookInput bounds the hook's payload: a prompt abcd reads (1 MiB) and the fields around it.
@@ -52,7 +53,7 @@ func newRulesCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return list
 }
 
-func renderRules(s *IO, r app.RulesResult) string {
+func renderRules(s *IO, r rulesuc.RulesResult) string {
 	var b strings.Builder
 	renderRulesState(&b, r.RulesState)
 	if len(r.Domains) == 0 {
@@ -80,7 +81,7 @@ func renderRules(s *IO, r app.RulesResult) string {
 	return b.String()
 }
 
-func renderRulesState(b *strings.Builder, st app.RulesState) {
+func renderRulesState(b *strings.Builder, st rulesuc.RulesState) {
 	for _, f := range st.Files {
 		present := "absent"
 		if f.Present {
@@ -115,7 +116,7 @@ func clipList(words []string, max int) string {
 	return b.String()
 }
 
-func renderRulesShow(s *IO, r app.RulesShowResult) string {
+func renderRulesShow(s *IO, r rulesuc.RulesShowResult) string {
 	var b strings.Builder
 	renderRulesState(&b, r.RulesState)
 	for i, d := range r.Domains {
@@ -184,7 +185,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func renderRulesMatch(s *IO, r app.RulesMatchResult) string {
+func renderRulesMatch(s *IO, r rulesuc.RulesMatchResult) string {
 	var b strings.Builder
 	for _, n := range r.Notices {
 		fmt.Fprintf(&b, "note: %s\n", n)
@@ -298,7 +299,7 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 	}
 	prompt := plainPrompt(*p.Prompt)
 	out := rulesHookOutput{}
-	r, err := core.RulesHook(c.Context(), &app.RulesMatchInput{Prompt: rules.PromptText(prompt)})
+	r, err := core.RulesHook(c.Context(), &rulesuc.RulesMatchInput{Prompt: rules.PromptText(prompt)})
 	if err != nil {
 		if _, ok := refusal.As(err); !ok {
 			return err

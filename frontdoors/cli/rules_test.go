@@ -12,6 +12,7 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/rules"
 )
 
 const testRepoRules = `{"schema_version":1,"domains":[{"name":"database","recall":["migration","migrations"],"aliases":["db"],
@@ -67,7 +68,7 @@ func TestRulesHookInjectsForClaudeCode(t *testing.T) {
 	assert.NilError(t, json.Unmarshal([]byte(payload), &p))
 	match := run(t, a, "rules", "match", "--prompt", p.Prompt, "--json")
 	assert.Equal(t, match.code, 0, match.stderr)
-	var m app.RulesMatchResult
+	var m rules.RulesMatchResult
 	decodeOne(t, match.stdout, &m)
 	assert.Check(t, is.Equal(h.HookSpecificOutput.AdditionalContext, m.Context))
 

@@ -8,12 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	schema := group("schema", "The published JSON Schemas every other tool reads")
 	list := verbCommand(a, s, opts, "schema_list", "list", renderSchemaList)
-	show := verbCommand(a, s, opts, "schema_show", "show NAME", func(_ *IO, sh app.SchemaShowResult) string { return string(sh.Schema) }, arg("name"))
+	show := verbCommand(a, s, opts, "schema_show", "show NAME", func(_ *IO, sh setup.SchemaShowResult) string { return string(sh.Schema) }, arg("name"))
 	show.Long = "Print one published JSON Schema. NAME is a name from `abcd schema list`, its file name or its $id."
 	show.ValidArgsFunction = func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -33,7 +34,7 @@ func newSchemaCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 	return schema
 }
 
-func renderSchemaList(s *IO, l app.SchemaListResult) string {
+func renderSchemaList(s *IO, l setup.SchemaListResult) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "NAME\tROLE\tDESCRIBES\n")

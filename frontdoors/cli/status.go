@@ -9,6 +9,8 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 func newStatusCmd(a *app.App, s *IO, opts *options) *cobra.Command {
@@ -20,11 +22,11 @@ func runStatus(cmd *cobra.Command, a *app.App, s *IO, opts *options) error {
 	if err != nil {
 		return err
 	}
-	st := spelled(cmd, res.(app.StatusResult))
+	st := spelled(cmd, res.(setup.StatusResult))
 	return emit(s, opts, st, func() string { return renderStatus(s, st) })
 }
 
-func renderStatus(s *IO, st app.StatusResult) string {
+func renderStatus(s *IO, st setup.StatusResult) string {
 	var b strings.Builder
 	where := "not a git repository"
 	if st.Repository.Git {
@@ -65,7 +67,7 @@ func renderStatus(s *IO, st app.StatusResult) string {
 	return b.String()
 }
 
-func renderOracle(b *strings.Builder, s *IO, o app.OracleBoard) {
+func renderOracle(b *strings.Builder, s *IO, o loop.OracleBoard) {
 	switch {
 	case !o.Readable:
 		fmt.Fprintf(b, "%s lines left out: %s\n", s.bold("oracle:"), o.Problem)

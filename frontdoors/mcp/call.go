@@ -14,7 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
 // callTimeout bounds one tool call.
@@ -115,7 +115,7 @@ func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]b
 	}
 	completed(ctx)
 	// Its next steps are spelled in MCP's terms: the tool to call and its arguments.
-	data, err := app.Encode(hint.Spell(result, Spelling))
+	data, err := verb.Encode(hint.Spell(result, Spelling))
 	if err != nil {
 		return s.refusalBytes(fmt.Errorf("encoding the %s result: %w", v.Name, err)), true
 	}
@@ -136,7 +136,7 @@ func (s *Server) run(ctx context.Context, name string, in any) (result any, err 
 // refusalBytes is the refusal document for err, spelled in MCP's terms and encoded as the CLI
 // encodes it under --json.
 func (s *Server) refusalBytes(err error) []byte {
-	data, encErr := app.Encode(refusal.DocumentFor(err, Spelling))
+	data, encErr := verb.Encode(refusal.DocumentFor(err, Spelling))
 	if encErr != nil {
 		return []byte(`{"kind":"fault","code":"fault","what":"abcd","why":"the refusal could not be encoded","remedy":"report this","exit_code":1}`)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
 	"github.com/abcd-dev/abcd/ports/mcpwire"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
 func callLine(id any, tool string, args any) string {
@@ -58,7 +59,7 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // runs end to end against real files in the parity test.
 var inProcessVerbs = []string{"status", "version", "schema_list", "schema_show", "config_show"}
 
-// TestCallReturnsTheVerbsDocument: structuredContent is the bytes app.Encode gives for the verb's
+// TestCallReturnsTheVerbsDocument: structuredContent is the bytes verb.Encode gives for the verb's
 // result (what --json prints, without its newline), the text block is the same JSON, the document
 // has no null and it validates against the tool's outputSchema.
 func TestCallReturnsTheVerbsDocument(t *testing.T) {
@@ -79,13 +80,13 @@ func TestCallReturnsTheVerbsDocument(t *testing.T) {
 			res, runErr := a.Call(context.Background(), name, sample)
 			if runErr != nil {
 				doc := refusalOf(t, r)
-				want, _ := app.Encode(refusal.DocumentFor(runErr, Spelling))
+				want, _ := verb.Encode(refusal.DocumentFor(runErr, Spelling))
 				got, _ := json.Marshal(doc)
 				assert.Check(t, is.Equal(decodeToolResult(t, r).Content[0].Text, strings.TrimSuffix(string(want), "\n")), "%s %v", name, sample)
 				assert.Check(t, len(got) > 0)
 				continue
 			}
-			want, err := app.Encode(hint.Spell(res, Spelling))
+			want, err := verb.Encode(hint.Spell(res, Spelling))
 			assert.NilError(t, err)
 			tr := decodeToolResult(t, r)
 			assert.Check(t, !tr.IsError, r.line)
@@ -340,7 +341,7 @@ func TestEncodingKeepsTheDocumentsBytes(t *testing.T) {
 	tr := decodeToolResult(t, byID(t, replies, "1"))
 	res, err := a.Call(context.Background(), "schema_list", map[string]any{})
 	assert.NilError(t, err)
-	want, _ := app.Encode(res)
+	want, _ := verb.Encode(res)
 	assert.Check(t, bytes.Contains(want, []byte("<name>")), "the index describes files as <name>: the case this test is about")
 	assert.Check(t, is.Equal(string(tr.StructuredContent)+"\n", string(want)))
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/ports"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
 // tool is one verb served as an MCP tool.
 type tool struct {
-	verb app.Verb
+	verb verb.Verb
 	def  json.RawMessage // the Tool object as tools/list lists it
 }
 
@@ -47,9 +47,9 @@ type Withheld struct {
 // buildTools makes one tool per verb, in name order, from the verb table and the published schemas
 // read through the catalog port. A verb whose schemas are missing or break a rule MCP clients
 // depend on is withheld and reported.
-func buildTools(verbs []app.Verb, cat ports.SchemaCatalog) ([]*tool, []Withheld) {
+func buildTools(verbs []verb.Verb, cat ports.SchemaCatalog) ([]*tool, []Withheld) {
 	verbs = slices.Clone(verbs)
-	slices.SortFunc(verbs, func(a, b app.Verb) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(verbs, func(a, b verb.Verb) int { return strings.Compare(a.Name, b.Name) })
 	var tools []*tool
 	var withheld []Withheld
 	for _, v := range verbs {
@@ -63,7 +63,7 @@ func buildTools(verbs []app.Verb, cat ports.SchemaCatalog) ([]*tool, []Withheld)
 	return tools, withheld
 }
 
-func buildTool(v app.Verb, cat ports.SchemaCatalog) (*tool, error) {
+func buildTool(v verb.Verb, cat ports.SchemaCatalog) (*tool, error) {
 	if !validToolName(v.Name) {
 		return nil, fmt.Errorf("the name %q is not plain [a-z0-9_] of 1 to 64 characters", v.Name)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/abcd-dev/abcd/frontdoors/mcp"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/mcpwire"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
 // binary is abcd built once for the end-to-end tests, as the Makefile builds it.
@@ -535,7 +536,7 @@ func verbCommands(t *testing.T) map[string]*cobra.Command {
 
 // cliArgs is the command line that gives a verb this input: each field becomes the flag of its name
 // (underscores as dashes) or the positional argument its usage line names (TITLE for title).
-func cliArgs(t *testing.T, cmd *cobra.Command, v app.Verb, input map[string]any) []string {
+func cliArgs(t *testing.T, cmd *cobra.Command, v verb.Verb, input map[string]any) []string {
 	t.Helper()
 	var positional []string
 	words := strings.Fields(cmd.Use)[1:]
@@ -882,7 +883,7 @@ type hostileCase struct {
 // hostileCorpus builds the corpus for one mutating tool from its published input schema: every
 // way to break the arguments, and every way to break the message around a call that would
 // otherwise run. overLong adds a valid call on a line past the 16 MiB a line may hold.
-func hostileCorpus(t *testing.T, v app.Verb, base map[string]any, next func() int, overLong bool) []hostileCase {
+func hostileCorpus(t *testing.T, v verb.Verb, base map[string]any, next func() int, overLong bool) []hostileCase {
 	var cases []hostileCase
 	inDoc := publishedSchema(t, v.Name+".input")
 	var schema struct {
@@ -990,7 +991,7 @@ var (
 // machine is byte-identical before and after), and is still serving afterwards.
 func TestFailClosedCorpus(t *testing.T) {
 	t.Parallel() // its own worlds
-	var mutating []app.Verb
+	var mutating []verb.Verb
 	for _, v := range app.Table() {
 		if !v.ReadOnly {
 			mutating = append(mutating, v)

@@ -11,7 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/abcd-dev/abcd/domain/strictjson"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
 // explicitSamples are inputs for verbs whose interesting cases a generator cannot guess: each verb
@@ -48,7 +48,7 @@ var refSamples = []string{"first", "something", "ruling"}
 // samplesFor is every input a verb is exercised with: the minimal input its published schema
 // implies; that input with each field named in extra (and each reference field) set to each of its
 // values, so calls reach the records and runs the test repositories hold; then its explicit samples.
-func samplesFor(t testing.TB, v app.Verb, inputSchema []byte, extra map[string][]any) []map[string]any {
+func samplesFor(t testing.TB, v verb.Verb, inputSchema []byte, extra map[string][]any) []map[string]any {
 	t.Helper()
 	doc, err := strictjson.Parse(inputSchema, strictjson.Limits{})
 	assert.NilError(t, err)

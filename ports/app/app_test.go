@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"context"
@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"gotest.tools/v3/assert"
-
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/setup"
+	"github.com/abcd-dev/abcd/ports/verb"
+	"gotest.tools/v3/assert"
 )
 
 var verbName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -22,7 +24,7 @@ func TestVerbTableDeclarations(t *testing.T) {
 	seen := map[string]bool{}
 	paths := map[string]bool{}
 	prev := ""
-	for _, v := range Table() {
+	for _, v := range app.Table() {
 		assert.Assert(t, verbName.MatchString(v.Name), "verb name %q is not plain [a-z0-9_]", v.Name)
 		assert.Assert(t, !seen[v.Name], "verb %s declared twice", v.Name)
 		seen[v.Name] = true
@@ -37,26 +39,26 @@ func TestVerbTableDeclarations(t *testing.T) {
 		assert.Assert(t, v.InputType() != nil && v.ResultType() != nil, v.Name)
 		assert.Equal(t, v.InputType().Kind().String(), "struct", "verb %s input must be an object", v.Name)
 		assert.Equal(t, v.ResultType().Kind().String(), "struct", "verb %s result must be an object", v.Name)
-		got, ok := Lookup(v.Name)
+		got, ok := app.Lookup(v.Name)
 		assert.Assert(t, ok)
 		assert.Equal(t, got.Name, v.Name)
 	}
 }
 
 func TestRunRefusesAnInputOfTheWrongType(t *testing.T) {
-	a := &App{}
-	_, err := a.Run(context.Background(), "version", &SchemaShowInput{})
-	assert.ErrorContains(t, err, "verb version: input is *app.SchemaShowInput")
+	a := &app.App{}
+	_, err := a.Run(context.Background(), "version", &setup.SchemaShowInput{})
+	assert.ErrorContains(t, err, "verb version: input is *setup.SchemaShowInput")
 	_, err = a.Call(context.Background(), "no_such_verb", nil)
 	assert.ErrorContains(t, err, `no verb named "no_such_verb"`)
 }
 
 func TestNewInputIsAFreshPointer(t *testing.T) {
-	v, _ := Lookup("schema_show")
-	in, ok := v.NewInput().(*SchemaShowInput)
+	v, _ := app.Lookup("schema_show")
+	in, ok := v.NewInput().(*setup.SchemaShowInput)
 	assert.Assert(t, ok)
 	in.Name = "x"
-	assert.Equal(t, v.NewInput().(*SchemaShowInput).Name, SchemaName(""))
+	assert.Equal(t, v.NewInput().(*setup.SchemaShowInput).Name, setup.SchemaName(""))
 }
 
 func TestStatusOf(t *testing.T) {
@@ -76,7 +78,7 @@ func TestStatusOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := statusOf(c.facts)
+			st := setup.StatusOf(c.facts)
 			assert.Equal(t, st.Record.Total, c.total)
 			assert.Equal(t, st.Record.Present, c.present)
 			assert.Equal(t, len(st.Record.Folders), len(record.Folders()))
@@ -92,19 +94,19 @@ func TestStatusOf(t *testing.T) {
 }
 
 func TestStatusPassesAFaultThrough(t *testing.T) {
-	a := &App{Inspector: fake.Inspector{Err: errors.New("disk on fire")}}
+	a := &app.App{Inspector: fake.Inspector{Err: errors.New("disk on fire")}}
 	_, err := a.Call(context.Background(), "status", map[string]any{})
 	assert.ErrorContains(t, err, "disk on fire")
 }
 
 func TestSchemaShow(t *testing.T) {
-	a := &App{Schemas: fake.Schemas{Files: map[string][]byte{"refusal": []byte(`{"type":"object"}`)}}}
-	run := func(name string) (SchemaShowResult, error) {
+	a := &app.App{Schemas: fake.Schemas{Files: map[string][]byte{"refusal": []byte(`{"type":"object"}`)}}}
+	run := func(name string) (setup.SchemaShowResult, error) {
 		res, err := a.Call(context.Background(), "schema_show", map[string]any{"name": name})
 		if err != nil {
-			return SchemaShowResult{}, err
+			return setup.SchemaShowResult{}, err
 		}
-		return res.(SchemaShowResult), nil
+		return res.(setup.SchemaShowResult), nil
 	}
 	for _, name := range []string{"refusal", "refusal.schema.json", contract.ID("refusal")} {
 		res, err := run(name)
@@ -129,24 +131,24 @@ func TestSchemaShow(t *testing.T) {
 }
 
 func TestSchemaListNeverNull(t *testing.T) {
-	a := &App{Schemas: fake.Schemas{}}
+	a := &app.App{Schemas: fake.Schemas{}}
 	res, err := a.Call(context.Background(), "schema_list", map[string]any{})
 	assert.NilError(t, err)
-	data, err := Encode(res)
+	data, err := verb.Encode(res)
 	assert.NilError(t, err)
 	assert.Assert(t, !strings.Contains(string(data), "null"), string(data))
 }
 
 func TestEncodeIsCompactWithOneNewline(t *testing.T) {
-	data, err := Encode(map[string]string{"a": "<b>&"})
+	data, err := verb.Encode(map[string]string{"a": "<b>&"})
 	assert.NilError(t, err)
 	assert.Equal(t, string(data), "{\"a\":\"<b>&\"}\n")
 }
 
 func TestVersionDefaults(t *testing.T) {
-	res, err := (&App{}).Call(context.Background(), "version", map[string]any{})
+	res, err := (&app.App{}).Call(context.Background(), "version", map[string]any{})
 	assert.NilError(t, err)
-	v := res.(VersionResult)
+	v := res.(setup.VersionResult)
 	assert.Equal(t, v.Version, "dev")
 	assert.Equal(t, v.SchemaNamespace, contract.Namespace)
 }

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/internal/apptest"
+	"github.com/abcd-dev/abcd/ports/record"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
-
-	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/ports/app"
-	"github.com/abcd-dev/abcd/ports/fake"
 )
 
 // A call its caller ended before it wrote (Ctrl-C, SIGTERM, an MCP client's cancellation, a
@@ -18,9 +18,9 @@ import (
 // both ways a door runs a verb; nothing is written, a move's journal included.
 func TestACallEndedBeforeItsWriteIsInterruptedAndWritesNothing(t *testing.T) {
 	r := fake.NewRecords()
-	a := recApp(r)
-	id := recRun[app.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
-	before := recClone(r.Files)
+	a := apptest.RecApp(r)
+	id := apptest.RecRun[record.RecordCreated](t, a, "capture", map[string]any{"text": "The status line flickers"}).Record.ID
+	before := apptest.RecClone(r.Files)
 	commits := len(a.Journal.(*fake.Journal).Commits)
 
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -39,14 +39,14 @@ func TestACallEndedBeforeItsWriteIsInterruptedAndWritesNothing(t *testing.T) {
 			return a.Call(ctx, "issue_close", map[string]any{"ref": id, "why": "Fixed."})
 		}},
 		{"capture past its deadline, as the MCP door runs it", expired, func(ctx context.Context) (any, error) {
-			return a.Run(ctx, "capture", &app.CaptureInput{Text: "Noticed past the deadline"})
+			return a.Run(ctx, "capture", &record.CaptureInput{Text: "Noticed past the deadline"})
 		}},
 	} {
 		_, err := c.call(c.ctx)
-		re := recRefused(t, err, refusal.Contention, "interrupted")
+		re := apptest.RecRefused(t, err, refusal.Contention, "interrupted")
 		assert.Check(t, is.Contains(re.Why, "ended by its caller"), c.name)
 		assert.Check(t, is.Contains(re.Remedy.String(), "run it again"), c.name)
 	}
-	assert.Check(t, sameFiles(r.Files, before), "nothing is written")
+	assert.Check(t, apptest.SameFiles(r.Files, before), "nothing is written")
 	assert.Check(t, is.Len(a.Journal.(*fake.Journal).Commits, commits), "no change is committed")
 }

@@ -5,19 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"gotest.tools/v3/assert"
-	is "gotest.tools/v3/assert/cmp"
-
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
-	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/internal/apptest"
+	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/record"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 // lockWaitApp is the core over an empty record whose repository configuration file holds repo.
 func lockWaitApp(repo string) (*fake.Records, func(map[string]any) (any, error)) {
 	r := fake.NewRecords()
-	a := recApp(r)
+	a := apptest.RecApp(r)
 	if repo != "" {
 		a.Config = fake.Config{Files: ports.ConfigFiles{RepoConfig: ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(repo)}}}
 	}
@@ -48,7 +49,7 @@ func TestTheRecordLockWaitsWhatTheConfigurationSays(t *testing.T) {
 	for _, bad := range []string{`{"schema_version":1,"lock":{"wait_ms":60001}}`, `{"schema_version":1,"lock":{"wait_ms":-1}}`, `{"schema_version":1,"lock":{"wait_ms":"3s"}}`} {
 		r, capture := lockWaitApp(bad)
 		_, err := capture(map[string]any{"text": "a thing noticed"})
-		re := recRefused(t, err, refusal.Refused, "config_value_invalid")
+		re := apptest.RecRefused(t, err, refusal.Refused, "config_value_invalid")
 		assert.Check(t, is.Contains(re.Why, "lock.wait_ms"))
 		assert.Check(t, is.Equal(re.What, "/work/repo/.abcd/config.json"))
 		assert.Check(t, is.Len(r.Files, 0), "nothing written")
@@ -58,24 +59,24 @@ func TestTheRecordLockWaitsWhatTheConfigurationSays(t *testing.T) {
 // The runs' and the machine folder's locks wait what lock.wait_ms says too, read once per call: a
 // step that takes the run's lock and then the record's reads it once.
 func TestEveryLockWaitsWhatTheConfigurationSays(t *testing.T) {
-	w := newLoopWorld(t, nil)
-	w.rs.Waited = -1
+	w := apptest.NewLoopWorld(t, nil)
+	w.Rs.Waited = -1
 	repo := ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true, Data: []byte(`{"schema_version":1,"lock":{"wait_ms":250},"build":{"dod":"true"}}`)}
 	counted := &countingConfig{Config: fake.Config{Files: ports.ConfigFiles{RepoConfig: repo}}}
-	w.a.Config = counted
-	recRun[app.StepResult](t, w.a, "implement_abandon", map[string]any{"run": w.run})
-	assert.Check(t, is.Equal(w.rs.Waited, 250*time.Millisecond))
+	w.A.Config = counted
+	apptest.RecRun[loop.StepResult](t, w.A, "implement_abandon", map[string]any{"run": w.Run})
+	assert.Check(t, is.Equal(w.Rs.Waited, 250*time.Millisecond))
 	assert.Check(t, is.Equal(counted.reads, 1), "the wait is read once, when the first lock is taken")
 
 	setup := fake.NewSetup("/work/repo", "/home/ada/.abcd")
-	w.a.Setup = setup
+	w.A.Setup = setup
 	setup.Waited = -1
-	_, err := w.a.Call(t.Context(), "ahoy_disconnect", map[string]any{"name": "nobody"})
+	_, err := w.A.Call(t.Context(), "ahoy_disconnect", map[string]any{"name": "nobody"})
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(setup.Waited, 250*time.Millisecond))
 
 	counted.reads = 0
-	recRun[app.ImplementStatusResult](t, w.a, "implement_status", map[string]any{})
+	apptest.RecRun[loop.ImplementStatusResult](t, w.A, "implement_status", map[string]any{})
 	assert.Check(t, is.Equal(counted.reads, 0), "a call that takes no lock reads no configuration for one")
 }
 
@@ -96,7 +97,7 @@ func TestTheLockNamespaceIsClaimed(t *testing.T) {
 	_, err := capture(map[string]any{"text": "a thing noticed"})
 	assert.NilError(t, err, "a fault elsewhere leaves the default")
 	assert.Check(t, is.Equal(r.Waited, 3*time.Second))
-	a := recApp(fake.NewRecords())
+	a := apptest.RecApp(fake.NewRecords())
 	a.Config = fake.Config{Files: ports.ConfigFiles{RepoConfig: ports.ConfigFile{Path: "/work/repo/.abcd/config.json", Present: true,
 		Data: []byte(`{"schema_version":1,"lock":{"wait":3000}}`)}}}
 	_, err = a.Call(context.Background(), "config_show", map[string]any{})
@@ -110,7 +111,7 @@ func TestTheLockNamespaceIsClaimed(t *testing.T) {
 func TestLintReportsStrayTemps(t *testing.T) {
 	r := fake.NewRecords()
 	r.Temps = []ports.StrayTemp{{Path: ".abcd/.work.local/tmp/.abcd-tmp-7-1", Ignored: true}, {Path: ".abcd/work/issues/open/.abcd-tmp-7-2"}}
-	res := recRun[app.LintResult](t, recApp(r), "lint", map[string]any{})
+	res := apptest.RecRun[record.LintResult](t, apptest.RecApp(r), "lint", map[string]any{})
 	assert.Check(t, is.Equal(res.Errors, 1))
 	assert.Check(t, is.Equal(res.Warnings, 1))
 	assert.Assert(t, is.Len(res.Findings, 2))

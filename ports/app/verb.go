@@ -1,100 +1,61 @@
-// Package app holds the use cases front doors call and the verb table that declares them once.
+// Package app is the assembly front doors drive: the verb table, each verb declared once by its
+// family (record, loop, setup, guard, rules, history), and the wiring that hands each family its
+// dependencies for one call.
 package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
+	"github.com/abcd-dev/abcd/ports/guard"
+	"github.com/abcd-dev/abcd/ports/history"
+	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/rules"
+	"github.com/abcd-dev/abcd/ports/setup"
+	"github.com/abcd-dev/abcd/ports/verb"
 )
 
-// Verb is one declaration: everything a front door or the schema generator needs to know about it.
-type Verb struct {
-	// Name is the verb's one name: the MCP tool name and its schemas' prefix. Plain [a-z0-9_].
-	Name string
-	// Path is the CLI command words under abcd.
-	Path    []string
-	Summary string
-	// ReadOnly, Destructive, Idempotent and OpenWorld are the MCP tool annotations, true to what the
-	// use case does.
-	ReadOnly    bool
-	Destructive bool
-	Idempotent  bool
-	OpenWorld   bool
-	// Dispatches names the roster agents this verb may hand work to; empty for most verbs.
-	Dispatches []string
-	// Long marks a verb that may run for hours (it drives a run to its end, bounded by the routes'
-	// own bounds): a front door gives it no short deadline of its own, and reports its progress.
-	Long bool
-
-	inputType  reflect.Type
-	resultType reflect.Type
-	run        func(context.Context, *App, any) (any, error)
-}
-
-// InputType and ResultType are the boundary types the schema generator reflects.
-func (v Verb) InputType() reflect.Type  { return v.inputType }
-func (v Verb) ResultType() reflect.Type { return v.resultType }
-
-// NewInput returns a pointer to a fresh zero input, for a front door to fill.
-func (v Verb) NewInput() any { return reflect.New(v.inputType).Interface() }
-
-// declare binds a typed use case to its declaration, so the table cannot pair a verb with the wrong
-// input or result type.
-func declare[I, R any](v Verb, run func(context.Context, *App, *I) (R, error)) Verb {
-	v.inputType = reflect.TypeFor[I]()
-	v.resultType = reflect.TypeFor[R]()
-	v.run = func(ctx context.Context, a *App, in any) (any, error) {
-		typed, ok := in.(*I)
-		if !ok {
-			return nil, fmt.Errorf("verb %s: input is %T, want *%s", v.Name, in, v.inputType)
-		}
-		return run(ctx, a.forCall(ctx), typed)
-	}
-	return v
-}
-
 // Table is every verb, sorted by name so every listing built from it is deterministic.
-func Table() []Verb { return slices.Clone(table()) }
+func Table() []verb.Verb { return slices.Clone(table()) }
 
 // table is built on first use, not at package init, so start-up pays only for what runs. It is
 // assigned in init because use cases reach the table themselves (Routes looks a verb up).
-var table func() []Verb
+var table func() []verb.Verb
 
 func init() { table = sync.OnceValue(buildTable) }
 
-func buildTable() []Verb {
-	verbs := []Verb{statusVerb(), versionVerb(), schemaListVerb(), schemaShowVerb(), configShowVerb(), ahoyInstallVerb(), ahoyUninstallVerb(), lintVerb()}
-	verbs = append(verbs, intentVerbs()...)
-	verbs = append(verbs, specVerbs()...)
-	verbs = append(verbs, issueVerbs()...)
-	verbs = append(verbs, decisionVerbs()...)
-	verbs = append(verbs, recordVerbs()...)
-	verbs = append(verbs, implementVerbs()...)
-	verbs = append(verbs, reviewVerbs()...)
-	verbs = append(verbs, guardVerbs()...)
-	verbs = append(verbs, rulesVerbs()...)
-	verbs = append(verbs, historyVerbs()...)
-	verbs = append(verbs, connectVerbs()...)
-	slices.SortFunc(verbs, func(a, b Verb) int { return strings.Compare(a.Name, b.Name) })
+func buildTable() []verb.Verb {
+	verbs := []verb.Verb{setup.StatusVerb(), setup.VersionVerb(), setup.SchemaListVerb(), setup.SchemaShowVerb(), setup.ConfigShowVerb(), setup.AhoyInstallVerb(), setup.AhoyUninstallVerb(), record.LintVerb()}
+	verbs = append(verbs, record.IntentVerbs()...)
+	verbs = append(verbs, record.SpecVerbs()...)
+	verbs = append(verbs, record.IssueVerbs()...)
+	verbs = append(verbs, record.DecisionVerbs()...)
+	verbs = append(verbs, record.RecordVerbs()...)
+	verbs = append(verbs, loop.ImplementVerbs()...)
+	verbs = append(verbs, loop.ReviewVerbs()...)
+	verbs = append(verbs, guard.GuardVerbs()...)
+	verbs = append(verbs, rules.RulesVerbs()...)
+	verbs = append(verbs, history.HistoryVerbs()...)
+	verbs = append(verbs, setup.ConnectVerbs()...)
+	slices.SortFunc(verbs, func(a, b verb.Verb) int { return strings.Compare(a.Name, b.Name) })
 	return verbs
 }
 
 // Lookup finds a verb by name.
-func Lookup(name string) (Verb, bool) {
+func Lookup(name string) (verb.Verb, bool) {
 	for _, v := range table() {
 		if v.Name == name {
 			return v, true
 		}
 	}
-	return Verb{}, false
+	return verb.Verb{}, false
 }
 
 // App is the core a front door drives: use cases over the ports a composition root wired in.
@@ -122,8 +83,6 @@ type App struct {
 	History     ports.HistoryStore
 	Transcripts ports.TranscriptSource
 	Credentials ports.Credentials
-	// redactionFor, when a test sets it, stands in for the redaction a capture builds.
-	redactionFor func(context.Context) (redaction, error)
 	// Validators are the review routes beside the host, by name (rp); none is wired in this build.
 	Validators map[string]ports.Validator
 	Prompter   ports.Prompter
@@ -146,17 +105,10 @@ type App struct {
 	// only by ahoy install.
 	MergeFiles ports.MergeFiles
 	Self       func() string
-
-	// wait is this call's lock wait, read once when the call first takes a lock (forCall).
-	wait func() (time.Duration, error)
 }
 
-// BuildInfo is what the binary knows about itself, stamped at link time.
-type BuildInfo struct {
-	Version string
-	Commit  string
-	Go      string
-}
+// BuildInfo is what the binary knows about itself, stamped at link time (the version verb's).
+type BuildInfo = setup.BuildInfo
 
 // Run executes the named verb with an input made by that verb's NewInput.
 func (a *App) Run(ctx context.Context, name string, in any) (any, error) {
@@ -164,7 +116,7 @@ func (a *App) Run(ctx context.Context, name string, in any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("no verb named %q", name)
 	}
-	out, err := v.run(ctx, a, in)
+	out, err := v.Run(ctx, a.forCall(ctx).depsOf(v), in)
 	return out, interrupted(ctx, name, err)
 }
 
@@ -179,7 +131,7 @@ func (a *App) Call(ctx context.Context, name string, args map[string]any) (any, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := v.run(ctx, a, in)
+	out, err := v.Run(ctx, a.forCall(ctx).depsOf(v), in)
 	return out, interrupted(ctx, name, err)
 }
 

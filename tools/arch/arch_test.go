@@ -115,6 +115,8 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{p(Prefix+"ports/app", Prefix+"ports/fake"), "ports/fake is for tests"},
 		{p(Prefix+"ports/app", "gotest.tools/v3/assert"), "third-party import not allowed in ports"},
 		{p(Prefix+"tools/canary", Prefix+"frontdoors/abcdtest"), "tools may import only"},
+		{p(Prefix+"ports/record", Prefix+"ports/internal/apptest"), "ports/internal/apptest is for tests"},
+		{p(Prefix+"ports/internal/apptest", "github.com/google/uuid"), "third-party import not allowed in ports"},
 		{p("example.com/elsewhere"), "outside the workspace's layers"},
 	}
 	for _, c := range cases {
@@ -127,6 +129,8 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{ImportPath: Prefix + "ports/app", Imports: []string{"context", Prefix + "domain/refusal"}, TestImports: []string{"gotest.tools/v3/assert", Prefix + "ports/fake"}},
 		p(Prefix+"gen", Prefix+"ports/app", "github.com/invopop/jsonschema"),
 		{ImportPath: Prefix + "tools/canary", XTestImports: []string{Prefix + "frontdoors/abcdtest"}},
+		p(Prefix+"ports/internal/apptest", Prefix+"ports/fake", "gotest.tools/v3/assert", Prefix+"ports/app"),
+		{ImportPath: Prefix + "ports/record", XTestImports: []string{Prefix + "ports/internal/apptest"}},
 	}
 	assert.Assert(t, is.Len(Check(allowed), 0))
 }

@@ -57,6 +57,10 @@ var testOnly = []string{"gotest.tools/v3", "github.com/google/go-cmp"}
 // drive the binary too, so their tests may import it (their code may not).
 const binaryTests = Prefix + "frontdoors/abcdtest"
 
+// testSupport are packages whose code exists only for tests (the worlds and helpers the families'
+// tests share): their own imports are held to the rule for tests, and only tests may import them.
+var testSupport = []string{Prefix + "ports/internal/apptest"}
+
 // Check returns one line per import the rule does not allow, naming the importer and the import.
 func Check(pkgs []Package) []string {
 	var problems []string
@@ -66,8 +70,9 @@ func Check(pkgs []Package) []string {
 			problems = append(problems, fmt.Sprintf("%s is outside the workspace's layers", p.ImportPath))
 			continue
 		}
+		support := slices.Contains(testSupport, p.ImportPath)
 		for _, imp := range p.Imports {
-			if why := forbidden(p.ImportPath, layer, imp, false); why != "" {
+			if why := forbidden(p.ImportPath, layer, imp, support); why != "" {
 				problems = append(problems, fmt.Sprintf("%s imports %s: %s", p.ImportPath, imp, why))
 			}
 		}
@@ -106,6 +111,9 @@ func forbidden(from, layer, imp string, test bool) string {
 		}
 		if imp == Prefix+"ports/fake" && !test && from != imp {
 			return "ports/fake is for tests"
+		}
+		if slices.Contains(testSupport, imp) && !test {
+			return imp + " is for tests"
 		}
 		if imp == binaryTests && test && layer == "tools" {
 			return ""

@@ -22,7 +22,9 @@ import (
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 const rolesCanary = "sk-ant-canary-roles-5a1f0e9d3c7b"
@@ -86,7 +88,7 @@ func TestConnectRunnersWithTheirRolesOnTheCommandLine(t *testing.T) {
 
 	res = w.run(append(w.connect("rv", "ruthless-reviewer", "security-reviewer", "intent-auditor"), "--json")...)
 	res.Assert(t, icmd.Success)
-	var got app.AhoyConnectResult
+	var got setup.AhoyConnectResult
 	decodeOne(t, res.Stdout(), &got)
 	assert.Check(t, is.DeepEqual(got.Routed, []string{"ruthless-reviewer", "security-reviewer", "intent-auditor"}))
 	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run", "%+v", got.Next)
@@ -102,7 +104,7 @@ func TestConnectRunnersWithTheirRolesOnTheCommandLine(t *testing.T) {
 		"ruthless-reviewer": {"runner": "rv"}, "security-reviewer": {"runner": "rv"}, "intent-auditor": {"runner": "rv"}}))
 
 	// The board says where each agent's steps go.
-	var st app.StatusResult
+	var st setup.StatusResult
 	decodeOne(t, w.run("status", "--json").Stdout(), &st)
 	routes := map[string]string{}
 	for _, ag := range st.Oracle.Agents {
@@ -124,7 +126,7 @@ func TestConnectRunnersWithTheirRolesOnTheCommandLine(t *testing.T) {
 	assert.Check(t, is.Equal(w.machine(t), before), "nothing was written")
 
 	// Disconnected: the runner's roles go with its block.
-	var dis app.AhoyDisconnectResult
+	var dis setup.AhoyDisconnectResult
 	decodeOne(t, w.run("ahoy", "disconnect", "rv", "--json").Stdout(), &dis)
 	assert.Check(t, is.DeepEqual(dis.RolesRemoved, []string{"intent-auditor", "ruthless-reviewer", "security-reviewer"}))
 	assert.Check(t, !strings.Contains(w.machine(t)+res.Stdout()+res.Stderr(), rolesCanary), "the canary leaked")
@@ -160,7 +162,7 @@ func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
 	}
 	r := call(2, "tools/call", map[string]any{"name": "ahoy_connect", "arguments": args("cc", "implementer")})
 	assert.Assert(t, !r.Result.IsError, "%s", r.Result.StructuredContent)
-	var got app.AhoyConnectResult
+	var got setup.AhoyConnectResult
 	assert.NilError(t, json.Unmarshal(r.Result.StructuredContent, &got))
 	assert.Check(t, is.DeepEqual(got.Routed, []string{"implementer"}))
 	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run")
@@ -200,12 +202,12 @@ func TestTheReadmesThreeCommandsRunASpec(t *testing.T) {
 	run(0, nil, "git", "commit", "-q", "--allow-empty", "-m", "base")
 	run(0, nil, binary, "ahoy", "install", "--yes")
 	assert.NilError(t, os.WriteFile(filepath.Join(w.root, ".abcd", "config.json"),
-		fmt.Appendf(nil, `{"schema_version": 1, "setup_version": %d, "build": {"dod": "test -f DONE-1 || test -f DONE-2"}}`+"\n", app.SetupVersion), 0o644))
-	var it app.RecordCreated
+		fmt.Appendf(nil, `{"schema_version": 1, "setup_version": %d, "build": {"dod": "test -f DONE-1 || test -f DONE-2"}}`+"\n", setup.SetupVersion), 0o644))
+	var it record.RecordCreated
 	run(0, &it, binary, "intent", "new", "Faster cold start", "--json")
 	recEditSection(t, w.sandbox, it.Record.Path, "Press Release", "abcd starts fast.")
 	recEditSection(t, w.sandbox, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
-	var plan app.IntentPlanResult
+	var plan record.IntentPlanResult
 	run(0, &plan, binary, "intent", "plan", it.Record.ID, "--json")
 	recEditSection(t, w.sandbox, plan.Spec.Path, "Steps", "1. Part one of the work.\n2. Part two of the work.")
 	run(0, nil, "git", "add", "-A")
@@ -242,9 +244,9 @@ func TestTheReadmesThreeCommandsRunASpec(t *testing.T) {
 	// The three commands.
 	run(0, nil, binary, w.connect("cc", "implementer")...)
 	run(0, nil, binary, w.connect("rv", "ruthless-reviewer", "security-reviewer", "intent-auditor")...)
-	var out app.ImplementRunResult
+	var out loop.ImplementRunResult
 	run(0, &out, binary, "implement", "run", plan.Spec.ID, "--json")
-	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%+v", out)
+	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%+v", out)
 	assert.Check(t, out.Run.Finished)
 	assert.Check(t, is.Equal(out.Routed, 7), "two implementers, four reviews, one audit")
 	assert.Check(t, is.Equal(out.FellBack, 0))

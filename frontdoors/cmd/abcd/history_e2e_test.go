@@ -14,7 +14,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/icmd"
 
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/history"
+	"github.com/abcd-dev/abcd/ports/loop"
 )
 
 type canary struct {
@@ -88,7 +89,7 @@ func TestHistoryKeepsNoCanary(t *testing.T) {
 	path := s.claudeSession(t, "canary-1", texts...)
 	res := s.runGit(t, "history", "capture", path, "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var got app.HistoryCaptureResult
+	var got history.HistoryCaptureResult
 	decodeOne(t, res.Stdout(), &got)
 	assert.Assert(t, is.Len(got.Captured, 1))
 	assert.Check(t, is.Equal(got.Captured[0].Outcome, "stored"), res.Stdout())
@@ -195,7 +196,7 @@ func TestImplementRecordNamesTheReviewersSession(t *testing.T) {
 
 	res = s.runGit(t, "implement", "record", "--run", started.Run.Run, "--json")
 	res.Assert(t, icmd.Success)
-	var rec app.ImplementRecordResult
+	var rec loop.ImplementRecordResult
 	assert.NilError(t, json.Unmarshal([]byte(res.Stdout()), &rec))
 	assert.Assert(t, is.Len(rec.Verdicts, 1))
 	assert.Check(t, is.DeepEqual(rec.Verdicts[0].Sessions, []string{"claude:rev-0001"}))

@@ -22,7 +22,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // binary is abcd built once for the whole package, stamped the way the Makefile stamps a release.
@@ -109,7 +109,7 @@ func TestVersionJSON(t *testing.T) {
 	res := s.run(t, "version", "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
 	assert.Check(t, is.Equal(res.Stderr(), ""))
-	var v app.VersionResult
+	var v setup.VersionResult
 	decodeOne(t, res.Stdout(), &v)
 	assert.Check(t, is.Equal(v.Version, "9.9.9"))
 	assert.Check(t, is.Equal(v.Commit, "testcommit"))
@@ -120,7 +120,7 @@ func TestSchemaListJSON(t *testing.T) {
 	s := newSandbox(t, false)
 	res := s.run(t, "schema", "list", "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var l app.SchemaListResult
+	var l setup.SchemaListResult
 	decodeOne(t, res.Stdout(), &l)
 	names := map[string]bool{}
 	for _, e := range l.Schemas {
@@ -195,7 +195,7 @@ func TestABCDHomeIsHonoured(t *testing.T) {
 
 	res := s.run(t, "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var st app.StatusResult
+	var st setup.StatusResult
 	decodeOne(t, res.Stdout(), &st)
 	assert.Check(t, is.Equal(st.Repository.Root, s.root))
 	machine := configEntry(t, st, "machine", "config")
@@ -211,14 +211,14 @@ func TestABCDHomeDefaultsToHomeDotAbcd(t *testing.T) {
 	res := icmd.RunCmd(icmd.Command(binary, "--json"), icmd.Dir(s.root),
 		icmd.WithEnv("HOME="+s.home, "NO_COLOR=1"))
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var st app.StatusResult
+	var st setup.StatusResult
 	decodeOne(t, res.Stdout(), &st)
 	machine := configEntry(t, st, "machine", "config")
 	assert.Check(t, is.Equal(machine.Path, filepath.Join(s.home, ".abcd", "config.json")))
 	assert.Check(t, machine.Present)
 }
 
-func configEntry(t *testing.T, st app.StatusResult, layer, kind string) app.ConfigFileStatus {
+func configEntry(t *testing.T, st setup.StatusResult, layer, kind string) setup.ConfigFileStatus {
 	t.Helper()
 	for _, c := range st.Config {
 		if c.Layer == layer && c.Kind == kind {
@@ -226,7 +226,7 @@ func configEntry(t *testing.T, st app.StatusResult, layer, kind string) app.Conf
 		}
 	}
 	t.Fatalf("status reports no %s %s file: %+v", layer, kind, st.Config)
-	return app.ConfigFileStatus{}
+	return setup.ConfigFileStatus{}
 }
 
 // snapshot records every path under the repository and the home folder with its mode, size and

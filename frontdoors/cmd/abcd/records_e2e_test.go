@@ -17,7 +17,8 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/ports/app"
+	recorduc "github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 const (
@@ -92,7 +93,7 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	t.Parallel() // its own sandbox: a repository and a home of its own
 	s := recInstalled(t)
 
-	var created app.RecordCreated
+	var created recorduc.RecordCreated
 	recJSON(t, s, 0, &created, "intent", "new", "Faster cold start")
 	in := created.Record
 	assert.Check(t, is.Equal(in.Family, "intents"))
@@ -106,20 +107,20 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	assert.Check(t, is.Equal(it.Front.ID, in.ID))
 	assert.Check(t, is.Equal(it.Front.Created, in.Date))
 
-	var ready app.IntentReadyResult
+	var ready recorduc.IntentReadyResult
 	recJSON(t, s, 0, &ready, "intent", "ready", in.ID)
 	assert.Check(t, !ready.Ready)
 	assert.Check(t, is.Len(ready.Checks, 4))
 
 	recEditSection(t, s, in.Path, "Press Release", recE2EPressRelease)
 	recEditSection(t, s, in.Path, "Acceptance Criteria", recE2ECriteria)
-	var shown app.IntentShowResult
+	var shown recorduc.IntentShowResult
 	recJSON(t, s, 0, &shown, "intent", "show", "cold")
-	assert.Check(t, is.DeepEqual(shown.Criteria, []app.CriterionView{
+	assert.Check(t, is.DeepEqual(shown.Criteria, []recorduc.CriterionView{
 		{ID: "ac-1", Text: "Given a cold machine, when I run abcd, then it answers within 50 ms."},
 		{ID: "ac-2", Text: "Given a warm machine, when I run abcd --json, then it answers within 10 ms."}}))
 
-	var plan app.IntentPlanResult
+	var plan recorduc.IntentPlanResult
 	recJSON(t, s, 0, &plan, "intent", "plan", in.ID)
 	assert.Check(t, is.Equal(plan.From, in.Path))
 	assert.Check(t, is.Equal(plan.To, ".abcd/development/intents/planned/"+filepath.Base(in.Path)))
@@ -132,9 +133,9 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	assert.Check(t, strings.HasPrefix(spec.Path, ".abcd/development/specs/open/"+spec.ID+"-"), spec.Path)
 
 	recEditSection(t, s, spec.Path, "Steps", recE2ESteps)
-	var specShow app.SpecShowResult
+	var specShow recorduc.SpecShowResult
 	recJSON(t, s, 0, &specShow, "spec", "show", spec.ID)
-	assert.Check(t, is.DeepEqual(specShow.Steps, []app.StepView{{N: 1, Text: "Make config loading lazy."}, {N: 2, Text: "Build the binary static."}}))
+	assert.Check(t, is.DeepEqual(specShow.Steps, []recorduc.StepView{{N: 1, Text: "Make config loading lazy."}, {N: 2, Text: "Build the binary static."}}))
 
 	recJSON(t, s, 0, &ready, "intent", "ready", "faster-cold")
 	assert.Check(t, ready.Ready, "%+v", ready.Checks)
@@ -145,7 +146,7 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	}
 	assert.Check(t, is.DeepEqual(names, []string{"press_release", "acceptance_criteria", "open_questions", "linked_spec"}))
 
-	var moved app.MoveResult
+	var moved recorduc.MoveResult
 	recJSON(t, s, 0, &moved, "spec", "close", spec.ID)
 	assert.Check(t, is.Equal(moved.To, ".abcd/development/specs/closed/"+filepath.Base(spec.Path)))
 	assert.Check(t, is.Equal(moved.Record.Lifecycle, "closed"))
@@ -156,7 +157,7 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(it.Front.Lifecycle, "shipped"))
 
-	var issue app.RecordCreated
+	var issue recorduc.RecordCreated
 	recJSON(t, s, 0, &issue, "capture", "The spinner hides errors", "--severity", "major", "--related", in.ID, "--related", spec.ID)
 	assert.Check(t, is.Equal(issue.Record.Severity, "major"))
 	assert.Check(t, is.Equal(issue.Record.Lifecycle, "open"))
@@ -172,25 +173,25 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	assert.Check(t, ok)
 	assert.Check(t, is.Contains(res.Body, "Errors now print above the spinner."))
 
-	var first, second app.RecordCreated
+	var first, second recorduc.RecordCreated
 	recJSON(t, s, 0, &first, "decision", "new", "Use flock for the record lock")
 	recJSON(t, s, 0, &second, "decision", "new", "Use the kernel's locks", "--supersedes", "flock")
-	var dshow app.RecordShowResult
+	var dshow recorduc.RecordShowResult
 	recJSON(t, s, 0, &dshow, "decision", "show", second.Record.ID)
 	assert.Check(t, is.DeepEqual(dshow.Related, []string{first.Record.ID}))
 
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	recJSON(t, s, 0, &lint, "lint")
 	assert.Check(t, is.Equal(lint.Errors, 0), "%+v", lint.Findings)
 	assert.Check(t, is.Equal(lint.Checked, 5))
 	s.run(t, "lint").Assert(t, icmd.Success)
 
-	var list app.RecordListResult
+	var list recorduc.RecordListResult
 	recJSON(t, s, 0, &list, "intent", "list", "--lifecycle", "shipped")
 	assert.Check(t, is.Len(list.Records, 1))
 	assert.Check(t, is.Len(list.Problems, 0))
 
-	var st app.StatusResult
+	var st setup.StatusResult
 	recJSON(t, s, 0, &st, "status")
 	assert.Check(t, is.Equal(st.Record.Total, 5))
 	for _, f := range st.Record.Folders {
@@ -211,14 +212,14 @@ type recBadWorld struct {
 func newRecBadWorld(t *testing.T) recBadWorld {
 	t.Helper()
 	w := recBadWorld{s: recInstalled(t)}
-	var c app.RecordCreated
+	var c recorduc.RecordCreated
 	recJSON(t, w.s, 0, &c, "intent", "new", "Faster cold start")
 	w.draft, w.draftPath = c.Record.ID, c.Record.Path
 	recJSON(t, w.s, 0, &c, "intent", "new", "Faster warm start")
 	w.draft2 = c.Record.ID
 	recJSON(t, w.s, 0, &c, "intent", "new", "Planned thing")
 	w.planned = c.Record.ID
-	var p app.IntentPlanResult
+	var p recorduc.IntentPlanResult
 	recJSON(t, w.s, 0, &p, "intent", "plan", w.planned)
 	w.openSpec = p.Spec.ID
 	recJSON(t, w.s, 0, &c, "capture", "The status line flickers")
@@ -301,14 +302,14 @@ func TestRecordBadInputChangesNothing(t *testing.T) {
 		assert.Check(t, is.DeepEqual(w.s.snapshot(t), before))
 
 		// The listing reports it beside the others, and lint names it: neither writes.
-		var list app.RecordListResult
+		var list recorduc.RecordListResult
 		recJSON(t, w.s, 0, &list, "intent", "list")
 		assert.Check(t, is.Len(list.Records, 2))
 		assert.Check(t, is.Len(list.Problems, 1))
 		if len(list.Problems) == 1 {
 			assert.Check(t, is.Equal(list.Problems[0].Path, w.draftPath))
 		}
-		var lint app.LintResult
+		var lint recorduc.LintResult
 		recJSON(t, w.s, 1, &lint, "lint")
 		assert.Check(t, lint.Errors >= 1)
 		found := false
@@ -346,8 +347,8 @@ func TestRecordHeldLockIsContention(t *testing.T) {
 	// A short lock bound (lock.wait_ms) keeps the writers' wait short; the bound's own default is
 	// held by the lock's tests.
 	assert.NilError(t, os.WriteFile(filepath.Join(s.root, ".abcd", "config.json"),
-		fmt.Appendf(nil, "{\"schema_version\": 1, \"setup_version\": %d, \"lock\": {\"wait_ms\": 100}}\n", app.SetupVersion), 0o644))
-	var c app.RecordCreated
+		fmt.Appendf(nil, "{\"schema_version\": 1, \"setup_version\": %d, \"lock\": {\"wait_ms\": 100}}\n", setup.SetupVersion), 0o644))
+	var c recorduc.RecordCreated
 	recJSON(t, s, 0, &c, "intent", "new", "Faster cold start")
 
 	// The record lock is an flock on the .abcd folder itself, so taking it creates nothing.
@@ -372,7 +373,7 @@ func TestRecordHeldLockIsContention(t *testing.T) {
 	})
 	assert.Check(t, is.DeepEqual(s.snapshot(t), before), "a writer wrote under a held lock")
 	// Readers are not blocked.
-	var list app.RecordListResult
+	var list recorduc.RecordListResult
 	recJSON(t, s, 0, &list, "intent", "list")
 	assert.Check(t, is.Len(list.Records, 1))
 

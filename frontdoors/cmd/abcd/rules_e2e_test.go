@@ -12,7 +12,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/icmd"
 
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/rules"
 )
 
 // docsRulesFile is the example rules file docs/rules.md shows.
@@ -35,7 +35,7 @@ func TestRulesFromTheDocsThroughTheBinary(t *testing.T) {
 
 	res := s.run(t, "rules", "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var list app.RulesResult
+	var list rules.RulesResult
 	decodeOne(t, res.Stdout(), &list)
 	assert.Check(t, is.Equal(list.Files[1].Path, filepath.Join(s.root, ".abcd", "rules.json")))
 	assert.Check(t, list.Files[1].Present && !list.Files[0].Present)
@@ -44,7 +44,7 @@ func TestRulesFromTheDocsThroughTheBinary(t *testing.T) {
 
 	res = s.run(t, "rules", "match", "--prompt", "add a column in the next migration, then *release", "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var m app.RulesMatchResult
+	var m rules.RulesMatchResult
 	decodeOne(t, res.Stdout(), &m)
 	var got []string
 	for _, d := range m.Matched {

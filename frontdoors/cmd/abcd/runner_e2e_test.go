@@ -24,7 +24,9 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // Claude Code's lines, as 2.1.x writes them, for the fake to play.
@@ -66,12 +68,12 @@ func newRunnerWorld(t *testing.T, steps string) runnerWorld {
 	c.git(t, "init", "-q", "-b", "main")
 	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
 	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
-	c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"test -f DONE-1 || test -f DONE-2 || test -f DONE-3\"}\n}\n", app.SetupVersion))
-	var it app.RecordCreated
+	c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"test -f DONE-1 || test -f DONE-2 || test -f DONE-3\"}\n}\n", setup.SetupVersion))
+	var it record.RecordCreated
 	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
 	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
 	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
-	var plan app.IntentPlanResult
+	var plan record.IntentPlanResult
 	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
 	c.fill(t, plan.Spec.Path, "Steps", steps)
 	c.git(t, "add", "-A")
@@ -154,9 +156,9 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 	w.play(t, w.agents(t)...)
 	res := w.abcd(t, "implement", "run", w.spec, "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var out app.ImplementRunResult
+	var out loop.ImplementRunResult
 	decodeOne(t, res.Stdout(), &out)
-	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%+v", out)
+	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%+v", out)
 	assert.Check(t, out.Run.Finished)
 	assert.Check(t, is.Equal(out.Routed, 10), "three implementers, six reviews, one audit")
 	assert.Check(t, is.Equal(out.FellBack, 0))
@@ -177,7 +179,7 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 
 	// The record: each implementation by the runner, committed by abcd with the agent's summary; every
 	// verdict answered by the runner; no fallback.
-	var story app.ImplementRecordResult
+	var story loop.ImplementRecordResult
 	w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
 	assert.Assert(t, is.Len(story.Implementations, 3))
 	for _, im := range story.Implementations {
@@ -271,16 +273,16 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 			w.play(t, tc.script(t)...)
 			res := w.abcd(t, "implement", "run", w.spec, "--json")
 			res.Assert(t, icmd.Expected{ExitCode: 0})
-			var out app.ImplementRunResult
+			var out loop.ImplementRunResult
 			decodeOne(t, res.Stdout(), &out)
-			assert.Check(t, is.Equal(out.Ended, app.EndedHost), "%+v", out)
+			assert.Check(t, is.Equal(out.Ended, loop.EndedHost), "%+v", out)
 			assert.Check(t, is.Equal(out.FellBack, 1))
 			assert.Check(t, !strings.Contains(res.Stdout()+res.Stderr(), rnCanary), "the canary leaked")
 			// The step is the host's, with its brief, and the next lines say so.
 			open := awaitOf(out.Run, tc.role)
 			assert.Assert(t, open != nil, "%+v", out.Run.Awaits)
 			assert.Check(t, is.Contains(open.Next.Text, "did not take this"), open.Next.Text)
-			var story app.ImplementRecordResult
+			var story loop.ImplementRecordResult
 			w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
 			assert.Assert(t, is.Len(story.Fallbacks, 1))
 			f := story.Fallbacks[0]
@@ -336,9 +338,9 @@ func TestAnInterruptedRunGoesOnWithTheSameCommand(t *testing.T) {
 	assert.NilError(t, started.Cmd.Process.Signal(os.Interrupt))
 	res := icmd.WaitOnCmd(30*time.Second, started)
 	res.Assert(t, icmd.Expected{ExitCode: 3})
-	var out app.ImplementRunResult
+	var out loop.ImplementRunResult
 	decodeOne(t, res.Stdout(), &out)
-	assert.Check(t, is.Equal(out.Ended, app.EndedInterrupted))
+	assert.Check(t, is.Equal(out.Ended, loop.EndedInterrupted))
 	pid, err := os.ReadFile(pidfile)
 	assert.NilError(t, err)
 	assert.Check(t, !running(strings.TrimSpace(string(pid))), "the grandchild outlived the step")
@@ -350,7 +352,7 @@ func TestAnInterruptedRunGoesOnWithTheSameCommand(t *testing.T) {
 	again := w.abcd(t, "implement", "run", w.spec, "--json")
 	again.Assert(t, icmd.Expected{ExitCode: 0})
 	decodeOne(t, again.Stdout(), &out)
-	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%s", again.Stderr())
+	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%s", again.Stderr())
 	assert.Check(t, is.Contains(again.Stderr(), "interrupted before, goes to runner cc again"))
 }
 
@@ -383,8 +385,8 @@ func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
 			Message  string `json:"message"`
 		} `json:"params"`
 		Result struct {
-			StructuredContent app.ImplementRunResult `json:"structuredContent"`
-			IsError           bool                   `json:"isError"`
+			StructuredContent loop.ImplementRunResult `json:"structuredContent"`
+			IsError           bool                    `json:"isError"`
 		} `json:"result"`
 		Error any `json:"error"`
 	}
@@ -409,7 +411,7 @@ func TestImplementRunOverMCPSendsProgressNotifications(t *testing.T) {
 		}
 		assert.Check(t, is.Equal(string(msg.ID), "2"))
 		assert.Assert(t, msg.Error == nil && !msg.Result.IsError, "%s", m.lines.Text())
-		assert.Check(t, is.Equal(msg.Result.StructuredContent.Ended, app.EndedFinished))
+		assert.Check(t, is.Equal(msg.Result.StructuredContent.Ended, loop.EndedFinished))
 		break
 	}
 	all := strings.Join(progress, "\n")
@@ -451,15 +453,15 @@ func TestImplementRunRefusesBeforeAnyLaneStarts(t *testing.T) {
 		refused(t, env, "runner_drifted", "--strict-mcp-config")
 	})
 	t.Run("no definition of done", func(t *testing.T) {
-		w.c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d\n}\n", app.SetupVersion))
+		w.c.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d\n}\n", setup.SetupVersion))
 		w.c.git(t, "commit", "-qam", "no dod")
 		refused(t, w.env(), "runner_needs_dod", "no definition of done would prove its work")
 	})
 }
 
 // awaitOf is the run's last open await of role, nil when none is.
-func awaitOf(run app.RunView, role string) *app.AwaitView {
-	var open *app.AwaitView
+func awaitOf(run loop.RunView, role string) *loop.AwaitView {
+	var open *loop.AwaitView
 	for i, aw := range run.Awaits {
 		if aw.Role == role {
 			open = &run.Awaits[i]

@@ -30,7 +30,7 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/loop"
 )
 
 // The dummy keys the real CLIs are given: the stand-ins take any key, and nothing abcd prints or
@@ -245,14 +245,14 @@ func (h *harnessRun) abcdOK(t *testing.T, args ...string) *icmd.Result {
 // implementRun runs `abcd implement run` on the spec and asserts what holds of every run through
 // the real CLIs: exit 0, no key in anything abcd printed or wrote, every request answered by a rule,
 // and no process of the run's alive once abcd has exited.
-func (h *harnessRun) implementRun(t *testing.T) app.ImplementRunResult {
+func (h *harnessRun) implementRun(t *testing.T) loop.ImplementRunResult {
 	t.Helper()
 	began := time.Now()
 	res := icmd.RunCmd(icmd.Command(binary, "implement", "run", h.spec, "--json"), icmd.Dir(h.c.dir), icmd.WithEnv(h.env...))
 	t.Logf("implement run took %s", time.Since(began).Round(time.Millisecond))
 	h.lastStderr = res.Stderr()
 	res.Assert(t, icmd.Expected{ExitCode: 0})
-	var out app.ImplementRunResult
+	var out loop.ImplementRunResult
 	decodeOne(t, res.Stdout(), &out)
 	for _, key := range []string{hnAnthropicKey, hnOpenAIKey} {
 		assert.Check(t, !strings.Contains(res.Stdout()+res.Stderr(), key), "the key leaked")
@@ -546,7 +546,7 @@ func TestHarnessImplementRunWithTheRealCLIs(t *testing.T) {
 	h.anthropic.Route(append(implementerRules(), runnertest.Rule{When: []string{hnProve}, Reply: runnertest.Reply{Text: "OK"}})...)
 	h.openai.Route(validatorRules(h.intent)...)
 	out := h.implementRun(t)
-	assert.Check(t, is.Equal(out.Ended, app.EndedFinished), "%+v\n%s", out, h.lastStderr)
+	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%+v\n%s", out, h.lastStderr)
 	assert.Check(t, out.Run.Finished)
 	assert.Check(t, is.Equal(out.Routed, 10), "three implementers, six reviews, one audit")
 	assert.Check(t, is.Equal(out.FellBack, 0), h.lastStderr)
@@ -570,7 +570,7 @@ func TestHarnessImplementRunWithTheRealCLIs(t *testing.T) {
 		}
 	}
 
-	var story app.ImplementRecordResult
+	var story loop.ImplementRecordResult
 	h.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
 	assert.Assert(t, is.Len(story.Implementations, 3))
 	files := map[string]string{"lane-1": "DONE-1", "lane-2": "DONE-2", "lane-3": "DONE-3"}
@@ -650,9 +650,9 @@ func TestHarnessARealCLIsFailureFallsBackToTheHost(t *testing.T) {
 				h.openai.Route(append([]runnertest.Rule{{When: []string{hnValidator, "# " + tc.role + ":"}, Reply: tc.reply}}, validatorRules(h.intent)...)...)
 			}
 			out := h.implementRun(t)
-			assert.Check(t, is.Equal(out.Ended, app.EndedHost), "%+v", out)
+			assert.Check(t, is.Equal(out.Ended, loop.EndedHost), "%+v", out)
 			assert.Check(t, is.Equal(out.FellBack, 1), h.lastStderr)
-			var story app.ImplementRecordResult
+			var story loop.ImplementRecordResult
 			h.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
 			assert.Assert(t, is.Len(story.Fallbacks, 1))
 			f := story.Fallbacks[0]
@@ -707,9 +707,9 @@ func TestHarnessAnInterruptedRunGoesOnWithTheRealCLIs(t *testing.T) {
 	assert.NilError(t, started.Cmd.Process.Signal(os.Interrupt))
 	res := icmd.WaitOnCmd(60*time.Second, started)
 	res.Assert(t, icmd.Expected{ExitCode: 3})
-	var out app.ImplementRunResult
+	var out loop.ImplementRunResult
 	decodeOne(t, res.Stdout(), &out)
-	assert.Check(t, is.Equal(out.Ended, app.EndedInterrupted))
+	assert.Check(t, is.Equal(out.Ended, loop.EndedInterrupted))
 	h.checkNoneLeft(t, res.Stderr())
 	ln := out.Run.Lanes[0]
 	wt := teamClone{name: h.c.name, dir: ln.Worktree, home: h.c.home}
@@ -719,7 +719,7 @@ func TestHarnessAnInterruptedRunGoesOnWithTheRealCLIs(t *testing.T) {
 	h.anthropic.Route(implementerRules()...)
 	h.processes = watchProcesses(t, h.root)
 	again := h.implementRun(t)
-	assert.Check(t, is.Equal(again.Ended, app.EndedFinished), "%s", h.lastStderr)
+	assert.Check(t, is.Equal(again.Ended, loop.EndedFinished), "%s", h.lastStderr)
 	assert.Check(t, is.Contains(h.lastStderr, "interrupted before, goes to runner cc again"))
 	assert.Check(t, is.Equal(again.FellBack, 0))
 }

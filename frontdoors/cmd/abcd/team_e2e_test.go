@@ -23,7 +23,9 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/abcd-dev/abcd/domain/record"
-	"github.com/abcd-dev/abcd/ports/app"
+	"github.com/abcd-dev/abcd/ports/loop"
+	recorduc "github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // teamClone is one person's clone: its folder and its own home (so its own git identity).
@@ -146,10 +148,10 @@ func newTeam(t *testing.T, n int) (teamBase, []teamClone) {
 	icmd.RunCmd(icmd.Command("git", "clone", "-q", b.origin, first.dir), icmd.WithEnv(first.env()...)).Assert(t, icmd.Success)
 	first.git(t, "symbolic-ref", "HEAD", "refs/heads/main")
 	first.abcd(t, 0, nil, "ahoy", "install", "--yes")
-	first.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"true\"}\n}\n", app.SetupVersion))
+	first.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"true\"}\n}\n", setup.SetupVersion))
 
-	intent := func(title string, ready bool) app.RecordSummary {
-		var c app.RecordCreated
+	intent := func(title string, ready bool) recorduc.RecordSummary {
+		var c recorduc.RecordCreated
 		first.abcd(t, 0, &c, "intent", "new", title)
 		if ready {
 			first.fill(t, c.Record.Path, "Press Release", title+" is here.")
@@ -158,7 +160,7 @@ func newTeam(t *testing.T, n int) (teamBase, []teamClone) {
 		return c.Record
 	}
 	built := intent("Faster cold start", true)
-	var plan app.IntentPlanResult
+	var plan recorduc.IntentPlanResult
 	first.abcd(t, 0, &plan, "intent", "plan", built.ID)
 	first.fill(t, plan.Spec.Path, "Steps", "1. Make config loading lazy.")
 	b.built, b.buildSpec = built.ID, plan.Spec.ID
@@ -166,14 +168,14 @@ func newTeam(t *testing.T, n int) (teamBase, []teamClone) {
 	quiet := intent("Quiet logs", true)
 	first.abcd(t, 0, &plan, "intent", "plan", quiet.ID)
 	b.quiet = quiet.ID
-	var c app.RecordCreated
+	var c recorduc.RecordCreated
 	first.abcd(t, 0, &c, "capture", "The status line flickers")
 	b.i1 = c.Record.ID
 	first.abcd(t, 0, &c, "capture", "Lint is slow")
 	b.i2 = c.Record.ID
 	first.abcd(t, 0, &c, "decision", "new", "Use flock for the record lock")
 	b.d = c.Record.ID
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	first.abcd(t, 0, &lint, "lint")
 	first.git(t, "add", "-A")
 	first.git(t, "commit", "-q", "-m", "the record")
@@ -186,7 +188,7 @@ func newTeam(t *testing.T, n int) (teamBase, []teamClone) {
 		icmd.RunCmd(icmd.Command("git", "clone", "-q", b.origin, c.dir), icmd.WithEnv(c.env()...)).Assert(t, icmd.Success)
 		// A collaborator's clone has the committed .gitattributes; lint says the driver is missing in
 		// it, and install adds it to this clone's git config, changing nothing committed.
-		var before app.LintResult
+		var before recorduc.LintResult
 		c.abcd(t, 0, &before, "lint")
 		assert.Check(t, is.Equal(findingCodes(before.Findings)["merge_driver_missing"], 1), "%+v", before.Findings)
 		c.abcd(t, 0, nil, "ahoy", "install", "--yes")
@@ -216,21 +218,21 @@ func findingCodes(fs []record.Finding) map[string]int {
 // the run wrote into the record.
 func runLoop(t *testing.T, c teamClone, spec, intent string) (progress []string, audit string) {
 	t.Helper()
-	var start app.StepResult
+	var start loop.StepResult
 	c.abcd(t, 0, &start, "implement", "start", spec)
 	run := start.Run.Run
 	handed := map[string]bool{}
 	for round := 0; ; round++ {
 		assert.Assert(t, round < 30, "the run did not finish")
 		c.abcd(t, 0, nil, "implement", "step", "--run", run)
-		var st app.ImplementStatusResult
+		var st loop.ImplementStatusResult
 		c.abcd(t, 0, &st, "implement", "status", "--run", run)
 		assert.Assert(t, is.Len(st.Runs, 1))
 		v := st.Runs[0]
 		if v.Finished {
 			break
 		}
-		var open []app.AwaitView
+		var open []loop.AwaitView
 		for _, a := range v.Awaits {
 			if !handed[a.ID] {
 				open = append(open, a)
@@ -258,7 +260,7 @@ func runLoop(t *testing.T, c teamClone, spec, intent string) (progress []string,
 }
 
 // scriptedAgent writes an await's return as the role's agent would.
-func scriptedAgent(t *testing.T, c teamClone, v app.RunView, a app.AwaitView) {
+func scriptedAgent(t *testing.T, c teamClone, v loop.RunView, a loop.AwaitView) {
 	t.Helper()
 	put := func(p, body string) {
 		assert.NilError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -266,7 +268,7 @@ func scriptedAgent(t *testing.T, c teamClone, v app.RunView, a app.AwaitView) {
 	}
 	switch a.Role {
 	case "implementer":
-		var lane app.LaneView
+		var lane loop.LaneView
 		for _, l := range v.Lanes {
 			if l.ID == a.Lane {
 				lane = l
@@ -314,7 +316,7 @@ func work(t *testing.T, b teamBase, c teamClone, closer bool) sideWork {
 	t.Helper()
 	w := sideWork{clone: c, closedAll: closer, reason: "Closed by " + c.name + ".", note: "Seen by " + c.name + " too."}
 	c.git(t, "checkout", "-q", "-b", "work")
-	var made app.RecordCreated
+	var made recorduc.RecordCreated
 	c.abcd(t, 0, &made, "intent", "new", "Intent of "+c.name)
 	w.created = append(w.created, made.Record.ID)
 	c.abcd(t, 0, &made, "capture", "Noticed by "+c.name, "--related", b.built)
@@ -325,7 +327,7 @@ func work(t *testing.T, b teamBase, c teamClone, closer bool) sideWork {
 	w.created = append(w.created, made.Record.ID)
 	c.abcd(t, 0, nil, "issue", "close", b.i1, "--why", w.reason)
 	c.note(t, c.pathOf(t, b.i2), record.SectionNotes, w.note)
-	var plan app.IntentPlanResult
+	var plan recorduc.IntentPlanResult
 	c.abcd(t, 0, &plan, "intent", "plan", b.draft)
 	w.created = append(w.created, plan.Spec.ID)
 	w.progress, w.audit = runLoop(t, c, b.buildSpec, b.built)
@@ -368,14 +370,14 @@ func mergeAll(t *testing.T, into teamClone, sides []sideWork) int {
 		stopped++
 		unmerged := strings.Fields(into.git(t, "diff", "--name-only", "--diff-filter=U"))
 		assert.Assert(t, len(unmerged) > 0, "git stopped the merge with nothing unmerged: %s", res.Combined())
-		var lint app.LintResult
+		var lint recorduc.LintResult
 		into.abcd(t, 1, &lint, "lint")
 		named := namedBy(lint.Findings, "merge_unresolved")
 		assert.Check(t, is.Len(namedBy(lint.Findings, "conflict_markers"), 0), "%+v", lint.Findings)
 		for _, p := range unmerged {
 			assert.Check(t, named[p], "lint does not name %s, which git left unmerged: %+v", p, lint.Findings)
 		}
-		var settled app.RecordFinishMergeResult
+		var settled recorduc.RecordFinishMergeResult
 		into.abcd(t, 0, &settled, "record", "finish-merge")
 		assert.Check(t, is.Len(settled.Left, 0), "%+v", settled)
 		assert.Check(t, is.DeepEqual(sorted(settled.Settled), sorted(unmerged)))
@@ -441,7 +443,7 @@ func checkMerged(t *testing.T, b teamBase, c teamClone, sides []sideWork) {
 	assert.Check(t, strings.HasPrefix(c.pathOf(t, b.i2), ".abcd/work/issues/closed/"))
 	holdsOnce(t, c, b.i1, record.ClosedTwiceMarker)
 
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	c.abcd(t, 1, &lint, "lint")
 	codes := findingCodes(lint.Findings)
 	// Every side planned the draft: its specs, one from each side, are named; the issue closed with
@@ -464,7 +466,7 @@ func checkMerged(t *testing.T, b teamBase, c teamClone, sides []sideWork) {
 	assert.Check(t, is.Equal(codes["duplicate_id"], dups), "%+v", lint.Findings)
 
 	// The check a CI runs on what the merges brought in names the same.
-	var changed app.LintResult
+	var changed recorduc.LintResult
 	c.abcd(t, 1, &changed, "lint", "--changed", "origin/main")
 	assert.Check(t, is.DeepEqual(findingCodes(changed.Findings), codes))
 	assert.Check(t, changed.Checked <= lint.Checked)
@@ -484,7 +486,7 @@ func recordTree(t *testing.T, c teamClone) map[string]string { return c.records(
 // reasons of the issue closed on every side and remove the marker. Lint is clean after.
 func settle(t *testing.T, b teamBase, c teamClone) {
 	t.Helper()
-	var specs app.RecordListResult
+	var specs recorduc.RecordListResult
 	c.abcd(t, 0, &specs, "spec", "list", "--lifecycle", "open")
 	var twice []string
 	for _, s := range specs.Records {
@@ -504,7 +506,7 @@ func settle(t *testing.T, b teamBase, c teamClone) {
 		}
 	}
 	c.write(t, p, strings.Join(kept, ""))
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	c.abcd(t, 0, &lint, "lint")
 	assert.Check(t, is.Len(findingCodes(lint.Findings), 0), "%+v", lint.Findings)
 }
@@ -591,7 +593,7 @@ func TestTeamConflictsAreGitsAndLintNamesThem(t *testing.T) {
 		assert.Check(t, is.Equal(strings.Count(data, "<<<<<<< ours"), 1), data)
 		// Only the press release is in conflict: the rest of the records merged.
 		noMarkersBut(t, into, p)
-		var lint app.LintResult
+		var lint recorduc.LintResult
 		into.abcd(t, 1, &lint, "lint")
 		codes := findingCodes(lint.Findings)
 		assert.Check(t, is.Equal(codes["conflict_markers"], 1), "%+v", lint.Findings)
@@ -609,7 +611,7 @@ func TestTeamConflictsAreGitsAndLintNamesThem(t *testing.T) {
 	bare.git(t, "fetch", "-q", one.dir, "work:"+one.name)
 	res := bare.cmd("git", "merge", "--no-edit", one.name)
 	assert.Check(t, is.Equal(res.ExitCode, 1), "%s", res.Combined())
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	bare.abcd(t, 1, &lint, "lint")
 	codes := findingCodes(lint.Findings)
 	assert.Check(t, codes["conflict_markers"] >= 2, "%+v", lint.Findings)
@@ -661,7 +663,7 @@ func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
 	for i, rs := range results {
 		for _, res := range rs {
 			res.Assert(t, icmd.Success)
-			var c app.RecordCreated
+			var c recorduc.RecordCreated
 			decodeOne(t, res.Stdout(), &c)
 			made[c.Record.ID+"/"+clones[i].name] = clones[i].name
 			sec := c.Record.ID[4:16]
@@ -681,14 +683,14 @@ func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
 	t.Logf("%d records in %d clones; %d seconds saw records of several clones", len(made), len(clones), shared)
 
 	// The sure collision: the second clone holds an issue under the first clone's first id.
-	var first app.RecordCreated
+	var first recorduc.RecordCreated
 	decodeOne(t, results[0][0].Stdout(), &first)
 	twin := filepath.Dir(first.Record.Path) + "/" + record.FileName(first.Record.ID, "twin-of-another")
 	made0, err := time.Parse(time.DateOnly, first.Record.Date)
 	assert.NilError(t, err)
 	twinData := record.RenderIssue(record.NewIssue(first.Record.ID, "Twin of another", "Another thing altogether.", "minor", "abcd capture", nil, made0))
 	clones[1].write(t, twin, string(twinData))
-	var related app.RecordCreated
+	var related recorduc.RecordCreated
 	clones[1].abcd(t, 0, &related, "capture", "Caused by the twin", "--related", first.Record.ID)
 	for _, c := range clones {
 		c.git(t, "add", "-A")
@@ -709,7 +711,7 @@ func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
 		id, _ := record.IDOfFileName(p)
 		byID[id] = append(byID[id], p)
 	}
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	into.abcd(t, 1, &lint, "lint")
 	named := namedBy(lint.Findings, "duplicate_id")
 	dupFiles := 0
@@ -725,7 +727,7 @@ func TestTeamIdsMadeAtTheSameSecondsInEightClones(t *testing.T) {
 	assert.Check(t, dupFiles >= 2)
 
 	// Renumber mends each: the twin first, whose capture's reference git shows was made to it.
-	var renumbered app.RecordRenumberResult
+	var renumbered recorduc.RecordRenumberResult
 	into.abcd(t, 0, &renumbered, "record", "renumber", twin)
 	assert.Check(t, is.DeepEqual(renumbered.Rewritten, []string{related.Record.Path}))
 	assert.Check(t, is.Len(renumbered.Unsure, 0))
@@ -757,7 +759,7 @@ func TestTeamClosingTheLastOpenIssueLeavesANewOneOpen(t *testing.T) {
 	closer.abcd(t, 0, nil, "issue", "close", b.i1, "--why", "Fixed.")
 	closer.abcd(t, 0, nil, "issue", "close", b.i2, "--why", "Fixed too.")
 	closer.git(t, "commit", "-q", "-a", "-m", "every issue closed")
-	var c app.RecordCreated
+	var c recorduc.RecordCreated
 	filer.abcd(t, 0, &c, "capture", "The board shows a stale route")
 	filer.git(t, "add", "-A")
 	filer.git(t, "commit", "-q", "-m", "a new issue")
@@ -766,7 +768,7 @@ func TestTeamClosingTheLastOpenIssueLeavesANewOneOpen(t *testing.T) {
 	res.Assert(t, icmd.Success)
 	assert.Check(t, is.Equal(filer.pathOf(t, c.Record.ID), c.Record.Path))
 	assert.Check(t, strings.HasPrefix(c.Record.Path, ".abcd/work/issues/open/"), c.Record.Path)
-	var lint app.LintResult
+	var lint recorduc.LintResult
 	filer.abcd(t, 0, &lint, "lint")
 	assert.Check(t, is.Len(findingCodes(lint.Findings), 0), "%+v", lint.Findings)
 

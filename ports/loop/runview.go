@@ -1,0 +1,315 @@
+package loop
+
+import (
+	"context"
+	"sort"
+
+	"github.com/abcd-dev/abcd/domain/hint"
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports/history"
+	"github.com/abcd-dev/abcd/ports/internal/core"
+)
+
+// AwaitView is an open await: who is waited on, the brief to hand them and where they write.
+type AwaitView struct {
+	ID      string                `json:"id"`
+	Lane    string                `json:"lane"`
+	Kind    string                `json:"kind"`
+	Role    string                `json:"role"`
+	Round   int                   `json:"round" jsonschema:"minimum=0"`
+	Brief   string                `json:"brief"`
+	Return  string                `json:"return"`
+	Routing oracle.RequestRouting `json:"routing"`
+	// Next is what the harness does for the await: the agent to start and the return to hand in.
+	Next hint.Next `json:"next"`
+}
+
+// LaneView is a lane's standing.
+type LaneView struct {
+	ID     string `json:"id"`
+	Step   int    `json:"step" jsonschema:"minimum=0"`
+	Text   string `json:"text"`
+	Branch string `json:"branch"`
+	Stage  string `json:"stage"`
+	Round  int    `json:"round" jsonschema:"minimum=0"`
+	Failed int    `json:"failed" jsonschema:"minimum=0"`
+	Head   string `json:"head"`
+	// After lists the lanes this one builds on; Integration marks the spec run's integration lane.
+	After       []string `json:"after"`
+	Integration bool     `json:"integration"`
+	// Start is the commit the lane started from; Worktree its own checkout (absolute), "" before
+	// the lane starts and once the run is over.
+	Start    string `json:"start"`
+	Worktree string `json:"worktree"`
+	// Findings is why a lane was handed back, what its failed round found, or the merge by hand it
+	// waits for.
+	Findings string `json:"findings"`
+}
+
+// RunView is one run's standing.
+type RunView struct {
+	Run      string `json:"run"`
+	Kind     string `json:"kind"`
+	Spec     string `json:"spec"`
+	Intent   string `json:"intent"`
+	Base     string `json:"base"`
+	Finished bool   `json:"finished"`
+	// Problem says why a run could not be read ("" for every readable run).
+	Problem string      `json:"problem"`
+	Lanes   []LaneView  `json:"lanes"`
+	Awaits  []AwaitView `json:"awaits"`
+	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
+	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
+	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
+}
+
+// RecordVerdictView is one verdict in a run's story.
+type RecordVerdictView struct {
+	Lane     string `json:"lane"`
+	Round    int    `json:"round" jsonschema:"minimum=0"`
+	Role     string `json:"role"`
+	Word     string `json:"word"`
+	Pass     bool   `json:"pass"`
+	Tier     string `json:"tier"`
+	Route    string `json:"route"`
+	Ran      string `json:"ran"`
+	Return   string `json:"return"`
+	SHA256   string `json:"sha256"`
+	Findings string `json:"findings"`
+	// Receipt is the route block: what was asked, tried and used, and why they differ.
+	Receipt oracle.Receipt `json:"receipt"`
+	// Call is what a provider reported of the call, when one answered.
+	Call CallView `json:"call"`
+	// Sessions are the keys of the captured harness sessions that served this review (History).
+	Sessions []string `json:"sessions"`
+	// Runner is the runner's receipt, when a runner answered.
+	Runner *runner.Receipt `json:"runner,omitempty"`
+}
+
+// FallbackView is a fallback receipt.
+type FallbackView struct {
+	At     string `json:"at"`
+	Lane   string `json:"lane"`
+	Round  int    `json:"round" jsonschema:"minimum=0"`
+	Role   string `json:"role"`
+	Asked  string `json:"asked"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	Ran    string `json:"ran"`
+	// Cause is a runner's cause and Runner its receipt, when the route that fell back was a runner.
+	Cause  runner.Cause    `json:"cause,omitempty"`
+	Runner *runner.Receipt `json:"runner,omitempty"`
+}
+
+// ImplementRecordResult is a run's whole story.
+type ImplementRecordResult struct {
+	Run             RunView              `json:"run"`
+	Implementations []ImplementationView `json:"implementations"`
+	Verdicts        []RecordVerdictView  `json:"verdicts"`
+	Fallbacks       []FallbackView       `json:"fallbacks"`
+	ByRoute         []Count              `json:"by_route"`
+	ByRole          []Count              `json:"by_role"`
+	// History is the captured harness sessions that served the run's steps, from this machine's
+	// history (abcd history); each implementation and verdict names its own.
+	History history.RunHistory `json:"history"`
+}
+
+// CallView is what a provider reported of the call that answered a step; empty for the host and rp.
+type CallView struct {
+	Provider       string `json:"provider"`
+	ModelAsked     string `json:"model_asked"`
+	ModelReported  string `json:"model_reported"`
+	SchemaEnforced bool   `json:"schema_enforced"`
+	TokensIn       int    `json:"tokens_in" jsonschema:"minimum=0"`
+	TokensOut      int    `json:"tokens_out" jsonschema:"minimum=0"`
+}
+
+// FallbackCount is how many steps asked of a route, or of a role, fell back to the host.
+type FallbackCount struct {
+	Name  string `json:"name"`
+	Total int    `json:"total" jsonschema:"minimum=1"`
+}
+
+// ImplementationView is an implementer's recorded receipt.
+type ImplementationView struct {
+	Lane    string   `json:"lane"`
+	Round   int      `json:"round" jsonschema:"minimum=0"`
+	Commits []string `json:"commits"`
+	Head    string   `json:"head"`
+	Model   string   `json:"model"`
+	// Receipt is the route block of the implementer's step: the route that ran it (the harness, or a
+	// runner), and the model it names is the model reported.
+	Receipt oracle.Receipt `json:"receipt"`
+	// Sessions are the keys of the captured harness sessions that served this step (History).
+	Sessions []string `json:"sessions"`
+	// Runner is the runner's receipt, when a runner took the step (abcd's commit is its commits).
+	Runner *runner.Receipt `json:"runner,omitempty"`
+}
+
+// Count is how many verdicts a route or a role gave.
+type Count struct {
+	Name   string `json:"name"`
+	Total  int    `json:"total" jsonschema:"minimum=0"`
+	Passed int    `json:"passed" jsonschema:"minimum=0"`
+	Failed int    `json:"failed" jsonschema:"minimum=0"`
+}
+
+func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecordResult, error) {
+	if root, git := a.RepoRoot(); !git {
+		return ImplementRecordResult{}, core.NotARepository("implement_record", root)
+	}
+	run, err := a.pickAnyRun(ctx, "implement_record", in.Run)
+	if err != nil {
+		return ImplementRecordResult{}, err
+	}
+	s, err := a.LoadRun(ctx, run)
+	if err != nil {
+		return ImplementRecordResult{}, err
+	}
+	res := ImplementRecordResult{Run: a.runView(s), Implementations: []ImplementationView{}, Verdicts: []RecordVerdictView{},
+		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}, History: a.History.RunHistory(ctx, s.Run)}
+	routes, roles := map[string]*Count{}, map[string]*Count{}
+	bump := func(m map[string]*Count, name string, pass bool) {
+		c, ok := m[name]
+		if !ok {
+			c = &Count{Name: name}
+			m[name] = c
+		}
+		c.Total++
+		if pass {
+			c.Passed++
+		} else {
+			c.Failed++
+		}
+	}
+	for _, l := range s.Lanes {
+		for _, im := range l.Implementations {
+			implementer := oracle.Route{Agent: loop.RoleImplementer, Row: oracle.Row{Tier: oracle.HostDecides}}
+			ran := oracle.HarnessName
+			var receipt *runner.Receipt
+			if im.Answered != nil {
+				ran, receipt = im.Answered.Route, im.Answered.Runner
+			}
+			tried, reason := implementerFallback(s, l.ID, im.Round)
+			if tried == "" || im.Answered != nil {
+				tried, reason = ran, ""
+			}
+			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model,
+				Receipt: implementer.Receipt(tried, ran, reason, im.Model), Runner: receipt, Sessions: history.StepSessions(res.History, l.ID, im.Receipt)})
+		}
+		for _, r := range l.Rounds {
+			for _, v := range r.Verdicts {
+				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
+					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
+					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return)})
+				bump(routes, v.Routing.Ran, v.Pass)
+				bump(roles, v.Role, v.Pass)
+			}
+		}
+	}
+	for _, f := range s.Fallbacks {
+		res.Fallbacks = append(res.Fallbacks, FallbackView{At: f.At, Lane: f.Lane, Round: f.Round, Role: f.Role, Asked: f.Asked, Reason: f.Reason,
+			Detail: f.Detail, Ran: f.Ran, Cause: runner.Cause(f.Cause), Runner: f.Runner})
+	}
+	for _, m := range []struct {
+		src map[string]*Count
+		dst *[]Count
+	}{{routes, &res.ByRoute}, {roles, &res.ByRole}} {
+		for _, c := range m.src {
+			*m.dst = append(*m.dst, *c)
+		}
+		sort.Slice(*m.dst, func(i, j int) bool { return (*m.dst)[i].Name < (*m.dst)[j].Name })
+	}
+	return res, nil
+}
+
+// runView is a run's standing, every path in it absolute so an agent in any folder can follow it.
+func (a *Deps) runView(s loop.State) RunView {
+	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
+	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
+	root := a.Root()
+	for _, l := range s.Lanes {
+		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
+			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings}
+		if l.Worktree != "" {
+			lv.Worktree = loop.Abs(root, l.Worktree)
+		}
+		v.Lanes = append(v.Lanes, lv)
+		for _, aw := range l.Awaits {
+			aw = aw.Under(root)
+			v.Awaits = append(v.Awaits, AwaitView{ID: aw.ID, Lane: l.ID, Kind: string(aw.Kind), Role: aw.Role, Round: aw.Round, Brief: aw.Brief, Return: aw.Return,
+				Routing: requestRouting(aw.Routing), Next: loop.Next(aw)})
+		}
+	}
+	return v
+}
+
+// nextSteps says what the harness does next for a run, every path absolute.
+func (a *Deps) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.Root()) }
+
+// routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
+// fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the
+// tier), if any.
+func routeReceipt(s loop.State, lane string, round int, v loop.Verdict) oracle.Receipt {
+	tried := v.Routing.Connection
+	if v.Routing.Route != "" && v.Routing.Route != "host" {
+		tried = v.Routing.Route
+	}
+	reason := v.Routing.Fallback
+	for _, f := range s.Fallbacks {
+		if f.Lane == lane && f.Round == round && f.Role == v.Role {
+			reason = review.FallbackReason(f.Reason).Sentence()
+		}
+	}
+	route := oracle.Route{Agent: v.Role, Row: oracle.Row{Tier: oracle.Tier(v.Routing.Tier)}, Override: v.Routing.Override, Settings: oracle.Settings{}}
+	for k, val := range v.Answered.Settings {
+		route.Settings[k] = oracle.Scalar(val)
+	}
+	return route.Receipt(tried, v.Routing.Ran, reason, v.Answered.ModelReported)
+}
+
+// implementerFallback is the route an implementer's step of a lane's round asked for and why it
+// went to the host, when a route beside it gave it up (both "" otherwise).
+func implementerFallback(s loop.State, lane string, round int) (string, string) {
+	asked, reason := "", ""
+	for _, f := range s.Fallbacks {
+		if f.Lane == lane && f.Round == round && f.Role == loop.RoleImplementer {
+			asked, reason = f.Asked, review.FallbackReason(f.Reason).Sentence()
+		}
+	}
+	return asked, reason
+}
+
+// callView is what a provider reported of the call a verdict came from; empty unless a provider ran.
+func callView(v loop.Verdict) CallView {
+	if v.Answered.Runner != nil || v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
+		return CallView{}
+	}
+	return CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,
+		SchemaEnforced: v.Answered.SchemaEnforced, TokensIn: v.Answered.TokensIn, TokensOut: v.Answered.TokensOut}
+}
+
+// fallbackCounts counts a run's fallbacks per route asked and per role.
+func fallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
+	count := func(key func(loop.Fallback) string) []FallbackCount {
+		m := map[string]int{}
+		for _, f := range s.Fallbacks {
+			m[key(f)]++
+		}
+		out := []FallbackCount{}
+		for name, n := range m {
+			out = append(out, FallbackCount{Name: name, Total: n})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		return out
+	}
+	return count(func(f loop.Fallback) string { return f.Asked }), count(func(f loop.Fallback) string { return f.Role })
+}
+
+func requestRouting(r loop.Routing) oracle.RequestRouting {
+	return oracle.RequestRouting{Agent: r.Agent, Tier: oracle.Tier(r.Tier), FanOut: r.FanOut, Source: oracle.Source(r.Source),
+		Origin: r.Origin, Override: r.Override, Connection: r.Connection, Fallback: r.FallbackText()}
+}
