@@ -556,6 +556,15 @@ type CommandReader interface {
 	ReadLine(line string) (guard.Line, error)
 }
 
+// Links resolves a path's symbolic links as the kernel does, for the guard: a write through a link
+// is a write to where it lands.
+type Links interface {
+	// Resolve is abs (an absolute path) with every link on its way followed one name at a time, a
+	// link replaced by what it names before a later .. climbs out of it, a link that names nothing
+	// yet included; from the first name that does not exist the rest is taken as written.
+	Resolve(abs string) string
+}
+
 // ---- Providers (issue 12) ----
 
 // Providers opens the OpenAI-compatible providers this machine configures. Opening never dials: the

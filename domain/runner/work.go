@@ -65,28 +65,11 @@ type GuardedWrite struct {
 	Path, Rule, Why string
 }
 
-// WriteLines are the command lines that stand for what the step did at a changed path, read by the
-// guard's rules as the hook reads a file tool's write: a write of the path (a file added, changed,
-// or its mode or type changed), a removal of it, and for a symbolic link its making too (a link to
-// the guard's file is a write to it). A change that slipped past the hook (an interpreter, a patch
-// the guard read otherwise than the CLI, a shell the hook never saw) is caught here, before abcd
-// commits it.
-func WriteLines(e Entry) []string {
-	p := text.ShellQuote(strings.TrimSuffix(e.Path, "/"))
-	switch e.Kind {
-	case EntryDeleted:
-		return []string{"rm -- " + p}
-	case EntryLink:
-		return []string{": > " + p, "ln -s -- " + text.ShellQuote(e.Link) + " " + p}
-	}
-	return []string{": > " + p}
-}
-
 // CheckWork says whether an implementer's step left work abcd may commit: nothing but the worktree's
 // files changed (HEAD, the lane's branch and every ref outside AbcdRefs as they were; git's
 // configuration, hooks and info as they were), no changed path escapes the worktree, no changed
-// path is one the guard's write rules block (guarded, found by the caller with WriteLines), and
-// something changed. The first rule broken is the failure, in that order; nil when the work may be
+// path is one the guard's write rules block (guarded, found by the caller: each change read as a
+// write of its path), and something changed. The first rule broken is the failure, in that order; nil when the work may be
 // committed.
 func CheckWork(before, after Snapshot, laneRef string, changes []Entry, guarded []GuardedWrite) *Failure {
 	if f := refsMoved(before, after, laneRef); f != nil {

@@ -118,19 +118,3 @@ func TestCommitMessageIsTheSummary(t *testing.T) {
 	assert.Check(t, len(long) < 17<<10)
 	assert.Check(t, is.Contains(long, "[cut]"))
 }
-
-func TestWriteLinesStandForEveryKindOfChange(t *testing.T) {
-	for _, c := range []struct {
-		e    Entry
-		want []string
-	}{
-		{Entry{Path: "a b/c.txt", Kind: EntryFile}, []string{": > 'a b/c.txt'"}},
-		{Entry{Path: "it's", Kind: EntryFile}, []string{`: > 'it'\''s'`}},
-		{Entry{Path: ".abcd/guard.json", Kind: EntryDeleted}, []string{"rm -- '.abcd/guard.json'"}},
-		{Entry{Path: "g", Kind: EntryLink, Link: ".abcd"}, []string{": > 'g'", "ln -s -- '.abcd' 'g'"}},
-		{Entry{Path: "vendor/x/", Kind: EntryRepo}, []string{": > 'vendor/x'"}},
-		{Entry{Path: "pipe", Kind: EntryOther}, []string{": > 'pipe'"}},
-	} {
-		assert.Check(t, is.DeepEqual(WriteLines(c.e), c.want), c.e.Path)
-	}
-}

@@ -92,16 +92,21 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 // guardRun runs the verb with the cwd defaulting to the process's own folder; a relative one is
 // refused by the folder's own type, as docs/guard.md says.
 func guardRun(c *cobra.Command, a *app.App, line, cwd string) (guarduc.GuardVerdict, error) {
-	if cwd == "" {
-		if wd, err := os.Getwd(); err == nil {
-			cwd = wd
-		}
-	}
-	res, err := a.Run(c.Context(), "guard_check", &guarduc.GuardCheckInput{Command: guard.CommandLine(line), Cwd: guard.Folder(cwd)})
+	res, err := a.Run(c.Context(), "guard_check", &guarduc.GuardCheckInput{Command: guard.CommandLine(line), Cwd: guard.Folder(hookCwd(cwd))})
 	if err != nil {
 		return guarduc.GuardVerdict{}, err
 	}
 	return res.(guarduc.GuardVerdict), nil
+}
+
+// hookCwd is the folder a check runs in: the one given, else the process's own.
+func hookCwd(cwd string) string {
+	if cwd == "" {
+		if wd, err := os.Getwd(); err == nil {
+			return wd
+		}
+	}
+	return cwd
 }
 
 // readBounded reads at most max+1 bytes, so a caller sees that there was more without reading it all.
@@ -280,7 +285,7 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fail(fmt.Sprintf("the hook's cwd %q is not an absolute path", text.Clip(p.Cwd)))
 	}
-	line, what, err := hookLine(p, gemini)
+	line, writes, what, err := hookLine(p, gemini)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -288,10 +293,15 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 		fmt.Fprintf(s.Err, "abcd guard: not checked: tool %q is not a shell command or a file write\n", text.Clip(p.ToolName))
 		return geminiAllow(s, gemini)
 	}
-	if strings.TrimSpace(line) == "" {
+	if writes == nil && strings.TrimSpace(line) == "" {
 		return geminiAllow(s, gemini) // nothing runs
 	}
-	v, err := guardRun(c, a, line, p.Cwd)
+	var v guarduc.GuardVerdict
+	if writes != nil {
+		v, err = a.GuardWrites(c.Context(), hookCwd(p.Cwd), writes)
+	} else {
+		v, err = guardRun(c, a, line, p.Cwd)
+	}
 	if err != nil {
 		doc := refusal.DocumentOf(err)
 		return fail(doc.What + ": " + doc.Why)
@@ -302,134 +312,59 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 	return claudeAnswer(s, v, what)
 }
 
-// hookLine is the command line the hook checks: the shell tool's command, or, for a tool that
-// writes a file, a redirection to that file (what writing it amounts to). what is "command" or
-// "write"; empty for a tool the guard does not check.
-func hookLine(p hookPayload, gemini bool) (line, what string, err error) {
+// hookLine is what the hook checks: the shell tool's command line, or, for a tool that writes files,
+// the writes it makes (the guard reads each as the line that makes it, links on the way followed).
+// what is "command" or "write"; empty for a tool the guard does not check.
+func hookLine(p hookPayload, gemini bool) (line string, writes []guard.Write, what string, err error) {
 	shellTool := (!gemini && p.ToolName == "Bash") || (gemini && p.ToolName == "run_shell_command")
 	if shellTool {
 		cmd, present, err := p.inputString("command")
 		if err != nil || !present {
-			return "", "", fmt.Errorf("the shell tool's input has no command string")
+			return "", nil, "", fmt.Errorf("the shell tool's input has no command string")
 		}
-		return cmd, "command", nil
+		return cmd, nil, "command", nil
 	}
 	if !gemini && p.ToolName == "write_stdin" {
 		// Codex typing into a command it started: what it types is run by whatever reads it, a shell
 		// at worst, so it is checked as a command line.
 		chars, present, err := p.inputString("chars")
 		if err != nil || !present {
-			return "", "", fmt.Errorf("the write_stdin tool's input has no chars string")
+			return "", nil, "", fmt.Errorf("the write_stdin tool's input has no chars string")
 		}
-		return chars, "command", nil
+		return chars, nil, "command", nil
 	}
 	if !gemini && p.ToolName == "apply_patch" {
 		patch, present, err := p.inputString("command")
 		if err != nil || !present {
-			return "", "", fmt.Errorf("the apply_patch tool's input has no command string")
+			return "", nil, "", fmt.Errorf("the apply_patch tool's input has no command string")
 		}
-		line, err := patchWrites(patch, p.Cwd)
-		return line, "write", err
+		writes, err := patchWrites(patch)
+		return "", writes, "write", err
 	}
 	key, ok := fileTools[p.ToolName]
 	if !ok {
-		return "", "", nil
+		return "", nil, "", nil
 	}
 	file, present, err := p.inputString(key)
 	if err != nil || !present || file == "" {
-		return "", "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
+		return "", nil, "", fmt.Errorf("the %s tool's input has no %s string", text.Clip(p.ToolName), key)
 	}
-	return writesTo(file, p.Cwd, ": > "), "write", nil
+	return "", []guard.Write{{Path: file}}, "write", nil
 }
 
-// writesTo is a write (or a removal) of file as the guard reads it: the path as written and, where a
-// link on the way makes it another, the path it resolves to, so a write through a link to a guarded
-// file is a write to that file.
-func writesTo(file, cwd, op string) string {
-	line := op + text.ShellQuote(file)
-	if real := resolved(file, cwd); real != "" {
-		line += "; " + op + text.ShellQuote(real)
-	}
-	return line
-}
-
-// resolved is the path file names once the links on its way are followed as the kernel follows
-// them; "" when that is the path as written (or it cannot be told: no absolute folder to read a
-// relative path in).
-func resolved(file, cwd string) string {
-	abs := file
-	if !filepath.IsAbs(abs) {
-		if cwd == "" {
-			return ""
-		}
-		abs = cwd + string(filepath.Separator) + abs
-	}
-	if real := follow(abs); real != filepath.Clean(abs) {
-		return real
-	}
-	return ""
-}
-
-// follow resolves abs one name at a time: a link is replaced by what it names before a later ..
-// climbs out of it (l/../x, with l a link to a folder, is x beside that folder, not beside l), a link
-// that names nothing yet included, at most 40 links as the kernel allows. From the first name that
-// does not exist the rest is taken as written.
-func follow(abs string) string {
-	vol := filepath.VolumeName(abs)
-	root := vol + string(filepath.Separator)
-	done := root
-	todo := strings.Split(filepath.ToSlash(abs[len(vol):]), "/")
-	for links := 0; len(todo) > 0; {
-		name := todo[0]
-		todo = todo[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			done = filepath.Dir(done)
-			continue
-		}
-		next := filepath.Join(done, name)
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 || links >= 40 {
-			if err != nil {
-				return filepath.Join(append([]string{next}, todo...)...)
-			}
-			done = next
-			continue
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return filepath.Join(append([]string{next}, todo...)...)
-		}
-		links++
-		if filepath.IsAbs(target) {
-			tvol := filepath.VolumeName(target)
-			done, target = tvol+string(filepath.Separator), target[len(tvol):]
-		}
-		todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
-	}
-	return done
-}
-
-// patchWrites is what a Codex apply_patch does, as the shell lines the guard reads: each file the
-// patch adds, updates or moves to is a write to it, each it deletes a removal, each path as Codex
-// reads it and as written. A patch the guard cannot read (no file, a header it cannot parse) is
-// refused, so it is blocked.
-func patchWrites(patch, cwd string) (string, error) {
+// patchWrites is what a Codex apply_patch does: each file the patch adds, updates or moves to is a
+// write to it, each it deletes a removal, each path as Codex reads it and as written. A patch the
+// guard cannot read (no file, a header it cannot parse) is refused, so it is blocked.
+func patchWrites(patch string) ([]guard.Write, error) {
 	files, err := guard.PatchFiles(patch)
 	if err != nil {
-		return "", fmt.Errorf("the apply_patch tool's patch was not checked: %w", err)
+		return nil, fmt.Errorf("the apply_patch tool's patch was not checked: %w", err)
 	}
-	writes := make([]string, 0, len(files))
+	writes := make([]guard.Write, 0, len(files))
 	for _, f := range files {
-		if f.Remove {
-			writes = append(writes, writesTo(f.Path, cwd, "rm -- "))
-		} else {
-			writes = append(writes, writesTo(f.Path, cwd, ": > "))
-		}
+		writes = append(writes, guard.Write{Path: f.Path, Remove: f.Remove})
 	}
-	return strings.Join(writes, "; "), nil
+	return writes, nil
 }
 
 // claudeAnswer is the PreToolUse answer Claude Code and Codex read: a deny with the reason for a

@@ -91,7 +91,12 @@ func FuzzPatchWrites(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, patch string) {
-		line, err := patchWrites(patch, "")
+		writes, err := patchWrites(patch)
+		var lines []string
+		for _, w := range writes {
+			lines = append(lines, w.Lines("")...)
+		}
+		line := strings.Join(lines, "; ")
 		headers, clean := 0, true
 		for _, l := range strings.Split(patch, "\n") {
 			l = strings.TrimFunc(l, rustSpace)

@@ -76,6 +76,7 @@ type App struct {
 	// none (the briefs say so).
 	DoD      ports.DoD
 	Commands ports.CommandReader // the guard's shell reader
+	Links    ports.Links         // resolves the links on a written path's way, for the guard
 	Rules    ports.RulesSource   // the rules' machine and repository files
 	// History keeps captured sessions; Transcripts reads the harnesses' session files; Credentials
 	// are the keys abcd holds: redaction looks for them, and every text a route says is scrubbed of

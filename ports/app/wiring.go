@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/abcd-dev/abcd/domain/oracle"
+	dguard "github.com/abcd-dev/abcd/domain/guard"
+
 	"github.com/abcd-dev/abcd/ports/guard"
 	"github.com/abcd-dev/abcd/ports/history"
 	"github.com/abcd-dev/abcd/ports/internal/core"
@@ -33,7 +34,7 @@ func (a *App) forCall(ctx context.Context) *families {
 		Credentials: a.Credentials, Connections: a.Connections, Verbs: Lookup}.ForCall(ctx)
 	f := &families{}
 	f.record = &record.Deps{Core: c, Journal: a.Journal, Git: a.Git, Random: a.Random, Roster: a.Roster, MergeFiles: a.MergeFiles}
-	f.guard = &guard.Deps{Core: c, Commands: a.Commands, Prompter: a.Prompter}
+	f.guard = &guard.Deps{Core: c, Commands: a.Commands, Prompter: a.Prompter, Links: a.Links}
 	if a.Reroot != nil {
 		f.guard.Reroot = func(dir string) *guard.Deps { return a.Reroot(dir).forCall(ctx).guard }
 	}
@@ -66,15 +67,15 @@ func (f *families) depsOf(v verb.Verb) any {
 	panic(fmt.Sprintf("verb %s takes %v, which no family provides", v.Name, v.DepsType()))
 }
 
-// Routes checks an invocation's route flags against what the verb dispatches and the connections
-// this machine has configured (loop.Deps.Routes), for a front door before it runs the verb.
-func (a *App) Routes(ctx context.Context, name string, flags []oracle.RouteText) (map[string]oracle.FlagRoute, error) {
-	return a.forCall(ctx).loop.Routes(ctx, name, flags)
-}
-
 // MergeRecord merges one record file as git's merge driver (record.Deps.MergeRecord).
 func (a *App) MergeRecord(ctx context.Context, in record.MergeDriverInput) (record.MergeDriverResult, error) {
 	return a.forCall(ctx).record.MergeRecord(ctx, in)
+}
+
+// GuardWrites is the guard's verdict on writes an agent's tool makes in the folder cwd, for the
+// guard hook (guard.CheckWrites): a file tool's write or a patch's files, links on the way followed.
+func (a *App) GuardWrites(ctx context.Context, cwd string, writes []dguard.Write) (guard.GuardVerdict, error) {
+	return guard.CheckWrites(ctx, a.forCall(ctx).guard, cwd, writes)
 }
 
 // RulesHook is the prompt hook's match of the rules a prompt calls for (rules.Deps.RulesHook).

@@ -12,6 +12,7 @@ type Deps struct {
 	*core.Core
 	Commands ports.CommandReader // the guard's shell reader
 	Prompter ports.Prompter
+	Links    ports.Links // resolves the links on a written path's way; nil reads every path as written
 	// Reroot is the guard over the repository containing dir (abcd mcp serve --repo); nil where the
 	// assembly offers none.
 	Reroot func(dir string) *Deps

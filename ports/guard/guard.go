@@ -268,7 +268,7 @@ func (a *Deps) WriteGuard(ctx context.Context) (writeGuard, error) {
 }
 
 // guarded lists the changes under dir (absolute) that a block-tier rule stops as writes, each with
-// the deciding rule.
+// the deciding rule: each change read as the write it is (Write), links on its way followed.
 func (w writeGuard) Guarded(dir string, changes []runner.Entry) ([]runner.GuardedWrite, error) {
 	root, git := w.a.Setup.Root()
 	repo := ""
@@ -278,7 +278,7 @@ func (w writeGuard) Guarded(dir string, changes []runner.Entry) ([]runner.Guarde
 	gctx := guard.Context{Cwd: dir, Repo: repo, Machine: w.machine, Unallowed: w.rules.unallowed}
 	var out []runner.GuardedWrite
 	for _, e := range changes {
-		for _, l := range runner.WriteLines(e) {
+		for _, l := range w.a.WriteLines(dir, writeOf(e)) {
 			line, err := w.a.Commands.ReadLine(l)
 			if err != nil {
 				return nil, err
@@ -290,4 +290,55 @@ func (w writeGuard) Guarded(dir string, changes []runner.Entry) ([]runner.Guarde
 		}
 	}
 	return out, nil
+}
+
+// writeOf is what a step did at a changed path of its worktree, as a write: a file added, changed,
+// or its mode or type changed; a removal; a link made.
+func writeOf(e runner.Entry) guard.Write {
+	w := guard.Write{Path: strings.TrimSuffix(e.Path, "/")}
+	switch e.Kind {
+	case runner.EntryDeleted:
+		w.Remove = true
+	case runner.EntryLink:
+		w.Link = e.Link
+	}
+	return w
+}
+
+// WriteLines are the shell lines the guard reads for w, made in the folder cwd: the write as named
+// and, where the links on its way make it another path, the same write of that path. The one place
+// a write of a path becomes what the guard's rules read: the hook's file tools and patches, and
+// what a runner's step left changed, all come here.
+func (a *Deps) WriteLines(cwd string, w guard.Write) []string {
+	return w.Lines(a.resolved(w.Path, cwd))
+}
+
+// resolved is the path file names once the links on its way are followed; "" when that is the
+// path as written, or it cannot be told (no links port, or no absolute folder to read a relative
+// path in).
+func (a *Deps) resolved(file, cwd string) string {
+	if a.Links == nil {
+		return ""
+	}
+	abs := file
+	if !filepath.IsAbs(abs) {
+		if cwd == "" {
+			return ""
+		}
+		abs = cwd + string(filepath.Separator) + abs
+	}
+	if real := a.Links.Resolve(abs); real != filepath.Clean(abs) {
+		return real
+	}
+	return ""
+}
+
+// CheckWrites is the guard's verdict on writes an agent's tool makes in the folder cwd (a file
+// tool's write, a patch's files): the same check as guard_check on the lines that make them.
+func CheckWrites(ctx context.Context, a *Deps, cwd string, writes []guard.Write) (GuardVerdict, error) {
+	var lines []string
+	for _, w := range writes {
+		lines = append(lines, a.WriteLines(cwd, w)...)
+	}
+	return GuardCheck(ctx, a, &GuardCheckInput{Command: guard.CommandLine(strings.Join(lines, "; ")), Cwd: guard.Folder(cwd)})
 }

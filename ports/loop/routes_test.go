@@ -281,7 +281,7 @@ func rtNextCommands(st setup.StatusResult) []string {
 }
 
 func TestRoutesOnAVerbThatDispatchesNothing(t *testing.T) {
-	a := &app.App{}
+	a := app.DepsOf[*loop.Deps](context.Background(), &app.App{})
 	checked := 0
 	for _, v := range app.Table() {
 		if len(v.Dispatches) > 0 {

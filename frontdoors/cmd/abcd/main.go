@@ -86,6 +86,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Runs:      files.Runs{Dir: dir},
 			DoD:       dod.Runner{},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
+			Links:     files.Links{},
 			Rules:     files.ConfigSource{Dir: dir, Home: home},
 			// History runs the helper beside abcd, which holds the database driver (see abcd-history).
 			History:     helper.Client{Home: home},
