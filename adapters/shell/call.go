@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
 
@@ -93,10 +94,10 @@ func (w *walker) command(c *cmdCall) []guard.CdStep {
 			w.unknownName(c)
 			return nil
 		}
-		if hashed, ok := c.sc.st.vars[hashKey+name]; ok && !strings.Contains(name, "/") && len(hashed.words) == 1 {
+		if hashed, ok := c.sc.st.vars[hashKey+name]; ok && !strings.Contains(name, "/") && len(hashed.Words) == 1 {
 			// hash -p PATH NAME: NAME runs PATH
-			c.words = append([]guard.Word{hashed.words[0]}, c.words[1:]...)
-			name, known = hashed.words[0].Text()
+			c.words = append([]guard.Word{hashed.Words[0]}, c.words[1:]...)
+			name, known = hashed.Words[0].Text()
 			if !known {
 				w.unknownName(c)
 				return nil
@@ -155,7 +156,7 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 			if t, _ := args[i].Text(); t == "-p" {
 				for _, n := range args[i+2:] {
 					if name, ok := n.Text(); ok {
-						c.sc.st.vars[hashKey+name] = value{words: []guard.Word{args[i+1]}}
+						c.sc.st.vars[hashKey+name] = wordexp.Value{Words: []guard.Word{args[i+1]}}
 					}
 				}
 				break
@@ -178,7 +179,7 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 			if !known {
 				out = guard.HoleWord("printf")
 			}
-			c.sc.st.set(name, value{words: []guard.Word{out}})
+			c.sc.st.set(name, wordexp.Value{Words: []guard.Word{out}})
 			return false, nil
 		}
 	}
@@ -264,7 +265,7 @@ func (w *walker) plain(c *cmdCall, base string) {
 			if e.Name != "PATH" {
 				continue
 			}
-			for _, dir := range strings.Split(textOf(e.Value), ":") {
+			for _, dir := range strings.Split(wordexp.Source(e.Value), ":") {
 				if !strings.HasPrefix(dir, "/") {
 					continue
 				}
@@ -524,7 +525,7 @@ func leadingAssigns(words []guard.Word) ([]guard.Word, []guard.Assign) {
 		name, val, ok := strings.Cut(p[0].Text, "=")
 		// a program's NAME=VALUE words may be quoted, and bash takes BASH_FUNC_name%% from its
 		// environment as a function
-		if !ok || !(validName(name) || strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%")) {
+		if !ok || !(wordexp.ValidName(name) || strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%")) {
 			break
 		}
 		v := guard.Word{Parts: append([]guard.Part{{Text: val}}, p[1:]...)}
@@ -630,7 +631,7 @@ func (w *walker) xargs(c *cmdCall) bool {
 			// -I reads whole lines, each put in place of its string
 			inputs = splitOn(in.word, "\n\x00")
 		case nul || hasDelim:
-			inputs = splitOn(in.word, "\x00"+ansiC(d))
+			inputs = splitOn(in.word, "\x00"+wordexp.ANSIC(d))
 		default:
 			inputs = splitWord(in.word, maxLoopValues)
 		}
@@ -677,7 +678,7 @@ func splitAt(wd guard.Word, seps, drop string) []guard.Word {
 				flush()
 			case strings.ContainsRune(drop, r):
 			default:
-				cur.Parts = addPart(cur.Parts, guard.Part{Text: string(r)})
+				cur.Parts = wordexp.AddPart(cur.Parts, guard.Part{Text: string(r)})
 			}
 		}
 	}
@@ -868,7 +869,7 @@ func printfVar(args []guard.Word) (string, bool) {
 		return "", false
 	}
 	name, ok := args[1].Text()
-	return name, ok && validName(name)
+	return name, ok && wordexp.ValidName(name)
 }
 
 // mapfile sets mapfile's (readarray's) array from the lines it reads: known text line by line,
@@ -886,7 +887,7 @@ func mapfile(args []guard.Word, in *input, st *state) {
 		case t == "-n" || t == "-O" || t == "-s" || t == "-u" || t == "-C" || t == "-c":
 			i++
 		case strings.HasPrefix(t, "-"):
-		case validName(t):
+		case wordexp.ValidName(t):
 			name = t
 		}
 	}
@@ -894,12 +895,12 @@ func mapfile(args []guard.Word, in *input, st *state) {
 		delim = "\x00"
 	}
 	if !in.hasWord() {
-		st.set(name, value{words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: from(in)}}}}, array: true})
+		st.set(name, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: from(in)}}}}, Array: true})
 		return
 	}
 	text, ok := in.word.Text()
 	if !ok {
-		st.set(name, value{words: []guard.Word{in.word}, array: true})
+		st.set(name, wordexp.Value{Words: []guard.Word{in.word}, Array: true})
 		return
 	}
 	var words []guard.Word
@@ -909,7 +910,7 @@ func mapfile(args []guard.Word, in *input, st *state) {
 		}
 		words = append(words, guard.Lit(line))
 	}
-	st.set(name, value{words: words, array: true})
+	st.set(name, wordexp.Value{Words: words, Array: true})
 }
 
 // afterOption is the words after the first of opts (gdb --args rm -rf ~ runs rm -rf ~).

@@ -9,6 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -28,7 +29,7 @@ func (w *walker) executed(words []guard.Word, sc scope, via []string, how string
 	}
 	parts := make([]string, 0, len(words))
 	for _, wd := range words {
-		parts = append(parts, textOf(wd))
+		parts = append(parts, wordexp.Source(wd))
 	}
 	inner := sc.child(via, how)
 	if allUnknown(words) || onlyHoles(words) {
@@ -75,7 +76,7 @@ func (w *walker) runInput(in *input, sc scope, text string) {
 	switch {
 	case in == nil:
 	case in.hasWord() && !onlyHoles([]guard.Word{in.word}):
-		w.line(textOf(in.word), sc)
+		w.line(wordexp.Source(in.word), sc)
 	case in.hasWord():
 		w.opaque(sc, text, holeFrom([]guard.Word{in.word}))
 	default:
@@ -210,7 +211,7 @@ func (w *walker) shellCode(code guard.Word, sc scope, base string) {
 		w.opaque(sc, base+" -c "+code.String(), holeFrom([]guard.Word{code}))
 		return
 	}
-	src := textOf(code)
+	src := wordexp.Source(code)
 	if base == "pwsh" || base == "powershell" || base == "pwsh-preview" {
 		w.opaque(sc, base+" -c "+text.ClipAt(src, maxEcho), "")
 		return
@@ -289,7 +290,7 @@ func (w *walker) alias(c *cmdCall) {
 // prompt reads a prompt variable's value as the shell expands it each time it shows the prompt:
 // its command substitutions run (PS4='$(...)' runs under set -x).
 func (w *walker) prompt(v guard.Word, sc scope, name string) {
-	src := textOf(v)
+	src := wordexp.Source(v)
 	if !strings.ContainsAny(src, "$`") {
 		return
 	}
@@ -475,7 +476,7 @@ func (w *walker) crontab(c *cmdCall) {
 		w.runInput(in, inner, c.text)
 		return
 	}
-	for _, line := range strings.Split(textOf(in.word), "\n") {
+	for _, line := range strings.Split(wordexp.Source(in.word), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -594,14 +595,14 @@ func bindPositional(st *state, words []guard.Word) {
 	// the outer shell expanded a ~ before handing the word over
 	words = slices.Clone(words)
 	for i := range words {
-		words[i] = expandTilde(words[i])
+		words[i] = wordexp.ExpandTilde(words[i])
 	}
-	st.set("0", value{words: words[:1]})
+	st.set("0", wordexp.Value{Words: words[:1]})
 	for i, wd := range words[1:] {
 		if i < 9 {
-			st.set(strconv.Itoa(i+1), value{words: []guard.Word{wd}})
+			st.set(strconv.Itoa(i+1), wordexp.Value{Words: []guard.Word{wd}})
 		}
 	}
-	st.set("@", value{words: slices.Clone(words[1:]), array: true})
-	st.set("*", value{words: slices.Clone(words[1:]), array: true})
+	st.set("@", wordexp.Value{Words: slices.Clone(words[1:]), Array: true})
+	st.set("*", wordexp.Value{Words: slices.Clone(words[1:]), Array: true})
 }

@@ -287,11 +287,11 @@ func (e expandEnv) Get(name string) expand.Variable {
 	if !ok {
 		return expand.Variable{}
 	}
-	values, ok := fixtureValues(v.words, false)
+	values, ok := fixtureValues(v.Words, false)
 	switch {
 	case !ok:
 		return expand.Variable{}
-	case v.array || len(values) != 1:
+	case v.Array || len(values) != 1:
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: values}
 	}
 	return expand.Variable{Set: true, Kind: expand.String, Str: values[0]}

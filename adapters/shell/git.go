@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -40,7 +41,7 @@ func (w *walker) git(c *cmdCall) {
 			config = append(config, kv)
 			// a ! alias is shell code a later git command runs: read it once, where it is set
 			if key, value, ok := splitKV(kv); ok && strings.HasPrefix(strings.ToLower(key), "alias.") && value.Known() {
-				if body, bang := strings.CutPrefix(strings.TrimSpace(textOf(value)), "!"); bang {
+				if body, bang := strings.CutPrefix(strings.TrimSpace(wordexp.Source(value)), "!"); bang {
 					w.executed([]guard.Word{guard.Lit(body)}, c.sc, c.via, "git "+key)
 				}
 			}
@@ -197,7 +198,7 @@ func (w *walker) gitRuns(c *cmdCall, config []guard.Word, rest []guard.Word) {
 		case key == "core.fsmonitor" && (val == "true" || val == "false"):
 		case strings.HasSuffix(key, ".helper") && strings.HasPrefix(key, "credential"):
 			if strings.HasPrefix(strings.TrimSpace(value.String()), "!") {
-				body := strings.TrimPrefix(strings.TrimSpace(textOf(value)), "!")
+				body := strings.TrimPrefix(strings.TrimSpace(wordexp.Source(value)), "!")
 				w.executed([]guard.Word{guard.Lit(body)}, c.sc, c.via, "git "+key)
 			}
 		case slices.Contains(codeKeys, key) || strings.HasPrefix(key, "filter.") || strings.HasPrefix(key, "diff.") && strings.HasSuffix(key, ".command") ||
@@ -249,7 +250,7 @@ func (w *walker) gitAlias(c *cmdCall, config, global, rest []guard.Word) {
 		return
 	}
 	inner := c.sc.child(c.via, "git alias "+sub)
-	body := textOf(value)
+	body := wordexp.Source(value)
 	if shellBody, bang := strings.CutPrefix(strings.TrimSpace(body), "!"); bang {
 		// git runs a ! alias with the shell, the remaining words as its arguments.
 		w.line(shellBody, inner)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -193,7 +194,7 @@ func (w *walker) interpCode(code guard.Word, sc scope, base string) {
 		w.opaque(sc, base+" "+code.String(), holeFrom([]guard.Word{code}))
 		return
 	}
-	src := textOf(code)
+	src := wordexp.Source(code)
 	if len(src) > maxOutput {
 		src = text.Prefix(src, maxOutput)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -40,10 +41,6 @@ const (
 	// maxEcho bounds the piece of the line a command's text or a reason quotes.
 	maxEcho = 200
 )
-
-// unknownVar stands for an unknown value when text with holes is parsed again as shell (a heredoc
-// holding $VAR fed to bash): the second parse reads it as a variable, so as unknown.
-const unknownVar = "${__abcd_unknown}"
 
 // Reader implements ports.CommandReader. Home is the folder ~ and $HOME stand for.
 type Reader struct {
@@ -340,12 +337,12 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 		for _, it := range items {
 			body := sc
 			body.st = sc.st.clone()
-			body.st.set(iter.Name.Value, value{words: []guard.Word{it}})
+			body.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{it}})
 			w.stmts(c.Do, body)
 		}
 		return
 	}
-	sc.st.set(iter.Name.Value, value{words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
+	sc.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
 	w.stmts(c.Do, sc)
 }
 
@@ -384,7 +381,7 @@ func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
 		case lit == "-d" || lit == "-p" || lit == "-n" || lit == "-N" || lit == "-t" || lit == "-u" || lit == "-i":
 			skip = true
 		case strings.HasPrefix(lit, "-"):
-		case validName(lit):
+		case wordexp.ValidName(lit):
 			names = append(names, lit)
 		}
 	}
@@ -415,7 +412,7 @@ func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
 		}
 	}
 	for i, n := range names {
-		sc.st.set(n, value{words: []guard.Word{vals[i]}})
+		sc.st.set(n, wordexp.Value{Words: []guard.Word{vals[i]}})
 	}
 }
 
@@ -438,7 +435,7 @@ func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
 			continue
 		}
 		if nameref && a.Name != nil && a.Value != nil {
-			if target := a.Value.Lit(); validName(target) {
+			if target := a.Value.Lit(); wordexp.ValidName(target) {
 				sc.st.refs[a.Name.Value] = target
 				continue
 			}

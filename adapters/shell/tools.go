@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
 
@@ -41,7 +42,7 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 		for _, f := range optionValues(c.words[1:], "-f", "--file", "--makefile") {
 			// make -f - reads its makefile from its input
 			if t, _ := f.Text(); (t == "-" || t == "/dev/stdin") && c.sc.stdin.hasWord() {
-				cmds = append(cmds, recipeLines(textOf(c.sc.stdin.word))...)
+				cmds = append(cmds, recipeLines(wordexp.Source(c.sc.stdin.word))...)
 			}
 		}
 	case "emacs", "emacsclient":
@@ -209,7 +210,7 @@ func recipeLines(t string) []guard.Word {
 func elispShell(code []guard.Word) []guard.Word {
 	var out []guard.Word
 	for _, c := range code {
-		t := textOf(c)
+		t := wordexp.Source(c)
 		for _, fn := range []string{"(shell-command-to-string", "(async-shell-command", "(shell-command", "(call-process-shell-command", "(start-process-shell-command"} {
 			for rest := t; ; {
 				i := strings.Index(rest, fn)
@@ -261,7 +262,7 @@ func elispString(s string) (string, int, bool) {
 func gdbShell(cmds []guard.Word) []guard.Word {
 	var out []guard.Word
 	for _, c := range cmds {
-		t := strings.TrimSpace(textOf(c))
+		t := strings.TrimSpace(wordexp.Source(c))
 		if rest, ok := strings.CutPrefix(t, "!"); ok {
 			out = append(out, guard.Lit(rest))
 		} else if rest, ok := strings.CutPrefix(t, "shell "); ok {
