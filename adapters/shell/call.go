@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/interpreters"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
@@ -203,7 +204,7 @@ func (w *walker) follows(c *cmdCall, base string) bool {
 	switch {
 	case slices.Contains(shells, base) || slices.Contains(otherShells, base):
 		w.shell(c, base)
-	case isInterpreter(base):
+	case interpreters.Is(base):
 		w.interpreter(c, base)
 	case base == "eval":
 		c.emit(w)

@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/abcd-dev/abcd/adapters/shell/interpreters"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
@@ -120,18 +121,8 @@ func editorEscapes(words []guard.Word) []guard.Word {
 				out = append(out, guard.Lit(rest))
 			}
 		}
-		if rest, ok := strings.CutPrefix(t, "lua "); ok {
-			// Lua given to the editor: its os.execute and io.popen strings
-			for _, line := range shellOuts(rest) {
-				out = append(out, guard.Lit(line))
-			}
-		}
-		for _, fn := range []string{"system(", "systemlist(", "jobstart(", "termopen("} {
-			if i := strings.Index(t, fn); i >= 0 && (i == 0 || !isIdent(t[i-1])) {
-				if arg, ok := argument(t[i+len(fn)-1:]); ok {
-					out = append(out, guard.Lit(arg))
-				}
-			}
+		for _, line := range interpreters.EditorScript(t) {
+			out = append(out, guard.Lit(line))
 		}
 	}
 	return out
@@ -206,56 +197,15 @@ func recipeLines(t string) []guard.Word {
 	return out
 }
 
-// elispShell are the shell commands Emacs Lisp code runs: (shell-command "cmd") and its kin.
+// elispShell are the shell commands Emacs Lisp code given to emacs runs.
 func elispShell(code []guard.Word) []guard.Word {
 	var out []guard.Word
 	for _, c := range code {
-		t := wordexp.Source(c)
-		for _, fn := range []string{"(shell-command-to-string", "(async-shell-command", "(shell-command", "(call-process-shell-command", "(start-process-shell-command"} {
-			for rest := t; ; {
-				i := strings.Index(rest, fn)
-				if i < 0 {
-					break
-				}
-				rest = rest[i+len(fn):]
-				arg := strings.TrimLeft(rest, " \t")
-				if fn == "(start-process-shell-command" {
-					// its name and buffer come first
-					for range 2 {
-						if _, n, ok := elispString(arg); ok {
-							arg = strings.TrimLeft(arg[n:], " \t")
-						}
-					}
-				}
-				if lit, _, ok := elispString(arg); ok {
-					out = append(out, guard.Lit(lit))
-				}
-			}
+		for _, cmd := range interpreters.Elisp(wordexp.Source(c)) {
+			out = append(out, guard.Lit(cmd))
 		}
 	}
 	return out
-}
-
-// elispString reads a Lisp string literal at the start of s: its text and length.
-func elispString(s string) (string, int, bool) {
-	if !strings.HasPrefix(s, "\"") {
-		return "", 0, false
-	}
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i])
-			}
-		case '"':
-			return b.String(), i + 1, true
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return "", 0, false
 }
 
 // gdbShell are the shell commands gdb's start-up commands run: shell CMD, !CMD and pipe's command.
