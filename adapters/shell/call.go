@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
 	"github.com/abcd-dev/abcd/adapters/shell/interpreters"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
@@ -233,14 +234,14 @@ func (w *walker) follows(c *cmdCall, base string) bool {
 		w.expect(c)
 	case base == "nix":
 		w.nix(c)
-	case base == "entr" && hasFlag(c.words[1:], "-s"):
+	case base == "entr" && argv.HasFlag(c.words[1:], "-s"):
 		c.emit(w)
-		if rest, _ := skipOptions(c.words[1:], nil); len(rest) > 0 {
+		if rest, _ := argv.Skip(c.words[1:], nil); len(rest) > 0 {
 			w.executed(rest[:1], c.sc, c.via, "entr -s")
 		}
 	case cmdStrings[base] != nil:
 		c.emit(w)
-		rest, _ := skipOptions(c.words[1:], cmdStrings[base])
+		rest, _ := argv.Skip(c.words[1:], cmdStrings[base])
 		for _, s := range rest {
 			w.executed([]guard.Word{s}, c.sc, c.via, base)
 		}
@@ -345,7 +346,7 @@ func (w *walker) unknownName(c *cmdCall) {
 func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 	rest := c.words[1:]
 	if len(wr.after) > 0 {
-		if cmd, ok := afterOption(rest, wr.after); ok {
+		if cmd, ok := argv.After(rest, wr.after); ok {
 			return len(cmd) > 0 && c.through(base, cmd)
 		}
 	}
@@ -354,7 +355,7 @@ func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 		return false
 	}
 	if len(wr.sub) > 0 {
-		t, _ := firstText(rest)
+		t, _ := argv.FirstText(rest)
 		if !slices.Contains(wr.sub, t) {
 			c.emit(w)
 			return false
@@ -378,14 +379,14 @@ func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
 	}
 	if wr.untilDash {
 		for len(rest) > 0 {
-			t, _ := firstText(rest)
+			t, _ := argv.FirstText(rest)
 			rest = rest[1:]
 			if t == "--" {
 				break
 			}
 		}
 	}
-	if t, _ := firstText(rest); t == "--" {
+	if t, _ := argv.FirstText(rest); t == "--" {
 		rest = rest[1:]
 	}
 	if wr.joined {
@@ -456,13 +457,6 @@ func (w *walker) wrapOptions(c *cmdCall, base string, wr wrap, rest []guard.Word
 	return rest, false
 }
 
-func firstText(ws []guard.Word) (string, bool) {
-	if len(ws) == 0 {
-		return "", false
-	}
-	return ws[0].Text()
-}
-
 // Options that take a value, for the wrappers read here.
 var (
 	sudoValues  = []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-T", "-U", "--user", "--group", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--close-from"}
@@ -470,50 +464,6 @@ var (
 	xargsValues = []string{"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--eof"}
 	shellValues = []string{"-o", "-O", "+o", "+O", "--rcfile", "--init-file"}
 )
-
-// skipOptions drops a program's leading options and returns the words from its operands on, and
-// the options seen (name to value).
-func skipOptions(words []guard.Word, values []string) ([]guard.Word, map[string]guard.Word) {
-	seen := map[string]guard.Word{}
-	for len(words) > 0 {
-		t, ok := words[0].Text()
-		if !ok || len(t) < 2 || (t[0] != '-' && t[0] != '+') {
-			return words, seen
-		}
-		words = words[1:]
-		if t == "--" {
-			return words, seen
-		}
-		if strings.HasPrefix(t, "--") {
-			name, val, has := strings.Cut(t, "=")
-			switch {
-			case has:
-				seen[name] = guard.Lit(val)
-			case slices.Contains(values, name) && len(words) > 0:
-				seen[name] = words[0]
-				words = words[1:]
-			default:
-				seen[name] = guard.Word{}
-			}
-			continue
-		}
-		for j := 1; j < len(t); j++ {
-			o := t[:1] + string(t[j])
-			if slices.Contains(values, o) {
-				switch {
-				case j+1 < len(t):
-					seen[o] = guard.Lit(t[j+1:])
-				case len(words) > 0:
-					seen[o] = words[0]
-					words = words[1:]
-				}
-				break
-			}
-			seen[o] = guard.Word{}
-		}
-	}
-	return words, seen
-}
 
 // leadingAssigns takes NAME=VALUE words (env and sudo accept them before the command).
 func leadingAssigns(words []guard.Word) ([]guard.Word, []guard.Assign) {
@@ -538,7 +488,7 @@ func leadingAssigns(words []guard.Word) ([]guard.Word, []guard.Assign) {
 
 // sudo runs its command as another user; -s and -i run the words through a shell, -e edits files.
 func (w *walker) sudo(c *cmdCall) bool {
-	rest, opts := skipOptions(c.words[1:], sudoValues)
+	rest, opts := argv.Skip(c.words[1:], sudoValues)
 	for _, o := range []string{"-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"} {
 		if _, ok := opts[o]; ok && len(rest) == 0 {
 			c.emit(w)
@@ -546,10 +496,10 @@ func (w *walker) sudo(c *cmdCall) bool {
 		}
 	}
 	rest = c.chdirAndAssign(opts, rest, "-D")
-	if _, edit := firstOf(opts, "-e", "--edit"); edit {
+	if _, edit := argv.FirstOf(opts, "-e", "--edit"); edit {
 		return c.through("sudo", append([]guard.Word{guard.Lit("sudoedit")}, rest...))
 	}
-	if _, sh := firstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) == 0 {
+	if _, sh := argv.FirstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) == 0 {
 		// a shell reading its input: echo 'cmd' | sudo -s
 		c.emit(w)
 		if w.interactive(c, "sudo") {
@@ -565,7 +515,7 @@ func (w *walker) sudo(c *cmdCall) bool {
 // chdirAndAssign applies a wrapper's change of folder (short, or --chdir) and the NAME=value words
 // that lead its command, and returns the rest.
 func (c *cmdCall) chdirAndAssign(opts map[string]guard.Word, rest []guard.Word, short string) []guard.Word {
-	if d, ok := firstOf(opts, short, "--chdir"); ok {
+	if d, ok := argv.FirstOf(opts, short, "--chdir"); ok {
 		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
 	}
 	rest, more := leadingAssigns(rest)
@@ -573,20 +523,11 @@ func (c *cmdCall) chdirAndAssign(opts map[string]guard.Word, rest []guard.Word, 
 	return rest
 }
 
-func firstOf(opts map[string]guard.Word, names ...string) (guard.Word, bool) {
-	for _, n := range names {
-		if v, ok := opts[n]; ok {
-			return v, true
-		}
-	}
-	return guard.Word{}, false
-}
-
 // env sets variables for its command, may clear them (-i), change folder (-C) or split a string
 // into the command line (-S).
 func (w *walker) env(c *cmdCall) bool {
-	rest, opts := skipOptions(c.words[1:], envValues)
-	if _, clear := firstOf(opts, "-i", "--ignore-environment", "-"); clear {
+	rest, opts := argv.Skip(c.words[1:], envValues)
+	if _, clear := argv.FirstOf(opts, "-i", "--ignore-environment", "-"); clear {
 		c.env = nil
 	}
 	before := len(c.env)
@@ -595,7 +536,7 @@ func (w *walker) env(c *cmdCall) bool {
 		// env PS4='$(...)' bash -x: the variables env sets are code as the shell's own are
 		w.special(a.Name, a.Value, c.sc)
 	}
-	if split, ok := firstOf(opts, "-S", "--split-string"); ok {
+	if split, ok := argv.FirstOf(opts, "-S", "--split-string"); ok {
 		// env -S "cmd args" splits its string into the command line.
 		w.executed(append([]guard.Word{split}, rest...), c.sc, c.via, "env -S")
 		return false
@@ -610,20 +551,20 @@ func (w *walker) env(c *cmdCall) bool {
 // xargs runs its command with the words it reads appended (or put in place of -I's string): the
 // words are known when what feeds it is (echo / | xargs rm -rf), else named by what feeds it.
 func (w *walker) xargs(c *cmdCall) bool {
-	rest, opts := skipOptions(c.words[1:], xargsValues)
+	rest, opts := argv.Skip(c.words[1:], xargsValues)
 	if len(rest) == 0 {
 		rest = []guard.Word{guard.Lit("echo")}
 	}
 	in := c.sc.stdin
-	if f, ok := firstOf(opts, "-a", "--arg-file"); ok {
+	if f, ok := argv.FirstOf(opts, "-a", "--arg-file"); ok {
 		in = w.fileInput(f, c.sc, nil)
 	}
-	repl, hasRepl := firstOf(opts, "-I", "--replace", "-i")
+	repl, hasRepl := argv.FirstOf(opts, "-I", "--replace", "-i")
 	if r, ok := repl.Text(); hasRepl && (!ok || r == "") {
 		repl = guard.Lit("{}")
 	}
-	_, nul := firstOf(opts, "-0", "--null")
-	delim, hasDelim := firstOf(opts, "-d", "--delimiter")
+	_, nul := argv.FirstOf(opts, "-0", "--null")
+	delim, hasDelim := argv.FirstOf(opts, "-d", "--delimiter")
 	// each word xargs reads is one argument: it cannot split into more
 	inputs := []guard.Word{{Parts: []guard.Part{{Hole: true, From: orStdin(in), Quoted: true}}}}
 	if in.hasWord() {
@@ -808,20 +749,6 @@ func splitWord(wd guard.Word, max int) []guard.Word {
 	return out
 }
 
-// hasFlag reports a short flag among a program's leading options, alone or in a cluster.
-func hasFlag(words []guard.Word, flag string) bool {
-	for _, wd := range words {
-		t, ok := wd.Text()
-		if !ok || !strings.HasPrefix(t, "-") || t == "--" {
-			return false
-		}
-		if !strings.HasPrefix(t, "--") && strings.Contains(t[1:], flag[1:]) {
-			return true
-		}
-	}
-	return false
-}
-
 // callFunction reads a call of a function the line defined: its body again, with $1, $2 and $@ the
 // words it is called with (g() { "$@"; }; g rm -rf ~). A function already being read is not read
 // again, so a function calling itself ends.
@@ -914,16 +841,6 @@ func mapfile(args []guard.Word, in *input, st *state) {
 	st.set(name, wordexp.Value{Words: words, Array: true})
 }
 
-// afterOption is the words after the first of opts (gdb --args rm -rf ~ runs rm -rf ~).
-func afterOption(words []guard.Word, opts []string) ([]guard.Word, bool) {
-	for i, wd := range words {
-		if t, ok := wd.Text(); ok && slices.Contains(opts, t) {
-			return words[i+1:], true
-		}
-	}
-	return nil, false
-}
-
 var fdValues = []string{"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-E", "--exclude", "-S", "--size",
 	"--changed-within", "--changed-before", "-o", "--owner", "-j", "--threads", "-c", "--color", "--max-results", "--format", "--path-separator",
 	"--ignore-file", "--batch-size", "--max-buffer-time", "--and", "--base-directory"}
@@ -985,9 +902,9 @@ func (w *walker) fdExec(c *cmdCall) {
 // startStop reads start-stop-daemon --start: the program of --exec (or --startas) runs with the
 // words after --.
 func (w *walker) startStop(c *cmdCall) bool {
-	prog := optionValues(c.words[1:], "--startas", "-a")
+	prog := argv.Values(c.words[1:], "--startas", "-a")
 	if len(prog) == 0 {
-		prog = optionValues(c.words[1:], "--exec", "-x")
+		prog = argv.Values(c.words[1:], "--exec", "-x")
 	}
 	if len(prog) == 0 {
 		c.emit(w)

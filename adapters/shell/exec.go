@@ -9,6 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -158,7 +159,7 @@ func (w *walker) shell(c *cmdCall, base string) {
 			}
 		}
 	}
-	if t, _ := firstText(rest); len(rest) == 1 && t == "-" {
+	if t, _ := argv.FirstText(rest); len(rest) == 1 && t == "-" {
 		// sh -: the script is stdin
 		rest, stdin = nil, true
 	}
@@ -262,10 +263,10 @@ func (w *walker) source(c *cmdCall, base string) {
 func (w *walker) trap(c *cmdCall) {
 	c.emit(w)
 	args := c.words[1:]
-	if t, _ := firstText(args); t == "--" {
+	if t, _ := argv.FirstText(args); t == "--" {
 		args = args[1:]
 	}
-	if t, known := firstText(args); len(args) < 2 || known && (t == "-" || t == "" || strings.HasPrefix(t, "-")) {
+	if t, known := argv.FirstText(args); len(args) < 2 || known && (t == "-" || t == "" || strings.HasPrefix(t, "-")) {
 		return
 	}
 	w.executed(args[:1], c.sc, c.via, "trap")
@@ -321,7 +322,7 @@ func (w *walker) switchUser(c *cmdCall, base string) {
 			return
 		case ok && base == "runuser" && (t == "-u" || t == "--user") && i+1 < len(rest):
 			cmd := rest[i+2:]
-			if t, _ := firstText(cmd); t == "--" {
+			if t, _ := argv.FirstText(cmd); t == "--" {
 				cmd = cmd[1:]
 			}
 			w.command(&cmdCall{words: cmd, env: c.env, reds: c.reds, sc: c.sc, via: append(slices.Clone(c.via), "runuser"), text: c.text})
@@ -369,8 +370,8 @@ var sshValues = []string{"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "
 // ssh runs its remaining words through the remote shell, and a ProxyCommand or LocalCommand here.
 func (w *walker) ssh(c *cmdCall) {
 	c.emit(w)
-	rest, _ := skipOptions(c.words[1:], sshValues)
-	for _, o := range optionValues(c.words[1:len(c.words)-len(rest)], "-o") {
+	rest, _ := argv.Skip(c.words[1:], sshValues)
+	for _, o := range argv.Values(c.words[1:len(c.words)-len(rest)], "-o") {
 		if t, ok := o.Text(); ok {
 			k, v, found := strings.Cut(t, "=")
 			if !found {
@@ -396,7 +397,7 @@ var parallelValues = []string{"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-
 // parallel runs its command once per input (after :::, or read from its input), or each input as a
 // command when it has none.
 func (w *walker) parallel(c *cmdCall) {
-	rest, _ := skipOptions(c.words[1:], parallelValues)
+	rest, _ := argv.Skip(c.words[1:], parallelValues)
 	var template, inputs []guard.Word
 	sep := false
 	for _, wd := range rest {
@@ -463,12 +464,12 @@ func (w *walker) at(c *cmdCall) {
 // crontab installs the jobs it reads: each line's command is read as if it ran.
 func (w *walker) crontab(c *cmdCall) {
 	c.emit(w)
-	rest, opts := skipOptions(c.words[1:], []string{"-u"})
-	if _, ok := firstOf(opts, "-l", "-r", "-e", "-i"); ok && len(rest) == 0 {
+	rest, opts := argv.Skip(c.words[1:], []string{"-u"})
+	if _, ok := argv.FirstOf(opts, "-l", "-r", "-e", "-i"); ok && len(rest) == 0 {
 		return
 	}
 	in := c.sc.stdin
-	if t, _ := firstText(rest); len(rest) > 0 && t != "-" {
+	if t, _ := argv.FirstText(rest); len(rest) > 0 && t != "-" {
 		in = w.fileInput(rest[0], c.sc, nil)
 	}
 	inner := c.sc.sub().child(c.via, "crontab")
@@ -506,18 +507,18 @@ func (w *walker) terminal(c *cmdCall, base string) {
 				return
 			}
 		}
-		rest, _ = skipOptions(rest, []string{"-S", "-c", "-e", "-h", "-p", "-X", "-T", "-t", "-s", "-Logfile"})
+		rest, _ = argv.Skip(rest, []string{"-S", "-c", "-e", "-h", "-p", "-X", "-T", "-t", "-s", "-Logfile"})
 		if len(rest) > 0 {
 			w.command(&cmdCall{words: rest, env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "screen"), text: c.text})
 		}
 		return
 	}
-	rest, _ = skipOptions(rest, []string{"-L", "-S", "-f", "-T"})
+	rest, _ = argv.Skip(rest, []string{"-L", "-S", "-f", "-T"})
 	if len(rest) == 0 {
 		return
 	}
 	sub, _ := rest[0].Text()
-	args, _ := skipOptions(rest[1:], []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-w", "-p", "-T"})
+	args, _ := argv.Skip(rest[1:], []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-w", "-p", "-T"})
 	switch sub {
 	case "send-keys", "send":
 		var keys []guard.Word
@@ -561,7 +562,7 @@ func (w *walker) expect(c *cmdCall) {
 func (w *walker) nix(c *cmdCall) {
 	c.emit(w)
 	rest := c.words[1:]
-	sub, _ := firstText(rest)
+	sub, _ := argv.FirstText(rest)
 	switch sub {
 	case "run":
 		var prog string

@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -20,10 +21,10 @@ func (w *walker) git(c *cmdCall) {
 	extra := slices.Clone(c.sc.st.gitConfig)
 	extra = append(extra, envConfig(c.env)...)
 	global, rest := gitGlobal(c.words[1:])
-	sub, _ := firstText(rest)
+	sub, _ := argv.FirstText(rest)
 	if sub == "clone" {
 		// clone -c KEY=VALUE sets it in the new repository and uses it for the clone itself
-		extra = append(extra, optionValues(rest[1:], "-c", "--config")...)
+		extra = append(extra, argv.Values(rest[1:], "-c", "--config")...)
 	}
 	cmd := c.command()
 	if len(extra) > 0 {
@@ -161,7 +162,7 @@ func configSet(args []guard.Word) (guard.Word, bool) {
 			ops = append(ops, args[i])
 		}
 	}
-	if t, _ := firstText(ops); t == "set" || t == "unset" {
+	if t, _ := argv.FirstText(ops); t == "set" || t == "unset" {
 		unset = unset || t == "unset"
 		ops = ops[1:]
 	} else if t == "get" || t == "list" || t == "edit" || t == "rename-section" || t == "remove-section" {
@@ -244,7 +245,7 @@ func (w *walker) gitAlias(c *cmdCall, config, global, rest []guard.Word) {
 			aliases[name] = val
 		}
 	}
-	sub, ok := firstText(rest)
+	sub, ok := argv.FirstText(rest)
 	value, found := aliases[strings.ToLower(sub)]
 	if !ok || !found {
 		return
@@ -340,14 +341,14 @@ func subRuns(sub string) []string {
 // gitSubRuns follows the commands a git subcommand runs by its words: the options of subRuns,
 // bisect run's command and submodule foreach's.
 func (w *walker) gitSubRuns(c *cmdCall, rest []guard.Word) {
-	sub, ok := firstText(rest)
+	sub, ok := argv.FirstText(rest)
 	if !ok {
 		return
 	}
 	args := rest[1:]
 	switch sub {
 	case "bisect":
-		if t, _ := firstText(args); t == "run" && len(args) > 1 {
+		if t, _ := argv.FirstText(args); t == "run" && len(args) > 1 {
 			w.executed(args[1:], c.sc, c.via, "git bisect run")
 		}
 		return
@@ -356,7 +357,7 @@ func (w *walker) gitSubRuns(c *cmdCall, rest []guard.Word) {
 			if t, _ := a.Text(); t == "foreach" {
 				cmd := args[i+1:]
 				for len(cmd) > 0 {
-					if t, _ := firstText(cmd); t != "--recursive" && t != "-q" && t != "--quiet" {
+					if t, _ := argv.FirstText(cmd); t != "--recursive" && t != "-q" && t != "--quiet" {
 						break
 					}
 					cmd = cmd[1:]

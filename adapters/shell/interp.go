@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
 	"github.com/abcd-dev/abcd/adapters/shell/interpreters"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
@@ -19,7 +20,7 @@ func (w *walker) interpreter(c *cmdCall, base string) {
 	inner := c.sc.sub().child(c.via, base)
 	rest := c.words[1:]
 	if spec.Sub {
-		if t, _ := firstText(rest); len(rest) > 0 && (t == "eval" || t == "run") {
+		if t, _ := argv.FirstText(rest); len(rest) > 0 && (t == "eval" || t == "run") {
 			if t == "run" {
 				rest = rest[1:]
 			}

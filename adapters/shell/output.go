@@ -11,6 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
@@ -202,10 +203,10 @@ func echoOutput(args []guard.Word) guard.Word {
 // printfOutput is what printf prints for a known format: %s, %b, %c, %d and %% with its
 // arguments, the format repeated while arguments remain, and the format's escapes.
 func printfOutput(args []guard.Word) (guard.Word, bool) {
-	if t, _ := firstText(args); t == "--" {
+	if t, _ := argv.FirstText(args); t == "--" {
 		args = args[1:]
 	}
-	format, ok := firstText(args)
+	format, ok := argv.FirstText(args)
 	if !ok || strings.HasPrefix(format, "-v") {
 		return guard.Word{}, false
 	}

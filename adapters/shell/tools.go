@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
 	"github.com/abcd-dev/abcd/adapters/shell/interpreters"
 	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
@@ -21,7 +22,7 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 	case "vi", "vim", "nvim", "view", "ex", "gvim", "less", "more":
 		cmds = editorEscapes(c.words[1:])
 	case "man":
-		cmds = optionValues(c.words[1:], "-P", "--pager")
+		cmds = argv.Values(c.words[1:], "-P", "--pager")
 		for _, e := range c.env {
 			// man hands its pager to a shell
 			if e.Name == "PAGER" || e.Name == "MANPAGER" {
@@ -31,32 +32,32 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 	case "tar":
 		cmds = tarCommands(c.words[1:])
 	case "rsync":
-		cmds = optionValues(c.words[1:], "-e", "--rsh")
+		cmds = argv.Values(c.words[1:], "-e", "--rsh")
 	case "scp", "sftp":
-		cmds = optionValues(c.words[1:], "-S")
+		cmds = argv.Values(c.words[1:], "-S")
 	case "zip":
-		cmds = optionValues(c.words[1:], "-TT", "--unzip-command")
+		cmds = argv.Values(c.words[1:], "-TT", "--unzip-command")
 	case "sed", "gsed":
 		cmds = sedCommands(c.words[1:])
 	case "make", "gmake":
 		cmds = makeRecipes(c.words[1:])
-		for _, f := range optionValues(c.words[1:], "-f", "--file", "--makefile") {
+		for _, f := range argv.Values(c.words[1:], "-f", "--file", "--makefile") {
 			// make -f - reads its makefile from its input
 			if t, _ := f.Text(); (t == "-" || t == "/dev/stdin") && c.sc.stdin.hasWord() {
 				cmds = append(cmds, recipeLines(wordexp.Source(c.sc.stdin.word))...)
 			}
 		}
 	case "emacs", "emacsclient":
-		cmds = elispShell(optionValues(c.words[1:], "--eval", "-eval", "-e"))
+		cmds = elispShell(argv.Values(c.words[1:], "--eval", "-eval", "-e"))
 	case "gdb":
-		cmds = gdbShell(optionValues(c.words[1:], "-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"))
+		cmds = gdbShell(argv.Values(c.words[1:], "-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"))
 		if len(cmds) == 0 {
 			return false
 		}
 	case "socat":
 		cmds, networkShell = socatPrograms(c.words[1:])
 	case "nc", "ncat", "netcat":
-		cmds = optionValues(c.words[1:], "-e", "-c", "--exec", "--sh-exec", "--lua-exec")
+		cmds = argv.Values(c.words[1:], "-e", "-c", "--exec", "--sh-exec", "--lua-exec")
 		networkShell = len(cmds) > 0
 	default:
 		return false
@@ -72,33 +73,11 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 	return true
 }
 
-// optionValues are the values of the named options, as NAME VALUE, NAME=VALUE or -XVALUE.
-func optionValues(words []guard.Word, names ...string) []guard.Word {
-	var out []guard.Word
-	for i, wd := range words {
-		t, ok := wd.Text()
-		if !ok {
-			continue
-		}
-		for _, n := range names {
-			switch {
-			case t == n && i+1 < len(words):
-				out = append(out, words[i+1])
-			case strings.HasPrefix(t, n+"=") && strings.HasPrefix(n, "--"):
-				out = append(out, guard.Lit(strings.TrimPrefix(t, n+"=")))
-			case len(n) == 2 && strings.HasPrefix(t, n) && len(t) > 2 && !strings.HasPrefix(t, "--"):
-				out = append(out, guard.Lit(t[2:]))
-			}
-		}
-	}
-	return out
-}
-
 // editorEscapes are the shell commands an editor or pager is told to run at start: -c ':!cmd',
 // +'!cmd', --cmd '!cmd'.
 func editorEscapes(words []guard.Word) []guard.Word {
 	var out []guard.Word
-	cmds := optionValues(words, "-c", "--cmd")
+	cmds := argv.Values(words, "-c", "--cmd")
 	for _, wd := range words {
 		if t, ok := wd.Text(); ok && strings.HasPrefix(t, "+") {
 			cmds = append(cmds, guard.Lit(t[1:]))
@@ -131,8 +110,8 @@ func editorEscapes(words []guard.Word) []guard.Word {
 // tarCommands are the programs tar runs: --to-command, a compressor (-I), the scripts it runs
 // between volumes, and a checkpoint's exec= action.
 func tarCommands(words []guard.Word) []guard.Word {
-	out := optionValues(words, "--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script")
-	for _, a := range optionValues(words, "--checkpoint-action") {
+	out := argv.Values(words, "--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script")
+	for _, a := range argv.Values(words, "--checkpoint-action") {
 		if t, ok := a.Text(); ok {
 			if cmd, found := strings.CutPrefix(t, "exec="); found {
 				out = append(out, guard.Lit(cmd))
@@ -144,7 +123,7 @@ func tarCommands(words []guard.Word) []guard.Word {
 
 // sedCommands are the commands a sed script's e command runs (1e cmd, e cmd).
 func sedCommands(words []guard.Word) []guard.Word {
-	scripts := optionValues(words, "-e", "--expression")
+	scripts := argv.Values(words, "-e", "--expression")
 	if len(scripts) == 0 {
 		for _, wd := range words {
 			if t, ok := wd.Text(); ok && !strings.HasPrefix(t, "-") {
@@ -173,7 +152,7 @@ func sedCommands(words []guard.Word) []guard.Word {
 // ; and its tab-indented lines.
 func makeRecipes(words []guard.Word) []guard.Word {
 	var out []guard.Word
-	for _, e := range optionValues(words, "--eval", "-E") {
+	for _, e := range argv.Values(words, "--eval", "-E") {
 		t, ok := e.Text()
 		if !ok {
 			continue
