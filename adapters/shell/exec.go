@@ -3,7 +3,6 @@ package shell
 import (
 	"encoding/base64"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -21,6 +20,9 @@ var (
 	shells      = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh", "yash", "posh", "lksh", "pdksh", "oksh", "loksh", "rbash", "osh", "ksh93"}
 	otherShells = []string{"fish", "csh", "tcsh", "nu", "xonsh", "elvish", "rc", "es", "ion", "murex", "ysh", "pwsh", "powershell", "pwsh-preview"}
 )
+
+// shellValues are the shells' options that take a value.
+var shellValues = []string{"-o", "-O", "+o", "+O", "--rcfile", "--init-file"}
 
 // executed reads words the shell joins into a command line and runs (eval, env -S, watch): parsed
 // again one level deeper when known, or an opaque command when not.
@@ -586,24 +588,4 @@ func (w *walker) nix(c *cmdCall) {
 			}
 		}
 	}
-}
-
-// bindPositional sets $0, $1, ... and $@ from the words a -c string is given.
-func bindPositional(st *state, words []guard.Word) {
-	if len(words) == 0 {
-		return
-	}
-	// the outer shell expanded a ~ before handing the word over
-	words = slices.Clone(words)
-	for i := range words {
-		words[i] = wordexp.ExpandTilde(words[i])
-	}
-	st.set("0", wordexp.Value{Words: words[:1]})
-	for i, wd := range words[1:] {
-		if i < 9 {
-			st.set(strconv.Itoa(i+1), wordexp.Value{Words: []guard.Word{wd}})
-		}
-	}
-	st.set("@", wordexp.Value{Words: slices.Clone(words[1:]), Array: true})
-	st.set("*", wordexp.Value{Words: slices.Clone(words[1:]), Array: true})
 }
