@@ -24,7 +24,7 @@ const (
 // corpusFiles are the guard's corpora of command lines, in testdata.
 var corpusFiles = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl", "sixth.jsonl"}
 
-// expansionLines hold every form of expansion this package reads, beyond those the corpora happen
+// expansionLines hold every form of expansion the walker reads, beyond those the corpora happen
 // to hold.
 var expansionLines = []string{
 	`x=abcdef; echo ${x:1:3} ${x: -2} ${x:2} ${x#a*c} ${x##*c} ${x%e*} ${x%%c*} ${x/b/B} ${x//[ce]/_} ${x/#a/A} ${x^^} ${x^} ${x,,}`,
@@ -43,20 +43,20 @@ var expansionLines = []string{
 	`a=(x 'y z'); echo "${a[*]}"`,
 }
 
-// knownDifferences are the lines of the corpora holding a word whose value this package knows and
-// reads otherwise than mvdan.cc/sh/v3/expand, each with what bash makes of it. Any other difference
-// fails TestWordsAsExpandReadsThem, and so does a line here that no longer differs.
+// knownDifferences are the lines (of the corpora and expansionLines) holding a word whose value the
+// walker knows and reads otherwise than mvdan.cc/sh/v3/expand, each with what bash makes of it. Any
+// other difference fails TestWordsAsExpandReadsThem, and so does a line here that no longer differs.
 var knownDifferences = map[string]string{
 	// An empty brace alternative is no word: bash runs rm -rf /; expand keeps an empty field.
-	"rm -rf {/,}": "bash agrees with this package",
-	"echo {,a}":   "bash agrees with this package",
+	"rm -rf {/,}": "bash agrees with the walker",
+	"echo {,a}":   "bash agrees with the walker",
 	// $'\cA' is the control character; expand leaves it as written.
-	`echo $'\cA'`: "bash agrees with this package",
-	// "$*" and "${a[*]}" are one word, the elements joined: this package reads each element as a
+	`echo $'\cA'`: "bash agrees with the walker",
+	// "$*" and "${a[*]}" are one word, the elements joined: the walker reads each element as a
 	// word of its own, as it reads "$@".
 	`set -- a 'b c'; echo "$*"`:   "bash agrees with expand",
 	`a=(x 'y z'); echo "${a[*]}"`: "bash agrees with expand",
-	// Operations on a $HOME or $PWD the line did not set: this package reads the whole folder (a
+	// Operations on a $HOME or $PWD the line did not set: the walker reads the whole folder (a
 	// hole named HOME or PWD), bash and expand apply the operation.
 	"rm -rf ${HOME:0:5}":    "bash agrees with expand",
 	"rm -rf ${HOME:0:1}":    "bash agrees with expand",
@@ -64,14 +64,14 @@ var knownDifferences = map[string]string{
 	`rm -rf -- "${PWD%/*}"`: "bash agrees with expand",
 	"rm -rf ${PWD%/*}":      "bash agrees with expand",
 	"rm -rf ${PWD%%/proj}":  "bash agrees with expand",
-	// bash's ~ is what the line set HOME to; this package's ~ stays the person's home.
+	// bash's ~ is what the line set HOME to; the walker's ~ stays the person's home.
 	"HOME=/; rm -rf ~": "bash agrees with expand",
 }
 
 // wordComparison counts how the two readers read the corpora's words.
 type wordComparison struct {
 	words, agree int
-	// tildeHome: a ~ this package reads as home where expand leaves it literal (a ~ that came out of
+	// tildeHome: a ~ the walker reads as home where expand leaves it literal (a ~ that came out of
 	// an expansion, which bash leaves literal too, or out of brace expansion, which bash expands).
 	tildeHome int
 	// differ counts the words of knownDifferences' lines read otherwise, listed by line; unexpected
@@ -79,17 +79,17 @@ type wordComparison struct {
 	differ     int
 	listed     map[string]int
 	unexpected []string
-	// unknownEmpty and unknownFails: a word whose value this package cannot know (a variable the
+	// unknownEmpty and unknownFails: a word whose value the walker cannot know (a variable the
 	// line did not set, a command's output) that expand reads as empty, or cannot read at all.
 	unknownEmpty, unknownFails int
 }
 
 // TestWordsAsExpandReadsThem is the differential test behind the decision recorded in
 // docs/architecture.md ("adapters/shell: reading commands as bash does"): every argument word of
-// every line of the guard's corpora and rule fixtures is read by this package and by
+// every line of the guard's corpora and rule fixtures is read by the walker and by
 // mvdan.cc/sh/v3/expand, both given what the line set before the statement (variables, $IFS) and
-// the same command output. Where this package knows a word's value, expand must read the same
-// words, but for knownDifferences and a ~ read as home. Where this package cannot know a value,
+// the same command output. Where the walker knows a word's value, expand must read the same
+// words, but for knownDifferences and a ~ read as home. Where the walker cannot know a value,
 // expand has no way to say so: it reads the unknown as empty, or fails the whole word.
 func TestWordsAsExpandReadsThem(t *testing.T) {
 	var corpora, fixtures []string
@@ -123,13 +123,13 @@ func TestWordsAsExpandReadsThem(t *testing.T) {
 	assert.Check(t, known >= 15_000, "only %d words compared", known)
 }
 
-// known is how many words this package knows the value of.
+// known is how many words the walker knows the value of.
 func (cmp *wordComparison) known() int {
 	return cmp.agree + cmp.tildeHome + cmp.differ + len(cmp.unexpected)
 }
 
 func (cmp *wordComparison) String(lines int) string {
-	return fmt.Sprintf("%d lines, %d words; %d known to this package, of which expand reads %d alike, %d with a ~ left literal, %d otherwise (listed), %d otherwise (not listed); %d unknown to this package, which expand reads as empty %d times and cannot read %d times",
+	return fmt.Sprintf("%d lines, %d words; %d known to the walker, of which expand reads %d alike, %d with a ~ left literal, %d otherwise (listed), %d otherwise (not listed); %d unknown to the walker, which expand reads as empty %d times and cannot read %d times",
 		lines, cmp.words, cmp.known(), cmp.agree, cmp.tildeHome, cmp.differ, len(cmp.unexpected), cmp.unknownEmpty+cmp.unknownFails, cmp.unknownEmpty, cmp.unknownFails)
 }
 
@@ -138,7 +138,7 @@ func (cmp *wordComparison) String(lines int) string {
 // to update that state.
 func (cmp *wordComparison) line(t *testing.T, line string) {
 	t.Helper()
-	// two parses: this package splits a word's braces in place
+	// two parses: the walker splits a word's braces in place
 	mine, err := parse(line)
 	if err != nil {
 		return
@@ -174,7 +174,7 @@ func (cmp *wordComparison) word(line string, mine, theirs *syntax.Word, sc scope
 		cmp.differ++
 		cmp.listed[line]++
 	default:
-		cmp.unexpected = append(cmp.unexpected, line+": "+src+": this package reads "+strings.Join(ours, " ")+", expand "+strings.Join(got, " ")+errorText(err))
+		cmp.unexpected = append(cmp.unexpected, line+": "+src+": the walker reads "+strings.Join(ours, " ")+", expand "+strings.Join(got, " ")+errorText(err))
 	}
 }
 
@@ -235,7 +235,7 @@ func tildeAsHome(fields []string) []string {
 
 var errUnknownOutput = errors.New("output not known")
 
-// expandConfig gives expand what this package knows in sc: the variables, and the output of a
+// expandConfig gives expand what the walker knows in sc: the variables, and the output of a
 // command substitution when it can tell it. Globbing is off, as the guard reads patterns unexpanded.
 func expandConfig(sc scope) *expand.Config {
 	return &expand.Config{
@@ -270,7 +270,7 @@ func (e expandEnv) Get(name string) expand.Variable {
 		return v
 	}
 	if user, ok := strings.CutPrefix(name, "HOME "); ok {
-		// ~user: this package keeps it literal, and expand would ask the system
+		// ~user: the walker keeps it literal, and expand would ask the system
 		return expand.Variable{Set: true, Kind: expand.String, Str: "~" + user}
 	}
 	if _, set := e.st.vars[name]; !set {
