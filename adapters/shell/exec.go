@@ -3,12 +3,13 @@ package shell
 import (
 	"encoding/base64"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -20,6 +21,9 @@ var (
 	otherShells = []string{"fish", "csh", "tcsh", "nu", "xonsh", "elvish", "rc", "es", "ion", "murex", "ysh", "pwsh", "powershell", "pwsh-preview"}
 )
 
+// shellValues are the shells' options that take a value.
+var shellValues = []string{"-o", "-O", "+o", "+O", "--rcfile", "--init-file"}
+
 // executed reads words the shell joins into a command line and runs (eval, env -S, watch): parsed
 // again one level deeper when known, or an opaque command when not.
 func (w *walker) executed(words []guard.Word, sc scope, via []string, how string) {
@@ -28,7 +32,7 @@ func (w *walker) executed(words []guard.Word, sc scope, via []string, how string
 	}
 	parts := make([]string, 0, len(words))
 	for _, wd := range words {
-		parts = append(parts, textOf(wd))
+		parts = append(parts, wordexp.Source(wd))
 	}
 	inner := sc.child(via, how)
 	if allUnknown(words) || onlyHoles(words) {
@@ -75,7 +79,7 @@ func (w *walker) runInput(in *input, sc scope, text string) {
 	switch {
 	case in == nil:
 	case in.hasWord() && !onlyHoles([]guard.Word{in.word}):
-		w.line(textOf(in.word), sc)
+		w.line(wordexp.Source(in.word), sc)
 	case in.hasWord():
 		w.opaque(sc, text, holeFrom([]guard.Word{in.word}))
 	default:
@@ -157,7 +161,7 @@ func (w *walker) shell(c *cmdCall, base string) {
 			}
 		}
 	}
-	if t, _ := firstText(rest); len(rest) == 1 && t == "-" {
+	if t, _ := argv.FirstText(rest); len(rest) == 1 && t == "-" {
 		// sh -: the script is stdin
 		rest, stdin = nil, true
 	}
@@ -210,7 +214,7 @@ func (w *walker) shellCode(code guard.Word, sc scope, base string) {
 		w.opaque(sc, base+" -c "+code.String(), holeFrom([]guard.Word{code}))
 		return
 	}
-	src := textOf(code)
+	src := wordexp.Source(code)
 	if base == "pwsh" || base == "powershell" || base == "pwsh-preview" {
 		w.opaque(sc, base+" -c "+text.ClipAt(src, maxEcho), "")
 		return
@@ -261,10 +265,10 @@ func (w *walker) source(c *cmdCall, base string) {
 func (w *walker) trap(c *cmdCall) {
 	c.emit(w)
 	args := c.words[1:]
-	if t, _ := firstText(args); t == "--" {
+	if t, _ := argv.FirstText(args); t == "--" {
 		args = args[1:]
 	}
-	if t, known := firstText(args); len(args) < 2 || known && (t == "-" || t == "" || strings.HasPrefix(t, "-")) {
+	if t, known := argv.FirstText(args); len(args) < 2 || known && (t == "-" || t == "" || strings.HasPrefix(t, "-")) {
 		return
 	}
 	w.executed(args[:1], c.sc, c.via, "trap")
@@ -289,7 +293,7 @@ func (w *walker) alias(c *cmdCall) {
 // prompt reads a prompt variable's value as the shell expands it each time it shows the prompt:
 // its command substitutions run (PS4='$(...)' runs under set -x).
 func (w *walker) prompt(v guard.Word, sc scope, name string) {
-	src := textOf(v)
+	src := wordexp.Source(v)
 	if !strings.ContainsAny(src, "$`") {
 		return
 	}
@@ -320,7 +324,7 @@ func (w *walker) switchUser(c *cmdCall, base string) {
 			return
 		case ok && base == "runuser" && (t == "-u" || t == "--user") && i+1 < len(rest):
 			cmd := rest[i+2:]
-			if t, _ := firstText(cmd); t == "--" {
+			if t, _ := argv.FirstText(cmd); t == "--" {
 				cmd = cmd[1:]
 			}
 			w.command(&cmdCall{words: cmd, env: c.env, reds: c.reds, sc: c.sc, via: append(slices.Clone(c.via), "runuser"), text: c.text})
@@ -368,8 +372,8 @@ var sshValues = []string{"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "
 // ssh runs its remaining words through the remote shell, and a ProxyCommand or LocalCommand here.
 func (w *walker) ssh(c *cmdCall) {
 	c.emit(w)
-	rest, _ := skipOptions(c.words[1:], sshValues)
-	for _, o := range optionValues(c.words[1:len(c.words)-len(rest)], "-o") {
+	rest, _ := argv.Skip(c.words[1:], sshValues)
+	for _, o := range argv.Values(c.words[1:len(c.words)-len(rest)], "-o") {
 		if t, ok := o.Text(); ok {
 			k, v, found := strings.Cut(t, "=")
 			if !found {
@@ -395,7 +399,7 @@ var parallelValues = []string{"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-
 // parallel runs its command once per input (after :::, or read from its input), or each input as a
 // command when it has none.
 func (w *walker) parallel(c *cmdCall) {
-	rest, _ := skipOptions(c.words[1:], parallelValues)
+	rest, _ := argv.Skip(c.words[1:], parallelValues)
 	var template, inputs []guard.Word
 	sep := false
 	for _, wd := range rest {
@@ -462,12 +466,12 @@ func (w *walker) at(c *cmdCall) {
 // crontab installs the jobs it reads: each line's command is read as if it ran.
 func (w *walker) crontab(c *cmdCall) {
 	c.emit(w)
-	rest, opts := skipOptions(c.words[1:], []string{"-u"})
-	if _, ok := firstOf(opts, "-l", "-r", "-e", "-i"); ok && len(rest) == 0 {
+	rest, opts := argv.Skip(c.words[1:], []string{"-u"})
+	if _, ok := argv.FirstOf(opts, "-l", "-r", "-e", "-i"); ok && len(rest) == 0 {
 		return
 	}
 	in := c.sc.stdin
-	if t, _ := firstText(rest); len(rest) > 0 && t != "-" {
+	if t, _ := argv.FirstText(rest); len(rest) > 0 && t != "-" {
 		in = w.fileInput(rest[0], c.sc, nil)
 	}
 	inner := c.sc.sub().child(c.via, "crontab")
@@ -475,7 +479,7 @@ func (w *walker) crontab(c *cmdCall) {
 		w.runInput(in, inner, c.text)
 		return
 	}
-	for _, line := range strings.Split(textOf(in.word), "\n") {
+	for _, line := range strings.Split(wordexp.Source(in.word), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -505,18 +509,18 @@ func (w *walker) terminal(c *cmdCall, base string) {
 				return
 			}
 		}
-		rest, _ = skipOptions(rest, []string{"-S", "-c", "-e", "-h", "-p", "-X", "-T", "-t", "-s", "-Logfile"})
+		rest, _ = argv.Skip(rest, []string{"-S", "-c", "-e", "-h", "-p", "-X", "-T", "-t", "-s", "-Logfile"})
 		if len(rest) > 0 {
 			w.command(&cmdCall{words: rest, env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "screen"), text: c.text})
 		}
 		return
 	}
-	rest, _ = skipOptions(rest, []string{"-L", "-S", "-f", "-T"})
+	rest, _ = argv.Skip(rest, []string{"-L", "-S", "-f", "-T"})
 	if len(rest) == 0 {
 		return
 	}
 	sub, _ := rest[0].Text()
-	args, _ := skipOptions(rest[1:], []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-w", "-p", "-T"})
+	args, _ := argv.Skip(rest[1:], []string{"-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-l", "-w", "-p", "-T"})
 	switch sub {
 	case "send-keys", "send":
 		var keys []guard.Word
@@ -560,7 +564,7 @@ func (w *walker) expect(c *cmdCall) {
 func (w *walker) nix(c *cmdCall) {
 	c.emit(w)
 	rest := c.words[1:]
-	sub, _ := firstText(rest)
+	sub, _ := argv.FirstText(rest)
 	switch sub {
 	case "run":
 		var prog string
@@ -584,24 +588,4 @@ func (w *walker) nix(c *cmdCall) {
 			}
 		}
 	}
-}
-
-// bindPositional sets $0, $1, ... and $@ from the words a -c string is given.
-func bindPositional(st *state, words []guard.Word) {
-	if len(words) == 0 {
-		return
-	}
-	// the outer shell expanded a ~ before handing the word over
-	words = slices.Clone(words)
-	for i := range words {
-		words[i] = expandTilde(words[i])
-	}
-	st.set("0", value{words: words[:1]})
-	for i, wd := range words[1:] {
-		if i < 9 {
-			st.set(strconv.Itoa(i+1), value{words: []guard.Word{wd}})
-		}
-	}
-	st.set("@", value{words: slices.Clone(words[1:]), array: true})
-	st.set("*", value{words: slices.Clone(words[1:]), array: true})
 }

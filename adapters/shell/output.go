@@ -11,6 +11,8 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
 
@@ -28,19 +30,6 @@ func known(w guard.Word) *input { return &input{word: w, has: true} }
 
 func fromNames(names ...string) *input {
 	return &input{from: strings.TrimSpace(strings.Join(names, " "))}
-}
-
-// textOf is a word as text to parse again: unknown parts become a variable, so still unknown.
-func textOf(wd guard.Word) string {
-	var b strings.Builder
-	for _, p := range wd.Parts {
-		if p.Hole {
-			b.WriteString(unknownVar)
-			continue
-		}
-		b.WriteString(p.Text)
-	}
-	return b.String()
 }
 
 // maxOutput bounds the text the reader follows through a pipe or a substitution.
@@ -198,9 +187,9 @@ func echoOutput(args []guard.Word) guard.Word {
 			parts = append(parts, guard.Part{Text: " "})
 		}
 		// echo ~ prints the home folder: the shell expanded it first
-		for _, p := range expandTilde(a).Parts {
+		for _, p := range wordexp.ExpandTilde(a).Parts {
 			if escapes && !p.Hole {
-				p.Text = ansiC(p.Text)
+				p.Text = wordexp.ANSIC(p.Text)
 			}
 			parts = append(parts, p)
 		}
@@ -214,10 +203,10 @@ func echoOutput(args []guard.Word) guard.Word {
 // printfOutput is what printf prints for a known format: %s, %b, %c, %d and %% with its
 // arguments, the format repeated while arguments remain, and the format's escapes.
 func printfOutput(args []guard.Word) (guard.Word, bool) {
-	if t, _ := firstText(args); t == "--" {
+	if t, _ := argv.FirstText(args); t == "--" {
 		args = args[1:]
 	}
-	format, ok := firstText(args)
+	format, ok := argv.FirstText(args)
 	if !ok || strings.HasPrefix(format, "-v") {
 		return guard.Word{}, false
 	}
@@ -229,8 +218,8 @@ func printfOutput(args []guard.Word) (guard.Word, bool) {
 			c := format[i]
 			switch {
 			case c == '\\' && i+1 < len(format):
-				j := escapeEnd(format, i)
-				parts = append(parts, guard.Part{Text: ansiC(format[i:j])})
+				j := wordexp.EscapeEnd(format, i)
+				parts = append(parts, guard.Part{Text: wordexp.ANSIC(format[i:j])})
 				i = j - 1
 			case c != '%' || i+1 >= len(format):
 				parts = append(parts, guard.Part{Text: string(c)})
@@ -265,22 +254,6 @@ func printfOutput(args []guard.Word) (guard.Word, bool) {
 	return guard.Word{Parts: parts}, true
 }
 
-// escapeEnd is where the backslash escape at i in a printf format ends (\n, \0nn, \xHH).
-func escapeEnd(format string, i int) int {
-	j := i + 2
-	switch {
-	case strings.IndexByte("01234567", format[i+1]) >= 0:
-		for j < len(format) && j < i+5 && format[j] >= '0' && format[j] <= '7' {
-			j++
-		}
-	case format[i+1] == 'x':
-		for j < len(format) && j < i+4 && isHex(format[j]) {
-			j++
-		}
-	}
-	return j
-}
-
 // conversion is one printf conversion of arg.
 func conversion(verb byte, arg guard.Word) ([]guard.Part, bool) {
 	switch verb {
@@ -290,7 +263,7 @@ func conversion(verb byte, arg guard.Word) ([]guard.Part, bool) {
 		var out []guard.Part
 		for _, p := range arg.Parts {
 			if !p.Hole {
-				p.Text = ansiC(p.Text)
+				p.Text = wordexp.ANSIC(p.Text)
 			}
 			out = append(out, p)
 		}
@@ -504,7 +477,7 @@ func trText(flags, ops []string, in string) (string, bool) {
 
 // expandSet reads a tr set: a-z ranges and backslash escapes ([:classes:] are not read).
 func expandSet(s string) string {
-	s = ansiC(s)
+	s = wordexp.ANSIC(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if i+2 < len(s) && s[i+1] == '-' && s[i] <= s[i+2] {

@@ -14,6 +14,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -40,10 +41,6 @@ const (
 	// maxEcho bounds the piece of the line a command's text or a reason quotes.
 	maxEcho = 200
 )
-
-// unknownVar stands for an unknown value when text with holes is parsed again as shell (a heredoc
-// holding $VAR fed to bash): the second parse reads it as a variable, so as unknown.
-const unknownVar = "${__abcd_unknown}"
 
 // Reader implements ports.CommandReader. Home is the folder ~ and $HOME stand for.
 type Reader struct {
@@ -340,12 +337,12 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 		for _, it := range items {
 			body := sc
 			body.st = sc.st.clone()
-			body.st.set(iter.Name.Value, value{words: []guard.Word{it}})
+			body.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{it}})
 			w.stmts(c.Do, body)
 		}
 		return
 	}
-	sc.st.set(iter.Name.Value, value{words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
+	sc.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
 	w.stmts(c.Do, sc)
 }
 
@@ -369,90 +366,6 @@ func (w *walker) bindRead(cond []*syntax.Stmt, sc scope) {
 		words = append(words, w.quiet().fields(a, sc)...)
 	}
 	w.readWords(words, in, sc)
-}
-
-// readWords sets read's variables from the line it reads: split at $IFS, the last variable taking
-// the rest; unknown input leaves them unknown, named by what feeds it.
-func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
-	skip := false
-	var names []string
-	for _, a := range args {
-		lit, _ := a.Text()
-		switch {
-		case skip:
-			skip = false
-		case lit == "-d" || lit == "-p" || lit == "-n" || lit == "-N" || lit == "-t" || lit == "-u" || lit == "-i":
-			skip = true
-		case strings.HasPrefix(lit, "-"):
-		case validName(lit):
-			names = append(names, lit)
-		}
-	}
-	if len(names) == 0 {
-		names = []string{"REPLY"}
-	}
-	vals := make([]guard.Word, len(names))
-	for i := range vals {
-		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in)}}}
-	}
-	if in.hasWord() {
-		if t, ok := in.word.Text(); ok {
-			first, _, _ := strings.Cut(t, "\n")
-			ifs, _ := sc.st.ifs()
-			fields := strings.FieldsFunc(first, func(r rune) bool { return strings.ContainsRune(ifs, r) })
-			for i := range vals {
-				switch {
-				case i >= len(fields):
-					vals[i] = guard.Lit("")
-				case i == len(vals)-1:
-					vals[i] = guard.Lit(strings.Join(fields[i:], " "))
-				default:
-					vals[i] = guard.Lit(fields[i])
-				}
-			}
-		} else {
-			vals[0] = in.word
-		}
-	}
-	for i, n := range names {
-		sc.st.set(n, value{words: []guard.Word{vals[i]}})
-	}
-}
-
-// declare reads export, declare, local, readonly and typeset: the values it sets, the names it
-// exports, and the command itself, whose environment they are.
-func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
-	variant := ""
-	if c.Variant != nil {
-		variant = c.Variant.Value
-	}
-	exporting, nameref := variant == "export", variant == "nameref"
-	var env []guard.Assign
-	for _, a := range c.Args {
-		if a.Name == nil && a.Value != nil {
-			if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") {
-				exporting = exporting || strings.Contains(lit, "x")
-				nameref = nameref || strings.Contains(lit, "n")
-			}
-			w.substs(a, sc)
-			continue
-		}
-		if nameref && a.Name != nil && a.Value != nil {
-			if target := a.Value.Lit(); validName(target) {
-				sc.st.refs[a.Name.Value] = target
-				continue
-			}
-		}
-		as, ok := w.assign(a, sc)
-		if !ok {
-			continue
-		}
-		if exporting {
-			sc.st.exported[as.Name] = true
-		}
-		env = append(env, as)
-	}
-	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
 }
 
 // endless reports a loop that never ends by its condition: while true, while :, until false.

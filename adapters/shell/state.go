@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
 
@@ -30,7 +31,7 @@ type scope struct {
 // (and which it exported), its open descriptors, its functions, the git configuration earlier git
 // commands set, and the files it downloaded. A subshell works on a copy.
 type state struct {
-	vars     map[string]value
+	vars     map[string]wordexp.Value
 	exported map[string]bool
 	fds      map[string]*input
 	// funcs are the functions the line defines, by name; calling names those being read now.
@@ -52,14 +53,8 @@ type state struct {
 	forever bool
 }
 
-// value is a variable's value: one word, or an array's elements.
-type value struct {
-	words []guard.Word
-	array bool
-}
-
 func newState() *state {
-	return &state{vars: map[string]value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]*syntax.Stmt{}, calling: map[string]bool{}, downloads: map[string]string{},
+	return &state{vars: map[string]wordexp.Value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]*syntax.Stmt{}, calling: map[string]bool{}, downloads: map[string]string{},
 		files: map[string]*input{}, refs: map[string]string{}}
 }
 
@@ -96,7 +91,7 @@ func (s scope) child(via []string, how string) scope {
 }
 
 // set records a variable the line assigns; special names change how later words read.
-func (s *state) set(name string, v value) {
+func (s *state) set(name string, v wordexp.Value) {
 	if len(s.vars) >= maxVars && !hasKey(s.vars, name) {
 		return
 	}
@@ -113,7 +108,7 @@ const maxVars = 256
 
 // lookup is a variable's value when the line set it (through declare -n names too). $0, $SHELL
 // and $BASH, when the line did not set them, are the shell running it.
-func (s *state) lookup(name string) (value, bool) {
+func (s *state) lookup(name string) (wordexp.Value, bool) {
 	for i := 0; i < 8; i++ {
 		target, ok := s.refs[name]
 		if !ok {
@@ -123,11 +118,11 @@ func (s *state) lookup(name string) (value, bool) {
 	}
 	v, ok := s.vars[name]
 	if !ok && (name == "0" || name == "SHELL" || name == "BASH") {
-		return value{words: []guard.Word{guard.Lit("bash")}}, true
+		return wordexp.Value{Words: []guard.Word{guard.Lit("bash")}}, true
 	}
 	if !ok && name == "PPID" {
 		// the shell's parent, the agent's harness: named so a rule can say so
-		return value{words: []guard.Word{guard.Lit("$PPID")}}, true
+		return wordexp.Value{Words: []guard.Word{guard.Lit("$PPID")}}, true
 	}
 	return v, ok
 }
@@ -135,10 +130,10 @@ func (s *state) lookup(name string) (value, bool) {
 // ifs is the field separators: the line's IFS when it set one, else space, tab and newline.
 func (s *state) ifs() (string, bool) {
 	v, ok := s.vars["IFS"]
-	if !ok || len(v.words) == 0 {
+	if !ok || len(v.Words) == 0 {
 		return " \t\n", true
 	}
-	t, known := v.words[0].Text()
+	t, known := v.Words[0].Text()
 	return t, known
 }
 
@@ -154,8 +149,8 @@ func (s *state) exportedEnv() []guard.Assign {
 			continue
 		}
 		w := guard.Word{Parts: []guard.Part{{Hole: true, Var: n}}}
-		if v, ok := s.vars[n]; ok && len(v.words) > 0 {
-			w = v.words[0]
+		if v, ok := s.vars[n]; ok && len(v.Words) > 0 {
+			w = v.Words[0]
 		}
 		out = append(out, guard.Assign{Name: n, Value: w})
 	}
@@ -175,14 +170,14 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 		for _, e := range a.Array.Elems {
 			if e.Value != nil {
 				for _, f := range w.fields(e.Value, sc) {
-					elems = append(elems, expandTilde(f))
+					elems = append(elems, wordexp.ExpandTilde(f))
 				}
 			}
 		}
 		if a.Index == nil {
-			sc.st.set(name, value{words: elems, array: true})
+			sc.st.set(name, wordexp.Value{Words: elems, Array: true})
 		}
-		return guard.Assign{Name: name, Value: joinWords(elems)}, true
+		return guard.Assign{Name: name, Value: wordexp.Join(elems)}, true
 	case a.Naked:
 		return guard.Assign{Name: name, Value: guard.Word{Parts: []guard.Part{{Hole: true, Var: name}}}}, true
 	}
@@ -191,14 +186,14 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 		v = w.assignValue(a.Value, sc)
 	}
 	if a.Append {
-		if old, ok := sc.st.lookup(name); ok && len(old.words) > 0 {
-			v = guard.Word{Parts: append(slices.Clone(old.words[0].Parts), v.Parts...)}
+		if old, ok := sc.st.lookup(name); ok && len(old.Words) > 0 {
+			v = guard.Word{Parts: append(slices.Clone(old.Words[0].Parts), v.Parts...)}
 		} else {
 			v = guard.Word{Parts: append([]guard.Part{{Hole: true, Var: name}}, v.Parts...)}
 		}
 	}
 	if a.Index == nil {
-		sc.st.set(name, value{words: []guard.Word{v}})
+		sc.st.set(name, wordexp.Value{Words: []guard.Word{v}})
 	}
 	w.special(name, v, sc)
 	return guard.Assign{Name: name, Value: v}, true
@@ -206,36 +201,7 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 
 // assignValue reads the value of an assignment: no field splitting, and a leading ~ is home.
 func (w *walker) assignValue(wd *syntax.Word, sc scope) guard.Word {
-	return expandTilde(w.word(wd, sc))
-}
-
-// expandTilde is a word with its leading unquoted ~ read as home, as the shell expands it when it
-// assigns a value: later "$X" is the home folder, not a ~.
-func expandTilde(v guard.Word) guard.Word {
-	if len(v.Parts) > 0 && !v.Parts[0].Hole && !v.Parts[0].Quoted && (v.Parts[0].Text == "~" || strings.HasPrefix(v.Parts[0].Text, "~/")) {
-		rest := strings.TrimPrefix(v.Parts[0].Text, "~")
-		parts := []guard.Part{{Hole: true, Var: "HOME", Quoted: true}}
-		if rest != "" {
-			parts = append(parts, guard.Part{Text: rest, Quoted: true})
-		}
-		v = guard.Word{Parts: append(parts, v.Parts[1:]...)}
-	}
-	return v
-}
-
-// joinWords is words as the one word "${a[*]}" makes of them.
-func joinWords(ws []guard.Word) guard.Word {
-	var out guard.Word
-	for i, x := range ws {
-		if i > 0 {
-			out.Parts = append(out.Parts, guard.Part{Text: " ", Quoted: true})
-		}
-		out.Parts = append(out.Parts, x.Parts...)
-	}
-	if len(out.Parts) == 0 {
-		out = guard.Lit("")
-	}
-	return out
+	return wordexp.ExpandTilde(w.word(wd, sc))
 }
 
 // special reads the variables whose value is code the shell runs later: PROMPT_COMMAND runs as a
@@ -252,7 +218,7 @@ func (w *walker) special(name string, v guard.Word, sc scope) {
 	default:
 		if strings.HasPrefix(name, "BASH_FUNC_") {
 			// an exported function's body, run when a later bash calls it
-			body := strings.TrimSpace(textOf(v))
+			body := strings.TrimSpace(wordexp.Source(v))
 			w.executed([]guard.Word{guard.Lit(strings.TrimPrefix(body, "()"))}, sc, sc.via, name)
 		}
 	}

@@ -3,6 +3,9 @@ package shell
 import (
 	"strings"
 
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
+	"github.com/abcd-dev/abcd/adapters/shell/interpreters"
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
 	"github.com/abcd-dev/abcd/domain/guard"
 )
 
@@ -19,7 +22,7 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 	case "vi", "vim", "nvim", "view", "ex", "gvim", "less", "more":
 		cmds = editorEscapes(c.words[1:])
 	case "man":
-		cmds = optionValues(c.words[1:], "-P", "--pager")
+		cmds = argv.Values(c.words[1:], "-P", "--pager")
 		for _, e := range c.env {
 			// man hands its pager to a shell
 			if e.Name == "PAGER" || e.Name == "MANPAGER" {
@@ -29,32 +32,32 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 	case "tar":
 		cmds = tarCommands(c.words[1:])
 	case "rsync":
-		cmds = optionValues(c.words[1:], "-e", "--rsh")
+		cmds = argv.Values(c.words[1:], "-e", "--rsh")
 	case "scp", "sftp":
-		cmds = optionValues(c.words[1:], "-S")
+		cmds = argv.Values(c.words[1:], "-S")
 	case "zip":
-		cmds = optionValues(c.words[1:], "-TT", "--unzip-command")
+		cmds = argv.Values(c.words[1:], "-TT", "--unzip-command")
 	case "sed", "gsed":
 		cmds = sedCommands(c.words[1:])
 	case "make", "gmake":
 		cmds = makeRecipes(c.words[1:])
-		for _, f := range optionValues(c.words[1:], "-f", "--file", "--makefile") {
+		for _, f := range argv.Values(c.words[1:], "-f", "--file", "--makefile") {
 			// make -f - reads its makefile from its input
 			if t, _ := f.Text(); (t == "-" || t == "/dev/stdin") && c.sc.stdin.hasWord() {
-				cmds = append(cmds, recipeLines(textOf(c.sc.stdin.word))...)
+				cmds = append(cmds, recipeLines(wordexp.Source(c.sc.stdin.word))...)
 			}
 		}
 	case "emacs", "emacsclient":
-		cmds = elispShell(optionValues(c.words[1:], "--eval", "-eval", "-e"))
+		cmds = elispShell(argv.Values(c.words[1:], "--eval", "-eval", "-e"))
 	case "gdb":
-		cmds = gdbShell(optionValues(c.words[1:], "-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"))
+		cmds = gdbShell(argv.Values(c.words[1:], "-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"))
 		if len(cmds) == 0 {
 			return false
 		}
 	case "socat":
 		cmds, networkShell = socatPrograms(c.words[1:])
 	case "nc", "ncat", "netcat":
-		cmds = optionValues(c.words[1:], "-e", "-c", "--exec", "--sh-exec", "--lua-exec")
+		cmds = argv.Values(c.words[1:], "-e", "-c", "--exec", "--sh-exec", "--lua-exec")
 		networkShell = len(cmds) > 0
 	default:
 		return false
@@ -70,33 +73,11 @@ func (w *walker) runsCommands(c *cmdCall, base string) bool {
 	return true
 }
 
-// optionValues are the values of the named options, as NAME VALUE, NAME=VALUE or -XVALUE.
-func optionValues(words []guard.Word, names ...string) []guard.Word {
-	var out []guard.Word
-	for i, wd := range words {
-		t, ok := wd.Text()
-		if !ok {
-			continue
-		}
-		for _, n := range names {
-			switch {
-			case t == n && i+1 < len(words):
-				out = append(out, words[i+1])
-			case strings.HasPrefix(t, n+"=") && strings.HasPrefix(n, "--"):
-				out = append(out, guard.Lit(strings.TrimPrefix(t, n+"=")))
-			case len(n) == 2 && strings.HasPrefix(t, n) && len(t) > 2 && !strings.HasPrefix(t, "--"):
-				out = append(out, guard.Lit(t[2:]))
-			}
-		}
-	}
-	return out
-}
-
 // editorEscapes are the shell commands an editor or pager is told to run at start: -c ':!cmd',
 // +'!cmd', --cmd '!cmd'.
 func editorEscapes(words []guard.Word) []guard.Word {
 	var out []guard.Word
-	cmds := optionValues(words, "-c", "--cmd")
+	cmds := argv.Values(words, "-c", "--cmd")
 	for _, wd := range words {
 		if t, ok := wd.Text(); ok && strings.HasPrefix(t, "+") {
 			cmds = append(cmds, guard.Lit(t[1:]))
@@ -119,18 +100,8 @@ func editorEscapes(words []guard.Word) []guard.Word {
 				out = append(out, guard.Lit(rest))
 			}
 		}
-		if rest, ok := strings.CutPrefix(t, "lua "); ok {
-			// Lua given to the editor: its os.execute and io.popen strings
-			for _, line := range shellOuts(rest) {
-				out = append(out, guard.Lit(line))
-			}
-		}
-		for _, fn := range []string{"system(", "systemlist(", "jobstart(", "termopen("} {
-			if i := strings.Index(t, fn); i >= 0 && (i == 0 || !isIdent(t[i-1])) {
-				if arg, ok := argument(t[i+len(fn)-1:]); ok {
-					out = append(out, guard.Lit(arg))
-				}
-			}
+		for _, line := range interpreters.EditorScript(t) {
+			out = append(out, guard.Lit(line))
 		}
 	}
 	return out
@@ -139,8 +110,8 @@ func editorEscapes(words []guard.Word) []guard.Word {
 // tarCommands are the programs tar runs: --to-command, a compressor (-I), the scripts it runs
 // between volumes, and a checkpoint's exec= action.
 func tarCommands(words []guard.Word) []guard.Word {
-	out := optionValues(words, "--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script")
-	for _, a := range optionValues(words, "--checkpoint-action") {
+	out := argv.Values(words, "--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script")
+	for _, a := range argv.Values(words, "--checkpoint-action") {
 		if t, ok := a.Text(); ok {
 			if cmd, found := strings.CutPrefix(t, "exec="); found {
 				out = append(out, guard.Lit(cmd))
@@ -152,7 +123,7 @@ func tarCommands(words []guard.Word) []guard.Word {
 
 // sedCommands are the commands a sed script's e command runs (1e cmd, e cmd).
 func sedCommands(words []guard.Word) []guard.Word {
-	scripts := optionValues(words, "-e", "--expression")
+	scripts := argv.Values(words, "-e", "--expression")
 	if len(scripts) == 0 {
 		for _, wd := range words {
 			if t, ok := wd.Text(); ok && !strings.HasPrefix(t, "-") {
@@ -181,7 +152,7 @@ func sedCommands(words []guard.Word) []guard.Word {
 // ; and its tab-indented lines.
 func makeRecipes(words []guard.Word) []guard.Word {
 	var out []guard.Word
-	for _, e := range optionValues(words, "--eval", "-E") {
+	for _, e := range argv.Values(words, "--eval", "-E") {
 		t, ok := e.Text()
 		if !ok {
 			continue
@@ -205,63 +176,22 @@ func recipeLines(t string) []guard.Word {
 	return out
 }
 
-// elispShell are the shell commands Emacs Lisp code runs: (shell-command "cmd") and its kin.
+// elispShell are the shell commands Emacs Lisp code given to emacs runs.
 func elispShell(code []guard.Word) []guard.Word {
 	var out []guard.Word
 	for _, c := range code {
-		t := textOf(c)
-		for _, fn := range []string{"(shell-command-to-string", "(async-shell-command", "(shell-command", "(call-process-shell-command", "(start-process-shell-command"} {
-			for rest := t; ; {
-				i := strings.Index(rest, fn)
-				if i < 0 {
-					break
-				}
-				rest = rest[i+len(fn):]
-				arg := strings.TrimLeft(rest, " \t")
-				if fn == "(start-process-shell-command" {
-					// its name and buffer come first
-					for range 2 {
-						if _, n, ok := elispString(arg); ok {
-							arg = strings.TrimLeft(arg[n:], " \t")
-						}
-					}
-				}
-				if lit, _, ok := elispString(arg); ok {
-					out = append(out, guard.Lit(lit))
-				}
-			}
+		for _, cmd := range interpreters.Elisp(wordexp.Source(c)) {
+			out = append(out, guard.Lit(cmd))
 		}
 	}
 	return out
-}
-
-// elispString reads a Lisp string literal at the start of s: its text and length.
-func elispString(s string) (string, int, bool) {
-	if !strings.HasPrefix(s, "\"") {
-		return "", 0, false
-	}
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i])
-			}
-		case '"':
-			return b.String(), i + 1, true
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return "", 0, false
 }
 
 // gdbShell are the shell commands gdb's start-up commands run: shell CMD, !CMD and pipe's command.
 func gdbShell(cmds []guard.Word) []guard.Word {
 	var out []guard.Word
 	for _, c := range cmds {
-		t := strings.TrimSpace(textOf(c))
+		t := strings.TrimSpace(wordexp.Source(c))
 		if rest, ok := strings.CutPrefix(t, "!"); ok {
 			out = append(out, guard.Lit(rest))
 		} else if rest, ok := strings.CutPrefix(t, "shell "); ok {

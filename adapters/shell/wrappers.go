@@ -1,6 +1,14 @@
 package shell
 
-import "sync"
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/abcd-dev/abcd/adapters/shell/argv"
+	"github.com/abcd-dev/abcd/adapters/shell/wordexp"
+	"github.com/abcd-dev/abcd/domain/guard"
+)
 
 // wrap is how a program runs another command given after its own words: `nice -n 5 rm -rf ~` runs
 // rm. The guard reads past it to the command it runs. Each entry is exercised by a test that puts
@@ -35,8 +43,9 @@ type wrap struct {
 }
 
 // wrappers is the maintained list of programs that run their argument as a command. Programs with
-// their own handling (sudo, env, xargs, find, git, the shells, su, ssh, parallel, ...) are in
-// call.go and exec.go.
+// handling of their own are read elsewhere: sudo, env, coreutils and start-stop-daemon below;
+// xargs, find and fd in xargs.go; git in git.go; the shells, su, ssh, parallel and the rest in
+// exec.go.
 var wrappers = sync.OnceValue(func() map[string]wrap {
 	return map[string]wrap{
 		"nice":                {values: []string{"-n", "--adjustment"}},
@@ -184,4 +193,243 @@ var wrappers = sync.OnceValue(func() map[string]wrap {
 var cmdStrings = map[string][]string{
 	"hyperfine":    {"-w", "--warmup", "-r", "--runs", "-m", "--min-runs", "-M", "--max-runs", "-S", "--shell", "-n", "--command-name", "--export-json", "--export-markdown", "--export-csv", "--export-asciidoc", "--export-orgmode", "-L", "--parameter-list", "--style", "-u", "--time-unit", "--output", "--input", "--sort", "-i", "--ignore-failure"},
 	"concurrently": {"-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-k", "--kill-others", "--restart-tries", "-s", "--success", "--max-processes", "-m"},
+}
+
+// unwrap reads a wrapper from the table: its options, the words before the command, and whether
+// it runs a command string, no command at all, or the words after it.
+func (w *walker) unwrap(c *cmdCall, base string, wr wrap) bool {
+	rest := c.words[1:]
+	if len(wr.after) > 0 {
+		if cmd, ok := argv.After(rest, wr.after); ok {
+			return len(cmd) > 0 && c.through(base, cmd)
+		}
+	}
+	var done bool
+	if rest, done = w.wrapOptions(c, base, wr, rest); done {
+		return false
+	}
+	if len(wr.sub) > 0 {
+		t, _ := argv.FirstText(rest)
+		if !slices.Contains(wr.sub, t) {
+			c.emit(w)
+			return false
+		}
+		if rest, done = w.wrapOptions(c, base, wr, rest[1:]); done {
+			return false
+		}
+	}
+	if wr.shell {
+		// capsh -- ARGS runs bash ARGS
+		return len(rest) > 0 && c.through(base, append([]guard.Word{guard.Lit("bash")}, rest...))
+	}
+	if wr.noCmd || len(wr.after) > 0 {
+		c.emit(w)
+		return false
+	}
+	rest = rest[min(wr.skip, len(rest)):]
+	// options may follow the words it skips (flock FILE -c 'cmd')
+	if rest, done = w.wrapOptions(c, base, wr, rest); done {
+		return false
+	}
+	if wr.untilDash {
+		for len(rest) > 0 {
+			t, _ := argv.FirstText(rest)
+			rest = rest[1:]
+			if t == "--" {
+				break
+			}
+		}
+	}
+	if t, _ := argv.FirstText(rest); t == "--" {
+		rest = rest[1:]
+	}
+	if wr.joined {
+		w.executed(rest, c.sc, c.via, base)
+		return false
+	}
+
+	if len(rest) == 0 {
+		// nothing to run (exec 5<>/dev/tcp/...): the wrapper's own redirections still happen
+		c.emit(w)
+		return false
+	}
+	return c.through(base, rest)
+}
+
+// wrapOptions reads a wrapper's options; done is true when they settle what runs (an option that
+// runs nothing, or a command string, which is followed here).
+func (w *walker) wrapOptions(c *cmdCall, base string, wr wrap, rest []guard.Word) ([]guard.Word, bool) {
+	for len(rest) > 0 {
+		t, ok := rest[0].Text()
+		if !ok || len(t) < 2 || t[0] != '-' {
+			return rest, false
+		}
+		rest = rest[1:]
+		if t == "--" {
+			return rest, false
+		}
+		name, val, hasVal := strings.Cut(t, "=")
+		if !strings.HasPrefix(t, "--") && len(t) > 2 {
+			name, val, hasVal = t[:2], t[2:], true
+			if !slices.Contains(wr.values, name) && !slices.Contains(wr.str, name) && !slices.Contains(wr.dir, name) {
+				hasVal = false // a cluster of flags
+			}
+		}
+		value := func() (guard.Word, bool) {
+			if hasVal {
+				return guard.Lit(val), true
+			}
+			if len(rest) == 0 {
+				return guard.Word{}, false
+			}
+			v := rest[0]
+			rest = rest[1:]
+			return v, true
+		}
+		switch {
+		case slices.Contains(wr.stop, name):
+			c.emit(w)
+			return nil, true
+		case slices.Contains(wr.str, name):
+			if v, ok := value(); ok {
+				c.emit(w)
+				w.executed([]guard.Word{v}, c.sc, c.via, base+" "+name)
+			}
+			return nil, true
+		case slices.Contains(wr.dir, name):
+			if v, ok := value(); ok {
+				c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: v, Sure: true})
+			}
+		case slices.Contains(wr.two, name):
+			if len(rest) >= 2 {
+				rest = rest[2:]
+			}
+		case slices.Contains(wr.values, name):
+			value()
+		}
+	}
+	return rest, false
+}
+
+// Options that take a value, for the wrappers read here.
+var (
+	sudoValues = []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-T", "-U", "--user", "--group", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--close-from"}
+	envValues  = []string{"-u", "--unset", "-S", "--split-string", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}
+)
+
+// leadingAssigns takes NAME=VALUE words (env and sudo accept them before the command).
+func leadingAssigns(words []guard.Word) ([]guard.Word, []guard.Assign) {
+	var env []guard.Assign
+	for len(words) > 0 {
+		p := words[0].Parts
+		if len(p) == 0 || p[0].Hole {
+			break
+		}
+		name, val, ok := strings.Cut(p[0].Text, "=")
+		// a program's NAME=VALUE words may be quoted, and bash takes BASH_FUNC_name%% from its
+		// environment as a function
+		if !ok || !(wordexp.ValidName(name) || strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%")) {
+			break
+		}
+		v := guard.Word{Parts: append([]guard.Part{{Text: val}}, p[1:]...)}
+		env = append(env, guard.Assign{Name: name, Value: v})
+		words = words[1:]
+	}
+	return words, env
+}
+
+// sudo runs its command as another user; -s and -i run the words through a shell, -e edits files.
+func (w *walker) sudo(c *cmdCall) bool {
+	rest, opts := argv.Skip(c.words[1:], sudoValues)
+	for _, o := range []string{"-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"} {
+		if _, ok := opts[o]; ok && len(rest) == 0 {
+			c.emit(w)
+			return false
+		}
+	}
+	rest = c.chdirAndAssign(opts, rest, "-D")
+	if _, edit := argv.FirstOf(opts, "-e", "--edit"); edit {
+		return c.through("sudo", append([]guard.Word{guard.Lit("sudoedit")}, rest...))
+	}
+	if _, sh := argv.FirstOf(opts, "-s", "--shell", "-i", "--login"); sh && len(rest) == 0 {
+		// a shell reading its input: echo 'cmd' | sudo -s
+		c.emit(w)
+		if w.interactive(c, "sudo") {
+			return false
+		}
+		w.runInput(c.sc.stdin, c.sc.sub().child(c.via, "sudo -s"), c.text)
+		return false
+	}
+	// sudo -s cmd runs cmd through the shell with its words escaped: the same command
+	return c.through("sudo", rest)
+}
+
+// chdirAndAssign applies a wrapper's change of folder (short, or --chdir) and the NAME=value words
+// that lead its command, and returns the rest.
+func (c *cmdCall) chdirAndAssign(opts map[string]guard.Word, rest []guard.Word, short string) []guard.Word {
+	if d, ok := argv.FirstOf(opts, short, "--chdir"); ok {
+		c.sc.cd = append(slices.Clone(c.sc.cd), guard.CdStep{Target: d, Sure: true})
+	}
+	rest, more := leadingAssigns(rest)
+	c.env = append(c.env, more...)
+	return rest
+}
+
+// env sets variables for its command, may clear them (-i), change folder (-C) or split a string
+// into the command line (-S).
+func (w *walker) env(c *cmdCall) bool {
+	rest, opts := argv.Skip(c.words[1:], envValues)
+	if _, clear := argv.FirstOf(opts, "-i", "--ignore-environment", "-"); clear {
+		c.env = nil
+	}
+	before := len(c.env)
+	rest = c.chdirAndAssign(opts, rest, "-C")
+	for _, a := range c.env[before:] {
+		// env PS4='$(...)' bash -x: the variables env sets are code as the shell's own are
+		w.special(a.Name, a.Value, c.sc)
+	}
+	if split, ok := argv.FirstOf(opts, "-S", "--split-string"); ok {
+		// env -S "cmd args" splits its string into the command line.
+		w.executed(append([]guard.Word{split}, rest...), c.sc, c.via, "env -S")
+		return false
+	}
+	if len(rest) == 0 {
+		c.emit(w)
+		return false
+	}
+	return c.through("env", rest)
+}
+
+// coreutils --coreutils-prog=rm runs the named program.
+func (w *walker) coreutils(c *cmdCall) bool {
+	for i, wd := range c.words[1:] {
+		if t, ok := wd.Text(); ok {
+			if prog, found := strings.CutPrefix(t, "--coreutils-prog="); found {
+				return c.through("coreutils", append([]guard.Word{guard.Lit(prog)}, c.words[i+2:]...))
+			}
+		}
+	}
+	c.emit(w)
+	return false
+}
+
+// startStop reads start-stop-daemon --start: the program of --exec (or --startas) runs with the
+// words after --.
+func (w *walker) startStop(c *cmdCall) bool {
+	prog := argv.Values(c.words[1:], "--startas", "-a")
+	if len(prog) == 0 {
+		prog = argv.Values(c.words[1:], "--exec", "-x")
+	}
+	if len(prog) == 0 {
+		c.emit(w)
+		return false
+	}
+	var args []guard.Word
+	for i, wd := range c.words {
+		if t, _ := wd.Text(); t == "--" {
+			args = c.words[i+1:]
+			break
+		}
+	}
+	return c.through("start-stop-daemon", append(prog[:1:1], args...))
 }
