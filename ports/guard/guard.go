@@ -72,7 +72,7 @@ func GuardVerbs() []verb.Verb {
 	}
 }
 
-// guardCheck reads the line the way the shell will, and checks every command it runs against the
+// GuardCheck reads the line the way the shell will, and checks every command it runs against the
 // rules in force in the repository containing the folder it runs in. It starts no process: the rules
 // in force come from the working tree's guard file and the machine's allow file.
 func GuardCheck(ctx context.Context, a *Deps, in *GuardCheckInput) (GuardVerdict, error) {
@@ -267,7 +267,7 @@ func (a *Deps) WriteGuard(ctx context.Context) (writeGuard, error) {
 	return writeGuard{a: a, rules: rules, machine: filepath.Dir(a.Setup.MachinePath(guard.AllowFileName))}, nil
 }
 
-// guarded lists the changes under dir (absolute) that a block-tier rule stops as writes, each with
+// Guarded lists the changes under dir (absolute) that a block-tier rule stops as writes, each with
 // the deciding rule: each change read as the write it is (Write), links on its way followed.
 func (w writeGuard) Guarded(dir string, changes []runner.Entry) ([]runner.GuardedWrite, error) {
 	root, git := w.a.Setup.Root()

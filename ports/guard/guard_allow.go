@@ -41,7 +41,7 @@ func guardAllowVerb() verb.Verb {
 		Idempotent: true}, GuardAllow)
 }
 
-// guardAllow records the person's allow of exactly the bytes of the repository's .abcd/guard.json
+// GuardAllow records the person's allow of exactly the bytes of the repository's .abcd/guard.json
 // at its path, after showing what the file weakens and asking. It needs a person at a terminal:
 // over MCP, or from an agent's shell (no terminal), it refuses; the guard also blocks the command
 // from inside a session. Withdrawing an allow needs no one: it only strengthens the guard.

@@ -3,7 +3,6 @@ package history_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -225,21 +224,6 @@ func TestCaptureKeepsTheStoreWithinItsBound(t *testing.T) {
 			assert.Check(t, is.DeepEqual(res.Pruned, []string{"claude:s1"}), "the oldest capture goes past history.max_mb")
 		}
 	}
-}
-
-func TestHarnessFromWhereTheFileLies(t *testing.T) {
-	for path, want := range map[string]history.Harness{
-		"/home/ada/.claude/projects/-x/s.jsonl":                    history.Claude,
-		"/home/ada/.codex/sessions/2026/12/01/rollout-1.jsonl":     history.Codex,
-		"/home/ada/.gemini/tmp/proj/chats/session-1.jsonl":         history.Gemini,
-		"/elsewhere/codexhome/sessions/2026/01/01/rollout-2.jsonl": history.Codex,
-	} {
-		got, ok := historyuc.HarnessOf(path)
-		assert.Check(t, ok && got == want, path)
-	}
-	_, ok := historyuc.HarnessOf("/tmp/notes.txt")
-	assert.Check(t, !ok)
-	_ = os.Getenv
 }
 
 // missing is a redaction that takes nothing out of a transcript's bytes.

@@ -20,8 +20,8 @@ import (
 	"github.com/abcd-dev/abcd/ports/internal/core"
 )
 
-// harnessOf reads which harness wrote a session file from where it lies.
-func HarnessOf(path string) (history.Harness, bool) {
+// HarnessOf reads which harness wrote a session file from where it lies.
+func harnessOf(path string) (history.Harness, bool) {
 	p := filepath.ToSlash(path)
 	switch {
 	case strings.Contains(p, "/.gemini/") || strings.Contains(p, "/chats/session-"):
@@ -69,7 +69,7 @@ func HistoryCapture(ctx context.Context, a *Deps, in *HistoryCaptureInput) (Hist
 	} else {
 		h, ok := history.Harness(in.Harness), in.Harness != ""
 		if !ok {
-			if h, ok = HarnessOf(string(in.Transcript)); !ok {
+			if h, ok = harnessOf(string(in.Transcript)); !ok {
 				return HistoryCaptureResult{}, refusal.New("history_harness_unknown", string(in.Transcript), "lies where no harness abcd reads keeps its sessions",
 					"say which harness wrote it with ", refusal.Field("history_capture", "harness"))
 			}
@@ -105,7 +105,7 @@ func (a *Deps) repoDirs(ctx context.Context) ([]string, error) {
 	return dirs, nil
 }
 
-// redaction is what a capture redacts and rescans with: history.Redactor, with the home path it
+// Redaction is what a capture redacts and rescans with: history.Redactor, with the home path it
 // writes as ~ (an interface so a test can hand in one that misses, to prove the rescan refuses).
 type Redaction interface {
 	Text(s string, counts history.Counts) string
@@ -115,7 +115,7 @@ type Redaction interface {
 	Path(p string) string
 }
 
-// capturer is the real redaction.
+// Capturer is the real redaction.
 type Capturer struct {
 	*history.Redactor
 	Home string

@@ -26,7 +26,7 @@ type RunHistory struct {
 	Note string `json:"note"`
 }
 
-// runHistory reads the sessions behind a run from the history store. A run's record is read without
+// RunHistory reads the sessions behind a run from the history store. A run's record is read without
 // them rather than refused: the note says why they are missing, and nothing is written (the store
 // is opened for reading only, and a repository with no history has no database to open).
 func (a *Deps) RunHistory(ctx context.Context, run string) RunHistory {
@@ -68,7 +68,7 @@ func (a *Deps) RunHistory(ctx context.Context, run string) RunHistory {
 	return out
 }
 
-// stepSessions are the keys of the sessions that served the step whose return path is ret: those
+// StepSessions are the keys of the sessions that served the step whose return path is ret: those
 // whose brief or return path lies in the same step folder of the same lane.
 func StepSessions(h RunHistory, lane, ret string) []string {
 	keys := []string{}

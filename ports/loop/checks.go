@@ -12,13 +12,13 @@ import (
 // dodTimeout bounds one run of build.dod.
 const dodTimeout = 30 * time.Minute
 
-// checkJob is a run of build.dod a step queued: on lane's head, for round, in its checkout.
+// CheckJob is a run of build.dod a step queued: on lane's head, for round, in its checkout.
 type CheckJob struct {
 	Lane, head, dir, command string
 	round                    int
 }
 
-// checked is a check job and how the run ended; interrupted when the person ended it (nothing is
+// Checked is a check job and how the run ended; interrupted when the person ended it (nothing is
 // recorded, and the next step runs it again).
 type Checked struct {
 	CheckJob

@@ -11,7 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// providerValidator opens the provider conn names as a review route. ok is false when conn is not a
+// ProviderValidator opens the provider conn names as a review route. ok is false when conn is not a
 // configured provider (the harness, rp, or a name this machine does not configure): the caller keeps
 // its own route. The validator decides each call when Review runs: the model (the agent's
 // oracle.roles.<agent>.model when pointed at conn, else conn's model for req.Tier, else conn's only

@@ -19,9 +19,9 @@ import (
 	"github.com/abcd-dev/abcd/ports/internal/core"
 )
 
-// dispatch is a step a route beside the host takes, queued while the run's lock is held and called
+// Dispatch is a step a route beside the host takes, queued while the run's lock is held and called
 // once it is released.
-type Dispatch struct {
+type dispatch struct {
 	await, Lane, role string
 	round             int
 	ret               string // the await's return path, relative to the repository
@@ -31,9 +31,9 @@ type Dispatch struct {
 	call func(context.Context) (ports.ReviewOutcome, error)
 }
 
-// answered is a dispatch and what its route said.
-type Answered struct {
-	Dispatch
+// Answered is a dispatch and what its route said.
+type answered struct {
+	dispatch
 	out ports.ReviewOutcome
 	err error
 }
@@ -93,9 +93,9 @@ func (a *Deps) callAndPlace(ctx context.Context, verb, run string, w *routeWorke
 // callRoutes calls every queued route at once and waits for them all; each is bounded by its
 // adapter and by ctx. Every text a route says is scrubbed of every credential abcd holds before
 // anything else reads it.
-func (a *Deps) callRoutes(ctx context.Context, jobs []Dispatch) []Answered {
+func (a *Deps) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 	sc := a.Scrubber(ctx)
-	outs := make([]Answered, len(jobs))
+	outs := make([]answered, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Add(1)
@@ -105,7 +105,7 @@ func (a *Deps) callRoutes(ctx context.Context, jobs []Dispatch) []Answered {
 			if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 				out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted)}
 			}
-			outs[i] = Answered{Dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}
+			outs[i] = answered{dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}
 		}()
 	}
 	wg.Wait()
@@ -128,7 +128,7 @@ func (a *Deps) withRunRetry(ctx context.Context, verb, run string, w *routeWorke
 // it is verified and recorded as a host return is, with the route's name and its digest in the same
 // state write. A return the host's agent wrote first stands, and the answer is kept aside. Anything
 // else the route said is a fallback receipt; the await stays the host's.
-func (st *step) place(ctx context.Context, outs []Answered) []string {
+func (st *step) place(ctx context.Context, outs []answered) []string {
 	s := &st.state
 	var did []string
 	for _, o := range outs {
@@ -237,7 +237,7 @@ func (a *Deps) keepAside(ctx context.Context, ret, route string, data []byte) (s
 }
 
 // keepAllAside keeps every answer of outs aside, for placements a busy lock stopped.
-func (a *Deps) keepAllAside(ctx context.Context, outs []Answered) []string {
+func (a *Deps) keepAllAside(ctx context.Context, outs []answered) []string {
 	var kept []string
 	for _, o := range outs {
 		if o.err == nil && o.out.FallbackReason == "" && len(o.out.Return) > 0 {

@@ -1,10 +1,9 @@
-package loop_test
+package loop
 
 import (
 	"testing"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
-	"github.com/abcd-dev/abcd/ports/loop"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -13,20 +12,20 @@ import (
 // check already handed over, and nothing still out waited for.
 func TestTheDriverPlacesWhatCameBackMeanwhileTogether(t *testing.T) {
 	// A buffer stands for the goroutines waiting to hand their results over.
-	results := make(chan loop.Came, 4)
-	answer := func(lane string) loop.Came {
-		return loop.Came{Routes: []loop.Answered{{Dispatch: loop.Dispatch{Lane: lane}}}}
+	results := make(chan came, 4)
+	answer := func(lane string) came {
+		return came{Routes: []answered{{dispatch: dispatch{Lane: lane}}}}
 	}
 	running := 4
 	results <- answer("lane-1")
-	o := loop.Gather(results, &running)
+	o := gather(results, &running)
 	assert.Check(t, is.Len(o.Routes, 1))
 	assert.Check(t, is.Equal(running, 3))
 
 	results <- answer("lane-2")
-	results <- loop.Came{Checks: []loop.Checked{{CheckJob: loop.CheckJob{Lane: "lane-3"}}}}
+	results <- came{Checks: []Checked{{CheckJob: CheckJob{Lane: "lane-3"}}}}
 	results <- answer("lane-4")
-	o = loop.Gather(results, &running)
+	o = gather(results, &running)
 	assert.Check(t, is.Len(o.Routes, 2))
 	assert.Check(t, is.Equal(o.Routes[0].Lane, "lane-2"))
 	assert.Check(t, is.Equal(o.Routes[1].Lane, "lane-4"))
@@ -36,7 +35,7 @@ func TestTheDriverPlacesWhatCameBackMeanwhileTogether(t *testing.T) {
 	// One still out is not waited for once nothing else has come.
 	running = 2
 	results <- answer("lane-5")
-	o = loop.Gather(results, &running)
+	o = gather(results, &running)
 	assert.Check(t, is.Len(o.Routes, 1))
 	assert.Check(t, is.Equal(running, 1))
 }
@@ -48,13 +47,13 @@ func TestABusyRunsRefusalSaysWhereTheAnswersAreKept(t *testing.T) {
 		return refusal.Busy(refusal.CodeRunLocked, "run-1", "another abcd holds the run")
 	}
 	one, two, none := busy(), busy(), busy()
-	loop.SayKeptAside(one, []string{"a/rp-return.md"})
-	loop.SayKeptAside(two, []string{"a/rp-return.md", "b/rp-return.md"})
-	loop.SayKeptAside(none, nil)
+	sayKeptAside(one, []string{"a/rp-return.md"})
+	sayKeptAside(two, []string{"a/rp-return.md", "b/rp-return.md"})
+	sayKeptAside(none, nil)
 	assert.Check(t, is.Equal(one.Why, "another abcd holds the run; the route's answer is kept aside at a/rp-return.md"))
 	assert.Check(t, is.Equal(two.Why, "another abcd holds the run; the routes' answers are kept aside at a/rp-return.md, b/rp-return.md"))
 	assert.Check(t, is.Equal(none.Why, "another abcd holds the run"))
 	other := refusal.New("run_unknown", "run-1", "no such run")
-	loop.SayKeptAside(other, []string{"a/rp-return.md"})
+	sayKeptAside(other, []string{"a/rp-return.md"})
 	assert.Check(t, is.Equal(other.Why, "no such run"))
 }

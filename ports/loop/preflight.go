@@ -43,7 +43,7 @@ func (a *Deps) PreflightRunners(ctx context.Context, names ...string) error {
 	return nil
 }
 
-// checkRefusal is a failed preflight as a refusal: the check that failed (its cause) and its words,
+// CheckRefusal is a failed preflight as a refusal: the check that failed (its cause) and its words,
 // which name the flag or the version that drifted.
 func CheckRefusal(verb, name string, cli runner.Kind, rep ports.RunnerReport, tail string, then ...any) *refusal.Error {
 	f := rep.Failure

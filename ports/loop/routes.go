@@ -126,7 +126,7 @@ type RoutingLayer struct {
 	Wins  bool          `json:"wins"`
 }
 
-// oracleBoard resolves every roster agent the way a step would (routeOf), so the board shows the
+// OracleBoard resolves every roster agent the way a step would (routeOf), so the board shows the
 // route a step takes. A routing file that cannot be read empties the board and says why; it never
 // stops status.
 func (a *Deps) OracleBoard(ctx context.Context) OracleBoard {

@@ -238,7 +238,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 		return ImplementRunResult{}, err
 	}
 	d.took(ctx, first)
-	results := make(chan Came)
+	results := make(chan came)
 	running := 0
 	sc := a.Scrubber(ctx)
 	start := func(q queued) {
@@ -252,19 +252,19 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 				if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Runner: out.Runner}
 				}
-				results <- Came{Routes: []Answered{{Dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}}}
+				results <- came{Routes: []answered{{dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}}}
 			}()
 		}
 		if len(q.checks) > 0 {
 			// The definition of done on each head that waits for it, one after another (runChecks).
 			running++
-			go func() { results <- Came{Checks: a.runChecks(ctx, q.checks)} }()
+			go func() { results <- came{Checks: a.runChecks(ctx, q.checks)} }()
 		}
 	}
 	start(jobs)
 	var placeErr error
 	for running > 0 {
-		o := Gather(results, &running)
+		o := gather(results, &running)
 		for _, r := range o.Routes {
 			kind := "answered"
 			if r.err != nil || r.out.FallbackReason != "" {
@@ -281,7 +281,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 		more, next, err := d.place(ctx, o)
 		if err != nil {
 			placeErr = err
-			SayKeptAside(err, a.keepAllAside(context.WithoutCancel(ctx), o.answers()))
+			sayKeptAside(err, a.keepAllAside(context.WithoutCancel(ctx), o.answers()))
 			continue
 		}
 		d.took(ctx, more)
@@ -293,8 +293,8 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	return d.result(ctx)
 }
 
-// sayKeptAside tells a refusal for a busy run where the answers it could not place are kept.
-func SayKeptAside(err error, kept []string) {
+// SayKeptAside tells a refusal for a busy run where the answers it could not place are kept.
+func sayKeptAside(err error, kept []string) {
 	r, ok := refusal.As(err)
 	switch {
 	case !ok || r.Kind != refusal.Contention || len(kept) == 0:
@@ -305,20 +305,20 @@ func SayKeptAside(err error, kept []string) {
 	}
 }
 
-// came is what the driver's work brought back: routes' answers, and the checks (the definition of
+// Came is what the driver's work brought back: routes' answers, and the checks (the definition of
 // done) a step queued.
-type Came struct {
-	Routes []Answered
+type came struct {
+	Routes []answered
 	Checks []Checked
 }
 
-func (c Came) answers() []Answered { return c.Routes }
+func (c came) answers() []answered { return c.Routes }
 
-// gather waits for one piece of work to come back, then takes every other that has come back
+// Gather waits for one piece of work to come back, then takes every other that has come back
 // meanwhile (its goroutine is waiting to hand it over), so they are placed in one step: one lock, one
 // read and one write of the run's state for all of them, rather than one each while the rest wait.
 // running counts the pieces still out.
-func Gather(results <-chan Came, running *int) Came {
+func gather(results <-chan came, running *int) came {
 	o := <-results
 	*running--
 	for *running > 0 {
@@ -336,7 +336,7 @@ func Gather(results <-chan Came, running *int) Came {
 
 // place records what came back under the run's lock and opens what it makes due; when the run was
 // interrupted, what that opens is the host's, and the checks it queues wait for the next step.
-func (d *driver) place(ctx context.Context, o Came) (StepResult, queued, error) {
+func (d *driver) place(ctx context.Context, o came) (StepResult, queued, error) {
 	placeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), placeBound)
 	defer cancel()
 	return d.a.withRunRetry(placeCtx, d.verb, d.run, d.w, func(placeCtx context.Context, st *step) (StepResult, bool, error) {

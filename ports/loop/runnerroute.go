@@ -38,14 +38,14 @@ type runnerCall struct {
 }
 
 // runnerJob queues a step for the runner named: the failure when it cannot be sent at all.
-func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, aw loop.Await, brief string, route oracle.Route, name string) (Dispatch, *runner.Failure, error) {
+func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, aw loop.Await, brief string, route oracle.Route, name string) (dispatch, *runner.Failure, error) {
 	s := st.state
 	r, ok := cfg.runners.Runner(name)
 	if !ok {
-		return Dispatch{}, runner.Failf(runner.CauseExecutable, "runner %s is not configured on this machine", text.Clip(name)), nil
+		return dispatch{}, runner.Failf(runner.CauseExecutable, "runner %s is not configured on this machine", text.Clip(name)), nil
 	}
 	if st.Runners == nil {
-		return Dispatch{}, runner.Failf(runner.CauseUnsupported, "this build of abcd drives no runner"), nil
+		return dispatch{}, runner.Failf(runner.CauseUnsupported, "this build of abcd drives no runner"), nil
 	}
 	agentModel := ""
 	if sent, ok := cfg.runners.Sent(aw.Role); ok && sent.Runner == name {
@@ -59,15 +59,15 @@ func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, a
 	if lane.Worktree != "" {
 		c.dir = st.abs(lane.Worktree)
 	}
-	d := Dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: aw.Return, route: name}
+	d := dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: aw.Return, route: name}
 	a := st.Deps
 	var body string
 	if aw.Role == loop.RoleImplementer {
 		if lane.Worktree == "" {
-			return Dispatch{}, nil, fmt.Errorf("%s has no worktree for its implementer", lane.ID)
+			return dispatch{}, nil, fmt.Errorf("%s has no worktree for its implementer", lane.ID)
 		}
 		if s.DoD == "" {
-			return Dispatch{}, runner.Failf(runner.CauseDoDFailed, "the run keeps no build.dod, so nothing could prove a runner's work done: set build.dod in .abcd/config.json for the next run"), nil
+			return dispatch{}, runner.Failf(runner.CauseDoDFailed, "the run keeps no build.dod, so nothing could prove a runner's work done: set build.dod in .abcd/config.json for the next run"), nil
 		}
 		c.worktree, c.branch, c.dod, c.awaitDir, c.laneDir = lane.Worktree, lane.Branch, s.DoD, dir, loop.LaneDir(s.Run, lane.ID)
 		body = brief + implementerHeadless(c)
@@ -81,17 +81,17 @@ func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, a
 		}
 		req, err := st.composeRequest(ctx, lane, p, aw, brief, route)
 		if err != nil {
-			return Dispatch{}, runner.Failf(runner.CausePrompt, "the request could not be composed: %s", refusalWhy(err)), nil
+			return dispatch{}, runner.Failf(runner.CausePrompt, "the request could not be composed: %s", refusalWhy(err)), nil
 		}
 		if len(req.Reply) == 0 {
-			return Dispatch{}, runner.Failf(runner.CausePrompt, "this build of abcd holds no schema for the %s's reply", aw.Role), nil
+			return dispatch{}, runner.Failf(runner.CausePrompt, "this build of abcd holds no schema for the %s's reply", aw.Role), nil
 		}
 		c.schema, d.req = req.Reply, req
 		body = string(req.Request) + validatorHeadless(aw, req.Reply)
 		d.call = func(ctx context.Context) (ports.ReviewOutcome, error) { return a.validateOnRunner(ctx, c) }
 	}
 	if err := st.Runs.Write(ctx, prompt, []byte(body)); err != nil {
-		return Dispatch{}, nil, err
+		return dispatch{}, nil, err
 	}
 	return d, nil, nil
 }

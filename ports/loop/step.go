@@ -36,7 +36,7 @@ type step struct {
 	// jobs are the routes beside the host to call once the run's lock is released (dispatch.go);
 	// worker is the invocation's hold on the routes it calls, recorded on each await a job is for
 	// when the step is saved (nil where the verb calls no route).
-	jobs   []Dispatch
+	jobs   []dispatch
 	worker *routeWorker
 	// checks are the runs of build.dod to make once the run's lock is released (checks.go).
 	checks []CheckJob
@@ -168,7 +168,7 @@ func (a *Deps) withRun(ctx context.Context, verb, run string, w *routeWorker, do
 // queued is what a step leaves to do once the run's lock is released: the routes to call and the
 // runs of build.dod to make.
 type queued struct {
-	routes []Dispatch
+	routes []dispatch
 	checks []CheckJob
 }
 

@@ -282,7 +282,7 @@ func (a *Deps) moveVerb(ctx context.Context, rec *RecordLock, fam record.Family,
 	return MoveResult{Record: moved, From: l.File.Path, To: dst}, nil
 }
 
-// intent resolves and parses one intent whole; a refusal names the verb's field the ref came from.
+// Intent resolves and parses one intent whole; a refusal names the verb's field the ref came from.
 func (a *Deps) Intent(ctx context.Context, verb, field string, ref record.Ref) (Loaded, record.Intent, error) {
 	if err := a.RecordPresent(verb); err != nil { // a read: the writer that follows checks the install whole
 		return Loaded{}, record.Intent{}, err

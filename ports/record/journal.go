@@ -11,7 +11,7 @@ import (
 // journalFile is where the journal keeps a change in flight, as lint names it.
 const journalFile = layout.Journal
 
-// recordLock is the record lock, held. Only lockRecord makes one, so what takes it as an argument
+// RecordLock is the record lock, held. Only lockRecord makes one, so what takes it as an argument
 // runs under the lock: the lock is an flock, which a second take by the same process would wait on,
 // so what runs under it is handed the hold rather than taking the lock again.
 type RecordLock struct {
@@ -22,7 +22,7 @@ type RecordLock struct {
 	Finished ports.Change
 }
 
-// lockRecord takes the record lock for verb, waiting what lock.wait_ms says, and finishes a change
+// LockRecord takes the record lock for verb, waiting what lock.wait_ms says, and finishes a change
 // a killed writer left.
 func (a *Deps) LockRecord(ctx context.Context, verb string) (*RecordLock, func(), error) {
 	wait, err := a.LockWait(ctx)
@@ -41,7 +41,7 @@ func (a *Deps) LockRecord(ctx context.Context, verb string) (*RecordLock, func()
 	return &RecordLock{Verb: verb, Finished: c}, unlock, nil
 }
 
-// locked runs f under the record lock, after checking the record exists and finishing any change a
+// Locked runs f under the record lock, after checking the record exists and finishing any change a
 // killed writer left.
 func Locked[R any](ctx context.Context, a *Deps, verb string, f func(ctx context.Context, rec *RecordLock) (R, error)) (R, error) {
 	var zero R
@@ -75,7 +75,7 @@ func (a *Deps) finishKilled(ctx context.Context) (ports.Change, error) {
 	return c, nil
 }
 
-// finishPending finishes a change a killed writer left, for a writer that holds no record lock (a
+// FinishPending finishes a change a killed writer left, for a writer that holds no record lock (a
 // run's step): it takes the record lock only when a change waits, and returns that change. The
 // temporary files dead writers left are swept either way.
 func (a *Deps) FinishPending(ctx context.Context, verb string) (ports.Change, error) {
@@ -93,7 +93,7 @@ func (a *Deps) FinishPending(ctx context.Context, verb string) (ports.Change, er
 	return rec.Finished, nil
 }
 
-// commit makes a change to several files under the record lock rec, naming its verb and the record
+// Commit makes a change to several files under the record lock rec, naming its verb and the record
 // (or run) id it changes.
 func (a *Deps) Commit(ctx context.Context, rec *RecordLock, id string, files ...ports.FileChange) error {
 	return a.Journal.Commit(ctx, ports.Change{Verb: rec.Verb, Record: id, Files: files})

@@ -77,7 +77,7 @@ func (r MergeDriverResult) Say() string {
 	return ""
 }
 
-// mergeDriverCommand is git's merge.abcd.driver value that runs this abcd: its program, then the
+// MergeDriverCommand is git's merge.abcd.driver value that runs this abcd: its program, then the
 // driver's arguments in git's placeholders.
 func MergeDriverCommand(program string) string {
 	return program + " " + MergeDriverVerb + " %O %A %B %L %P"
@@ -92,13 +92,13 @@ const (
 	MergeDriverTitle  = "abcd's record merge"
 )
 
-// mergeAttributes are the .gitattributes lines: every record file, in the record's two trees.
+// MergeAttributes are the .gitattributes lines: every record file, in the record's two trees.
 var MergeAttributes = []string{
 	"/.abcd/development/**/*.md merge=" + MergeDriverName,
 	"/.abcd/work/**/*.md merge=" + MergeDriverName,
 }
 
-// missingAttributes are the driver's .gitattributes lines data lacks.
+// MissingAttributes are the driver's .gitattributes lines data lacks.
 func MissingAttributes(data []byte) []string {
 	have := map[string]bool{}
 	for _, l := range strings.Split(string(data), "\n") {

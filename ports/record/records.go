@@ -40,7 +40,7 @@ type SectionView struct {
 	Written bool   `json:"written"`
 }
 
-// loaded is one record file of a family, parsed as far as a listing needs.
+// Loaded is one record file of a family, parsed as far as a listing needs.
 type Loaded struct {
 	Summary RecordSummary
 	slug    string
@@ -49,13 +49,13 @@ type Loaded struct {
 	Err     error
 }
 
-// list loads every record of a family (front matter only, bounded reads), optionally of one
+// List loads every record of a family (front matter only, bounded reads), optionally of one
 // lifecycle. A file that cannot be read or parsed is kept with its error.
 func (a *Deps) List(ctx context.Context, fam record.Family, lifecycle string) ([]Loaded, error) {
 	return a.listRead(ctx, fam, lifecycle, record.HeaderReadBytes)
 }
 
-// listWhole is list with each file read whole (bounded by the record maximum; a file over it
+// ListWhole is list with each file read whole (bounded by the record maximum; a file over it
 // carries its error), for a caller that parses the files it lists: one read of each file, not two.
 func (a *Deps) ListWhole(ctx context.Context, fam record.Family, lifecycle string) ([]Loaded, error) {
 	return a.listRead(ctx, fam, lifecycle, 0)
@@ -76,7 +76,7 @@ func (a *Deps) listRead(ctx context.Context, fam record.Family, lifecycle string
 		out = append(out, make([]Loaded, len(files))...)
 		core.InParallel(len(files), func(i int) {
 			f := files[i]
-			l := Loaded{File: f, slug: SlugOf(f.Path), Summary: RecordSummary{Family: string(fam), Lifecycle: folder.Lifecycle, Path: f.Path}}
+			l := Loaded{File: f, slug: slugOf(f.Path), Summary: RecordSummary{Family: string(fam), Lifecycle: folder.Lifecycle, Path: f.Path}}
 			if f.Err != nil {
 				l.Err = f.Err
 			} else {
@@ -104,8 +104,8 @@ func fillSummary(s *RecordSummary, header any) {
 	}
 }
 
-// slugOf is the slug part of <prefix>-<id>-<slug>.md.
-func SlugOf(p string) string {
+// SlugOf is the slug part of <prefix>-<id>-<slug>.md.
+func slugOf(p string) string {
 	name := strings.TrimSuffix(path.Base(p), ".md")
 	// What follows the second dash, found without splitting (a listing takes the slug of each file).
 	_, rest, ok := strings.Cut(name, "-")
@@ -131,7 +131,7 @@ func summaries(ls []Loaded) ([]RecordSummary, []RecordProblem) {
 	return sums, probs
 }
 
-// resolve finds one record of a family by full id, unique id prefix or unique slug fragment; a
+// Resolve finds one record of a family by full id, unique id prefix or unique slug fragment; a
 // refusal names the verb's field the ref came from.
 func (a *Deps) Resolve(ctx context.Context, fam record.Family, verb, field string, ref record.Ref) (Loaded, error) {
 	ls, err := a.List(ctx, fam, "")
@@ -197,7 +197,7 @@ func idFromName(p string) string {
 
 func singular(f record.Family) string { return strings.TrimSuffix(string(f), "s") }
 
-// readFull reads one record whole (bounded) for show and for changes.
+// ReadFull reads one record whole (bounded) for show and for changes.
 func (a *Deps) ReadFull(ctx context.Context, p string) ([]byte, error) { return a.Records.Read(ctx, p) }
 
 // newRecord creates a record file under a fresh id, retrying with new random digits if the id is

@@ -43,7 +43,7 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 			return RecordRenumberResult{}, err
 		}
 		renamed, _ := record.ReplaceID(data, old, newID)
-		dst := path.Dir(p) + "/" + record.FileName(newID, SlugOf(p))
+		dst := path.Dir(p) + "/" + record.FileName(newID, slugOf(p))
 		changes = append([]ports.FileChange{Write(dst, renamed), remove(p)}, changes...)
 		if err := a.Commit(ctx, rec, old, changes...); err != nil {
 			return RecordRenumberResult{}, err

@@ -1,9 +1,8 @@
-package record_test
+package record
 
 import (
 	"testing"
 
-	"github.com/abcd-dev/abcd/ports/record"
 	"gotest.tools/v3/assert"
 )
 
@@ -18,6 +17,6 @@ func TestSlugOfIsWhatFollowsTheSecondDash(t *testing.T) {
 		"notes.md":                   "",
 		"dir-with-dashes/itd-1-x.md": "x",
 	} {
-		assert.Equal(t, record.SlugOf(p), want, p)
+		assert.Equal(t, slugOf(p), want, p)
 	}
 }

@@ -117,7 +117,7 @@ func (a *Deps) createSpec(ctx context.Context, intent record.IntentFrontMatter, 
 	return s, nil
 }
 
-// spec resolves and parses one spec whole; a refusal names the verb's field the ref came from.
+// Spec resolves and parses one spec whole; a refusal names the verb's field the ref came from.
 func (a *Deps) Spec(ctx context.Context, verb, field string, ref record.Ref) (Loaded, record.Spec, error) {
 	if err := a.RecordPresent(verb); err != nil { // a read: the writer that follows checks the install whole
 		return Loaded{}, record.Spec{}, err

@@ -18,7 +18,7 @@ import (
 	"github.com/abcd-dev/abcd/ports/internal/core"
 )
 
-// loadRules composes the layers: abcd's bundled domains (the shell domain made from the guard's rules,
+// LoadRules composes the layers: abcd's bundled domains (the shell domain made from the guard's rules,
 // with what the repository's .abcd/guard.json adds), the machine's file, the repository's file. A
 // file that fails to parse is refused naming it, never read as no rules; each notice is warned. What
 // was composed is kept, compiled, under a digest of every input (the bundled data, the guard's files,

@@ -46,7 +46,7 @@ func repoConfigContent() []byte {
 	return []byte(fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d\n}\n", SetupVersion))
 }
 
-// proposalFile is the routing file ahoy offers: the bundled proposal, accepted as a table.
+// ProposalFile is the routing file ahoy offers: the bundled proposal, accepted as a table.
 func ProposalFile() []byte {
 	data, _ := json.MarshalIndent(oracle.RoutingFile{SchemaVersion: 1, Agents: oracle.Proposal()}, "", "  ")
 	return append(data, '\n')

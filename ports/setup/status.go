@@ -82,7 +82,7 @@ func status(ctx context.Context, a *Deps, _ *StatusInput) (StatusResult, error) 
 	if err != nil {
 		return StatusResult{}, err
 	}
-	st := StatusOf(f)
+	st := statusOf(f)
 	st.Oracle = a.Loop.OracleBoard(ctx)
 	// A table not accepted is not a next step: ahoy install has run and made its offer; the board
 	// says how to take it up later.
@@ -100,8 +100,8 @@ func status(ctx context.Context, a *Deps, _ *StatusInput) (StatusResult, error) 
 	return st, nil
 }
 
-// statusOf interprets the facts; kept apart from I/O so every branch is a table test.
-func StatusOf(f ports.RepoFacts) StatusResult {
+// StatusOf interprets the facts; kept apart from I/O so every branch is a table test.
+func statusOf(f ports.RepoFacts) StatusResult {
 	res := StatusResult{
 		Repository: RepositoryStatus{Root: f.Root, Git: f.Git, Initialized: f.Initialized},
 		Record:     RecordStatus{Folders: []FolderCount{}},

@@ -43,10 +43,10 @@ func AhoyApp(s *fake.Setup, p *fake.Prompter) (*app.App, *ahoyLog) {
 	return a, log
 }
 
-// ahoyGits keeps each fake repository's git config across the apps a test makes over it.
+// AhoyGits keeps each fake repository's git config across the apps a test makes over it.
 var AhoyGits = map[*fake.Setup]*fake.Git{}
 
-// bareApp is an App over s with no prompter: its git (config) and how git runs abcd again.
+// BareApp is an App over s with no prompter: its git (config) and how git runs abcd again.
 func BareApp(s *fake.Setup) *app.App {
 	g, ok := AhoyGits[s]
 	if !ok {
@@ -96,7 +96,7 @@ func SetupStateOf(s *fake.Setup) SetupState {
 	return st
 }
 
-// assertRefusal checks err is a refusal (exit 2) with the code, and returns it.
+// AssertRefusal checks err is a refusal (exit 2) with the code, and returns it.
 func AssertRefusal(t *testing.T, err error, code string) *refusal.Error {
 	t.Helper()
 	r, ok := refusal.As(err)
@@ -116,7 +116,7 @@ func StepStatus(steps []setup.AhoyStep) map[string]string {
 	return out
 }
 
-// fullInstall installs everything: required steps and both routing files.
+// FullInstall installs everything: required steps and both routing files.
 func FullInstall(t *testing.T) *fake.Setup {
 	t.Helper()
 	s := fake.NewSetup(AhoyRoot, AhoyHome)

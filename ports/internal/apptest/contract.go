@@ -60,7 +60,7 @@ func (w *laneWorld) Await(t *testing.T, lane, role string) loopuc.AwaitView {
 	return loopuc.AwaitView{}
 }
 
-// implement commits on the lane's branch and writes a receipt as the brief asks, with edit changing
+// Implement commits on the lane's branch and writes a receipt as the brief asks, with edit changing
 // its JSON members before it is written; it returns the report's text.
 func (w *laneWorld) Implement(t *testing.T, aw loopuc.AwaitView, extra string, commit bool) string {
 	t.Helper()
@@ -108,7 +108,7 @@ func Stages(v loopuc.RunView) string {
 	return strings.Join(out, " ")
 }
 
-// passLane has a lane implemented and both its reviewers pass it.
+// PassLane has a lane implemented and both its reviewers pass it.
 func (w *laneWorld) PassLane(t *testing.T, lane string) string {
 	t.Helper()
 	impl := w.Await(t, lane, loop.RoleImplementer)
@@ -124,7 +124,7 @@ func (w *laneWorld) PassLane(t *testing.T, lane string) string {
 	return ""
 }
 
-// mergeByHand is a person making the merge in the lane's worktree: a merge commit of head onto the
+// MergeByHand is a person making the merge in the lane's worktree: a merge commit of head onto the
 // branch.
 func (w *laneWorld) MergeByHand(branch, head string) {
 	w.seq++

@@ -10,7 +10,7 @@ import (
 
 func (w *laneWorld) WithDoD(d *fake.DoD) *laneWorld { w.A.DoD = d; return w }
 
-// audit has the auditor's return written for the integration, every criterion at word.
+// Audit has the auditor's return written for the integration, every criterion at word.
 func (w *laneWorld) Audit(t *testing.T, word string) loopuc.StepResult {
 	t.Helper()
 	aw := w.Await(t, loop.IntegrationLane, loop.RoleAuditor)

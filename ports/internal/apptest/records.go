@@ -19,7 +19,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
-// recNow is the fixed clock: ids made now start with 260701123005.
+// RecNow is the fixed clock: ids made now start with 260701123005.
 var RecNow = time.Date(2026, 7, 1, 12, 30, 5, 0, time.UTC)
 
 const (
@@ -37,7 +37,7 @@ const (
 	RecMutatingVerbs = "capture decision_new intent_new intent_plan intent_ship issue_close spec_close spec_new"
 )
 
-// recApp is the core over the record store r, with every other port a fake.
+// RecApp is the core over the record store r, with every other port a fake.
 func RecApp(r *fake.Records) *app.App {
 	runs := fake.NewRuns()
 	return &app.App{
@@ -53,7 +53,7 @@ func RecApp(r *fake.Records) *app.App {
 	}
 }
 
-// recStep is a next step's invocation on one line: the verb, each argument as name=value in name
+// RecStep is a next step's invocation on one line: the verb, each argument as name=value in name
 // order, then the arguments to fill in; "" when it runs none.
 func RecStep(n hint.Next) string {
 	if n.Run == nil {
@@ -69,7 +69,7 @@ func RecStep(n hint.Next) string {
 	return strings.Join(words, " ")
 }
 
-// recRun runs a verb that must succeed and returns its typed result.
+// RecRun runs a verb that must succeed and returns its typed result.
 func RecRun[R any](t *testing.T, a *app.App, verb string, in map[string]any) R {
 	t.Helper()
 	res, err := a.Call(context.Background(), verb, in)
@@ -79,7 +79,7 @@ func RecRun[R any](t *testing.T, a *app.App, verb string, in map[string]any) R {
 	return r
 }
 
-// recRefused asserts err is a refusal of kind and code ("" for any code).
+// RecRefused asserts err is a refusal of kind and code ("" for any code).
 func RecRefused(t *testing.T, err error, kind refusal.Kind, code string) *refusal.Error {
 	t.Helper()
 	assert.Assert(t, err != nil, "want refusal %q, got success", code)
@@ -93,7 +93,7 @@ func RecRefused(t *testing.T, err error, kind refusal.Kind, code string) *refusa
 	return r
 }
 
-// sameFiles is is.DeepEqual for a store's files, compared first with reflect.DeepEqual (as strict:
+// SameFiles is is.DeepEqual for a store's files, compared first with reflect.DeepEqual (as strict:
 // nil and empty differ, and it compares bytes as bytes); go-cmp's walk of every byte of every file
 // was most of the refusal tests' time, so its diff is made only when the files differ.
 func SameFiles(got, want map[string][]byte) is.Comparison {
@@ -111,7 +111,7 @@ func RecClone(m map[string][]byte) map[string][]byte {
 	return out
 }
 
-// recFill replaces the body of the ## heading section of a record with text.
+// RecFill replaces the body of the ## heading section of a record with text.
 func RecFill(t *testing.T, data []byte, heading, text string) []byte {
 	t.Helper()
 	s := string(data)
@@ -126,7 +126,7 @@ func RecFill(t *testing.T, data []byte, heading, text string) []byte {
 	return []byte(s[:i] + h + "\n" + text + "\n" + tail)
 }
 
-// recEdit edits one section of a stored record in place, as a person would.
+// RecEdit edits one section of a stored record in place, as a person would.
 func RecEdit(t *testing.T, r *fake.Records, p, heading, text string) {
 	t.Helper()
 	data, ok := r.Files[p]
@@ -134,7 +134,7 @@ func RecEdit(t *testing.T, r *fake.Records, p, heading, text string) {
 	r.Files[p] = RecFill(t, data, heading, text)
 }
 
-// recNewIntent drafts an intent; with filled, its press release and a criterion are written.
+// RecNewIntent drafts an intent; with filled, its press release and a criterion are written.
 func RecNewIntent(t *testing.T, a *app.App, r *fake.Records, title string, filled bool) recorduc.RecordSummary {
 	t.Helper()
 	c := RecRun[recorduc.RecordCreated](t, a, "intent_new", map[string]any{"title": title})
@@ -145,7 +145,7 @@ func RecNewIntent(t *testing.T, a *app.App, r *fake.Records, title string, fille
 	return c.Record
 }
 
-// recPlan plans an intent and, with steps, writes two steps into its spec.
+// RecPlan plans an intent and, with steps, writes two steps into its spec.
 func RecPlan(t *testing.T, a *app.App, r *fake.Records, id string, steps bool) recorduc.IntentPlanResult {
 	t.Helper()
 	p := RecRun[recorduc.IntentPlanResult](t, a, "intent_plan", map[string]any{"ref": id})
@@ -155,7 +155,7 @@ func RecPlan(t *testing.T, a *app.App, r *fake.Records, id string, steps bool) r
 	return p
 }
 
-// recWorld is a record with one of each thing a mutating verb acts on.
+// RecWorld is a record with one of each thing a mutating verb acts on.
 type RecWorld struct {
 	R *fake.Records
 	A *app.App
@@ -191,7 +191,7 @@ func NewRecWorld(t *testing.T) RecWorld {
 	return w
 }
 
-// validInputs is an input for each mutating verb that succeeds on a fresh recWorld.
+// ValidInputs is an input for each mutating verb that succeeds on a fresh recWorld.
 func (w RecWorld) ValidInputs() map[string]func() map[string]any {
 	return map[string]func() map[string]any{
 		"intent_new":  func() map[string]any { return map[string]any{"title": "Another intent"} },

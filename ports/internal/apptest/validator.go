@@ -18,7 +18,7 @@ const (
 	VWork = "2222222222222222222222222222222222222222"
 )
 
-// loopWorld is a planned, ready intent with a one-step spec, a machine config routing reviews to
+// LoopWorld is a planned, ready intent with a one-step spec, a machine config routing reviews to
 // rp at a loopback address, and a run whose lane has its implementer's receipt recorded.
 type LoopWorld struct {
 	A   *app.App
@@ -69,7 +69,7 @@ func (w LoopWorld) Record(t *testing.T) loopuc.ImplementRecordResult {
 	return RecRun[loopuc.ImplementRecordResult](t, w.A, "implement_record", map[string]any{"run": w.Run})
 }
 
-// loopRoster is the three shipped agents by name.
+// LoopRoster is the three shipped agents by name.
 func LoopRoster(t *testing.T) roster.Roster {
 	t.Helper()
 	var agents []roster.Agent

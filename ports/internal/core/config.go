@@ -11,7 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// loadConfig reads, parses and validates both configuration files into a stack. Any fault refuses.
+// LoadConfig reads, parses and validates both configuration files into a stack. Any fault refuses.
 func (a *Core) LoadConfig(ctx context.Context) (ports.ConfigFiles, *config.Stack, error) {
 	files, err := a.Config.ReadConfig(ctx)
 	if err != nil {
@@ -37,7 +37,7 @@ func (a *Core) LoadConfig(ctx context.Context) (ports.ConfigFiles, *config.Stack
 	return files, config.NewStack(nil, layers[0], layers[1]), nil
 }
 
-// configRefusal turns a domain fault in a configuration file into a refusal naming the file.
+// ConfigRefusal turns a domain fault in a configuration file into a refusal naming the file.
 func ConfigRefusal(err error) error {
 	var fe *config.FileError
 	if errors.As(err, &fe) {

@@ -10,7 +10,7 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// loadConnections reads the configuration (loadConfig) and returns the machine's providers as the
+// LoadConnections reads the configuration (loadConfig) and returns the machine's providers as the
 // connections routing resolves against: per tier, a provider mapping it to an allowed model the
 // denylist does not deny; every configured provider; per agent, oracle.roles.<agent>.connection.
 // A configuration that breaks a rule refuses, naming the key and the file.
@@ -25,7 +25,7 @@ func (a *Core) LoadConnections(ctx context.Context) (ports.Connections, error) {
 	return MachineConns{Providers: p, Runners: r}, nil
 }
 
-// machineConns are the machine's routes as routing reads them: its providers, and its runners with
+// MachineConns are the machine's routes as routing reads them: its providers, and its runners with
 // the agents it sends to each (oracle.roles.<agent>.runner), which Resolve puts before every
 // connection but a --route flag's.
 type MachineConns struct {
@@ -57,7 +57,7 @@ func (a *Core) LoadMachine(ctx context.Context) (*provider.Machine, error) {
 	return m, err
 }
 
-// loadRoutes reads the machine's providers and its runners, each checked beside the other (a runner
+// LoadRoutes reads the machine's providers and its runners, each checked beside the other (a runner
 // may not take a provider's name; an agent is sent to one of them, not both). A runner block that
 // breaks a rule refuses as a provider's does, so no routed step reads a machine file abcd would
 // refuse.

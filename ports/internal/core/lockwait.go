@@ -10,7 +10,7 @@ import (
 // lockWaitKey is the configuration key that bounds how long a writer waits for a held lock.
 const lockWaitKey = "lock.wait_ms"
 
-// lockWait is how long this call waits for the record's, a run's or the machine folder's lock
+// LockWait is how long this call waits for the record's, a run's or the machine folder's lock
 // before it reports contention: lock.wait_ms, whose default (3 s) the configuration registry holds.
 func (a *Core) LockWait(ctx context.Context) (time.Duration, error) {
 	if a.wait != nil {
@@ -19,7 +19,7 @@ func (a *Core) LockWait(ctx context.Context) (time.Duration, error) {
 	return a.ReadLockWait(ctx)
 }
 
-// readLockWait reads lock.wait_ms. A value that fails its check refuses the write, naming the file;
+// ReadLockWait reads lock.wait_ms. A value that fails its check refuses the write, naming the file;
 // a fault elsewhere in the files is for the verbs that read those keys and leaves the wait at its
 // default, so a broken provider block never stops a capture.
 func (a *Core) ReadLockWait(ctx context.Context) (time.Duration, error) {
@@ -36,7 +36,7 @@ func (a *Core) ReadLockWait(ctx context.Context) (time.Duration, error) {
 	return time.Duration(v.V) * time.Millisecond, nil
 }
 
-// updateMachineFile is Setup.UpdateMachineFile under the machine folder's lock, waiting what
+// UpdateMachineFile is Setup.UpdateMachineFile under the machine folder's lock, waiting what
 // lock.wait_ms says.
 func (a *Core) UpdateMachineFile(ctx context.Context, name string, update func(old []byte, present bool) ([]byte, error)) error {
 	wait, err := a.LockWait(ctx)

@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
-// initialized refuses a verb that needs the record before ahoy install.
+// Initialized refuses a verb that needs the record before ahoy install.
 func (a *Core) Initialized(verb string) error {
 	if err := a.RecordPresent(verb); err != nil {
 		return err
@@ -27,7 +28,7 @@ func (a *Core) Initialized(verb string) error {
 	return nil
 }
 
-// recordPresent refuses a repository with no .abcd/ at all.
+// RecordPresent refuses a repository with no .abcd/ at all.
 func (a *Core) RecordPresent(verb string) error {
 	if !a.Records.Initialized() {
 		if root, git := a.RepoRoot(); !git {
@@ -39,7 +40,7 @@ func (a *Core) RecordPresent(verb string) error {
 	return nil
 }
 
-// installMissing lists the files an install writes first and last that are missing:
+// InstallMissing lists the files an install writes first and last that are missing:
 // .abcd/.gitignore, which keeps abcd's temporary and local files out of git, and .abcd/config.json,
 // which ahoy install writes once everything else stands. A record without them is an install a kill
 // interrupted.
@@ -50,7 +51,7 @@ func (a *Core) InstallMissing() ([]string, error) {
 	return a.Records.InstallMissing()
 }
 
-// repoRoot is the repository root and whether abcd stands in a git repository at all.
+// RepoRoot is the repository root and whether abcd stands in a git repository at all.
 func (a *Core) RepoRoot() (string, bool) {
 	if a.Setup == nil {
 		return "", true
@@ -58,23 +59,33 @@ func (a *Core) RepoRoot() (string, bool) {
 	return a.Setup.Root()
 }
 
-// root is the repository root with forward slashes, under which paths a run hands out are absolute.
+// Root is the repository root with forward slashes, under which paths a run hands out are absolute.
 func (a *Core) Root() string {
 	root, _ := a.RepoRoot()
 	return filepath.ToSlash(root)
 }
 
-// abs is a repository-relative path as an absolute one, for a line an agent in any folder can follow
+// Abs is a repository-relative path as an absolute one, for a line an agent in any folder can follow
 // literally.
 func (a *Core) Abs(rel string) string { return loop.Abs(a.Root(), rel) }
 
-// notARepository is every verb's one answer outside a git repository.
+// NotARepository is every verb's one answer outside a git repository.
 func NotARepository(verb, root string) error {
 	return refusal.New("not_a_repository", "", root+" is not inside a git repository",
 		"run `git init` there first, or run abcd from inside a repository").On(verb, "")
 }
 
-// recordMalformed refuses a record abcd cannot parse, pointing at lint.
+// RecordMalformed refuses a record abcd cannot parse, pointing at lint.
 func RecordMalformed(file, why string) error {
 	return refusal.New("record_malformed", file, why, "fix the file (", refusal.Run("lint"), " lists every problem)")
 }
+
+const (
+	AbcdDir          = layout.Root
+	RepoConfigRel    = ".abcd/config.json"
+	GitignoreRel     = ".abcd/.gitignore"
+	RepoRoutingDir   = ".abcd/config"
+	RepoRoutingRel   = ".abcd/config/oracle-routing.json"
+	MachineRouting   = "oracle-routing.json"
+	GitignoreContent = "# abcd's local run state: never committed\n" + layout.Ignore + "\n"
+)

@@ -12,7 +12,7 @@ func (a *Core) Now() string { return a.Clock.Now().UTC().Format(time.RFC3339) }
 
 func StatePath(run string) string { return loop.RunDir(run) + "/state.json" }
 
-// loadRun reads a run's state, strictly.
+// LoadRun reads a run's state, strictly.
 func (a *Core) LoadRun(ctx context.Context, run string) (loop.State, error) {
 	data, err := a.Runs.Read(ctx, StatePath(run), loop.MaxStateBytes)
 	if err != nil {
@@ -30,3 +30,16 @@ func (a *Core) LoadRun(ctx context.Context, run string) (loop.State, error) {
 	}
 	return s, nil
 }
+
+// IntegrationOf is a spec run's integration lane.
+func IntegrationOf(s loop.State) (loop.Lane, bool) {
+	for _, l := range s.Lanes {
+		if l.Integration {
+			return l, true
+		}
+	}
+	return loop.Lane{}, false
+}
+
+// MaxRunsLooked bounds how many runs status reads, newest first.
+const MaxRunsLooked = 64

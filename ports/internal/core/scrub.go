@@ -8,12 +8,12 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// scrubber holds every credential abcd holds (heldCredentials).
+// Scrubber holds every credential abcd holds (heldCredentials).
 func (a *Core) Scrubber(ctx context.Context, extra ...ports.ProviderCall) *secret.Scrubber {
 	return secret.NewScrubber(a.HeldCredentials(ctx, extra...)...)
 }
 
-// heldCredentials are every credential abcd holds: the key of each provider the machine configures
+// HeldCredentials are every credential abcd holds: the key of each provider the machine configures
 // (key_env, key_file), each runner's credential_env, the harnesses' keys in the environment, and the
 // extra ones given (a provider or runner being connected, named as a provider call's key_env or
 // key_file).
@@ -39,7 +39,7 @@ func (a *Core) HeldCredentials(ctx context.Context, extra ...ports.ProviderCall)
 	return a.Credentials.Held(ctx, calls)
 }
 
-// scrubOutcome is a route's outcome with every text in it scrubbed.
+// ScrubOutcome is a route's outcome with every text in it scrubbed.
 func ScrubOutcome(sc *secret.Scrubber, out ports.ReviewOutcome) ports.ReviewOutcome {
 	out.Return = sc.Bytes(out.Return)
 	out.FallbackDetail = sc.Scrub(out.FallbackDetail)
@@ -48,7 +48,7 @@ func ScrubOutcome(sc *secret.Scrubber, out ports.ReviewOutcome) ports.ReviewOutc
 	return out
 }
 
-// scrubError is err with its words scrubbed: an adapter's fault may quote what a server said.
+// ScrubError is err with its words scrubbed: an adapter's fault may quote what a server said.
 func ScrubError(sc *secret.Scrubber, err error) error {
 	if err == nil {
 		return nil
@@ -59,7 +59,7 @@ func ScrubError(sc *secret.Scrubber, err error) error {
 	return err
 }
 
-// scrubReport is a runner's preflight with every text the CLI said scrubbed: its version (written
+// ScrubReport is a runner's preflight with every text the CLI said scrubbed: its version (written
 // into the machine file), the model it named, a failure's words.
 func ScrubReport(sc *secret.Scrubber, rep ports.RunnerReport) ports.RunnerReport {
 	rep.Version, rep.ModelReported = sc.Scrub(rep.Version), sc.Scrub(rep.ModelReported)
