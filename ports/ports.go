@@ -356,7 +356,7 @@ type Git interface {
 	RootCommit(ctx context.Context) (string, error)
 	// WorktreeDirs are the absolute folders of the repository's worktrees, the main one first.
 	WorktreeDirs(ctx context.Context) ([]string, error)
-	// The host commit of an implementer's step on a runner (ports/app/runnerwork.go). Snapshot is
+	// The host commit of an implementer's step on a runner (ports/loop/runnerroute.go). Snapshot is
 	// what a step must not change, taken in the worktree at dir (relative to the repository root):
 	// its HEAD, every ref, and digests of git's effective configuration, its hooks and its info
 	// folder. Entries lists every path git status shows changed in that worktree (tracked, staged or

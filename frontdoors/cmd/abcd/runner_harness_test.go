@@ -40,7 +40,7 @@ const (
 	hnOpenAIKey    = "sk-openai-harness-canary-9a8b7c6d5e4f"
 )
 
-// What the runner route adds to every brief it hands a CLI (ports/app/runnerroute.go), and what the
+// What the runner route adds to every brief it hands a CLI (ports/loop/runnerroute.go), and what the
 // adapter's proving call asks: the stand-ins tell the steps apart by them.
 const (
 	hnImplementer = "You run headless, as runner cc"
