@@ -19,6 +19,7 @@ import (
 var verbName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 func TestVerbTableDeclarations(t *testing.T) {
+	var openWorld []string
 	seen := map[string]bool{}
 	paths := map[string]bool{}
 	prev := ""
@@ -37,10 +38,18 @@ func TestVerbTableDeclarations(t *testing.T) {
 		assert.Assert(t, v.InputType() != nil && v.ResultType() != nil, v.Name)
 		assert.Equal(t, v.InputType().Kind().String(), "struct", "verb %s input must be an object", v.Name)
 		assert.Equal(t, v.ResultType().Kind().String(), "struct", "verb %s result must be an object", v.Name)
+		// A verb that can hand work to a route beside the host can send the repository's content (a
+		// diff, a brief) off the machine: its MCP annotation says so.
+		assert.Assert(t, len(v.Dispatches) == 0 || v.OpenWorld, "verb %s dispatches agents, so it is open-world", v.Name)
+		if v.OpenWorld {
+			openWorld = append(openWorld, v.Name)
+		}
 		got, ok := app.Lookup(v.Name)
 		assert.Assert(t, ok)
 		assert.Equal(t, got.Name, v.Name)
 	}
+	// implement receipt dispatches nothing itself, but the step it advances may call a route.
+	assert.DeepEqual(t, openWorld, []string{"ahoy_connect", "implement_receipt", "implement_run", "implement_step", "intent_audit", "review"})
 }
 
 func TestRunRefusesAnInputOfTheWrongType(t *testing.T) {

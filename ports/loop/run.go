@@ -62,8 +62,8 @@ type ImplementRunResult struct {
 
 func runVerb() verb.Verb {
 	return verb.Declare(verb.Verb{Name: "implement_run", Path: []string{"implement", "run"},
-		Summary:    "Start or go on with a spec's run and drive it unattended: every step a runner (or another route beside the host) takes, until the run is finished or only the host's work is left",
-		Dispatches: validatorAgents, Long: true},
+		Summary:   "Start or go on with a spec's run and drive it unattended: every step a runner (or another route beside the host) takes, until the run is finished or only the host's work is left",
+		OpenWorld: true, Dispatches: validatorAgents, Long: true},
 		implementRun)
 }
 
