@@ -49,8 +49,9 @@ func (RunEnded) SchemaEnum() contract.Rule {
 }
 
 // ImplementRunResult is where the driver left the run: the run as it stands, what every step did,
-// why it stopped, what the person or harness does next, and how many steps routes beside the host
-// took and how many of those fell back.
+// why it stopped, what the person or harness does next, how many steps routes beside the host were
+// asked to take, and how many steps went to the host meanwhile, as the run's record counts them
+// (implement record's fallbacks): a route that failed, and a return refused when it was placed.
 type ImplementRunResult struct {
 	Run      RunView     `json:"run"`
 	Did      []string    `json:"did"`
@@ -215,6 +216,10 @@ type driver struct {
 	w    *routeWorker
 	res  ImplementRunResult
 	last StepResult
+	// fallbacksBefore is how many fallbacks the run's record held when the driver took it: the steps
+	// that went to the host since are the record's count, whatever gave them back (a route's
+	// failure, or a return refused when it was placed).
+	fallbacksBefore int
 }
 
 func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
@@ -223,6 +228,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	// it, and what is due opened.
 	first, jobs, err := a.withRunRetry(ctx, d.verb, d.run, d.w, func(ctx context.Context, st *step) (StepResult, bool, error) {
 		changed := false
+		d.fallbacksBefore = len(st.state.Fallbacks)
 		if len(d.given) > 0 && !slices.Equal(d.given, st.state.Routes) {
 			st.state.Routes, changed = d.given, true
 		}
@@ -269,7 +275,6 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			kind := "answered"
 			if r.err != nil || r.out.FallbackReason != "" {
 				kind = "fell-back"
-				d.res.FellBack++
 			}
 			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: r.Lane, Role: r.role, Route: r.route, Kind: kind})
 		}
@@ -388,6 +393,7 @@ func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
 	}
 	res := d.res
 	res.Run, res.Next = a.runView(s), a.nextSteps(s)
+	res.FellBack = max(len(s.Fallbacks)-d.fallbacksBefore, 0)
 	if res.Did == nil {
 		res.Did = []string{}
 	}

@@ -314,6 +314,36 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 	}
 }
 
+// A route's return refused when it is placed (an auditor naming a criterion the intent does not
+// have) is a step that went to the host: implement run counts it as the record does.
+func TestARefusedReturnIsCountedAsTheRecordCountsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole run: in make test, not under -short")
+	}
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
+	review := map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}}
+	security := map[string]any{"summary": "Nothing to fear.", "verdict": "APPROVE", "findings": []any{}}
+	audit := map[string]any{"schema_version": 1, "intent": w.intent, "summary": "Met.",
+		"verdicts": []any{map[string]any{"criterion": "ac-9", "verdict": "MET", "evidence": "DONE-1 stands.", "concerns": ""}}}
+	w.play(t, runnertest.Directive{Out: rnInit},
+		runnertest.Directive{When: []string{impl}, Write: "DONE-1", Content: "one\n"},
+		runnertest.Directive{When: []string{impl}, Out: rnResult(t, "Do the part", nil)},
+		runnertest.Directive{When: []string{answer, "# ruthless-reviewer:"}, Out: rnResult(t, "", review)},
+		runnertest.Directive{When: []string{answer, "# security-reviewer:"}, Out: rnResult(t, "", security)},
+		runnertest.Directive{When: []string{answer, "# intent-auditor:"}, Out: rnResult(t, "", audit)})
+	res := w.abcd(t, "implement", "run", w.spec, "--json")
+	res.Assert(t, icmd.Expected{ExitCode: 0})
+	var out loop.ImplementRunResult
+	decodeOne(t, res.Stdout(), &out)
+	var story loop.ImplementRecordResult
+	w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
+	assert.Assert(t, is.Len(story.Fallbacks, 1), "%+v", story.Fallbacks)
+	assert.Check(t, is.Equal(story.Fallbacks[0].Role, "intent-auditor"))
+	assert.Check(t, is.Equal(out.FellBack, len(story.Fallbacks)), "implement run says %d fell back; the record holds %d", out.FellBack, len(story.Fallbacks))
+	assert.Check(t, is.Equal(out.Ended, loop.EndedHost), "%+v", out)
+}
+
 // Ctrl-C while a runner takes a step ends its process group (a grandchild that ignores SIGTERM
 // included), records the step as interrupted and exits 3; the same command goes on with the run,
 // hands the step to the runner again, and takes the run to its end.
