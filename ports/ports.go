@@ -422,6 +422,10 @@ type RunStore interface {
 	Create(ctx context.Context, run string) (bool, error)
 	// Write atomically writes a file of the run (its state, a brief), making folders as needed.
 	Write(ctx context.Context, path string, data []byte) error
+	// CreateFile atomically writes a new file of the run, never replacing one: false when the name is
+	// taken (a file appearing between a look and the write included). Where the file system has no
+	// hard links, the name is created exclusively and filled.
+	CreateFile(ctx context.Context, path string, data []byte) (bool, error)
 	// Read reads a file under the run folder: regular, not a symbolic link, at most max bytes (a
 	// larger file is refused naming the bound).
 	Read(ctx context.Context, path string, max int) ([]byte, error)

@@ -151,6 +151,23 @@ func (r Runs) Write(ctx context.Context, rel string, data []byte) error {
 	return err
 }
 
+// CreateFile writes a new run file atomically, create-only (stagedWrite without replace: linked to
+// its name, or made exclusively where the file system has no hard links); false when it is taken.
+func (r Runs) CreateFile(ctx context.Context, rel string, data []byte) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // the caller's end came before the write began: nothing is written
+	}
+	dir, name, err := r.parent(rel, true)
+	if err != nil {
+		return false, err
+	}
+	defer dir.Close()
+	if _, err := dir.noLink(name); err != nil {
+		return false, err
+	}
+	return stagedWrite(r.Dir, rel, dir, name, data, 0o600, false)
+}
+
 // Read reads a run file: regular, not a link, bounded.
 func (r Runs) Read(ctx context.Context, rel string, max int) ([]byte, error) {
 	missing := refusal.New("return_missing", rel, "does not exist yet", "let the agent write it, then run the command again")

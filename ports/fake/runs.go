@@ -93,6 +93,13 @@ func (r *Runs) Write(ctx context.Context, p string, data []byte) error {
 	return nil
 }
 
+func (r *Runs) CreateFile(ctx context.Context, p string, data []byte) (bool, error) {
+	if _, taken := r.Files[p]; taken {
+		return false, ctx.Err()
+	}
+	return true, r.Write(ctx, p, data)
+}
+
 func (r *Runs) Read(_ context.Context, p string, max int) ([]byte, error) {
 	data, ok := r.Files[p]
 	if !ok {

@@ -103,7 +103,7 @@ func (a *Deps) callRoutes(ctx context.Context, jobs []dispatch) []answered {
 			defer wg.Done()
 			out, err := j.call(ctx)
 			if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
-				out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted)}
+				out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Return: out.Return, Runner: out.Runner}
 			}
 			outs[i] = answered{dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}
 		}()
@@ -137,13 +137,20 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 			// The review stopped being the route's (recorded from the host, abandoned, handed on
 			// as this process's when it seemed gone): an answer is kept aside, recorded nowhere.
 			if len(o.out.Return) > 0 {
-				if kept, err := st.keepAside(ctx, o.ret, o.route, o.out.Return); err == nil {
-					did = append(did, fmt.Sprintf("%s: %s answered %s's %s after it was settled; the answer is kept aside at %s", o.Lane, o.route, o.role, kindOf(o.ret), st.abs(kept)))
-				}
+				did = append(did, st.keepAnswer(ctx, o, fmt.Sprintf("%s answered %s's %s after it was settled", o.route, o.role, kindOf(o.ret))))
 			}
 			continue
 		}
 		aw := s.Lanes[lane].Awaits[idx]
+		if st.Runs.CheckFile(ctx, path.Dir(o.ret), o.ret) == "" {
+			// The host's agent wrote the return first: it stands, and its receipt records it. What the
+			// route said (an answer, or why it gave up: an interruption, say) is recorded nowhere; an
+			// answer is kept aside.
+			if len(o.out.Return) > 0 {
+				did = append(did, st.keepAnswer(ctx, o, fmt.Sprintf("the host's return for %s stands", o.role)))
+			}
+			continue
+		}
 		switch {
 		case o.err != nil:
 			did = append(did, st.fallBack(aw, o.Lane, o.route, review.Failed, "the route failed: "+o.err.Error()))
@@ -157,14 +164,9 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 			if r := o.out.Runner; r != nil {
 				st.noteCause(r.Cause, r)
 			}
-			continue
-		}
-		dir := path.Dir(o.ret)
-		if st.Runs.CheckFile(ctx, dir, o.ret) == "" {
-			// The host's agent wrote the return first: it stands, and its receipt records it.
-			kept, err := st.keepAside(ctx, o.ret, o.route, o.out.Return)
-			if err == nil {
-				did = append(did, fmt.Sprintf("%s: the host's return for %s stands; %s's answer is kept aside at %s", o.Lane, o.role, o.route, st.abs(kept)))
+			if len(o.out.Return) > 0 {
+				// An answer that came back after the step was interrupted is not placed, and never lost.
+				did = append(did, st.keepAnswer(ctx, o, fmt.Sprintf("%s answered %s's %s after the step was interrupted", o.route, o.role, kindOf(o.ret))))
 			}
 			continue
 		}
@@ -206,6 +208,16 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 	return did
 }
 
+// keepAnswer keeps a route's answer aside (keepAside) and says so after what happened: where it is
+// kept, or why it could not be.
+func (st *step) keepAnswer(ctx context.Context, o answered, happened string) string {
+	kept, err := st.keepAside(ctx, o.ret, o.route, o.out.Return)
+	if err != nil {
+		return fmt.Sprintf("%s: %s; the answer could not be kept aside: %s", o.Lane, happened, err)
+	}
+	return fmt.Sprintf("%s: %s; the answer is kept aside at %s", o.Lane, happened, st.abs(kept))
+}
+
 func kindOf(ret string) string {
 	switch {
 	case strings.HasSuffix(ret, "/receipt.json"):
@@ -217,7 +229,8 @@ func kindOf(ret string) string {
 }
 
 // keepAside writes a route's answer beside the return path, create-only, under the next free name
-// (rp-return.md, rp-return-2.md, ...): a name the step reports never holds part of an answer.
+// (rp-return.md, rp-return-2.md, ...): a name taken, even between a look and the write, is never
+// replaced, and a name the step reports never holds part of an answer.
 func (a *Deps) keepAside(ctx context.Context, ret, route string, data []byte) (string, error) {
 	ext := path.Ext(ret)
 	dir := path.Dir(ret)
@@ -226,25 +239,31 @@ func (a *Deps) keepAside(ctx context.Context, ret, route string, data []byte) (s
 		if n > 1 {
 			name = fmt.Sprintf("%s/%s-return-%d%s", dir, route, n, ext)
 		}
-		if strings.HasSuffix(a.Runs.CheckFile(ctx, dir, name), "does not exist") {
-			if err := a.Runs.Write(ctx, name, data); err != nil {
-				return "", err
-			}
+		created, err := a.Runs.CreateFile(ctx, name, data)
+		if err != nil {
+			return "", err
+		}
+		if created {
 			return name, nil
 		}
 	}
 	return "", errors.New("no free name to keep the answer aside")
 }
 
-// keepAllAside keeps every answer of outs aside, for placements a busy lock stopped.
+// keepAllAside keeps every answer of outs aside, for placements a busy lock stopped; an answer that
+// could not be kept is said as a warning, never dropped in silence.
 func (a *Deps) keepAllAside(ctx context.Context, outs []answered) []string {
 	var kept []string
 	for _, o := range outs {
-		if o.err == nil && o.out.FallbackReason == "" && len(o.out.Return) > 0 {
-			if p, err := a.keepAside(ctx, o.ret, o.route, o.out.Return); err == nil {
-				kept = append(kept, a.Abs(p))
-			}
+		if o.err != nil || len(o.out.Return) == 0 {
+			continue
 		}
+		p, err := a.keepAside(ctx, o.ret, o.route, o.out.Return)
+		if err != nil {
+			a.Warn(fmt.Sprintf("%s: %s's answer for %s could not be kept aside: %s", o.Lane, o.route, o.role, err))
+			continue
+		}
+		kept = append(kept, a.Abs(p))
 	}
 	return kept
 }

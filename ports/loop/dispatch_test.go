@@ -153,6 +153,41 @@ func TestAnInterruptedRouteFallsBackToTheHost(t *testing.T) {
 	assert.Check(t, is.Equal(reviews, 2), "both reviews are open for the host")
 }
 
+// A step interrupted after the host's agent wrote its return: the host's return stands and is
+// recorded by its receipt; what the route said is recorded nowhere (no interrupted fallback for a
+// step the host took), and its answer is kept aside. The other review, with no return from the host,
+// is the host's with its interrupted receipt.
+func TestTheHostsReturnStandsOverAnInterruptedRoute(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var w apptest.LoopWorld
+	v := &fake.Validator{Name: "rp",
+		During: func(c context.Context, req ports.ReviewRequest) *ports.ReviewOutcome {
+			if req.Role == loop.RoleRuthless {
+				w.Rs.Files[reviewReturn(w.Run, loop.RoleRuthless)] = []byte("## Verdict\n\nFIX FIRST\n\nThe host's agent found a bug.\n")
+			}
+			cancel()
+			<-c.Done()
+			return nil // the route answers all the same
+		},
+		Answer: func(req ports.ReviewRequest) ports.ReviewOutcome {
+			return ports.ReviewOutcome{Return: apptest.VerdictFor(req.Role)}
+		}}
+	w = apptest.NewLoopWorld(t, v)
+	res, err := w.A.Call(ctx, "implement_receipt", map[string]any{"path": loop.LaneDir(w.Run, "lane-1") + "/implement/receipt.json"})
+	assert.NilError(t, err)
+	did := strings.Join(res.(loopuc.StepResult).Did, "\n")
+	story := w.Record(t)
+	assert.Assert(t, is.Len(story.Fallbacks, 1), "%+v", story.Fallbacks)
+	assert.Check(t, is.Equal(story.Fallbacks[0].Role, loop.RoleSecurity))
+	assert.Check(t, is.Equal(story.Fallbacks[0].Reason, "interrupted"))
+	dir := strings.TrimSuffix(reviewReturn(w.Run, loop.RoleRuthless), "return.md")
+	assert.Check(t, is.Equal(string(w.Rs.Files[dir+"rp-return.md"]), string(apptest.VerdictFor(loop.RoleRuthless))), "the route's answer is kept aside")
+	assert.Check(t, is.Contains(did, "the host's return for ruthless-reviewer stands; the answer is kept aside at"))
+	after := apptest.RecRun[loopuc.StepResult](t, w.A, "implement_receipt", map[string]any{"path": reviewReturn(w.Run, loop.RoleRuthless)})
+	assert.Check(t, is.Equal(after.Recorded.Route, "host"))
+	assert.Check(t, is.Equal(after.Recorded.Word, "FIX FIRST"))
+}
+
 // An answer whose placement meets the lock held past every retry is kept aside, and the contention
 // refusal says where.
 func TestAnAnswerALockedRunCannotTakeIsKeptAside(t *testing.T) {

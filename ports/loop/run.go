@@ -256,7 +256,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			go func() {
 				out, err := j.call(ctx)
 				if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
-					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Runner: out.Runner}
+					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Return: out.Return, Runner: out.Runner}
 				}
 				results <- came{Routes: []answered{{dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}}}
 			}()
