@@ -368,6 +368,9 @@ type Git interface {
 	Snapshot(ctx context.Context, dir string) (runner.Snapshot, error)
 	Entries(ctx context.Context, dir string, max int) ([]runner.Entry, error)
 	CommitAll(ctx context.Context, dir, message string) (string, error)
+	// ReadCommit is a commit's parents and message (at most 64 KiB of it): how a step resumed after
+	// a kill finds abcd's own commit of its work by its trailer.
+	ReadCommit(ctx context.Context, rev string) (parents []string, message string, err error)
 	Restore(ctx context.Context, dir, branch, commit string) error
 
 	// ConfigValue reads a key of the repository's own git config (git config --local); ok is false

@@ -306,6 +306,32 @@ func (g Git) CommitAll(ctx context.Context, dir, message string) (string, error)
 	return strings.TrimSpace(string(out)), nil
 }
 
+// maxCommitMessage bounds the message ReadCommit reads.
+const maxCommitMessage = 64 << 10
+
+// ReadCommit reads a commit's parents and message with git's own plumbing (cat-file), bounded.
+func (g Git) ReadCommit(ctx context.Context, rev string) ([]string, string, error) {
+	sha, err := g.Resolve(ctx, rev)
+	if err != nil {
+		return nil, "", err
+	}
+	out, _, err := g.run(ctx, maxCommitMessage+8<<10, "cat-file", "commit", sha)
+	if err != nil {
+		return nil, "", err
+	}
+	header, message, _ := strings.Cut(string(out), "\n\n")
+	var parents []string
+	for _, line := range strings.Split(header, "\n") {
+		if p, ok := strings.CutPrefix(line, "parent "); ok {
+			parents = append(parents, p)
+		}
+	}
+	if len(message) > maxCommitMessage {
+		message = message[:maxCommitMessage]
+	}
+	return parents, message, nil
+}
+
 func commitRefusal(dir, what string, err error) error {
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -48,7 +48,9 @@ type Git struct {
 	// Dirty is what each worktree changed since its branch's head, by worktree folder (Entries and
 	// Uncommitted; CommitAll commits it).
 	Dirty  map[string][]runner.Entry
-	merges int
+	// Messages are the commits' messages (CommitAll records them), for ReadCommit.
+	Messages map[string]string
+	merges   int
 }
 
 // Snapshot is the worktree's branch and every branch, with fixed digests.
@@ -74,7 +76,7 @@ func (g *Git) Entries(_ context.Context, dir string, max int) ([]runner.Entry, e
 }
 
 // CommitAll commits what Dirty says the worktree changed, on its branch.
-func (g *Git) CommitAll(_ context.Context, dir, _ string) (string, error) {
+func (g *Git) CommitAll(_ context.Context, dir, message string) (string, error) {
 	branch, ok := g.Worktrees[dir]
 	if !ok || len(g.Dirty[dir]) == 0 {
 		return "", refusal.New("commit_failed", dir, "has nothing to commit", "change something")
@@ -83,7 +85,27 @@ func (g *Git) CommitAll(_ context.Context, dir, _ string) (string, error) {
 	sha := fmt.Sprintf("%040x", 0xc00000+g.merges)
 	g.Commit(branch, sha)
 	delete(g.Dirty, dir)
+	if g.Messages == nil {
+		g.Messages = map[string]string{}
+	}
+	g.Messages[sha] = message
 	return sha, nil
+}
+
+// ReadCommit is a commit's parents (Parents, Second) and message (Messages).
+func (g *Git) ReadCommit(ctx context.Context, rev string) ([]string, string, error) {
+	sha, err := g.Resolve(ctx, rev)
+	if err != nil {
+		return nil, "", err
+	}
+	var parents []string
+	if p := g.Parents[sha]; p != "" {
+		parents = append(parents, p)
+	}
+	if p := g.Second[sha]; p != "" {
+		parents = append(parents, p)
+	}
+	return parents, g.Messages[sha], nil
 }
 
 // Restore moves the worktree's branch back to commit and forgets what it changed.

@@ -5,6 +5,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
@@ -66,6 +67,15 @@ func (st *step) resume(ctx context.Context) ([]string, error) {
 			}
 			st.jobs = append(st.jobs, job)
 			s.Changes++
+			if aw.Role == loop.RoleImplementer {
+				if _, sha, err := st.committedWork(ctx, path.Dir(aw.Brief), aw.ID, lane.Branch); err != nil {
+					return nil, err
+				} else if sha != "" {
+					did = append(did, fmt.Sprintf("%s: the implementer's step (round %d) was interrupted after abcd committed runner %s's work as %s: that commit is the step's, and the definition of done runs on it",
+						lane.ID, aw.Round, aw.Routing.Route, loop.Short(sha)))
+					continue
+				}
+			}
 			did = append(did, fmt.Sprintf("%s: the %s's %s (round %d), interrupted before, goes to runner %s again", lane.ID, aw.Role, aw.Kind, aw.Round, aw.Routing.Route))
 		}
 	}

@@ -226,6 +226,15 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 		o.Fail(runner.Failf(runner.CauseUnsupported, "this build of abcd runs no definition of done, so no runner's work could be proven"))
 		return runnerFallback(c, o, ""), nil
 	}
+	// A kill after abcd committed this step's work and before the step was recorded: the commit is
+	// the step's, and it is proven and recorded, never taken again.
+	if note, sha, err := a.committedWork(ctx, c.awaitDir, c.await, c.branch); err != nil {
+		return ports.ReviewOutcome{}, err
+	} else if note != nil {
+		a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
+			Text: fmt.Sprintf("%s: abcd's commit %s of runner %s's work on this step stands; running the definition of done", c.lane, loop.Short(sha), c.runner.Name)})
+		return a.proveCommitted(ctx, c, runner.Outcome{Receipt: note.Receipt, Final: note.Final}, sha, note.Parent)
+	}
 	// What follows the CLI (the checks, putting the lane back) runs even when the person interrupted
 	// the step: each git call is bounded by its own timeout.
 	bg := context.WithoutCancel(ctx)
@@ -276,19 +285,37 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 		o.Fail(f)
 		return a.failImplement(bg, c, o, before.Head, after.HeadRef)
 	}
+	// The note first, then the commit naming the await: a kill between the commit and its record
+	// leaves what a resumed step needs to record the commit rather than take the step again.
+	note, err := runner.EncodeCommitting(runner.Committing{Await: c.await, Parent: before.Head, Receipt: o.Receipt, Final: o.Final})
+	if err != nil {
+		return ports.ReviewOutcome{}, err
+	}
+	if err := a.Runs.Write(bg, committingPath(c.awaitDir), note); err != nil {
+		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
+		return ports.ReviewOutcome{}, errors.Join(err, kerr)
+	}
 	msg := runner.CommitMessage(o.Final, fmt.Sprintf("abcd %s: %s, step %d", c.run, c.lane, c.step),
-		fmt.Sprintf("Abcd-Run: %s %s round %d\nAbcd-Runner: %s (%s %s)", c.run, c.lane, c.round, c.runner.Name, c.runner.CLI, o.Receipt.CLIVersion))
+		fmt.Sprintf("Abcd-Run: %s %s round %d\nAbcd-Runner: %s (%s %s)\n%s: %s", c.run, c.lane, c.round, c.runner.Name, c.runner.CLI, o.Receipt.CLIVersion, runner.AwaitTrailer, c.await))
 	sha, err := a.Git.CommitAll(bg, c.worktree, msg)
 	if err != nil {
 		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
 		return ports.ReviewOutcome{}, errors.Join(err, kerr)
 	}
-	o.Receipt.Commits = []string{sha}
 	a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 		Text: fmt.Sprintf("%s: abcd committed the runner's work as %s; running the definition of done", c.lane, loop.Short(sha))})
+	return a.proveCommitted(ctx, c, o, sha, before.Head)
+}
+
+// proveCommitted runs the definition of done on abcd's commit sha of a runner's work (made on start)
+// and writes the implementer's receipt: the step's answer, or its fallback with the lane put back.
+func (a *Deps) proveCommitted(ctx context.Context, c runnerCall, o runner.Outcome, sha, start string) (ports.ReviewOutcome, error) {
+	bg := context.WithoutCancel(ctx)
+	laneRef := "refs/heads/" + c.branch
+	o.Receipt.Commits = []string{sha}
 	res, err := a.DoD.Run(ctx, c.dir, c.dod, dodTimeout)
 	if err != nil && ctx.Err() == nil {
-		_, kerr := a.keepAttempt(bg, c, before.Head, laneRef, "attempt")
+		_, kerr := a.keepAttempt(bg, c, start, laneRef, "attempt")
 		return ports.ReviewOutcome{}, errors.Join(err, kerr)
 	}
 	sc := secret.NewScrubber(a.HeldCredentials(bg)...)
@@ -306,7 +333,7 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` exited %d on the runner's work; its last lines are in %s", text.Clip(c.dod), res.ExitCode, outRel))
 	}
 	if o.Failure != nil {
-		return a.failImplement(bg, c, o, before.Head, laneRef)
+		return a.failImplement(bg, c, o, start, laneRef)
 	}
 	report := c.awaitDir + "/runner-report.md"
 	if err := a.Runs.Write(bg, report, []byte(runnerReport(c, o, sha, res))); err != nil {
@@ -329,6 +356,40 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 	out := runnerAnswer(c, o, append(data, '\n'))
 	out.DoD = &res
 	return out, nil
+}
+
+// committingPath is where abcd notes the commit it is about to make of a runner step's work, in the
+// step's folder (awaitDir).
+func committingPath(awaitDir string) string { return awaitDir + "/runner-commit.json" }
+
+// committedWork is abcd's own commit of the step's work when a kill came after it and before the
+// step was recorded: the lane's branch head names the await in abcd's trailer and stands on the
+// commit the note says the work was made on. nil when there is none (the step is taken afresh).
+func (a *Deps) committedWork(ctx context.Context, awaitDir, await, branch string) (*runner.Committing, string, error) {
+	note := committingPath(awaitDir)
+	data, err := a.Runs.Read(ctx, note, runner.MaxCommittingBytes)
+	if r, ok := refusal.As(err); ok && r.Code == string(refusal.CodeReturnMissing) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := runner.DecodeCommitting(note, data)
+	if err != nil || c.Await != await {
+		return nil, "", nil // not this step's note (or not abcd's): the step is taken afresh
+	}
+	head, err := a.Git.Resolve(ctx, "refs/heads/"+branch)
+	if err != nil {
+		return nil, "", err
+	}
+	parents, message, err := a.Git.ReadCommit(ctx, head)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(parents) != 1 || parents[0] != c.Parent || !runner.NamesAwait(message, await) {
+		return nil, "", nil
+	}
+	return &c, head, nil
 }
 
 // failImplement falls a failed implementer step back to the host: what the runner did is kept on a

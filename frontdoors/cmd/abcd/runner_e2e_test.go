@@ -344,6 +344,47 @@ func TestARefusedReturnIsCountedAsTheRecordCountsIt(t *testing.T) {
 	assert.Check(t, is.Equal(out.Ended, loop.EndedHost), "%+v", out)
 }
 
+// A kill right after abcd commits a runner's work (here, in the definition of done that follows the
+// commit) leaves the commit and a note of it: the same command run again finds its own commit by
+// the await its trailer names, proves and records it, and never hands the step to the runner again.
+// One implementer commit on the lane, one runner call.
+func TestAKillRightAfterTheCommitLeavesOneCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs: in make test, not under -short")
+	}
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	marks := t.TempDir()
+	killed, calls := filepath.Join(marks, "killed"), filepath.Join(marks, "calls")
+	// The definition of done kills abcd the first time it runs on the lane's work, then passes.
+	dod := fmt.Sprintf("test -f DONE-1 && { test -e %[1]s || { : > %[1]s; kill -9 $PPID; sleep 5; }; }", killed)
+	cfg, err := json.Marshal(map[string]any{"schema_version": 1, "setup_version": setup.SetupVersion, "build": map[string]any{"dod": dod}})
+	assert.NilError(t, err)
+	w.c.write(t, ".abcd/config.json", string(cfg)+"\n")
+	w.c.git(t, "commit", "-q", "-am", "the kill-once definition of done")
+	agents := w.agents(t)
+	impl := "You run headless, as runner cc"
+	w.play(t, append([]runnertest.Directive{agents[0], {When: []string{impl}, Run: []string{"sh", "-c", "echo call >> " + calls}}}, agents[1:]...)...)
+	first := w.abcd(t, "implement", "run", w.spec, "--json")
+	assert.Assert(t, first.ExitCode != 0, "the first run was killed: %s", first.Stderr())
+	_, err = os.Stat(killed)
+	assert.NilError(t, err, "the definition of done ran, after the commit")
+	again := w.abcd(t, "implement", "run", w.spec, "--json")
+	again.Assert(t, icmd.Expected{ExitCode: 0})
+	var out loop.ImplementRunResult
+	decodeOne(t, again.Stdout(), &out)
+	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%+v", out)
+	assert.Check(t, is.Contains(strings.Join(out.Did, "\n"), "was interrupted after abcd committed runner cc's work as"), "%v", out.Did)
+	data, err := os.ReadFile(calls)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(strings.Count(string(data), "call"), 1), "the runner took the step once")
+	ln := out.Run.Lanes[0]
+	assert.Check(t, is.Equal(w.c.git(t, "rev-list", "--count", ln.Start+".."+ln.Branch), "1"), "one implementer commit on the lane")
+	var story loop.ImplementRecordResult
+	w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
+	assert.Assert(t, is.Len(story.Implementations, 1))
+	assert.Check(t, story.Implementations[0].Runner != nil, "the runner's receipt is kept whole across the kill")
+}
+
 // Ctrl-C while a runner takes a step ends its process group (a grandchild that ignores SIGTERM
 // included), records the step as interrupted and exits 3; the same command goes on with the run,
 // hands the step to the runner again, and takes the run to its end.
