@@ -47,7 +47,7 @@ type Git struct {
 	TopDir string
 	// Dirty is what each worktree changed since its branch's head, by worktree folder (Entries and
 	// Uncommitted; CommitAll commits it).
-	Dirty  map[string][]runner.Entry
+	Dirty map[string][]runner.Entry
 	// Messages are the commits' messages (CommitAll records them), for ReadCommit.
 	Messages map[string]string
 	merges   int
