@@ -244,6 +244,30 @@ func Spelled(uses []CodeUse) []string {
 	return out
 }
 
+// Constants checks the refusal.Code constants pkg declares (domain/refusal's own, when it is the
+// package): one constant per code, and none for a code Codes() does not list with its meaning.
+func Constants(pkg *types.Package, declared map[string]bool) []string {
+	var out []string
+	held := map[string]string{}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() { // sorted, so the report is stable
+		c, ok := scope.Lookup(name).(*types.Const)
+		if !ok || !isCode(c.Type()) || c.Val().Kind() != constant.String {
+			continue
+		}
+		code := constant.StringVal(c.Val())
+		if other, ok := held[code]; ok {
+			out = append(out, fmt.Sprintf("%s.%s and %s.%s both hold refusal code %q: keep one constant per code", pkg.Name(), other, pkg.Name(), name, code))
+			continue
+		}
+		held[code] = name
+		if !declared[code] {
+			out = append(out, fmt.Sprintf("%s.%s holds refusal code %q, which Codes() does not declare with its meaning", pkg.Name(), name, code))
+		}
+	}
+	return out
+}
+
 // Undeclared names every use of a code that is not declared, where it is.
 func Undeclared(uses []CodeUse, declared map[string]bool) []string {
 	var out []string

@@ -111,6 +111,9 @@ func TestEveryRefusalCodeIsDeclared(t *testing.T) {
 	}
 	assert.Assert(t, len(uses) > 150, "found only %d code uses: is the walk reading the product?", len(uses))
 	problems = append(append(append(problems, Undeclared(uses, declared)...), Unused(uses, declared)...), Spelled(uses)...)
+	pkg, err := imp.Import(refusalPkg)
+	assert.NilError(t, err)
+	problems = append(problems, Constants(pkg, declared)...)
 	assert.Assert(t, len(problems) == 0, "%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
 	named := 0
 	for _, u := range uses {
@@ -232,6 +235,34 @@ func f(err error) []error {
 		}
 	}
 	assert.DeepEqual(t, named, []string{"5:CodeRecordMissing", "11:CodeRecordMissing", "15:CodeRecordMissing", "18:CodeRunLocked", "25:CodeNotInitialized"})
+}
+
+// TestConstantsCatchesASecondConstant: two constants holding one code, and a constant for a code
+// Codes() does not declare, are each named; a declared code held once is not.
+func TestConstantsCatchesASecondConstant(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
+	all, _ := loadExports(t, "./domain/refusal")
+	const src = `package fixture
+
+import "github.com/abcd-dev/abcd/domain/refusal"
+
+const (
+	CodeA refusal.Code = "record_missing"
+	CodeB refusal.Code = "record_missing"
+	CodeC refusal.Code = "not_declared"
+	CodeD refusal.Code = "usage"
+	Other              = "usage"
+)
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "fixture.go", src, 0)
+	assert.NilError(t, err)
+	pkg, err := (&types.Config{Importer: exportImporter(fset, all)}).Check("fixture", fset, []*ast.File{f}, nil)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, Constants(pkg, map[string]bool{"record_missing": true, "usage": true}), []string{
+		`fixture.CodeA and fixture.CodeB both hold refusal code "record_missing": keep one constant per code`,
+		`fixture.CodeC holds refusal code "not_declared", which Codes() does not declare with its meaning`,
+	})
 }
 
 // TestErrorAssertionsCatchesTheUncheckedForm: err.(*T) alone is found, in any expression; the
