@@ -169,12 +169,12 @@ func (f *folder) refuse(name string, err error) error {
 	p := f.join(name)
 	switch {
 	case errors.Is(err, errLink):
-		return refusal.New("symlink_refused", p, "is a symbolic link, and abcd does not read or write through links",
+		return refusal.New(refusal.CodeSymlinkRefused, p, "is a symbolic link, and abcd does not read or write through links",
 			"replace the link with a real folder or file")
 	case errors.Is(err, errNotFolder):
-		return refusal.New("not_a_folder", p, "exists and is not a folder", "move it aside")
+		return refusal.New(refusal.CodeNotAFolder, p, "exists and is not a folder", "move it aside")
 	case errors.Is(err, errChanged):
-		return refusal.New("path_changed", p, "changed while abcd was opening it", "run the command again")
+		return refusal.New(refusal.CodePathChanged, p, "changed while abcd was opening it", "run the command again")
 	}
 	return err
 }
@@ -183,7 +183,7 @@ func (f *folder) refuse(name string, err error) error {
 // own reason; anything else keeps its cause (fs.ErrNotExist stays detectable).
 func (f *folder) fault(name string, err error) error {
 	if escapes(err) {
-		return refusal.New("path_outside", f.join(name),
+		return refusal.New(refusal.CodePathOutside, f.join(name),
 			fmt.Sprintf("leaves %s (%s)", f.path, errText(err)), "give a path inside "+f.path)
 	}
 	return fmt.Errorf("%s: %w", f.join(name), err)

@@ -19,7 +19,7 @@ func rootRefused(t *testing.T, err error) {
 	t.Helper()
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "want a refusal, got %v", err)
-	assert.Equal(t, r.Code, "path_outside", "%v", err)
+	assert.Equal(t, r.Code, refusal.CodePathOutside, "%v", err)
 	assert.Assert(t, is.Contains(r.Why, "path escapes from parent"))
 }
 
@@ -91,7 +91,7 @@ func TestAFileSwappedForALinkBeforeReadIsRefusedByTheRoot(t *testing.T) {
 	_, err := Records{Dir: dir.Path()}.Read(context.Background(), p)
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "record_unreadable")
+	assert.Equal(t, r.Code, refusal.CodeRecordUnreadable)
 	assert.Assert(t, is.Contains(r.Why, "path escapes from parent"), "the root refused it: %v", err)
 }
 
@@ -106,7 +106,7 @@ func TestALinkSwappedInInsideTheRepositoryIsRefused(t *testing.T) {
 	_, err := Records{Dir: dir.Path()}.Create(context.Background(), ".abcd/development/intents/drafts/itd-2611300000000009-n.md", []byte("x"))
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "path_changed")
+	assert.Equal(t, r.Code, refusal.CodePathChanged)
 	entries, err := os.ReadDir(filepath.Join(intents, "planned"))
 	assert.NilError(t, err)
 	assert.Equal(t, len(entries), 0, "written through the link")
@@ -120,7 +120,7 @@ func TestALinkSwappedInInsideTheRepositoryIsRefused(t *testing.T) {
 	_, err = Records{Dir: dir.Path()}.Read(context.Background(), p)
 	r, ok = refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "record_unreadable")
+	assert.Equal(t, r.Code, refusal.CodeRecordUnreadable)
 	assert.Assert(t, is.Contains(r.Why, "changed while it was being read"))
 }
 

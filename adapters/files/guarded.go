@@ -68,7 +68,7 @@ func checkOwner(path string, st fs.FileInfo) error {
 }
 
 func refuseFile(path, why, remedy string) error {
-	return refusal.New("config_file", path, why, remedy)
+	return refusal.New(refusal.CodeConfigFile, path, why, remedy)
 }
 
 // errText is an error's text without the path, which the refusal already names.

@@ -152,7 +152,7 @@ func (j Journal) Commit(ctx context.Context, c ports.Change) error {
 		return fmt.Errorf("a change to several files was refused: %w", err)
 	}
 	if len(data) > maxJournalBytes {
-		return refusal.New("change_too_large", c.Record, fmt.Sprintf("the change would take %d bytes, past the journal's %d-byte bound", len(data), maxJournalBytes),
+		return refusal.New(refusal.CodeChangeTooLarge, c.Record, fmt.Sprintf("the change would take %d bytes, past the journal's %d-byte bound", len(data), maxJournalBytes),
 			"shorten what is being recorded and run the command again; nothing was written")
 	}
 	dir, err := j.folder(true)
@@ -213,12 +213,12 @@ func (j Journal) Finish(context.Context) (ports.Change, error) {
 		}
 	}
 	if err != nil {
-		return ports.Change{}, refusal.New("journal_invalid", journalRel, "holds a change abcd cannot finish: "+errText(err),
+		return ports.Change{}, refusal.New(refusal.CodeJournalInvalid, journalRel, "holds a change abcd cannot finish: "+errText(err),
 			"check the record with `abcd lint` and `git status`, finish the interrupted change by hand, then delete "+journalRel)
 	}
 	if err := j.carryOut(dir, c); err != nil {
 		// Every writer finishes the journal first, so one that cannot is named, or nothing writes.
-		return ports.Change{}, refusal.New("journal_stuck", journalRel, "holds a change a killed abcd left, which cannot be finished: "+errText(err),
+		return ports.Change{}, refusal.New(refusal.CodeJournalStuck, journalRel, "holds a change a killed abcd left, which cannot be finished: "+errText(err),
 			"fix what stops it (the path it names), then run the command again; or finish the change by hand and delete "+journalRel)
 	}
 	return c, nil

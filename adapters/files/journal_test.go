@@ -178,7 +178,7 @@ func TestAJournalAbcdDidNotWriteIsRefusedNamingTheRemedy(t *testing.T) {
 			_, err := Journal{Dir: dir}.Finish(context.Background())
 			r, ok := refusal.As(err)
 			assert.Assert(t, ok, "%v", err)
-			assert.Equal(t, r.Code, "journal_invalid")
+			assert.Equal(t, r.Code, refusal.CodeJournalInvalid)
 			assert.Assert(t, is.Contains(r.Error(), "delete "+journalRel))
 			assert.DeepEqual(t, tree(t, dir), before)
 		})
@@ -202,7 +202,7 @@ func TestAChangePastTheJournalsBoundIsRefused(t *testing.T) {
 	err := Journal{Dir: dir}.Commit(context.Background(), big)
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "change_too_large")
+	assert.Equal(t, r.Code, refusal.CodeChangeTooLarge)
 	assert.DeepEqual(t, tree(t, dir), before)
 }
 
@@ -245,7 +245,7 @@ func TestAJournalThatCannotBeFinishedIsNamed(t *testing.T) {
 	_, err = j.Finish(context.Background())
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "journal_stuck")
+	assert.Equal(t, r.Code, refusal.CodeJournalStuck)
 	assert.Assert(t, is.Contains(r.Error(), journalRel))
 }
 

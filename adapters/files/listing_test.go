@@ -98,7 +98,7 @@ func TestListReportsWhatIsNotARegularFile(t *testing.T) {
 		for _, link := range []string{"itd-2611300000000004-link.md", "itd-2611300000000005-in.md", "itd-2611300000000006-out.md"} {
 			r, ok := refusal.As(byName[link])
 			assert.Assert(t, ok, "%s: %v", link, byName[link])
-			assert.Equal(t, r.Code, "record_symlink", link)
+			assert.Equal(t, r.Code, refusal.CodeRecordSymlink, link)
 		}
 		for _, odd := range []string{"itd-2611300000000007-dir.md", "itd-2611300000000008-fifo.md"} {
 			assert.Assert(t, byName[odd] != nil, odd)
@@ -152,7 +152,7 @@ func TestListBoundsEachFile(t *testing.T) {
 		assert.NilError(t, err)
 		ref, ok := refusal.As(files[2].Err)
 		assert.Assert(t, ok, "%v", files[2].Err)
-		assert.Equal(t, ref.Code, "record_too_large")
+		assert.Equal(t, ref.Code, refusal.CodeRecordTooLarge)
 		files, err = r.List(context.Background(), draftsRel, "itd", 100)
 		assert.NilError(t, err)
 		assert.NilError(t, files[2].Err)

@@ -102,7 +102,7 @@ func TestContentionAfterTheBoundIsExitThree(t *testing.T) {
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Equal(t, r.Kind, refusal.Contention)
-	assert.Equal(t, r.Code, "record_locked")
+	assert.Equal(t, r.Code, refusal.CodeRecordLocked)
 	assert.Equal(t, refusal.DocumentOf(err).ExitCode, 3)
 	assert.Assert(t, waited >= wait, "contention reported after %s, before the %s bound", waited, wait)
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
 // UpdateMachineFile replaces a machine file under $ABCD_HOME's lock: the folder is held open (made
@@ -24,7 +26,7 @@ func (s Setup) UpdateMachineFile(ctx context.Context, name string, wait time.Dur
 	defer home.Close()
 	unlock, err := home.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
-		return heldOn("machine_locked", home.path, "the machine folder's", wait)
+		return heldOn(refusal.CodeMachineLocked, home.path, "the machine folder's", wait)
 	}
 	if err != nil {
 		return err

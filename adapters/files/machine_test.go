@@ -82,7 +82,7 @@ func TestUpdateMachineFileReportsContention(t *testing.T) {
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Kind, refusal.Contention))
-	assert.Check(t, is.Equal(r.Code, "machine_locked"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeMachineLocked))
 }
 
 func TestReadSecretHoldsTheKeyFileToItsOwner(t *testing.T) {

@@ -23,11 +23,11 @@ func (MergeFiles) Read(p string, max int) ([]byte, error) {
 	case faultNone:
 		return data, nil
 	case faultLink:
-		return nil, refusal.New("merge_file_unreadable", p, "is a symbolic link", "git hands a merge driver regular files: run the merge with git")
+		return nil, refusal.New(refusal.CodeMergeFileUnreadable, p, "is a symbolic link", "git hands a merge driver regular files: run the merge with git")
 	case faultTooLarge:
-		return nil, refusal.New("merge_file_unreadable", p, fmt.Sprintf("is larger than %d bytes", max), "merge the file by hand")
+		return nil, refusal.New(refusal.CodeMergeFileUnreadable, p, fmt.Sprintf("is larger than %d bytes", max), "merge the file by hand")
 	case faultNotRegular, faultMissing:
-		return nil, refusal.New("merge_file_unreadable", p, "is not a regular file", "git hands a merge driver regular files: run the merge with git")
+		return nil, refusal.New(refusal.CodeMergeFileUnreadable, p, "is not a regular file", "git hands a merge driver regular files: run the merge with git")
 	}
 	return nil, mergeFileFault(p, err)
 }
@@ -45,12 +45,12 @@ func (MergeFiles) Replace(p string, data []byte) error {
 		return err
 	}
 	if st == nil || !st.Mode().IsRegular() {
-		return refusal.New("merge_file_unreadable", p, "is not a regular file", "git hands a merge driver regular files: run the merge with git")
+		return refusal.New(refusal.CodeMergeFileUnreadable, p, "is not a regular file", "git hands a merge driver regular files: run the merge with git")
 	}
 	_, err = f.writeFile(name, data, st.Mode().Perm(), true)
 	return err
 }
 
 func mergeFileFault(p string, err error) error {
-	return refusal.New("merge_file_unreadable", p, "cannot be read: "+errText(err), "check the file's permissions")
+	return refusal.New(refusal.CodeMergeFileUnreadable, p, "cannot be read: "+errText(err), "check the file's permissions")
 }

@@ -81,7 +81,7 @@ func (r Records) parent(rel string, mkdir bool) (*folder, string, error) {
 }
 
 func recordMissing(rel string) error {
-	return refusal.New("record_missing", rel, "does not exist", "run the list command to see the records there are")
+	return refusal.New(refusal.CodeRecordMissing, rel, "does not exist", "run the list command to see the records there are")
 }
 
 // List reads the record files of one folder; a file that may not be read carries its own error.
@@ -189,13 +189,13 @@ func recordFault(rel string, fault readFault, err error) error {
 	case faultMissing:
 		return recordMissing(rel)
 	case faultNotRegular:
-		return refusal.New("record_unreadable", rel, "is not a regular file", "replace it with a regular file")
+		return refusal.New(refusal.CodeRecordUnreadable, rel, "is not a regular file", "replace it with a regular file")
 	case faultTooLarge:
-		return refusal.New("record_too_large", rel, fmt.Sprintf("is larger than %d bytes", MaxRecordBytes), "split the record")
+		return refusal.New(refusal.CodeRecordTooLarge, rel, fmt.Sprintf("is larger than %d bytes", MaxRecordBytes), "split the record")
 	case faultChanged:
-		return refusal.New("record_unreadable", rel, "changed while it was being read", "run the command again")
+		return refusal.New(refusal.CodeRecordUnreadable, rel, "changed while it was being read", "run the command again")
 	}
-	return refusal.New("record_unreadable", rel, "cannot be read: "+errText(err), "check the file's permissions")
+	return refusal.New(refusal.CodeRecordUnreadable, rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
 
 // Create writes a new record; its folder is made when missing.
@@ -219,7 +219,7 @@ func (r Records) Replace(ctx context.Context, rel string, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err // the caller's end came before the write began: nothing is written
 	}
-	gone := refusal.New("record_missing", rel, "no longer exists (it was moved or removed meanwhile)", "run the command again")
+	gone := refusal.New(refusal.CodeRecordMissing, rel, "no longer exists (it was moved or removed meanwhile)", "run the command again")
 	f, name, err := r.parent(rel, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return gone
@@ -254,7 +254,7 @@ func (r Records) Lock(ctx context.Context, wait time.Duration) (func(), error) {
 	defer abcd.Close()
 	unlock, err := abcd.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
-		return nil, heldOn("record_locked", ".abcd", "the record's", wait)
+		return nil, heldOn(refusal.CodeRecordLocked, ".abcd", "the record's", wait)
 	}
 	return unlock, err
 }

@@ -32,7 +32,7 @@ func TestRecordStoreContract(t *testing.T) {
 				t.Helper()
 				r, ok := refusal.As(err)
 				assert.Assert(t, ok, "want a refusal, got %v", err)
-				return r.Code
+				return string(r.Code)
 			}
 
 			_, err := s.Read(ctx, a)

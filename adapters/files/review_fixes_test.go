@@ -19,7 +19,7 @@ func TestReplaceRefusesAMissingRecord(t *testing.T) {
 	err := r.Replace(context.Background(), p, []byte("x"))
 	ref, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, ref.Code, "record_missing")
+	assert.Equal(t, ref.Code, refusal.CodeRecordMissing)
 	_, err = os.Lstat(dir.Join(p))
 	assert.Assert(t, os.IsNotExist(err), "nothing was created")
 }
@@ -32,5 +32,5 @@ func TestConfigThroughALinkedFolderIsRefused(t *testing.T) {
 	_, err := ConfigSource{Dir: repo.Path(), Home: home.Path()}.ReadConfig(context.Background())
 	ref, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, ref.Code, "symlink_refused")
+	assert.Equal(t, ref.Code, refusal.CodeSymlinkRefused)
 }

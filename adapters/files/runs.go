@@ -28,7 +28,7 @@ type Runs struct {
 // it may lead is the root's to refuse.
 func runPath(rel string) error {
 	if filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) != rel || !strings.HasPrefix(rel+"/", runRoot+"/") {
-		return refusal.New("run_path_invalid", rel, "is not a path under "+runRoot+"/", "give the path an await names (abcd implement status lists them)")
+		return refusal.New(refusal.CodeRunPathInvalid, rel, "is not a path under "+runRoot+"/", "give the path an await names (abcd implement status lists them)")
 	}
 	return nil
 }
@@ -80,7 +80,7 @@ func (r Runs) Lock(ctx context.Context, run string, wait time.Duration) (func(),
 	defer dir.Close()
 	unlock, err := dir.lock(ctx, wait)
 	if errors.Is(err, errBusy) {
-		return nil, heldOn("run_locked", run, "the run's", wait)
+		return nil, heldOn(refusal.CodeRunLocked, run, "the run's", wait)
 	}
 	return unlock, err
 }
@@ -170,7 +170,7 @@ func (r Runs) CreateFile(ctx context.Context, rel string, data []byte) (bool, er
 
 // Read reads a run file: regular, not a link, bounded.
 func (r Runs) Read(ctx context.Context, rel string, max int) ([]byte, error) {
-	missing := refusal.New("return_missing", rel, "does not exist yet", "let the agent write it, then run the command again")
+	missing := refusal.New(refusal.CodeReturnMissing, rel, "does not exist yet", "let the agent write it, then run the command again")
 	dir, name, err := r.parent(rel, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, missing
@@ -187,17 +187,17 @@ func (r Runs) Read(ctx context.Context, rel string, max int) ([]byte, error) {
 	case faultNone:
 		return data, nil
 	case faultLink:
-		return nil, refusal.New("return_refused", rel, "is a symbolic link, which abcd does not follow", "write the file itself at that path")
+		return nil, refusal.New(refusal.CodeReturnRefused, rel, "is a symbolic link, which abcd does not follow", "write the file itself at that path")
 	case faultMissing:
 		return nil, missing
 	case faultNotRegular:
-		return nil, refusal.New("return_refused", rel, "is not a regular file", "write a regular file at that path")
+		return nil, refusal.New(refusal.CodeReturnRefused, rel, "is not a regular file", "write a regular file at that path")
 	case faultTooLarge:
-		return nil, refusal.New("return_too_large", rel, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
+		return nil, refusal.New(refusal.CodeReturnTooLarge, rel, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
 	case faultChanged:
-		return nil, refusal.New("return_refused", rel, "changed while it was being read", "run the command again")
+		return nil, refusal.New(refusal.CodeReturnRefused, rel, "changed while it was being read", "run the command again")
 	}
-	return nil, refusal.New("return_refused", rel, "cannot be read: "+errText(err), "check the file's permissions")
+	return nil, refusal.New(refusal.CodeReturnRefused, rel, "cannot be read: "+errText(err), "check the file's permissions")
 }
 
 // CheckFile says what is wrong with path as a file inside dir.
@@ -229,7 +229,7 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 // never what it points at.
 func (r Runs) RemoveAll(ctx context.Context, rel string) error {
 	if rel == runRoot {
-		return refusal.New("run_path_invalid", rel, "is the folder of every run", "name one run's folder")
+		return refusal.New(refusal.CodeRunPathInvalid, rel, "is the folder of every run", "name one run's folder")
 	}
 	dir, name, err := r.parent(rel, false)
 	if errors.Is(err, fs.ErrNotExist) {

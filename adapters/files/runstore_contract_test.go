@@ -26,7 +26,7 @@ func TestRunStoreContract(t *testing.T) {
 				t.Helper()
 				r, ok := refusal.As(err)
 				assert.Assert(t, ok, "want a refusal, got %v", err)
-				return r.Code
+				return string(r.Code)
 			}
 			const run = "run-2611300000000001"
 			root := ".abcd/.work.local/run/" + run

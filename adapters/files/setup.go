@@ -230,15 +230,15 @@ func (s Setup) openHome() (*folder, error) {
 	f, _, st, err := parent.enter(filepath.Base(home), 0o700)
 	switch {
 	case errors.Is(err, errLink):
-		return nil, refusal.New("symlink_refused", home, "is a symbolic link, and abcd keeps its machine files in a real folder",
+		return nil, refusal.New(refusal.CodeSymlinkRefused, home, "is a symbolic link, and abcd keeps its machine files in a real folder",
 			"replace the link with a folder, or point ABCD_HOME at one")
 	case errors.Is(err, errNotFolder):
-		return nil, refusal.New("not_a_folder", home, "is not a folder", "move it aside, or point ABCD_HOME at a folder")
+		return nil, refusal.New(refusal.CodeNotAFolder, home, "is not a folder", "move it aside, or point ABCD_HOME at a folder")
 	case err != nil:
 		return nil, parent.refuse(filepath.Base(home), err)
 	case modesMean && st.Mode().Perm()&0o077 != 0:
 		f.Close()
-		return nil, refusal.New("machine_folder_open", home,
+		return nil, refusal.New(refusal.CodeMachineFolderOpen, home,
 			fmt.Sprintf("is open to group or others (mode %04o), and abcd keeps its machine files in a folder only you can enter", st.Mode().Perm()),
 			fmt.Sprintf("run `chmod 700 %s`", home))
 	}

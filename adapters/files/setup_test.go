@@ -41,7 +41,7 @@ func assertSetupRefused(t *testing.T, err error, code, what string) {
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "want a refusal with code %s, got %v", code, err)
 	assert.Equal(t, r.Kind, refusal.Refused)
-	assert.Equal(t, r.Code, code)
+	assert.Equal(t, string(r.Code), code)
 	assert.Equal(t, r.What, what)
 	assert.Assert(t, fmt.Sprint(r.Remedy) != "")
 }

@@ -170,7 +170,7 @@ func stagedWrite(repoDir, rel string, dir *folder, name string, data []byte, per
 	kept = replace // a rename moved the temp; a link leaves it to remove
 	dir.sync()
 	if got, err := dir.root.Lstat(name); err != nil || !os.SameFile(written, got) {
-		return false, refusal.New("path_changed", dir.join(name), "changed while abcd was writing it (a folder on its way was replaced)",
+		return false, refusal.New(refusal.CodePathChanged, dir.join(name), "changed while abcd was writing it (a folder on its way was replaced)",
 			"run the command again")
 	}
 	return true, nil

@@ -149,7 +149,7 @@ func TestASymlinkedRecordIsRefusedAsALink(t *testing.T) {
 	_, err := r.Read(context.Background(), link)
 	re, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(re.Code, "record_symlink"))
+	assert.Check(t, is.Equal(re.Code, refusal.CodeRecordSymlink))
 	assert.Check(t, is.Equal(re.What, link))
 	assert.Check(t, is.Contains(re.Remedy.String(), "replace the link"))
 
@@ -158,7 +158,7 @@ func TestASymlinkedRecordIsRefusedAsALink(t *testing.T) {
 	assert.Assert(t, is.Len(files, 1))
 	re, ok = refusal.As(files[0].Err)
 	assert.Assert(t, ok, "%v", files[0].Err)
-	assert.Check(t, is.Equal(re.Code, "record_symlink"))
+	assert.Check(t, is.Equal(re.Code, refusal.CodeRecordSymlink))
 }
 
 // Every lock waits what it is given (the configuration's lock.wait_ms, read by the core) before
@@ -196,7 +196,7 @@ func TestEveryLockWaitsWhatItIsGiven(t *testing.T) {
 			waited := time.Since(start)
 			re, ok := refusal.As(err)
 			assert.Assert(t, ok, "%v", err)
-			assert.Check(t, is.Equal(re.Code, c.code))
+			assert.Check(t, is.Equal(string(re.Code), c.code))
 			assert.Check(t, is.Equal(re.Kind, refusal.Contention))
 			assert.Check(t, is.Contains(re.Why, "60ms"))
 			assert.Check(t, waited >= short && waited < time.Hour/2, "waited %s: the wait given, not another", waited)

@@ -98,12 +98,12 @@ func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 // Resolve turns a ref into a commit id.
 func (g Git) Resolve(ctx context.Context, ref string) (string, error) {
 	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n\x00") {
-		return "", refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(ref)), "give a branch, tag or commit, such as main")
+		return "", refusal.New(refusal.CodeRefInvalid, "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(ref)), "give a branch, tag or commit, such as main")
 	}
 	out, _, err := g.run(ctx, 1<<10, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return "", refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(ref)), "give a branch, tag or commit that exists, such as main")
+		return "", refusal.New(refusal.CodeRefUnknown, "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(ref)), "give a branch, tag or commit that exists, such as main")
 	}
 	if err != nil {
 		return "", err
@@ -124,12 +124,12 @@ func (g Git) CurrentBranch(ctx context.Context) (string, error) {
 // CreateBranch creates a branch at a commit, refusing to move an existing one.
 func (g Git) CreateBranch(ctx context.Context, name, commit string) error {
 	if _, _, err := g.run(ctx, 1<<10, "check-ref-format", "--branch", name); err != nil {
-		return refusal.New("branch_invalid", name, "is not a valid branch name", "this is a bug in abcd's branch naming; report it")
+		return refusal.New(refusal.CodeBranchInvalid, name, "is not a valid branch name", "this is a bug in abcd's branch naming; report it")
 	}
 	_, _, err := g.run(ctx, 1<<10, "branch", "--no-track", "--end-of-options", name, commit)
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return refusal.New("branch_exists", name, "cannot be created: "+text.Clip(ee.stderr), "delete the stale branch, or start a new run")
+		return refusal.New(refusal.CodeBranchExists, name, "cannot be created: "+text.Clip(ee.stderr), "delete the stale branch, or start a new run")
 	}
 	return err
 }
@@ -154,7 +154,7 @@ func (g Git) Diff(ctx context.Context, base, head string, max int) ([]byte, bool
 // blob, bounded. A repository without commits, or a path HEAD lacks, is not committed.
 func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool, error) {
 	if path == "" || strings.HasPrefix(path, "/") || strings.HasPrefix(path, "-") || strings.ContainsAny(path, "\x00\n") {
-		return nil, false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return nil, false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
 	}
 	out, _, err := g.run(ctx, 4<<10, "ls-tree", "--full-tree", "-z", "HEAD", "--", path)
 	var ee *exitError
@@ -176,16 +176,16 @@ func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool,
 	switch fields[0] {
 	case "100644", "100755":
 	case "120000":
-		return nil, false, refusal.New("config_file", path, "is committed as a symbolic link, which abcd does not follow for configuration", "commit the file itself")
+		return nil, false, refusal.New(refusal.CodeConfigFile, path, "is committed as a symbolic link, which abcd does not follow for configuration", "commit the file itself")
 	default:
-		return nil, false, refusal.New("config_file", path, "is not committed as a regular file", "commit it as a regular file")
+		return nil, false, refusal.New(refusal.CodeConfigFile, path, "is not committed as a regular file", "commit it as a regular file")
 	}
 	data, cut, err := g.run(ctx, max, "cat-file", "blob", fields[2])
 	if err != nil {
 		return nil, false, err
 	}
 	if cut {
-		return nil, false, refusal.New("config_file", path, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it")
+		return nil, false, refusal.New(refusal.CodeConfigFile, path, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it")
 	}
 	return data, true, nil
 }
@@ -203,7 +203,7 @@ func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
 	if _, _, err := g.run(ctx, 4<<10, "worktree", "add", "--quiet", "--no-checkout", "--end-of-options", dir, branch); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
-			return refusal.New("worktree_failed", dir, "git could not make the lane's worktree: "+ee.stderr,
+			return refusal.New(refusal.CodeWorktreeFailed, dir, "git could not make the lane's worktree: "+ee.stderr,
 				"remove what stands at that path (git worktree prune, then delete the folder) and run the step again")
 		}
 		return err
@@ -212,7 +212,7 @@ func (g Git) AddWorktree(ctx context.Context, dir, branch string) error {
 	if _, _, err := wt.run(ctx, 4<<10, "reset", "--hard", "--quiet"); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
-			return refusal.New("worktree_failed", dir, "git could not check the lane's branch out: "+ee.stderr, "run the step again")
+			return refusal.New(refusal.CodeWorktreeFailed, dir, "git could not check the lane's branch out: "+ee.stderr, "run the step again")
 		}
 		return err
 	}
@@ -442,7 +442,7 @@ func (g Git) Merge(ctx context.Context, dir, commit, message string) ([]string, 
 	}
 	conflicts := strings.Fields(string(out))
 	if len(conflicts) == 0 {
-		return nil, refusal.New("merge_failed", dir, "git could not merge "+short(commit)+": "+ee.stderr,
+		return nil, refusal.New(refusal.CodeMergeFailed, dir, "git could not merge "+short(commit)+": "+ee.stderr,
 			"look at the worktree with git status, then run the step again")
 	}
 	return conflicts, nil
@@ -558,7 +558,7 @@ func (g Git) DeleteBranch(ctx context.Context, name string) error {
 		if stood {
 			remedy = "if no git is running in this repository, remove .git/packed-refs.lock, then delete the branch with git branch -D"
 		}
-		return refusal.New("branch_delete_failed", name, "git could not delete it: "+ee.stderr, remedy)
+		return refusal.New(refusal.CodeBranchDeleteFailed, name, "git could not delete it: "+ee.stderr, remedy)
 	}
 }
 

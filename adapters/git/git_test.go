@@ -87,7 +87,7 @@ func TestBranchesAndDiff(t *testing.T) {
 	err = g.CreateBranch(ctx, "abcd/run-1/lane-1", commits[1])
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "an existing branch is never moved: %v", err)
-	assert.Equal(t, r.Code, "branch_exists")
+	assert.Equal(t, r.Code, refusal.CodeBranchExists)
 	at, _ = g.Resolve(ctx, "abcd/run-1/lane-1")
 	assert.Equal(t, at, commits[0])
 
@@ -118,7 +118,7 @@ func TestCommitted(t *testing.T) {
 	_, _, err = g.Committed(ctx, "a.txt", 3)
 	r, isRefusal := refusal.As(err)
 	assert.Assert(t, isRefusal, "a file over the bound is refused: %v", err)
-	assert.Equal(t, r.Code, "config_file")
+	assert.Equal(t, r.Code, refusal.CodeConfigFile)
 
 	// A committed symbolic link is refused, and a subfolder reads paths from the root.
 	assert.NilError(t, os.Symlink("a.txt", dir.Join("link.txt")))
@@ -205,7 +205,7 @@ func TestWorktreesAndMerges(t *testing.T) {
 	err = g.AddWorktree(ctx, wt("other"), "lane-1")
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "a branch checked out elsewhere: %v", err)
-	assert.Check(t, is.Equal(r.Code, "worktree_failed"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeWorktreeFailed))
 
 	one := commitIn(t, dir.Join(wt("lane-1")), "one.txt", "one\n")
 	two := commitIn(t, dir.Join(wt("lane-2")), "two.txt", "two\n")
@@ -236,7 +236,7 @@ func TestWorktreesAndMerges(t *testing.T) {
 	conflicts, err = g.Merge(ctx, wt("integration"), two, "abcd: integrate lane-2's two")
 	r, ok = refusal.As(err)
 	assert.Assert(t, ok, "want merge_failed, got %v (conflicts %v)", err, conflicts)
-	assert.Check(t, is.Equal(r.Code, "merge_failed"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeMergeFailed))
 	assert.Check(t, is.Contains(r.Error(), "untracked"))
 	assert.NilError(t, os.Remove(filepath.Join(dir.Join(wt("integration")), "two.txt")))
 

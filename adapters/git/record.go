@@ -44,7 +44,7 @@ func (g Git) UnsetConfig(ctx context.Context, key string) error {
 func (g Git) StageMove(ctx context.Context, from, to string) (bool, error) {
 	for _, p := range []string{from, to} {
 		if p != "" && !repoPath(p) {
-			return false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(p)), "give a path relative to the repository root")
+			return false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(p)), "give a path relative to the repository root")
 		}
 	}
 	out, _, err := g.run(ctx, 4<<10, "--literal-pathspecs", "ls-files", "-z", "--", from)
@@ -67,7 +67,7 @@ const maxChanged = 32 << 20
 // Changed lists the paths under dir that differ from rev (or, staged, the index from HEAD).
 func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]string, error) {
 	if !repoPath(dir) {
-		return nil, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
 	}
 	var lists [][]string
 	if staged {
@@ -83,13 +83,13 @@ func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]strin
 		lists = append(lists, out)
 	} else {
 		if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\n\x00") {
-			return nil, refusal.New("ref_invalid", "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(rev)), "give a branch, tag or commit, such as main")
+			return nil, refusal.New(refusal.CodeRefInvalid, "git ref", fmt.Sprintf("%q is not a git ref", text.Clip(rev)), "give a branch, tag or commit, such as main")
 		}
 		// The diff resolves the revision itself: one git process fewer on a check CI runs often.
 		changed, err := g.names(ctx, "--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames", "--end-of-options", rev+"^{commit}", "--", dir)
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == 128 {
-			return nil, refusal.New("ref_unknown", "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(rev)), "give a branch, tag or commit that exists, such as main")
+			return nil, refusal.New(refusal.CodeRefUnknown, "git ref", fmt.Sprintf("%q names no commit in this repository", text.Clip(rev)), "give a branch, tag or commit that exists, such as main")
 		}
 		if err != nil {
 			return nil, err
@@ -116,7 +116,7 @@ func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]strin
 // Unmerged lists the paths under dir with unresolved conflicts in the index.
 func (g Git) Unmerged(ctx context.Context, dir string) ([]string, error) {
 	if !repoPath(dir) {
-		return nil, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
 	}
 	entries, err := g.names(ctx, "--literal-pathspecs", "ls-files", "-z", "--unmerged", "--", dir)
 	if err != nil {
@@ -135,7 +135,7 @@ func (g Git) Unmerged(ctx context.Context, dir string) ([]string, error) {
 // Introduced is the oldest commit that added text to path, following renames.
 func (g Git) Introduced(ctx context.Context, path, needle string) (string, bool, error) {
 	if !repoPath(path) || needle == "" || strings.ContainsAny(needle, "\x00\n") {
-		return "", false, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return "", false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
 	}
 	out, cut, err := g.run(ctx, 1<<20, "--literal-pathspecs", "log", "--format=%H", "--follow", "-S"+needle, "--", path)
 	var ee *exitError
@@ -155,7 +155,7 @@ func (g Git) Introduced(ctx context.Context, path, needle string) (string, bool,
 // PathsAt lists the paths under dir in commit's tree.
 func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) {
 	if !repoPath(dir) || commit == "" || strings.HasPrefix(commit, "-") {
-		return nil, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
 	}
 	return g.names(ctx, "--literal-pathspecs", "ls-tree", "-r", "--name-only", "-z", "--end-of-options", commit, "--", dir)
 }
@@ -164,7 +164,7 @@ func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) 
 func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error) {
 	var out [4][]byte
 	if !repoPath(path) {
-		return out, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return out, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
 	}
 	entries, err := g.names(ctx, "--literal-pathspecs", "ls-files", "-z", "--unmerged", "--", path)
 	if err != nil {
@@ -181,7 +181,7 @@ func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error
 			return out, err
 		}
 		if cut {
-			return out, refusal.New("record_too_large", path, fmt.Sprintf("holds a version in git's index larger than %d bytes", max), "settle it by hand")
+			return out, refusal.New(refusal.CodeRecordTooLarge, path, fmt.Sprintf("holds a version in git's index larger than %d bytes", max), "settle it by hand")
 		}
 		out[fields[2][0]-'0'] = data
 	}
@@ -191,7 +191,7 @@ func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error
 // Settle marks an unmerged path resolved as the working tree has it.
 func (g Git) Settle(ctx context.Context, path string) error {
 	if !repoPath(path) {
-		return refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
 	}
 	_, _, err := g.run(ctx, 4<<10, "--literal-pathspecs", "add", "--all", "--", path)
 	return err
@@ -204,7 +204,7 @@ func (g Git) names(ctx context.Context, args ...string) ([]string, error) {
 		return nil, err
 	}
 	if cut {
-		return nil, refusal.New("too_many_changes", "git", fmt.Sprintf("lists more changed paths than %d bytes hold", maxChanged), "run the full check instead")
+		return nil, refusal.New(refusal.CodeTooManyChanges, "git", fmt.Sprintf("lists more changed paths than %d bytes hold", maxChanged), "run the full check instead")
 	}
 	var paths []string
 	for _, p := range strings.Split(string(out), "\x00") {

@@ -42,7 +42,7 @@ const (
 // worktree is the git of the worktree at dir (relative to the repository root).
 func (g Git) worktree(dir string) (Git, error) {
 	if !repoPath(dir) {
-		return Git{}, refusal.New("path_invalid", "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return Git{}, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
 	}
 	return Git{Dir: filepath.Join(g.Dir, filepath.FromSlash(dir))}, nil
 }
@@ -335,7 +335,7 @@ func (g Git) ReadCommit(ctx context.Context, rev string) ([]string, string, erro
 func commitRefusal(dir, what string, err error) error {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return refusal.New("commit_failed", dir, "git could not "+what+": "+ee.stderr, "look at the worktree with git status; the step falls back to the host")
+		return refusal.New(refusal.CodeCommitFailed, dir, "git could not "+what+": "+ee.stderr, "look at the worktree with git status; the step falls back to the host")
 	}
 	return err
 }
@@ -348,7 +348,7 @@ func (g Git) Restore(ctx context.Context, dir, branch, commit string) error {
 		return err
 	}
 	if _, _, err := wt.run(ctx, 4<<10, "check-ref-format", "--branch", branch); err != nil {
-		return refusal.New("branch_invalid", branch, "is not a valid branch name", "this is a bug in abcd's branch naming; report it")
+		return refusal.New(refusal.CodeBranchInvalid, branch, "is not a valid branch name", "this is a bug in abcd's branch naming; report it")
 	}
 	if !isCommitID(commit) {
 		return fmt.Errorf("restore: %q is not a commit id", text.Clip(commit))

@@ -351,7 +351,7 @@ type KeyName string
 // UnmarshalText refuses a key abcd does not read (config_key_unknown).
 func (k *KeyName) UnmarshalText(b []byte) error {
 	if _, ok := Match(string(b)); !ok {
-		return refusal.New("config_key_unknown", "", fmt.Sprintf("%q is not a key abcd reads", text.Clip(string(b))),
+		return refusal.New(refusal.CodeConfigKeyUnknown, "", fmt.Sprintf("%q is not a key abcd reads", text.Clip(string(b))),
 			refusal.Run("config_show"), " to list every key with its default, or see docs/configuration.md")
 	}
 	*k = KeyName(b)

@@ -19,13 +19,13 @@ type CommandLine string
 // CheckCommandLine says what is wrong with a command line handed in.
 func CheckCommandLine(s string) error {
 	if strings.TrimSpace(s) == "" {
-		return refusal.New("guard_command_empty", "", "was given no command line to check", "give the command line to check")
+		return refusal.New(refusal.CodeGuardCommandEmpty, "", "was given no command line to check", "give the command line to check")
 	}
 	if !utf8.ValidString(s) {
-		return refusal.New("guard_command_invalid", "", "the command line is not valid UTF-8", "give the command line as text")
+		return refusal.New(refusal.CodeGuardCommandInvalid, "", "the command line is not valid UTF-8", "give the command line as text")
 	}
 	if i := strings.IndexFunc(s, isControl); i >= 0 {
-		return refusal.New("guard_command_invalid", "", fmt.Sprintf("the command line holds a control character (%U) at byte %d", s[i], i), "give the command line as plain text")
+		return refusal.New(refusal.CodeGuardCommandInvalid, "", fmt.Sprintf("the command line holds a control character (%U) at byte %d", s[i], i), "give the command line as plain text")
 	}
 	return nil
 }
@@ -49,11 +49,11 @@ const MaxFolderBytes = 4096
 func CheckFolder(s string) error {
 	switch {
 	case len(s) > MaxFolderBytes:
-		return refusal.New("guard_cwd_invalid", "", fmt.Sprintf("the folder is longer than %d bytes", MaxFolderBytes), "give the absolute folder the command runs in")
+		return refusal.New(refusal.CodeGuardCwdInvalid, "", fmt.Sprintf("the folder is longer than %d bytes", MaxFolderBytes), "give the absolute folder the command runs in")
 	case !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
-		return refusal.New("guard_cwd_invalid", "", "the folder holds a control character", "give the absolute folder the command runs in")
+		return refusal.New(refusal.CodeGuardCwdInvalid, "", "the folder holds a control character", "give the absolute folder the command runs in")
 	case !path.IsAbs(s):
-		return refusal.New("guard_cwd_invalid", "", fmt.Sprintf("the folder %q is not an absolute path", text.Clip(s)), "give the absolute folder the command runs in")
+		return refusal.New(refusal.CodeGuardCwdInvalid, "", fmt.Sprintf("the folder %q is not an absolute path", text.Clip(s)), "give the absolute folder the command runs in")
 	}
 	return nil
 }

@@ -23,11 +23,11 @@ func (p *TranscriptPath) UnmarshalText(b []byte) error {
 	s := string(b)
 	switch {
 	case len(s) > MaxPathBytes:
-		return refusal.New("history_transcript_invalid", "", fmt.Sprintf("the path is longer than %d bytes", MaxPathBytes), "give the session file's absolute path")
+		return refusal.New(refusal.CodeHistoryTranscriptInvalid, "", fmt.Sprintf("the path is longer than %d bytes", MaxPathBytes), "give the session file's absolute path")
 	case text.LineProblem(s) != "":
-		return refusal.New("history_transcript_invalid", "", "the path holds "+text.LineProblem(s), "give the session file's absolute path")
+		return refusal.New(refusal.CodeHistoryTranscriptInvalid, "", "the path holds "+text.LineProblem(s), "give the session file's absolute path")
 	case !path.IsAbs(s):
-		return refusal.New("history_transcript_invalid", "", fmt.Sprintf("%q is not an absolute path", text.Clip(s)), "give the session file's absolute path")
+		return refusal.New(refusal.CodeHistoryTranscriptInvalid, "", fmt.Sprintf("%q is not an absolute path", text.Clip(s)), "give the session file's absolute path")
 	}
 	*p = TranscriptPath(path.Clean(s))
 	return nil
@@ -45,7 +45,7 @@ type HarnessName string
 // UnmarshalText refuses a harness abcd does not read (history_harness_unknown).
 func (h *HarnessName) UnmarshalText(b []byte) error {
 	if _, err := ParseHarness(string(b)); err != nil {
-		return refusal.New("history_harness_unknown", "", err.Error(), "name claude, codex or gemini")
+		return refusal.New(refusal.CodeHistoryHarnessUnknown, "", err.Error(), "name claude, codex or gemini")
 	}
 	*h = HarnessName(b)
 	return nil
@@ -70,7 +70,7 @@ func (r *SessionRef) UnmarshalText(b []byte) error {
 		}
 	}
 	if !ok {
-		return refusal.New("history_session_invalid", "", fmt.Sprintf("%q is not a session's key, id or id prefix (at least 4 characters)", text.Clip(s)),
+		return refusal.New(refusal.CodeHistorySessionInvalid, "", fmt.Sprintf("%q is not a session's key, id or id prefix (at least 4 characters)", text.Clip(s)),
 			"abcd history list shows each session's key")
 	}
 	*r = SessionRef(s)
@@ -93,11 +93,11 @@ func (q *SearchQuery) UnmarshalText(b []byte) error {
 	s := string(b)
 	switch {
 	case strings.TrimSpace(s) == "":
-		return refusal.New("history_query_invalid", "", "the query is empty", "give the words to look for")
+		return refusal.New(refusal.CodeHistoryQueryInvalid, "", "the query is empty", "give the words to look for")
 	case !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxQueryBytes:
-		return refusal.New("history_query_invalid", "", fmt.Sprintf("the query is not text of at most %d characters", MaxQueryBytes), "give the words to look for")
+		return refusal.New(refusal.CodeHistoryQueryInvalid, "", fmt.Sprintf("the query is not text of at most %d characters", MaxQueryBytes), "give the words to look for")
 	case text.LineProblem(s) != "":
-		return refusal.New("history_query_invalid", "", "the query holds "+text.LineProblem(s), "give the words to look for, on one line")
+		return refusal.New(refusal.CodeHistoryQueryInvalid, "", "the query holds "+text.LineProblem(s), "give the words to look for, on one line")
 	}
 	*q = SearchQuery(s)
 	return nil
@@ -119,7 +119,7 @@ const dayLayout = "2006-01-02"
 func (d *DateBound) UnmarshalText(b []byte) error {
 	s := string(b)
 	if _, _, ok := parseBound(s); !ok {
-		return refusal.New("history_date_invalid", "", fmt.Sprintf("%q is not a day (YYYY-MM-DD) or a moment (RFC 3339, such as 2026-12-01T09:30:00Z)", text.Clip(s)),
+		return refusal.New(refusal.CodeHistoryDateInvalid, "", fmt.Sprintf("%q is not a day (YYYY-MM-DD) or a moment (RFC 3339, such as 2026-12-01T09:30:00Z)", text.Clip(s)),
 			"give a day such as 2026-12-01, or a moment with its offset")
 	}
 	*d = DateBound(s)

@@ -31,7 +31,7 @@ func ValidRunID(s string) bool {
 // UnmarshalText refuses anything but a run id's shape (run_invalid).
 func (r *RunID) UnmarshalText(b []byte) error {
 	if !ValidRunID(string(b)) {
-		return refusal.New("run_invalid", "", fmt.Sprintf("%q is not a run id (run-<digits>)", text.Clip(string(b))),
+		return refusal.New(refusal.CodeRunInvalid, "", fmt.Sprintf("%q is not a run id (run-<digits>)", text.Clip(string(b))),
 			refusal.Run("implement_status"), " to list the runs")
 	}
 	*r = RunID(b)
@@ -41,7 +41,7 @@ func (r *RunID) UnmarshalText(b []byte) error {
 // UnknownRun is the one refusal of a run id that names no run in this repository, whoever finds it
 // (the run store taking its lock, the loop reading its state).
 func UnknownRun(run string) *refusal.Error {
-	return refusal.New("run_unknown", run, "is not a run in this repository", refusal.Run("implement_status"), " to list the runs")
+	return refusal.New(refusal.CodeRunUnknown, run, "is not a run in this repository", refusal.Run("implement_status"), " to list the runs")
 }
 
 func (RunID) SchemaRule() contract.Rule {
@@ -77,7 +77,7 @@ func (r *Revision) UnmarshalText(b []byte) error {
 		}
 	}
 	if why != "" {
-		return refusal.New("revision_invalid", "", fmt.Sprintf("%q %s", text.Clip(s), why),
+		return refusal.New(refusal.CodeRevisionInvalid, "", fmt.Sprintf("%q %s", text.Clip(s), why),
 			"name one commit: a branch, a tag, a commit id or an expression such as HEAD~3")
 	}
 	*r = Revision(s)
@@ -114,7 +114,7 @@ func (p *ReturnPath) UnmarshalText(b []byte) error {
 		}
 	}
 	if why != "" {
-		return refusal.New("receipt_path_invalid", "", fmt.Sprintf("the path %q %s", text.Clip(s), why),
+		return refusal.New(refusal.CodeReceiptPathInvalid, "", fmt.Sprintf("the path %q %s", text.Clip(s), why),
 			"give the return path an await names (", refusal.Run("implement_status"), " lists them)")
 	}
 	*p = ReturnPath(s)

@@ -12,7 +12,7 @@ import (
 
 func code(err error) string {
 	if r, ok := refusal.As(err); ok {
-		return r.Code
+		return string(r.Code)
 	}
 	if err != nil {
 		return "not a refusal: " + err.Error()

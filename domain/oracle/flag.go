@@ -160,7 +160,7 @@ func (r *RouteText) UnmarshalText(b []byte) error {
 	if _, err := parseRoute(string(b)); err != nil {
 		var re *RouteError
 		if errors.As(err, &re) {
-			return refusal.New("route_invalid", "", fmt.Sprintf("%q %s", re.Flag, re.Msg), "the grammar is "+RouteGrammar+"; tiers are "+TierList())
+			return refusal.New(refusal.CodeRouteInvalid, "", fmt.Sprintf("%q %s", re.Flag, re.Msg), "the grammar is "+RouteGrammar+"; tiers are "+TierList())
 		}
 		return err
 	}

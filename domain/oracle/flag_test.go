@@ -179,7 +179,7 @@ func TestRouteTextChecksOnlyItsSyntax(t *testing.T) {
 		err := r.UnmarshalText([]byte(in))
 		got := ""
 		if re, ok := refusal.As(err); ok {
-			got = re.Code
+			got = string(re.Code)
 			if !strings.Contains(re.Remedy.String(), RouteGrammar) {
 				t.Errorf("%q: the remedy does not quote the grammar: %s", in, re.Remedy)
 			}

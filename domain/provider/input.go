@@ -22,7 +22,7 @@ type Name string
 // UnmarshalText refuses a name that is malformed or reserved (provider_name_invalid).
 func (n *Name) UnmarshalText(b []byte) error {
 	if !ValidName(string(b)) {
-		return refusal.New("provider_name_invalid", "", fmt.Sprintf("%q is not a provider's name", text.Clip(string(b))),
+		return refusal.New(refusal.CodeProviderNameInvalid, "", fmt.Sprintf("%q is not a provider's name", text.Clip(string(b))),
 			"use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit; "+strings.Join(Reserved(), ", ")+" are taken")
 	}
 	*n = Name(b)
@@ -45,7 +45,7 @@ func (u *BaseURL) UnmarshalText(b []byte) error {
 		err = errors.New("must start with https:// or http://, in lowercase")
 	}
 	if err != nil {
-		return refusal.New("base_url_invalid", "", "the base URL "+err.Error(),
+		return refusal.New(refusal.CodeBaseURLInvalid, "", "the base URL "+err.Error(),
 			"give the provider's address with its version path, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1")
 	}
 	*u = BaseURL(b)
@@ -62,7 +62,7 @@ type Model string
 // UnmarshalText refuses a malformed model id (model_invalid).
 func (m *Model) UnmarshalText(b []byte) error {
 	if !config.ValidModelID(string(b)) {
-		return refusal.New("model_invalid", "", fmt.Sprintf("%q is not a model id", text.Clip(string(b))),
+		return refusal.New(refusal.CodeModelInvalid, "", fmt.Sprintf("%q is not a model id", text.Clip(string(b))),
 			"give the model as the provider names it: letters, digits and . _ : / @ + -, at most 200 bytes")
 	}
 	*m = Model(b)
@@ -91,7 +91,7 @@ func (t *TierModel) UnmarshalText(b []byte) error {
 		served = served || string(s) == tier
 	}
 	if !ok || !served || !config.ValidModelID(model) {
-		return refusal.New("tier_model_invalid", "", fmt.Sprintf("%q is not tier=model", text.Clip(string(b))),
+		return refusal.New(refusal.CodeTierModelInvalid, "", fmt.Sprintf("%q is not tier=model", text.Clip(string(b))),
 			"write local=ID, economy=ID or frontier=ID, with the model as the provider names it")
 	}
 	*t = TierModel(b)
@@ -111,7 +111,7 @@ type KeyEnv string
 func (k *KeyEnv) UnmarshalText(b []byte) error {
 	data, _ := json.Marshal(string(b))
 	if err := config.CheckValue("oracle.api.p.key_env", data); err != nil {
-		return refusal.New("key_env_invalid", "", "is not an environment variable's name; abcd never takes the key itself",
+		return refusal.New(refusal.CodeKeyEnvInvalid, "", "is not an environment variable's name; abcd never takes the key itself",
 			"export the key in a variable (export OPENAI_API_KEY=...) and give its name, such as OPENAI_API_KEY")
 	}
 	*k = KeyEnv(b)
@@ -129,7 +129,7 @@ type KeyFile string
 func (k *KeyFile) UnmarshalText(b []byte) error {
 	data, _ := json.Marshal(string(b))
 	if err := config.CheckValue("oracle.api.p.key_file", data); err != nil {
-		return refusal.New("key_file_invalid", "", "the key file "+err.Error(), "give the file's absolute path; the file must be yours and mode 0600")
+		return refusal.New(refusal.CodeKeyFileInvalid, "", "the key file "+err.Error(), "give the file's absolute path; the file must be yours and mode 0600")
 	}
 	*k = KeyFile(b)
 	return nil

@@ -51,7 +51,7 @@ func TestInputsCheckThemselves(t *testing.T) {
 		}
 		r, ok := refusal.As(err)
 		if assert.Check(t, ok, "%q: %v", c.value, err) {
-			assert.Check(t, is.Equal(r.Code, c.code), c.value)
+			assert.Check(t, is.Equal(string(r.Code), c.code), c.value)
 			for _, secret := range []string{"hunter2", "api.example.com"} {
 				assert.Check(t, !strings.Contains(r.Error(), secret), "a refusal quotes %q: %v", secret, r)
 			}

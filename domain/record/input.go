@@ -23,7 +23,7 @@ type Ref string
 func (r *Ref) UnmarshalText(b []byte) error {
 	s := string(b)
 	if why := refShape(s); why != "" {
-		return refusal.New("ref_invalid", "", why,
+		return refusal.New(refusal.CodeRefInvalid, "", why,
 			"give a record id, a unique prefix of one (at least 5 characters, such as itd-2611) or a slug fragment")
 	}
 	*r = Ref(s)
@@ -68,8 +68,8 @@ func (Title) SchemaRule() contract.Rule {
 
 // lineCodes are the refusal codes of the title rule for a title and for a source.
 var lineCodes = map[string]map[titleFault]refusal.Code{
-	"title":  {titleEmpty: "title_empty", titleLong: "title_too_long", titleHidden: "title_invalid"},
-	"source": {titleEmpty: "source_empty", titleLong: "source_too_long", titleHidden: "source_invalid"},
+	"title":  {titleEmpty: refusal.CodeTitleEmpty, titleLong: refusal.CodeTitleTooLong, titleHidden: refusal.CodeTitleInvalid},
+	"source": {titleEmpty: refusal.CodeSourceEmpty, titleLong: refusal.CodeSourceTooLong, titleHidden: refusal.CodeSourceInvalid},
 }
 
 // checkLine applies the title rule to s as typed, and returns it trimmed.
@@ -152,8 +152,8 @@ type noteRule struct {
 }
 
 var (
-	noteText = noteRule{"text_empty", "text_invalid", `say what you noticed in quotes, e.g. "the status line flickers on resize"`}
-	noteWhy  = noteRule{"why_empty", "why_invalid", `say why in quotes, e.g. "fixed in 1a2b3c4"`}
+	noteText = noteRule{refusal.CodeTextEmpty, refusal.CodeTextInvalid, `say what you noticed in quotes, e.g. "the status line flickers on resize"`}
+	noteWhy  = noteRule{refusal.CodeWhyEmpty, refusal.CodeWhyInvalid, `say why in quotes, e.g. "fixed in 1a2b3c4"`}
 )
 
 func checkNote(s string, rule noteRule) (string, error) {
@@ -181,7 +181,7 @@ type Severity string
 func (s *Severity) UnmarshalText(b []byte) error {
 	v := string(b)
 	if !slices.Contains(Severities(), v) {
-		return refusal.New("severity_unknown", "", fmt.Sprintf("%s is not a severity", quoteClip(v)), "use one of "+strings.Join(Severities(), ", "))
+		return refusal.New(refusal.CodeSeverityUnknown, "", fmt.Sprintf("%s is not a severity", quoteClip(v)), "use one of "+strings.Join(Severities(), ", "))
 	}
 	*s = Severity(v)
 	return nil
@@ -209,7 +209,7 @@ func AllLifecycles() []string {
 func (l *Lifecycle) UnmarshalText(b []byte) error {
 	v := string(b)
 	if !slices.Contains(AllLifecycles(), v) {
-		return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%s is not a lifecycle", quoteClip(v)),
+		return refusal.New(refusal.CodeLifecycleUnknown, "", fmt.Sprintf("%s is not a lifecycle", quoteClip(v)),
 			"use one of "+strings.Join(AllLifecycles(), ", "))
 	}
 	*l = Lifecycle(v)

@@ -41,7 +41,7 @@ func checkDecode(t *testing.T, name string, fresh func() textType, value func(te
 		if !assert.Check(t, ok, "%s %q: want refusal %s, got %v", name, c.in, c.code, err) {
 			continue
 		}
-		assert.Check(t, is.Equal(r.Code, c.code), "%s %q", name, c.in)
+		assert.Check(t, is.Equal(string(r.Code), c.code), "%s %q", name, c.in)
 		assert.Check(t, r.Why != "" && len(r.Remedy) > 0, "%s %q: a refusal says why and what to do", name, c.in)
 		assert.Check(t, len(r.Why) < 300, "%s: the refusal bounds what it echoes", name)
 		assert.Check(t, r.What == "" && r.Verb == "", "%s: the type names no verb; the decoder adds the field", name)

@@ -146,7 +146,7 @@ func unloaded(l *Loaded) Finding {
 	}
 	var pe *ParseError
 	switch re, ok := refusal.As(err); {
-	case ok && re.Code == "record_symlink":
+	case ok && re.Code == refusal.CodeRecordSymlink:
 		return Finding{LevelError, "record_symlink", l.File, 0, re.Why, re.Remedy.String()}
 	case errors.As(err, &pe) && IsConflict(pe):
 		return Finding{LevelError, "conflict_markers", l.File, pe.Line, pe.Problem,

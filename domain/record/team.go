@@ -30,13 +30,13 @@ type FilePath string
 func (p *FilePath) UnmarshalText(b []byte) error {
 	s := string(b)
 	if len(s) > MaxFilePathBytes || !filePathPattern.MatchString(s) {
-		return refusal.New("file_invalid", "", fmt.Sprintf("%q is not a record file's path", text.Clip(s)),
+		return refusal.New(refusal.CodeFileInvalid, "", fmt.Sprintf("%q is not a record file's path", text.Clip(s)),
 			"give the path lint names, such as .abcd/work/issues/open/iss-2611300000000001-slow.md")
 	}
 	id, _ := IDOfFileName(s)
 	fam, _ := FamilyOfID(id)
 	if folder, ok := folderOfPath(s); !ok || folder.Family != fam {
-		return refusal.New("file_invalid", "", fmt.Sprintf("%q is not in a folder of its family", text.Clip(s)),
+		return refusal.New(refusal.CodeFileInvalid, "", fmt.Sprintf("%q is not in a folder of its family", text.Clip(s)),
 			"give the path lint names, such as .abcd/work/issues/open/iss-2611300000000001-slow.md")
 	}
 	*p = FilePath(s)

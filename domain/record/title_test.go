@@ -62,7 +62,7 @@ func TestTitleCasesFile(t *testing.T) {
 		if err := typed.UnmarshalText([]byte(v)); err != nil {
 			r, ok := refusal.As(err)
 			assert.Assert(t, ok, "%q: %v", v, err)
-			c.Typed = r.Code
+			c.Typed = string(r.Code)
 		}
 		cases = append(cases, c)
 	}

@@ -3,7 +3,8 @@ package refusal
 // Code is a refusal's stable identifier for machines: snake_case, one of the declared codes below.
 // Every code abcd can answer with is declared here with its meaning; the published refusal schema
 // lists them, and a test over the product code fails on a code written anywhere that is not
-// declared (a literal or a constant alike), and on a declared code nothing uses.
+// declared, on a code spelled as a string rather than by its constant here, and on a declared code
+// nothing uses.
 type Code string
 
 // Declared is one declared code and what it means.

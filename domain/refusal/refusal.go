@@ -49,7 +49,7 @@ func (k Kind) ExitCode() int {
 // Why and Remedy are for people. None of them may carry a secret.
 type Error struct {
 	Kind Kind
-	Code string
+	Code Code
 	// What names the thing refused in words (a record id, a file). When it is empty, Verb and Field
 	// name it: the verb's input field, or the verb itself when Field is empty.
 	What  string
@@ -84,12 +84,12 @@ func (e *Error) On(verb, field string) *Error {
 // New is a refusal of kind Refused. The remedy is any mix of words (strings), invocations (Run)
 // and field references (Field), read in order.
 func New(code Code, what, why string, remedy ...any) *Error {
-	return &Error{Kind: Refused, Code: string(code), What: what, Why: why, Remedy: Say(remedy...)}
+	return &Error{Kind: Refused, Code: code, What: what, Why: why, Remedy: Say(remedy...)}
 }
 
 // Busy is a refusal of kind Contention.
 func Busy(code Code, what, why string, remedy ...any) *Error {
-	return &Error{Kind: Contention, Code: string(code), What: what, Why: why, Remedy: Say(remedy...)}
+	return &Error{Kind: Contention, Code: code, What: what, Why: why, Remedy: Say(remedy...)}
 }
 
 // As finds a refusal in err's chain.
@@ -260,7 +260,7 @@ func plainJSON(v any) string {
 // a verb does not return its result.
 type Document struct {
 	Kind     Kind   `json:"kind"`
-	Code     string `json:"code"`
+	Code     Code   `json:"code"`
 	What     string `json:"what" jsonschema:"minLength=1"`
 	Why      string `json:"why" jsonschema:"minLength=1"`
 	Remedy   string `json:"remedy"`
@@ -275,7 +275,7 @@ func DocumentOf(err error) Document { return DocumentFor(err, Plain) }
 func DocumentFor(err error, r Renderer) Document {
 	e, ok := As(err)
 	if !ok {
-		e = &Error{Kind: Fault, Code: string(CodeFault), What: "abcd", Why: err.Error(),
+		e = &Error{Kind: Fault, Code: CodeFault, What: "abcd", Why: err.Error(),
 			Remedy: Say("this is a bug or an environment problem; run again with the same input and report it if it persists")}
 	}
 	kind := e.Kind
@@ -292,7 +292,7 @@ func DocumentFor(err error, r Renderer) Document {
 	}
 	code := e.Code
 	if code == "" {
-		code = string(CodeFault) // every refusal abcd makes names its code; a test holds the product to it
+		code = CodeFault // every refusal abcd makes names its code; a test holds the product to it
 	}
 	return Document{Kind: kind, Code: code, What: what, Why: why, Remedy: e.Remedy.Render(r), ExitCode: kind.ExitCode()}
 }

@@ -125,7 +125,7 @@ func (r *Reviewer) UnmarshalText(b []byte) error {
 		return nil
 	}
 	shown := text.Clip(string(b))
-	return refusal.New("role_unknown", "", fmt.Sprintf("%q is not a reviewer", shown),
+	return refusal.New(refusal.CodeRoleUnknown, "", fmt.Sprintf("%q is not a reviewer", shown),
 		"use ruthless-reviewer or security-reviewer, or leave it out for both")
 }
 

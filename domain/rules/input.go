@@ -22,7 +22,7 @@ func (n *DomainName) UnmarshalText(b []byte) error {
 		if err != nil {
 			why = err.Error()
 		}
-		return refusal.New("rules_domain_invalid", "", why, "name a domain as abcd rules lists it")
+		return refusal.New(refusal.CodeRulesDomainInvalid, "", why, "name a domain as abcd rules lists it")
 	}
 	*n = DomainName(s)
 	return nil
@@ -46,12 +46,12 @@ type PromptText string
 func CheckPrompt(s string) error {
 	switch {
 	case !utf8.ValidString(s):
-		return refusal.New("rules_prompt_invalid", "", "the prompt is not valid UTF-8", "give the prompt as text")
+		return refusal.New(refusal.CodeRulesPromptInvalid, "", "the prompt is not valid UTF-8", "give the prompt as text")
 	case utf8.RuneCountInString(s) > MaxPromptInputBytes:
-		return refusal.New("rules_prompt_invalid", "", fmt.Sprintf("the prompt is over the %d characters abcd reads", MaxPromptInputBytes), "give the prompt's first part")
+		return refusal.New(refusal.CodeRulesPromptInvalid, "", fmt.Sprintf("the prompt is over the %d characters abcd reads", MaxPromptInputBytes), "give the prompt's first part")
 	}
 	if p := text.BlockProblem(s); p != "" {
-		return refusal.New("rules_prompt_invalid", "", "the prompt holds "+p, "give the prompt as plain text: lines and tabs, no control characters")
+		return refusal.New(refusal.CodeRulesPromptInvalid, "", "the prompt holds "+p, "give the prompt as plain text: lines and tabs, no control characters")
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ type Name string
 // UnmarshalText refuses a name that is malformed or reserved (runner_name_invalid).
 func (n *Name) UnmarshalText(b []byte) error {
 	if !provider.ValidName(string(b)) {
-		return refusal.New("runner_name_invalid", "", fmt.Sprintf("%q is not a runner's name", text.Clip(string(b))),
+		return refusal.New(refusal.CodeRunnerNameInvalid, "", fmt.Sprintf("%q is not a runner's name", text.Clip(string(b))),
 			"use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit; "+strings.Join(provider.Reserved(), ", ")+" are taken")
 	}
 	*n = Name(b)
@@ -40,7 +40,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 		for _, x := range Kinds() {
 			names = append(names, string(x))
 		}
-		return refusal.New("cli_invalid", "", fmt.Sprintf("%q is not a coding-agent CLI abcd knows", text.Clip(string(b))),
+		return refusal.New(refusal.CodeCLIInvalid, "", fmt.Sprintf("%q is not a coding-agent CLI abcd knows", text.Clip(string(b))),
 			"name one of "+strings.Join(names, ", "))
 	}
 	*k = Kind(b)
@@ -57,11 +57,11 @@ type EnvName string
 func (e *EnvName) UnmarshalText(b []byte) error {
 	s := string(b)
 	if !envPattern.MatchString(s) {
-		return refusal.New("env_name_invalid", "", "is not an environment variable's name; abcd never takes a credential's value",
+		return refusal.New(refusal.CodeEnvNameInvalid, "", "is not an environment variable's name; abcd never takes a credential's value",
 			"export the value in a variable (export ANTHROPIC_API_KEY=...) and give its name, such as ANTHROPIC_API_KEY")
 	}
 	if why := EnvProblem(s); why != "" {
-		return refusal.New("env_name_invalid", "", fmt.Sprintf("%s may not be passed to a runner's CLI, %s", s, why), "name another variable")
+		return refusal.New(refusal.CodeEnvNameInvalid, "", fmt.Sprintf("%s may not be passed to a runner's CLI, %s", s, why), "name another variable")
 	}
 	*e = EnvName(b)
 	return nil
@@ -78,7 +78,7 @@ type Executable string
 func (x *Executable) UnmarshalText(b []byte) error {
 	s := string(b)
 	if s == "" || len(s) > 4096 || !path.IsAbs(s) || path.Clean(s) != s || strings.ContainsRune(s, 0) {
-		return refusal.New("executable_invalid", "", "the CLI's executable is not an absolute, clean path",
+		return refusal.New(refusal.CodeExecutableInvalid, "", "the CLI's executable is not an absolute, clean path",
 			"give the CLI's absolute path (which claude prints it), or leave it out to use the one on your PATH")
 	}
 	*x = Executable(b)
@@ -105,7 +105,7 @@ type Agent string
 // UnmarshalText refuses a name that is not one of the loop's agents (agent_unknown).
 func (g *Agent) UnmarshalText(b []byte) error {
 	if !review.Role(b).Valid() {
-		return refusal.New("agent_unknown", "", fmt.Sprintf("%q is not one of the build loop's agents", text.Clip(string(b))),
+		return refusal.New(refusal.CodeAgentUnknown, "", fmt.Sprintf("%q is not one of the build loop's agents", text.Clip(string(b))),
 			"name "+agentList())
 	}
 	*g = Agent(b)

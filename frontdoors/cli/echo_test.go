@@ -41,7 +41,7 @@ func TestLongArgumentsAreNotEchoedWhole(t *testing.T) {
 
 			res = run(t, newApp(factsInitialized), append(tc.args, "--json")...)
 			doc := checkDocument(t, res, refusal.Refused, 2)
-			assert.Check(t, is.Equal(doc.Code, "usage"))
+			assert.Check(t, is.Equal(doc.Code, refusal.CodeUsage))
 			assert.Check(t, len(res.stdout) < 2_000, "JSON refusal of %d bytes: %.300s", len(res.stdout), res.stdout)
 			for _, whole := range []string{long[:200], quoted[:200], goQuoted[1:201]} {
 				assert.Check(t, !strings.Contains(res.stdout, whole), "an argument echoed whole: %.300s", res.stdout)

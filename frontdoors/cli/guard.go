@@ -70,7 +70,7 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			}
 			data, err := readBounded(s.In, MaxGuardInput)
 			if err != nil {
-				return refusal.New("guard_input_unreadable", "guard check", "could not read stdin: "+text.Clip(err.Error()), "pass the line with --command")
+				return refusal.New(refusal.CodeGuardInputUnreadable, "guard check", "could not read stdin: "+text.Clip(err.Error()), "pass the line with --command")
 			}
 			line = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 		}

@@ -22,7 +22,7 @@ func helpCommand(root *cobra.Command) *cobra.Command {
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 || target == nil {
 				topic := fmt.Sprint(args)
-				return refusal.New("usage", "abcd help", fmt.Sprintf("no command %s", text.Clip(topic)), "run `abcd --help` for the commands abcd takes")
+				return refusal.New(refusal.CodeUsage, "abcd help", fmt.Sprintf("no command %s", text.Clip(topic)), "run `abcd --help` for the commands abcd takes")
 			}
 			return target.Help()
 		},
@@ -68,7 +68,7 @@ func helpUnderJSON(args []string) error {
 			break
 		}
 		if a == "--help" || a == "-h" || a == "help" {
-			return refusal.New("usage", "abcd --help --json", "help is text, and --json promises one JSON document",
+			return refusal.New(refusal.CodeUsage, "abcd --help --json", "help is text, and --json promises one JSON document",
 				"drop --json to read the help, or use `abcd schema show <verb>.input` for a verb's input")
 		}
 	}

@@ -52,11 +52,11 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 			}
 		}
 		if err != nil {
-			return refusal.New("mcp_repo_invalid", "abcd mcp serve --repo "+text.Clip(opts.repo), "the folder cannot be served: "+text.Clip(err.Error()),
+			return refusal.New(refusal.CodeMCPRepoInvalid, "abcd mcp serve --repo "+text.Clip(opts.repo), "the folder cannot be served: "+text.Clip(err.Error()),
 				"name an existing folder inside the repository to serve, or leave --repo out to serve the working directory")
 		}
 		if a.Reroot == nil {
-			return refusal.New("mcp_repo_unavailable", "abcd mcp serve --repo", "this build of abcd cannot serve another repository",
+			return refusal.New(refusal.CodeMCPRepoUnavailable, "abcd mcp serve --repo", "this build of abcd cannot serve another repository",
 				"run abcd mcp serve from inside the repository instead")
 		}
 		core = a.Reroot(dir)
@@ -70,7 +70,7 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 			if errors.As(err, &le) {
 				why = le.Why
 			}
-			return refusal.New("mcp_bind_refused", "abcd mcp serve --http "+text.Clip(opts.http), why,
+			return refusal.New(refusal.CodeMCPBindRefused, "abcd mcp serve --http "+text.Clip(opts.http), why,
 				"serve on loopback: --http 127.0.0.1:<port>, --http [::1]:<port> or --http localhost:<port>; for a harness on another machine, use stdio through its own remote-execution support")
 		}
 	}
@@ -94,7 +94,7 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		// A busy port may free up: contention, not bad input.
-		return refusal.Busy("mcp_listen_failed", "abcd mcp serve --http "+text.Clip(opts.http), "cannot listen: "+text.Clip(err.Error()),
+		return refusal.Busy(refusal.CodeMCPListenFailed, "abcd mcp serve --http "+text.Clip(opts.http), "cannot listen: "+text.Clip(err.Error()),
 			"pick a free port, or --http 127.0.0.1:0 to let the system pick one (the address is printed on stderr)")
 	}
 	fmt.Fprintf(s.Err, "abcd mcp: serving %d tools at http://%s%s for %s\n", len(srv.Tools()), ln.Addr(), mcp.Endpoint, where)

@@ -99,7 +99,7 @@ func TestAhoyInstallWithoutATerminalOrYes(t *testing.T) {
 		assert.Check(t, is.Equal(res.code, 2), "stderr: %s", res.stderr)
 		if strings.Contains(strings.Join(args, " "), "--json") {
 			doc := checkDocument(t, res, refusal.Refused, 2)
-			assert.Check(t, is.Equal(doc.Code, "consent_needed"))
+			assert.Check(t, is.Equal(doc.Code, refusal.CodeConsentNeeded))
 			assert.Check(t, is.Contains(doc.Remedy, "--yes"))
 		} else {
 			assert.Check(t, is.Equal(res.stdout, ""))

@@ -53,7 +53,7 @@ func TestRefusalsJSON(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := run(t, newApp(factsInitialized), append(tc.args, "--json")...)
 			doc := checkDocument(t, res, refusal.Refused, 2)
-			assert.Check(t, is.Equal(doc.Code, tc.code))
+			assert.Check(t, is.Equal(string(doc.Code), tc.code))
 		})
 	}
 }
@@ -64,7 +64,7 @@ func TestRefusalsJSONFlagFirst(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := run(t, newApp(factsInitialized), append([]string{"--json"}, tc.args...)...)
 			doc := checkDocument(t, res, refusal.Refused, 2)
-			assert.Check(t, is.Equal(doc.Code, tc.code))
+			assert.Check(t, is.Equal(string(doc.Code), tc.code))
 		})
 	}
 }
@@ -97,7 +97,7 @@ func TestRefusalEchoIsClipped(t *testing.T) {
 func TestUnknownSubcommandIsRefused(t *testing.T) {
 	res := run(t, newApp(factsInitialized), "schema", "frobnicate", "--json")
 	doc := checkDocument(t, res, refusal.Refused, 2)
-	assert.Check(t, is.Equal(doc.Code, "usage"))
+	assert.Check(t, is.Equal(doc.Code, refusal.CodeUsage))
 	assert.Check(t, is.Contains(doc.Why, "frobnicate"))
 
 	text := run(t, newApp(factsInitialized), "schema", "frobnicate")
@@ -151,7 +151,7 @@ func TestContention(t *testing.T) {
 
 	res := run(t, a, "schema", "list", "--json")
 	doc := checkDocument(t, res, refusal.Contention, 3)
-	assert.Check(t, is.Equal(doc.Code, "catalog_busy"))
+	assert.Check(t, is.Equal(doc.Code, refusal.Code("catalog_busy")))
 
 	text := run(t, a, "schema", "list")
 	assert.Equal(t, text.code, 3)
@@ -166,5 +166,5 @@ func TestWrappedRefusalKeepsItsKind(t *testing.T) {
 	a.Inspector = fake.Inspector{Err: errors.Join(errors.New("inspect"), busy)}
 	res := run(t, a, "--json")
 	doc := checkDocument(t, res, refusal.Contention, 3)
-	assert.Check(t, is.Equal(doc.Code, "lock_held"))
+	assert.Check(t, is.Equal(doc.Code, refusal.Code("lock_held")))
 }

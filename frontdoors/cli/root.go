@@ -42,7 +42,7 @@ func NewRoot(a *app.App, s *IO) *cobra.Command {
 	root.SetErr(s.Err)
 	root.PersistentFlags().BoolVar(&opts.json, "json", false, "print the result as one JSON document (see abcd schema list)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return refusal.New("usage", cmd.CommandPath(), err.Error(),
+		return refusal.New(refusal.CodeUsage, cmd.CommandPath(), err.Error(),
 			fmt.Sprintf("run `%s --help` for the flags it takes", cmd.CommandPath()))
 	})
 	root.AddCommand(newStatusCmd(a, s, opts), newVersionCmd(a, s, opts), newSchemaCmd(a, s, opts), newConfigCmd(a, s, opts), newAhoyCmd(a, s, opts))
@@ -79,7 +79,7 @@ func Execute(ctx context.Context, root *cobra.Command, s *IO, args []string) int
 		return int(code)
 	}
 	if _, ok := refusal.As(err); !ok && isCobraUsage(err) {
-		err = refusal.New("usage", "abcd "+strings.Join(args, " "), err.Error(), "run `abcd --help` for the commands abcd takes")
+		err = refusal.New(refusal.CodeUsage, "abcd "+strings.Join(args, " "), err.Error(), "run `abcd --help` for the commands abcd takes")
 	}
 	doc := clipEchoes(refusal.DocumentFor(err, newSpelling(root)), args)
 	if wantsJSON(args) {
@@ -141,9 +141,9 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		if near := suggestionsFor(cmd, args[0]); len(near) > 0 {
 			remedy = fmt.Sprintf("did you mean `%s %s`? (`%s --help` lists the commands it takes)", cmd.CommandPath(), strings.Join(near, "` or `"+cmd.CommandPath()+" "), cmd.CommandPath())
 		}
-		return refusal.New("usage", cmd.CommandPath(), fmt.Sprintf("unknown command %q", text.Clip(args[0])), remedy)
+		return refusal.New(refusal.CodeUsage, cmd.CommandPath(), fmt.Sprintf("unknown command %q", text.Clip(args[0])), remedy)
 	}
-	return refusal.New("usage", cmd.CommandPath(), "takes no arguments",
+	return refusal.New(refusal.CodeUsage, cmd.CommandPath(), "takes no arguments",
 		fmt.Sprintf("run `%s --help` for its usage", cmd.CommandPath()))
 }
 
@@ -175,7 +175,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 }
 
 func usageRefusal(cmd *cobra.Command, why string) error {
-	return refusal.New("usage", cmd.CommandPath(), why, fmt.Sprintf("usage: %s", cmd.UseLine()))
+	return refusal.New(refusal.CodeUsage, cmd.CommandPath(), why, fmt.Sprintf("usage: %s", cmd.UseLine()))
 }
 
 // declared finds a declared verb; a command without its declaration is a programming error.
@@ -195,7 +195,7 @@ func group(use, short string) *cobra.Command {
 		Short: short,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return refusal.New("usage", cmd.CommandPath(), "needs a subcommand",
+			return refusal.New(refusal.CodeUsage, cmd.CommandPath(), "needs a subcommand",
 				fmt.Sprintf("run `%s --help` for its subcommands", cmd.CommandPath()))
 		},
 	}

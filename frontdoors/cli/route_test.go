@@ -78,7 +78,7 @@ func TestRouteFlagRefusesAnAgentTheVerbDoesNotDispatch(t *testing.T) {
 		assert.Check(t, is.Equal(code, 2), "%v", args)
 		var doc refusal.Document
 		assert.NilError(t, json.Unmarshal([]byte(out.String()), &doc), out.String())
-		assert.Check(t, is.Equal(doc.Code, "route_invalid"), "%v", args)
+		assert.Check(t, is.Equal(doc.Code, refusal.CodeRouteInvalid), "%v", args)
 		assert.Check(t, is.Contains(doc.What, "--route"), "%v: the refusal names the flag", args)
 		assert.Check(t, is.Contains(doc.Remedy, oracle.RouteGrammar), "%v: the refusal quotes the grammar", args)
 	}

@@ -41,7 +41,7 @@ func newRulesCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			}
 			data, err := readBounded(s.In, rules.MaxPromptInputBytes)
 			if err != nil {
-				return refusal.New("rules_prompt_unreadable", "rules match", "could not read stdin: "+text.Clip(err.Error()), "pass the prompt with --prompt")
+				return refusal.New(refusal.CodeRulesPromptUnreadable, "rules match", "could not read stdin: "+text.Clip(err.Error()), "pass the prompt with --prompt")
 			}
 			if err := c.Flags().Set("prompt", string(data)); err != nil {
 				return err

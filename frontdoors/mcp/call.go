@@ -167,9 +167,9 @@ func (mcpSpelling) Subject(verb, field string) string {
 }
 
 func argsRefusal(tool string, e *strictjson.Error) error {
-	var code refusal.Code = "input_invalid"
+	var code refusal.Code = refusal.CodeInputInvalid
 	if e.Kind == strictjson.Limit {
-		code = "input_too_large"
+		code = refusal.CodeInputTooLarge
 	}
 	path := strings.TrimPrefix(strings.TrimPrefix(e.Path, "params.arguments"), ".")
 	if path == "" {

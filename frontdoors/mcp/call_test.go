@@ -184,7 +184,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 					_, err := v.Decode(args)
 					r, ok := refusal.As(err)
 					if assert.Check(t, ok, "%s.%s takes %q", name, p, hostileText) {
-						add(callLine(id, name, args), r.Code)
+						add(callLine(id, name, args), string(r.Code))
 					}
 				}
 			}

@@ -93,14 +93,14 @@ func TestSchemaShow(t *testing.T) {
 	_, err := run("nope")
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok)
-	assert.Equal(t, r.Code, "schema_unknown")
+	assert.Equal(t, r.Code, refusal.CodeSchemaUnknown)
 	assert.DeepEqual(t, r.Remedy.Runs(), []refusal.Invocation{{Verb: "schema_list"}})
 
 	for _, bad := range []string{"../etc/passwd", "Refusal", "", "a b", strings.Repeat("x", 300) + "/"} {
 		_, err := run(bad)
 		r, ok := refusal.As(err)
 		assert.Assert(t, ok, bad)
-		assert.Equal(t, r.Code, "schema_name_invalid")
+		assert.Equal(t, r.Code, refusal.CodeSchemaNameInvalid)
 		assert.Assert(t, len(r.Why) < 200, "a refusal bounds what it echoes")
 	}
 }

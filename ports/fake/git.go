@@ -57,7 +57,7 @@ type Git struct {
 func (g *Git) Snapshot(_ context.Context, dir string) (runner.Snapshot, error) {
 	branch, ok := g.Worktrees[dir]
 	if !ok {
-		return runner.Snapshot{}, refusal.New("path_invalid", dir, "is not a worktree", "add it first")
+		return runner.Snapshot{}, refusal.New(refusal.CodePathInvalid, dir, "is not a worktree", "add it first")
 	}
 	s := runner.Snapshot{HeadRef: "refs/heads/" + branch, Head: g.Branches[branch], Refs: map[string]string{}, Config: "config", Hooks: "hooks", Info: "info"}
 	for b, c := range g.Branches {
@@ -79,7 +79,7 @@ func (g *Git) Entries(_ context.Context, dir string, max int) ([]runner.Entry, e
 func (g *Git) CommitAll(_ context.Context, dir, message string) (string, error) {
 	branch, ok := g.Worktrees[dir]
 	if !ok || len(g.Dirty[dir]) == 0 {
-		return "", refusal.New("commit_failed", dir, "has nothing to commit", "change something")
+		return "", refusal.New(refusal.CodeCommitFailed, dir, "has nothing to commit", "change something")
 	}
 	g.merges++
 	sha := fmt.Sprintf("%040x", 0xc00000+g.merges)
@@ -136,17 +136,17 @@ func (g *Git) Resolve(_ context.Context, ref string) (string, error) {
 	if _, ok := g.Parents[ref]; ok {
 		return ref, nil
 	}
-	return "", refusal.New("ref_unknown", "git ref", ref+" names no commit", "give a ref that exists")
+	return "", refusal.New(refusal.CodeRefUnknown, "git ref", ref+" names no commit", "give a ref that exists")
 }
 
 func (g *Git) CurrentBranch(context.Context) (string, error) { return g.Head, nil }
 
 func (g *Git) CreateBranch(_ context.Context, name, commit string) error {
 	if g.LockedRefs[name] {
-		return refusal.New("branch_exists", name, "cannot be created: its ref is locked", "remove the lock")
+		return refusal.New(refusal.CodeBranchExists, name, "cannot be created: its ref is locked", "remove the lock")
 	}
 	if _, ok := g.Branches[name]; ok {
-		return refusal.New("branch_exists", name, "exists", "start a new run")
+		return refusal.New(refusal.CodeBranchExists, name, "exists", "start a new run")
 	}
 	g.Branches[name] = commit
 	return nil
@@ -180,14 +180,14 @@ func (g *Git) AddWorktree(_ context.Context, dir, branch string) error {
 	if b, ok := g.Worktrees[dir]; ok && b == branch {
 		return nil
 	} else if ok {
-		return refusal.New("worktree_failed", dir, "is a worktree of "+b, "remove it")
+		return refusal.New(refusal.CodeWorktreeFailed, dir, "is a worktree of "+b, "remove it")
 	}
 	if _, ok := g.Branches[branch]; !ok {
-		return refusal.New("worktree_failed", dir, "branch "+branch+" does not exist", "create it first")
+		return refusal.New(refusal.CodeWorktreeFailed, dir, "branch "+branch+" does not exist", "create it first")
 	}
 	for d, b := range g.Worktrees {
 		if b == branch {
-			return refusal.New("worktree_failed", dir, branch+" is checked out at "+d, "remove that worktree")
+			return refusal.New(refusal.CodeWorktreeFailed, dir, branch+" is checked out at "+d, "remove that worktree")
 		}
 	}
 	g.Worktrees[dir] = branch
@@ -212,7 +212,7 @@ func (g *Git) RemoveWorktree(_ context.Context, dir string) error {
 func (g *Git) Merge(_ context.Context, dir, commit, _ string) ([]string, error) {
 	branch, ok := g.Worktrees[dir]
 	if !ok {
-		return nil, refusal.New("merge_failed", dir, "is not a worktree", "add it first")
+		return nil, refusal.New(refusal.CodeMergeFailed, dir, "is not a worktree", "add it first")
 	}
 	if files, conflict := g.Conflicts[commit]; conflict {
 		return files, nil
@@ -356,7 +356,7 @@ func (g *Git) Committed(_ context.Context, p string, max int) ([]byte, bool, err
 		return nil, false, nil
 	}
 	if len(data) > max {
-		return nil, false, refusal.New("config_file", p, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it") // as the git adapter says it
+		return nil, false, refusal.New(refusal.CodeConfigFile, p, fmt.Sprintf("is larger than %d bytes at HEAD", max), "shorten it") // as the git adapter says it
 	}
 	return data, true, nil
 }

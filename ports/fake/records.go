@@ -63,7 +63,7 @@ func (r *Records) Names(ctx context.Context, dir, prefix string) ([]string, erro
 func (r *Records) Read(_ context.Context, p string) ([]byte, error) {
 	data, ok := r.Files[p]
 	if !ok {
-		return nil, refusal.New("record_missing", p, "does not exist", "list the records")
+		return nil, refusal.New(refusal.CodeRecordMissing, p, "does not exist", "list the records")
 	}
 	return append([]byte(nil), data...), nil
 }
@@ -84,7 +84,7 @@ func (r *Records) Replace(ctx context.Context, p string, data []byte) error {
 		return err
 	}
 	if _, ok := r.Files[p]; !ok {
-		return refusal.New("record_missing", p, "does not exist", "list the records")
+		return refusal.New(refusal.CodeRecordMissing, p, "does not exist", "list the records")
 	}
 	r.Files[p] = append([]byte(nil), data...)
 	return nil
@@ -93,7 +93,7 @@ func (r *Records) Replace(ctx context.Context, p string, data []byte) error {
 func (r *Records) Lock(_ context.Context, wait time.Duration) (func(), error) {
 	r.Waited = wait
 	if r.Locked {
-		return nil, refusal.Busy("record_locked", ".abcd", "another abcd is changing the record", "try again")
+		return nil, refusal.Busy(refusal.CodeRecordLocked, ".abcd", "another abcd is changing the record", "try again")
 	}
 	r.Locked = true
 	return func() { r.Locked = false }, nil

@@ -57,7 +57,7 @@ func (r *Runs) Lock(_ context.Context, run string, wait time.Duration) (func(), 
 		return nil, loop.UnknownRun(run)
 	}
 	if r.Held[run] {
-		return nil, refusal.Busy("run_locked", run, "another abcd holds the run's lock", "try again")
+		return nil, refusal.Busy(refusal.CodeRunLocked, run, "another abcd holds the run's lock", "try again")
 	}
 	r.Held[run] = true
 	return func() { r.Held[run] = false }, nil
@@ -87,7 +87,7 @@ func (r *Runs) Write(ctx context.Context, p string, data []byte) error {
 		return err
 	}
 	if !strings.HasPrefix(p, runRoot) {
-		return refusal.New("run_path_invalid", p, "is not under "+runRoot, "use a run path")
+		return refusal.New(refusal.CodeRunPathInvalid, p, "is not under "+runRoot, "use a run path")
 	}
 	r.Files[p] = append([]byte(nil), data...)
 	return nil
@@ -103,10 +103,10 @@ func (r *Runs) CreateFile(ctx context.Context, p string, data []byte) (bool, err
 func (r *Runs) Read(_ context.Context, p string, max int) ([]byte, error) {
 	data, ok := r.Files[p]
 	if !ok {
-		return nil, refusal.New("return_missing", p, "does not exist yet", "let the agent write it")
+		return nil, refusal.New(refusal.CodeReturnMissing, p, "does not exist yet", "let the agent write it")
 	}
 	if len(data) > max {
-		return nil, refusal.New("return_too_large", p, "is too large", "shorten it")
+		return nil, refusal.New(refusal.CodeReturnTooLarge, p, "is too large", "shorten it")
 	}
 	return append([]byte(nil), data...), nil
 }

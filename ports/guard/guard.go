@@ -127,7 +127,7 @@ func folderExists(a *Deps, root, cwd string) error {
 	}
 	there, err := a.Setup.Exists(filepath.ToSlash(rel))
 	if err == nil && !there {
-		return refusal.New("guard_cwd_missing", "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.Clip(cwd)),
+		return refusal.New(refusal.CodeGuardCwdMissing, "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.Clip(cwd)),
 			"give the folder the command runs in").On("guard_check", "cwd")
 	}
 	return nil
@@ -180,7 +180,7 @@ func guardRules(ctx context.Context, a *Deps, root string) (rulesInForce, error)
 	}
 	out := rulesInForce{reg: builtIn, source: rulesBuiltIn}
 	data, err := a.Records.Read(ctx, GuardFile)
-	if r, ok := refusal.As(err); ok && r.Code == "record_missing" {
+	if r, ok := refusal.As(err); ok && r.Code == refusal.CodeRecordMissing {
 		return out, nil
 	}
 	if err != nil {

@@ -55,12 +55,12 @@ func GuardAllow(ctx context.Context, a *Deps, in *GuardAllowInput) (GuardAllowRe
 	}
 	if a.Prompter == nil || !a.Prompter.Interactive() {
 		// Over MCP there is no prompter; in an agent's shell stdin is no terminal. Both get one answer.
-		return res, refusal.New("guard_allow_person", "", "allowing a weaker guard file is the person's decision, made at their own terminal, and nobody can answer here (no terminal, or MCP): an agent may not allow it",
+		return res, refusal.New(refusal.CodeGuardAllowPerson, "", "allowing a weaker guard file is the person's decision, made at their own terminal, and nobody can answer here (no terminal, or MCP): an agent may not allow it",
 			"the person runs abcd guard allow in their own terminal, in the repository").On(verb, "")
 	}
 	data, err := a.Records.Read(ctx, GuardFile)
-	if r, ok := refusal.As(err); ok && r.Code == "record_missing" {
-		return res, refusal.New("guard_file_missing", "", fmt.Sprintf("there is no %s to allow in %s", GuardFile, root),
+	if r, ok := refusal.As(err); ok && r.Code == refusal.CodeRecordMissing {
+		return res, refusal.New(refusal.CodeGuardFileMissing, "", fmt.Sprintf("there is no %s to allow in %s", GuardFile, root),
 			"nothing to do: without the file the built-in rules stand").On(verb, "")
 	}
 	if err != nil {
@@ -76,7 +76,7 @@ func GuardAllow(ctx context.Context, a *Deps, in *GuardAllowInput) (GuardAllowRe
 	}
 	_, reg, err := compileRepo(builtin, data)
 	if err != nil {
-		return res, refusal.New("guard_file_broken", "", fmt.Sprintf("%s is broken (%s), and a broken file is never allowed", GuardFile, core.ErrText(err)),
+		return res, refusal.New(refusal.CodeGuardFileBroken, "", fmt.Sprintf("%s is broken (%s), and a broken file is never allowed", GuardFile, core.ErrText(err)),
 			"fix the file, then allow it").On(verb, "")
 	}
 	res.SHA256 = guard.Digest(data)
@@ -91,7 +91,7 @@ func GuardAllow(ctx context.Context, a *Deps, in *GuardAllowInput) (GuardAllowRe
 		return res, err
 	}
 	if !ok {
-		return res, refusal.New("consent_declined", "", "the allow was declined; nothing was written", "run abcd guard allow again to allow it").On(verb, "")
+		return res, refusal.New(refusal.CodeConsentDeclined, "", "the allow was declined; nothing was written", "run abcd guard allow again to allow it").On(verb, "")
 	}
 	err = a.UpdateMachineFile(ctx, guard.AllowFileName, func(old []byte, present bool) ([]byte, error) {
 		f, err := allowFile(a, old, present)
@@ -142,7 +142,7 @@ func allowFile(a *Deps, old []byte, present bool) (guard.AllowFile, error) {
 	}
 	f, err := guard.DecodeAllowFile(a.Setup.MachinePath(guard.AllowFileName), old)
 	if err != nil {
-		return f, refusal.New("guard_allow_file_broken", a.Setup.MachinePath(guard.AllowFileName), core.ErrText(err), "fix or remove the file; abcd writes it again").On("guard_allow", "")
+		return f, refusal.New(refusal.CodeGuardAllowFileBroken, a.Setup.MachinePath(guard.AllowFileName), core.ErrText(err), "fix or remove the file; abcd writes it again").On("guard_allow", "")
 	}
 	return f, nil
 }

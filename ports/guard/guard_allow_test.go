@@ -69,7 +69,7 @@ func TestGuardAllowNeedsAPersonAtATerminal(t *testing.T) {
 			_, err := runAllow(t, a, guarduc.GuardAllowInput{})
 			r, ok := refusal.As(err)
 			assert.Assert(t, ok, "%v", err)
-			assert.Equal(t, r.Code, "guard_allow_person")
+			assert.Equal(t, r.Code, refusal.CodeGuardAllowPerson)
 			assert.Equal(t, r.Kind, refusal.Refused)
 			assert.DeepEqual(t, setup.Machine, before)
 		})
@@ -91,7 +91,7 @@ func TestGuardAllowRefusals(t *testing.T) {
 			_, err := runAllow(t, a, guarduc.GuardAllowInput{})
 			r, ok := refusal.As(err)
 			assert.Assert(t, ok, "%v", err)
-			assert.Equal(t, r.Code, tc.code)
+			assert.Equal(t, string(r.Code), tc.code)
 			assert.Check(t, is.Len(setup.Machine, 0), "nothing written")
 		})
 	}
@@ -127,6 +127,6 @@ func TestGuardAllowKeepsOtherFilesAndRefusesABrokenAllowFile(t *testing.T) {
 	_, err = runAllow(t, a, guarduc.GuardAllowInput{Revoke: true})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "guard_allow_file_broken")
+	assert.Equal(t, r.Code, refusal.CodeGuardAllowFileBroken)
 	assert.DeepEqual(t, setup.Machine, before)
 }

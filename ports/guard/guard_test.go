@@ -194,7 +194,7 @@ func TestGuardCwdMustBeThere(t *testing.T) {
 	_, err := guarduc.GuardCheck(context.Background(), app.DepsOf[*guarduc.Deps](context.Background(), a), &guarduc.GuardCheckInput{Command: "ls", Cwd: "/work/repo/no-such-folder"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, r.Code, "guard_cwd_missing")
+	assert.Equal(t, r.Code, refusal.CodeGuardCwdMissing)
 	assert.Check(t, is.Contains(r.Why, "/work/repo/no-such-folder does not exist"))
 }
 

@@ -169,14 +169,14 @@ func (a *Deps) historyRepo(ctx context.Context) (string, error) {
 	}
 	root, isGit := a.Setup.Root()
 	if !isGit {
-		return "", refusal.New("history_no_repository", root, "is not in a git repository, and history is kept per repository", "run abcd in the repository whose sessions to keep")
+		return "", refusal.New(refusal.CodeHistoryNoRepository, root, "is not in a git repository, and history is kept per repository", "run abcd in the repository whose sessions to keep")
 	}
 	repo, err := a.Git.RootCommit(ctx)
 	if err != nil {
 		return "", err
 	}
 	if repo == "" {
-		return "", refusal.New("history_no_commit", root, "has no commit yet, and history is kept under the repository's first commit", "commit once, then capture")
+		return "", refusal.New(refusal.CodeHistoryNoCommit, root, "has no commit yet, and history is kept under the repository's first commit", "commit once, then capture")
 	}
 	return repo, nil
 }
@@ -225,7 +225,7 @@ func HistoryList(ctx context.Context, a *Deps, in *HistoryListInput) (HistoryLis
 	since, hasSince := in.Since.Since()
 	until, hasUntil := in.Until.Until()
 	if hasSince && hasUntil && since.After(until) {
-		return HistoryListResult{}, refusal.New("history_date_invalid", "", fmt.Sprintf("since (%s) comes after until (%s), so no session could be listed", in.Since, in.Until),
+		return HistoryListResult{}, refusal.New(refusal.CodeHistoryDateInvalid, "", fmt.Sprintf("since (%s) comes after until (%s), so no session could be listed", in.Since, in.Until),
 			"give a since no later than the until").On("history_list", "since")
 	}
 	if hasSince {
@@ -271,14 +271,14 @@ func (a *Deps) findSession(ctx context.Context, repo string, ref history.Session
 	case len(recs) == 1:
 		return recs[0], recs, nil
 	case len(recs) == 0:
-		return history.Record{}, nil, refusal.New("history_session_unknown", "", fmt.Sprintf("no captured session is named %q", text.Clip(string(ref))),
+		return history.Record{}, nil, refusal.New(refusal.CodeHistorySessionUnknown, "", fmt.Sprintf("no captured session is named %q", text.Clip(string(ref))),
 			refusal.Run("history_list"), " lists the captured sessions").On("history_show", "session")
 	}
 	var keys []string
 	for _, r := range recs[:min(len(recs), 5)] {
 		keys = append(keys, r.Key)
 	}
-	return history.Record{}, nil, refusal.New("history_session_ambiguous", "", fmt.Sprintf("%q names %d captured sessions (%s)", text.Clip(string(ref)), len(recs), strings.Join(keys, ", ")),
+	return history.Record{}, nil, refusal.New(refusal.CodeHistorySessionAmbiguous, "", fmt.Sprintf("%q names %d captured sessions (%s)", text.Clip(string(ref)), len(recs), strings.Join(keys, ", ")),
 		"give the session's whole key").On("history_show", "session")
 }
 
@@ -296,7 +296,7 @@ func HistoryShow(ctx context.Context, a *Deps, in *HistoryShowInput) (HistorySho
 		return HistoryShowResult{}, err
 	}
 	if !ok {
-		return HistoryShowResult{}, refusal.New("history_session_unknown", rec.Key, "was removed while it was being read", refusal.Run("history_list"), " lists the captured sessions")
+		return HistoryShowResult{}, refusal.New(refusal.CodeHistorySessionUnknown, rec.Key, "was removed while it was being read", refusal.Run("history_list"), " lists the captured sessions")
 	}
 	res := HistoryShowResult{Session: sessionOf(e.Record), Messages: []HistoryMessage{}, SubAgents: []string{}}
 	if in.Raw {
@@ -322,7 +322,7 @@ func HistorySearch(ctx context.Context, a *Deps, in *HistorySearchInput) (Histor
 	}
 	hits, err := a.History.Search(ctx, repo, string(in.Query), in.Limit)
 	if errors.Is(err, ports.ErrHistoryQuery) {
-		return HistorySearchResult{}, refusal.New("history_query_invalid", "", "the query holds no word to search for (letters or digits)", "give the words to look for").On("history_search", "query")
+		return HistorySearchResult{}, refusal.New(refusal.CodeHistoryQueryInvalid, "", "the query holds no word to search for (letters or digits)", "give the words to look for").On("history_search", "query")
 	}
 	if err != nil {
 		return HistorySearchResult{}, err

@@ -117,7 +117,7 @@ func TestCaptureRefuses(t *testing.T) {
 	_, err := w.capture(t, outside)
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "history_outside_repository"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeHistoryOutsideRepository))
 	assert.Check(t, is.Contains(r.Why, "~/elsewhere"), "the refusal quotes no home path either")
 	assert.Check(t, !strings.Contains(r.Error(), "/home/ada"))
 
@@ -147,7 +147,7 @@ func TestCaptureRefuses(t *testing.T) {
 	_, err = w.capture(t, missed)
 	r, _ = refusal.As(err)
 	assert.Assert(t, r != nil, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "history_secret_survived"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeHistorySecretSurvived))
 	assert.Check(t, is.Contains(r.Why, history.CredentialRule))
 	assert.Check(t, !strings.Contains(r.Error(), histKey), "the refusal names the kind, never the secret")
 	_, kept := w.store.Repos[histRepo]["claude:s4"]
@@ -259,6 +259,6 @@ func TestHistoryListByDate(t *testing.T) {
 	_, err := historyuc.HistoryList(context.Background(), app.DepsOf[*historyuc.Deps](context.Background(), w.a), &historyuc.HistoryListInput{Since: "2026-12-02", Until: "2026-12-01"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "history_date_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeHistoryDateInvalid))
 	assert.Check(t, is.Contains(r.Why, "since (2026-12-02) comes after until (2026-12-01)"))
 }

@@ -36,7 +36,7 @@ func harnessOf(path string) (history.Harness, bool) {
 
 func HistoryCapture(ctx context.Context, a *Deps, in *HistoryCaptureInput) (HistoryCaptureResult, error) {
 	if (in.Transcript == "") == !in.All {
-		return HistoryCaptureResult{}, refusal.New("history_capture_what", "", "needs one session file, or all of this repository's",
+		return HistoryCaptureResult{}, refusal.New(refusal.CodeHistoryCaptureWhat, "", "needs one session file, or all of this repository's",
 			"give ", refusal.Field("history_capture", "transcript"), " or ", refusal.Field("history_capture", "all")).On("history_capture", "")
 	}
 	repo, err := a.historyRepo(ctx)
@@ -70,7 +70,7 @@ func HistoryCapture(ctx context.Context, a *Deps, in *HistoryCaptureInput) (Hist
 		h, ok := history.Harness(in.Harness), in.Harness != ""
 		if !ok {
 			if h, ok = harnessOf(string(in.Transcript)); !ok {
-				return HistoryCaptureResult{}, refusal.New("history_harness_unknown", string(in.Transcript), "lies where no harness abcd reads keeps its sessions",
+				return HistoryCaptureResult{}, refusal.New(refusal.CodeHistoryHarnessUnknown, string(in.Transcript), "lies where no harness abcd reads keeps its sessions",
 					"say which harness wrote it with ", refusal.Field("history_capture", "harness"))
 			}
 		}
@@ -151,7 +151,7 @@ func (a *Deps) redactor(ctx context.Context) (Redaction, error) {
 			return nil, err
 		} else {
 			// A configuration that does not read leaves its keys unknown: nothing is kept blind.
-			return nil, refusal.New("history_config_unreadable", "the configuration", "cannot be read ("+core.ErrText(err)+"), so the keys abcd holds are not known and no transcript can be checked for them",
+			return nil, refusal.New(refusal.CodeHistoryConfigUnreadable, "the configuration", "cannot be read ("+core.ErrText(err)+"), so the keys abcd holds are not known and no transcript can be checked for them",
 				refusal.Run("config_show"), " says what is wrong")
 		}
 	}
@@ -173,7 +173,7 @@ func (a *Deps) captureOne(ctx context.Context, repo string, dirs []string, red R
 	}
 	meta, err := history.Parse(h, data)
 	if err != nil {
-		return HistoryCaptured{}, refusal.New("history_transcript_invalid", shown, fmt.Sprintf("is not a %s session file: %s", h, text.Clip(err.Error())),
+		return HistoryCaptured{}, refusal.New(refusal.CodeHistoryTranscriptInvalid, shown, fmt.Sprintf("is not a %s session file: %s", h, text.Clip(err.Error())),
 			"give a session file the harness wrote, and name its harness")
 	}
 	cwd := meta.Cwd
@@ -185,7 +185,7 @@ func (a *Deps) captureOne(ctx context.Context, repo string, dirs []string, red R
 		if cwd != "" {
 			why = "ran in " + red.Path(cwd) + ", outside this repository and its worktrees"
 		}
-		return HistoryCaptured{}, refusal.New("history_outside_repository", shown, why, "capture it from the repository it ran in")
+		return HistoryCaptured{}, refusal.New(refusal.CodeHistoryOutsideRepository, shown, why, "capture it from the repository it ran in")
 	}
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
@@ -205,7 +205,7 @@ func (a *Deps) captureOne(ctx context.Context, repo string, dirs []string, red R
 	counts := history.Counts{}
 	redacted, err := red.JSON(data, counts)
 	if err != nil {
-		return HistoryCaptured{}, refusal.New("history_transcript_invalid", shown, "is not JSON throughout: "+text.Clip(err.Error()), "give a session file the harness wrote")
+		return HistoryCaptured{}, refusal.New(refusal.CodeHistoryTranscriptInvalid, shown, "is not JSON throughout: "+text.Clip(err.Error()), "give a session file the harness wrote")
 	}
 	t, err := history.Parse(h, redacted)
 	if err != nil {
@@ -328,7 +328,7 @@ func nothingSurvived(red Redaction, redacted []byte, rec history.Record, t histo
 		survivors = append(survivors, red.Survivors(s)...)
 	}
 	if len(survivors) > 0 {
-		return refusal.New("history_secret_survived", rec.Source,
+		return refusal.New(refusal.CodeHistorySecretSurvived, rec.Source,
 			fmt.Sprintf("still holds what redaction must take out (%s) after redaction, so nothing of it is kept", strings.Join(uniq(survivors), ", ")),
 			"nothing to do for this transcript; report the kind named if it is not a secret")
 	}

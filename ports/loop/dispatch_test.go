@@ -224,7 +224,7 @@ func TestARouteForAnAgentNotDispatchedIsRefused(t *testing.T) {
 	_, err := w.A.Call(t.Context(), "review", map[string]any{"base": "main", "role": "ruthless-reviewer", "routes": []string{"security-reviewer=frontier"}})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "route_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRouteInvalid))
 	assert.Check(t, is.Contains(r.Why, "security-reviewer"))
 	assert.Check(t, is.Equal(len(w.Rs.Dirs), before), "nothing written")
 	apptest.RecRun[loopuc.StepResult](t, w.A, "review", map[string]any{"base": "main", "role": "ruthless-reviewer", "routes": []string{"ruthless-reviewer=frontier"}})

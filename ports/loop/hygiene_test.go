@@ -30,7 +30,7 @@ func TestOneActiveRunPerSpec(t *testing.T) {
 	spec := apptest.SpecOf(t, w)
 	_, err := w.A.Call(t.Context(), "implement_start", map[string]any{"spec": spec})
 	r := refusalCode(t, err)
-	assert.Check(t, is.Equal(r.Code, "run_active"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRunActive))
 	assert.Check(t, is.Contains(r.Why, w.Run))
 	var verbs []string
 	for _, inv := range r.Remedy.Runs() {
@@ -42,7 +42,7 @@ func TestOneActiveRunPerSpec(t *testing.T) {
 	assert.Check(t, second.Run.Run != w.Run)
 	_, err = w.A.Call(t.Context(), "implement_step", map[string]any{})
 	r = refusalCode(t, err)
-	assert.Check(t, is.Equal(r.Code, "run_ambiguous"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRunAmbiguous))
 	assert.Check(t, strings.Contains(r.Why, w.Run) && strings.Contains(r.Why, second.Run.Run), r.Why)
 	apptest.RecRun[loopuc.StepResult](t, w.A, "implement_step", map[string]any{"run": second.Run.Run})
 }
@@ -72,7 +72,7 @@ func TestAbandonEndsARun(t *testing.T) {
 	_, kept = w.G.Branches[before.Lanes[0].Branch]
 	assert.Check(t, !kept, "asked, the branches go")
 	_, err := w.A.Call(t.Context(), "implement_abandon", map[string]any{})
-	assert.Check(t, is.Equal(refusalCode(t, err).Code, "no_run"), "with no unfinished run, there is nothing to name")
+	assert.Check(t, is.Equal(refusalCode(t, err).Code, refusal.CodeNoRun), "with no unfinished run, there is nothing to name")
 }
 
 // A run starts from the base given, else build.base, else the repository's default branch; with none
@@ -97,7 +97,7 @@ func TestTheBaseDefaultsToTheDefaultBranch(t *testing.T) {
 	dirs := len(w.Rs.Dirs)
 	_, err := w.A.Call(t.Context(), "implement_start", map[string]any{"spec": spec, "again": true})
 	r := refusalCode(t, err)
-	assert.Check(t, is.Equal(r.Code, "base_unknown"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeBaseUnknown))
 	assert.Check(t, is.Contains(r.Remedy.String(), "the base argument"))
 	assert.Check(t, is.Equal(len(w.Rs.Dirs), dirs), "nothing written")
 }

@@ -188,11 +188,11 @@ func (a *Deps) startable(ctx context.Context, in *ImplementStartInput) (record.S
 		return record.Spec{}, record.Intent{}, nil, err
 	}
 	if l.Summary.Lifecycle != "open" {
-		return record.Spec{}, record.Intent{}, nil, refusal.New("spec_closed", spec.Front.ID, "is closed",
+		return record.Spec{}, record.Intent{}, nil, refusal.New(refusal.CodeSpecClosed, spec.Front.ID, "is closed",
 			"start a run for an open spec (", refusal.Run("spec_list", refusal.With("lifecycle", "open")), " lists them)")
 	}
 	if len(spec.Steps) == 0 {
-		return record.Spec{}, record.Intent{}, nil, refusal.New("spec_no_steps", spec.Front.ID, "has no steps, so the run would have no lanes",
+		return record.Spec{}, record.Intent{}, nil, refusal.New(refusal.CodeSpecNoSteps, spec.Front.ID, "has no steps, so the run would have no lanes",
 			"write the ## Steps of "+l.File.Path+" as a numbered list")
 	}
 	il, it, err := a.Record.Intent(ctx, verb, "spec", record.Ref(spec.Front.Implements))
@@ -211,7 +211,7 @@ func (a *Deps) startable(ctx context.Context, in *ImplementStartInput) (record.S
 				failing = append(failing, c.Name+" ("+c.Detail+")")
 			}
 		}
-		return record.Spec{}, record.Intent{}, nil, refusal.New("intent_not_ready", it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
+		return record.Spec{}, record.Intent{}, nil, refusal.New(refusal.CodeIntentNotReady, it.Front.ID, "does not pass the readiness gate: "+strings.Join(failing, "; "),
 			refusal.Run("intent_ready", refusal.With("ref", it.Front.ID)), " for each check's remedy")
 	}
 	if in.Again {
@@ -221,7 +221,7 @@ func (a *Deps) startable(ctx context.Context, in *ImplementStartInput) (record.S
 		return record.Spec{}, record.Intent{}, nil, err
 	} else if len(active) > 0 {
 		last := active[len(active)-1]
-		return record.Spec{}, record.Intent{}, nil, refusal.New("run_active", spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
+		return record.Spec{}, record.Intent{}, nil, refusal.New(refusal.CodeRunActive, spec.Front.ID, "already has an unfinished run, "+strings.Join(active, ", "),
 			"go on with it (", refusal.Run("implement_step", refusal.With("run", last)), "), end it (",
 			refusal.Run("implement_abandon", refusal.With("run", last)), "), or start another beside it (",
 			refusal.Run("implement_start", refusal.With("spec", spec.Front.ID), refusal.With("again", true)), ")")
@@ -285,7 +285,7 @@ func (a *Deps) baseOf(ctx context.Context, verb string, given loop.Revision, sta
 			return "", "", err
 		}
 		if def == "" {
-			return "", "", refusal.New("base_unknown", "", "this repository has no default branch (no remote HEAD, no init.defaultBranch, no main or master)",
+			return "", "", refusal.New(refusal.CodeBaseUnknown, "", "this repository has no default branch (no remote HEAD, no init.defaultBranch, no main or master)",
 				"give the commit to start from with ", refusal.Field(verb, "base"), ", or set build.base in .abcd/config.json").On(verb, "")
 		}
 		base = def
@@ -405,7 +405,7 @@ func implementReceipt(ctx context.Context, a *Deps, in *ReceiptInput) (StepResul
 		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New("receipt_path_invalid", fmt.Sprintf("%q", text.Clip(string(in.Path))),
+			return StepResult{}, refusal.New(refusal.CodeReceiptPathInvalid, fmt.Sprintf("%q", text.Clip(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id

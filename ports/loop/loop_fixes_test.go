@@ -96,7 +96,7 @@ func TestStateNeverOutgrowsItsBound(t *testing.T) {
 	_, err = w.A.Call(t.Context(), "implement_receipt", map[string]any{"path": aw.Return})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "run_state_too_large"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRunStateTooLarge))
 	assert.Check(t, string(w.Rs.Files[path]) == before, "nothing recorded")
 }
 
@@ -135,7 +135,7 @@ func TestRefusedReviewLeavesNoRun(t *testing.T) {
 	_, err = w.A.Call(t.Context(), "review", map[string]any{"base": "main"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "config_value_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeConfigValueInvalid))
 	after, _ := w.Rs.Runs(t.Context())
 	assert.Check(t, is.DeepEqual(after, before))
 }
@@ -151,7 +151,7 @@ func TestStartRefusedOnAStaleBranchWritesNothing(t *testing.T) {
 	_, err := w.A.Call(t.Context(), "implement_start", map[string]any{"spec": apptest.SpecOf(t, w), "again": true})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "branch_exists"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeBranchExists))
 	assert.Check(t, is.Equal(len(w.Rs.Dirs), dirs))
 }
 

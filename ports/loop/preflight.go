@@ -23,11 +23,11 @@ func (a *Deps) PreflightRunners(ctx context.Context, names ...string) error {
 	for _, name := range names {
 		r, ok := runners.Runner(name)
 		if !ok {
-			return refusal.New("runner_unknown", name, "is not a runner this machine configures",
+			return refusal.New(refusal.CodeRunnerUnknown, name, "is not a runner this machine configures",
 				"connect it with ", refusal.Run("ahoy_connect", refusal.With("runner", name), refusal.Hole("cli", "claude"))).On(verb, "")
 		}
 		if a.Runners == nil {
-			return refusal.New("runner_unavailable", "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
+			return refusal.New(refusal.CodeRunnerUnavailable, "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
 		}
 		rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r})
 		if err != nil {
@@ -36,7 +36,7 @@ func (a *Deps) PreflightRunners(ctx context.Context, names ...string) error {
 		rep = core.ScrubReport(a.Scrubber(ctx), rep)
 		if rep.Failure != nil {
 			e := CheckRefusal(verb, name, r.CLI, rep, "; no lane was started")
-			e.Code, e.What, e.Verb, e.Field = "runner_drifted", "runner "+name, "", ""
+			e.Code, e.What, e.Verb, e.Field = refusal.CodeRunnerDrifted, "runner "+name, "", ""
 			return e
 		}
 	}
@@ -64,5 +64,5 @@ func CheckRefusal(verb, name string, cli runner.Kind, rep ports.RunnerReport, ta
 		remedy = append(remedy, ", then ")
 	}
 	remedy = append(remedy, then...)
-	return refusal.New("runner_unverified", "", why, remedy...).On(verb, "")
+	return refusal.New(refusal.CodeRunnerUnverified, "", why, remedy...).On(verb, "")
 }

@@ -67,7 +67,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 			*recorded = was
 			return StepResult{Did: []string{fmt.Sprintf("%s: the %s's return was recorded by the interrupted receipt, whose change is now finished", was.Lane, was.Role)}}, false, nil
 		}
-		return StepResult{}, false, refusal.New("receipt_recorded", fmt.Sprintf("%q", text.Clip(given)), fmt.Sprintf("was recorded already, at %s", at),
+		return StepResult{}, false, refusal.New(refusal.CodeReceiptRecorded, fmt.Sprintf("%q", text.Clip(given)), fmt.Sprintf("was recorded already, at %s", at),
 			"nothing to do: ", refusal.Run("implement_status", refusal.With("run", s.Run)), " shows what the run waits on now")
 	}
 	var open []string
@@ -78,7 +78,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 	if len(open) > 0 {
 		remedy = refusal.Say("the open awaits' return paths: " + strings.Join(open, ", "))
 	}
-	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: "receipt_not_awaited", What: fmt.Sprintf("%q", text.Clip(given)),
+	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: refusal.CodeReceiptNotAwaited, What: fmt.Sprintf("%q", text.Clip(given)),
 		Why: "is not the return path of an open await of " + s.Run, Remedy: remedy}
 }
 
@@ -151,7 +151,7 @@ func (st *step) recordReturn(ctx context.Context, ret, ran string) error {
 func returnRefused(ret string, err error) error {
 	var re *review.ReturnError
 	if errors.As(err, &re) {
-		return refusal.New("return_refused", ret, strings.Join(re.Problems, "; "),
+		return refusal.New(refusal.CodeReturnRefused, ret, strings.Join(re.Problems, "; "),
 			"fix the return and ", refusal.Run("implement_receipt", refusal.With("path", ret)), " again; nothing was recorded")
 	}
 	return err
@@ -279,7 +279,7 @@ func (st *step) recordAudit(ctx context.Context, lane, idx int, ret, ran string)
 		// The notes are committed: whoever wrote the return, no credential abcd holds goes in.
 		notes := st.Scrubber(ctx).Scrub(loop.AuditNotes(st.Clock.Now().UTC().Format("2006-01-02"), *s, ln, audit, v.Word))
 		if err := record.CheckBody(notes); err != nil {
-			return refusal.New("return_refused", ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
+			return refusal.New(refusal.CodeReturnRefused, ret, "the audit's text cannot go into the intent's Audit Notes: "+err.Error(),
 				"write the evidence, concerns and summary as plain sentences (no headings or code fences) and hand the return in again; nothing was recorded")
 		}
 		// The notes go into the intent with the state that records the verdict, as one change: a
@@ -287,7 +287,7 @@ func (st *step) recordAudit(ctx context.Context, lane, idx int, ret, ran string)
 		st.editRecord(record.Intents, s.Intent, func(p string, data []byte) ([]byte, error) {
 			updated, err := record.AppendToSection(data, record.SectionAuditNotes, notes)
 			if err != nil {
-				return nil, refusal.New("record_malformed", p, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
+				return nil, refusal.New(refusal.CodeRecordMalformed, p, err.Error(), "fix the intent (", refusal.Run("lint"), " lists every problem), then hand the return in again")
 			}
 			return updated, nil
 		})
@@ -320,7 +320,7 @@ func (st *step) recordVerdict(lane, idx int, v review.Verdict, ret string, data 
 func (st *step) readReturn(ctx context.Context, ret string, max int) ([]byte, error) {
 	if data, ok := st.staged(ret); ok {
 		if len(data) > max {
-			return nil, refusal.New("return_too_large", ret, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
+			return nil, refusal.New(refusal.CodeReturnTooLarge, ret, fmt.Sprintf("is larger than %d bytes", max), "shorten it")
 		}
 		return data, nil
 	}

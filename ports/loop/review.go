@@ -63,7 +63,7 @@ func intentAudit(ctx context.Context, a *Deps, in *IntentAuditInput) (StepResult
 		return StepResult{}, err
 	}
 	if len(it.Criteria) == 0 {
-		return StepResult{}, refusal.New("intent_no_criteria", it.Front.ID, "has no acceptance criteria to audit against",
+		return StepResult{}, refusal.New(refusal.CodeIntentNoCriteria, it.Front.ID, "has no acceptance criteria to audit against",
 			"write its ## Acceptance Criteria first")
 	}
 	return a.oneLaneRun(ctx, loop.KindAudit, "intent_audit", in.Base, it.Front.ID, []string{loop.RoleAuditor}, in.Routes)
@@ -87,7 +87,7 @@ func (a *Deps) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base
 		return StepResult{}, err
 	}
 	if baseSHA == head {
-		return StepResult{}, refusal.New("nothing_to_review", "", fmt.Sprintf("HEAD is %s itself, so there are no changes", baseName),
+		return StepResult{}, refusal.New(refusal.CodeNothingToReview, "", fmt.Sprintf("HEAD is %s itself, so there are no changes", baseName),
 			"commit the changes first, or give the commit they start from with ", refusal.Field(verb, "base")).On(verb, "")
 	}
 	branch, err := a.Git.CurrentBranch(ctx)

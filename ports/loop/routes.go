@@ -59,7 +59,7 @@ func (a *Deps) loadRouting(files ports.ConfigFiles) (routing, error) {
 				if re.Agent != "" {
 					field = "agents." + re.Agent + "." + re.Field
 				}
-				return routing{}, refusal.New("routing_invalid", re.Origin, field+" "+re.Msg, "fix the row, or remove it to use the lower layers")
+				return routing{}, refusal.New(refusal.CodeRoutingInvalid, re.Origin, field+" "+re.Msg, "fix the row, or remove it to use the lower layers")
 			}
 			return routing{}, err
 		}
@@ -83,7 +83,7 @@ func decodeRouting(f ports.ConfigFile) (oracle.RoutingFile, error) {
 		if why == "" {
 			why = text.Clip(err.Error())
 		}
-		return oracle.RoutingFile{}, refusal.New("routing_invalid", f.Path, "does not match the routing file's shape: "+why,
+		return oracle.RoutingFile{}, refusal.New(refusal.CodeRoutingInvalid, f.Path, "does not match the routing file's shape: "+why,
 			refusal.Run("schema_show", refusal.With("name", "oracle_routing")), " for the shape")
 	}
 	if rf.Agents == nil {
@@ -214,9 +214,9 @@ func (a *Deps) routeOf(agent string, r routing, conns ports.Connections, flag *o
 	if err != nil {
 		var re *oracle.RouteError
 		if errors.As(err, &re) {
-			return oracle.Route{}, refusal.New("route_invalid", agent, fmt.Sprintf("the route %q %s", re.Flag, re.Msg), "the grammar is "+oracle.RouteGrammar+"; tiers are "+oracle.TierList())
+			return oracle.Route{}, refusal.New(refusal.CodeRouteInvalid, agent, fmt.Sprintf("the route %q %s", re.Flag, re.Msg), "the grammar is "+oracle.RouteGrammar+"; tiers are "+oracle.TierList())
 		}
-		return oracle.Route{}, refusal.New("route_invalid", agent, err.Error(), "fix the routing table or the route given for it")
+		return oracle.Route{}, refusal.New(refusal.CodeRouteInvalid, agent, err.Error(), "fix the routing table or the route given for it")
 	}
 	return route, nil
 }
@@ -260,7 +260,7 @@ func (a *Deps) routesFor(ctx context.Context, verb string, dispatches []string, 
 	routes, err := oracle.ParseRoutes(oracle.Texts(flags), dispatches, configured)
 	var re *oracle.RouteError
 	if errors.As(err, &re) {
-		return nil, refusal.New("route_invalid", "", fmt.Sprintf("%q %s", re.Flag, re.Msg),
+		return nil, refusal.New(refusal.CodeRouteInvalid, "", fmt.Sprintf("%q %s", re.Flag, re.Msg),
 			"the grammar is "+oracle.RouteGrammar+"; tiers are "+oracle.TierList()).On(verb, "routes")
 	}
 	return routes, err

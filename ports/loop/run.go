@@ -123,7 +123,7 @@ func (a *Deps) runToDrive(ctx context.Context, verb string, in *ImplementRunInpu
 			return "", err
 		}
 		if in.Spec != "" && s.Spec != string(in.Spec) {
-			return "", refusal.New("run_mismatch", string(in.Run), fmt.Sprintf("is a run of %s, not of %s", runOf(s), in.Spec),
+			return "", refusal.New(refusal.CodeRunMismatch, string(in.Run), fmt.Sprintf("is a run of %s, not of %s", runOf(s), in.Spec),
 				"name the spec's run, or leave one of them out").On(verb, "run")
 		}
 		return string(in.Run), nil
@@ -145,7 +145,7 @@ func (a *Deps) runToDrive(ctx context.Context, verb string, in *ImplementRunInpu
 	case 1:
 		return active[0], nil
 	}
-	return "", refusal.New("run_ambiguous", spec.Front.ID, fmt.Sprintf("has %d unfinished runs: %v", len(active), active),
+	return "", refusal.New(refusal.CodeRunAmbiguous, spec.Front.ID, fmt.Sprintf("has %d unfinished runs: %v", len(active), active),
 		"name one with ", refusal.Field(verb, "run")).On(verb, "run")
 }
 
@@ -197,7 +197,7 @@ func (a *Deps) checkRunners(ctx context.Context, verb string, routes map[string]
 			dod = configured.V
 		}
 		if dod == "" {
-			return refusal.New("runner_needs_dod", "", fmt.Sprintf("the implementer is sent to runner %s, but no definition of done would prove its work", role.Runner),
+			return refusal.New(refusal.CodeRunnerNeedsDoD, "", fmt.Sprintf("the implementer is sent to runner %s, but no definition of done would prove its work", role.Runner),
 				"set build.dod in .abcd/config.json (for example \"make test\"), then start the run again; a run keeps the build.dod it started with").On(verb, "")
 		}
 	}

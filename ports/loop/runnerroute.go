@@ -368,7 +368,7 @@ func committingPath(awaitDir string) string { return awaitDir + "/runner-commit.
 func (a *Deps) committedWork(ctx context.Context, awaitDir, await, branch string) (*runner.Committing, string, error) {
 	note := committingPath(awaitDir)
 	data, err := a.Runs.Read(ctx, note, runner.MaxCommittingBytes)
-	if r, ok := refusal.As(err); ok && r.Code == string(refusal.CodeReturnMissing) {
+	if r, ok := refusal.As(err); ok && r.Code == refusal.CodeReturnMissing {
 		return nil, "", nil
 	}
 	if err != nil {

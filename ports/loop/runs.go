@@ -74,7 +74,7 @@ func (st *step) start(ctx context.Context, n newRun) (StepResult, error) {
 		// A lane's branch is made when the lane starts; a name already taken refuses the run now.
 		for _, ln := range st.state.Lanes {
 			if _, err := st.Git.Resolve(ctx, ln.Branch); err == nil {
-				return StepResult{}, refusal.New("branch_exists", ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
+				return StepResult{}, refusal.New(refusal.CodeBranchExists, ln.Branch, "already exists", "delete the stale branch, or start the run again for a new id")
 			}
 		}
 	}
@@ -113,7 +113,7 @@ func (a *Deps) freshRun(ctx context.Context, verb string) (string, error) {
 			return id, nil
 		}
 	}
-	return "", refusal.Busy("run_id_contention", "", "no free run id after 16 tries", "run it again").On(verb, "")
+	return "", refusal.Busy(refusal.CodeRunIDContention, "", "no free run id after 16 tries", "run it again").On(verb, "")
 }
 
 // newRunID is run-<yymmddhhmmss><4 random digits>, sorting by time like record ids.
@@ -130,7 +130,7 @@ func (st *step) save(ctx context.Context) error {
 	s := st.state
 	data := loop.Encode(s)
 	if len(data) > loop.MaxStateBytes {
-		return refusal.New("run_state_too_large", s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
+		return refusal.New(refusal.CodeRunStateTooLarge, s.Run, fmt.Sprintf("recording this would grow the run's state to %d bytes, past its %d-byte bound", len(data), loop.MaxStateBytes),
 			"shorten the return (its findings) and hand it in again; nothing was recorded")
 	}
 	if !st.edited() {
@@ -208,12 +208,12 @@ func (a *Deps) pickRun(ctx context.Context, verb string, run loop.RunID) (string
 	}
 	switch len(active) {
 	case 0:
-		return "", refusal.New("no_run", "", "no unfinished run in this repository",
+		return "", refusal.New(refusal.CodeNoRun, "", "no unfinished run in this repository",
 			"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec"))).On(verb, "")
 	case 1:
 		return active[0], nil
 	}
-	return "", refusal.New("run_ambiguous", "", fmt.Sprintf("%d runs are unfinished: %s", len(active), strings.Join(active, ", ")),
+	return "", refusal.New(refusal.CodeRunAmbiguous, "", fmt.Sprintf("%d runs are unfinished: %s", len(active), strings.Join(active, ", ")),
 		"name one with ", refusal.Field(verb, "run"), "; ", refusal.Run("implement_status"), " shows them").On(verb, "")
 }
 
@@ -227,7 +227,7 @@ func (a *Deps) pickAnyRun(ctx context.Context, verb string, run loop.RunID) (str
 		return "", err
 	}
 	if len(ids) == 0 {
-		return "", refusal.New("no_run", "", "no run in this repository",
+		return "", refusal.New(refusal.CodeNoRun, "", "no run in this repository",
 			"start one: ", refusal.Run("implement_start", refusal.Hole("spec", "spec")), ", or ", refusal.Run("review")).On(verb, "")
 	}
 	return ids[len(ids)-1], nil

@@ -233,7 +233,7 @@ func intentShip(ctx context.Context, a *Deps, in *CloseInput) (MoveResult, error
 		}
 		for _, s := range specs {
 			if s.Lifecycle == "open" {
-				return MoveResult{}, refusal.New("spec_open", l.Summary.ID, fmt.Sprintf("its spec %s is still open", s.ID),
+				return MoveResult{}, refusal.New(refusal.CodeSpecOpen, l.Summary.ID, fmt.Sprintf("its spec %s is still open", s.ID),
 					"close it first: ", refusal.Run("spec_close", refusal.With("ref", s.ID)))
 			}
 		}

@@ -148,7 +148,7 @@ func (a *Deps) resolveAcross(ctx context.Context, verb, field string, ref record
 			found = append(found, l.Summary.ID)
 			continue
 		}
-		if r, ok := refusal.As(err); !ok || r.Code != "ref_unresolved" || len(r.Remedy.Runs()) == 0 {
+		if r, ok := refusal.As(err); !ok || r.Code != refusal.CodeRefUnresolved || len(r.Remedy.Runs()) == 0 {
 			return "", err // not a ref, or several records of one family
 		}
 	}
@@ -156,11 +156,11 @@ func (a *Deps) resolveAcross(ctx context.Context, verb, field string, ref record
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", refusal.New("ref_unresolved", "", fmt.Sprintf("no record matches %q", text.Clip(string(ref))),
+		return "", refusal.New(refusal.CodeRefUnresolved, "", fmt.Sprintf("no record matches %q", text.Clip(string(ref))),
 			"give a record id, a unique prefix of one (such as itd-2611) or a slug fragment; ",
 			refusal.Run("intent_list"), ", ", refusal.Run("spec_list"), ", ", refusal.Run("issue_list"), " and ", refusal.Run("decision_list"), " show them").On(verb, field)
 	}
-	return "", refusal.New("ref_unresolved", "", fmt.Sprintf("%q matches records of several families", text.Clip(string(ref))),
+	return "", refusal.New(refusal.CodeRefUnresolved, "", fmt.Sprintf("%q matches records of several families", text.Clip(string(ref))),
 		"give more of it; candidates: "+strings.Join(found, ", ")).On(verb, field)
 }
 

@@ -42,7 +42,7 @@ func lint(ctx context.Context, a *Deps, in *LintInput) (LintResult, error) {
 		return LintResult{}, err
 	}
 	if in.Changed != "" && in.Staged {
-		return LintResult{}, refusal.New("input_invalid", "", "takes --changed or --staged, not both",
+		return LintResult{}, refusal.New(refusal.CodeInputInvalid, "", "takes --changed or --staged, not both",
 			"give --changed REV to check what differs from a commit, or --staged for what the next commit holds").On("lint", "staged")
 	}
 	var findings []record.Finding
@@ -93,7 +93,7 @@ func (a *Deps) lintAll(ctx context.Context) ([]record.Finding, int, error) {
 func (a *Deps) lintChanged(ctx context.Context, rev string, staged bool) ([]record.Finding, int, error) {
 	paths, err := a.Git.Changed(ctx, core.AbcdDir, rev, staged)
 	if errors.Is(err, ports.ErrNoGit) {
-		return nil, 0, refusal.New("git_unavailable", "", "git cannot run here ("+err.Error()+"), and it names the files a change touched",
+		return nil, 0, refusal.New(refusal.CodeGitUnavailable, "", "git cannot run here ("+err.Error()+"), and it names the files a change touched",
 			"run it where git runs, or ", refusal.Run("lint"), " alone to check the whole record")
 	}
 	if err != nil {

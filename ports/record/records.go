@@ -154,7 +154,7 @@ func (a *Deps) Resolve(ctx context.Context, fam record.Family, verb, field strin
 	}
 	l := byFile[r.File]
 	if l.Err != nil {
-		if re, ok := refusal.As(l.File.Err); ok && re.Code == "record_symlink" {
+		if re, ok := refusal.As(l.File.Err); ok && re.Code == refusal.CodeRecordSymlink {
 			return Loaded{}, re // a link is refused as a link, not as malformed front matter
 		}
 		return Loaded{}, core.RecordMalformed(l.File.Path, core.ProblemText(l.Err))
@@ -167,15 +167,15 @@ func (a *Deps) Resolve(ctx context.Context, fam record.Family, verb, field strin
 func refRefusal(err error, fam record.Family) *refusal.Error {
 	var re *record.RefError
 	if !errors.As(err, &re) {
-		return &refusal.Error{Kind: refusal.Fault, Code: "fault", Why: err.Error()}
+		return &refusal.Error{Kind: refusal.Fault, Code: refusal.CodeFault, Why: err.Error()}
 	}
 	switch {
 	case re.Reason != "":
-		return refusal.New("ref_invalid", "", err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
+		return refusal.New(refusal.CodeRefInvalid, "", err.Error(), fmt.Sprintf("give a %s id, a unique prefix of one, or a slug fragment", singular(fam)))
 	case len(re.Candidates) > 1:
-		return refusal.New("ref_unresolved", "", err.Error(), "give more of the id; candidates: "+candidateList(re.Candidates))
+		return refusal.New(refusal.CodeRefUnresolved, "", err.Error(), "give more of the id; candidates: "+candidateList(re.Candidates))
 	}
-	return refusal.New("ref_unresolved", "", err.Error(), refusal.Run(singular(fam)+"_list"), " to see the ids and slugs")
+	return refusal.New(refusal.CodeRefUnresolved, "", err.Error(), refusal.Run(singular(fam)+"_list"), " to see the ids and slugs")
 }
 
 func candidateList(c []record.Candidate) string {
@@ -245,7 +245,7 @@ func (a *Deps) freshRecord(ctx context.Context, fam record.Family, lifecycle str
 }
 
 func idContention(fam record.Family) error {
-	return refusal.Busy("id_contention", "", "no free id after 16 tries", "run it again").On(singular(fam)+"_new", "")
+	return refusal.Busy(refusal.CodeIDContention, "", "no free id after 16 tries", "run it again").On(singular(fam)+"_new", "")
 }
 
 // move changes a record's lifecycle: the transition must be allowed; the file is written into the
@@ -279,7 +279,7 @@ func (a *Deps) moved(ctx context.Context, fam record.Family, l Loaded, to string
 		if data, err = edit(data); err != nil {
 			var pe *record.ParseError
 			if errors.As(err, &pe) {
-				return "", nil, refusal.New("edit_refused", l.File.Path, err.Error(), "change the text so the record stays well-formed")
+				return "", nil, refusal.New(refusal.CodeEditRefused, l.File.Path, err.Error(), "change the text so the record stays well-formed")
 			}
 			return "", nil, err
 		}
@@ -287,8 +287,8 @@ func (a *Deps) moved(ctx context.Context, fam record.Family, l Loaded, to string
 	folder, _ := record.FolderOf(fam, to)
 	dst := folder.Dir + "/" + path.Base(l.File.Path)
 	if _, err := a.Records.Read(ctx, dst); err == nil {
-		return "", nil, refusal.New("record_exists", dst, "already exists", "lint the record: two files carry the same name")
-	} else if r, ok := refusal.As(err); !ok || r.Code != "record_missing" {
+		return "", nil, refusal.New(refusal.CodeRecordExists, dst, "already exists", "lint the record: two files carry the same name")
+	} else if r, ok := refusal.As(err); !ok || r.Code != refusal.CodeRecordMissing {
 		return "", nil, err
 	}
 	return dst, data, nil
@@ -314,9 +314,9 @@ func (rec *RecordLock) movedBefore(l Loaded) (from string, ok bool) {
 // already is (a command run again after it was done) says so, and that there is nothing to do.
 func transitionRefused(id, from, to string, err error) error {
 	if from == to {
-		return refusal.New("transition_refused", id, "is "+to+" already", "nothing to do: the record stands where the command would move it")
+		return refusal.New(refusal.CodeTransitionRefused, id, "is "+to+" already", "nothing to do: the record stands where the command would move it")
 	}
-	return refusal.New("transition_refused", id, err.Error(), "see the lifecycle in docs/record.md")
+	return refusal.New(refusal.CodeTransitionRefused, id, err.Error(), "see the lifecycle in docs/record.md")
 }
 
 func sections(ss []record.Section) []SectionView {
@@ -332,7 +332,7 @@ func lifecycleOf(fam record.Family, verb string, lc record.Lifecycle) error {
 	if lc == "" || slices.Contains(record.Lifecycles(fam), string(lc)) {
 		return nil
 	}
-	return refusal.New("lifecycle_unknown", "", fmt.Sprintf("%q is not a lifecycle of %s", text.Clip(string(lc)), fam),
+	return refusal.New(refusal.CodeLifecycleUnknown, "", fmt.Sprintf("%q is not a lifecycle of %s", text.Clip(string(lc)), fam),
 		"use one of "+strings.Join(record.Lifecycles(fam), ", ")).On(verb, "lifecycle")
 }
 

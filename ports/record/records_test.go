@@ -125,7 +125,8 @@ func TestRecordIntentNewGivesUpWhenEveryDrawIsTaken(t *testing.T) {
 
 func TestRecordTitlesAreChecked(t *testing.T) {
 	cases := []struct {
-		name, title, code string
+		name, title string
+		code        refusal.Code
 	}{
 		{"empty", "", "title_empty"},
 		{"blank", " \u00a0 ", "title_empty"},
@@ -176,7 +177,7 @@ func TestRecordRefusalsChangeNothing(t *testing.T) {
 	type refCase struct {
 		name, verb string
 		in         func(w apptest.RecWorld) map[string]any
-		code       string
+		code       refusal.Code
 		remedyHas  func(w apptest.RecWorld) []string
 	}
 	ref := func(s string) func(apptest.RecWorld) map[string]any {

@@ -90,14 +90,14 @@ func (a *Deps) sharersOf(ctx context.Context, fam record.Family, id, p string) (
 		switch {
 		case c == p:
 		case path.Base(c) == path.Base(p):
-			return nil, refusal.New("record_moved_twice", p, "is the same record as "+c+" (one file name in two lifecycle folders): a move to finish, not an id to change",
+			return nil, refusal.New(refusal.CodeRecordMovedTwice, p, "is the same record as "+c+" (one file name in two lifecycle folders): a move to finish, not an id to change",
 				refusal.Run("record_finish_move", refusal.With("ref", id)))
 		default:
 			others = append(others, c)
 		}
 	}
 	if len(others) == 0 {
-		return nil, refusal.New("id_unique", p, "is the only record that carries "+id, "nothing to renumber: an id changes only when another record carries it")
+		return nil, refusal.New(refusal.CodeIDUnique, p, "is the only record that carries "+id, "nothing to renumber: an id changes only when another record carries it")
 	}
 	return others, nil
 }

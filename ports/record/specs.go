@@ -49,7 +49,7 @@ func specNew(ctx context.Context, a *Deps, in *SpecNewInput) (RecordCreated, err
 			return RecordCreated{}, err
 		}
 		if it.Front.Lifecycle == "shipped" {
-			return RecordCreated{}, refusal.New("intent_shipped", it.Front.ID, "is shipped, so nothing is left to specify",
+			return RecordCreated{}, refusal.New(refusal.CodeIntentShipped, it.Front.ID, "is shipped, so nothing is left to specify",
 				"capture what remains as a new intent: ", refusal.Run("intent_new", refusal.Hole("title", "title")))
 		}
 		// Two open specs of one intent under one title are what two plans of it leave (lint names them
@@ -60,7 +60,7 @@ func specNew(ctx context.Context, a *Deps, in *SpecNewInput) (RecordCreated, err
 		}
 		for _, sp := range specs {
 			if sp.Lifecycle == "open" && sp.Title == string(in.Title) {
-				return RecordCreated{}, refusal.New("spec_title_taken", sp.ID, fmt.Sprintf("is an open spec of %s with the title %q already", it.Front.ID, text.Clip(sp.Title)),
+				return RecordCreated{}, refusal.New(refusal.CodeSpecTitleTaken, sp.ID, fmt.Sprintf("is an open spec of %s with the title %q already", it.Front.ID, text.Clip(sp.Title)),
 					"give the new spec its own title, or write in ", refusal.Run("spec_show", refusal.With("ref", sp.ID)), "'s spec")
 			}
 		}
@@ -174,7 +174,7 @@ func (a *Deps) integrationMerged(ctx context.Context, verb, ref string, specs []
 			return err
 		}
 		if !merged {
-			return refusal.New("integration_unmerged", ref,
+			return refusal.New(refusal.CodeIntegrationUnmerged, ref,
 				fmt.Sprintf("run %s delivered spec %s on %s (%s), which is not merged into %s: the record would say so while the code is not there", s.Run, s.Spec, integ.Branch, loop.Short(integ.Head), branch),
 				"merge it first: `git merge "+integ.Branch+"` on "+branch+", then ", refusal.Run(verb, refusal.With("ref", ref)),
 				"; if it reached this branch another way (a squash or a rebase), ", refusal.Run(verb, refusal.With("ref", ref), refusal.With("merged", true))).On(verb, "ref")

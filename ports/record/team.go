@@ -101,7 +101,7 @@ func recordFinishMove(ctx context.Context, a *Deps, in *RefInput) (RecordFinishM
 		id := strings.TrimSpace(string(in.Ref))
 		fam, ok := record.FamilyOfID(id)
 		if !ok || fam == record.Decisions {
-			return RecordFinishMoveResult{}, refusal.New("ref_invalid", "", fmt.Sprintf("%q is not the full id of an intent, spec or issue", text.Clip(id)),
+			return RecordFinishMoveResult{}, refusal.New(refusal.CodeRefInvalid, "", fmt.Sprintf("%q is not the full id of an intent, spec or issue", text.Clip(id)),
 				"give the id lint names with the duplicate_id finding, such as itd-2611300000000001").On("record_finish_move", "ref")
 		}
 		if c, ok := rec.finishedFor(id); ok {
@@ -123,7 +123,7 @@ func recordFinishMove(ctx context.Context, a *Deps, in *RefInput) (RecordFinishM
 			}
 			merged, differ := record.MergeCopies(data, other)
 			if len(differ) > 0 {
-				return RecordFinishMoveResult{}, refusal.New("copies_differ", later,
+				return RecordFinishMoveResult{}, refusal.New(refusal.CodeCopiesDiffer, later,
 					fmt.Sprintf("and %s hold %s differently, and neither copy can be chosen for you", p, strings.Join(differ, ", ")),
 					"make the two copies agree there (or git rm the copy whose text you do not keep), then ", refusal.Run("record_finish_move", refusal.With("ref", id)), " again")
 			}
@@ -197,5 +197,5 @@ func (a *Deps) movedCopies(ctx context.Context, fam record.Family, id string) (l
 	if later != "" {
 		why = "it stands in one folder only (" + later + "): there is no move to finish"
 	}
-	return "", nil, refusal.New("record_not_moved", id, why, refusal.Run("lint"), " names what is to be done")
+	return "", nil, refusal.New(refusal.CodeRecordNotMoved, id, why, refusal.Run("lint"), " names what is to be done")
 }

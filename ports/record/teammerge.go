@@ -42,7 +42,7 @@ func recordFinishMerge(ctx context.Context, a *Deps, _ *EmptyInput) (RecordFinis
 		res := RecordFinishMergeResult{Settled: []string{}, Carried: []CarriedChange{}, Left: []string{}}
 		unmerged, err := a.Git.Unmerged(ctx, core.AbcdDir)
 		if errors.Is(err, ports.ErrNoGit) {
-			return res, refusal.New("git_unavailable", "", "git cannot run here ("+err.Error()+")", "run it where git runs")
+			return res, refusal.New(refusal.CodeGitUnavailable, "", "git cannot run here ("+err.Error()+")", "run it where git runs")
 		}
 		if err != nil {
 			return res, err
@@ -65,7 +65,7 @@ func recordFinishMerge(ctx context.Context, a *Deps, _ *EmptyInput) (RecordFinis
 		}
 		for _, p := range unmerged {
 			data, err := a.ReadFull(ctx, p)
-			if r, ok := refusal.As(err); err != nil && (!ok || r.Code != "record_missing") {
+			if r, ok := refusal.As(err); err != nil && (!ok || r.Code != refusal.CodeRecordMissing) {
 				return res, err
 			}
 			if _, marked := record.ConflictMarkers(data); err == nil && marked {

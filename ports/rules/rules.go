@@ -220,7 +220,7 @@ func domainArg(verb string, set *rules.Set, name rules.DomainName) (*rules.Resol
 	if ok {
 		return d, nil
 	}
-	return nil, refusal.New("rules_domain_unknown", "", fmt.Sprintf("no domain in force is named %q", text.Clip(string(name))),
+	return nil, refusal.New(refusal.CodeRulesDomainUnknown, "", fmt.Sprintf("no domain in force is named %q", text.Clip(string(name))),
 		refusal.Run("rules"), " lists the domains in force").On(verb, "domain")
 }
 

@@ -73,7 +73,7 @@ func TestRulesListsTheLayers(t *testing.T) {
 	_, err = rulesuc.RulesList(context.Background(), app.DepsOf[*rulesuc.Deps](context.Background(), a), &rulesuc.RulesInput{Domain: "nope"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "rules_domain_unknown"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRulesDomainUnknown))
 	assert.Check(t, is.Equal(r.Field, "domain"))
 }
 
@@ -103,7 +103,7 @@ func TestABrokenRulesFileIsRefusedNamingIt(t *testing.T) {
 			} {
 				r, ok := refusal.As(call())
 				assert.Assert(t, ok)
-				assert.Check(t, is.Equal(r.Code, "rules_file_invalid"))
+				assert.Check(t, is.Equal(r.Code, refusal.CodeRulesFileInvalid))
 				assert.Check(t, is.Equal(r.What, c.path))
 				assert.Check(t, is.Contains(r.Why, c.want))
 				assert.Check(t, is.Equal(r.Kind, refusal.Refused))
@@ -114,7 +114,7 @@ func TestABrokenRulesFileIsRefusedNamingIt(t *testing.T) {
 	_, err := rulesuc.RulesList(context.Background(), app.DepsOf[*rulesuc.Deps](context.Background(), a), &rulesuc.RulesInput{})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok)
-	assert.Check(t, is.Equal(r.Code, "rules_file_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRulesFileInvalid))
 	assert.Check(t, is.Contains(r.Why, repoRules+": domain db is already an alias of domain database"))
 
 	// A file abcd may not read (a link, another owner's machine file) is the adapter's refusal.
@@ -122,7 +122,7 @@ func TestABrokenRulesFileIsRefusedNamingIt(t *testing.T) {
 	_, err = rulesuc.RulesList(context.Background(), app.DepsOf[*rulesuc.Deps](context.Background(), a), &rulesuc.RulesInput{})
 	r, ok = refusal.As(err)
 	assert.Assert(t, ok)
-	assert.Check(t, is.Equal(r.Code, "config_file"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeConfigFile))
 }
 
 func TestRulesShowSaysWhereEachRuleCameFromAndWhy(t *testing.T) {
@@ -182,7 +182,7 @@ func TestRulesMatchHandsTheBudget(t *testing.T) {
 	_, err = rulesuc.RulesMatch(context.Background(), app.DepsOf[*rulesuc.Deps](context.Background(), a), &rulesuc.RulesMatchInput{Prompt: "a\x1b[31m"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok)
-	assert.Check(t, is.Equal(r.Code, "rules_prompt_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRulesPromptInvalid))
 
 	off, _ := rulesApp("", `{"schema_version":1,"inject":false}`, "")
 	res, err = rulesuc.RulesMatch(context.Background(), app.DepsOf[*rulesuc.Deps](context.Background(), off), &rulesuc.RulesMatchInput{Prompt: "commit it"})

@@ -142,7 +142,7 @@ func composeRules(files ports.RuleFiles, guardData []byte, guardErr error) (*rul
 	}
 	set, err := rules.Compose(sources)
 	if err != nil {
-		return nil, refusal.New("rules_file_invalid", "the rules files", err.Error(),
+		return nil, refusal.New(refusal.CodeRulesFileInvalid, "the rules files", err.Error(),
 			"rename the domain or alias in one of the files; abcd rules lists the domains in force")
 	}
 	if guardNotice != "" {
@@ -152,7 +152,7 @@ func composeRules(files ports.RuleFiles, guardData []byte, guardErr error) (*rul
 }
 
 func rulesFileRefusal(path string, err error) error {
-	return refusal.New("rules_file_invalid", path, err.Error(),
+	return refusal.New(refusal.CodeRulesFileInvalid, path, err.Error(),
 		"fix the file (abcd schema show rules_file gives its shape), or move it aside; until then no rule is read from any layer")
 }
 
@@ -162,7 +162,7 @@ func (a *Deps) repoGuardFile(ctx context.Context) ([]byte, error) {
 		return nil, nil
 	}
 	data, err := a.Records.Read(ctx, guarduc.GuardFile)
-	if r, ok := refusal.As(err); ok && r.Code == "record_missing" {
+	if r, ok := refusal.As(err); ok && r.Code == refusal.CodeRecordMissing {
 		return nil, nil
 	}
 	return data, err

@@ -91,7 +91,7 @@ func ahoyInstall(ctx context.Context, a *Deps, in *AhoyInstallInput) (AhoyInstal
 	}
 	interactive := a.Prompter != nil && a.Prompter.Interactive()
 	if !in.Yes && !interactive {
-		return AhoyInstallResult{}, refusal.New("consent_needed", "",
+		return AhoyInstallResult{}, refusal.New(refusal.CodeConsentNeeded, "",
 			"nobody can answer its questions here (stdin is not a terminal)",
 			refusal.Run("ahoy_install", refusal.With("yes", true)), " to accept the required steps and skip the optional ones, or run it where a person can answer").On("ahoy_install", "")
 	}
@@ -333,7 +333,7 @@ func (a *Deps) create(step *AhoyStep, res *AhoyInstallResult, rel string, data [
 }
 
 func declinedRequired(category string) error {
-	return refusal.New("consent_declined", "",
+	return refusal.New(refusal.CodeConsentDeclined, "",
 		fmt.Sprintf("the %s step is required and was declined; nothing was written", category),
 		refusal.Run("ahoy_install"), " again and accept it when you are ready").On("ahoy_install", "")
 }

@@ -140,7 +140,7 @@ func ahoyConnect(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConnec
 		return AhoyConnectResult{}, err
 	}
 	if a.Providers == nil {
-		return AhoyConnectResult{}, refusal.New("provider_unavailable", "", "this build of abcd has no provider adapter", "use a release build of abcd").On(verb, "")
+		return AhoyConnectResult{}, refusal.New(refusal.CodeProviderUnavailable, "", "this build of abcd has no provider adapter", "use a release build of abcd").On(verb, "")
 	}
 	deny := m.Denylist()
 	check, err := a.Providers.Verify(ctx, ports.ProviderCall{Name: name, BaseURL: string(in.BaseURL), KeyEnv: string(in.KeyEnv),
@@ -151,7 +151,7 @@ func ahoyConnect(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConnec
 	sc := a.Scrubber(ctx, ports.ProviderCall{KeyEnv: string(in.KeyEnv), KeyFile: string(in.KeyFile)})
 	check.ModelReported, check.Detail = sc.Scrub(check.ModelReported), sc.Scrub(check.Detail)
 	if check.FallbackReason != "" {
-		return AhoyConnectResult{}, refusal.New("provider_unverified", "",
+		return AhoyConnectResult{}, refusal.New(refusal.CodeProviderUnverified, "",
 			fmt.Sprintf("the verification call did not answer: %s (%s); nothing was written", review.FallbackReason(check.FallbackReason).Sentence(), check.Detail),
 			"check the base URL, the model and the key, then ", refusal.Run(verb, refusal.With("name", name), refusal.Hole("base_url", "url"), refusal.Hole("model", "id"))).On(verb, "")
 	}
@@ -245,7 +245,7 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	for _, tm := range in.Tiers {
 		tier, model := tm.Split()
 		if _, twice := given[tier]; twice {
-			return nil, res, refusal.New("tier_twice", "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
+			return nil, res, refusal.New(refusal.CodeTierTwice, "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
 		}
 		given[tier] = model
 		tiers[string(tier)] = model
@@ -261,12 +261,12 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	deny := m.Denylist()
 	for _, id := range res.Models {
 		if entry, denied := deny.Denies(id); denied {
-			return nil, res, refusal.New("model_denied", "", fmt.Sprintf("model %s is denied by the denylist entry %s, and no provider's models override the denylist", id, entry),
+			return nil, res, refusal.New(refusal.CodeModelDenied, "", fmt.Sprintf("model %s is denied by the denylist entry %s, and no provider's models override the denylist", id, entry),
 				"choose another model").On(verb, "model")
 		}
 	}
 	if in.KeyEnv != "" && in.KeyFile != "" {
-		return nil, res, refusal.New("key_twice", "", "names both an environment variable and a file for the key", "give one: ", refusal.Field(verb, "key_env"), " or ", refusal.Field(verb, "key_file")).On(verb, "")
+		return nil, res, refusal.New(refusal.CodeKeyTwice, "", "names both an environment variable and a file for the key", "give one: ", refusal.Field(verb, "key_env"), " or ", refusal.Field(verb, "key_file")).On(verb, "")
 	}
 	models := make([]any, len(res.Models))
 	for i, id := range res.Models {

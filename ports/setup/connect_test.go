@@ -73,7 +73,7 @@ func refusalCode(t *testing.T, err error) string {
 	t.Helper()
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "want a refusal, got %v", err)
-	return r.Code
+	return string(r.Code)
 }
 
 func TestConnectVerifiesThenWritesTheBlock(t *testing.T) {
@@ -276,7 +276,7 @@ func TestLoadConnectionsRefusesNamingTheKey(t *testing.T) {
 	_, err := app.DepsOf[*loopuc.Deps](context.Background(), w.a).LoadConnections(context.Background())
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "config_value_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeConfigValueInvalid))
 	assert.Check(t, is.Contains(r.Why, "oracle.roles.intent-auditor.connection"))
 	assert.Check(t, is.Equal(r.What, provMachine))
 

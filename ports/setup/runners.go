@@ -23,34 +23,34 @@ import (
 func connectTarget(verb string, in *AhoyConnectInput, machineFile string) error {
 	switch {
 	case in.Name == "" && in.Runner == "":
-		return refusal.New("connect_target", "", "names neither a provider nor a runner",
+		return refusal.New(refusal.CodeConnectTarget, "", "names neither a provider nor a runner",
 			"name a provider and its address (", refusal.Run(verb, refusal.Hole("name", "provider"), refusal.Hole("base_url", "url"), refusal.Hole("model", "id")),
 			"), or a runner and its CLI (", refusal.Run(verb, refusal.Hole("runner", "name"), refusal.Hole("cli", "claude")), ")").On(verb, "")
 	case in.Name != "" && in.Runner != "":
-		return refusal.New("connect_target", "", "names both a provider and a runner", "connect one at a time").On(verb, "")
+		return refusal.New(refusal.CodeConnectTarget, "", "names both a provider and a runner", "connect one at a time").On(verb, "")
 	case in.Runner != "":
 		for field, given := range map[string]bool{"base_url": in.BaseURL != "", "key_env": in.KeyEnv != "", "key_file": in.KeyFile != ""} {
 			if given {
-				return refusal.New("connect_mixed", "", "a runner takes no "+field+": its CLI reaches its vendor itself",
+				return refusal.New(refusal.CodeConnectMixed, "", "a runner takes no "+field+": its CLI reaches its vendor itself",
 					"name the variables the CLI reads with ", refusal.Field(verb, "credential_env"), " and ", refusal.Field(verb, "pass_env")).On(verb, field)
 			}
 		}
 		if in.CLI == "" {
-			return refusal.New("cli_missing", "", "names a runner but not the CLI it drives", "give ", refusal.Field(verb, "cli"), ": claude, codex or gemini").On(verb, "cli")
+			return refusal.New(refusal.CodeCLIMissing, "", "names a runner but not the CLI it drives", "give ", refusal.Field(verb, "cli"), ": claude, codex or gemini").On(verb, "cli")
 		}
 	default:
 		if len(in.Roles) > 0 {
-			return refusal.New("connect_mixed", "", "a provider takes no roles: ahoy connect sends agents to a runner",
+			return refusal.New(refusal.CodeConnectMixed, "", "a provider takes no roles: ahoy connect sends agents to a runner",
 				"point an agent at a provider with oracle.roles.<agent>.connection in "+machineFile).On(verb, "roles")
 		}
 		for field, given := range map[string]bool{"cli": in.CLI != "", "executable": in.Executable != "", "credential_env": len(in.CredentialEnv) > 0, "pass_env": len(in.PassEnv) > 0} {
 			if given {
-				return refusal.New("connect_mixed", "", "a provider takes no "+field+"; a runner does",
+				return refusal.New(refusal.CodeConnectMixed, "", "a provider takes no "+field+"; a runner does",
 					"connect a runner with ", refusal.Run(verb, refusal.Hole("runner", "name"), refusal.Hole("cli", "claude"))).On(verb, field)
 			}
 		}
 		if in.BaseURL == "" || in.Model == "" {
-			return refusal.New("provider_incomplete", "", "a provider needs its base URL and a model to verify it with",
+			return refusal.New(refusal.CodeProviderIncomplete, "", "a provider needs its base URL and a model to verify it with",
 				"give ", refusal.Field(verb, "base_url"), " and ", refusal.Field(verb, "model")).On(verb, "")
 		}
 	}
@@ -60,7 +60,7 @@ func connectTarget(verb string, in *AhoyConnectInput, machineFile string) error 
 // nameTaken refuses a name another kind of route already has.
 func nameTaken(verb, field, name string, names []string, kind string) error {
 	if slices.Contains(names, name) {
-		return refusal.New("name_taken", "", fmt.Sprintf("%s is already a %s's name, and a route's name says one route", name, kind),
+		return refusal.New(refusal.CodeNameTaken, "", fmt.Sprintf("%s is already a %s's name, and a route's name says one route", name, kind),
 			"choose another name, or ", refusal.Run("ahoy_disconnect", refusal.With("name", name)), " first").On(verb, field)
 	}
 	return nil
@@ -91,7 +91,7 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 		return AhoyConnectResult{}, err
 	}
 	if why := in.CLI.Unsupported(); why != "" {
-		return AhoyConnectResult{}, refusal.New("runner_unsupported", "", fmt.Sprintf("abcd cannot drive %s: %s", in.CLI.Name(), why),
+		return AhoyConnectResult{}, refusal.New(refusal.CodeRunnerUnsupported, "", fmt.Sprintf("abcd cannot drive %s: %s", in.CLI.Name(), why),
 			"connect claude, codex or gemini").On(verb, "cli")
 	}
 	r, tiers, err := runnerOfInput(verb, name, in)
@@ -112,7 +112,7 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 		return AhoyConnectResult{}, err
 	}
 	if a.Runners == nil {
-		return AhoyConnectResult{}, refusal.New("runner_unavailable", "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
+		return AhoyConnectResult{}, refusal.New(refusal.CodeRunnerUnavailable, "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
 	}
 	rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r, Prove: true, Model: string(in.Model)})
 	if err != nil {
@@ -189,7 +189,7 @@ func runnerOfInput(verb, name string, in *AhoyConnectInput) (runner.Runner, map[
 	}{{"credential_env", in.CredentialEnv, &r.CredentialEnv}, {"pass_env", in.PassEnv, &r.PassEnv}} {
 		for _, n := range list.names {
 			if other, twice := seen[n]; twice {
-				return r, nil, refusal.New("env_twice", "", fmt.Sprintf("%s is named twice (in %s and %s)", n, other, list.field), "name each variable once").On(verb, list.field)
+				return r, nil, refusal.New(refusal.CodeEnvTwice, "", fmt.Sprintf("%s is named twice (in %s and %s)", n, other, list.field), "name each variable once").On(verb, list.field)
 			}
 			seen[n] = list.field
 			*list.out = append(*list.out, string(n))
@@ -199,7 +199,7 @@ func runnerOfInput(verb, name string, in *AhoyConnectInput) (runner.Runner, map[
 	for _, tm := range in.Tiers {
 		tier, model := tm.Split()
 		if _, twice := r.Tiers[tier]; twice {
-			return r, nil, refusal.New("tier_twice", "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
+			return r, nil, refusal.New(refusal.CodeTierTwice, "", fmt.Sprintf("tier %s is given twice", tier), "give each tier once").On(verb, "tiers")
 		}
 		r.Tiers[tier], tiers[string(tier)] = model, model
 	}

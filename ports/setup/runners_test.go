@@ -91,7 +91,7 @@ func TestAFailedCheckWritesNothingAndNamesWhatDrifted(t *testing.T) {
 		_, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude"})
 		r, ok := refusal.As(err)
 		assert.Assert(t, ok, "%v", err)
-		assert.Check(t, is.Equal(r.Code, "runner_unverified"))
+		assert.Check(t, is.Equal(r.Code, refusal.CodeRunnerUnverified))
 		assert.Check(t, is.Contains(r.Why, c.want))
 		assert.Check(t, is.Contains(r.Why, "nothing was written"))
 		_, written := w.setup.Machine["config.json"]
@@ -174,7 +174,7 @@ func TestThePreflightRefusesADriftedRunnerBeforeAnyLane(t *testing.T) {
 	err := app.DepsOf[*loopuc.Deps](context.Background(), w.a).PreflightRunners(context.Background(), "cc")
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Check(t, is.Equal(r.Code, "runner_drifted"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeRunnerDrifted))
 	assert.Check(t, is.Contains(r.Why, "does not offer --tools"))
 	assert.Check(t, is.Contains(r.Why, "no lane was started"))
 	assert.Check(t, is.Contains(r.Remedy.String(), "install a Claude Code version abcd knows (>= 2.1.328, < 2.2.0)"))

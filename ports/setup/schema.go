@@ -76,7 +76,7 @@ func schemaShow(_ context.Context, a *Deps, in *SchemaShowInput) (SchemaShowResu
 		return SchemaShowResult{}, err
 	}
 	if !ok {
-		return SchemaShowResult{}, refusal.New("schema_unknown", "",
+		return SchemaShowResult{}, refusal.New(refusal.CodeSchemaUnknown, "",
 			fmt.Sprintf("no published schema is named %q", name),
 			refusal.Run("schema_list"), " to see every name").On("schema_show", "name")
 	}
@@ -120,7 +120,7 @@ func (n *SchemaName) UnmarshalText(b []byte) error {
 	name := strings.TrimSuffix(strings.TrimPrefix(string(b), contract.Namespace), ".schema.json")
 	if !ValidSchemaName(name) || utf8.RuneCount(b) > maxSchemaName {
 		shown := text.Clip(string(b))
-		return refusal.New("schema_name_invalid", "", fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", shown),
+		return refusal.New(refusal.CodeSchemaNameInvalid, "", fmt.Sprintf("%q is not a schema name (names look like version.result or refusal)", shown),
 			refusal.Run("schema_list"), " to see every name")
 	}
 	*n = SchemaName(name)

@@ -31,7 +31,7 @@ func (v Verb) Decode(args map[string]any) (any, error) {
 	slices.Sort(names) // the first refusal is the same on every run
 	for _, name := range names {
 		if _, ok := fields[name]; !ok {
-			return nil, refusal.New("input_invalid", "", fmt.Sprintf("takes no argument named %q", text.Clip(name)),
+			return nil, refusal.New(refusal.CodeInputInvalid, "", fmt.Sprintf("takes no argument named %q", text.Clip(name)),
 				"leave it out; ", refusal.Run("schema_show", refusal.With("name", v.Name+".input")), " lists what it takes").On(v.Name, "")
 		}
 	}
@@ -39,7 +39,7 @@ func (v Verb) Decode(args map[string]any) (any, error) {
 		raw, present := args[f.name]
 		if !present {
 			if f.required {
-				return nil, refusal.New("input_missing", "", "is required", "give ", refusal.Field(v.Name, f.name)).On(v.Name, f.name)
+				return nil, refusal.New(refusal.CodeInputMissing, "", "is required", "give ", refusal.Field(v.Name, f.name)).On(v.Name, f.name)
 			}
 			continue
 		}
@@ -47,7 +47,7 @@ func (v Verb) Decode(args map[string]any) (any, error) {
 			if r, ok := refusal.As(err); ok {
 				return nil, r.On(v.Name, f.name)
 			}
-			return nil, refusal.New("input_invalid", "", err.Error(), "give a value of the type its schema gives").On(v.Name, f.name)
+			return nil, refusal.New(refusal.CodeInputInvalid, "", err.Error(), "give a value of the type its schema gives").On(v.Name, f.name)
 		}
 	}
 	return in.Interface(), nil
@@ -139,7 +139,7 @@ func (f inputField) decode(dst reflect.Value, raw any) error {
 			}
 		}
 		if f.maxItems > 0 && len(list) > f.maxItems {
-			return refusal.New("input_invalid", "", fmt.Sprintf("holds %d items; at most %d", len(list), f.maxItems), "give fewer")
+			return refusal.New(refusal.CodeInputInvalid, "", fmt.Sprintf("holds %d items; at most %d", len(list), f.maxItems), "give fewer")
 		}
 		out := reflect.MakeSlice(f.typ, len(list), len(list))
 		for i, e := range list {

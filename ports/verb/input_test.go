@@ -58,7 +58,7 @@ func TestDecodeNamesTheFieldItRefuses(t *testing.T) {
 		_, err := v.Decode(c.args)
 		r, ok := refusal.As(err)
 		if assert.Check(t, ok, "%v: want a refusal, got %v", c.args, err) {
-			assert.Check(t, is.Equal(r.Code, c.code), "%v", c.args)
+			assert.Check(t, is.Equal(string(r.Code), c.code), "%v", c.args)
 			assert.Check(t, is.Equal(r.Verb, "capture"), "%v", c.args)
 			assert.Check(t, is.Equal(r.Field, c.field), "%v", c.args)
 			assert.Check(t, r.What == "", "%v: the subject is the verb's field, spelled by the door", c.args)
@@ -79,7 +79,7 @@ func TestDecodeIsTheSameWhateverTheNumberType(t *testing.T) {
 	_, err := v.Decode(map[string]any{"yes": "true"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok)
-	assert.Check(t, is.Equal(r.Code, "input_invalid"))
+	assert.Check(t, is.Equal(r.Code, refusal.CodeInputInvalid))
 	assert.Check(t, is.Contains(r.Why, "boolean"))
 }
 
@@ -88,7 +88,7 @@ func TestCallDecodesThenRuns(t *testing.T) {
 	_, err := a.Call(context.Background(), "schema_show", map[string]any{"name": "../etc"})
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok)
-	assert.Check(t, is.Equal(r.Code, "schema_name_invalid"), "the type refuses before the use case runs (it has no catalog here)")
+	assert.Check(t, is.Equal(r.Code, refusal.CodeSchemaNameInvalid), "the type refuses before the use case runs (it has no catalog here)")
 	_, err = a.Call(context.Background(), "nope", nil)
 	assert.Check(t, err != nil && strings.Contains(err.Error(), "no verb"))
 }

@@ -147,6 +147,17 @@ test('every verb in the index has a case, and every case names a verb in the ind
   for (const v of covered) assert.ok(verbs.has(v), `case verb ${v} is not in the index`);
 });
 
+// The refusal schema enumerates the codes abcd declares: a consumer may branch on code knowing
+// every value it can take, and a document with any other code is not a refusal.
+test('the refusal schema takes a declared code and no other', () => {
+  const validate = validatorFor('refusal');
+  const doc = { kind: 'refused', code: 'not_initialized', what: 'abcd', why: 'no record yet', remedy: 'run abcd ahoy install', exit_code: 2 };
+  assert.ok(validate(doc), ajv.errorsText(validate.errors));
+  for (const code of ['not_initialised', 'Not_initialized', '']) {
+    assert.ok(!validate({ ...doc, code }), `the undeclared code ${JSON.stringify(code)} validates`);
+  }
+});
+
 for (const c of cases) {
   test(c.name, () => {
     const { res, before, after } = run(c);

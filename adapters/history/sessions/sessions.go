@@ -67,16 +67,16 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if !filepath.IsAbs(path) {
-		return nil, "", refusal.New("history_transcript_invalid", path, "is not an absolute path", "give the session file's absolute path")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is not an absolute path", "give the session file's absolute path")
 	}
 	f, err := openNoFollow(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, "", refusal.New("history_transcript_missing", path, "does not exist", "give the path of a session file the harness wrote")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptMissing, path, "does not exist", "give the path of a session file the harness wrote")
 	case errors.Is(err, syscall.ELOOP):
-		return nil, "", refusal.New("history_transcript_invalid", path, "is a symbolic link, which abcd does not follow", "give the session file itself")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is a symbolic link, which abcd does not follow", "give the session file itself")
 	case err != nil:
-		return nil, "", refusal.New("history_transcript_invalid", path, "cannot be read: "+unwrap(err), "check the file's permissions")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "cannot be read: "+unwrap(err), "check the file's permissions")
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -84,10 +84,10 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, "", refusal.New("history_transcript_invalid", path, "is not a regular file", "give a session file")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is not a regular file", "give a session file")
 	}
 	if st.Size() > history.MaxTranscriptBytes {
-		return nil, "", refusal.New("history_transcript_too_large", path, fmt.Sprintf("is %d bytes, over the %d abcd keeps of one transcript", st.Size(), history.MaxTranscriptBytes),
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptTooLarge, path, fmt.Sprintf("is %d bytes, over the %d abcd keeps of one transcript", st.Size(), history.MaxTranscriptBytes),
 			"nothing is kept of it; a harness's session this long is best split by starting a new session")
 	}
 	data, err := io.ReadAll(io.LimitReader(f, history.MaxTranscriptBytes+1))
@@ -95,7 +95,7 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if len(data) > history.MaxTranscriptBytes {
-		return nil, "", refusal.New("history_transcript_too_large", path, fmt.Sprintf("grew past %d bytes while it was read", history.MaxTranscriptBytes), "run the capture again when the session has ended")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptTooLarge, path, fmt.Sprintf("grew past %d bytes while it was read", history.MaxTranscriptBytes), "run the capture again when the session has ended")
 	}
 	return data, s.geminiRoot(path), nil
 }

@@ -87,6 +87,6 @@ func TestReadRefuses(t *testing.T) {
 	} {
 		_, _, err := s.Read(context.Background(), path)
 		r, ok := refusal.As(err)
-		assert.Check(t, ok && r.Code == code, "%s: %v", path, err)
+		assert.Check(t, ok && string(r.Code) == code, "%s: %v", path, err)
 	}
 }

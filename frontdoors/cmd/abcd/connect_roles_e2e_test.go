@@ -172,7 +172,7 @@ func TestConnectRunnersWithTheirRolesOverMCP(t *testing.T) {
 	assert.Assert(t, r.Result.IsError && len(r.Result.Content) == 1, "%+v", r.Result)
 	var doc refusal.Document
 	assert.NilError(t, json.Unmarshal([]byte(r.Result.Content[0].Text), &doc))
-	assert.Check(t, is.Equal(doc.Code, "role_routed"), "%s", r.Result.Content[0].Text)
+	assert.Check(t, is.Equal(doc.Code, refusal.CodeRoleRouted), "%s", r.Result.Content[0].Text)
 	assert.Check(t, is.Equal(doc.ExitCode, 2))
 	assert.Check(t, is.Contains(doc.Remedy, `ahoy_disconnect`), doc.Remedy)
 	assert.Check(t, is.Contains(doc.Why, "implementer is already sent to runner cc"))

@@ -183,7 +183,7 @@ func TestRefusalJSONEndToEnd(t *testing.T) {
 	var doc refusal.Document
 	decodeOne(t, res.Stdout(), &doc)
 	assert.Check(t, is.Equal(doc.Kind, refusal.Refused))
-	assert.Check(t, is.Equal(doc.Code, "schema_unknown"))
+	assert.Check(t, is.Equal(doc.Code, refusal.CodeSchemaUnknown))
 	assert.Check(t, is.Equal(doc.ExitCode, 2))
 }
 

@@ -269,7 +269,7 @@ func TestRecordBadInputChangesNothing(t *testing.T) {
 			doc := recRefusal(t, w.s, 2, c.args...)
 			assert.Check(t, is.Equal(doc.Kind, refusal.Refused))
 			if c.code != "" {
-				assert.Check(t, is.Equal(doc.Code, c.code), "%+v", doc)
+				assert.Check(t, is.Equal(string(doc.Code), c.code), "%+v", doc)
 			}
 			for _, s := range c.has {
 				assert.Check(t, is.Contains(doc.Remedy, s))
@@ -293,12 +293,12 @@ func TestRecordBadInputChangesNothing(t *testing.T) {
 		before := w.s.snapshot(t)
 
 		doc := recRefusal(t, w.s, 2, "intent", "plan", w.draft)
-		assert.Check(t, is.Equal(doc.Code, "record_malformed"), "%+v", doc)
+		assert.Check(t, is.Equal(doc.Code, refusal.CodeRecordMalformed), "%+v", doc)
 		assert.Check(t, is.Contains(doc.What, w.draftPath))
 		assert.Check(t, is.DeepEqual(w.s.snapshot(t), before))
 
 		doc = recRefusal(t, w.s, 2, "intent", "plan", "cold")
-		assert.Check(t, is.Equal(doc.Code, "record_malformed"), "%+v", doc)
+		assert.Check(t, is.Equal(doc.Code, refusal.CodeRecordMalformed), "%+v", doc)
 		assert.Check(t, is.DeepEqual(w.s.snapshot(t), before))
 
 		// The listing reports it beside the others, and lint names it: neither writes.
@@ -367,7 +367,7 @@ func TestRecordHeldLockIsContention(t *testing.T) {
 				t.Parallel()
 				doc := recRefusal(t, s, 3, args...)
 				assert.Check(t, is.Equal(doc.Kind, refusal.Contention), "%+v", doc)
-				assert.Check(t, is.Equal(doc.Code, "record_locked"), "%+v", doc)
+				assert.Check(t, is.Equal(doc.Code, refusal.CodeRecordLocked), "%+v", doc)
 			})
 		}
 	})

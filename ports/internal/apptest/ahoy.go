@@ -97,7 +97,7 @@ func SetupStateOf(s *fake.Setup) SetupState {
 }
 
 // AssertRefusal checks err is a refusal (exit 2) with the code, and returns it.
-func AssertRefusal(t *testing.T, err error, code string) *refusal.Error {
+func AssertRefusal(t *testing.T, err error, code refusal.Code) *refusal.Error {
 	t.Helper()
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "want a refusal with code %s, got %v", code, err)

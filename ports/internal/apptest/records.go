@@ -80,7 +80,7 @@ func RecRun[R any](t *testing.T, a *app.App, verb string, in map[string]any) R {
 }
 
 // RecRefused asserts err is a refusal of kind and code ("" for any code).
-func RecRefused(t *testing.T, err error, kind refusal.Kind, code string) *refusal.Error {
+func RecRefused(t *testing.T, err error, kind refusal.Kind, code refusal.Code) *refusal.Error {
 	t.Helper()
 	assert.Assert(t, err != nil, "want refusal %q, got success", code)
 	r, ok := refusal.As(err)

@@ -41,11 +41,11 @@ func (a *Core) LoadConfig(ctx context.Context) (ports.ConfigFiles, *config.Stack
 func ConfigRefusal(err error) error {
 	var fe *config.FileError
 	if errors.As(err, &fe) {
-		return refusal.New("config_invalid", fe.File, fe.Msg, "fix the file, or move it aside to use the lower layers")
+		return refusal.New(refusal.CodeConfigInvalid, fe.File, fe.Msg, "fix the file, or move it aside to use the lower layers")
 	}
 	var ve *config.ValueError
 	if errors.As(err, &ve) {
-		return refusal.New("config_value_invalid", ve.Origin, fmt.Sprintf("%s %s", text.Clip(ve.Key), ve.Msg),
+		return refusal.New(refusal.CodeConfigValueInvalid, ve.Origin, fmt.Sprintf("%s %s", text.Clip(ve.Key), ve.Msg),
 			fmt.Sprintf("change %s in %s; a value that fails its check is never replaced by a lower layer's", text.Clip(ve.Key), ve.Origin))
 	}
 	return err

@@ -21,7 +21,7 @@ func (a *Core) Initialized(verb string) error {
 		return err
 	}
 	if len(missing) > 0 {
-		return refusal.New("install_incomplete", missing[0], "abcd ahoy install was interrupted before it wrote "+strings.Join(missing, " and ")+
+		return refusal.New(refusal.CodeInstallIncomplete, missing[0], "abcd ahoy install was interrupted before it wrote "+strings.Join(missing, " and ")+
 			"; until it finishes, abcd writes nothing here (a temporary file could land where git sees it)",
 			refusal.Run("ahoy_install"), " again: it makes what is missing and leaves the rest").On(verb, "")
 	}
@@ -34,7 +34,7 @@ func (a *Core) RecordPresent(verb string) error {
 		if root, git := a.RepoRoot(); !git {
 			return NotARepository(verb, root)
 		}
-		return refusal.New("not_initialized", "", "this repository has no .abcd/ record yet",
+		return refusal.New(refusal.CodeNotInitialized, "", "this repository has no .abcd/ record yet",
 			refusal.Run("ahoy_install"), " first").On(verb, "")
 	}
 	return nil
@@ -71,13 +71,13 @@ func (a *Core) Abs(rel string) string { return loop.Abs(a.Root(), rel) }
 
 // NotARepository is every verb's one answer outside a git repository.
 func NotARepository(verb, root string) error {
-	return refusal.New("not_a_repository", "", root+" is not inside a git repository",
+	return refusal.New(refusal.CodeNotARepository, "", root+" is not inside a git repository",
 		"run `git init` there first, or run abcd from inside a repository").On(verb, "")
 }
 
 // RecordMalformed refuses a record abcd cannot parse, pointing at lint.
 func RecordMalformed(file, why string) error {
-	return refusal.New("record_malformed", file, why, "fix the file (", refusal.Run("lint"), " lists every problem)")
+	return refusal.New(refusal.CodeRecordMalformed, file, why, "fix the file (", refusal.Run("lint"), " lists every problem)")
 }
 
 const (

@@ -16,7 +16,7 @@ func StatePath(run string) string { return loop.RunDir(run) + "/state.json" }
 func (a *Core) LoadRun(ctx context.Context, run string) (loop.State, error) {
 	data, err := a.Runs.Read(ctx, StatePath(run), loop.MaxStateBytes)
 	if err != nil {
-		if r, ok := refusal.As(err); ok && r.Code == "return_missing" {
+		if r, ok := refusal.As(err); ok && r.Code == refusal.CodeReturnMissing {
 			return loop.State{}, loop.UnknownRun(run)
 		}
 		return loop.State{}, err
@@ -26,7 +26,7 @@ func (a *Core) LoadRun(ctx context.Context, run string) (loop.State, error) {
 		err = s.Check()
 	}
 	if err != nil {
-		return loop.State{}, refusal.New("run_state_invalid", StatePath(run), err.Error(), "the state file was edited by hand; restore it from the last good copy")
+		return loop.State{}, refusal.New(refusal.CodeRunStateInvalid, StatePath(run), err.Error(), "the state file was edited by hand; restore it from the last good copy")
 	}
 	return s, nil
 }
