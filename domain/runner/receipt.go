@@ -98,6 +98,9 @@ type Receipt struct {
 	// refused, a process still there after SIGKILL), each with why, at most 8 and a count of the rest;
 	// absent when none was left.
 	Leftovers []string `json:"leftovers,omitempty" jsonschema:"maxItems=9"`
+	// Sandbox is the fence the CLI ran in (adapters/sandbox), or off when the person turned it off for
+	// this runner; absent only on a step the loop asked no fence for.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // Reason is a fallback reason on a receipt: one of review.FallbackReasons, or "" for a completed step.
