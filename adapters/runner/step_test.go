@@ -15,6 +15,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/adapters/runner"
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/gemini"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
@@ -23,6 +24,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Helper() // the fence's helper is the test binary, as it is abcd in abcd's main
 	runnertest.FakeMain()
 	os.Exit(m.Run())
 }

@@ -51,7 +51,9 @@ func missingf(format string, a ...any) *failure {
 func faultf(format string, a ...any) *failure { return &failure{why: fmt.Sprintf(format, a...)} }
 
 func helperMain() int {
-	if _, err := unix.FcntlInt(controlFD, unix.F_GETFD, 0); err != nil {
+	// The control socket is a Unix stream socket abcd made; anything else on fd 3 is a person who
+	// typed the argument.
+	if d, err := unix.GetsockoptInt(controlFD, unix.SOL_SOCKET, unix.SO_DOMAIN); err != nil || d != unix.AF_UNIX {
 		fmt.Fprintln(os.Stderr, "abcd: "+HelperArg+" is started by abcd itself, never by hand")
 		return 2
 	}
