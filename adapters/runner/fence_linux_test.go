@@ -86,7 +86,10 @@ func TestAFenceThatCannotBeBuiltRefusesTheStep(t *testing.T) {
 	_, err := os.Stat(marker)
 	assert.Check(t, os.IsNotExist(err), "the CLI ran")
 
-	o = w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy = domain.PolicyImplement; r.Sandbox = &ports.SandboxPolicy{Off: true} })
+	o = w.step(context.Background(), func(r *ports.RunnerStep) {
+		r.Policy = domain.PolicyImplement
+		r.Sandbox = &ports.SandboxPolicy{Off: true}
+	})
 	assert.Check(t, o.Failure == nil, "%+v", o.Failure)
 	assert.Assert(t, o.Receipt.Sandbox != nil)
 	assert.Check(t, is.Equal(o.Receipt.Sandbox.Kind, domain.SandboxOff))

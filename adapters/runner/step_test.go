@@ -15,10 +15,10 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/adapters/runner"
-	"github.com/abcd-dev/abcd/adapters/sandbox"
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/gemini"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 	domain "github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 )
