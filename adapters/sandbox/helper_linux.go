@@ -112,9 +112,15 @@ func send(r reply, fds []int) error {
 		oob = unix.UnixRights(fds...)
 	}
 	n, err := unix.SendmsgN(controlFD, data, oob, nil, 0)
+	for errors.Is(err, unix.EINTR) {
+		n, err = unix.SendmsgN(controlFD, data, oob, nil, 0)
+	}
 	for err == nil && n < len(data) {
 		data = data[n:]
 		n, err = unix.Write(controlFD, data)
+		if errors.Is(err, unix.EINTR) {
+			n, err = 0, nil
+		}
 	}
 	return err
 }
@@ -144,7 +150,7 @@ func (s setup) build() (reply, []int, []string, *failure) {
 		closeFDs(fds)
 		return reply{}, nil, nil, f
 	}
-	env := environment(os.Environ(), pl, listeners)
+	env := environment(s.Env, pl, listeners)
 	return reply{ABI: abi, Hidden: hidden, Listeners: listeners}, fds, env, nil
 }
 
