@@ -150,7 +150,7 @@ func (r *Running) proxy(c net.Conn) {
 		return
 	}
 	if !r.allowed[target] {
-		r.refuse(target, c, "403 Forbidden")
+		r.refuse(req.Host, c, "403 Forbidden")
 		return
 	}
 	up, err := r.dialer(false).Dial("tcp", target)
@@ -179,9 +179,9 @@ func (r *Running) proxy(c net.Conn) {
 // hostOf is where a non-CONNECT request was going, for the receipt.
 func hostOf(req *http.Request) string {
 	if req.URL != nil && req.URL.Host != "" {
-		return strings.ToLower(req.URL.Host)
+		return req.URL.Host
 	}
-	return strings.ToLower(req.Host)
+	return req.Host
 }
 
 // refuse answers a proxy request with status and counts it, naming where it went.
@@ -196,14 +196,15 @@ func (r *Running) refuse(target string, c net.Conn, status string) {
 }
 
 // receiptHost keeps a destination's name to what a host and port are spelled with, at most 100 bytes:
-// what a step asked for is not trusted text.
+// what a step asked for is not trusted text. Its case is kept, so the runner's scrubber still finds a
+// credential a step tried to carry out in a name.
 func receiptHost(s string) string {
 	s = strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.ContainsRune(".-:[]", c) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".-:[]", c) {
 			return c
 		}
 		return -1
-	}, strings.ToLower(s))
+	}, s)
 	if len(s) > 100 {
 		s = s[:100]
 	}
