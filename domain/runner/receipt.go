@@ -235,6 +235,9 @@ func (r Receipt) Check() error {
 		}
 		seen[c] = true
 	}
+	if r.Sandbox != nil {
+		p = append(p, r.Sandbox.problems()...)
+	}
 	if len(p) > 0 {
 		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))
 	}

@@ -2,13 +2,14 @@ package runner
 
 import (
 	"fmt"
-	"net"
+	"net/netip"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // The sandbox is the fence abcd builds around every process a runner's step starts (and around the
@@ -55,6 +56,33 @@ type Sandbox struct {
 	Refused        []string `json:"refused" jsonschema:"maxItems=8"`
 }
 
+// problems are what breaks a receipt's sandbox: a kind abcd does not build, a list past its bound, a
+// word that is not one plain line.
+func (s Sandbox) problems() []string {
+	var p []string
+	if s.Kind != SandboxLinux && s.Kind != SandboxOff {
+		p = append(p, fmt.Sprintf("sandbox kind %q is not one abcd builds", text.Clip(string(s.Kind))))
+	}
+	if s.LandlockABI < 0 || s.NetworkRefused < 0 {
+		p = append(p, "a sandbox figure is negative")
+	}
+	for _, l := range []struct {
+		name  string
+		items []string
+		max   int
+	}{{"writable", s.Writable, MaxSandboxPaths}, {"hidden", s.Hidden, MaxSandboxPaths}, {"network", s.Network, MaxSandboxEndpoints}, {"refused", s.Refused, MaxSandboxRefused}} {
+		if len(l.items) > l.max {
+			p = append(p, fmt.Sprintf("sandbox %s lists %d, over %d", l.name, len(l.items), l.max))
+		}
+		for _, x := range l.items {
+			if x == "" || len(x) > 4096 || text.LineProblem(x) != "" {
+				p = append(p, fmt.Sprintf("sandbox %s holds %q, not one plain line", l.name, text.Clip(x)))
+			}
+		}
+	}
+	return p
+}
+
 // Endpoint is one destination a step's processes may reach: a host name or an IP address, and a port.
 type Endpoint struct {
 	Host string
@@ -62,7 +90,12 @@ type Endpoint struct {
 }
 
 // String is host:port (an IPv6 address in brackets).
-func (e Endpoint) String() string { return net.JoinHostPort(e.Host, strconv.Itoa(e.Port)) }
+func (e Endpoint) String() string {
+	if strings.Contains(e.Host, ":") {
+		return "[" + e.Host + "]:" + strconv.Itoa(e.Port)
+	}
+	return e.Host + ":" + strconv.Itoa(e.Port)
+}
 
 // Loopback reports whether the endpoint is on this machine's loopback (127.0.0.0/8, ::1, localhost):
 // the fence reaches such an endpoint at the same address inside the step's network namespace.
@@ -70,8 +103,8 @@ func (e Endpoint) Loopback() bool {
 	if strings.EqualFold(e.Host, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(e.Host)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(e.Host)
+	return err == nil && ip.IsLoopback()
 }
 
 // Check says why the endpoint cannot be allowed, or "" when it can.
@@ -81,8 +114,9 @@ func (e Endpoint) Check() string {
 		return fmt.Sprintf("port %d is not a TCP port", e.Port)
 	case e.Host == "" || len(e.Host) > 253:
 		return "its host is empty or longer than 253 bytes"
-	case net.ParseIP(e.Host) != nil:
-		if ip := net.ParseIP(e.Host); ip.IsUnspecified() || ip.IsMulticast() {
+	}
+	if ip, err := netip.ParseAddr(e.Host); err == nil {
+		if ip.Zone() != "" || ip.IsUnspecified() || ip.IsMulticast() {
 			return "its address is not one a connection goes to"
 		}
 		return ""
