@@ -223,7 +223,8 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 }
 
 func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog runner.Catalog) (*runner.Failure, error) {
-	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard}
+	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard,
+		Fenced: req.Sandbox != nil && !req.Sandbox.Off}
 	if len(req.Schema) > 0 {
 		in.Schema, in.SchemaFile = req.Schema, filepath.Join(p.private, "schema.json")
 	}

@@ -174,6 +174,7 @@ func attacks(w world, allowed, other runner.Endpoint) []map[string]any {
 		{"name": "read another lane", "do": "read", "path": filepath.Join(w.other, "secret.txt")},
 		{"name": "reach a loopback listener that is not its endpoint", "do": "connect", "host": other.Host, "port": other.Port},
 		{"name": "write its worktree", "do": "write", "path": filepath.Join(w.worktree, "new.go"), "text": "package main // new\n"},
+		{"name": "write /tmp", "do": "write", "path": filepath.Join("/tmp", filepath.Base(w.root)+".probe")},
 		{"name": "reach its endpoint", "do": "get", "host": allowed.Host, "port": allowed.Port},
 	}
 }
@@ -185,10 +186,12 @@ func TestTheFenceDeniesAnImplementersAttacks(t *testing.T) {
 	_, allowed := standin(t)
 	otherLn, other := standin(t)
 	defer otherLn.Close()
-	musts := map[string]bool{"write its worktree": true, "reach its endpoint": true}
+	// /tmp is written all the same: inside the fence it is the step's own temporary folder.
+	musts := map[string]bool{"write its worktree": true, "reach its endpoint": true, "write /tmp": true}
 
 	t.Run("unfenced, every attack works", func(t *testing.T) {
 		w := newWorld(t)
+		t.Cleanup(func() { os.Remove(filepath.Join("/tmp", filepath.Base(w.root)+".probe")) })
 		got, _ := runImplementer(t, w, nil, ports.SandboxPolicy{}, attacks(w, allowed, other))
 		for name, a := range got {
 			assert.Check(t, a.OK, "%s: %s", name, a.Err)
@@ -207,6 +210,11 @@ func TestTheFenceDeniesAnImplementersAttacks(t *testing.T) {
 			}
 		}
 		assert.Check(t, is.Equal(got["reach its endpoint"].Did, "standin"))
+		probe := filepath.Base(w.root) + ".probe"
+		_, err := os.Stat(filepath.Join("/tmp", probe))
+		assert.Check(t, os.IsNotExist(err), "the step wrote the shared /tmp")
+		_, err = os.Stat(filepath.Join(w.temp, probe))
+		assert.Check(t, err, "the step's /tmp is its own temporary folder")
 		assert.Check(t, is.DeepEqual(w.snapshot(t), before), "a file outside the worktree changed")
 		data, err := os.ReadFile(filepath.Join(w.worktree, "new.go"))
 		assert.NilError(t, err)

@@ -156,17 +156,23 @@ func (s setup) build() (reply, []int, []string, *failure) {
 
 // ---- Mounts ----
 
-// An op is one change to what the step sees: a path hidden, or a path inside a hidden folder shown.
+// An op is one change to what the step sees: a path hidden, a path inside a hidden folder shown, or
+// /tmp replaced by the step's own temporary folder.
 type op struct {
-	path string
-	show bool
-	fd   int // the shown path, opened before anything was hidden
+	path          string
+	show, replace bool
+	fd            int // the shown path or the temporary folder, opened before anything was hidden
 }
 
+// sharedTemp is the shared temporary folder the step's own replaces: some CLIs write there whatever
+// TMPDIR says (Codex makes /tmp/codex-daemon-<uid>).
+const sharedTemp = "/tmp"
+
 // mounts makes the step's view of the file system: every hidden folder an empty file system (a file,
-// an empty one), every shown path inside them bound back at its place, the protected paths
-// read-only, a private /dev/shm; it returns what it hid. The hidden folders are read-only by the
-// end: nothing can be written into them.
+// an empty one), /tmp the step's own temporary folder, every shown path inside them bound back at its
+// place (read-only unless it is a writable root), the protected paths read-only, a private /dev/shm;
+// it returns what it hid. The hidden folders are read-only by the end: nothing can be written into
+// them.
 func mounts(pl plan) ([]string, *failure) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, missingf("a private mount namespace (making / private: %s)", err)
@@ -180,6 +186,14 @@ func mounts(pl plan) ([]string, *failure) {
 		}
 	}()
 	for _, h := range pl.Hide {
+		if h == sharedTemp {
+			fd, err := unix.Open(pl.Temp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return nil, faultf("the temporary folder %s: %s", pl.Temp, err)
+			}
+			ops = append(ops, op{path: h, replace: true, fd: fd})
+			continue
+		}
 		ops = append(ops, op{path: h, fd: -1})
 	}
 	for _, p := range pl.Show {
@@ -202,9 +216,16 @@ func mounts(pl plan) ([]string, *failure) {
 	var hidden, empties []string
 	for _, o := range ops {
 		if o.show {
-			if f := show(o); f != nil {
+			if f := show(o, slices.Contains(pl.Write, o.path)); f != nil {
 				return nil, f
 			}
+			continue
+		}
+		if o.replace {
+			if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(o.fd), o.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return nil, missingf("mounts in the step's namespace (its temporary folder over %s: %s)", o.path, err)
+			}
+			hidden = append(hidden, o.path)
 			continue
 		}
 		var st unix.Stat_t
@@ -246,22 +267,36 @@ func mounts(pl plan) ([]string, *failure) {
 	return hidden, nil
 }
 
-// show binds a shown path back where it is, unless the step sees it there already.
-func show(o op) *failure {
+// show binds a shown path back where it is, unless the step sees it there already (a writable root
+// seen only through a read-only mount is bound again). A path shown that is not a writable root is
+// read-only: bound inside the step's temporary folder it would otherwise take that folder's rights.
+func show(o op, writable bool) *failure {
 	var want, have unix.Stat_t
 	if err := unix.Fstat(o.fd, &want); err != nil {
 		return faultf("%s: %s", o.path, err)
 	}
 	if err := unix.Stat(o.path, &have); err == nil && have.Dev == want.Dev && have.Ino == want.Ino {
-		return nil // not inside anything hidden
-	}
-	if err := mountPoint(o.path, want.Mode&unix.S_IFMT == unix.S_IFDIR); err != nil {
+		if !writable || !readOnlyMount(o.path) {
+			return nil // not inside anything hidden
+		}
+	} else if err := mountPoint(o.path, want.Mode&unix.S_IFMT == unix.S_IFDIR); err != nil {
 		return missingf("mounts in the step's namespace (a place for %s: %s)", o.path, err)
 	}
 	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(o.fd), o.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return missingf("mounts in the step's namespace (showing %s: %s)", o.path, err)
 	}
+	if !writable {
+		if err := remountReadOnly(o.path); err != nil {
+			return missingf("mounts in the step's namespace (%s read-only: %s)", o.path, err)
+		}
+	}
 	return nil
+}
+
+// readOnlyMount reports whether the mount path is on is read-only.
+func readOnlyMount(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Flags&unix.ST_RDONLY != 0
 }
 
 // mountPoint makes path (a folder, or an empty file) and the folders to it, where they are missing:
