@@ -14,8 +14,9 @@ import (
 )
 
 // The real CLIs take an implementer's step inside the fence: the stand-in's address is the one
-// endpoint allowed, the worktree the one root written (its .git read-only), the CLI's home its state
-// folder; every step still completes, and the guard's hook still answers first.
+// endpoint allowed, the worktree the one root written (its .git read-only) beside the CLI's state
+// folders under the home the test gives it (read-only but for them); every step still completes, and
+// the guard's hook still answers first.
 func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
 	for _, c := range clis(t) {
 		if c.editModel != "" {
@@ -30,7 +31,7 @@ func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
 			assert.NilError(t, os.WriteFile(beside, []byte("the person's\n"), 0o600))
 			req := ports.RunnerStep{Runner: w.r, Dir: w.work, PromptFile: w.prompt, Policy: domain.PolicyImplement, Model: w.c.model, Limits: w.r.Limits,
 				Sandbox: &ports.SandboxPolicy{Role: ports.SandboxRoleImplementer, Write: []string{w.work}, Protect: []string{filepath.Join(w.work, ".git")},
-					State: []string{w.home}, Endpoints: []domain.Endpoint{api}}}
+					State: stateOf(t, c.kind, w.home), Show: []string{w.home}, Endpoints: []domain.Endpoint{api}}}
 			o, err := w.a.Step(context.Background(), req)
 			assert.NilError(t, err)
 			assert.NilError(t, o.Receipt.Check())
@@ -49,4 +50,19 @@ func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
 			t.Logf("%s: %+v", c.kind, *sb)
 		})
 	}
+}
+
+// stateOf is the CLI's state under the home the test gives it (as abcd gives a runner's CLI a home of
+// its own): the folders made, the file holding an empty object.
+func stateOf(t *testing.T, k domain.Kind, home string) []string {
+	t.Helper()
+	out := k.StateFolders(home)
+	for _, p := range out {
+		if filepath.Ext(p) == ".json" {
+			assert.NilError(t, os.WriteFile(p, []byte("{}\n"), 0o600))
+		} else {
+			assert.NilError(t, os.MkdirAll(p, 0o700))
+		}
+	}
+	return out
 }

@@ -82,3 +82,11 @@ func FuzzEndpointOf(f *testing.F) {
 		}
 	})
 }
+
+func TestEachCLIsStateIsUnderTheHomeItIsGiven(t *testing.T) {
+	assert.Check(t, is.DeepEqual(Claude.StateFolders("/h"), []string{"/h/.claude", "/h/.claude.json"}))
+	assert.Check(t, is.DeepEqual(Codex.StateFolders("/h"), []string{"/h/.codex"}))
+	assert.Check(t, is.DeepEqual(Gemini.StateFolders("/h"), []string{"/h/.gemini"}))
+	assert.Check(t, is.Len(Claude.StateFolders("h"), 0))
+	assert.Check(t, is.Len(OpenCode.StateFolders("/h"), 0), "a CLI abcd does not drive has none")
+}
