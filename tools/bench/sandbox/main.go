@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command sandbox measures what the fence (adapters/sandbox) adds to a runner's step: the same
 // command started the way a runner's CLI is started without it (its own process group, dying with
 // abcd) and started inside the fence an implementer is given (its worktree writable and its .git
