@@ -161,9 +161,10 @@ type SandboxPolicy struct {
 	// the run's folder, a reviewer's; $ABCD_HOME/config.json for abcd's guard hook). A root of Write,
 	// State or Temp inside a hidden folder is shown, and writable, without being named here.
 	Show []string
-	// Endpoints are the only destinations the step may connect to: the runner's vendor API, or the
-	// base URL its block passes (runner.VendorEndpoints, runner.EndpointOf). A loopback endpoint is
-	// reached at the same address; any other through abcd's proxy (HTTPS_PROXY). None: no network.
+	// Endpoints are the only destinations the step may connect to. nil gives a runner's step its
+	// runner's own: the base URLs its CLI is passed (a *_BASE_URL variable of its block), else its
+	// vendor's API (Kind.VendorEndpoints); an empty list gives none. A loopback endpoint is reached at
+	// the same address; any other through abcd's proxy (HTTPS_PROXY, CONNECT only: https).
 	Endpoints []runner.Endpoint
 	// Temp is the step's private temporary folder (TMPDIR), writable; "" has the adapter make one per
 	// step and remove it after.

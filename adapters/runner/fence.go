@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/abcd-dev/abcd/adapters/sandbox"
 	"github.com/abcd-dev/abcd/domain/runner"
@@ -29,14 +30,18 @@ func (a *Adapter) fence() *sandbox.Fence {
 }
 
 // fencing completes the step's policy: a private temporary folder made for the step when the loop
-// gave none (removed by the cleanup), and shown, for reading, what the CLI needs wherever the policy
+// gave none (removed by the cleanup), the runner's own endpoints when the policy names none (nil), and
+// shown, for reading, what the CLI needs wherever the policy
 // hides it: its working folder, its executable, the step's private folder (abcd's settings, MCP
 // configuration and schema for it) and abcd's guard hook. nil when the step asked for no fence or the person turned it off.
-func (a *Adapter) fencing(req ports.RunnerStep, private string) (*fencing, func(), error) {
+func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*fencing, func(), error) {
 	if req.Sandbox == nil || req.Sandbox.Off {
 		return nil, func() {}, nil
 	}
 	p := *req.Sandbox
+	if p.Endpoints == nil {
+		p.Endpoints = Endpoints(req.Runner.CLI, env)
+	}
 	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, private)
 	if len(a.guard) > 0 {
 		p.Show = append(p.Show, a.guard[0])
@@ -60,6 +65,27 @@ func (a *Adapter) tempRoot() string {
 		return a.temp
 	}
 	return os.TempDir()
+}
+
+// Endpoints are a runner's own endpoints, from the environment its CLI is given: the base URLs it is
+// passed (each variable named *_BASE_URL holding an http or https URL: ANTHROPIC_BASE_URL,
+// GOOGLE_GEMINI_BASE_URL, OPENAI_BASE_URL), else its vendor's API. A policy that names no endpoints
+// (nil) is given these; one that names an empty list is given none.
+func Endpoints(k runner.Kind, env []string) []runner.Endpoint {
+	var out []runner.Endpoint
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasSuffix(name, "_BASE_URL") {
+			continue
+		}
+		if e, err := runner.EndpointOf(value); err == nil && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		out = k.VendorEndpoints()
+	}
+	return out
 }
 
 // startFailure is why a fenced CLI could not start: a fence this machine cannot build is its own

@@ -53,7 +53,8 @@ func TestAFencedStepRunsInsideTheFence(t *testing.T) {
 	assert.Check(t, sb.LandlockABI >= sandbox.DefaultMinABI)
 	assert.Check(t, is.Contains(sb.Writable, w.work))
 	assert.Check(t, is.Contains(sb.Hidden, "/tmp"))
-	assert.Check(t, is.DeepEqual(sb.Network, []string{}))
+	// The policy named no endpoints: the runner's own (no base URL passed: its vendor's API).
+	assert.Check(t, is.DeepEqual(sb.Network, []string{"api.anthropic.com:443"}))
 	var d runnertest.Dump
 	data, err = os.ReadFile(dump)
 	assert.NilError(t, err)
@@ -143,4 +144,14 @@ print(s.recv(100))`
 	// A reviewer writes nowhere but its own temporary folder.
 	assert.Check(t, is.Len(sb.Writable, 1))
 	assert.Check(t, strings.HasPrefix(sb.Writable[0], filepath.Join(w.dir, "abcd-tmp-")), sb.Writable)
+}
+
+// A runner's own endpoints are the base URLs its CLI is passed, else its vendor's API.
+func TestARunnersEndpointsAreItsBaseURLsElseItsVendors(t *testing.T) {
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8080", "HOME=/h", "OTHER_URL=https://x.test"}),
+		[]domain.Endpoint{{Host: "127.0.0.1", Port: 8080}}))
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Gemini, []string{"GOOGLE_GEMINI_BASE_URL=https://proxy.example.test/v1beta"}),
+		[]domain.Endpoint{{Host: "proxy.example.test", Port: 443}}))
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=not a url"}), domain.Claude.VendorEndpoints()))
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Codex, nil), domain.Codex.VendorEndpoints()))
 }

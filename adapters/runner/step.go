@@ -139,7 +139,7 @@ func (s *step) run(ctx context.Context) error {
 	defer p.Close()
 	s.scrub = p.Scrubber
 	s.o.Receipt.SchemaEnforced = p.SchemaEnforced
-	fenced, cleanup, err := s.a.fencing(s.req, p.private)
+	fenced, cleanup, err := s.a.fencing(s.req, p.private, p.Env)
 	if err != nil {
 		return err
 	}
