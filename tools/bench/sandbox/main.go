@@ -214,9 +214,9 @@ func markdown(n int, kinds []kind, walls, cpus [][]time.Duration) string {
 	}
 	b.WriteString("\nThe helper is abcd started again (`sandbox.Helper`, the first call in its main); the row with a\n")
 	b.WriteString("binary holding the helper alone says what abcd's own start (its size, its packages' inits) costs of\n")
-	b.WriteString("the set-up, against a second binary to build, install and find beside abcd. The last row is a Go\n")
-	b.WriteString("program's own start on this machine, and the row after it the kernel's namespaces alone: the set-up is\n")
-	b.WriteString("those two, one Go process started before the command inside new namespaces, and the mounts, the rules\n")
+	b.WriteString("the set-up, against a second binary to build, install and find beside abcd. The two rows for scale\n")
+	b.WriteString("are a Go program's own start on this machine and the kernel's new namespaces alone: the set-up is\n")
+	b.WriteString("both (one Go process started inside new namespaces before the command), then the mounts, the rules\n")
 	b.WriteString("and the hand-overs between abcd and the helper.\n\n")
 	return b.String()
 }
