@@ -101,23 +101,7 @@ func (f *Fence) Start(cmd *exec.Cmd, p ports.SandboxPolicy) (*Running, error) {
 	cmd.Path, cmd.Args, cmd.Dir = helper, []string{helper, HelperArg}, "/"
 	cmd.Env = []string{"GOMAXPROCS=1", "GOGC=off"}
 	cmd.ExtraFiles = []*os.File{theirs}
-	uid, gid := os.Getuid(), os.Getgid()
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// A session of its own: the CLI has no controlling terminal to read the person's keys from or
-		// push keys into, and its session id is its process group's, which abcd ends as one.
-		Setsid:    true,
-		Pdeathsig: syscall.SIGKILL,
-		// A user namespace lets an unprivileged abcd make the mount and network namespaces; the user
-		// stays who they are inside (mapped to themselves), and loses every capability at the exec.
-		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET,
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		GidMappingsEnableSetgroups: false,
-		// The helper runs as the person (not user 0) inside the namespace, so its own exec would drop
-		// the capabilities the new namespace gave it: it keeps the three it needs to build the fence
-		// (mounts, the loopback, dropping the bounding set), and drops every one before the command.
-		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP},
-	}
+	cmd.SysProcAttr = helperAttr()
 	if err := timeouts(ours); err != nil {
 		return nil, err
 	}
@@ -152,6 +136,28 @@ func (f *Fence) Start(cmd *exec.Cmd, p ports.SandboxPolicy) (*Running, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// helperAttr is how the helper is started: the leader of a session of its own, dying with abcd, in
+// new user, mount and network namespaces.
+func helperAttr() *syscall.SysProcAttr {
+	uid, gid := os.Getuid(), os.Getgid()
+	return &syscall.SysProcAttr{
+		// A session of its own: the CLI has no controlling terminal to read the person's keys from or
+		// push keys into, and its session id is its process group's, which abcd ends as one.
+		Setsid:    true,
+		Pdeathsig: syscall.SIGKILL,
+		// A user namespace lets an unprivileged abcd make the mount and network namespaces; the user
+		// stays who they are inside (mapped to themselves), and loses every capability at the exec.
+		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET,
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		// The helper runs as the person (not user 0) inside the namespace, so its own exec would drop
+		// the capabilities the new namespace gave it: it keeps the three it needs to build the fence
+		// (mounts, the loopback, dropping the bounding set), and drops every one before the command.
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP},
+	}
 }
 
 // startError says why the helper could not be started: the kernel refusing the namespaces is a fence

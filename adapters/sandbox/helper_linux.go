@@ -177,7 +177,7 @@ func mounts(pl plan) ([]string, *failure) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, missingf("a private mount namespace (making / private: %s)", err)
 	}
-	var ops []op
+	ops, f := mountOps(pl)
 	defer func() {
 		for _, o := range ops {
 			if o.fd >= 0 {
@@ -185,67 +185,33 @@ func mounts(pl plan) ([]string, *failure) {
 			}
 		}
 	}()
-	for _, h := range pl.Hide {
-		if h == sharedTemp {
-			fd, err := unix.Open(pl.Temp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return nil, faultf("the temporary folder %s: %s", pl.Temp, err)
-			}
-			ops = append(ops, op{path: h, replace: true, fd: fd})
-			continue
-		}
-		ops = append(ops, op{path: h, fd: -1})
+	if f != nil {
+		return nil, f
 	}
-	for _, p := range pl.Show {
-		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			if slices.Contains(pl.Write, p) {
-				return nil, faultf("the writable root %s: %s", p, err)
-			}
-			continue // nothing there to show
-		}
-		ops = append(ops, op{path: p, show: true, fd: fd})
-	}
-	// A folder before what lies inside it; at one path, hiding before showing.
-	sort.SliceStable(ops, func(i, j int) bool {
-		if ops[i].path != ops[j].path {
-			return ops[i].path < ops[j].path
-		}
-		return !ops[i].show && ops[j].show
-	})
 	var hidden, empties []string
 	for _, o := range ops {
-		if o.show {
+		switch {
+		case o.show:
 			if f := show(o, slices.Contains(pl.Write, o.path)); f != nil {
 				return nil, f
 			}
-			continue
-		}
-		if o.replace {
+		case o.replace:
 			if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(o.fd), o.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				return nil, missingf("mounts in the step's namespace (its temporary folder over %s: %s)", o.path, err)
 			}
 			hidden = append(hidden, o.path)
-			continue
-		}
-		var st unix.Stat_t
-		if err := unix.Stat(o.path, &st); err != nil {
-			continue // not there (or inside a folder hidden already): nothing to hide
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			if err := unix.Mount("tmpfs", o.path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
-				return nil, missingf("mounts in the step's namespace (an empty file system over %s: %s)", o.path, err)
+		default:
+			did, empty, f := hide(o.path)
+			if f != nil {
+				return nil, f
 			}
-			empties = append(empties, o.path)
-		} else {
-			if err := unix.Mount("/dev/null", o.path, "", unix.MS_BIND, ""); err != nil {
-				return nil, missingf("mounts in the step's namespace (hiding the file %s: %s)", o.path, err)
+			if did {
+				hidden = append(hidden, o.path)
 			}
-			if err := remountReadOnly(o.path); err != nil {
-				return nil, missingf("mounts in the step's namespace (%s read-only: %s)", o.path, err)
+			if empty {
+				empties = append(empties, o.path)
 			}
 		}
-		hidden = append(hidden, o.path)
 	}
 	for _, p := range pl.Protect {
 		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
@@ -265,6 +231,63 @@ func mounts(pl plan) ([]string, *failure) {
 		return nil, missingf("mounts in the step's namespace (a private /dev/shm: %s)", err)
 	}
 	return hidden, nil
+}
+
+// mountOps are the plan's changes to the view, a folder before what lies inside it and, at one path,
+// hiding before showing; every shown path and the temporary folder opened before anything is hidden.
+// The ops are returned on failure too, so their descriptors are closed.
+func mountOps(pl plan) ([]op, *failure) {
+	var ops []op
+	for _, h := range pl.Hide {
+		if h == sharedTemp {
+			fd, err := unix.Open(pl.Temp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return ops, faultf("the temporary folder %s: %s", pl.Temp, err)
+			}
+			ops = append(ops, op{path: h, replace: true, fd: fd})
+			continue
+		}
+		ops = append(ops, op{path: h, fd: -1})
+	}
+	for _, p := range pl.Show {
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if slices.Contains(pl.Write, p) {
+				return ops, faultf("the writable root %s: %s", p, err)
+			}
+			continue // nothing there to show
+		}
+		ops = append(ops, op{path: p, show: true, fd: fd})
+	}
+	sort.SliceStable(ops, func(i, j int) bool {
+		if ops[i].path != ops[j].path {
+			return ops[i].path < ops[j].path
+		}
+		return !ops[i].show && ops[j].show
+	})
+	return ops, nil
+}
+
+// hide covers path: a folder with an empty file system (made read-only once what is shown inside it
+// is in place: empty), a file with /dev/null, read-only. A path that is not there is not hidden.
+func hide(path string) (did, empty bool, f *failure) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return false, false, nil // not there (or inside a folder hidden already): nothing to hide
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
+			return false, false, missingf("mounts in the step's namespace (an empty file system over %s: %s)", path, err)
+		}
+		return true, true, nil
+	}
+	if err := unix.Mount("/dev/null", path, "", unix.MS_BIND, ""); err != nil {
+		return false, false, missingf("mounts in the step's namespace (hiding the file %s: %s)", path, err)
+	}
+	if err := remountReadOnly(path); err != nil {
+		return false, false, missingf("mounts in the step's namespace (%s read-only: %s)", path, err)
+	}
+	return true, false, nil
 }
 
 // show binds a shown path back where it is, unless the step sees it there already (a writable root
