@@ -8,7 +8,12 @@ require (
 	github.com/abcd-dev/abcd/ports v0.0.0
 )
 
-require mvdan.cc/sh/v3 v3.14.1
+require (
+	github.com/landlock-lsm/go-landlock v0.11.2
+	golang.org/x/sys v0.49.0
+	modernc.org/sqlite v1.62.0
+	mvdan.cc/sh/v3 v3.14.1
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
@@ -16,15 +21,14 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/google/go-cmp v0.7.0
 	gotest.tools/v3 v3.5.2
 )
 

@@ -460,6 +460,25 @@ type DoD interface {
 	// everything it started are ended with it. A command that cannot start, or does not exit on its
 	// own within timeout, is a result with its Problem; an error is ctx's, or a fault of the adapter.
 	Run(ctx context.Context, dir, command string, timeout time.Duration) (DoDResult, error)
+	// RunFenced runs it as Run does, inside the fence run.Sandbox describes and with a runner's
+	// allowlisted environment plus the names run.Env lists (never abcd's whole environment): the
+	// definition of done abcd runs on a runner's work. A fence that cannot be built is a result whose
+	// Problem names what is missing and whose Unavailable is set; nothing ran.
+	RunFenced(ctx context.Context, run DoDRun) (DoDResult, error)
+}
+
+// DoDRun is one run of the definition of done inside the fence.
+type DoDRun struct {
+	// Dir is the checkout (absolute); Command the run's definition of done, from the configuration the
+	// run started with.
+	Dir, Command string
+	Timeout      time.Duration
+	// Env names the variables passed from abcd's environment beside the runner-style allowlist (PATH,
+	// HOME, the locale, the git identity): build.dod_env.
+	Env []string
+	// Sandbox is the fence: Write the checkout, Role SandboxRoleDoD. nil runs unconfined (with the
+	// allowlisted environment still).
+	Sandbox *SandboxPolicy
 }
 
 // DoDResult is how a run of the definition of done ended and its output's last lines.
@@ -474,6 +493,10 @@ type DoDResult struct {
 	// Problem says why the command did not run to its own exit (it could not start, timed out, was
 	// ended by a signal); "" when it did.
 	Problem string
+	// Unavailable is set when the fence asked for could not be built (Problem names what is missing):
+	// the command never ran. Sandbox is the fence it ran in; nil when it ran unconfined.
+	Unavailable bool
+	Sandbox     *runner.Sandbox
 }
 
 // Validator routes an agent's step elsewhere than the person's harness: a review to a RepoPrompt

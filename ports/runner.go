@@ -62,6 +62,10 @@ type RunnerStep struct {
 	// taking the step.
 	Waiting func()
 	Started func(pgid int)
+	// Sandbox is the fence the CLI and every process it starts run in (SandboxPolicy). nil runs the
+	// step as before the fence existed, unconfined and with no sandbox on its receipt: the loop passes
+	// one for every step (Off when the runner's block says "sandbox": "off").
+	Sandbox *SandboxPolicy
 }
 
 // RunnerCheck is a preflight of one CLI.
@@ -74,6 +78,9 @@ type RunnerCheck struct {
 	Prove bool
 	// Model is the model the proving call asks for ("": the CLI's default).
 	Model string
+	// Sandbox is the fence the proving call runs in, as a reviewer's step would (no writable root):
+	// connect proves the sandbox with the call. nil runs it unconfined.
+	Sandbox *SandboxPolicy
 }
 
 // RunnerReport is what a preflight found.
@@ -125,3 +132,51 @@ func ProgressOf(ctx context.Context) Progress {
 	p, _ := ctx.Value(progressKey{}).(Progress)
 	return p
 }
+
+// ---- The fence (issue 31) ----
+
+// SandboxPolicy is what the loop asks of the fence around one step's process tree (adapters/sandbox):
+// what it may write, what it may not read, where it may connect. Paths are absolute. Whatever the
+// policy says, the person's credential folders under the step's HOME (runner.CredentialFolders), the
+// shared temporary folders (/tmp, /var/tmp, the person's /run/user folder) and the step's own
+// environment beyond its allowlist stay out of reach, and the step gains no privilege.
+type SandboxPolicy struct {
+	// Off runs the step unconfined, as the runner's block asks with "sandbox": "off"; its receipt says
+	// so. The rest of the policy is then not read.
+	Off bool
+	// Role is the step's agent (implementer, ruthless-reviewer, security-reviewer, intent-auditor),
+	// SandboxRoleDoD for the definition of done, or SandboxRoleConnect for connect's proving call: only
+	// the implementer and the definition of done may be given a writable root.
+	Role string
+	// Write are the roots the step may write: the lane's worktree for the implementer and the
+	// definition of done, nothing for the others.
+	Write []string
+	// Protect are paths inside Write the step may read but never write, remove or replace (the
+	// worktree's .git: abcd commits).
+	Protect []string
+	// Hide are folders and files the step may not read: the run's folder, the other lanes' worktrees,
+	// $ABCD_HOME. Each is shown to the step as empty.
+	Hide []string
+	// Show are paths inside a hidden folder the step may read all the same (the lane's worktree inside
+	// the run's folder, a reviewer's; $ABCD_HOME/config.json for abcd's guard hook). A root of Write,
+	// State or Temp inside a hidden folder is shown, and writable, without being named here.
+	Show []string
+	// Endpoints are the only destinations the step may connect to. nil gives a runner's step its
+	// runner's own: the base URLs its CLI is passed (a *_BASE_URL variable of its block), else its
+	// vendor's API (Kind.VendorEndpoints); an empty list gives none. A loopback endpoint is reached at
+	// the same address; any other through abcd's proxy (HTTPS_PROXY, CONNECT only: https).
+	Endpoints []runner.Endpoint
+	// Temp is the step's private temporary folder (TMPDIR), writable; "" has the adapter make one per
+	// step and remove it after.
+	Temp string
+	// State are the CLI's own state folders it may write (the folder abcd points CLAUDE_CONFIG_DIR,
+	// CODEX_HOME or the CLI's HOME at).
+	State []string
+}
+
+// Roles a fence is asked for beside the build loop's agents.
+const (
+	SandboxRoleImplementer = "implementer"
+	SandboxRoleDoD         = "dod"
+	SandboxRoleConnect     = "connect"
+)

@@ -13,7 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -21,33 +23,97 @@ import (
 const grace = 5 * time.Second
 
 // Runner is the DoD port over the system's shell.
-type Runner struct{}
+type Runner struct {
+	// Fence builds the fence RunFenced runs the command in (nil: abcd's own, its helper the running
+	// executable).
+	Fence *sandbox.Fence
+	// Environ is abcd's environment (os.Environ when nil): RunFenced passes only the allowlist from it.
+	Environ func() []string
+}
 
 var _ ports.DoD = Runner{}
 
-// Run runs command in dir. The output (stdout and stderr, as they came) is read to its end and only
-// its last lines are kept.
-func (Runner) Run(ctx context.Context, dir, command string, timeout time.Duration) (ports.DoDResult, error) {
+// Run runs command in dir, with abcd's environment and unconfined. The output (stdout and stderr, as
+// they came) is read to its end and only its last lines are kept.
+func (r Runner) Run(ctx context.Context, dir, command string, timeout time.Duration) (ports.DoDResult, error) {
+	return r.run(ctx, dir, command, timeout, r.environ(), nil)
+}
+
+// RunFenced runs it inside the fence the run asks for, with a runner's allowlisted environment
+// (runner.Environment: PATH, HOME, the locale, the git identity, abcd's fixed variables) and the
+// names run.Env lists; a fence that cannot be built is a result saying what is missing, and nothing
+// ran. A policy without a temporary folder is given one of its own, removed after.
+func (r Runner) RunFenced(ctx context.Context, run ports.DoDRun) (ports.DoDResult, error) {
+	env, _, _ := runner.Environment(r.environ(), runner.Runner{PassEnv: run.Env}, nil)
+	if run.Sandbox == nil {
+		return r.run(ctx, run.Dir, run.Command, run.Timeout, env, nil)
+	}
+	if run.Sandbox.Off {
+		res, err := r.run(ctx, run.Dir, run.Command, run.Timeout, env, nil)
+		off := sandbox.Off()
+		res.Sandbox = &off
+		return res, err
+	}
+	p := *run.Sandbox
+	if p.Temp == "" {
+		tmp, err := os.MkdirTemp("", "abcd-dod-")
+		if err != nil {
+			return ports.DoDResult{}, fmt.Errorf("making the definition of done's temporary folder: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		p.Temp = tmp
+	}
+	return r.run(ctx, run.Dir, run.Command, run.Timeout, env, &p)
+}
+
+func (r Runner) environ() []string {
+	if r.Environ != nil {
+		return r.Environ()
+	}
+	return os.Environ()
+}
+
+func (r Runner) fence() *sandbox.Fence {
+	if r.Fence != nil {
+		return r.Fence
+	}
+	return sandbox.New(sandbox.Options{})
+}
+
+// run runs command in dir with env, inside the fence policy describes when it is not nil.
+func (r Runner) run(ctx context.Context, dir, command string, timeout time.Duration, env []string, policy *ports.SandboxPolicy) (ports.DoDResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ports.DoDResult{}, err
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return ports.DoDResult{ExitCode: -1, Problem: fmt.Sprintf("the checkout %s is not a folder abcd can run it in", dir)}, nil
 	}
-	r, w, err := os.Pipe()
+	pr, w, err := os.Pipe()
 	if err != nil {
 		return ports.DoDResult{}, err
 	}
 	began := time.Now()
-	p, err := start(dir, command, w)
+	var fence *sandbox.Fence
+	if policy != nil {
+		fence = r.fence()
+	}
+	p, fenced, err := start(dir, command, w, env, fence, policy)
 	w.Close() // the child holds its own copy; the read below ends when every writer is gone
 	if err != nil {
-		r.Close()
+		pr.Close()
+		if u, ok := sandbox.IsUnavailable(err); ok {
+			return ports.DoDResult{ExitCode: -1, Problem: u.Error(), Unavailable: true}, nil
+		}
+		var pe *sandbox.PolicyError
+		if errors.As(err, &pe) {
+			return ports.DoDResult{}, err // the caller's policy, not the command's problem
+		}
 		return ports.DoDResult{ExitCode: -1, Problem: "the shell could not start it: " + err.Error()}, nil
 	}
+	defer fenced.Close()
 	tail := newTail(loop.CheckTailLines, loop.CheckTailBytes)
 	read := make(chan error, 1)
-	go func() { _, err := io.Copy(tail, r); read <- err }()
+	go func() { _, err := io.Copy(tail, pr); read <- err }()
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -67,11 +133,15 @@ func (Runner) Run(ctx context.Context, dir, command string, timeout time.Duratio
 	case <-read:
 	case <-time.After(grace):
 	}
-	r.Close()
+	pr.Close()
 	if err := ctx.Err(); err != nil {
 		return ports.DoDResult{}, err
 	}
 	res := ports.DoDResult{Tail: tail.String(), Lines: tail.lines, Duration: time.Since(began), Problem: problem}
+	if fenced != nil {
+		rc := fenced.Receipt()
+		res.Sandbox = &rc
+	}
 	code, signal := p.exit()
 	res.ExitCode = code
 	if problem == "" && signal != "" {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/adapters/internal/group"
+	"github.com/abcd-dev/abcd/adapters/sandbox"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // process is the shell running the command, the leader of its own process group: the group, not
@@ -20,14 +22,22 @@ type process struct {
 	state  *os.ProcessState
 }
 
-func start(dir, command string, out *os.File) (*process, error) {
+// start runs the command through the shell with env, as the leader of its own process group; inside
+// the fence policy describes when it is not nil (its own session then: the same group id).
+func start(dir, command string, out *os.File, env []string, fence *sandbox.Fence, policy *ports.SandboxPolicy) (*process, *sandbox.Running, error) {
 	sh := "/bin/sh"
 	if _, err := os.Stat(sh); err != nil {
-		return nil, errNoShell
+		return nil, nil, errNoShell
 	}
-	cmd := &exec.Cmd{Path: sh, Args: []string{sh, "-c", command}, Dir: dir, Stdout: out, Stderr: out, Env: os.Environ()}
-	if err := group.Start(cmd); err != nil {
-		return nil, err
+	cmd := &exec.Cmd{Path: sh, Args: []string{sh, "-c", command}, Dir: dir, Stdout: out, Stderr: out, Env: env}
+	var fenced *sandbox.Running
+	if policy != nil {
+		var err error
+		if fenced, err = fence.Start(cmd, *policy); err != nil {
+			return nil, nil, err
+		}
+	} else if err := group.Start(cmd); err != nil {
+		return nil, nil, err
 	}
 	p := &process{cmd: cmd, exited: make(chan struct{})}
 	go func() {
@@ -35,7 +45,7 @@ func start(dir, command string, out *os.File) (*process, error) {
 		p.state = cmd.ProcessState
 		close(p.exited)
 	}()
-	return p, nil
+	return p, fenced, nil
 }
 
 func (p *process) signal(sig syscall.Signal) {

@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/abcd-dev/abcd/adapters/sandbox"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // process is cmd.exe running the command. Windows has no process group abcd ends as one here: the
@@ -16,11 +19,16 @@ type process struct {
 	state  *os.ProcessState
 }
 
-func start(dir, command string, out *os.File) (*process, error) {
+// start runs the command through cmd.exe with env; a fence is refused (sandbox.Fence.Start says why).
+func start(dir, command string, out *os.File, env []string, fence *sandbox.Fence, policy *ports.SandboxPolicy) (*process, *sandbox.Running, error) {
 	cmd := exec.Command("cmd.exe", "/C", command)
-	cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.Env = dir, out, out, os.Environ()
+	cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.Env = dir, out, out, env
+	if policy != nil {
+		_, err := fence.Start(cmd, *policy)
+		return nil, nil, err
+	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := &process{cmd: cmd, exited: make(chan struct{})}
 	go func() {
@@ -28,7 +36,7 @@ func start(dir, command string, out *os.File) (*process, error) {
 		p.state = cmd.ProcessState
 		close(p.exited)
 	}()
-	return p, nil
+	return p, nil, nil
 }
 
 func (p *process) end(time.Duration) {

@@ -164,7 +164,8 @@ func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outc
 	if err := os.WriteFile(prompt, []byte(provePrompt), 0o600); err != nil {
 		return runner.Outcome{}, err
 	}
-	return a.Step(ctx, ports.RunnerStep{Runner: req.Runner, Dir: work, PromptFile: prompt, Policy: runner.PolicyRead, Model: req.Model, Limits: proveLimits})
+	return a.Step(ctx, ports.RunnerStep{Runner: req.Runner, Dir: work, PromptFile: prompt, Policy: runner.PolicyRead, Model: req.Model, Limits: proveLimits,
+		Sandbox: req.Sandbox})
 }
 
 // output runs the executable with args, bounded in time and size, in its own group, stdin from
@@ -198,7 +199,7 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 		return "", "", runner.Failf(runner.CauseSpawn, "making a folder: %s", pathless(err))
 	}
 	defer os.RemoveAll(dir)
-	p, err := start(exe, args, env, dir, devnull, pipes[0][1], pipes[1][1])
+	p, err := start(exe, args, env, dir, devnull, pipes[0][1], pipes[1][1], nil)
 	pipes[0][1].Close()
 	pipes[1][1].Close()
 	if err != nil {

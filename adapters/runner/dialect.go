@@ -54,6 +54,9 @@ type Invocation struct {
 	Guard []string
 	// Probe is true for the proving call of a preflight: one reply, no tools.
 	Probe bool
+	// Fenced is true when the CLI runs inside abcd's fence (adapters/sandbox): a sandbox of the CLI's
+	// own inside it cannot make the user namespace it needs, and abcd's fence holds what it would.
+	Fenced bool
 }
 
 // Command is a dialect's invocation.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/adapters/internal/group"
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 )
 
 // process is one CLI in its own process group: the group, not the CLI alone, is what a step ends.
@@ -24,11 +25,14 @@ type process struct {
 	// mark is the variable (NAME=value) in the CLI's environment, and so in everything it starts,
 	// that names this process's tree wherever its members went (see sweep).
 	mark string
+	// fenced is the fence the CLI runs in (its network's forwarders); nil when unconfined.
+	fenced *sandbox.Running
 }
 
 // start runs path directly (no shell) as the leader of a new process group, with stdin from the
-// prompt file and stdout and stderr to the pipes given; on Linux it also dies when abcd does.
-func start(path string, args, env []string, dir string, stdin *os.File, stdout, stderr *os.File) (*process, error) {
+// prompt file and stdout and stderr to the pipes given; on Linux it also dies when abcd does. With a
+// fence it starts inside it (adapters/sandbox: the leader of a session of its own, the same group id).
+func start(path string, args, env []string, dir string, stdin *os.File, stdout, stderr *os.File, fence *fencing) (*process, error) {
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, err
@@ -36,10 +40,16 @@ func start(path string, args, env []string, dir string, stdin *os.File, stdout, 
 	mark := MarkVar + "=" + hex.EncodeToString(id[:])
 	env = append(env[:len(env):len(env)], mark)
 	cmd := &exec.Cmd{Path: path, Args: append([]string{path}, args...), Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	if err := group.Start(cmd); err != nil {
+	var fenced *sandbox.Running
+	if fence != nil {
+		var err error
+		if fenced, err = fence.fence.Start(cmd, fence.policy); err != nil {
+			return nil, err
+		}
+	} else if err := group.Start(cmd); err != nil {
 		return nil, err
 	}
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{}), mark: mark}
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{}), mark: mark, fenced: fenced}
 	go func() {
 		p.waitErr = cmd.Wait()
 		p.state = cmd.ProcessState

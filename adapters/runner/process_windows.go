@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 )
 
 // errNoGroups is why the runner route does not run on Windows: a step must own the CLI's whole
@@ -17,9 +19,10 @@ var errNoGroups = errors.New("the runner route needs a process group abcd can en
 type process struct {
 	pgid   int
 	exited chan struct{}
+	fenced *sandbox.Running
 }
 
-func start(string, []string, []string, string, *os.File, *os.File, *os.File) (*process, error) {
+func start(string, []string, []string, string, *os.File, *os.File, *os.File, *fencing) (*process, error) {
 	return nil, errNoGroups
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/domain/strictjson"
@@ -33,6 +34,9 @@ type Options struct {
 	TempDir string
 	// Drain and Grace override runner.Drain and runner.Grace (tests shorten them).
 	Drain, Grace time.Duration
+	// Sandbox is the fence a step asked for one (RunnerStep.Sandbox) runs in; nil: abcd's own, its
+	// helper the running executable (whose main calls sandbox.Helper first).
+	Sandbox *sandbox.Fence
 }
 
 // Adapter is ports.Runners over the dialects it was given.
@@ -44,6 +48,7 @@ type Adapter struct {
 	drain    time.Duration
 	grace    time.Duration
 	local    localSlots
+	sandbox  *sandbox.Fence
 }
 
 var _ ports.Runners = (*Adapter)(nil)
@@ -51,7 +56,7 @@ var _ ports.Runners = (*Adapter)(nil)
 // New is the adapter.
 func New(o Options) *Adapter {
 	a := &Adapter{dialects: map[runner.Kind]Dialect{}, guard: slices.Clone(o.Guard), environ: o.Environ, temp: o.TempDir,
-		drain: cmp.Or(o.Drain, runner.Drain), grace: cmp.Or(o.Grace, runner.Grace)}
+		drain: cmp.Or(o.Drain, runner.Drain), grace: cmp.Or(o.Grace, runner.Grace), sandbox: o.Sandbox}
 	for _, d := range o.Dialects {
 		a.dialects[d.Kind()] = d
 	}
@@ -134,7 +139,12 @@ func (s *step) run(ctx context.Context) error {
 	defer p.Close()
 	s.scrub = p.Scrubber
 	s.o.Receipt.SchemaEnforced = p.SchemaEnforced
-	return s.drive(ctx, p.dialect, p.Args, p.Env, p.Prompt)
+	fenced, cleanup, err := s.a.fencing(s.req, p.private, p.Env)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return s.drive(ctx, p.dialect, p.Args, p.Env, p.Prompt, fenced)
 }
 
 // Prepared is a step ready to start: the CLI's command line, environment and working folder, its
@@ -213,7 +223,8 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 }
 
 func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog runner.Catalog) (*runner.Failure, error) {
-	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard}
+	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard,
+		Fenced: req.Sandbox != nil && !req.Sandbox.Off}
 	if len(req.Schema) > 0 {
 		in.Schema, in.SchemaFile = req.Schema, filepath.Join(p.private, "schema.json")
 	}
@@ -247,7 +258,7 @@ func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog 
 }
 
 // drive starts the CLI and reads its stream until the step's outcome is fixed, then ends the group.
-func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt *os.File) error {
+func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt *os.File, fenced *fencing) error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -258,15 +269,19 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		outW.Close()
 		return err
 	}
-	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, prompt, outW, errW)
+	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, prompt, outW, errW, fenced)
 	outW.Close() // the CLI holds its own copies; EOF comes when the last of its group closes them
 	errW.Close()
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		s.fail(runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err)))
-		return nil
+		f, err := startFailure(err)
+		if f != nil {
+			s.fail(f)
+		}
+		return err
 	}
+	defer func() { s.o.Receipt.Sandbox = sandboxReceipt(s.req, p); p.fenced.Close() }()
 	if s.req.Started != nil {
 		s.req.Started(p.pgid)
 	}
@@ -589,6 +604,13 @@ func (s *step) finish() {
 	r.TerminalReason = receiptWord(sc.Scrub(r.TerminalReason))
 	for i, m := range r.ModelsReported {
 		r.ModelsReported[i] = receiptWord(sc.Scrub(m))
+	}
+	if r.Sandbox == nil {
+		r.Sandbox = sandboxReceipt(s.req, nil) // off, when the step never started
+	} else {
+		for i, h := range r.Sandbox.Refused { // where the CLI tried to connect: its words
+			r.Sandbox.Refused[i] = receiptWord(sc.Scrub(h))
+		}
 	}
 	if o.Failure != nil {
 		// A failed step answers nothing: what it said before failing is not an answer.

@@ -18,11 +18,13 @@ import (
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/gemini"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	"github.com/abcd-dev/abcd/adapters/sandbox"
 	domain "github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Helper() // the fence's helper is the test binary, as it is abcd in abcd's main
 	runnertest.FakeMain()
 	os.Exit(m.Run())
 }

@@ -23,6 +23,9 @@ const (
 	CausePrompt      Cause = "prompt"      // the prompt file cannot be handed over (missing, too large)
 	CauseSpawn       Cause = "spawn"       // the process could not be started
 	CauseRepoConfig  Cause = "repo_config" // the folder carries the CLI's own configuration, which it would load
+	// The fence around the CLI could not be built on this machine (the detail names what is missing):
+	// the step is never run unconfined in its place.
+	CauseSandboxUnavailable Cause = "sandbox_unavailable"
 
 	// What the CLI reported in its terminal event, or in the events before it.
 	CauseAuth       Cause = "auth"        // the vendor's API refused the credentials
@@ -64,7 +67,7 @@ const (
 
 // Causes lists every cause, in the order a step meets them.
 func Causes() []Cause {
-	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig,
+	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable,
 		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
 		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
 		CauseFirstEvent, CauseSilence, CauseWallClock,
@@ -102,7 +105,7 @@ func (c Cause) Reason() review.FallbackReason {
 	case CauseLineTooLong, CauseStreamTooLong, CauseToolCallLimit, CauseSchema,
 		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseDoDFailed:
 		return review.Invalid
-	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig:
+	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable:
 		return review.Failed
 	case CauseInterrupted:
 		return review.Interrupted
@@ -141,6 +144,8 @@ func (c Cause) Sentence() string {
 		return "the CLI could not be started"
 	case CauseRepoConfig:
 		return "the folder carries the CLI's own configuration, which the CLI would load"
+	case CauseSandboxUnavailable:
+		return "the sandbox abcd runs the CLI in cannot be built on this machine"
 	case CauseAuth:
 		return "the vendor's API refused the credentials"
 	case CauseRateLimit:

@@ -98,6 +98,9 @@ type Receipt struct {
 	// refused, a process still there after SIGKILL), each with why, at most 8 and a count of the rest;
 	// absent when none was left.
 	Leftovers []string `json:"leftovers,omitempty" jsonschema:"maxItems=9"`
+	// Sandbox is the fence the CLI ran in (adapters/sandbox), or off when the person turned it off for
+	// this runner; absent only on a step the loop asked no fence for.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // Reason is a fallback reason on a receipt: one of review.FallbackReasons, or "" for a completed step.
@@ -231,6 +234,9 @@ func (r Receipt) Check() error {
 			add("commit %q is not a full commit id (40 or 64 lowercase hex), or is listed twice", text.Clip(c))
 		}
 		seen[c] = true
+	}
+	if r.Sandbox != nil {
+		p = append(p, r.Sandbox.problems()...)
 	}
 	if len(p) > 0 {
 		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))

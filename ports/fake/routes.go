@@ -91,8 +91,24 @@ type DoD struct {
 	Result func(dir, command string) ports.DoDResult
 }
 
-// DoDCall is one run of the definition of done.
-type DoDCall struct{ Dir, Command string }
+// DoDCall is one run of the definition of done; Fenced holds the fence and the names RunFenced was
+// given (nil for Run).
+type DoDCall struct {
+	Dir, Command string
+	Fenced       *ports.DoDRun
+}
+
+// RunFenced is Run, recording the fence and the names it was asked for: the fake runs nothing, so it
+// has no fence to build.
+func (d *DoD) RunFenced(ctx context.Context, run ports.DoDRun) (ports.DoDResult, error) {
+	res, err := d.Run(ctx, run.Dir, run.Command, run.Timeout)
+	if err == nil {
+		d.mu.Lock()
+		d.Calls[len(d.Calls)-1].Fenced = &run
+		d.mu.Unlock()
+	}
+	return res, err
+}
 
 func (d *DoD) Run(ctx context.Context, dir, command string, _ time.Duration) (ports.DoDResult, error) {
 	if err := ctx.Err(); err != nil {

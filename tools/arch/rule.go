@@ -45,7 +45,11 @@ var outer = map[string][]string{
 		// adapters/history keeps the agents' sessions in SQLite with FTS5, through modernc.org/sqlite
 		// (pure Go): an embedded search engine rather than a home-made index. Only the helper binary
 		// abcd-history links it (TestAbcdLinksNoDatabaseDriver).
-		"modernc.org/sqlite", "modernc.org/libc", "modernc.org/mathutil", "modernc.org/memory"},
+		"modernc.org/sqlite", "modernc.org/libc", "modernc.org/mathutil", "modernc.org/memory",
+		// adapters/sandbox fences a runner's processes with Landlock (landlock-lsm/go-landlock), and
+		// builds its namespaces with golang.org/x/sys/unix, which go-landlock itself depends on: mounts,
+		// descriptors passed over a socket, the loopback's flags, the capability sets.
+		"github.com/landlock-lsm/go-landlock", "golang.org/x/sys"},
 	"frontdoors": {"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/google/uuid"},
 	"gen":        {"github.com/invopop/jsonschema"},
 }

@@ -1,6 +1,6 @@
 // Package codex is Codex CLI's dialect for the runner route: `codex exec --json`, the prompt on stdin,
 // its OS sandbox (read-only for reviewers, workspace-write for the implementer, whose shell commands
-// also pass abcd's guard as a PreToolUse hook), abcd's own MCP servers and hooks only, and
+// also pass abcd's guard as a PreToolUse hook; none inside abcd's fence, which holds the same), abcd's own MCP servers and hooks only, and
 // turn.completed or turn.failed as the authoritative end of a step.
 package codex
 
@@ -57,6 +57,11 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		hooks = `{PreToolUse=[{matcher=` + str(GuardMatcher) + `,hooks=[{type="command",command=` + str(runner.ShellWords(in.Guard)) + `,timeout=10}]}]}`
 	default:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
+	}
+	if in.Fenced {
+		// Inside abcd's fence Codex's own sandbox (bubblewrap) cannot map its user namespace, and every
+		// command it wraps fails; the fence holds the writes (none for a reviewer) and the network.
+		sandbox = "danger-full-access"
 	}
 	var servers []string
 	for _, s := range in.Catalog.Servers {

@@ -22,6 +22,8 @@ import (
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/codex"
 	"github.com/abcd-dev/abcd/adapters/runner/gemini"
+	// Aliased: the package's tests name their temporary worlds sandbox.
+	osfence "github.com/abcd-dev/abcd/adapters/sandbox"
 	"github.com/abcd-dev/abcd/adapters/shell"
 	"github.com/abcd-dev/abcd/adapters/system"
 	"github.com/abcd-dev/abcd/agents"
@@ -40,6 +42,9 @@ var (
 var atExit = func() {}
 
 func main() {
+	// abcd started again as the fence's helper (adapters/sandbox) sets the fence up and executes the
+	// runner's CLI: it never reaches the command line.
+	osfence.Helper()
 	// SIGTERM too: a review the RepoPrompt route is running ends as interrupted, not killed mid-write.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx)
@@ -62,8 +67,11 @@ func wire(s *cli.IO, dir, home string) *app.App {
 	ros := agentfiles.New(agents.Files)
 	cat := catalog.New(schemas.Files)
 	providers := openai.New(os.Getenv, files.ReadSecret)
+	// One fence for every step a runner takes and the definition of done on its work, its helper this
+	// abcd (the loop passes the policy: ports.SandboxPolicy).
+	fence := osfence.New(osfence.Options{})
 	runners := runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}, codex.Dialect{}, gemini.Dialect{}},
-		Guard: guardHook(), TempDir: filepath.Join(home, "runner")})
+		Guard: guardHook(), TempDir: filepath.Join(home, "runner"), Sandbox: fence})
 	progress := cli.NewProgress(s)
 	var build func(dir string) *app.App
 	build = func(dir string) *app.App {
@@ -84,7 +92,7 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Random:    system.Random{},
 			Git:       git.Git{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
-			DoD:       dod.Runner{},
+			DoD:       dod.Runner{Fence: fence},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
 			Links:     files.Links{},
 			Rules:     files.ConfigSource{Dir: dir, Home: home},

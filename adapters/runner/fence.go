@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/abcd-dev/abcd/adapters/sandbox"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// The fence around a step (adapters/sandbox): the loop's policy, made whole for the step's own files,
+// applied where the CLI is started. A step asked for no policy starts as it did before the fence.
+
+// fencing is the fence one start is given; nil starts the process unconfined.
+type fencing struct {
+	fence  *sandbox.Fence
+	policy ports.SandboxPolicy
+}
+
+// fence is the adapter's fence (Options.Sandbox, else one whose helper is the running executable).
+func (a *Adapter) fence() *sandbox.Fence {
+	if a.sandbox != nil {
+		return a.sandbox
+	}
+	return sandbox.New(sandbox.Options{})
+}
+
+// fencing completes the step's policy: a private temporary folder made for the step when the loop
+// gave none (removed by the cleanup), the runner's own endpoints when the policy names none (nil), and
+// shown, for reading, what the CLI needs wherever the policy
+// hides it: its working folder, its executable, the step's private folder (abcd's settings, MCP
+// configuration and schema for it) and abcd's guard hook. nil when the step asked for no fence or the person turned it off.
+func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*fencing, func(), error) {
+	if req.Sandbox == nil || req.Sandbox.Off {
+		return nil, func() {}, nil
+	}
+	p := *req.Sandbox
+	if p.Endpoints == nil {
+		p.Endpoints = Endpoints(req.Runner.CLI, env)
+	}
+	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, private)
+	if len(a.guard) > 0 {
+		p.Show = append(p.Show, a.guard[0])
+	}
+	cleanup := func() {}
+	if p.Temp == "" {
+		if err := a.tempDir(); err != nil {
+			return nil, nil, err
+		}
+		tmp, err := os.MkdirTemp(a.tempRoot(), "abcd-tmp-")
+		if err != nil {
+			return nil, nil, fmt.Errorf("making the step's temporary folder: %w", err)
+		}
+		p.Temp, cleanup = tmp, func() { os.RemoveAll(tmp) }
+	}
+	return &fencing{fence: a.fence(), policy: p}, cleanup, nil
+}
+
+func (a *Adapter) tempRoot() string {
+	if a.temp != "" {
+		return a.temp
+	}
+	return os.TempDir()
+}
+
+// Endpoints are a runner's own endpoints, from the environment its CLI is given: the base URLs it is
+// passed (each variable named *_BASE_URL holding an http or https URL: ANTHROPIC_BASE_URL,
+// GOOGLE_GEMINI_BASE_URL, OPENAI_BASE_URL), else its vendor's API. A policy that names no endpoints
+// (nil) is given these; one that names an empty list is given none.
+func Endpoints(k runner.Kind, env []string) []runner.Endpoint {
+	var out []runner.Endpoint
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasSuffix(name, "_BASE_URL") {
+			continue
+		}
+		if e, err := runner.EndpointOf(value); err == nil && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		out = k.VendorEndpoints()
+	}
+	return out
+}
+
+// startFailure is why a fenced CLI could not start: a fence this machine cannot build is its own
+// cause, naming what is missing (the step never runs unconfined in its place); a policy the fence
+// refuses is the loop's fault, returned as an error.
+func startFailure(err error) (*runner.Failure, error) {
+	if u, ok := sandbox.IsUnavailable(err); ok {
+		return runner.Failf(runner.CauseSandboxUnavailable, "%s", u.Error()), nil
+	}
+	var pe *sandbox.PolicyError
+	if errors.As(err, &pe) {
+		return nil, err
+	}
+	return runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err)), nil
+}
+
+// sandboxReceipt is what the step's receipt records of its fence: the running fence's, or off.
+func sandboxReceipt(req ports.RunnerStep, p *process) *runner.Sandbox {
+	switch {
+	case req.Sandbox == nil:
+		return nil
+	case req.Sandbox.Off:
+		off := sandbox.Off()
+		return &off
+	case p != nil && p.fenced != nil:
+		rc := p.fenced.Receipt()
+		return &rc
+	}
+	return nil
+}

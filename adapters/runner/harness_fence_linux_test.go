@@ -1,0 +1,68 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	domain "github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports"
+)
+
+// The real CLIs take an implementer's step inside the fence: the stand-in's address is the one
+// endpoint allowed, the worktree the one root written (its .git read-only) beside the CLI's state
+// folders under the home the test gives it (read-only but for them); every step still completes, and
+// the guard's hook still answers first.
+func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
+	for _, c := range clis(t) {
+		if c.editModel != "" {
+			c.model = c.editModel
+		}
+		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
+			w := newHarness(t, c, c.implement)
+			api, err := domain.EndpointOf(w.api.URL)
+			assert.NilError(t, err)
+			beside := filepath.Join(filepath.Dir(w.work), "beside.txt")
+			assert.NilError(t, os.WriteFile(beside, []byte("the person's\n"), 0o600))
+			req := ports.RunnerStep{Runner: w.r, Dir: w.work, PromptFile: w.prompt, Policy: domain.PolicyImplement, Model: w.c.model, Limits: w.r.Limits,
+				Sandbox: &ports.SandboxPolicy{Role: ports.SandboxRoleImplementer, Write: []string{w.work}, Protect: []string{filepath.Join(w.work, ".git")},
+					State: stateOf(t, c.kind, w.home), Show: []string{w.home}, Endpoints: []domain.Endpoint{api}}}
+			o, err := w.a.Step(context.Background(), req)
+			assert.NilError(t, err)
+			assert.NilError(t, o.Receipt.Check())
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Failure)
+			data, err := os.ReadFile(filepath.Join(w.work, "hello.txt"))
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(string(data), "hello\n"))
+			assert.Check(t, is.Contains(requestText(w.api, 3), "abcd guard blocked this command (rule git-push-force)"), "the guard's hook blocked the force push")
+			data, err = os.ReadFile(beside)
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(string(data), "the person's\n"))
+			sb := o.Receipt.Sandbox
+			assert.Assert(t, sb != nil)
+			assert.Check(t, is.Equal(sb.Kind, domain.SandboxLinux))
+			assert.Check(t, is.DeepEqual(sb.Network, []string{api.String()}))
+			t.Logf("%s: %+v", c.kind, *sb)
+		})
+	}
+}
+
+// stateOf is the CLI's state under the home the test gives it (as abcd gives a runner's CLI a home of
+// its own): the folders made, the file holding an empty object.
+func stateOf(t *testing.T, k domain.Kind, home string) []string {
+	t.Helper()
+	out := k.StateFolders(home)
+	for _, p := range out {
+		if filepath.Ext(p) == ".json" {
+			assert.NilError(t, os.WriteFile(p, []byte("{}\n"), 0o600))
+		} else {
+			assert.NilError(t, os.MkdirAll(p, 0o700))
+		}
+	}
+	return out
+}
