@@ -95,6 +95,9 @@ type RunnerReport struct {
 	ModelReported string
 	// Failure is the first check that failed; nil when every check passed.
 	Failure *runner.Failure
+	// Sandbox is the fence the proving call ran in (off when the runner runs unconfined); nil when no
+	// proving call was made or it asked for none.
+	Sandbox *runner.Sandbox
 }
 
 // Progress hears what a verb that drives a run for a long time (implement run) is doing, one event

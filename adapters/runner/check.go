@@ -109,7 +109,7 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 	if len(outcome.Receipt.ModelsReported) > 0 {
 		rep.ModelReported = outcome.Receipt.ModelsReported[0]
 	}
-	rep.Failure = outcome.Failure
+	rep.Failure, rep.Sandbox = outcome.Failure, outcome.Receipt.Sandbox
 	return rep, nil
 }
 

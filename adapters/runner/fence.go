@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,6 +44,18 @@ func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*
 	if p.Endpoints == nil {
 		p.Endpoints = Endpoints(req.Runner.CLI, env)
 	}
+	if p.State == nil {
+		// The CLI's own state, under the home it is given, is its to write: made when it is not there
+		// yet (the folders 0700, the file an empty object), as the CLI would make it on its first run.
+		for _, kv := range env {
+			if home, ok := strings.CutPrefix(kv, "HOME="); ok && home != "" {
+				p.State = req.Runner.CLI.StateFolders(home)
+			}
+		}
+		if err := makeState(p.State); err != nil {
+			return nil, nil, err
+		}
+	}
 	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, private)
 	if len(a.guard) > 0 {
 		p.Show = append(p.Show, a.guard[0])
@@ -58,6 +72,29 @@ func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*
 		p.Temp, cleanup = tmp, func() { os.RemoveAll(tmp) }
 	}
 	return &fencing{fence: a.fence(), policy: p}, cleanup, nil
+}
+
+// makeState makes each state path that is not there: a .json file as an empty object, anything
+// else as a folder of the person's alone. What stands is left as it is.
+func makeState(paths []string) error {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			if err != nil {
+				return fmt.Errorf("the CLI's state %s: %w", p, err)
+			}
+			continue
+		}
+		var err error
+		if filepath.Ext(p) == ".json" {
+			err = os.WriteFile(p, []byte("{}\n"), 0o600)
+		} else {
+			err = os.MkdirAll(p, 0o700)
+		}
+		if err != nil {
+			return fmt.Errorf("making the CLI's state %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 func (a *Adapter) tempRoot() string {

@@ -90,8 +90,10 @@ type Runner struct {
 	// PassEnv names the other environment variables the CLI needs (a base URL, a proxy, a region).
 	PassEnv []string `json:"pass_env,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
 	// Concurrency is how many steps the runner takes at once.
-	Concurrency int           `json:"concurrency,omitempty" jsonschema:"minimum=1,maximum=16"`
-	Limits      *RunnerLimits `json:"limits,omitempty"`
+	Concurrency int `json:"concurrency,omitempty" jsonschema:"minimum=1,maximum=16"`
+	// Sandbox is on (unset) or off: off runs the runner's steps outside abcd's sandbox.
+	Sandbox string        `json:"sandbox,omitempty"`
+	Limits  *RunnerLimits `json:"limits,omitempty"`
 }
 
 // RunnerLimits bound each of a runner's steps.
@@ -114,6 +116,9 @@ type RP struct {
 type Build struct {
 	// DoD is the definition-of-done command an implementer runs before handing a lane back.
 	DoD string `json:"dod,omitempty" jsonschema:"maxLength=1024"`
+	// DoDEnv names the environment variables the definition of done is given, beside a runner's
+	// allowlist, when abcd runs it on a runner's work (names only).
+	DoDEnv []string `json:"dod_env,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
 	// FixRounds is how many failed validation rounds a lane may have before it is handed back.
 	FixRounds int `json:"fix_rounds,omitempty" jsonschema:"minimum=1,maximum=10"`
 	// Base is the commit a run starts from, and a review or audit compares with, when none is given:
@@ -143,5 +148,5 @@ func (Oracle) SchemaFields() map[string]contract.Rule {
 }
 
 func (Runner) SchemaFields() map[string]contract.Rule {
-	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...)}
+	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...), "sandbox": contract.Enum(RunnerSandboxes()...)}
 }

@@ -36,6 +36,7 @@ func Keys() []Key {
 		{Pattern: "setup_version", Doc: "the setup abcd ahoy install last ran", check: positiveInt},
 		{Pattern: "build.dod", Doc: "the definition-of-done command an implementer runs before handing a lane back", check: stringMax(1024)},
 		{Pattern: "build.fix_rounds", Default: json.RawMessage(`3`), Doc: "failed validation rounds a lane may have before it is handed back", check: intRange(1, 10)},
+		{Pattern: "build.dod_env", List: true, Doc: "the names of the environment variables the definition of done is given beside a runner's allowlist (PATH, HOME, the locale, the git identity) when abcd runs it on a runner's work: names only, values from your environment", check: envList(32)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "history.max_mb", MachineOnly: true, Default: json.RawMessage(`2048`), Doc: "how large, in MiB, this machine's history of one repository may grow before the oldest captured sessions are removed (16 to 1048576)", check: intRange(16, 1<<20)},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},
@@ -54,6 +55,7 @@ func Keys() []Key {
 		{Pattern: "oracle.runner.*.tiers.*", MachineOnly: true, Doc: "the model the runner's CLI is asked for at a tier (local, economy or frontier); unset, the CLI's own default", check: modelID},
 		{Pattern: "oracle.runner.*.credential_env", MachineOnly: true, List: true, Doc: "the names of the environment variables holding the runner's credentials (never the values): passed to the CLI, and scrubbed from everything it says", check: envList(16)},
 		{Pattern: "oracle.runner.*.pass_env", MachineOnly: true, List: true, Doc: "the names of the other environment variables the CLI needs passed through (a base URL, a proxy, a cloud region): names only, values from your environment", check: envList(32)},
+		{Pattern: "oracle.runner.*.sandbox", MachineOnly: true, Doc: "on (unset): every step of the runner, and the definition of done abcd runs on its work, runs inside abcd's sandbox; off runs them unconfined, which every receipt then says", check: oneOf(RunnerSandboxes()...)},
 		{Pattern: "oracle.runner.*.concurrency", MachineOnly: true, Doc: "how many steps the runner takes at once (1 to 16; unset, 1)", check: intRange(1, 16)},
 		{Pattern: "oracle.runner.*.limits.wall_clock_s", MachineOnly: true, Doc: "seconds a runner's step may take in all (10 to 86400; unset, 3600)", check: intRange(10, 86400)},
 		{Pattern: "oracle.runner.*.limits.first_event_s", MachineOnly: true, Doc: "seconds the CLI may take to print its first event (1 to 3600; unset, 120)", check: intRange(1, 3600)},
@@ -240,6 +242,9 @@ func envName(v json.RawMessage) error {
 }
 
 // RunnerCLIs are the coding-agent CLIs a runner block may name (runner.Kinds holds the same set).
+// RunnerSandboxes are oracle.runner.*.sandbox's values.
+func RunnerSandboxes() []string { return []string{"on", "off"} }
+
 func RunnerCLIs() []string { return []string{"claude", "codex", "gemini", "qoder", "opencode"} }
 
 // envList admits a JSON array of at most max distinct environment variable names.

@@ -27,7 +27,9 @@ type LaneSpec struct {
 type Options struct {
 	Run, Spec, Intent, Base, BaseRef, Created, DoD string
 	Criteria                                       []string
-	FixRounds                                      int
+	// DoDEnv is build.dod_env when the run starts.
+	DoDEnv    []string
+	FixRounds int
 	// Validators review each round; an audit run has only the intent-auditor.
 	Validators []string
 	// IntegrationBranch is where a spec run merges its delivered lanes.
@@ -42,7 +44,7 @@ func New(kind Kind, o Options, lanes []LaneSpec) State {
 		o.FixRounds = DefaultFixRounds
 	}
 	s := State{SchemaVersion: SchemaVersion, Run: o.Run, Kind: kind, Spec: o.Spec, Intent: o.Intent,
-		Criteria: o.Criteria, Base: o.Base, BaseRef: o.BaseRef, Created: o.Created, DoD: o.DoD, FixRounds: o.FixRounds,
+		Criteria: o.Criteria, Base: o.Base, BaseRef: o.BaseRef, Created: o.Created, DoD: o.DoD, DoDEnv: o.DoDEnv, FixRounds: o.FixRounds,
 		Validators: o.Validators}
 	idOf := map[int]string{}
 	for i, ls := range lanes {

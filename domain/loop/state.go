@@ -79,8 +79,11 @@ type State struct {
 	Base          string   `json:"base"`
 	Created       string   `json:"created"`
 	DoD           string   `json:"dod"`
-	FixRounds     int      `json:"fix_rounds"`
-	Validators    []string `json:"validators"`
+	// DoDEnv names the variables the definition of done is given beside a runner's allowlist when abcd
+	// runs it on a runner's work (build.dod_env when the run started).
+	DoDEnv     []string `json:"dod_env,omitempty"`
+	FixRounds  int      `json:"fix_rounds"`
+	Validators []string `json:"validators"`
 	// BaseRef is the name the base was given by (a branch, HEAD~3) when the run started.
 	BaseRef string `json:"base_ref"`
 	// Routes are the --route flags a step was given, kept so every await the run opens later

@@ -158,6 +158,7 @@ const (
 	CodeRunnerUnknown             Code = "runner_unknown"
 	CodeRunnerUnsupported         Code = "runner_unsupported"
 	CodeRunnerUnverified          Code = "runner_unverified"
+	CodeSandboxInvalid            Code = "sandbox_invalid"
 	CodeSchemaNameInvalid         Code = "schema_name_invalid"
 	CodeSchemaUnknown             Code = "schema_unknown"
 	CodeSeverityUnknown           Code = "severity_unknown"
@@ -324,6 +325,7 @@ var declared = []Declared{
 	{CodeRunnerUnknown, "A runner named is not one this machine configures."},
 	{CodeRunnerUnsupported, "The CLI is one abcd cannot drive: it has no terminal event, or abcd has not been proven against it."},
 	{CodeRunnerUnverified, "A runner's CLI failed a check on connect (its executable, version, flags or the proving call); nothing was written."},
+	{CodeSandboxInvalid, "A runner's sandbox setting is neither on nor off."},
 	{CodeSchemaNameInvalid, "A schema name does not have a schema name's shape."},
 	{CodeSchemaUnknown, "No published schema has that name."},
 	{CodeSeverityUnknown, "A severity named is not one of the record's."},

@@ -131,3 +131,29 @@ func agentList() string {
 	names := agentNames()
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// SandboxMode is whether a runner's steps run inside abcd's sandbox: on (the default) or off, which
+// runs them unconfined and every receipt then says so.
+type SandboxMode string
+
+// The sandbox modes.
+const (
+	SandboxModeOn  SandboxMode = "on"
+	SandboxModeOff SandboxMode = "off"
+)
+
+// UnmarshalText refuses anything but on and off (sandbox_invalid).
+func (m *SandboxMode) UnmarshalText(b []byte) error {
+	if SandboxMode(b) != SandboxModeOn && SandboxMode(b) != SandboxModeOff {
+		return refusal.New(refusal.CodeSandboxInvalid, "", fmt.Sprintf("%q is not a sandbox setting", text.Clip(string(b))),
+			"give on (the default: the runner's steps run inside abcd's sandbox) or off (they run unconfined)")
+	}
+	*m = SandboxMode(b)
+	return nil
+}
+
+func (SandboxMode) SchemaRule() contract.Rule {
+	r := contract.Enum(SandboxModeOn, SandboxModeOff)
+	r.Description = "on (the default): the runner's steps and the proving call run inside abcd's sandbox; off: unconfined, and every receipt says so"
+	return r
+}

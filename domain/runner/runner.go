@@ -37,6 +37,9 @@ type Runner struct {
 	// Concurrency is how many steps the runner takes at once.
 	Concurrency int
 	Limits      Limits
+	// SandboxOff runs the runner's steps outside abcd's sandbox (its block's "sandbox": "off"); every
+	// receipt says so.
+	SandboxOff bool
 }
 
 // Limits bound one step on a runner. Each one ends the step with its own cause.
@@ -240,6 +243,11 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 			i.set(v.V)
 		}
 	}
+	fence, err := config.Get[string](s, base+".sandbox")
+	if err != nil {
+		return Runner{}, err
+	}
+	r.SandboxOff = fence.Set && fence.V == "off"
 	budget, err := config.Get[float64](s, base+".limits.budget_usd")
 	if err != nil {
 		return Runner{}, err

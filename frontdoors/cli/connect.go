@@ -27,7 +27,8 @@ func addProviderCommands(root *cobra.Command, a *app.App, s *IO, opts *options) 
 			textFlag("executable", "the CLI's absolute path (default: its command on PATH)"),
 			listFlag("credential_env", "credential-env", "a variable holding the CLI's credentials, by name (repeatable)"),
 			listFlag("pass_env", "pass-env", "another variable the CLI needs, by name: a base URL, a proxy, a region (repeatable)"),
-			listFlag("roles", "role", "an agent whose steps the runner takes: implementer, ruthless-reviewer, security-reviewer or intent-auditor (repeatable)"))
+			listFlag("roles", "role", "an agent whose steps the runner takes: implementer, ruthless-reviewer, security-reviewer or intent-auditor (repeatable)"),
+			textFlag("sandbox", "off runs the runner's steps and its proving call outside abcd's sandbox (every receipt says so); on, the default, inside it"))
 		connect.Long = "Connect an OpenAI-compatible provider: one small verification call with the model and key, then\nthe provider's block in the machine configuration file ($ABCD_HOME/config.json), written atomically,\n0600, under a lock. An existing block of that name is never replaced: disconnect it first.\nWith neither --key-env nor --key-file the provider is a keyless local server.\n\nWith --runner NAME --cli CLI, connect a headless coding-agent CLI as a runner instead: abcd checks\nits --version against the versions it knows, its --help for every flag it will pass, and makes one\nsmall proving call with the variables you name, before writing the runner's block. Each --role sends\nthat agent's steps to the runner (oracle.roles.<agent>.runner), in the same write; an agent the\nmachine already sends elsewhere is refused."
 		disconnect := verbCommand(a, s, opts, "ahoy_disconnect", "disconnect NAME", renderDisconnect, arg("name"))
 		c.AddCommand(connect, disconnect)
@@ -51,6 +52,9 @@ func renderConnect(s *IO, r setup.AhoyConnectResult) string {
 		}
 		if len(c.PassEnv) > 0 {
 			fmt.Fprintf(&b, "  passed      %s\n", strings.Join(c.PassEnv, ", "))
+		}
+		if c.Sandbox != "" {
+			fmt.Fprintf(&b, "  sandbox     %s\n", c.Sandbox)
 		}
 		fmt.Fprintf(&b, "  written to  %s\n", r.File)
 		if len(r.Routed) > 0 {

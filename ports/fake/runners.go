@@ -33,6 +33,14 @@ func (r *Runners) Check(_ context.Context, req ports.RunnerCheck) (ports.RunnerR
 	if rep.Executable == "" {
 		rep.Executable = r.Found
 	}
+	if req.Prove && req.Sandbox != nil && rep.Sandbox == nil {
+		// The fence the proving call was asked to run in, as the adapter's receipt names it.
+		kind := runner.SandboxLinux
+		if req.Sandbox.Off {
+			kind = runner.SandboxOff
+		}
+		rep.Sandbox = &runner.Sandbox{Kind: kind, Writable: []string{}, Hidden: req.Sandbox.Hide, Network: []string{}, Refused: []string{}}
+	}
 	return rep, r.Err
 }
 

@@ -54,7 +54,11 @@ func (st *step) advance(ctx context.Context, routes map[string]oracle.FlagRoute)
 			return nil, err
 		}
 		did = append(did, more...)
-		did = append(did, st.queueChecks()...)
+		checks, err := st.queueChecks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		did = append(did, checks...)
 		plans := loop.Pending(*s)
 		if len(plans) == 0 && len(acts) == 0 {
 			break

@@ -7,15 +7,21 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // dodTimeout bounds one run of build.dod.
 const dodTimeout = 30 * time.Minute
 
-// CheckJob is a run of build.dod a step queued: on lane's head, for round, in its checkout.
+// CheckJob is a run of build.dod a step queued: on lane's head, for round, in its checkout; inside
+// fence, with the variables env names, when a runner's work is in the run (nil fence: as the host's
+// work is run, unconfined).
 type CheckJob struct {
 	Lane, head, dir, command string
 	round                    int
+	fence                    *ports.SandboxPolicy
+	env                      []string
 }
 
 // Checked is a check job and how the run ended; interrupted when the person ended it (nothing is
@@ -29,10 +35,24 @@ type Checked struct {
 // queueChecks queues build.dod on every head that waits for it, once per step. Without a DoD port
 // (a build that runs none) the check is recorded at once as not run, so the validators are opened
 // and their briefs say so.
-func (st *step) queueChecks() []string {
+func (st *step) queueChecks(ctx context.Context) ([]string, error) {
 	s := &st.state
 	var did []string
-	for _, c := range loop.ChecksDue(*s) {
+	due := loop.ChecksDue(*s)
+	var fenced *runner.Runner
+	if name := runnerWork(*s); name != "" && len(due) > 0 {
+		cfg, err := st.readStepConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := cfg.runners.Runner(name)
+		if !ok {
+			// The runner that did the work is no longer configured: its work is still fenced.
+			r = runner.Runner{Name: name}
+		}
+		fenced = &r
+	}
+	for _, c := range due {
 		l := s.Lanes[c.Lane]
 		if st.DoD == nil || l.Worktree == "" {
 			why := "this build of abcd runs no definition of done"
@@ -46,10 +66,28 @@ func (st *step) queueChecks() []string {
 		if st.queuedCheck(l.ID, c.Round, c.Head) {
 			continue
 		}
-		st.checks = append(st.checks, CheckJob{Lane: l.ID, head: c.Head, round: c.Round, dir: st.abs(l.Worktree), command: s.DoD})
+		job := CheckJob{Lane: l.ID, head: c.Head, round: c.Round, dir: st.abs(l.Worktree), command: s.DoD}
+		if fenced != nil {
+			job.fence, job.env = st.FenceFor(*fenced, ports.SandboxRoleDoD, job.dir), s.DoDEnv
+		}
+		st.checks = append(st.checks, job)
 		did = append(did, fmt.Sprintf("%s: abcd runs build.dod (`%s`) on %s before its %s", l.ID, s.DoD, loop.Short(c.Head), validatorsOf(l)))
 	}
-	return did
+	return did, nil
+}
+
+// runnerWork is the runner that took an implementer's step of the run ("" when none did): build.dod
+// on the run's heads then holds a runner's work, and runs inside the fence, with a runner's
+// environment, as it does when abcd proves that runner's step.
+func runnerWork(s loop.State) string {
+	for _, l := range s.Lanes {
+		for _, im := range l.Implementations {
+			if im.Answered != nil && im.Answered.Runner != nil {
+				return im.Answered.Route
+			}
+		}
+	}
+	return ""
 }
 
 func (st *step) queuedCheck(lane string, round int, head string) bool {
@@ -78,7 +116,16 @@ func (a *Deps) runChecks(ctx context.Context, jobs []CheckJob) []Checked {
 	sc := a.Scrubber(ctx)
 	var out []Checked
 	for _, j := range jobs {
-		res, err := a.DoD.Run(ctx, j.dir, j.command, dodTimeout)
+		var res ports.DoDResult
+		var err error
+		if j.fence != nil {
+			res, err = a.DoD.RunFenced(ctx, ports.DoDRun{Dir: j.dir, Command: j.command, Timeout: dodTimeout, Env: j.env, Sandbox: j.fence})
+			if err == nil && res.Unavailable {
+				res.ExitCode, res.Problem = -1, "the sandbox it runs in could not be built: "+res.Problem
+			}
+		} else {
+			res, err = a.DoD.Run(ctx, j.dir, j.command, dodTimeout)
+		}
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 				out = append(out, Checked{CheckJob: j, interrupted: true})

@@ -135,7 +135,7 @@ func implementStart(ctx context.Context, a *Deps, in *ImplementStartInput) (Step
 			a.Diag.Warn("build.dod is not set, so no command proves a lane done: each implementer is told to run the project's own checks and say which; set build.dod in .abcd/config.json (for example \"make test\") for later runs")
 		}
 		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true,
-			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: kept.baseSHA, BaseRef: kept.base, DoD: kept.dod, FixRounds: kept.fixRounds,
+			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: kept.baseSHA, BaseRef: kept.base, DoD: kept.dod, DoDEnv: kept.dodEnv, FixRounds: kept.fixRounds,
 				Criteria: criteria, Validators: validatorAgents},
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
@@ -233,6 +233,7 @@ func (a *Deps) startable(ctx context.Context, in *ImplementStartInput) (record.S
 type runConfig struct {
 	base, baseSHA string
 	dod           string
+	dodEnv        []string
 	fixRounds     int
 }
 
@@ -255,10 +256,14 @@ func (a *Deps) keptConfig(ctx context.Context, verb string, given loop.Revision)
 	if err != nil {
 		return runConfig{}, core.ConfigRefusal(err)
 	}
+	dodEnv, err := stack.Union("build.dod_env")
+	if err != nil {
+		return runConfig{}, core.ConfigRefusal(err)
+	}
 	if _, err := a.readStepConfig(ctx); err != nil {
 		return runConfig{}, err
 	}
-	return runConfig{base: base, baseSHA: baseSHA, dod: dod.V, fixRounds: fix.V}, nil
+	return runConfig{base: base, baseSHA: baseSHA, dod: dod.V, dodEnv: dodEnv, fixRounds: fix.V}, nil
 }
 
 func dodText(dod string) string {

@@ -56,6 +56,9 @@ func CheckRefusal(verb, name string, cli runner.Kind, rep ports.RunnerReport, ta
 		remedy = []any{"install ", cli.Name(), ", or give its absolute path with ", refusal.Field("ahoy_connect", "executable")}
 	case runner.CauseCredentials:
 		remedy = []any{"export the variables the runner names"}
+	case runner.CauseSandboxUnavailable:
+		remedy = []any{"run abcd where its sandbox can be built (Linux with unprivileged user namespaces and Landlock), or run the runner unconfined with ",
+			refusal.Field("ahoy_connect", "sandbox"), " off (every receipt then says so)"}
 	default:
 		remedy = []any{"check the CLI's credentials and the variables it is given (", refusal.Field("ahoy_connect", "credential_env"), ", ",
 			refusal.Field("ahoy_connect", "pass_env"), ")"}

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -33,8 +36,10 @@ type runnerCall struct {
 	// The implementer's: the worktree (repository-relative), its branch, the run's definition of done,
 	// the folder the step's files go in and the lane's folder (repository-relative), the lane's step.
 	worktree, branch, dod string
-	awaitDir, laneDir     string
-	step                  int
+	// dodEnv names the variables the definition of done is given beside a runner's allowlist.
+	dodEnv            []string
+	awaitDir, laneDir string
+	step              int
 }
 
 // runnerJob queues a step for the runner named: the failure when it cannot be sent at all.
@@ -70,6 +75,7 @@ func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, a
 			return dispatch{}, runner.Failf(runner.CauseDoDFailed, "the run keeps no build.dod, so nothing could prove a runner's work done: set build.dod in .abcd/config.json for the next run"), nil
 		}
 		c.worktree, c.branch, c.dod, c.awaitDir, c.laneDir = lane.Worktree, lane.Branch, s.DoD, dir, loop.LaneDir(s.Run, lane.ID)
+		c.dodEnv = s.DoDEnv
 		body = brief + implementerHeadless(c)
 		d.call = func(ctx context.Context) (ports.ReviewOutcome, error) { return a.implementOnRunner(ctx, c) }
 	} else {
@@ -180,7 +186,7 @@ func (a *Deps) runnerStep(ctx context.Context, c runnerCall, policy runner.Polic
 			Text: fmt.Sprintf("%s %s: %s", c.lane, c.role, words)})
 	}
 	return ports.RunnerStep{Runner: c.runner, Dir: c.dir, PromptFile: c.prompt, Policy: policy, Model: c.model, Limits: c.runner.Limits,
-		Schema: c.schema, Scrub: a.HeldCredentials(ctx),
+		Schema: c.schema, Scrub: a.HeldCredentials(ctx), Sandbox: a.FenceFor(c.runner, c.role, c.dir),
 		Waiting: func() {
 			ev("waiting", fmt.Sprintf("waiting for one of runner %s's %s", c.runner.Name, text.Count(max(c.runner.Concurrency, 1), "slot", "slots")), 0)
 		},
@@ -313,7 +319,8 @@ func (a *Deps) proveCommitted(ctx context.Context, c runnerCall, o runner.Outcom
 	bg := context.WithoutCancel(ctx)
 	laneRef := "refs/heads/" + c.branch
 	o.Receipt.Commits = []string{sha}
-	res, err := a.DoD.Run(ctx, c.dir, c.dod, dodTimeout)
+	res, err := a.DoD.RunFenced(ctx, ports.DoDRun{Dir: c.dir, Command: c.dod, Timeout: dodTimeout, Env: c.dodEnv,
+		Sandbox: a.FenceFor(c.runner, ports.SandboxRoleDoD, c.dir)})
 	if err != nil && ctx.Err() == nil {
 		_, kerr := a.keepAttempt(bg, c, start, laneRef, "attempt")
 		return ports.ReviewOutcome{}, errors.Join(err, kerr)
@@ -327,6 +334,8 @@ func (a *Deps) proveCommitted(ctx context.Context, c runnerCall, o runner.Outcom
 	switch {
 	case err != nil:
 		o.Fail(runner.Failf(runner.CauseInterrupted, "the step was interrupted while the definition of done ran"))
+	case res.Unavailable:
+		o.Fail(runner.Failf(runner.CauseSandboxUnavailable, "the definition of done was not run: %s", res.Problem))
 	case res.Problem != "":
 		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` did not run to its end on the runner's work (%s); its last lines are in %s", text.Clip(c.dod), text.Clip(res.Problem), outRel))
 	case res.ExitCode != 0:
@@ -356,6 +365,31 @@ func (a *Deps) proveCommitted(ctx context.Context, c runnerCall, o runner.Outcom
 	out := runnerAnswer(c, o, append(data, '\n'))
 	out.DoD = &res
 	return out, nil
+}
+
+// FenceFor is the sandbox a runner's process runs in, for role (an agent, or the definition of done
+// on the implementer's work) in dir: the implementer and the definition of done may write the lane's
+// worktree and nothing else (its .git read-only: abcd commits); reviewers and the auditor write
+// nothing and read their lane's worktree. Every one of them is kept from abcd's local state (every
+// run's state, briefs and the other lanes' worktrees) and from $ABCD_HOME but for the files abcd's
+// guard hook reads there. A runner whose block says "sandbox": "off" runs unconfined.
+func (a *Deps) FenceFor(r runner.Runner, role, dir string) *ports.SandboxPolicy {
+	if r.SandboxOff {
+		return &ports.SandboxPolicy{Off: true}
+	}
+	home := filepath.Dir(a.Setup.MachinePath("config.json"))
+	p := &ports.SandboxPolicy{Role: role, Hide: []string{a.Abs(layout.Local), home},
+		Show: []string{filepath.Join(home, "config.json"), filepath.Join(home, guard.AllowFileName)}}
+	if dir == "" {
+		return p
+	}
+	if role == loop.RoleImplementer || role == ports.SandboxRoleDoD {
+		p.Write = []string{dir}
+		p.Protect = []string{filepath.Join(dir, ".git")}
+	} else {
+		p.Show = append(p.Show, dir)
+	}
+	return p
 }
 
 // committingPath is where abcd notes the commit it is about to make of a runner step's work, in the

@@ -48,6 +48,9 @@ type AhoyConnectInput struct {
 	// Roles are the agents whose steps the runner takes: each is written as
 	// oracle.roles.<agent>.runner in the same write as the runner's block.
 	Roles []runner.Agent `json:"roles,omitempty" jsonschema:"maxItems=4"`
+	// Sandbox off runs the runner's steps, and its proving call, outside abcd's sandbox (written as the
+	// block's "sandbox": "off"); unset or on, they run inside it, and the proving call proves it.
+	Sandbox runner.SandboxMode `json:"sandbox,omitempty"`
 }
 
 // AhoyConnectResult is the block written and what the verification call found.
@@ -81,6 +84,8 @@ type RunnerConnected struct {
 	Flags         []string `json:"flags"`
 	CredentialEnv []string `json:"credential_env"`
 	PassEnv       []string `json:"pass_env"`
+	// Sandbox is what the proving call ran in: linux (abcd's sandbox, proven by the call) or off.
+	Sandbox runner.SandboxKind `json:"sandbox"`
 }
 
 // AhoyDisconnectInput names the provider or runner to remove.

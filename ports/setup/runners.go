@@ -114,7 +114,8 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 	if a.Runners == nil {
 		return AhoyConnectResult{}, refusal.New(refusal.CodeRunnerUnavailable, "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
 	}
-	rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r, Prove: true, Model: string(in.Model)})
+	r.SandboxOff = in.Sandbox == runner.SandboxModeOff
+	rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r, Prove: true, Model: string(in.Model), Sandbox: a.Loop.FenceFor(r, ports.SandboxRoleConnect, "")})
 	if err != nil {
 		return AhoyConnectResult{}, err
 	}
@@ -137,9 +138,15 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 	if len(r.PassEnv) > 0 {
 		block["pass_env"] = anyList(r.PassEnv)
 	}
+	if r.SandboxOff {
+		block["sandbox"] = string(runner.SandboxModeOff)
+	}
 	res.File, res.ModelReported = path, rep.ModelReported
 	res.Runner = &RunnerConnected{CLI: in.CLI, Executable: rep.Executable, Version: rep.Version, Flags: core.NonNil(rep.Flags),
-		CredentialEnv: core.NonNil(r.CredentialEnv), PassEnv: core.NonNil(r.PassEnv)}
+		CredentialEnv: core.NonNil(r.CredentialEnv), PassEnv: core.NonNil(r.PassEnv), Sandbox: runner.SandboxOff}
+	if rep.Sandbox != nil {
+		res.Runner.Sandbox = rep.Sandbox.Kind
+	}
 	repo := repoLayer(files)
 	err = a.UpdateMachineFile(ctx, machineConfig, func(old []byte, present bool) ([]byte, error) {
 		doc, err := machineDoc(path, old, present)
@@ -227,6 +234,9 @@ func connectAgain(in *AhoyConnectInput, r runner.Runner, agents []string) []refu
 	}
 	if len(agents) > 0 {
 		again = append(again, refusal.With("roles", agents))
+	}
+	if in.Sandbox != "" {
+		again = append(again, refusal.With("sandbox", string(in.Sandbox)))
 	}
 	return again
 }

@@ -3,10 +3,12 @@ package setup_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/abcd-dev/abcd/ports/app"
-	loopuc "github.com/abcd-dev/abcd/ports/loop"
+	"path"
 	"strings"
 	"testing"
+
+	"github.com/abcd-dev/abcd/ports/app"
+	loopuc "github.com/abcd-dev/abcd/ports/loop"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/runner"
@@ -36,7 +38,7 @@ func TestConnectARunnerChecksItThenWritesItsBlock(t *testing.T) {
 	assert.Check(t, is.DeepEqual(got.Tiers, []string{"frontier=claude-opus-4-5"}))
 	assert.Check(t, is.Equal(got.ModelReported, "claude-x"))
 	assert.Check(t, is.DeepEqual(got.Runner, &setup.RunnerConnected{CLI: runner.Claude, Executable: "/usr/local/bin/claude", Version: "2.1.332",
-		Flags: []string{"--print", "--verbose"}, CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{"ANTHROPIC_BASE_URL"}}))
+		Flags: []string{"--print", "--verbose"}, CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{"ANTHROPIC_BASE_URL"}, Sandbox: runner.SandboxLinux}))
 	assert.Check(t, is.Equal(got.Next.File.Key, "oracle.roles.<agent>.runner"))
 	assert.Check(t, is.Contains(got.Next.String(), "to drive a spec's steps through it"), got.Next.String())
 	assert.Check(t, got.Next.Run != nil && got.Next.Run.Verb == "implement_run", "the step is data the door spells")
@@ -45,6 +47,12 @@ func TestConnectARunnerChecksItThenWritesItsBlock(t *testing.T) {
 	assert.Check(t, c.Prove, "connect makes one proving call")
 	assert.Check(t, is.Equal(c.Model, "claude-haiku-4-5"))
 	assert.Check(t, is.DeepEqual(c.Runner.CredentialEnv, []string{"ANTHROPIC_API_KEY"}))
+	// The proving call runs inside the sandbox, writing nothing and kept from $ABCD_HOME and abcd's
+	// local state, so connect proves the sandbox as it proves the CLI.
+	assert.Assert(t, c.Sandbox != nil && !c.Sandbox.Off, "%+v", c.Sandbox)
+	assert.Check(t, is.Equal(c.Sandbox.Role, ports.SandboxRoleConnect))
+	assert.Check(t, is.Len(c.Sandbox.Write, 0))
+	assert.Check(t, is.Contains(c.Sandbox.Hide, path.Dir(w.setup.MachinePath("config.json"))))
 
 	var doc map[string]any
 	assert.NilError(t, json.Unmarshal(w.setup.Machine["config.json"], &doc))
@@ -281,4 +289,29 @@ func TestConnectChecksTheRolesAgainUnderTheLock(t *testing.T) {
 	assert.Check(t, is.Equal(refusalCode(t, err), "role_routed"))
 	assert.Check(t, is.Len(rs.Checked, 1))
 	assert.Check(t, is.Equal(string(w.setup.Machine["config.json"]), `{"schema_version":1,"oracle":{"runner":{"zz":{"cli":"codex","executable":"/bin/codex"}},"roles":{"implementer":{"runner":"zz"}}}}`))
+}
+
+// A runner connected with its sandbox off proves itself unconfined, its block says so, and every step
+// it takes runs unconfined.
+func TestConnectARunnerWithItsSandboxOff(t *testing.T) {
+	w, rs := newRunnerWorld(t, `{"schema_version":1}`)
+	res, err := w.call(t, "ahoy_connect", map[string]any{"runner": "cc", "cli": "claude", "sandbox": "off"})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.(setup.AhoyConnectResult).Runner.Sandbox, runner.SandboxOff))
+	assert.Assert(t, is.Len(rs.Checked, 1))
+	assert.Check(t, rs.Checked[0].Sandbox != nil && rs.Checked[0].Sandbox.Off)
+	var doc map[string]any
+	assert.NilError(t, json.Unmarshal(w.setup.Machine["config.json"], &doc))
+	assert.Check(t, is.Equal(doc["oracle"].(map[string]any)["runner"].(map[string]any)["cc"].(map[string]any)["sandbox"], "off"))
+	_, runners, err := app.DepsOf[*loopuc.Deps](context.Background(), w.a).LoadRoutes(context.Background())
+	assert.NilError(t, err)
+	r, ok := runners.Runner("cc")
+	assert.Assert(t, ok)
+	assert.Check(t, r.SandboxOff)
+	before := w.setup.Machine["config.json"]
+	_, err = w.call(t, "ahoy_connect", map[string]any{"runner": "cd", "cli": "claude", "sandbox": "sometimes"})
+	r2, ok := refusal.As(err)
+	assert.Assert(t, ok, "%v", err)
+	assert.Check(t, is.Equal(r2.Code, refusal.CodeSandboxInvalid))
+	assert.Check(t, is.DeepEqual(w.setup.Machine["config.json"], before), "nothing written")
 }

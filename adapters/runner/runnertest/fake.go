@@ -22,8 +22,13 @@ import (
 // replays a script of directives, one JSON object a line, so every fault a real CLI cannot be made
 // to produce on demand can be.
 
-// ScriptVar names the script file; a runner's pass_env names it so it reaches the fake.
+// ScriptVar names the script file, or holds the script itself after InlinePrefix (a fake inside the
+// sandbox cannot read a file under the hidden /tmp); a runner's pass_env names it so it reaches the
+// fake.
 const ScriptVar = "FAKE_CLI_SCRIPT"
+
+// InlinePrefix starts a ScriptVar value that is the script itself, not a file's path.
+const InlinePrefix = "inline:"
 
 // grandchildVar makes the binary a grandchild that ignores SIGTERM and sleeps, writing its pid.
 const grandchildVar = "FAKE_CLI_GRANDCHILD"
@@ -109,10 +114,13 @@ func envOr(k, def string) string {
 }
 
 func play(path string) int {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fake: reading its script:", err)
-		return 97
+	data := []byte(strings.TrimPrefix(path, InlinePrefix))
+	if !strings.HasPrefix(path, InlinePrefix) {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			fmt.Fprintln(os.Stderr, "fake: reading its script:", err)
+			return 97
+		}
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer out.Flush()

@@ -61,7 +61,12 @@ type runnerWorld struct {
 
 func newRunnerWorld(t *testing.T, steps string) runnerWorld {
 	t.Helper()
-	root := realDir(t)
+	return newRunnerWorldAt(t, realDir(t), steps)
+}
+
+// newRunnerWorldAt is newRunnerWorld with its repository and home in root.
+func newRunnerWorldAt(t *testing.T, root, steps string) runnerWorld {
+	t.Helper()
 	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
 	assert.NilError(t, os.MkdirAll(c.home, 0o700))
 	assert.NilError(t, os.MkdirAll(c.dir, 0o755))
@@ -86,8 +91,11 @@ func newRunnerWorld(t *testing.T, steps string) runnerWorld {
 	for _, r := range []string{"ruthless-reviewer", "security-reviewer", "intent-auditor"} {
 		roles[r] = map[string]any{"runner": "rv"}
 	}
+	// These tests are about the loop, and the fake's script, dumps and marks live under /tmp, which
+	// the sandbox hides: the runners run unconfined here. The sandbox's own run is
+	// TestTheSandboxHoldsAFakeImplementersAttacks.
 	block := func(concurrency int) map[string]any {
-		return map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332",
+		return map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332", "sandbox": "off",
 			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "concurrency": concurrency,
 			"limits": map[string]any{"wall_clock_s": 60, "first_event_s": 30, "silence_s": 30}}
 	}
