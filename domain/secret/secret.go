@@ -329,12 +329,32 @@ func Passwords(s string) string {
 	}
 	var b strings.Builder
 	done := 0 // s[:done] is written to b
-	for i := 0; i < len(s); {
-		k, sep := nextSlashes(s[i:])
-		if k < 0 {
-			break
+	// Where the next "//" and the next JSON-escaped \/\/ stand (-1: none is left), each looked for
+	// again only once passed: one pass over s, however many of either it holds.
+	plain, escaped := -2, -2
+	find := func(at *int, sep string, from int) {
+		if *at == -1 || *at >= from {
+			return
 		}
-		start := i + k + len(sep)
+		if k := strings.Index(s[from:], sep); k >= 0 {
+			*at = from + k
+		} else {
+			*at = -1
+		}
+	}
+	for i := 0; i < len(s); {
+		find(&plain, "//", i)
+		find(&escaped, `\/\/`, i)
+		var start int
+		switch {
+		case escaped >= 0 && (plain < 0 || escaped < plain):
+			start = escaped + len(`\/\/`)
+		case plain >= 0:
+			start = plain + len("//")
+		default:
+			i = len(s)
+			continue
+		}
 		end := start
 		for end < len(s) && !endsAuthority(s[end]) {
 			if s[end] == '\\' {
@@ -362,18 +382,6 @@ func Passwords(s string) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
-}
-
-// nextSlashes finds the next "//" in s, or its JSON spelling with escaped slashes.
-func nextSlashes(s string) (int, string) {
-	plain, escaped := strings.Index(s, "//"), strings.Index(s, `\/\/`)
-	switch {
-	case escaped >= 0 && (plain < 0 || escaped < plain):
-		return escaped, `\/\/`
-	case plain >= 0:
-		return plain, "//"
-	}
-	return -1, ""
 }
 
 // endsAuthority reports whether c ends a URL's authority (user:password@host:port) where it stands
