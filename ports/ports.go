@@ -261,6 +261,11 @@ type RecordStore interface {
 	// StrayTemps lists the temporary files killed writers left under .abcd/ that no live writer
 	// holds and no later writer could clean.
 	StrayTemps(ctx context.Context) ([]StrayTemp, error)
+	// MergeTemps lists the temporary files killed merge drivers left: in the git folder's abcd-tmp
+	// (Ignored: git never sees them; the next merge removes them), and at the top of the work tree
+	// (where `git add -A` would commit them: an older abcd's, or one written where the git folder is
+	// on another file system).
+	MergeTemps(ctx context.Context) ([]StrayTemp, error)
 }
 
 // FileChange is one file of a change that touches several: Data replaces the file's content (the

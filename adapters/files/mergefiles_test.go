@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/fs"
+
+	"github.com/abcd-dev/abcd/ports"
 )
 
 // The files git hands the merge driver: read bounded and never through a link, and the merge put in
@@ -86,4 +89,73 @@ func TestNamesListsARecordFolderWithoutReading(t *testing.T) {
 	assert.Check(t, is.Len(names, 0))
 	_, err = r.Names(context.Background(), "../x", "itd")
 	assert.Check(t, err != nil)
+}
+
+// The merge driver's temporary file is written in the git folder, where git never lists it, and
+// renamed over ours: at the moment a kill would leave it, the work tree holds no temp `git add -A`
+// would commit. In a linked worktree it is the repository's common git folder.
+func TestTheMergeDriversTempLivesInTheGitFolder(t *testing.T) {
+	root := t.TempDir()
+	main := filepath.Join(root, "main")
+	wt := filepath.Join(root, "lanes", "wt")
+	for _, d := range []string{filepath.Join(main, ".git", "worktrees", "wt"), wt} {
+		assert.NilError(t, os.MkdirAll(d, 0o755))
+	}
+	assert.NilError(t, os.WriteFile(filepath.Join(main, ".git", "worktrees", "wt", "commondir"), []byte("../..\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n"), 0o644))
+	for _, top := range []string{main, wt} {
+		t.Run(filepath.Base(top), func(t *testing.T) {
+			ours := filepath.Join(top, ".merge_file_A")
+			assert.NilError(t, os.WriteFile(ours, []byte("ours\n"), 0o640))
+			var tmp string
+			var beside []string
+			beforePlace = func(p string) {
+				tmp = p
+				beside, _ = filepath.Glob(filepath.Join(top, tempPrefix+"*"))
+			}
+			defer func() { beforePlace = nil }()
+			assert.NilError(t, MergeFiles{}.Replace(ours, []byte("merged\n")))
+			assert.Check(t, is.Equal(filepath.Dir(tmp), filepath.Join(realDir(t, main), ".git", mergeTempDir)), "the temp was written at %s", tmp)
+			assert.Check(t, is.Len(beside, 0), "a temp stood in the work tree while the merge was written: %v", beside)
+			assert.Equal(t, string(mustRead(t, ours)), "merged\n")
+			assert.Equal(t, mode(t, ours), os.FileMode(0o640))
+			left, err := os.ReadDir(filepath.Join(main, ".git", mergeTempDir))
+			assert.NilError(t, err)
+			assert.Check(t, is.Len(left, 0), "the temp was renamed into place")
+		})
+	}
+}
+
+func realDir(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	assert.NilError(t, err)
+	return r
+}
+
+// A killed driver's temp in the git folder is listed for lint, as git-ignored, and the next merge
+// removes it; one at the top of the work tree (an older abcd's, or one written where the git folder
+// is on another file system) is listed as one git would commit.
+func TestMergeTempsListsWhatKilledDriversLeft(t *testing.T) {
+	top := t.TempDir()
+	tmpDir := filepath.Join(top, ".git", mergeTempDir)
+	assert.NilError(t, os.MkdirAll(tmpDir, 0o700))
+	dead := fmt.Sprintf("%s%d-%016x", tempPrefix, deadPid(t), 1)
+	live := fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), 2)
+	for _, p := range []string{filepath.Join(tmpDir, dead), filepath.Join(tmpDir, live), filepath.Join(top, dead)} {
+		assert.NilError(t, os.WriteFile(p, []byte("a record whole\n"), 0o600))
+	}
+	r := Records{Dir: top}
+	temps, err := r.MergeTemps(context.Background())
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(temps, []ports.StrayTemp{{Path: dead}, {Path: ".git/" + mergeTempDir + "/" + dead, Ignored: true}}))
+
+	ours := filepath.Join(top, ".merge_file_A")
+	assert.NilError(t, os.WriteFile(ours, []byte("ours\n"), 0o644))
+	assert.NilError(t, MergeFiles{}.Replace(ours, []byte("merged\n")))
+	temps, err = r.MergeTemps(context.Background())
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(temps, []ports.StrayTemp{{Path: dead}}), "the next merge removed the dead driver's temp in the git folder")
+	_, err = os.Stat(filepath.Join(tmpDir, live))
+	assert.Check(t, err == nil, "a live writer's temp is left alone")
 }

@@ -15,12 +15,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite" // the database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/abcd-dev/abcd/domain/history"
 	"github.com/abcd-dev/abcd/ports"
@@ -37,8 +41,9 @@ const DefaultLimit = 50
 // MaxLimit bounds what one listing or search returns.
 const MaxLimit = 500
 
+// schema is made in one write transaction, after PRAGMA auto_vacuum (which applies only to a
+// database with no table yet) on its own.
 const schema = `
-PRAGMA auto_vacuum = INCREMENTAL;
 CREATE TABLE IF NOT EXISTS sessions (
 	key      TEXT PRIMARY KEY,
 	record   TEXT NOT NULL,
@@ -138,19 +143,100 @@ func (s Store) open(ctx context.Context, repo string, create bool) (*sql.DB, err
 		return nil, err
 	}
 	// A rollback journal, not WAL: a read leaves no file behind, so the read verbs write nothing.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(NORMAL)")
+	// Every transaction is BEGIN IMMEDIATE (_txlock): a writer takes the write lock before it reads,
+	// so two captures never both hold a read lock each wants to turn into the write lock, the one
+	// case where SQLite answers SQLITE_BUSY at once instead of waiting out busy_timeout.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout("+strconv.Itoa(busyTimeoutMS)+")&_pragma=journal_mode(DELETE)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
 	if !create {
-		return db, nil // a database abcd made holds its schema
+		// A file another capture has only just made holds no schema yet: nothing is captured.
+		made, err := schemaMade(ctx, db)
+		if err == nil && !made {
+			err = fs.ErrNotExist
+		}
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		return db, nil
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := prepare(ctx, db); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("history: preparing %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// busyTimeoutMS is how long one statement waits for a lock another process holds.
+const busyTimeoutMS = 10_000
+
+// maxAttempts bounds how often a write is tried when the lock stayed taken past busyTimeoutMS: the
+// whole wait stays well within the helper's bound (helper.Timeout).
+const maxAttempts = 5
+
+// busy reports whether err is SQLite's answer that another connection holds the lock.
+func busy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code, without its extension
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// write runs fn in one immediate transaction and commits it, trying again, up to maxAttempts times
+// in all, while the lock stays taken. fn's own errors end it at once, rolled back.
+func write(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+	var err error
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		if err = writeOnce(ctx, db, fn); !busy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt*50+rand.IntN(50)) * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("history: the store stayed locked by another capture through %d tries of %d s each: %w", maxAttempts, busyTimeoutMS/1000, err)
+}
+
+func writeOnce(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// schemaMade reports whether the database holds its schema: the schema's transaction makes its last
+// trigger with the rest, so that one standing says all do.
+func schemaMade(ctx context.Context, db *sql.DB) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'msgs_ad'`).Scan(&n)
+	return n == 1, err
+}
+
+// prepare makes the schema where it is not yet: auto_vacuum first (it applies only before the first
+// table), then every table, index and trigger in one transaction.
+func prepare(ctx context.Context, db *sql.DB) error {
+	if made, err := schemaMade(ctx, db); err != nil || made {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return err
+	}
+	return write(ctx, db, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, schema)
+		return err
+	})
 }
 
 // openExisting opens the repository's database for reading; ok is false, with no error, when
@@ -211,36 +297,33 @@ func (s Store) Put(ctx context.Context, repo string, e ports.HistoryEntry) error
 	if err != nil {
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
-	old, ok, err := getRecord(ctx, tx, e.Record.Key)
-	if err != nil {
-		return err
-	}
-	if ok && (old.Digest == e.Record.Digest || old.Bytes >= e.Record.Bytes) {
-		return ports.ErrKeptLonger
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM msgs WHERE key = ?`, e.Record.Key); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sessions(key, record, raw, harness, session, run, captured, started, title, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Record.Key, string(rec), raw, string(e.Record.Harness), e.Record.Session, e.Record.Lineage.Run, e.Record.Captured, e.Record.Started, e.Record.Title, len(raw)+len(rec)); err != nil {
-		return err
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO msgs(key, seq, role, at, text) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for i, m := range e.Messages {
-		if _, err := ins.ExecContext(ctx, e.Record.Key, i, m.Role, m.At, m.Text); err != nil {
+	return write(ctx, db, func(tx *sql.Tx) error {
+		old, ok, err := getRecord(ctx, tx, e.Record.Key)
+		if err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		if ok && (old.Digest == e.Record.Digest || old.Bytes >= e.Record.Bytes) {
+			return ports.ErrKeptLonger
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM msgs WHERE key = ?`, e.Record.Key); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sessions(key, record, raw, harness, session, run, captured, started, title, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.Record.Key, string(rec), raw, string(e.Record.Harness), e.Record.Session, e.Record.Lineage.Run, e.Record.Captured, e.Record.Started, e.Record.Title, len(raw)+len(rec)); err != nil {
+			return err
+		}
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO msgs(key, seq, role, at, text) VALUES (?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for i, m := range e.Messages {
+			if _, err := ins.ExecContext(ctx, e.Record.Key, i, m.Role, m.At, m.Text); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // List returns the records kept, newest capture first, narrowed by f.
@@ -375,31 +458,36 @@ func (s Store) Prune(ctx context.Context, repo string, maxBytes int64) ([]string
 		if size <= maxBytes {
 			return removed, nil
 		}
+		// The oldest is chosen inside the transaction that removes it: two prunes at once remove two
+		// sessions, never one twice.
 		var key string
-		err = db.QueryRowContext(ctx, `SELECT key FROM sessions ORDER BY captured, key LIMIT 1`).Scan(&key)
-		if errors.Is(err, sql.ErrNoRows) {
-			return removed, nil
-		}
-		if err != nil {
-			return removed, err
-		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return removed, err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM msgs WHERE key = ?`, key); err != nil {
-			_ = tx.Rollback()
-			return removed, err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE key = ?`, key); err != nil {
-			_ = tx.Rollback()
-			return removed, err
-		}
-		if err := tx.Commit(); err != nil {
+		err = write(ctx, db, func(tx *sql.Tx) error {
+			key = ""
+			err := tx.QueryRowContext(ctx, `SELECT key FROM sessions ORDER BY captured, key LIMIT 1`).Scan(&key)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM msgs WHERE key = ?`, key); err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE key = ?`, key)
+			return err
+		})
+		if err != nil || key == "" {
 			return removed, err
 		}
 		removed = append(removed, key)
-		if _, err := db.ExecContext(ctx, `INSERT INTO msgs_fts(msgs_fts) VALUES('optimize'); PRAGMA incremental_vacuum;`); err != nil {
+		if err := write(ctx, db, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO msgs_fts(msgs_fts) VALUES('optimize')`)
+			return err
+		}); err != nil {
+			return removed, err
+		}
+		if _, err := db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil && !busy(err) {
+			// Another capture holding the lock now leaves the room to be given back by the next prune.
 			return removed, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -32,8 +33,20 @@ var proveLimits = runner.Limits{WallClock: 3 * time.Minute, FirstEvent: 90 * tim
 const provePrompt = "Reply with the single word OK, and nothing else. Use no tools.\n"
 
 // Check is the preflight (ports.Runners): the executable, --version, --help, and with Prove one
-// bounded call.
+// bounded call. A failure's words pass the one scrubber, as a step's do: what the CLI printed may
+// carry a credential the runner holds, or a URL with its password.
 func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.RunnerReport, error) {
+	rep, err := a.check(ctx, req)
+	if rep.Failure != nil {
+		_, creds, _ := runner.Environment(a.environ(), req.Runner, nil)
+		f := *rep.Failure
+		f.Detail = runner.Plain(secret.NewScrubber(creds...).Scrub(f.Detail))
+		rep.Failure = &f
+	}
+	return rep, err
+}
+
+func (a *Adapter) check(ctx context.Context, req ports.RunnerCheck) (ports.RunnerReport, error) {
 	rep := ports.RunnerReport{Flags: []string{}}
 	d, f := a.dialect(req.Runner.CLI)
 	if f != nil {

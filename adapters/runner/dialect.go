@@ -15,7 +15,8 @@ import (
 )
 
 // Dialect is one CLI: how it is invoked, and how its stream reads. A step completes only on the
-// terminal event the dialect's parser reports, never on an exit code, EOF, silence or a timer.
+// terminal event the dialect's parser reports after the CLI's handshake, never on an exit code, EOF,
+// silence or a timer.
 type Dialect interface {
 	Kind() runner.Kind
 	// Invocation is the command line for a step (without the executable), the files the CLI is
@@ -83,6 +84,10 @@ type Event struct {
 	// know (counted, never fatal).
 	Type  string
 	Known bool
+	// Handshake is set on the event the CLI starts its stream with, which names its session (Claude
+	// Code's system/init, Codex's thread.started, Gemini CLI's init): no terminal event before it
+	// completes a step.
+	Handshake bool
 	// Session is the CLI's session or thread id, when the event names one; Models the models it names.
 	Session string
 	Models  []string

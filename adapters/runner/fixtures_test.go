@@ -96,3 +96,50 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 		assert.Check(t, seen[k] >= 3, "%s has its recorded streams", k)
 	}
 }
+
+// Every recorded stream starts with its CLI's handshake (Claude Code's system/init, Codex's
+// thread.started, Gemini CLI's init), and the same stream without it completes nothing: a terminal
+// event before the handshake is no CLI's answer. An auth failure keeps its own cause.
+func TestARecordedStreamWithoutItsHandshakeCompletesNothing(t *testing.T) {
+	dialects := map[domain.Kind]runner.Dialect{domain.Claude: claude.Dialect{}, domain.Codex: codex.Dialect{}, domain.Gemini: gemini.Dialect{}}
+	files, err := filepath.Glob("*/testdata/*/*.jsonl")
+	assert.NilError(t, err)
+	assert.Assert(t, len(files) >= 9)
+	for _, file := range files {
+		kind := domain.Kind(strings.Split(file, string(filepath.Separator))[0])
+		scenario := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		t.Run(string(kind)+"/"+scenario, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			assert.NilError(t, err)
+			lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+			first, err := dialects[kind].NewParser().Event([]byte(lines[0]))
+			assert.NilError(t, err)
+			assert.Check(t, first.Handshake, "the stream starts with its handshake: %.80s", lines[0])
+			for _, l := range lines[1:] {
+				ev, err := dialects[kind].NewParser().Event([]byte(l))
+				assert.Check(t, err != nil || !ev.Handshake, "only the handshake is one: %.80s", l)
+			}
+			w := newWorld(t)
+			w.r.CLI = kind
+			w.r.Version = filepath.Base(filepath.Dir(file))
+			w.r.Limits.Turns = 50
+			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+				Environ: func() []string { return w.env }, TempDir: w.dir})
+			w.script(runnertest.Lines(lines[1:]...)...)
+			policy, schema := domain.PolicyRead, []byte(nil)
+			if strings.Contains(scenario, "implement") {
+				policy = domain.PolicyImplement
+			} else if scenario != "auth" {
+				schema = []byte(`{"type":"object"}`)
+			}
+			o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy, r.Schema = policy, schema })
+			assert.Assert(t, o.Failure != nil, "a stream without its handshake completed a step")
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
+			want := domain.CauseBadLine
+			if scenario == "auth" {
+				want = domain.CauseAuth
+			}
+			assert.Check(t, is.Equal(o.Failure.Cause, want), o.Failure.Detail)
+		})
+	}
+}

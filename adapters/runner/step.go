@@ -121,11 +121,12 @@ type step struct {
 	o     *runner.Outcome
 	scrub *secret.Scrubber
 	// what the stream said
-	terminal *Terminal
-	ledger   *runner.Ledger
-	note     string
-	stderr   *ring
-	turns    int
+	handshake bool // the CLI's handshake came: a terminal event after it counts
+	terminal  *Terminal
+	ledger    *runner.Ledger
+	note      string
+	stderr    *ring
+	turns     int
 }
 
 func (s *step) fail(f *runner.Failure) { s.o.Fail(f) }
@@ -513,7 +514,15 @@ func (s *step) line(parser Parser, l line) bool {
 			return false
 		}
 	}
+	s.handshake = s.handshake || ev.Handshake
 	if ev.Terminal != nil {
+		if !s.handshake && ev.Terminal.Failure == nil {
+			// A success on a stream that did not start as the CLI's does is no CLI's answer (a wrapper,
+			// a replay, a forgery): it completes nothing. A failure stands with its own cause.
+			s.fail(runner.Failf(runner.CauseBadLine, "the CLI's terminal event (%s) came before its handshake, the event that starts its session: a stream that did not start as the CLI's completes no step",
+				text.Clip(ev.Terminal.Event)))
+			return false
+		}
 		s.terminal = ev.Terminal
 		s.take(ev.Terminal)
 	}

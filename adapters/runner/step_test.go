@@ -471,6 +471,27 @@ func TestTheCanaryIsScrubbedFromEverythingTheCLISays(t *testing.T) {
 	assert.Check(t, !strings.Contains(o.Final, "sk-other"))
 }
 
+// A URL carrying its credentials in what the CLI says (http://user:pw@host) loses its password in a
+// failure's detail, on the receipt and the failure alike, though no credential abcd holds is it.
+func TestAURLsPasswordIsScrubbedFromAFailuresDetail(t *testing.T) {
+	w := newWorld(t)
+	const url, scrubbed = "http://user:pw@10.1.2.3/x", "user:[key]@10.1.2.3"
+	for name, script := range map[string][]runnertest.Directive{
+		"in the result's error": {{Out: initLine}, {Out: strings.Replace(result("error_during_execution", true, 0, ""), "the step failed", "could not reach "+url, 1)}},
+		"in an API error note":  {{Out: initLine}, {Out: `{"type":"assistant","message":{"id":"m1","model":"claude-x","content":[]},"error":"proxy ` + url + ` refused","session_id":"sess-1"}`}, {Exit: 1}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w.script(script...)
+			o := w.step(context.Background())
+			assert.Assert(t, o.Failure != nil)
+			for _, detail := range []string{o.Failure.Detail, o.Receipt.Detail} {
+				assert.Check(t, !strings.Contains(detail, "pw"), detail)
+				assert.Check(t, is.Contains(detail, scrubbed))
+			}
+		})
+	}
+}
+
 func TestGeminiIsRefusedAFolderCarryingItsConfiguration(t *testing.T) {
 	w := newWorld(t)
 	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{gemini.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},

@@ -1,10 +1,12 @@
 package oracle
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/text"
 )
 
@@ -40,6 +42,24 @@ func (e *RowError) Error() string {
 	return fmt.Sprintf("%s: agents.%s.%s %s", e.Origin, e.Agent, e.Field, e.Msg)
 }
 
+// checkProviderValues refuses a setting a provider takes whose value the provider would refuse (a
+// number given as a string, a value out of its range): every step the row sends to a provider would
+// otherwise fall back, each for the same reason, long after the file was read. Keys in sorted order,
+// so the first fault is stable; a key no provider takes is left to the call, which refuses it.
+func checkProviderValues(s Settings) (field, msg string) {
+	takes := config.ProviderSettings()
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		if !slices.Contains(takes, k) {
+			continue
+		}
+		if err := config.CheckProviderSetting(k, json.RawMessage(s[k])); err != nil {
+			return "settings." + k, fmt.Sprintf("value %s %s: a provider refuses it, so every step this row sends to one would fall back",
+				text.Clip(string(s[k])), err)
+		}
+	}
+	return "", ""
+}
+
 // CheckTable checks one routing file's rows, named by origin (its path), and returns the rows that
 // apply, the notices to report, and an error that refuses the whole file. Agents are visited in
 // sorted order, so notices and the first fault are stable. known says whether an agent is in the
@@ -52,7 +72,8 @@ func (e *RowError) Error() string {
 //     above it;
 //   - settings: at most 16, keys match ^[a-z][a-z0-9_]{0,63}$, values are strings, numbers or booleans
 //     whose decoded form is at most 256 bytes and holds no control, bidirectional-control or
-//     zero-width character.
+//     zero-width character; a setting a provider takes (temperature, max_tokens, ...) has a value
+//     the provider accepts, of its type and in its range.
 func CheckTable(origin string, f RoutingFile, known func(agent string) bool) (Table, []Notice, error) {
 	if f.SchemaVersion != 1 {
 		return nil, nil, &RowError{Origin: origin, Field: "schema_version",
@@ -85,6 +106,9 @@ func CheckTable(origin string, f RoutingFile, known func(agent string) bool) (Ta
 			row.FanOut = Ceiling
 		}
 		if field, msg := checkSettings(row.Settings); msg != "" {
+			return fail(field, msg)
+		}
+		if field, msg := checkProviderValues(row.Settings); msg != "" {
 			return fail(field, msg)
 		}
 		row.Settings = maps.Clone(row.Settings)

@@ -55,6 +55,13 @@ func TestCheckTableRefuses(t *testing.T) {
 		{"value 257 bytes", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"k": Scalar(`"` + strings.Repeat("a", 257) + `"`)}}}), "intent-auditor", "settings.k", []string{"257 bytes", "256"}},
 		{"value over 256 bytes once decoded", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"k": Scalar(`"` + strings.Repeat(`\u00e9`, 129) + `"`)}}}), "intent-auditor", "settings.k", []string{"258 bytes"}},
 		{"value invalid UTF-8", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"k": Scalar("\"a\xffb\"")}}}), "intent-auditor", "settings.k", []string{"UTF-8"}},
+		// A setting a provider takes, with a value it refuses: every provider step would fall back.
+		{"temperature as a string", file(RoutingAgents{"security-reviewer": {Tier: Economy, Settings: Settings{"temperature": `"0.2"`}}}), "security-reviewer", "settings.temperature", []string{`"0.2"`, "takes a number from 0 to 2"}},
+		{"temperature out of range", file(RoutingAgents{"security-reviewer": {Tier: Economy, Settings: Settings{"temperature": `3`}}}), "security-reviewer", "settings.temperature", []string{"value 3 takes a number from 0 to 2"}},
+		{"max_tokens as a string", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"max_tokens": `"100"`}}}), "intent-auditor", "settings.max_tokens", []string{"whole number"}},
+		{"max_tokens a fraction", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"max_tokens": `1.5`}}}), "intent-auditor", "settings.max_tokens", []string{"whole number"}},
+		{"top_p a boolean", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"k": `1`, "top_p": `true`}}}), "intent-auditor", "settings.top_p", []string{"from 0 to 1"}},
+		{"stop a number", file(RoutingAgents{"intent-auditor": {Tier: Local, Settings: Settings{"stop": `7`}}}), "intent-auditor", "settings.stop", []string{"stop"}},
 		{"a bad row is refused before a later good one", file(RoutingAgents{"intent-auditor": {Tier: "x"}, "security-reviewer": {Tier: Local}}), "intent-auditor", "tier", nil},
 	}
 	for _, tc := range tests {
@@ -156,12 +163,12 @@ func TestCheckTableAccepts(t *testing.T) {
 			}},
 		{"settings of every kind, 16 of them, 256 bytes",
 			RoutingAgents{"intent-auditor": {Tier: Frontier, Settings: Settings{
-				"temperature": `0.2`, "max_tokens": `-1e3`, "stream": `false`, "seed": `0`, "effort": `"high"`,
+				"temperature": `0.2`, "max_tokens": `1e3`, "stream": `false`, "seed": `0`, "effort": `"high"`,
 				"long": Scalar(`"` + strings.Repeat("é", 128) + `"`), "k1": `1`, "k2": `1`, "k3": `1`, "k4": `1`,
 				"k5": `1`, "k6": `1`, "k7": `1`, "k8": `1`, "k9": `1`, "a" + strings.Repeat("b", 63): `true`,
 			}}},
 			Table{"intent-auditor": {Tier: Frontier, FanOut: 1, Settings: Settings{
-				"temperature": `0.2`, "max_tokens": `-1e3`, "stream": `false`, "seed": `0`, "effort": `"high"`,
+				"temperature": `0.2`, "max_tokens": `1e3`, "stream": `false`, "seed": `0`, "effort": `"high"`,
 				"long": Scalar(`"` + strings.Repeat("é", 128) + `"`), "k1": `1`, "k2": `1`, "k3": `1`, "k4": `1`,
 				"k5": `1`, "k6": `1`, "k7": `1`, "k8": `1`, "k9": `1`, "a" + strings.Repeat("b", 63): `true`,
 			}}}, nil},

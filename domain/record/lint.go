@@ -421,6 +421,26 @@ func LintTemps(findings []Finding, temps []StrayTemp) []Finding {
 	return findings
 }
 
+// LintMergeTemps adds a stray_temp finding for each temporary file a killed merge driver left,
+// keeping Lint's order: one in the git folder (Ignored) is a warning, which the next merge removes;
+// one at the top of the work tree is an error, as `git add -A` would commit it (a whole copy of a
+// record's merge).
+func LintMergeTemps(findings []Finding, temps []StrayTemp) []Finding {
+	for _, t := range temps {
+		f := Finding{Level: LevelError, Code: "stray_temp", File: t.File,
+			Message: "a temporary file a killed merge driver left in the work tree; git would commit it, and it copies a merged record whole",
+			Remedy:  "remove it: the merge it was written for was finished or stopped by git"}
+		if t.Ignored {
+			f.Level = LevelWarning
+			f.Message = "a temporary file a killed merge driver left in the git folder, which git never lists"
+			f.Remedy = "run any merge of a record (the next one removes it), or remove it"
+		}
+		findings = append(findings, f)
+	}
+	sortFindings(findings)
+	return findings
+}
+
 // LintInstall puts an install_incomplete finding first when abcd ahoy install was interrupted before
 // it wrote missing (.abcd/.gitignore, .abcd/config.json): until it is run again, every command that
 // writes refuses.

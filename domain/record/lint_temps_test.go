@@ -1,6 +1,7 @@
 package record
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -45,5 +46,28 @@ func TestLintTemps(t *testing.T) {
 	}
 	if none := LintTemps([]Finding{}, nil); len(none) != 0 {
 		t.Errorf("no temps, no findings: %+v", none)
+	}
+}
+
+// A killed merge driver's temps join the findings in Lint's order: a warning in the git folder, an
+// error at the top of the work tree, where git would commit it.
+func TestLintMergeTemps(t *testing.T) {
+	findings := []Finding{{Level: LevelError, Code: "malformed", File: ".abcd/work/issues/open/iss-1.md", Message: "m", Remedy: "r"}}
+	got := LintMergeTemps(findings, []StrayTemp{
+		{File: ".git/abcd-tmp/.abcd-tmp-9-1", Ignored: true},
+		{File: ".abcd-tmp-9-2"},
+	})
+	want := []struct{ file, level, says string }{
+		{".abcd-tmp-9-2", LevelError, "git would commit it"},
+		{".abcd/work/issues/open/iss-1.md", LevelError, "m"},
+		{".git/abcd-tmp/.abcd-tmp-9-1", LevelWarning, "git never lists"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, w := range want {
+		if got[i].File != w.file || got[i].Level != w.level || !strings.Contains(got[i].Message, w.says) || got[i].Remedy == "" {
+			t.Errorf("finding %d: got %+v, want %+v", i, got[i], w)
+		}
 	}
 }

@@ -17,6 +17,9 @@ type sideGen struct {
 	t   *testing.T
 	r   *rand.Rand
 	fam Family
+	// edited maps each line of an append-only entry this side edited, as it stood before, to what
+	// the side made of it (nil: edits are not recorded).
+	edited map[string]string
 }
 
 func (g sideGen) runID() string {
@@ -41,7 +44,9 @@ func (g sideGen) sentence() string {
 // edit applies one random change a verb or a person makes.
 func (g sideGen) edit(data []byte) []byte {
 	t := g.t
-	switch op := g.r.IntN(6); {
+	switch op := g.r.IntN(7); {
+	case op == 6:
+		return g.editEntry(data)
 	case op <= 1 && g.fam == Specs:
 		return appendTo(t, data, SectionProgress, fmt.Sprintf("- Run %s, step %d (%s): delivered on `b` at abc, commits abc.", g.runID(), 1+g.r.IntN(3), g.word()))
 	case op <= 1 && g.fam == Intents:
@@ -81,6 +86,40 @@ func (g sideGen) edit(data []byte) []byte {
 	default:
 		return appendTo(t, data, map[Family]string{Specs: SectionApproach, Intents: SectionWhy, Issues: SectionNotes}[g.fam], g.sentence())
 	}
+}
+
+// editEntry is a person rewording a line of an append-only section's entry (a Progress line, a line
+// of an audit, a note): no append, an edit.
+func (g sideGen) editEntry(data []byte) []byte {
+	lines := splitLines(data)
+	head := "## " + map[Family]string{Specs: SectionProgress, Intents: SectionAuditNotes, Issues: SectionNotes}[g.fam]
+	at := slices.IndexFunc(lines, func(l string) bool { return lineText(l) == head })
+	if at < 0 {
+		return data
+	}
+	var candidates []int
+	for k := at + 1; k < len(lines) && !strings.HasPrefix(lines[k], "## "); k++ {
+		if !blank(lines[k]) && !strings.HasPrefix(lineText(lines[k]), "<!--") {
+			candidates = append(candidates, k)
+		}
+	}
+	if len(candidates) == 0 {
+		return data
+	}
+	k := candidates[g.r.IntN(len(candidates))]
+	was := lineText(lines[k])
+	now := was + " " + g.word() + "."
+	lines[k] = now + "\n"
+	if g.edited != nil {
+		orig := was
+		for o, n := range g.edited {
+			if n == was {
+				orig = o
+			}
+		}
+		g.edited[orig] = now
+	}
+	return []byte(strings.Join(lines, ""))
 }
 
 func (g sideGen) base() []byte {
@@ -140,9 +179,12 @@ func TestMergeProperties(t *testing.T) {
 			base = g.edit(base)
 		}
 		ours, theirs := base, base
+		oursEdited, theirsEdited := map[string]string{}, map[string]string{}
+		g.edited = oursEdited
 		for range 1 + g.r.IntN(4) {
 			ours = g.edit(ours)
 		}
+		g.edited = theirsEdited
 		for range 1 + g.r.IntN(4) {
 			theirs = g.edit(theirs)
 		}
@@ -190,16 +232,30 @@ func TestMergeProperties(t *testing.T) {
 				}
 			}
 		}
+		// A line of the base's entries edited on both sides, differently, is a conflict: never both
+		// edits side by side as if appended.
+		for was, o := range oursEdited {
+			if th, ok := theirsEdited[was]; ok && th != o && strings.Count(string(base), was+"\n") == 1 && len(m.Conflicts) == 0 {
+				fail("the line %q was edited on both sides (%q, %q), and the merge is clean", was, o, th)
+			}
+		}
 		got := appendOnlyEntries(g.fam, m.Data)
 		for i, e := range got {
 			if slices.Contains(got[i+1:], e) {
 				fail("the entry %q stands twice", e)
 			}
 		}
+		// An entry a side added stands whole; one it edited may merge, line by line, with the other
+		// side's edit of another of its lines (the line check above holds those).
 		baseEntries := appendOnlyEntries(g.fam, base)
-		for _, side := range [][]byte{ours, theirs} {
+		for i, side := range [][]byte{ours, theirs} {
+			edits := []map[string]string{oursEdited, theirsEdited}[i]
 			for _, e := range appendOnlyEntries(g.fam, side) {
-				if !slices.Contains(baseEntries, e) && !slices.Contains(got, e) && len(m.Conflicts) == 0 {
+				edited := false
+				for _, now := range edits {
+					edited = edited || strings.Contains(e, now+"\n")
+				}
+				if !edited && !slices.Contains(baseEntries, e) && !slices.Contains(got, e) && len(m.Conflicts) == 0 {
 					fail("the entry %q is lost", e)
 				}
 			}
@@ -252,10 +308,10 @@ func FuzzMerge(f *testing.F) {
 			inBase[lineText(l)] = true
 		}
 		if m.Mispaired {
-			// Different records are not merged: ours stands as it was, and git keeps every side in
-			// its index for the conflict it reports.
-			if string(m.Data) != string(ours) || len(m.Conflicts) == 0 {
-				t.Fatal("a mispaired merge changed ours or reported no conflict")
+			// Different records are not merged: one side's record stands whole (the one git writes at
+			// this path), and git keeps every side in its index for the conflict it reports.
+			if string(m.Data) != string(ours) && string(m.Data) != string(theirs) || len(m.Conflicts) == 0 {
+				t.Fatal("a mispaired merge wrote neither side whole, or reported no conflict")
 			}
 			return
 		}

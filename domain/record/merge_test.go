@@ -285,3 +285,96 @@ func TestMergeOfTwoDifferentRecordsKeepsThePathsOwn(t *testing.T) {
 		t.Error("IDIn")
 	}
 }
+
+// An entry of an append-only section edited on both sides, differently, is not two appends: it is a
+// conflict between markers, as git alone would show it, never the entry twice.
+func TestMergeAnEntryEditedOnBothSidesIsAConflict(t *testing.T) {
+	edit := func(data []byte, from, to string) []byte {
+		t.Helper()
+		if !strings.Contains(string(data), from) {
+			t.Fatalf("%q is not in:\n%s", from, data)
+		}
+		return []byte(strings.Replace(string(data), from, to, 1))
+	}
+	audit := "### Audit 2026-07-02 (run run-2607021200000002, aaaaaaa..bbbbbbb): PASS\n\n- ac-1: PASS. Seen.\n\nAll good."
+	later := "### Audit 2026-07-03 (run run-2607031200000003, bbbbbbb..ccccccc): PASS\n\n- ac-1: PASS. Seen again.\n\nStill good."
+	intent := appendTo(t, baseIntent(), SectionAuditNotes, audit)
+	issue := appendTo(t, appendTo(t, baseIssue(), SectionNotes, "It is the parser."), SectionNotes, "The cache misses.")
+	for _, c := range []struct {
+		name               string
+		base, ours, theirs []byte
+		section            string
+		ourText, theirText string
+	}{
+		{"an Audit Notes block", intent, edit(intent, "All good.", "All good, checked twice."), edit(intent, "All good.", "All good, but slow."),
+			"## Audit Notes", "All good, checked twice.", "All good, but slow."},
+		{"an Audit Notes block, each side appending after it too", intent,
+			appendTo(t, edit(intent, "- ac-1: PASS. Seen.", "- ac-1: PASS. Seen by ours."), SectionAuditNotes, later),
+			appendTo(t, edit(intent, "- ac-1: PASS. Seen.", "- ac-1: FAIL. Not seen."), SectionAuditNotes, later),
+			"## Audit Notes", "- ac-1: PASS. Seen by ours.", "- ac-1: FAIL. Not seen."},
+		{"a Notes line", issue, edit(issue, "It is the parser.", "It is the lexer."), edit(issue, "It is the parser.", "It is the parser's cache."),
+			"## Notes", "It is the lexer.", "It is the parser's cache."},
+		{"the last Notes line", issue, edit(issue, "The cache misses.", "The cache misses twice."), edit(issue, "The cache misses.", "The cache is cold."),
+			"## Notes", "The cache misses twice.", "The cache is cold."},
+		{"a Notes line edited on one side, removed on the other", issue, edit(issue, "The cache misses.", "The cache misses twice."), edit(issue, "\n\nThe cache misses.", ""),
+			"## Notes", "The cache misses twice.", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := merged(t, c.base, c.ours, c.theirs)
+			if len(m.Conflicts) != 1 || m.Conflicts[0] != c.section {
+				t.Fatalf("conflicts %v, want one in %s:\n%s", m.Conflicts, c.section, m.Data)
+			}
+			if _, ok := ConflictMarkers(m.Data); !ok {
+				t.Fatalf("no markers:\n%s", m.Data)
+			}
+			s := string(m.Data)
+			ours, mid, theirs := strings.Index(s, "<<<<<<< ours"), strings.Index(s, "======="), strings.Index(s, ">>>>>>> theirs")
+			if !(ours >= 0 && ours < mid && mid < theirs) {
+				t.Fatalf("markers out of order:\n%s", s)
+			}
+			if i := strings.Index(s, c.ourText); i < ours || i > mid {
+				t.Errorf("ours' version %q is not between <<<<<<< and =======:\n%s", c.ourText, s)
+			}
+			if c.theirText != "" {
+				if i := strings.Index(s, c.theirText); i < mid || i > theirs {
+					t.Errorf("theirs' version %q is not between ======= and >>>>>>>:\n%s", c.theirText, s)
+				}
+			}
+			standsOnce(t, m.Data, c.ourText)
+		})
+	}
+}
+
+// What both sides did alike, or one side alone, to an entry merges clean: the same edit on both is
+// one entry, an edit on one side and an append on the other are both kept, and two appends after an
+// entry edited the same way stand once each.
+func TestMergeAnEntryEditedOnOneSideOrAlikeIsClean(t *testing.T) {
+	issue := appendTo(t, appendTo(t, baseIssue(), SectionNotes, "It is the parser."), SectionNotes, "The cache misses.")
+	edited := []byte(strings.Replace(string(issue), "It is the parser.", "It is the lexer.", 1))
+	lastEdited := []byte(strings.Replace(string(issue), "The cache misses.", "The cache misses twice.", 1))
+	for _, c := range []struct {
+		name         string
+		ours, theirs []byte
+		once         []string
+		gone         string
+	}{
+		{"the same edit on both sides", edited, edited, []string{"It is the lexer.", "The cache misses."}, "It is the parser."},
+		{"an edit on one side, an append on the other", edited, appendTo(t, issue, SectionNotes, "A third note."), []string{"It is the lexer.", "The cache misses.", "A third note."}, "It is the parser."},
+		{"the last entry edited on one side, an append on the other", lastEdited, appendTo(t, issue, SectionNotes, "A third note."), []string{"It is the parser.", "The cache misses twice.", "A third note."}, "The cache misses.\n"},
+		{"the same edit of the last entry, one side appending after it", appendTo(t, lastEdited, SectionNotes, "A third note."), lastEdited, []string{"The cache misses twice.", "A third note."}, "The cache misses.\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := merged(t, issue, c.ours, c.theirs)
+			if len(m.Conflicts) > 0 {
+				t.Fatalf("conflicts %v:\n%s", m.Conflicts, m.Data)
+			}
+			standsOnce(t, m.Data, c.once...)
+			if strings.Contains(string(m.Data), c.gone) {
+				t.Errorf("the entry as it was, %q, still stands:\n%s", c.gone, m.Data)
+			}
+			if _, err := ParseIssue("i.md", m.Data); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

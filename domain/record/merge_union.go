@@ -2,6 +2,7 @@ package record
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -130,66 +131,179 @@ func before(a, b entry) int {
 	return cmp.Compare(a.id, b.id)
 }
 
-// union merges an append-only section: the base's entries both sides kept, in the base's order,
-// then every entry either side added, in time order, each once.
+// union merges an append-only section entry by entry, three ways, as git merges lines: the entries
+// all three sides hold anchor it; between anchors, what one side alone changed is taken, two equal
+// changes are one, and where both sides added (a Progress line, an audit, a note), the entries of both
+// stand, in time order, each once. An entry of the base both sides changed (edited or removed) is no
+// append: where the two changes differ, that stretch merges line by line, as git would, and a
+// conflict is written between markers and named (an entry edited two ways never stands twice). The
+// one exception is one edit made alike on both sides with one side's appends after it.
 func (m *merger) union(name string, b, o, t []string) []string {
 	_, eb, _ := entries(b)
 	lo, eo, to := entries(o)
 	lt, et, tt := entries(t)
-	ids := func(es []entry) map[string]bool {
-		s := make(map[string]bool, len(es))
+	inB, inO, inT := idSet(eb), idSet(eo), idSet(et)
+	byID := map[string]entry{}
+	for _, es := range [][]entry{eb, et, eo} { // ours' spelling of an entry wins
 		for _, e := range es {
-			s[e.id] = true
-		}
-		return s
-	}
-	inB, inO, inT := ids(eb), ids(eo), ids(et)
-	seen := map[string]bool{}
-	var out []entry
-	emit := func(e entry) {
-		if !seen[e.id] {
-			seen[e.id] = true
-			out = append(out, e)
+			byID[e.id] = e
 		}
 	}
-	for _, e := range eb {
-		if inO[e.id] && inT[e.id] {
-			emit(e)
-		}
-	}
-	added := func(es []entry, other map[string]bool) (news []entry, own bool) {
-		for _, e := range es {
-			if !inB[e.id] {
-				news = append(news, e)
-				own = own || !other[e.id]
-			}
-		}
-		return news, own
-	}
-	newO, ownO := added(eo, inT)
-	newT, ownT := added(et, inO)
-	if ownO && ownT && m.closedBoth && m.family == Issues && strings.EqualFold(name, SectionResolution) {
+	u := &unionOut{seen: map[string]bool{}}
+	if m.closedBoth && m.family == Issues && strings.EqualFold(name, SectionResolution) && ownAdds(eo, inB, inT) && ownAdds(et, inB, inO) {
 		m.closedTwice = true
-		marker := entry{lines: []string{closedTwiceLine + m.mk.eol}, gap: true}
-		marker.seal()
-		emit(marker)
+		u.marker = &entry{lines: []string{closedTwiceLine + m.mk.eol}, gap: true}
+		u.marker.seal()
+	}
+	of := func(ids []string) []entry {
+		out := make([]entry, len(ids))
+		for i, id := range ids {
+			out[i] = byID[id]
+		}
+		return out
+	}
+	conflicted := false
+	for _, r := range diff3(ids(eb), ids(eo), ids(et)) {
+		switch {
+		case !r.conflict:
+			for _, id := range r.lines {
+				u.emit(byID[id])
+			}
+		case appendsOnly(r.base, r.ours, r.theirs):
+			u.both(r.base, of(r.ours), of(r.theirs))
+		default:
+			// Both sides changed an entry of the base, differently: git's line merge of the stretch.
+			lines, conflict := m.mk.mergeLines(m.layout(nil, of(r.base), nil), m.layout(nil, of(r.ours), nil), m.layout(nil, of(r.theirs), nil))
+			if len(lines) > 0 {
+				e := entry{lines: lines, gap: true}
+				e.seal()
+				u.emit(e)
+			}
+			conflicted = conflicted || conflict
+		}
+	}
+	if conflicted {
+		m.conflicts = append(m.conflicts, "## "+name)
+	}
+	return m.layout(longer(lo, lt), u.out, longer(to, tt))
+}
+
+// unionOut gathers a union's entries, each once.
+type unionOut struct {
+	out    []entry
+	seen   map[string]bool
+	marker *entry // the closed-twice marker, written before the first entries both sides added
+}
+
+func (u *unionOut) emit(e entry) {
+	if !u.seen[e.id] {
+		u.seen[e.id] = true
+		u.out = append(u.out, e)
+	}
+}
+
+// both merges a stretch where both sides added entries: the base's entries both sides kept, then every
+// entry either side added, in time order, each once.
+func (u *unionOut) both(base []string, ours, theirs []entry) {
+	inO, inT, inB := idSet(ours), idSet(theirs), map[string]bool{}
+	for _, id := range base {
+		inB[id] = true
+	}
+	for _, e := range ours {
+		if inB[e.id] && inT[e.id] {
+			u.emit(e)
+		}
+	}
+	newO := slices.DeleteFunc(slices.Clone(ours), func(e entry) bool { return inB[e.id] })
+	newT := slices.DeleteFunc(slices.Clone(theirs), func(e entry) bool { return inB[e.id] })
+	if u.marker != nil && ownAdds(ours, inB, inT) && ownAdds(theirs, inB, inO) {
+		u.emit(*u.marker)
+		u.marker = nil
 	}
 	for i, j := 0, 0; ; {
-		for i < len(newO) && seen[newO[i].id] {
+		for i < len(newO) && u.seen[newO[i].id] {
 			i++
 		}
-		for j < len(newT) && seen[newT[j].id] {
+		for j < len(newT) && u.seen[newT[j].id] {
 			j++
 		}
 		switch {
 		case i == len(newO) && j == len(newT):
-			return m.layout(longer(lo, lt), out, longer(to, tt))
+			return
 		case j == len(newT) || i < len(newO) && before(newO[i], newT[j]) <= 0:
-			emit(newO[i])
+			u.emit(newO[i])
 		default:
-			emit(newT[j])
+			u.emit(newT[j])
 		}
 	}
+}
+
+// appendsOnly reports whether a stretch both sides changed holds no entry of the base both changed:
+// each side kept every entry of it the other kept, so what differs is what each added. One base
+// entry both changed alike (the same edit on both sides, one side's appends after it) is taken as
+// that: each entry both removed has its equal among the entries both added, and at most one side
+// added more.
+func appendsOnly(base, ours, theirs []string) bool {
+	inO, inT := map[string]bool{}, map[string]bool{}
+	for _, id := range ours {
+		inO[id] = true
+	}
+	for _, id := range theirs {
+		inT[id] = true
+	}
+	inB := map[string]bool{}
+	removedByBoth := 0
+	for _, id := range base {
+		inB[id] = true
+		if !inO[id] && !inT[id] {
+			removedByBoth++
+		}
+	}
+	if removedByBoth == 0 {
+		return true
+	}
+	common, onlyO, onlyT := 0, 0, 0
+	for id := range inO {
+		switch {
+		case inB[id]:
+		case inT[id]:
+			common++
+		default:
+			onlyO++
+		}
+	}
+	for id := range inT {
+		if !inB[id] && !inO[id] {
+			onlyT++
+		}
+	}
+	return common >= removedByBoth && (onlyO == 0 || onlyT == 0)
+}
+
+func ids(es []entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.id
+	}
+	return out
+}
+
+func idSet(es []entry) map[string]bool {
+	s := make(map[string]bool, len(es))
+	for _, e := range es {
+		s[e.id] = true
+	}
+	return s
+}
+
+// ownAdds reports whether es holds an entry the base lacks and the other side lacks too.
+func ownAdds(es []entry, inB, other map[string]bool) bool {
+	for _, e := range es {
+		if !inB[e.id] && !other[e.id] {
+			return true
+		}
+	}
+	return false
 }
 
 func longer(a, b []string) []string {

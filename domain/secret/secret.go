@@ -6,10 +6,11 @@
 // every spelling Forms lists, and takes out not only a whole spelling but every run of Window bytes
 // or more that a spelling holds. A key without its prefix ("sk-"), a key inside a longer base64 text
 // at any of the three byte alignments it can sit at, a key cut short by an excerpt's bound: each
-// shares such a run with a form, and goes.
+// shares such a run with a form, and goes. The password in a URL's userinfo goes whoever's it is.
 package secret
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -231,8 +232,14 @@ func NewScrubber(credentials ...string) *Scrubber {
 }
 
 // Scrub replaces every credential the scrubber holds in s: each stretch of s covered by a run of
-// Window bytes of a form, or by a whole form shorter than that, becomes one Mark.
+// Window bytes of a form, or by a whole form shorter than that, becomes one Mark. The password of
+// every URL's userinfo goes too, held or not (Passwords).
 func (sc *Scrubber) Scrub(s string) string {
+	return Passwords(sc.held(s))
+}
+
+// held is Scrub of the credentials the scrubber holds alone.
+func (sc *Scrubber) held(s string) string {
 	if sc.Empty() {
 		return s
 	}
@@ -301,7 +308,7 @@ func (sc *Scrubber) Scrub(s string) string {
 
 // Bytes is Scrub for bytes; b is returned unchanged (not copied) when it holds no credential.
 func (sc *Scrubber) Bytes(b []byte) []byte {
-	if sc.Empty() {
+	if sc.Empty() && !bytes.Contains(b, []byte("@")) {
 		return b
 	}
 	s := string(b)
@@ -310,6 +317,82 @@ func (sc *Scrubber) Bytes(b []byte) []byte {
 		return b
 	}
 	return []byte(out)
+}
+
+// Passwords replaces the password of every URL's userinfo in s with Mark: scheme://user:secret@host
+// becomes scheme://user:[key]@host, also where the slashes are JSON-escaped (:\/\/). A URL carries its
+// password in plain view, whoever's it is, so no credential abcd holds is needed to know it for one.
+// The user stays (it names whose the URL was); a userinfo without a password is left as it is.
+func Passwords(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	done := 0 // s[:done] is written to b
+	// Where the next "//" and the next JSON-escaped \/\/ stand (-1: none is left), each looked for
+	// again only once passed: one pass over s, however many of either it holds.
+	plain, escaped := -2, -2
+	find := func(at *int, sep string, from int) {
+		if *at == -1 || *at >= from {
+			return
+		}
+		if k := strings.Index(s[from:], sep); k >= 0 {
+			*at = from + k
+		} else {
+			*at = -1
+		}
+	}
+	for i := 0; i < len(s); {
+		find(&plain, "//", i)
+		find(&escaped, `\/\/`, i)
+		var start int
+		switch {
+		case escaped >= 0 && (plain < 0 || escaped < plain):
+			start = escaped + len(`\/\/`)
+		case plain >= 0:
+			start = plain + len("//")
+		default:
+			i = len(s)
+			continue
+		}
+		end := start
+		for end < len(s) && !endsAuthority(s[end]) {
+			if s[end] == '\\' {
+				if end+1 < len(s) && s[end+1] == '\\' {
+					end += 2 // a JSON-escaped backslash: the password's own
+					continue
+				}
+				break // another escape (\/, \", \n): the URL's text ends here
+			}
+			end++
+		}
+		authority := s[start:end]
+		if at := strings.LastIndexByte(authority, '@'); at > 0 {
+			userinfo := authority[:at]
+			if colon := strings.IndexByte(userinfo, ':'); colon >= 0 && colon+1 < len(userinfo) && userinfo[colon+1:] != Mark {
+				b.WriteString(s[done : start+colon+1])
+				b.WriteString(Mark)
+				done = start + at
+			}
+		}
+		i = max(end, start)
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// endsAuthority reports whether c ends a URL's authority (user:password@host:port) where it stands
+// in text: a path, query or fragment begins, or the text around the URL resumes (a space, a quote,
+// a bracket of markup).
+func endsAuthority(c byte) bool {
+	switch c {
+	case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`':
+		return true
+	}
+	return false
 }
 
 // Empty reports whether the scrubber holds no credential.

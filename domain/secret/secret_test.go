@@ -3,6 +3,7 @@ package secret
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -157,6 +158,58 @@ func FuzzScrubLeavesNoWindow(f *testing.F) {
 		}
 		if utf8.ValidString(before+key+after) && !utf8.ValidString(got) {
 			t.Fatalf("valid text became invalid: %q", got)
+		}
+	})
+}
+
+// A URL's password goes whoever's it is: no scrubber needs to hold it, an empty or nil one included.
+func TestAURLsPasswordGoesHeldOrNot(t *testing.T) {
+	var nilScrubber *Scrubber
+	for _, sc := range []*Scrubber{nilScrubber, NewScrubber(), NewScrubber(canary)} {
+		for in, want := range map[string]string{
+			"failed: http://user:pw@10.1.2.3/x":                 "failed: http://user:" + Mark + "@10.1.2.3/x",
+			"proxy https://u:p%40ss@proxy.example:8080 refused": "proxy https://u:" + Mark + "@proxy.example:8080 refused",
+			"two: a://x:1@h, b://y:22@[::1]:80?q":               "two: a://x:" + Mark + "@h, b://y:" + Mark + "@[::1]:80?q",
+			"an @ in the password: ftp://me:a@b@host/f":         "an @ in the password: ftp://me:" + Mark + "@host/f",
+			`{"url":"http:\/\/bob:hunter2@db.internal\/app"}`:   `{"url":"http:\/\/bob:` + Mark + `@db.internal\/app"}`,
+			`{"url":"postgres://bob:s3cr%22t@db:5432/app"}`:     `{"url":"postgres://bob:` + Mark + `@db:5432/app"}`,
+			"http: //user:pw@10.1.2.3/x (a detail made plain)":  "http: //user:" + Mark + "@10.1.2.3/x (a detail made plain)",
+			"no password: ssh://git@github.com/a/b":             "no password: ssh://git@github.com/a/b",
+			"an address: ada@example.com, a path: /a//b, c:d@e": "an address: ada@example.com, a path: /a//b, c:d@e",
+			"a comment: // see a:b@c":                           "a comment: // see a:b@c",
+			"empty password: http://u:@h/":                      "empty password: http://u:@h/",
+			"already: http://u:" + Mark + "@h/":                 "already: http://u:" + Mark + "@h/",
+			"at the end: http://u:p@":                           "at the end: http://u:" + Mark + "@",
+		} {
+			got := sc.Scrub(in)
+			assert.Check(t, is.Equal(got, want), in)
+			assert.Check(t, is.Equal(sc.Scrub(got), got), "scrubbing twice changes nothing: %s", in)
+			assert.Check(t, is.Equal(string(sc.Bytes([]byte(in))), want), in)
+		}
+	}
+	// JSON stays JSON.
+	sc := NewScrubber()
+	out := sc.Bytes([]byte(`{"a":"http://u:p\"q@h/","b":"http://u:p\\@h/"}`))
+	assert.Check(t, json.Valid(out), "%s", out)
+	assert.Check(t, !strings.Contains(string(out), `p\\@`), "%s", out)
+}
+
+func FuzzPasswordsKeepTheRest(f *testing.F) {
+	f.Add("http://user:pw@10.1.2.3/x")
+	f.Add(`{"u":"a:\/\/b:c@d"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Passwords(s)
+		if Passwords(got) != got {
+			t.Fatalf("not stable: %q then %q", got, Passwords(got))
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("valid text became invalid: %q", got)
+		}
+		if json.Valid([]byte(s)) && !json.Valid([]byte(got)) {
+			t.Fatalf("JSON became invalid: %q", got)
+		}
+		if !strings.Contains(s, "@") && got != s {
+			t.Fatalf("text without an @ changed: %q", got)
 		}
 	})
 }

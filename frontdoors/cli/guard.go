@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,7 +69,10 @@ func newGuardCheckCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			if s.InTTY {
 				return usageRefusal(c, "needs the command line in --command or on stdin")
 			}
-			data, err := readBounded(s.In, MaxGuardInput)
+			data, err := readBounded(c.Context(), s.In, MaxGuardInput)
+			if c.Context().Err() != nil {
+				return inputInterrupted("guard check", c.Context().Err())
+			}
 			if err != nil {
 				return refusal.New(refusal.CodeGuardInputUnreadable, "guard check", "could not read stdin: "+text.Clip(err.Error()), "pass the line with --command")
 			}
@@ -110,11 +114,35 @@ func hookCwd(cwd string) string {
 }
 
 // readBounded reads at most max+1 bytes, so a caller sees that there was more without reading it all.
-func readBounded(r io.Reader, max int) ([]byte, error) {
+// It returns ctx's error as soon as ctx ends (Ctrl-C, SIGTERM): a writer that never closes stdin
+// does not keep the process alive after it is told to stop. The read left waiting ends with the
+// process.
+func readBounded(ctx context.Context, r io.Reader, max int) ([]byte, error) {
 	if r == nil {
 		return nil, nil
 	}
-	return io.ReadAll(io.LimitReader(r, int64(max)+1))
+	type read struct {
+		data []byte
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+		got <- read{data, err}
+	}()
+	select {
+	case x := <-got:
+		return x.data, x.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// inputInterrupted is the refusal for a command ended while it waited for its input on stdin: the
+// caller's doing, not a fault of the input.
+func inputInterrupted(what string, err error) error {
+	return refusal.Busy(refusal.CodeInterrupted, what, "was ended by its caller ("+err.Error()+") while it waited for its input on stdin; nothing was done",
+		"run it again, and close stdin once the input is written")
 }
 
 func renderGuard(v guarduc.GuardVerdict) string {
@@ -264,7 +292,7 @@ func runHook(c *cobra.Command, a *app.App, s *IO) error {
 		fmt.Fprintf(s.Err, "abcd guard: blocked: %s\n", why)
 		return exitCode(2)
 	}
-	data, err := readBounded(s.In, MaxGuardInput)
+	data, err := readBounded(c.Context(), s.In, MaxGuardInput)
 	if err != nil {
 		return fail("could not read the hook payload: " + text.Clip(err.Error()))
 	}

@@ -194,7 +194,10 @@ func runHistoryHook(c *cobra.Command, a *app.App, s *IO, harness string, wait bo
 	if _, err := history.ParseHarness(harness); err != nil {
 		return usageRefusal(c, "needs --harness claude, codex or gemini")
 	}
-	data, err := readBounded(s.In, MaxHistoryHookInput)
+	data, err := readBounded(c.Context(), s.In, MaxHistoryHookInput)
+	if c.Context().Err() != nil {
+		return fail("the hook was ended (" + c.Context().Err().Error() + ") before its payload was read")
+	}
 	if err != nil || len(data) > MaxHistoryHookInput {
 		return fail("the hook payload could not be read within its bound")
 	}

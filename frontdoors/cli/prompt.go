@@ -32,7 +32,26 @@ func (p *Prompter) Confirm(ctx context.Context, question string) (bool, error) {
 		p.reader = bufio.NewReader(io.LimitReader(p.s.In, 1<<16))
 	}
 	fmt.Fprintf(p.s.Err, "%s [y/N] ", question)
-	line, err := p.reader.ReadString('\n')
+	// The answer is waited for only while ctx lasts: Ctrl-C or SIGTERM at the question ends the
+	// command, and the read left waiting ends with the process.
+	type reply struct {
+		line string
+		err  error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		line, err := p.reader.ReadString('\n')
+		got <- reply{line, err}
+	}()
+	var line string
+	var err error
+	select {
+	case a := <-got:
+		line, err = a.line, a.err
+	case <-ctx.Done():
+		fmt.Fprintln(p.s.Err)
+		return false, ctx.Err()
+	}
 	if err != nil && err != io.EOF {
 		return false, err
 	}

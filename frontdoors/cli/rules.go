@@ -39,7 +39,10 @@ func newRulesCmd(a *app.App, s *IO, opts *options) *cobra.Command {
 			if s.InTTY {
 				return usageRefusal(c, "needs the prompt in --prompt or on stdin")
 			}
-			data, err := readBounded(s.In, rules.MaxPromptInputBytes)
+			data, err := readBounded(c.Context(), s.In, rules.MaxPromptInputBytes)
+			if c.Context().Err() != nil {
+				return inputInterrupted("rules match", c.Context().Err())
+			}
 			if err != nil {
 				return refusal.New(refusal.CodeRulesPromptUnreadable, "rules match", "could not read stdin: "+text.Clip(err.Error()), "pass the prompt with --prompt")
 			}
@@ -264,7 +267,7 @@ func runRulesHook(c *cobra.Command, a *app.App, s *IO) error {
 		fmt.Fprintf(s.Err, "abcd rules: no rules injected: %s\n", why)
 		return exitCode(1) // a non-blocking hook error in both harnesses: the prompt goes on
 	}
-	data, err := readBounded(s.In, MaxRulesHookInput)
+	data, err := readBounded(c.Context(), s.In, MaxRulesHookInput)
 	if err != nil {
 		return fail("could not read the hook payload: " + text.Clip(err.Error()))
 	}

@@ -120,3 +120,17 @@ func TestLintReportsStrayTemps(t *testing.T) {
 		assert.Check(t, is.Equal(res.Findings[i].Code, "stray_temp"))
 	}
 }
+
+// What a killed merge driver left is named by lint: a warning in git's own folder, an error where git
+// would commit it.
+func TestLintReportsWhatAKilledMergeDriverLeft(t *testing.T) {
+	r := fake.NewRecords()
+	r.MergeTempFiles = []ports.StrayTemp{{Path: ".git/abcd-tmp/merge-123", Ignored: true}, {Path: ".abcd-tmp-merge-9"}}
+	res := apptest.RecRun[record.LintResult](t, apptest.RecApp(r), "lint", map[string]any{})
+	assert.Check(t, is.Equal(res.Errors, 1))
+	assert.Check(t, is.Equal(res.Warnings, 1))
+	assert.Assert(t, is.Len(res.Findings, 2), "%+v", res.Findings)
+	for _, f := range res.Findings {
+		assert.Check(t, is.Equal(f.Code, "stray_temp"), "%+v", f)
+	}
+}

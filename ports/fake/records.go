@@ -17,9 +17,11 @@ type Records struct {
 	Files map[string][]byte
 	// Locked is true while a lock is held; set it to make Lock report contention.
 	Locked bool
-	// Waited is the wait the last Lock was given; Temps is what StrayTemps lists.
-	Waited time.Duration
-	Temps  []ports.StrayTemp
+	// Waited is the wait the last Lock was given; Temps is what StrayTemps lists, MergeTempFiles
+	// what MergeTemps lists.
+	Waited         time.Duration
+	Temps          []ports.StrayTemp
+	MergeTempFiles []ports.StrayTemp
 	// Missing is what InstallMissing lists: the files an interrupted install did not write.
 	Missing []string
 }
@@ -101,4 +103,8 @@ func (r *Records) Lock(_ context.Context, wait time.Duration) (func(), error) {
 
 func (r *Records) StrayTemps(context.Context) ([]ports.StrayTemp, error) {
 	return append([]ports.StrayTemp{}, r.Temps...), nil
+}
+
+func (r *Records) MergeTemps(context.Context) ([]ports.StrayTemp, error) {
+	return append([]ports.StrayTemp{}, r.MergeTempFiles...), nil
 }

@@ -173,6 +173,16 @@ func (a *Deps) lintRepository(ctx context.Context, findings []record.Finding) ([
 		stray = append(stray, record.StrayTemp{File: t.Path, Ignored: t.Ignored && ignored, Staged: t.Ignored, Uninstalled: len(missing) > 0})
 	}
 	findings = record.LintTemps(findings, stray)
+	// What a killed merge driver left: in git's own folder (ignored), or where git sees it.
+	merges, err := a.Records.MergeTemps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mergeStray := make([]record.StrayTemp, 0, len(merges))
+	for _, t := range merges {
+		mergeStray = append(mergeStray, record.StrayTemp{File: t.Path, Ignored: t.Ignored})
+	}
+	findings = record.LintMergeTemps(findings, mergeStray)
 	findings = record.LintInstall(findings, missing)
 	if a.Git != nil && a.Setup != nil {
 		// Where git cannot run (no git program, a record outside a repository) there is no merge

@@ -62,6 +62,8 @@ func (s Source) geminiDir() string { return filepath.Join(s.HomeDir, ".gemini") 
 
 // Read reads one session file: an absolute path to a regular file (no symbolic link), at most
 // history.MaxTranscriptBytes. cwd is Gemini CLI's project folder when the file is one of its chats.
+// Anything but a regular file is refused before it is opened for reading: a FIFO's open waits for a
+// writer that may never come, and a device's read may never end.
 func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
@@ -69,23 +71,18 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 	if !filepath.IsAbs(path) {
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is not an absolute path", "give the session file's absolute path")
 	}
-	f, err := openNoFollow(path)
+	f, st, err := openRegular(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptMissing, path, "does not exist", "give the path of a session file the harness wrote")
 	case errors.Is(err, syscall.ELOOP):
-		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is a symbolic link, which abcd does not follow", "give the session file itself")
+		return nil, "", refusal.New("history_transcript_invalid", path, "is a symbolic link, which abcd does not follow", "give the session file itself")
+	case errors.Is(err, errNotRegular):
+		return nil, "", refusal.New("history_transcript_invalid", path, "is not a regular file (a folder, a FIFO or a device), so abcd does not read it", "give a session file")
 	case err != nil:
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "cannot be read: "+unwrap(err), "check the file's permissions")
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is not a regular file", "give a session file")
-	}
 	if st.Size() > history.MaxTranscriptBytes {
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptTooLarge, path, fmt.Sprintf("is %d bytes, over the %d abcd keeps of one transcript", st.Size(), history.MaxTranscriptBytes),
 			"nothing is kept of it; a harness's session this long is best split by starting a new session")
@@ -98,6 +95,42 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptTooLarge, path, fmt.Sprintf("grew past %d bytes while it was read", history.MaxTranscriptBytes), "run the capture again when the session has ended")
 	}
 	return data, s.geminiRoot(path), nil
+}
+
+// errNotRegular: the name is a folder, a FIFO, a socket or a device.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading when it is a regular file, and only then. The name is looked
+// at first, so a FIFO or a device is never opened; the open itself neither follows a link nor waits
+// (a FIFO swapped in after the look opens at once), and what it opened is looked at again.
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
+	st, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case st.Mode()&fs.ModeSymlink != 0:
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+	case !st.Mode().IsRegular():
+		return nil, nil, errNotRegular
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = errNotRegular
+		}
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// regular reports whether path is a regular file (no link followed).
+func regular(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // geminiRoot is the project folder a Gemini CLI chat belongs to: tmp/<project>/.project_root.
@@ -118,7 +151,7 @@ func (s Source) geminiRoot(path string) string {
 }
 
 func readSmall(path string) ([]byte, error) {
-	f, err := openNoFollow(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +218,11 @@ func (f *found) add(h history.Harness, path, cwd string) error {
 	if !within(cwd, f.roots) {
 		return nil
 	}
+	return f.list(h, path, cwd)
+}
+
+// list keeps the file.
+func (f *found) list(h history.Harness, path, cwd string) error {
 	if len(f.out) >= MaxFiles {
 		return fmt.Errorf("more than %d session files", MaxFiles)
 	}
@@ -204,12 +242,13 @@ func (s Source) findClaude(ctx context.Context, f *found) error {
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
-		match := false
+		match, own := false, false
 		for _, r := range f.roots {
 			prefix := claudeFolder(r)
 			if e.Name() == prefix || strings.HasPrefix(e.Name(), prefix+"-") {
 				match = true
 			}
+			own = own || e.Name() == prefix
 		}
 		if !match {
 			continue
@@ -220,6 +259,16 @@ func (s Source) findClaude(ctx context.Context, f *found) error {
 		for _, p := range append(files, subs...) {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if !regular(p) {
+				// Not a file abcd opens (a FIFO, a device, a folder), so no cwd can be read from it: in
+				// the folder named for a root itself it is listed, for the capture to refuse by name.
+				if own {
+					if err := f.list(history.Claude, p, ""); err != nil {
+						return err
+					}
+				}
+				continue
 			}
 			if err := f.add(history.Claude, p, firstString(p, "cwd")); err != nil {
 				return err
@@ -280,7 +329,7 @@ func size(p string) int64 {
 
 // firstString is the first value of key in the first lines of a JSON lines file that carry it.
 func firstString(path, key string) string {
-	f, err := openNoFollow(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return ""
 	}
@@ -305,7 +354,7 @@ func firstString(path, key string) string {
 
 // codexCwd is the cwd a rollout's session_meta records.
 func codexCwd(path string) string {
-	f, err := openNoFollow(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return ""
 	}

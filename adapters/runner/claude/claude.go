@@ -229,6 +229,7 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 		}
 		switch h.Subtype {
 		case "init":
+			ev.Handshake = true
 			ev.Models = []string{e.Model}
 		case "api_retry":
 			ev.Retries = 1

@@ -162,6 +162,7 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 	}
 	switch e.Type {
 	case "thread.started":
+		ev.Handshake = true
 		ev.Session = e.ThreadID
 	case "item.started", "item.updated", "item.completed":
 		if e.Item == nil || e.Item.ID == "" || e.Item.Type == "" {

@@ -185,6 +185,7 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 	case "":
 		return ev, &runner.ErrEvent{Msg: "it has no type"}
 	case "init":
+		ev.Handshake = true
 		ev.Session = e.SessionID
 		if e.Model != "" && e.Model != "auto" {
 			ev.Models = []string{e.Model}

@@ -14,8 +14,9 @@ import (
 
 // FuzzParser fuzzes a dialect's parser from its recorded streams (testdata/<version>/*.jsonl, every
 // line a seed, and every stream whole): a stream of lines is read by one parser as a step reads it.
-// Whatever the input, the parser never panics, names an event's type when it reads one, and a
-// terminal event it reports carries a reason and, when it failed, a cause of the closed set.
+// Whatever the input, the parser never panics, names an event's type when it reads one, a handshake
+// is neither a terminal event nor a tool call, and a terminal event it reports carries a reason and,
+// when it failed, a cause of the closed set.
 func FuzzParser(f *testing.F, d runner.Dialect) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.jsonl"))
 	if err != nil {
@@ -59,6 +60,9 @@ func FuzzParser(f *testing.F, d runner.Dialect) {
 				if s := ev.Terminal.Structured; s != nil && !json.Valid(s) {
 					t.Fatalf("a structured answer that is not JSON: %q", s)
 				}
+			}
+			if ev.Handshake && (ev.Terminal != nil || len(ev.Opened)+len(ev.Closed)+len(ev.Whole) > 0) {
+				t.Fatalf("a handshake that is also a terminal event or a tool call: %q", line)
 			}
 			if ev.Terminal == nil && ev.Type == "" {
 				t.Fatalf("an event read without its type: %q", line)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -208,4 +210,40 @@ func TestImplementRecordNamesTheReviewersSession(t *testing.T) {
 	text := s.runGit(t, "implement", "record", "--run", started.Run.Run)
 	text.Assert(t, icmd.Success)
 	assert.Check(t, is.Contains(text.Stdout(), "sessions (abcd history show KEY): claude:rev-0001"))
+}
+
+// Sub-agents that end together each start a capture: 8 abcd processes at once capturing 40 sessions
+// (5 each, one after another) keep all 40, and none fails.
+func TestConcurrentCapturesKeepEverySession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("40 captures through the built binary")
+	}
+	t.Parallel() // its own sandbox: a repository and a home of its own
+	s, _ := histSandbox(t)
+	const procs, each = 8, 5
+	paths := make([]string, procs*each)
+	for i := range paths {
+		paths[i] = s.claudeSession(t, fmt.Sprintf("together-%02d", i), fmt.Sprintf("sub-agent %d reporting", i))
+	}
+	var wg sync.WaitGroup
+	failures := make([]string, procs)
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, path := range paths[p*each : (p+1)*each] {
+				res := icmd.RunCmd(icmd.Command(binary, "history", "capture", path, "--json"), icmd.Dir(s.root), icmd.WithEnv(append(s.env(), "PATH="+os.Getenv("PATH"))...))
+				if res.ExitCode != 0 {
+					failures[p] += fmt.Sprintf("%s: exit %d: %s%s\n", filepath.Base(path), res.ExitCode, res.Stdout(), res.Stderr())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Check(t, is.Equal(strings.Join(failures, ""), ""), "every capture succeeds")
+	list := s.runGit(t, "history", "list", "--limit", "500", "--json")
+	list.Assert(t, icmd.Success)
+	var got history.HistoryListResult
+	decodeOne(t, list.Stdout(), &got)
+	assert.Check(t, is.Len(got.Sessions, procs*each), "every session captured is kept")
 }

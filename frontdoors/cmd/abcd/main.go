@@ -47,6 +47,12 @@ func main() {
 	osfence.Helper()
 	// SIGTERM too: a review the RepoPrompt route is running ends as interrupted, not killed mid-write.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal asks the verb to end (every wait watches ctx); a second one ends the process
+	// at once, as if abcd had not caught the first.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx)
 	stop()
 	atExit()

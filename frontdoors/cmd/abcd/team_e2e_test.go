@@ -619,6 +619,45 @@ func TestTeamConflictsAreGitsAndLintNamesThem(t *testing.T) {
 	assert.Check(t, is.Equal(codes["merge_driver_missing"], 1), "%+v", lint.Findings)
 }
 
+// TestTeamANoteEditedOnBothSidesIsAConflict: a note both sides reworded, differently, is no append:
+// the driver makes it a conflict git shows and lint names, where it used to keep both wordings as two
+// notes, exit 0, lint clean.
+func TestTeamANoteEditedOnBothSidesIsAConflict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("merges two clones with git")
+	}
+	b, clones := newTeam(t, 2)
+	one, two := clones[0], clones[1]
+	p := one.pathOf(t, b.i2)
+	one.git(t, "checkout", "-q", "-b", "shared")
+	one.note(t, p, record.SectionNotes, "The parser is slow.")
+	one.git(t, "commit", "-q", "-a", "-m", "a note")
+	two.git(t, "fetch", "-q", one.dir, "shared:shared")
+	for c, wording := range map[teamClone]string{one: "The parser is slow on big files.", two: "The lexer is slow, not the parser."} {
+		c.git(t, "checkout", "-q", "-b", "work", "shared")
+		data := c.read(t, p)
+		assert.Assert(t, strings.Contains(data, "The parser is slow.\n"))
+		c.write(t, p, strings.Replace(data, "The parser is slow.\n", wording+"\n", 1))
+		c.git(t, "commit", "-q", "-a", "-m", "reworded by "+c.name)
+	}
+	one.git(t, "fetch", "-q", two.dir, "work:"+two.name)
+	res := one.cmd("git", "merge", "--no-edit", two.name)
+	assert.Check(t, is.Equal(res.ExitCode, 1), "%s", res.Combined())
+	assert.Check(t, is.Contains(res.Combined(), "CONFLICT (content)"))
+	assert.Check(t, is.Contains(res.Stderr(), "a conflict in ## Notes"))
+	assert.Check(t, is.Equal(one.git(t, "status", "--porcelain", "--", p), "UU "+p))
+	data := one.read(t, p)
+	assert.Check(t, is.Equal(strings.Count(data, "<<<<<<< ours"), 1), data)
+	assert.Check(t, is.Equal(strings.Count(data, "The parser is slow on big files."), 1), data)
+	assert.Check(t, is.Equal(strings.Count(data, "The lexer is slow, not the parser."), 1), data)
+	noMarkersBut(t, one, p)
+	var lint recorduc.LintResult
+	one.abcd(t, 1, &lint, "lint")
+	codes := findingCodes(lint.Findings)
+	assert.Check(t, is.Equal(codes["conflict_markers"], 1), "%+v", lint.Findings)
+	assert.Check(t, is.Equal(codes["merge_unresolved"], 1), "%+v", lint.Findings)
+}
+
 // noMarkersBut checks no record file but except holds conflict markers.
 func noMarkersBut(t *testing.T, c teamClone, except string) {
 	t.Helper()

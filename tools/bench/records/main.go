@@ -147,9 +147,9 @@ func run(runs, profiles int, md string) error {
 		"parsing records whole":                               {"github.com/abcd-dev/abcd/domain/record.parseRecord"},
 		"the readiness gate":                                  {"github.com/abcd-dev/abcd/domain/record.Readiness"},
 		"lint's checks":                                       {"github.com/abcd-dev/abcd/domain/record.Lint"},
-		"encoding the result (encoding/json)":                 {"github.com/abcd-dev/abcd/ports/app.Encode"},
+		"encoding the result (encoding/json)":                 {"github.com/abcd-dev/abcd/ports/verb.Encode"},
 		"garbage collection":                                  {"runtime.gcBgMarkWorker"},
-		"the oracle board (configuration)":                    {"github.com/abcd-dev/abcd/ports/app.(*App).oracleBoard"},
+		"the oracle board (configuration)":                    {"github.com/abcd-dev/abcd/ports/loop.(*Deps).OracleBoard"},
 	}
 	type profiled struct {
 		c command
