@@ -40,9 +40,10 @@ func (Runner) Run(ctx context.Context, dir, command string, timeout time.Duratio
 	}
 	began := time.Now()
 	p, err := start(dir, command, w)
-	w.Close() // the child holds its own copy; the read below ends when every writer is gone
+	// Closing a pipe's end loses nothing: its error would name a descriptor already gone.
+	_ = w.Close() // the child holds its own copy; the read below ends when every writer is gone
 	if err != nil {
-		r.Close()
+		_ = r.Close()
 		return ports.DoDResult{ExitCode: -1, Problem: "the shell could not start it: " + err.Error()}, nil
 	}
 	tail := newTail(loop.CheckTailLines, loop.CheckTailBytes)
@@ -63,13 +64,17 @@ func (Runner) Run(ctx context.Context, dir, command string, timeout time.Duratio
 	// A grandchild may keep the pipe open after the shell exited; the group is ended, and the read
 	// is given a grace to drain before the pipe is closed under it.
 	p.endGroup()
+	var readErr error
 	select {
-	case <-read:
+	case readErr = <-read:
 	case <-time.After(grace):
 	}
-	r.Close()
+	_ = r.Close()
 	if err := ctx.Err(); err != nil {
 		return ports.DoDResult{}, err
+	}
+	if readErr != nil { // its tail would be a part read as the whole: the adapter's fault
+		return ports.DoDResult{}, fmt.Errorf("reading the output of build.dod: %w", readErr)
 	}
 	res := ports.DoDResult{Tail: tail.String(), Lines: tail.lines, Duration: time.Since(began), Problem: problem}
 	code, signal := p.exit()
