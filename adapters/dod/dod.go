@@ -5,7 +5,6 @@ package dod
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -161,5 +160,3 @@ func (t *tail) String() string {
 	}
 	return s
 }
-
-var errNoShell = errors.New("no shell")

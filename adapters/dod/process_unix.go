@@ -20,6 +20,8 @@ type process struct {
 	state  *os.ProcessState
 }
 
+var errNoShell = errors.New("no shell")
+
 func start(dir, command string, out *os.File) (*process, error) {
 	sh := "/bin/sh"
 	if _, err := os.Stat(sh); err != nil {
