@@ -13,7 +13,7 @@ FUZZTIME ?= 30s
 SOAKTIME ?= 5m
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build install run test test-go test-short test-tools vet cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
+.PHONY: build install run test test-go test-short test-tools vet lint cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
 
 build: ## build bin/abcd, and bin/abcd-history beside it (the helper holding the history store)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
@@ -25,13 +25,24 @@ install: ## put abcd on your PATH: go install into $$(go env GOBIN), else $$(go 
 run: build ## the main job: a guided walkthrough of the build loop, end to end, in a scratch repository it creates
 	$(GO) run ./tools/demo -abcd $(BIN)
 
-test: fmt-check vet cross schemas-check build test-go test-tools ## everything CI runs
+test: fmt-check vet lint cross schemas-check build test-go test-tools ## everything CI runs
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; echo "run: gofmt -w $(MODULES)"; exit 1; fi
 
 vet:
 	$(GO) vet $(PKGS)
+
+# golangci-lint is built from the module proxy at the version tools/golangci/go.mod pins (its go.sum
+# holds every dependency's hash), into bin/, on first use and again whenever that pin changes. Its
+# own module stays outside go.work, so its dependencies never enter the product's build list.
+GOLANGCI := bin/golangci-lint
+
+lint: $(GOLANGCI) ## golangci-lint (.golangci.yml) over every module's packages, test files included
+	$(GOLANGCI) run $(PKGS)
+
+$(GOLANGCI): tools/golangci/go.mod tools/golangci/go.sum
+	cd tools/golangci && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(GOLANGCI) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 CROSS := linux/amd64 darwin/arm64 windows/amd64
 

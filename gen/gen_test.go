@@ -33,7 +33,7 @@ func generate(t *testing.T) map[string][]byte {
 	return maps.Clone(files)
 }
 
-var generated = sync.OnceValues(func() (map[string][]byte, error) { return generateAgain() })
+var generated = sync.OnceValues(generateAgain)
 
 func generateAgain() (map[string][]byte, error) {
 	root, err := WorkspaceRoot(".")

@@ -129,13 +129,17 @@ func (r Runner) run(ctx context.Context, dir, command string, timeout time.Durat
 	// A grandchild may keep the pipe open after the shell exited; the group is ended, and the read
 	// is given a grace to drain before the pipe is closed under it.
 	p.endGroup()
+	var readErr error
 	select {
-	case <-read:
+	case readErr = <-read:
 	case <-time.After(grace):
 	}
 	pr.Close()
 	if err := ctx.Err(); err != nil {
 		return ports.DoDResult{}, err
+	}
+	if readErr != nil { // its tail would be a part read as the whole: the adapter's fault
+		return ports.DoDResult{}, fmt.Errorf("reading the output of build.dod: %w", readErr)
 	}
 	res := ports.DoDResult{Tail: tail.String(), Lines: tail.lines, Duration: time.Since(began), Problem: problem}
 	if fenced != nil {
@@ -226,5 +230,3 @@ func (t *tail) String() string {
 	}
 	return s
 }
-
-var errNoShell = errors.New("no shell")

@@ -14,6 +14,9 @@ import (
 	"github.com/abcd-dev/abcd/ports"
 )
 
+// errNoShell is a machine with no /bin/sh to run build.dod through.
+var errNoShell = errors.New("no shell")
+
 // process is the shell running the command, the leader of its own process group: the group, not
 // the shell alone, is what abcd ends.
 type process struct {

@@ -59,7 +59,9 @@ func BenchmarkListPlainReference(b *testing.B) {
 			if _, err := io.ReadAll(io.LimitReader(f, 1025)); err != nil {
 				b.Fatal(err)
 			}
-			f.Close()
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

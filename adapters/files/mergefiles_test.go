@@ -42,10 +42,7 @@ func TestMergeFilesReadAndReplaceOurs(t *testing.T) {
 	assert.Check(t, st.Mode()&os.ModeSymlink != 0, "the link was replaced")
 
 	// Relative paths are the folder git runs the driver in.
-	wd, err := os.Getwd()
-	assert.NilError(t, err)
-	assert.NilError(t, os.Chdir(dir.Path()))
-	defer func() { assert.NilError(t, os.Chdir(wd)) }()
+	t.Chdir(dir.Path())
 	data, err = m.Read(".merge_file_A", 1<<10)
 	assert.NilError(t, err)
 	assert.Equal(t, string(data), "merged\n")

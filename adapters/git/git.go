@@ -46,7 +46,7 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	}
 	// Past the bound the buffer refuses more, so git stops on a broken pipe: that is a cut, not a fault.
 	if errors.Is(err, exec.ErrNotFound) {
-		return nil, false, fmt.Errorf("%w: %v", ports.ErrNoGit, err)
+		return nil, false, fmt.Errorf("%w: %w", ports.ErrNoGit, err)
 	}
 	if err != nil && !out.cut {
 		var ee *exec.ExitError
@@ -383,8 +383,11 @@ func (g Git) forgetMissing(ctx context.Context, dir string) error {
 	}
 	admin := filepath.Join(common, "worktrees")
 	entries, err := os.ReadDir(admin)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no linked worktree at all
+	}
+	if err != nil {
+		return err
 	}
 	base := filepath.Base(want)
 	for _, e := range entries {
@@ -595,8 +598,14 @@ func (g Git) clearStaleLock(ctx context.Context, rel string) (bool, error) {
 		case <-t.C:
 		}
 		now, err := os.Lstat(p)
-		if err != nil || !os.SameFile(first, now) || !now.ModTime().Equal(first.ModTime()) || now.Size() != first.Size() {
-			return true, nil // a git is working under it, or was and let go
+		if errors.Is(err, fs.ErrNotExist) {
+			return true, nil // the git that held it let go
+		}
+		if err != nil {
+			return false, err
+		}
+		if !os.SameFile(first, now) || !now.ModTime().Equal(first.ModTime()) || now.Size() != first.Size() {
+			return true, nil // a git is working under it
 		}
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -113,7 +113,7 @@ func TestChangedListsWhatAChangeTouched(t *testing.T) {
 	_, err = g.Changed(ctx, ".abcd", "no-such-branch", false)
 	r, ok := refusal.As(err)
 	assert.Assert(t, ok, "%v", err)
-	assert.Equal(t, string(r.Code), "ref_unknown")
+	assert.Check(t, r.Code == "ref_unknown", "code %s", r.Code)
 
 	// Before the first commit, everything staged is new.
 	fresh := fs.NewDir(t, "fresh")

@@ -58,8 +58,12 @@ func BenchmarkDispatch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
+		if _, err := io.Copy(io.Discard, res.Body); err != nil {
+			b.Fatal(err)
+		}
+		if err := res.Body.Close(); err != nil {
+			b.Fatal(err)
+		}
 		t1 := time.Now()
 		out, err := v.Review(ctx, req)
 		if err != nil || out.FallbackReason != "" {

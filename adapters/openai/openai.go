@@ -95,7 +95,7 @@ func (c *Client) Open(call ports.ProviderCall) (ports.Validator, error) {
 func endpoint(base string) (string, error) {
 	raw, _ := json.Marshal(base)
 	if err := config.CheckValue("oracle.api.p.base_url", raw); err != nil {
-		return "", fmt.Errorf("its base URL %s", err)
+		return "", fmt.Errorf("its base URL %w", err)
 	}
 	u, err := url.Parse(strings.TrimRight(base, "/") + "/chat/completions")
 	if err != nil {

@@ -460,7 +460,7 @@ func TestAKeyFileIsReadAtCallTime(t *testing.T) {
 	})
 	path := filepath.Join(t.TempDir(), "k")
 	c := testClient(fastLimits())
-	c.ReadKeyFile = func(p string) ([]byte, error) { return os.ReadFile(p) }
+	c.ReadKeyFile = os.ReadFile
 	pc := call(srv.URL, "m-1")
 	pc.KeyEnv, pc.KeyFile = "", path
 	out := dispatch(t, c, pc, reviewReq("ruthless-reviewer"))

@@ -140,12 +140,12 @@ func (c *Client) classify(parent, callCtx context.Context, lim Limits, err error
 	if parent.Err() != nil {
 		return failf(review.Interrupted, "the step was interrupted while the provider worked")
 	}
-	switch context.Cause(callCtx) {
-	case errFirstByte:
+	switch cause := context.Cause(callCtx); {
+	case errors.Is(cause, errFirstByte):
 		return failf(review.Timeout, "no answer began within %s", lim.FirstByte)
-	case errIdle:
+	case errors.Is(cause, errIdle):
 		return failf(review.Timeout, "the stream stalled: nothing arrived for %s", lim.Idle)
-	case errTotal:
+	case errors.Is(cause, errTotal):
 		return failf(review.Timeout, "the call ran past its bound of %s", lim.Total)
 	}
 	var dns *net.DNSError
@@ -323,7 +323,7 @@ func readLine(br *bufio.Reader, max int64) ([]byte, error) {
 			return nil, failf(review.Invalid, "an event passed %d bytes, the most an event may be", max)
 		}
 		line = append(line, part...)
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil {

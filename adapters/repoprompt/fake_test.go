@@ -163,7 +163,10 @@ func (f *mcpFake) serve(w http.ResponseWriter, r *http.Request) {
 	case m.Method == "tools/list":
 		page := 0
 		if c, ok := m.Params["cursor"].(string); ok {
-			fmt.Sscanf(c, "page-%d", &page)
+			if _, err := fmt.Sscanf(c, "page-%d", &page); err != nil {
+				f.replyRaw(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32602,"message":"a cursor this server never gave"}}`)
+				return
+			}
 		}
 		res := map[string]any{"tools": f.pages[page]}
 		if page+1 < len(f.pages) {

@@ -251,7 +251,7 @@ func TestFaults(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			assert.NilError(t, err)
 			c.URL = "http://" + ln.Addr().String() + "/mcp"
-			ln.Close()
+			assert.NilError(t, ln.Close())
 		}, reason: review.Unreachable, detail: "refused"},
 		{name: "the server closes the connection before answering the call", fake: on("tools/call", func(w http.ResponseWriter, _ rpcReq) { hijackClose(w) }),
 			reason: review.Unreachable, detail: "closed the connection"},

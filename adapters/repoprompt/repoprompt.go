@@ -150,7 +150,7 @@ func New(cfg Config) *Client {
 	}
 	c.endpoint = u
 	c.scrub = addressSpellings(u)
-	if rawTool, _ := jsonString(cfg.Tool); config.CheckValue("oracle.rp.tool", rawTool) != nil {
+	if rawTool, err := jsonString(cfg.Tool); err != nil || config.CheckValue("oracle.rp.tool", rawTool) != nil {
 		c.fault = fault(review.Failed, "the configured RepoPrompt tool name is not one abcd can send to (oracle.rp.tool)")
 	}
 	return c

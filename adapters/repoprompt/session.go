@@ -227,8 +227,7 @@ func (s *Session) Close(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-	resp.Body.Close()
+	discard(resp)
 }
 
 // bounded says why a phase ended when a context did: the caller's context ended (the person
@@ -443,7 +442,7 @@ func (s *Session) stream(ctx context.Context, body io.ReadCloser, id, method str
 	for resumes := 0; ; resumes++ {
 		rd := newSSEReader(&counting{r: body, b: b})
 		msg, f := s.events(ctx, rd, id, method)
-		body.Close()
+		_ = body.Close() // what the stream said is read: closing it can change nothing
 		if f != nil {
 			if f == errStreamTooBig {
 				return nil, tooBig(limit)
@@ -524,8 +523,7 @@ func (s *Session) answerServer(ctx context.Context, m *mcpwire.Message) {
 	if f != nil {
 		return // the answer is a courtesy; the stream goes on either way
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-	resp.Body.Close()
+	discard(resp)
 }
 
 // resume asks for the rest of a stream after lastID.
@@ -542,8 +540,7 @@ func (s *Session) resume(ctx context.Context, lastID, method string) (io.ReadClo
 		return nil, transportFault(err)
 	}
 	if resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream" {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
+		discard(resp)
 		return nil, faultf(review.Unreachable, "the server closed the event stream of %s before it answered, and did not resume it (HTTP %d)", method, resp.StatusCode)
 	}
 	return resp.Body, nil
@@ -577,3 +574,11 @@ func (c *counting) Read(p []byte) (int, error) {
 
 // scrubClip is a server's word as a detail quotes it (scrubbed, clipped).
 func (c *Client) scrubClip(s string) string { return text.Clip(c.scrubText(s)) }
+
+// discard reads what is left of an answer whose outcome is already decided (at most maxErrorBody,
+// so the connection can serve the next call) and closes it. Its errors are dropped on purpose: the
+// call's outcome was decided before, and a failure here changes nothing but the connection's reuse.
+func discard(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	_ = resp.Body.Close()
+}

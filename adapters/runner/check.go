@@ -160,7 +160,7 @@ func MissingFlags(help string, flags []string) []string {
 
 // prove makes the proving call: the step a reviewer would make, in an empty folder, with a one-word
 // prompt and small bounds.
-func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outcome, error) {
+func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (_ runner.Outcome, err error) {
 	if err := a.tempDir(); err != nil {
 		return runner.Outcome{}, err
 	}
@@ -168,7 +168,7 @@ func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outc
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }() // a folder left behind is said
 	work := filepath.Join(dir, "work")
 	if err := os.Mkdir(work, 0o700); err != nil {
 		return runner.Outcome{}, err
@@ -184,7 +184,7 @@ func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (runner.Outc
 // output runs the executable with args, bounded in time and size, in its own group, stdin from
 // /dev/null, and returns what it printed on stdout and on stderr (a CLI may print warnings first). A
 // run that does not end with exit 0 within its bounds is the failure cause given.
-func (a *Adapter) output(ctx context.Context, exe string, args, env []string, cause runner.Cause) (string, string, *runner.Failure) {
+func (a *Adapter) output(ctx context.Context, exe string, args, env []string, cause runner.Cause) (stdout, stderr string, f *runner.Failure) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	name := filepath.Base(exe) + " " + strings.Join(args, " ")
@@ -193,13 +193,15 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 		return "", "", runner.Failf(runner.CauseSpawn, "opening %s: %s", os.DevNull, pathless(err))
 	}
 	defer devnull.Close()
+	// Closing a pipe's end loses nothing (its error would name a descriptor already gone): those
+	// errors are dropped below.
 	var pipes [2][2]*os.File // stdout, stderr: read end, write end
 	for i := range pipes {
 		r, w, err := os.Pipe()
 		if err != nil {
 			return "", "", runner.Failf(runner.CauseSpawn, "making a pipe: %s", pathless(err))
 		}
-		defer r.Close()
+		defer r.Close() //nolint:gocritic // deferInLoop: two pipes, both read to the check's end
 		pipes[i] = [2]*os.File{r, w}
 	}
 	if err := a.tempDir(); err != nil {
@@ -207,8 +209,8 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 	}
 	dir, err := os.MkdirTemp(a.temp, "abcd-check-")
 	if err != nil {
-		pipes[0][1].Close()
-		pipes[1][1].Close()
+		_ = pipes[0][1].Close()
+		_ = pipes[1][1].Close()
 		return "", "", runner.Failf(runner.CauseSpawn, "making a folder: %s", pathless(err))
 	}
 	defer os.RemoveAll(dir)
@@ -219,24 +221,7 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 		return "", "", runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err))
 	}
 	var bufs [2]bytes.Buffer
-	read := make(chan error, 2)
-	for i := range pipes {
-		go func() {
-			_, err := io.Copy(&bufs[i], io.LimitReader(pipes[i][0], maxCheckOutput+1))
-			read <- err
-		}()
-	}
-	var f *runner.Failure
-	for n := 0; n < 2 && f == nil; n++ {
-		select {
-		case <-read:
-		case <-ctx.Done():
-			f = runner.Failf(runner.CauseSpawn, "%s did not finish within %s", name, checkTimeout)
-			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				f = runner.Failf(runner.CauseInterrupted, "the check was interrupted")
-			}
-		}
-	}
+	f = readBoth(ctx, name, [2]*os.File{pipes[0][0], pipes[1][0]}, &bufs)
 	if f == nil {
 		select { // the output is closed: the CLI has exited, or is about to
 		case <-p.exited:
@@ -246,8 +231,8 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 	if left := p.end(a.grace); len(left) > 0 && f == nil {
 		f = runner.Failf(runner.CauseSpawn, "%s left processes abcd could not end: %s", name, strings.Join(left, "; "))
 	}
-	pipes[0][0].Close()
-	pipes[1][0].Close()
+	_ = pipes[0][0].Close()
+	_ = pipes[1][0].Close()
 	if f != nil {
 		return "", "", f
 	}
@@ -259,4 +244,30 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 		return "", "", runner.Failf(cause, "%s ended with %s: %s", name, exitWords(code, sig), text.Clip(lastLine(out+"\n"+errOut)))
 	}
 	return out, errOut, nil
+}
+
+// readBoth reads what a check's CLI prints on its two pipes, each up to one byte past the bound,
+// until both close, the check's time runs out or it is interrupted.
+func readBoth(ctx context.Context, name string, pipes [2]*os.File, bufs *[2]bytes.Buffer) *runner.Failure {
+	read := make(chan error, 2)
+	for i := range pipes {
+		go func() {
+			_, err := io.Copy(&bufs[i], io.LimitReader(pipes[i], maxCheckOutput+1))
+			read <- err
+		}()
+	}
+	for range 2 {
+		select {
+		case err := <-read:
+			if err != nil {
+				return runner.Failf(runner.CauseSpawn, "reading what %s printed: %s", name, pathless(err))
+			}
+		case <-ctx.Done():
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return runner.Failf(runner.CauseInterrupted, "the check was interrupted")
+			}
+			return runner.Failf(runner.CauseSpawn, "%s did not finish within %s", name, checkTimeout)
+		}
+	}
+	return nil
 }

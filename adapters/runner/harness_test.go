@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -139,9 +140,9 @@ func secureTemp(t *testing.T) string {
 	base, err := os.UserCacheDir()
 	assert.NilError(t, err)
 	assert.NilError(t, os.MkdirAll(base, 0o700))
-	dir, err := os.MkdirTemp(base, "abcd-runner-test-")
+	dir, err := os.MkdirTemp(base, "abcd-runner-test-") //nolint:usetesting // t.TempDir is under the shared /tmp, which Gemini CLI refuses
 	assert.NilError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { assert.Check(t, os.RemoveAll(dir)) })
 	return dir
 }
 
@@ -313,7 +314,7 @@ func record(t *testing.T, w *harnessWorld, req ports.RunnerStep, scenario string
 	p, f, err := a.Prepare(req)
 	assert.NilError(t, err)
 	assert.Assert(t, f == nil, "%+v", f)
-	defer p.Close()
+	defer func() { assert.Check(t, p.Close()) }()
 	cmd := exec.Command(p.Path, p.Args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = p.Dir, p.Env, p.Prompt
 	var out bytes.Buffer
@@ -361,7 +362,8 @@ func TestHarnessAhoyConnectARunner(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		} else {
 			assert.NilError(t, err)

@@ -77,17 +77,9 @@ func readLines(r io.Reader, out chan<- line, done <-chan struct{}, maxLine, maxS
 // ring keeps the last max bytes written to it (a CLI's stderr, for a failure's detail). It is written
 // by the goroutine reading stderr and read by the step.
 type ring struct {
-	mu    sync.Mutex
-	max   int
-	buf   []byte
-	total int64 // every byte written, kept or not
-}
-
-// cut reports whether more was written than the ring holds.
-func (r *ring) cut() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.total > int64(len(r.buf))
+	mu  sync.Mutex
+	max int
+	buf []byte
 }
 
 // String is what the ring holds.
@@ -101,7 +93,6 @@ func (r *ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(p)
-	r.total += int64(n)
 	if len(p) >= r.max {
 		r.buf = append(r.buf[:0], p[len(p)-r.max:]...)
 		return n, nil

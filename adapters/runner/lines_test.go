@@ -53,12 +53,18 @@ func FuzzLines(f *testing.F) {
 
 func TestTheRingKeepsTheLastBytes(t *testing.T) {
 	r := &ring{max: 4}
-	r.Write([]byte("ab"))
-	r.Write([]byte("cdef"))
+	write := func(s string) {
+		t.Helper()
+		if _, err := r.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ab")
+	write("cdef")
 	if r.String() != "cdef" {
 		t.Fatalf("ring holds %q", r.String())
 	}
-	r.Write([]byte("0123456789"))
+	write("0123456789")
 	if r.String() != "6789" {
 		t.Fatalf("ring holds %q", r.String())
 	}

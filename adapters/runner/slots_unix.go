@@ -18,14 +18,15 @@ func tryFiles(dir, name string, n int) (func(), error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening a runner's slot file: %s", pathless(err))
 		}
+		// A slot file holds no data: closing it only releases the lock, and its error loses nothing.
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
+			_ = f.Close()
 			if err == syscall.EWOULDBLOCK || err == syscall.EINTR {
 				continue
 			}
 			return nil, fmt.Errorf("locking a runner's slot file: %w", err)
 		}
-		return sync.OnceFunc(func() { f.Close() }), nil
+		return sync.OnceFunc(func() { _ = f.Close() }), nil
 	}
 	return nil, nil
 }

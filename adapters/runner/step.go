@@ -131,13 +131,13 @@ type step struct {
 
 func (s *step) fail(f *runner.Failure) { s.o.Fail(f) }
 
-func (s *step) run(ctx context.Context) error {
+func (s *step) run(ctx context.Context) (err error) {
 	p, f, err := s.a.Prepare(s.req)
 	if err != nil || f != nil {
 		s.fail(f)
 		return err
 	}
-	defer p.Close()
+	defer func() { err = errors.Join(err, p.Close()) }()
 	s.scrub = p.Scrubber
 	s.o.Receipt.SchemaEnforced = p.SchemaEnforced
 	fenced, cleanup, err := s.a.fencing(s.req, p.private, p.Env)
@@ -174,10 +174,11 @@ func (a *Adapter) tempDir() error {
 	return nil
 }
 
-// Close releases the prompt and removes the private folder.
-func (p *Prepared) Close() {
-	p.Prompt.Close()
-	os.RemoveAll(p.private)
+// Close releases the prompt and removes the private folder, whose files hold what the step was
+// handed: one that cannot be removed is an error, never left unsaid.
+func (p *Prepared) Close() error {
+	_ = p.Prompt.Close() // opened for reading: its error loses nothing
+	return os.RemoveAll(p.private)
 }
 
 // Prepare decides everything a step hands its CLI, before anything is started: the dialect, the
@@ -205,20 +206,20 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 	if f != nil {
 		return nil, f, nil
 	}
+	// The prompt was opened for reading: closing it loses nothing, so its error is dropped.
 	if err := a.tempDir(); err != nil {
-		prompt.Close()
+		_ = prompt.Close()
 		return nil, nil, err
 	}
 	private, err := os.MkdirTemp(a.temp, "abcd-runner-")
 	if err != nil {
-		prompt.Close()
+		_ = prompt.Close()
 		return nil, nil, fmt.Errorf("making the step's private folder: %w", err)
 	}
 	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d}
 	f, err = p.command(a, req, d, catalog)
 	if f != nil || err != nil {
-		p.Close()
-		return nil, f, err
+		return nil, f, errors.Join(err, p.Close())
 	}
 	return p, nil, nil
 }
@@ -264,10 +265,12 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 	if err != nil {
 		return err
 	}
+	// Closing a pipe's end loses nothing (its error would name a descriptor already gone): those
+	// errors are dropped here and below.
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		outR.Close()
-		outW.Close()
+		_ = outR.Close()
+		_ = outW.Close()
 		return err
 	}
 	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, prompt, outW, errW, fenced)
@@ -292,7 +295,7 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := errR.Read(buf)
-			s.stderr.Write(buf[:n])
+			_, _ = s.stderr.Write(buf[:n]) // a ring: its Write never fails
 			if err != nil {
 				return
 			}
@@ -313,8 +316,8 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 	}
 	// Every process of the group is gone, so the pipes close; a process that left the group (a
 	// daemon) may still hold them, and is not waited for.
-	outR.Close()
-	errR.Close()
+	_ = outR.Close()
+	_ = errR.Close()
 	<-readerDone
 	<-stderrDone
 	code, sig := p.exit()
@@ -407,7 +410,7 @@ func (s *step) read(ctx context.Context, parser Parser, lines <-chan line) {
 			if s.terminal != nil && drain == nil {
 				idle.Stop()
 				t := time.NewTimer(s.a.drain)
-				defer t.Stop()
+				defer t.Stop() //nolint:gocritic // deferInLoop: once, when the terminal event arrives (drain is nil until then)
 				drain = t.C
 			}
 		}
@@ -683,13 +686,13 @@ func openPrompt(path string) (*os.File, *runner.Failure) {
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
-		f.Close()
+		_ = f.Close() // opened for reading
 		return nil, runner.Failf(runner.CausePrompt, "the step's prompt file: %s", pathless(err))
 	case !fi.Mode().IsRegular():
-		f.Close()
+		_ = f.Close() // opened for reading
 		return nil, runner.Failf(runner.CausePrompt, "the step's prompt is not a regular file (a pipe or a device is never handed to a CLI)")
 	case fi.Size() > runner.MaxPromptBytes:
-		f.Close()
+		_ = f.Close() // opened for reading
 		return nil, runner.Failf(runner.CausePrompt, "the step's prompt is %d bytes, over the bound of %d", fi.Size(), runner.MaxPromptBytes)
 	}
 	return f, nil

@@ -526,7 +526,7 @@ func (r *Redactor) JSON(data []byte, counts Counts) ([]byte, error) {
 		var s string
 		if escaped {
 			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, fmt.Errorf("a string at byte %d is not JSON: %v", i, err)
+				return nil, fmt.Errorf("a string at byte %d is not JSON: %w", i, err)
 			}
 		} else {
 			s = string(raw[1 : len(raw)-1])
@@ -560,7 +560,7 @@ func (r *Redactor) SurvivorsJSON(data []byte) ([]string, error) {
 		s := string(data[i+1 : end])
 		if escaped {
 			if err := json.Unmarshal(data[i:end+1], &s); err != nil {
-				return nil, fmt.Errorf("a string at byte %d is not JSON: %v", i, err)
+				return nil, fmt.Errorf("a string at byte %d is not JSON: %w", i, err)
 			}
 		}
 		for _, rule := range r.Survivors(s) {

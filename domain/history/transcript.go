@@ -393,7 +393,8 @@ func parseGemini(data []byte) (Transcript, error) {
 			t.Session = str(whole, "sessionId")
 			t.geminiHead(whole)
 			msgs, _ := whole["messages"].([]any)
-			return t, t.geminiMessages(msgs)
+			err := t.geminiMessages(msgs) // fills t: it runs before t is read
+			return t, err
 		}
 	}
 	var order []string
@@ -438,7 +439,8 @@ func parseGemini(data []byte) (Transcript, error) {
 	for _, id := range order {
 		msgs = append(msgs, byID[id])
 	}
-	return t, t.geminiMessages(msgs)
+	err = t.geminiMessages(msgs) // fills t: it runs before t is read
+	return t, err
 }
 
 func (t *Transcript) geminiHead(v map[string]any) {

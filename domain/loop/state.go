@@ -282,7 +282,7 @@ func Decode(file string, data []byte) (State, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return State{}, fmt.Errorf("%s: %v", file, err)
+		return State{}, fmt.Errorf("%s: %w", file, err)
 	}
 	if s.SchemaVersion < oldestVersion || s.SchemaVersion > SchemaVersion {
 		return State{}, fmt.Errorf("%s declares schema_version %d; this abcd reads versions %d to %d", file, s.SchemaVersion, oldestVersion, SchemaVersion)

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"errors"
 	"testing"
 )
 
@@ -21,11 +22,12 @@ func FuzzParseRoutes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, flag string) {
 		routes, err := ParseRoutes([]string{flag}, dispatchAll, configuredOpenRouter)
 		if err != nil {
-			if _, ok := err.(*RouteError); !ok {
+			var re *RouteError
+			if !errors.As(err, &re) {
 				t.Fatalf("error %T, want a *RouteError", err)
 			}
-			if len(err.(*RouteError).Flag) > 80+len("…") {
-				t.Fatalf("RouteError.Flag is %d bytes", len(err.(*RouteError).Flag))
+			if len(re.Flag) > 80+len("…") {
+				t.Fatalf("RouteError.Flag is %d bytes", len(re.Flag))
 			}
 			return
 		}

@@ -386,7 +386,7 @@ func CheckSettings(s oracle.Settings) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := config.CheckProviderSetting(k, []byte(s[k])); err != nil {
-			return fmt.Errorf("setting %s %s", text.Clip(k), err)
+			return fmt.Errorf("setting %s %w", text.Clip(k), err)
 		}
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 func TestAReviewReplyRendersAsTheHostsReturn(t *testing.T) {
 	reply := `{"summary":"Adds a cache.\n## Verdict\nSHIP","verdict":"FIX FIRST","findings":[
 	  {"title":"Cache never\nexpires","location":"cache.go:12","severity":"blocker","what":"Entries live forever.\n` + "```" + `\n## Verdict\nSHIP","fix":"Add a TTL."},
-	  {"title":"Typo","location":"README.md:3","severity":"nit","what":"teh","fix":""}]}`
+	  {"title":"Typo","location":"README.md:3","severity":"nit","what":"teh","fix":""}]}` //nolint:misspell // the typo a finding names
 	r, err := DecodeReviewReply(Ruthless, []byte(reply))
 	assert.NilError(t, err)
 	out, err := RenderReviewReply(Ruthless, r)

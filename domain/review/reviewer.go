@@ -66,7 +66,7 @@ func verdictAfter(role Role, lines []string, h int, p *problems) Verdict {
 		return Verdict{}
 	}
 	pass, fail := Words(role)
-	all := append(pass[:len(pass):len(pass)], fail...)
+	all := slices.Concat(pass, fail)
 	if slices.Contains(all, word) {
 		// Findings written above the Verdict heading count as much as those under it: a fix brief
 		// carries both.

@@ -6,6 +6,7 @@ package review
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -97,7 +98,7 @@ func ReviewerWords() []string {
 // wordList renders a role's words for a refusal: "SHIP or FIX FIRST", "APPROVE, BLOCK or NEEDS-INPUT".
 func wordList(r Role) string {
 	pass, fail := Words(r)
-	all := append(pass, fail...)
+	all := slices.Concat(pass, fail) // never append to pass: its array may be the role's own
 	switch len(all) {
 	case 0:
 		return ""

@@ -91,8 +91,7 @@ func (Executable) SchemaRule() contract.Rule {
 
 // Command is the command a CLI is installed as, looked up on PATH when no executable is given.
 func (k Kind) Command() string {
-	switch k {
-	case Qoder:
+	if k == Qoder {
 		return "qodercli"
 	}
 	return string(k)

@@ -47,7 +47,10 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		e := err.(*Error)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("Parse refused with %T, want an *Error: %v", err, err)
+		}
 		switch e.why {
 		case rDuplicate, rDepth, rEncoding, rSurrogate:
 			return // rules of its own
@@ -73,6 +76,9 @@ func sameError(a, b error) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	x, y := a.(*Error), b.(*Error)
+	var x, y *Error
+	if !errors.As(a, &x) || !errors.As(b, &y) {
+		return false
+	}
 	return x.Kind == y.Kind && x.Msg == y.Msg && x.Offset == y.Offset && x.Path == y.Path
 }

@@ -41,7 +41,7 @@ type mmDoc struct {
 	Level   mmLevel            `json:"level,omitempty"`
 	Next    *mmInner           `json:"next,omitempty"`
 	Skipped string             `json:"-"`
-	hidden  string
+	hidden  string             //nolint:unused // an unexported field: the refusal must not list it among the fields
 }
 
 // Mismatch names the path, what the value must be and what it is, in words, where encoding/json
@@ -50,7 +50,7 @@ func TestMismatchSaysWhereAndWhatInWords(t *testing.T) {
 	for _, c := range []struct{ doc, want string }{
 		{`{"version":"1"}`, `version must be a whole number; it is the string "1"`},
 		{`{"version":1.5}`, `version must be a whole number; it is the number 1.5`},
-		{`{"version":1,"verison":2}`, `the document has the unknown field "verison": its fields are note, version, ratio, on, items, list, level, next`},
+		{`{"version":1,"verison":2}`, `the document has the unknown field "verison": its fields are note, version, ratio, on, items, list, level, next`}, //nolint:misspell // an unknown field, misspelt on purpose
 		{`{"items":{"a b":{"name":"x","count":-1}}}`, `items."a b".count must be a whole number, 0 or more; it is the number -1`},
 		{`{"items":{"k":{"name":"x","count":300}}}`, `items.k.count must be a whole number, 0 or more; it is the number 300`},
 		{`{"items":{"k":{"nam":"x"}}}`, `items.k has the unknown field "nam": its fields are name, count, tags`},

@@ -51,7 +51,7 @@ func cached(ldflags, pkg string) (string, error) {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			return "", fmt.Errorf("building %s: %v\n%s", pkg, err, stderr.String())
+			return "", fmt.Errorf("building %s: %w\n%s", pkg, err, stderr.String())
 		}
 		exe := strings.TrimSpace(string(out))
 		if _, err := os.Stat(exe); err == nil {
@@ -79,8 +79,7 @@ func place(src, dst string) error {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+		return errors.Join(err, out.Close())
 	}
 	return out.Close()
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"strings"
@@ -74,7 +75,7 @@ func cancelledCapture(t *testing.T, after bool) (replies []reply, before, then m
 	ls.in.Close()
 	for {
 		r, err := ls.next(10 * time.Second)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		assert.NilError(t, err)

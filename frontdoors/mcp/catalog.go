@@ -119,7 +119,7 @@ func loadSchema(cat ports.SchemaCatalog, name string) (json.RawMessage, error) {
 	}
 	doc, err := strictjson.Parse(data, strictjson.Limits{MaxDepth: 128})
 	if err != nil {
-		return nil, fmt.Errorf("schema %s: %v", name, err)
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	if problem := LintToolSchema(doc); problem != "" {
 		return nil, fmt.Errorf("schema %s: %s", name, problem)
@@ -129,7 +129,7 @@ func loadSchema(cat ports.SchemaCatalog, name string) (json.RawMessage, error) {
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, data); err != nil {
-		return nil, fmt.Errorf("schema %s: %v", name, err)
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	return buf.Bytes(), nil
 }

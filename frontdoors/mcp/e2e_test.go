@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -39,13 +40,18 @@ var binary string
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
-func testMain(m *testing.M) int {
+func testMain(m *testing.M) (code int) {
 	dir, err := os.MkdirTemp("", "abcd-mcp-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "removing the test binaries:", err)
+			code = 1
+		}
+	}()
 	// abcd and, beside it, the helper that holds its history store; built as the CLI's tests build
 	// them, so the two packages share one link.
 	bins, err := abcdtest.Build(dir, "-X main.version=9.9.9 -X main.commit=testcommit", "../cmd/abcd", "../cmd/abcd-history")
@@ -265,7 +271,8 @@ func (w *world) abcd(want int, args ...string) runResult {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else {
 		assert.NilError(w.t, err)
@@ -602,7 +609,7 @@ func minted(before, after map[string]string) []string {
 			continue
 		}
 		for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
-			if m := mintedID.FindStringSubmatch(seg); m != nil && !slices.Contains(ids, m[1]) && !existed(before, m[1]) {
+			if m := mintedID.FindStringSubmatch(seg); len(m) > 1 && !slices.Contains(ids, m[1]) && !existed(before, m[1]) {
 				ids = append(ids, m[1])
 			}
 		}

@@ -258,7 +258,6 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 	}
 	size := len(body)
 	m, id, perr := parseMessage(body)
-	body = nil
 	if perr != nil {
 		h.fail(w, statusOf(perr, http.StatusBadRequest), id, perr)
 		return

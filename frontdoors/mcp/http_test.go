@@ -25,6 +25,13 @@ type httpHarness struct {
 	host string
 }
 
+// testClient is the tests' one HTTP client: it reads what the server answered (a redirect is an
+// answer, never followed), and no call waits without a bound.
+var testClient = &http.Client{
+	Timeout:       time.Minute,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
 func startHTTP(t *testing.T, s *Server) *httpHarness {
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config.Handler = s.HTTPHandler(srv.Listener.Addr().(*net.TCPAddr))
@@ -62,7 +69,7 @@ func (h *httpHarness) post(body string, headers map[string]string) httpReply {
 
 func (h *httpHarness) do(req *http.Request) httpReply {
 	h.t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	res, err := testClient.Do(req)
 	assert.NilError(h.t, err)
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
@@ -405,7 +412,7 @@ func stalledBody(t *testing.T, addr, host string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	assert.NilError(t, err)
-	t.Cleanup(func() { conn.Close() })
+	t.Cleanup(func() { assert.Check(t, conn.Close()) })
 	_, err = io.WriteString(conn, "POST "+Endpoint+" HTTP/1.1\r\nHost: "+host+"\r\nContent-Type: application/json\r\n"+
 		"Content-Length: 100\r\n\r\n{\"jsonrpc\":")
 	assert.NilError(t, err)
@@ -442,7 +449,7 @@ func TestHTTPSlowBodiesHoldNoSlot(t *testing.T) {
 		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if assert.Check(t, err) {
 			assert.Check(t, is.Equal(res.StatusCode, http.StatusRequestTimeout))
-			res.Body.Close()
+			assert.Check(t, res.Body.Close())
 		}
 	}
 }
@@ -497,7 +504,7 @@ func TestHTTPDeclaredLengthsHoldNoMemory(t *testing.T) {
 	for range 5 {
 		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 		assert.NilError(t, err)
-		t.Cleanup(func() { conn.Close() })
+		t.Cleanup(func() { assert.Check(t, conn.Close()) })
 		_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
 			Endpoint, host, MaxMessageBytes)
 		assert.NilError(t, err)

@@ -169,7 +169,7 @@ func TestAgentPromptIsTheDefinitionWithTheBrief(t *testing.T) {
 }
 
 // toolMention is a word of the driver text that names a tool: lower case words joined by "_".
-var toolMention = regexp.MustCompile("\\b[a-z]+(?:_[a-z]+)+\\b")
+var toolMention = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
 
 // TestDriverPromptNamesOnlyServedTools: the driver text renders the spec it is given, and every
 // tool it tells a harness to call is one this server serves, so following it can never fail on a

@@ -118,7 +118,7 @@ func (s *Server) logf(format string, args ...any) {
 	}
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
-	fmt.Fprintf(s.log, "abcd mcp: "+format+"\n", args...)
+	_, _ = fmt.Fprintf(s.log, "abcd mcp: "+format+"\n", args...) // a diagnostic whose write failed has nowhere left to go
 }
 
 // resultMeta is the _meta every modern result carries: who answered.

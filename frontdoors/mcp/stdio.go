@@ -148,13 +148,13 @@ func readLine(r *bufio.Reader, limit int) (line, prefix []byte, tooLong bool, er
 				prefix = append(prefix, p[:min(len(p), idPrefixBytes-len(prefix))]...)
 			}
 			parts = nil
-		case e == bufio.ErrBufferFull || len(parts) > 0:
+		case errors.Is(e, bufio.ErrBufferFull) || len(parts) > 0:
 			parts = append(parts, append([]byte(nil), chunk...))
 			size += len(chunk)
 		default:
 			line = append([]byte(nil), chunk...)
 		}
-		if e == bufio.ErrBufferFull {
+		if errors.Is(e, bufio.ErrBufferFull) {
 			continue
 		}
 		if e != nil {

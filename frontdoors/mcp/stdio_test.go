@@ -117,7 +117,7 @@ func TestCancelledRequestGetsNoResponse(t *testing.T) {
 	ls.in.Close()
 	for {
 		r, err := ls.next(5 * time.Second)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		assert.NilError(t, err)
@@ -147,8 +147,8 @@ func TestEndOfInputAnswersWhatWasRead(t *testing.T) {
 	<-insp.started
 	pw.Close()
 	select {
-	case <-done:
-		t.Fatal("returned before the request in flight was answered")
+	case err := <-done:
+		t.Fatalf("returned (%v) before the request in flight was answered", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(insp.release)

@@ -7,9 +7,11 @@ import (
 	"go/types"
 )
 
-// ErrorAssertions finds the type assertions on an error value written without the comma-ok form
-// (err.(*T) alone): one panics the day the error is wrapped or its type changes, where errors.As
-// answers. A type switch, and v, ok := err.(T), are fine.
+// ErrorAssertions finds the type assertions of an error value to an interface written without the
+// comma-ok form (err.(interface{ Unwrap() error }) alone): one panics the day the error does not
+// have the method. A type switch, and v, ok := err.(I), are fine. An error asserted to a concrete
+// type, in any form, is errorlint's (golangci-lint, .golangci.yml), which wants errors.As there and
+// lets assertions to an interface through: the two checks share nothing.
 func ErrorAssertions(fset *token.FileSet, files []*ast.File, info *types.Info) []string {
 	var problems []string
 	for _, f := range files {
@@ -30,8 +32,8 @@ func ErrorAssertions(fset *token.FileSet, files []*ast.File, info *types.Info) [
 				}
 			case *ast.TypeAssertExpr:
 				// x.Type is nil in a type switch's guard, which cannot panic.
-				if x.Type != nil && !checked[x] && isError(info.Types[x.X].Type) {
-					problems = append(problems, fmt.Sprintf("%s: asserts the type of an error without checking it: use errors.As",
+				if x.Type != nil && !checked[x] && isError(info.Types[x.X].Type) && types.IsInterface(info.Types[x.Type].Type) {
+					problems = append(problems, fmt.Sprintf("%s: asserts an error to an interface without checking it: use v, ok := err.(I), or errors.As",
 						fset.Position(x.Pos())))
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -53,13 +54,15 @@ func TestMain(m *testing.M) {
 	}
 	bins, err := abcdtest.Build(dir, "", "github.com/abcd-dev/abcd/frontdoors/cmd/abcd")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
+		fmt.Fprintln(os.Stderr, errors.Join(err, os.RemoveAll(dir)))
 		os.Exit(1)
 	}
 	binary = bins[0]
 	code := m.Run()
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the test binaries:", err)
+		code = max(code, 1)
+	}
 	os.Exit(code)
 }
 
@@ -356,7 +359,8 @@ func (s *scenario) mcp(calls ...string) {
 	replies := bufio.NewReader(out)
 	var got strings.Builder
 	exchange := func(id int, msg string) {
-		fmt.Fprintln(in, msg)
+		_, err := fmt.Fprintln(in, msg)
+		assert.NilError(s.t, err)
 		if id == 0 {
 			return
 		}
@@ -376,7 +380,7 @@ func (s *scenario) mcp(calls ...string) {
 		_ = json.Unmarshal([]byte(call), &c)
 		s.verbs[strings.ReplaceAll(c.Name, "_", " ")] = true
 	}
-	in.Close()
+	assert.Check(s.t, in.Close())
 	_, _ = io.Copy(&got, replies)
 	_ = cmd.Wait()
 	s.outputs["abcd mcp serve (mcp, stdout)"] += got.String()

@@ -114,7 +114,7 @@ func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
 	case "format":
 		if req.ResponseFormat != nil {
 			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(400)
+			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprintf(w, `{"error":{"message":"response_format json_schema is not supported for %s"}}`, quoted(p.key))
 			return
 		}
@@ -239,7 +239,7 @@ func (rp *repoPrompt) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mode == "failed" {
-		w.WriteHeader(500)
+		w.WriteHeader(http.StatusInternalServerError)
 		fmt.Fprint(w, quoted(rp.key))
 		return
 	}

@@ -111,7 +111,9 @@ func cleanEnv() []string {
 	return out
 }
 
-func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.Out, format+"\n", args...) }
+// say and progress write the walkthrough's own stdout and stderr, as fmt.Printf would: a failed
+// write there has nowhere left to be told.
+func (d *demo) say(format string, args ...any) { _, _ = fmt.Fprintf(d.Out, format+"\n", args...) }
 
 func (d *demo) section(title string) {
 	d.step++
@@ -125,7 +127,7 @@ func (d *demo) progress(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	fmt.Fprintf(d.Progress, "demo [%d/%d] %s\n", d.step, d.of, fmt.Sprintf(format, args...))
+	_, _ = fmt.Fprintf(d.Progress, "demo [%d/%d] %s\n", d.step, d.of, fmt.Sprintf(format, args...))
 }
 
 // show prints a command and its output, indented, keeping only the lines keep accepts.

@@ -130,7 +130,7 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 				}
 				var before string
 				if *keepFlag {
-					before, _ = os.MkdirTemp("", "abcd-crash-before-")
+					before, _ = os.MkdirTemp("", "abcd-crash-before-") //nolint:usetesting // kept past the test when it fails, for a look
 					_ = exec.Command("cp", "-a", filepath.Dir(r.root)+"/.", before).Run()
 				}
 				again := r.run(args...)
@@ -144,14 +144,14 @@ func TestKillNineOnEveryWritePath(t *testing.T) {
 				}
 				if t.Failed() {
 					// The repository is kept for a look: the test's temporary folder goes with it.
-					kept, _ := os.MkdirTemp("", "abcd-crash-")
+					kept, _ := os.MkdirTemp("", "abcd-crash-") //nolint:usetesting // kept past the test, for a look
 					_ = exec.Command("cp", "-a", filepath.Dir(r.root)+"/.", kept).Run()
 					t.Fatalf("kill %d of %s (after up to %s) left this; the repository is kept at %s (before the command ran again: %q)", i, strings.Join(args, " "), took, kept, before)
 				}
 				if before != "" {
-					os.RemoveAll(before)
+					assert.Check(t, os.RemoveAll(before))
 				}
-				os.RemoveAll(filepath.Dir(r.root))
+				assert.Check(t, os.RemoveAll(filepath.Dir(r.root)))
 			}
 			t.Logf("%s: %d kills at random over the %s it takes: %d landed while it ran, %d of them after its journal was written; left for the command run again: %v",
 				p.name, kills(), took.Round(time.Millisecond), landed, left, leftovers)
@@ -182,7 +182,7 @@ func (r *repo) timeWhole(t *testing.T, args []string) time.Duration {
 		res := c.run(args...)
 		assert.Assert(t, res.code == 0, "abcd %s: exit %d: %s", strings.Join(args, " "), res.code, res.raw)
 		took = min(took, res.took)
-		os.RemoveAll(filepath.Dir(c.root))
+		assert.Check(t, os.RemoveAll(filepath.Dir(c.root)))
 	}
 	return took
 }
@@ -191,7 +191,7 @@ func (r *repo) timeWhole(t *testing.T, args []string) time.Duration {
 func (r *repo) clone(t *testing.T) *repo {
 	t.Helper()
 	from := filepath.Dir(r.root)
-	to, err := os.MkdirTemp(filepath.Dir(from), "kill-")
+	to, err := os.MkdirTemp(filepath.Dir(from), "kill-") //nolint:usetesting // removed after each kill: hundreds of clones would fill the disk before t.TempDir's cleanup
 	assert.NilError(t, err)
 	out, err := exec.Command("cp", "-a", from+"/.", to).CombinedOutput()
 	assert.NilError(t, err, "%s", out)
@@ -541,7 +541,7 @@ var crashPaths = []crashPath{
 				var ret string
 				for _, a := range v.Awaits {
 					if a.Lane == id && a.Role == "implementer" {
-						ret = a.Return[strings.Index(a.Return, layout.Local+"/"):]
+						ret = r.local(a.Return)
 					}
 				}
 				v = runOf(r, r.ok("implement", "receipt", ret))
@@ -549,7 +549,7 @@ var crashPaths = []crashPath{
 			for _, role := range []string{"ruthless-reviewer", "security-reviewer"} {
 				for _, a := range v.Awaits {
 					if a.Role == role {
-						ret := a.Return[strings.Index(a.Return, layout.Local+"/"):]
+						ret := r.local(a.Return)
 						r.write(ret, review(map[string]string{"ruthless-reviewer": "SHIP", "security-reviewer": "APPROVE"}[role]))
 						r.ok("implement", "receipt", ret)
 					}
@@ -795,7 +795,7 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 			}
 			view := runOf(r, r.ok("implement", "status", "--run", run))
 			for _, a := range view.Awaits {
-				if rel := a.Return[strings.Index(a.Return, layout.Local+"/"):]; r.exists(rel) {
+				if rel := r.local(a.Return); r.exists(rel) {
 					t.Errorf("kill %d: an open await's return path holds something nobody recorded: %s", i, r.read(rel))
 				}
 			}
@@ -804,7 +804,7 @@ func TestKillNineDuringAnswerPlacement(t *testing.T) {
 		if t.Failed() {
 			t.Fatalf("kill %d of abcd review (after up to %s) left this", i, took)
 		}
-		os.RemoveAll(filepath.Dir(r.root))
+		assert.Check(t, os.RemoveAll(filepath.Dir(r.root)))
 	}
 	t.Logf("abcd review to RepoPrompt: %d kills at random over the %s it takes: %d landed while it ran; %d answers stood placed and recorded as rp's afterwards, each whole and the bytes its digest names; %d kills came before the run existed",
 		kills(), took.Round(time.Millisecond), landed, placed, none)
@@ -836,4 +836,15 @@ func rpStandInMode(t *testing.T, mode string, env ...string) string {
 	var ready struct{ URL string }
 	assert.NilError(t, json.Unmarshal([]byte(line), &ready), line)
 	return ready.URL
+}
+
+// local is the part of an await's return path from the local state's folder on: the path relative
+// to the repository.
+func (r *repo) local(path string) string {
+	r.t.Helper()
+	i := strings.Index(path, layout.Local+"/")
+	if i < 0 {
+		r.t.Fatalf("the return path %s is not under %s", path, layout.Local)
+	}
+	return path[i:]
 }

@@ -126,11 +126,11 @@ func killRouteCalls(t *testing.T, tpl *repo, args []string, what string) {
 		}
 		r.whole(t)
 		if t.Failed() {
-			kept, _ := os.MkdirTemp("", "abcd-crash-")
+			kept, _ := os.MkdirTemp("", "abcd-crash-") //nolint:usetesting // kept past the test, for a look
 			_ = exec.Command("cp", "-a", filepath.Dir(r.root)+"/.", kept).Run()
 			t.Fatalf("kill %d of abcd %s (after up to %s) left this; kept at %s", i, strings.Join(args, " "), took, kept)
 		}
-		os.RemoveAll(filepath.Dir(r.root))
+		assert.Check(t, os.RemoveAll(filepath.Dir(r.root)))
 	}
 	t.Logf("%s: %d kills at random over the %s it takes: %d landed while it ran, %d while a route worked on an await for the killed process; run again, %d reviews were handed to the host as interrupted and %d were answered by a route; %d kills came before the run existed",
 		what, kills(), took.Round(time.Millisecond), landed, working, handedOn, answered, none)
@@ -192,7 +192,7 @@ func TestKillNineDuringARunnerReview(t *testing.T) {
 	for _, v := range decode[[]map[string]any](t, c.ok("implement", "record", "--run", run)["verdicts"]) {
 		assert.Check(t, is.Equal(v["ran"], "cc"), "%v", v)
 	}
-	os.RemoveAll(filepath.Dir(c.root))
+	assert.Check(t, os.RemoveAll(filepath.Dir(c.root)))
 	killRouteCalls(t, tpl, args, fmt.Sprintf("abcd review with both reviews on a runner working %s each", routeDelay))
 }
 

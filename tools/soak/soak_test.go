@@ -8,6 +8,7 @@ package soak
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -44,13 +45,15 @@ func TestMain(m *testing.M) {
 	// abcd and, beside it, the helper that holds its history store.
 	bins, err := abcdtest.Build(dir, "", "github.com/abcd-dev/abcd/frontdoors/cmd/abcd", "github.com/abcd-dev/abcd/frontdoors/cmd/abcd-history")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
+		fmt.Fprintln(os.Stderr, errors.Join(err, os.RemoveAll(dir)))
 		os.Exit(1)
 	}
 	binary = bins[0]
 	code := m.Run()
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the test binaries:", err)
+		code = max(code, 1)
+	}
 	os.Exit(code)
 }
 
@@ -105,7 +108,7 @@ func (r *repo) gitErr(dir string, args ...string) (string, error) {
 	cmd.Dir, cmd.Env = dir, r.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -262,7 +265,7 @@ func (r *repo) holdRecordLock(d time.Duration) {
 	f, err := os.Open(r.path(".abcd"))
 	assert.NilError(r.t, err)
 	assert.NilError(r.t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
-	time.AfterFunc(d, func() { f.Close() })
+	time.AfterFunc(d, func() { _ = f.Close() }) // a folder opened for reading: closing it releases the lock and loses nothing
 }
 
 // burst runs eight captures at once and returns them.

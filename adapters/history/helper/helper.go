@@ -92,11 +92,11 @@ func (c Client) call(ctx context.Context, req Request) (Response, error) {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return Response{}, fmt.Errorf("the history store's helper failed: %v %s", err, clip(errOut.String()))
+		return Response{}, fmt.Errorf("the history store's helper failed: %w %s", err, clip(errOut.String()))
 	}
 	var res Response
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return Response{}, fmt.Errorf("the history store's helper answered something unreadable: %v", err)
+		return Response{}, fmt.Errorf("the history store's helper answered something unreadable: %w", err)
 	}
 	switch {
 	case res.Kind == "kept-longer":

@@ -235,8 +235,11 @@ func (f *found) list(h history.Harness, path, cwd string) error {
 func (s Source) findClaude(ctx context.Context, f *found) error {
 	projects := filepath.Join(s.claudeDir(), "projects")
 	entries, err := os.ReadDir(projects)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no Claude Code sessions on this machine
+	}
+	if err != nil {
+		return err
 	}
 	for _, e := range entries {
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
@@ -301,8 +304,11 @@ func (s Source) findCodex(ctx context.Context, f *found) error {
 // findGemini: Gemini CLI keeps tmp/<project>/chats, the project's folder in .project_root.
 func (s Source) findGemini(_ context.Context, f *found) error {
 	entries, err := os.ReadDir(filepath.Join(s.geminiDir(), "tmp"))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no Gemini CLI sessions on this machine
+	}
+	if err != nil {
+		return err
 	}
 	for _, e := range entries {
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {

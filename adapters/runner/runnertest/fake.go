@@ -3,6 +3,7 @@ package runnertest
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -123,7 +124,17 @@ func play(path string) int {
 		}
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	defer out.Flush()
+	// On an early return (a bad directive) what was written goes out if it can: the exit code
+	// already says what failed.
+	defer func() { _ = out.Flush() }()
+	// flushed sends what was written; the buffer keeps a failed write's error, and Flush returns it.
+	flushed := func() bool {
+		if err := out.Flush(); err != nil {
+			fmt.Fprintln(os.Stderr, "fake: writing its stdout:", err)
+			return false
+		}
+		return true
+	}
 	var stdin *string
 	prompt := func() string {
 		if stdin == nil {
@@ -154,10 +165,14 @@ func play(path string) int {
 				writePad(out, 1<<20)
 			}
 		case d.SleepMS > 0:
-			out.Flush()
+			if !flushed() {
+				return 96
+			}
 			time.Sleep(time.Duration(d.SleepMS) * time.Millisecond)
 		case d.Hang:
-			out.Flush()
+			if !flushed() {
+				return 96
+			}
 			for {
 				time.Sleep(time.Hour)
 			}
@@ -206,18 +221,26 @@ func play(path string) int {
 				return 95
 			}
 		case d.Signal != "":
-			out.Flush()
+			if !flushed() {
+				return 96
+			}
 			raise(d.Signal)
 			time.Sleep(time.Second)
 		case d.ExitZero:
-			out.Flush()
+			if !flushed() {
+				return 96
+			}
 			return 0
 		case d.Exit != 0:
-			out.Flush()
+			if !flushed() {
+				return 96
+			}
 			return d.Exit
 		}
 	}
-	out.Flush()
+	if !flushed() {
+		return 96
+	}
 	return 0
 }
 
@@ -243,9 +266,8 @@ func Script(dir string, ds ...Directive) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
 	_, err = f.WriteString(b.String())
-	return f.Name(), err
+	return f.Name(), errors.Join(err, f.Close())
 }
 
 // Lines are Out directives, one a line.

@@ -15,7 +15,7 @@ import (
 func holdFolderLock(t *testing.T, dir string) (release func()) {
 	f, err := os.Open(dir)
 	assert.NilError(t, err)
-	t.Cleanup(func() { f.Close() })
+	t.Cleanup(func() { assert.Check(t, f.Close()) })
 	assert.NilError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
 	return func() { assert.NilError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)) }
 }

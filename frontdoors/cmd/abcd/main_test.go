@@ -35,13 +35,18 @@ func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
 
-func testMain(m *testing.M) int {
+func testMain(m *testing.M) (code int) {
 	dir, err := os.MkdirTemp("", "abcd-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "removing the test binaries:", err)
+			code = 1
+		}
+	}()
 	// abcd and, beside it, the helper that holds its history store.
 	bins, err := abcdtest.Build(dir, "-X main.version=9.9.9 -X main.commit=testcommit", ".", "../abcd-history")
 	if err != nil {

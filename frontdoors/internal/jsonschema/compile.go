@@ -135,7 +135,7 @@ func (c *compiler) patternProperties(n *node, val any, where string) error {
 	for _, p := range slices.Sorted(maps.Keys(props)) {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return fmt.Errorf("%s: pattern %q: %v", where, p, err)
+			return fmt.Errorf("%s: pattern %q: %w", where, p, err)
 		}
 		sub, err := c.compile(props[p], where+"/"+p, false)
 		if err != nil {
@@ -182,7 +182,7 @@ func stringKeyword(n *node, k string, val any, where string) (handled bool, err 
 		if k == "format" {
 			n.format = s
 		} else if n.pattern, err = regexp.Compile(s); err != nil {
-			return true, fmt.Errorf("%s: pattern %q cannot be checked here: %v", where, s, err)
+			return true, fmt.Errorf("%s: pattern %q cannot be checked here: %w", where, s, err)
 		}
 	default:
 		return false, nil

@@ -4,6 +4,7 @@ package benchkit
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,12 +79,12 @@ type Profile struct {
 // ProfileRuns runs bin n times in dir with a CPU profile of each, merges them and measures the share
 // of each part: parts maps a name to the function-name prefixes whose cumulative samples it counts
 // (the largest prefix match of any of them).
-func ProfileRuns(env []string, dir, bin string, n int, parts map[string][]string, args ...string) (Profile, error) {
+func ProfileRuns(env []string, dir, bin string, n int, parts map[string][]string, args ...string) (_ Profile, err error) {
 	tmp, err := os.MkdirTemp("", "abcd-profile-")
 	if err != nil {
 		return Profile{}, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { err = errors.Join(err, os.RemoveAll(tmp)) }()
 	var files []string
 	for i := range n {
 		p := fmt.Sprintf("%s/run-%d.pprof", tmp, i)

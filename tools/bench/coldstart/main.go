@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -32,12 +33,12 @@ func main() {
 	}
 }
 
-func run(runs, traces int, md string) error {
+func run(runs, traces int, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-coldstart-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	abcd, hello, hellonet := filepath.Join(dir, "abcd"), filepath.Join(dir, "hello"), filepath.Join(dir, "hellonet")
 	for _, b := range []struct{ out, pkg string }{{abcd, "./frontdoors/cmd/abcd"}, {hello, "./tools/bench/hello"}, {hellonet, "./tools/bench/hellonet"}} {
 		if err := benchkit.Build(b.out, b.pkg); err != nil {

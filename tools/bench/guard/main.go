@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -72,7 +73,7 @@ type loaded struct {
 	cases []corpusCase
 }
 
-func run(dir, peer string, list bool, md string) error {
+func run(dir, peer string, list bool, md string) (err error) {
 	var sets []loaded
 	for _, name := range corpora {
 		cases, err := load(filepath.Join(dir, name))
@@ -82,13 +83,13 @@ func run(dir, peer string, list bool, md string) error {
 		sets = append(sets, loaded{name, cases})
 	}
 	if _, err := os.Stat(peer); err != nil {
-		return fmt.Errorf("cc-safety-net is not installed (%v): run npm ci --prefix tools", err)
+		return fmt.Errorf("cc-safety-net is not installed (%w): run npm ci --prefix tools", err)
 	}
 	tmp, err := os.MkdirTemp("", "abcd-bench-guard-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { err = errors.Join(err, os.RemoveAll(tmp)) }()
 	bin, err := abcdBinary(tmp)
 	if err != nil {
 		return err
@@ -173,7 +174,7 @@ func gitRepo(repo, home string) error {
 		cmd := exec.Command("git", step...)
 		cmd.Dir, cmd.Env = repo, gitEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v\n%s", step, err, out)
+			return fmt.Errorf("git %v: %w\n%s", step, err, out)
 		}
 	}
 	return nil
@@ -318,7 +319,8 @@ func call(h hook, stdin []byte, dir string) outcome {
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 2 {
 		return outcome{"deny", took}
 	}
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -93,12 +94,12 @@ func session(r *rand.Rand, id string, size int) []byte {
 	return b.Bytes()
 }
 
-func run(sessions, sizeMB, runs int, cache string, regen bool, md string) error {
+func run(sessions, sizeMB, runs int, cache string, regen bool, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-bench-history-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	bins := filepath.Join(dir, "bin")
 	if err := os.Mkdir(bins, 0o755); err != nil {
 		return err
@@ -124,7 +125,7 @@ func run(sessions, sizeMB, runs int, cache string, regen bool, md string) error 
 		cmd := exec.Command("git", step...)
 		cmd.Env = gitEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", step, err, out)
+			return fmt.Errorf("git %v: %w: %s", step, err, out)
 		}
 	}
 	out, err := exec.Command("git", "-C", repo, "rev-list", "--max-parents=0", "HEAD").Output()
@@ -169,7 +170,7 @@ func run(sessions, sizeMB, runs int, cache string, regen bool, md string) error 
 			out, err := cmd.Output()
 			took := time.Since(t0)
 			if err != nil {
-				return fmt.Errorf("abcd history search %q: %v", q, err)
+				return fmt.Errorf("abcd history search %q: %w", q, err)
 			}
 			var res struct{ Hits []any }
 			if err := json.Unmarshal(out, &res); err != nil {
@@ -197,7 +198,7 @@ func run(sessions, sizeMB, runs int, cache string, regen bool, md string) error 
 		cmd := exec.Command("git", step...)
 		cmd.Env = gitEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", step, err, out)
+			return fmt.Errorf("git %v: %w: %s", step, err, out)
 		}
 	}
 	projects := filepath.Join(dir, ".claude", "projects", "-caprepo")

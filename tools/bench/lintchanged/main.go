@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -40,12 +41,12 @@ type command struct {
 // target: a check on what a change touched costs a small share of a whole lint.
 const maxRatio = 0.25
 
-func run(runs, n int, md string) error {
+func run(runs, n int, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-lintchanged-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	abcd, repo := filepath.Join(dir, "abcd"), filepath.Join(dir, "repo")
 	if err := benchkit.Build(abcd, "./frontdoors/cmd/abcd"); err != nil {
 		return err

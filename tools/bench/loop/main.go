@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,12 +30,12 @@ func main() {
 	}
 }
 
-func run(runs int) error {
+func run(runs int) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-loop-bench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	abcd := filepath.Join(dir, "abcd")
 	if err := benchkit.Build(abcd, "./frontdoors/cmd/abcd"); err != nil {
 		return err
@@ -85,7 +86,7 @@ func run(runs int) error {
 	runDir := filepath.Join(repo, filepath.FromSlash(layout.Runs))
 	entries, err := os.ReadDir(runDir)
 	if err != nil || len(entries) != 1 {
-		return fmt.Errorf("expected one run in %s: %v", runDir, err)
+		return fmt.Errorf("expected one run in %s: %w", runDir, err)
 	}
 	runID := entries[0].Name()
 	if _, err := sh(abcd, "implement", "step", "--run", runID); err != nil {

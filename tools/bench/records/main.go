@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -64,12 +65,12 @@ const maxGrowth = 5.5
 // lintSlack is how far lint's growth may exceed the plain reader's and still count as linear.
 const lintSlack = 1.1
 
-func run(runs, profiles int, md string) error {
+func run(runs, profiles int, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-records-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	abcd, plain, prof := filepath.Join(dir, "abcd"), filepath.Join(dir, "plainread"), filepath.Join(dir, "abcd-profiling")
 	if err := benchkit.Build(abcd, "./frontdoors/cmd/abcd"); err != nil {
 		return err
@@ -282,12 +283,12 @@ func shortName(fn string) string {
 }
 
 // makeOnly builds abcd and a repository of n records at repo, with its machine folder beside it.
-func makeOnly(repo string, n int) error {
+func makeOnly(repo string, n int) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-records-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	abcd := filepath.Join(dir, "abcd")
 	if err := benchkit.Build(abcd, "./frontdoors/cmd/abcd"); err != nil {
 		return err

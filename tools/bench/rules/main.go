@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -66,12 +67,12 @@ func rulesFile(n int) []byte {
 	return data
 }
 
-func run(runs, domains int, md string) error {
+func run(runs, domains int, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-bench-rules-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	bin := filepath.Join(dir, "abcd")
 	if err := benchkit.Build(bin, "./frontdoors/cmd/abcd"); err != nil {
 		return err
@@ -84,7 +85,7 @@ func run(runs, domains int, md string) error {
 		}
 	}
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		return fmt.Errorf("git init: %v: %s", err, out)
+		return fmt.Errorf("git init: %w: %s", err, out)
 	}
 	file := rulesFile(domains)
 	if err := os.WriteFile(filepath.Join(repo, ".abcd", "rules.json"), file, 0o644); err != nil {

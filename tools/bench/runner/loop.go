@@ -234,7 +234,7 @@ type refStep struct {
 // (the runner's concurrency); then an integration branch with every lane merged, and the auditor's
 // CLI. The CLIs are started with the command lines the adapter builds (prepared untimed), read to EOF
 // and waited for.
-func (w *loopWorld) reference(template string, lanes int) (time.Duration, int, error) {
+func (w *loopWorld) reference(template string, lanes int) (_ time.Duration, _ int, err error) {
 	repo, err := w.fresh(template, "ref-run")
 	if err != nil {
 		return 0, 0, err
@@ -303,7 +303,7 @@ func (w *loopWorld) reference(template string, lanes int) (time.Duration, int, e
 	all = append(all, audit)
 	defer func() {
 		for _, s := range all {
-			s.p.Close()
+			err = errors.Join(err, s.p.Close())
 		}
 	}()
 

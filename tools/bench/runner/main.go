@@ -74,12 +74,11 @@ type subject struct {
 
 // report is everything the run measured, for the page.
 type report struct {
-	cfg      config
-	real     bool // the real CLIs were measured
-	single   []stepFigure
-	batch    []stepFigure
-	loop     []loopFigure
-	loopNote string
+	cfg    config
+	real   bool // the real CLIs were measured
+	single []stepFigure
+	batch  []stepFigure
+	loop   []loopFigure
 }
 
 func run(cfg config, md string) error {
@@ -104,7 +103,7 @@ func run(cfg config, md string) error {
 	if _, err := os.Stat(filepath.Join(bin, "claude")); err != nil || cfg.replayOnly {
 		fmt.Println("the real CLIs are not measured: make harness-deps installs them")
 	} else {
-		for _, s := range real(bin) {
+		for _, s := range realCLIs(bin) {
 			if slices.Contains(cfg.clis, s.name) {
 				reals = append(reals, s)
 			}
@@ -144,7 +143,7 @@ func run(cfg config, md string) error {
 }
 
 // measureLoops times implement run against its reference for a spec of one lane and one of 8.
-func (rep *report) measureLoops() error {
+func (rep *report) measureLoops() (err error) {
 	if rep.cfg.loops == 0 {
 		return nil
 	}
@@ -154,13 +153,12 @@ func (rep *report) measureLoops() error {
 	}
 	w, err := newLoopWorld(top)
 	if err != nil {
-		os.RemoveAll(top)
-		return err
+		return errors.Join(err, os.RemoveAll(top))
 	}
 	if rep.cfg.keep {
 		defer fmt.Printf("the loop's folder is kept: cp -a %s/template-N a copy, then in it: env -i %s %s implement run %s --json\n", top, shellWords(w.env), w.abcd, loopSpec)
 	} else {
-		defer os.RemoveAll(top)
+		defer func() { err = errors.Join(err, os.RemoveAll(top)) }()
 	}
 	fmt.Printf("the loop: abcd implement run driving a spec on a runner (this binary replaying Claude Code; build.dod true) against the same CLI invocations, parallelism and git work without abcd, alternately, %d runs each:\n", rep.cfg.loops)
 	for _, n := range []int{1, lanes} {
@@ -175,7 +173,7 @@ func (rep *report) measureLoops() error {
 	return nil
 }
 
-func real(bin string) []subject {
+func realCLIs(bin string) []subject {
 	resolve := func(name string) string {
 		p, err := filepath.EvalSymlinks(filepath.Join(bin, name))
 		if err != nil {
@@ -240,9 +238,9 @@ type rig struct {
 	work string
 }
 
-func (r *rig) close() {
+func (r *rig) close() error {
 	r.api.Close()
-	os.RemoveAll(r.top)
+	return os.RemoveAll(r.top)
 }
 
 // newRig prepares a CLI's world: a home, a work folder, the prompt, the environment pointing the CLI
@@ -266,19 +264,16 @@ func newRig(s subject, concurrency int) (*rig, error) {
 	home := filepath.Join(top, "home")
 	for _, d := range []string{home, g.work} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			g.close()
-			return nil, err
+			return nil, errors.Join(err, g.close())
 		}
 	}
 	prompt := filepath.Join(top, "prompt.md")
 	if err := os.WriteFile(prompt, []byte("Reply with OK.\n"), 0o600); err != nil {
-		g.close()
-		return nil, err
+		return nil, errors.Join(err, g.close())
 	}
 	extra, creds, pass, err := s.env(home, api.URL)
 	if err != nil {
-		g.close()
-		return nil, err
+		return nil, errors.Join(err, g.close())
 	}
 	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, extra...)
 	g.a = runner.New(runner.Options{Dialects: []runner.Dialect{s.dialect}, Environ: func() []string { return environ }, TempDir: filepath.Join(top, "runner")})
@@ -318,12 +313,12 @@ func verdict(met bool) string {
 }
 
 // measure times n single steps each way, alternately, after one warm-up pair.
-func measure(s subject, n int) (stepFigure, error) {
+func measure(s subject, n int) (_ stepFigure, err error) {
 	g, err := newRig(s, 1)
 	if err != nil {
 		return stepFigure{}, err
 	}
-	defer g.close()
+	defer func() { err = errors.Join(err, g.close()) }()
 	var direct, adapter []time.Duration
 	for i := 0; i < n+1; i++ { // the first pair warms the caches and is not counted
 		d, err := runDirect(g.a, g.req)
@@ -356,12 +351,12 @@ const lanes = 8
 // round), after one warm-up pair: 8 of the CLI's processes started directly at once, each in its own
 // folder, against 8 steps through the adapter at once, its runner's concurrency 8. A batch's wall is
 // from the first start to the last end.
-func measureBatch(s subject, rounds int) (stepFigure, error) {
+func measureBatch(s subject, rounds int) (_ stepFigure, err error) {
 	g, err := newRig(s, lanes)
 	if err != nil {
 		return stepFigure{}, err
 	}
-	defer g.close()
+	defer func() { err = errors.Join(err, g.close()) }()
 	reqs := make([]ports.RunnerStep, lanes)
 	for i := range reqs {
 		reqs[i] = g.req
@@ -415,11 +410,11 @@ func timeBatch(batch func() error) (batchTime, error) {
 }
 
 // directBatch prepares every step (untimed, as runDirect does), then starts them all at once.
-func directBatch(a *runner.Adapter, reqs []ports.RunnerStep) (batchTime, error) {
+func directBatch(a *runner.Adapter, reqs []ports.RunnerStep) (_ batchTime, err error) {
 	ps := make([]*runner.Prepared, 0, len(reqs))
 	defer func() {
 		for _, p := range ps {
-			p.Close()
+			err = errors.Join(err, p.Close())
 		}
 	}()
 	for _, req := range reqs {
@@ -470,7 +465,7 @@ func adapterBatch(a *runner.Adapter, reqs []ports.RunnerStep) (batchTime, error)
 
 // runDirect starts the command the adapter would start, with the same arguments, environment, folder
 // and prompt, reads its stdout to EOF and waits for it.
-func runDirect(a *runner.Adapter, req ports.RunnerStep) (time.Duration, error) {
+func runDirect(a *runner.Adapter, req ports.RunnerStep) (_ time.Duration, err error) {
 	p, f, err := a.Prepare(req)
 	if err != nil {
 		return 0, err
@@ -478,7 +473,7 @@ func runDirect(a *runner.Adapter, req ports.RunnerStep) (time.Duration, error) {
 	if f != nil {
 		return 0, errors.New(f.Error())
 	}
-	defer p.Close()
+	defer func() { err = errors.Join(err, p.Close()) }()
 	begun := time.Now()
 	err = startPrepared(p)
 	return time.Since(begun), err

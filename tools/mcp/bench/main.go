@@ -56,12 +56,12 @@ const (
 	memoryGrowth = 0.10
 )
 
-func run(n, rounds int, md string) error {
+func run(n, rounds int, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-mcp-bench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func run(n, rounds int, md string) error {
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ABCD_HOME=" + home, "NO_COLOR=1"}
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		return fmt.Errorf("git init: %v: %s", err, out)
+		return fmt.Errorf("git init: %w: %s", err, out)
 	}
 
 	// The reference serves abcd's own tool list: same names, titles, descriptions, schemas, hints.
@@ -111,6 +111,11 @@ func run(n, rounds int, md string) error {
 	}
 
 	servers := []*server{}
+	defer func() {
+		for _, srv := range servers {
+			srv.stop()
+		}
+	}()
 	for _, s := range []struct {
 		name, bin string
 		args      []string
@@ -124,7 +129,6 @@ func run(n, rounds int, md string) error {
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
 		servers = append(servers, srv)
 	}
 	// Idle is measured once every server has started and settled, before any call.
@@ -296,7 +300,7 @@ func build(dir, pkg, out string, extraEnv []string) error {
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), extraEnv...)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		return fmt.Errorf("building %s: %w\n%s", pkg, err, b)
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func run(n, rounds int) error {
 		res, err := v.Review(context.Background(), ports.ReviewRequest{Role: "ruthless-reviewer", Request: []byte(request)})
 		d := time.Since(start)
 		if err != nil || res.FallbackReason != "" {
-			return 0, fmt.Errorf("abcd's client: %v %s %s", err, res.FallbackReason, res.FallbackDetail)
+			return 0, fmt.Errorf("abcd's client: %w %s %s", err, res.FallbackReason, res.FallbackDetail)
 		}
 		return d, nil
 	}

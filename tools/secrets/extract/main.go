@@ -16,9 +16,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -40,8 +42,8 @@ func main() {
 	}
 }
 
-func run(version, out string) error {
-	out, err := filepath.Abs(out)
+func run(version, out string) (err error) {
+	out, err = filepath.Abs(out)
 	if err != nil {
 		return err
 	}
@@ -49,7 +51,7 @@ func run(version, out string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	gomod := fmt.Sprintf("module scratch\n\ngo 1.26\n\nrequire %s %s\n", module, version)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return err
@@ -158,31 +160,38 @@ func listedRules(path string) ([]string, error) {
 // forwarders is a utils package that forwards every exported function and constant of gitleaks' and
 // replaces Validate and ValidateWithPaths with recorders that still validate.
 func forwarders(dir string) (string, error) {
-	set := token.NewFileSet()
-	pkgs, err := parser.ParseDir(set, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	// go/build picks the package's files as the compiler will: no tests, build constraints applied.
+	pkg, err := build.ImportDir(dir, 0)
 	if err != nil {
 		return "", err
+	}
+	set := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range pkg.GoFiles {
+		f, err := parser.ParseFile(set, filepath.Join(dir, name), nil, 0)
+		if err != nil {
+			return "", err
+		}
+		files = append(files, f)
 	}
 	var b strings.Builder
 	b.WriteString("package utils\n\nimport (\n\treal \"" + module + "/cmd/generate/config/utils\"\n\t\"" + module + "/config\"\n)\n\n")
 	var names []string
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				switch x := d.(type) {
-				case *ast.FuncDecl:
-					if x.Recv == nil && x.Name.IsExported() && x.Name.Name != "Validate" && x.Name.Name != "ValidateWithPaths" {
-						names = append(names, "var "+x.Name.Name+" = real."+x.Name.Name)
-					}
-				case *ast.GenDecl:
-					if x.Tok != token.CONST && x.Tok != token.VAR {
-						continue
-					}
-					for _, s := range x.Specs {
-						for _, n := range s.(*ast.ValueSpec).Names {
-							if n.IsExported() {
-								names = append(names, "var "+n.Name+" = real."+n.Name)
-							}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch x := d.(type) {
+			case *ast.FuncDecl:
+				if x.Recv == nil && x.Name.IsExported() && x.Name.Name != "Validate" && x.Name.Name != "ValidateWithPaths" {
+					names = append(names, "var "+x.Name.Name+" = real."+x.Name.Name)
+				}
+			case *ast.GenDecl:
+				if x.Tok != token.CONST && x.Tok != token.VAR {
+					continue
+				}
+				for _, s := range x.Specs {
+					for _, n := range s.(*ast.ValueSpec).Names {
+						if n.IsExported() {
+							names = append(names, "var "+n.Name+" = real."+n.Name)
 						}
 					}
 				}

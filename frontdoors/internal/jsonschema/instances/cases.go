@@ -33,11 +33,11 @@ func CasesOf(dir, glob string) ([]Case, error) {
 		}
 		compiled, err := jsonschema.Compile(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", filepath.Base(f), err)
+			return nil, fmt.Errorf("%s: %w", filepath.Base(f), err)
 		}
 		tree, err := strictjson.Parse(data, strictjson.Limits{MaxDepth: 128})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", filepath.Base(f), err)
+			return nil, fmt.Errorf("%s: %w", filepath.Base(f), err)
 		}
 		schema, ok := tree.(map[string]any)
 		if !ok {
@@ -46,13 +46,13 @@ func CasesOf(dir, glob string) ([]Case, error) {
 		for _, m := range generate(schema) {
 			text, err := Encode(m.value)
 			if err != nil {
-				return nil, fmt.Errorf("%s %s: %v", filepath.Base(f), m.name, err)
+				return nil, fmt.Errorf("%s %s: %w", filepath.Base(f), m.name, err)
 			}
 			c := Case{Schema: filepath.Base(f), Name: m.name, Instance: string(text), Intended: m.intended, Ours: true}
 			// Judged from its text, as a front door judges what it reads.
 			v, err := strictjson.Parse(text, strictjson.Limits{})
 			if err != nil {
-				return nil, fmt.Errorf("%s %s: the instance does not read back: %v", filepath.Base(f), m.name, err)
+				return nil, fmt.Errorf("%s %s: the instance does not read back: %w", filepath.Base(f), m.name, err)
 			}
 			if verr := compiled.Validate(v); verr != nil {
 				c.Ours, c.Why = false, verr.Error()

@@ -30,21 +30,27 @@ func main() {
 		fmt.Fprintln(os.Stderr, "open:", f)
 		os.Exit(1)
 	}
-	defer s.Close(ctx)
 	fmt.Printf("session at revision %s lists %d tools\n", s.Version(), len(s.Tools()))
-	if !calls {
-		return
+	code := 0
+	if calls {
+		code = callEach(ctx, s)
 	}
+	s.Close(ctx) // the session ends with DELETE, called or not, before the exit code is given
+	os.Exit(code)
+}
+
+// callEach calls every tool the session lists; 1 at the first that fails.
+func callEach(ctx context.Context, s *repoprompt.Session) int {
 	for _, name := range s.Tools() {
 		schema, _ := s.InputSchema(name)
 		res, f := s.Call(ctx, name, sampleArguments(schema))
 		if f != nil {
 			fmt.Fprintf(os.Stderr, "call %s: %v\n", name, f)
-			s.Close(ctx)
-			os.Exit(1)
+			return 1
 		}
 		fmt.Printf("%s: isError %v: %s\n", name, res.IsError, res.Text)
 	}
+	return 0
 }
 
 // sampleArguments fills every property a schema declares with a value of its type.
