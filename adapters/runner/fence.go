@@ -42,14 +42,19 @@ func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*
 	}
 	p := *req.Sandbox
 	if p.Endpoints == nil {
-		p.Endpoints = Endpoints(req.Runner.CLI, env)
+		p.Endpoints = Endpoints(req.Runner.CLI, env, req.Runner.Endpoints)
 	}
 	if p.State == nil {
 		// The CLI's own state, under the home it is given, is its to write: made when it is not there
 		// yet (the folders 0700, the file an empty object), as the CLI would make it on its first run.
+		moved := req.Runner.CLI.StateVariable()
 		for _, kv := range env {
 			if home, ok := strings.CutPrefix(kv, "HOME="); ok && home != "" {
-				p.State = req.Runner.CLI.StateFolders(home)
+				p.State = append(p.State, req.Runner.CLI.StateFolders(home)...)
+			}
+			// A state folder the CLI is pointed at by its own variable is its state too.
+			if dir, ok := strings.CutPrefix(kv, moved+"="); moved != "" && ok && filepath.IsAbs(dir) {
+				p.State = append(p.State, filepath.Clean(dir))
 			}
 		}
 		if err := makeState(p.State); err != nil {
@@ -104,12 +109,13 @@ func (a *Adapter) tempRoot() string {
 	return os.TempDir()
 }
 
-// Endpoints are a runner's own endpoints, from the environment its CLI is given: the base URLs it is
-// passed (each variable named *_BASE_URL holding an http or https URL: ANTHROPIC_BASE_URL,
-// GOOGLE_GEMINI_BASE_URL, OPENAI_BASE_URL), else its vendor's API. A policy that names no endpoints
-// (nil) is given these; one that names an empty list is given none.
-func Endpoints(k runner.Kind, env []string) []runner.Endpoint {
-	var out []runner.Endpoint
+// Endpoints are a runner's own endpoints: those its block names (declared, a base URL its CLI's own
+// configuration sets) and the base URLs it is passed in its environment (each variable named
+// *_BASE_URL holding an http or https URL: ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL,
+// OPENAI_BASE_URL), else its vendor's API. A policy that names no endpoints (nil) is given these; one
+// that names an empty list is given none.
+func Endpoints(k runner.Kind, env []string, declared []runner.Endpoint) []runner.Endpoint {
+	out := slices.Clone(declared)
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		if !strings.HasSuffix(name, "_BASE_URL") {

@@ -146,12 +146,18 @@ print(s.recv(100))`
 	assert.Check(t, strings.HasPrefix(sb.Writable[0], filepath.Join(w.dir, "abcd-tmp-")), sb.Writable)
 }
 
-// A runner's own endpoints are the base URLs its CLI is passed, else its vendor's API.
+// A runner's own endpoints are those its block declares and the base URLs its CLI is passed, else
+// its vendor's API.
 func TestARunnersEndpointsAreItsBaseURLsElseItsVendors(t *testing.T) {
-	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8080", "HOME=/h", "OTHER_URL=https://x.test"}),
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8080", "HOME=/h", "OTHER_URL=https://x.test"}, nil),
 		[]domain.Endpoint{{Host: "127.0.0.1", Port: 8080}}))
-	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Gemini, []string{"GOOGLE_GEMINI_BASE_URL=https://proxy.example.test/v1beta"}),
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Gemini, []string{"GOOGLE_GEMINI_BASE_URL=https://proxy.example.test/v1beta"}, nil),
 		[]domain.Endpoint{{Host: "proxy.example.test", Port: 443}}))
-	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=not a url"}), domain.Claude.VendorEndpoints()))
-	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Codex, nil), domain.Codex.VendorEndpoints()))
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=not a url"}, nil), domain.Claude.VendorEndpoints()))
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Codex, nil, nil), domain.Codex.VendorEndpoints()))
+	// Codex reads its base URL from its own configuration: the block declares it.
+	declared := []domain.Endpoint{{Host: "127.0.0.1", Port: 9911}}
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Codex, nil, declared), declared))
+	assert.Check(t, is.DeepEqual(runner.Endpoints(domain.Claude, []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8080"}, declared),
+		[]domain.Endpoint{{Host: "127.0.0.1", Port: 9911}, {Host: "127.0.0.1", Port: 8080}}))
 }

@@ -55,6 +55,7 @@ func Keys() []Key {
 		{Pattern: "oracle.runner.*.tiers.*", MachineOnly: true, Doc: "the model the runner's CLI is asked for at a tier (local, economy or frontier); unset, the CLI's own default", check: modelID},
 		{Pattern: "oracle.runner.*.credential_env", MachineOnly: true, List: true, Doc: "the names of the environment variables holding the runner's credentials (never the values): passed to the CLI, and scrubbed from everything it says", check: envList(16)},
 		{Pattern: "oracle.runner.*.pass_env", MachineOnly: true, List: true, Doc: "the names of the other environment variables the CLI needs passed through (a base URL, a proxy, a cloud region): names only, values from your environment", check: envList(32)},
+		{Pattern: "oracle.runner.*.endpoints", MachineOnly: true, List: true, Doc: "the base URLs the runner's CLI reaches beside its vendor's API when its own configuration sets one (Codex's model_providers.*.base_url): https, or http only to a loopback address; inside abcd's sandbox its network is these, the *_BASE_URL variables it is passed, else its vendor's API", check: urlList(8)},
 		{Pattern: "oracle.runner.*.sandbox", MachineOnly: true, Doc: "on (unset): every step of the runner, and the definition of done abcd runs on its work, runs inside abcd's sandbox; off runs them unconfined, which every receipt then says", check: oneOf(RunnerSandboxes()...)},
 		{Pattern: "oracle.runner.*.concurrency", MachineOnly: true, Doc: "how many steps the runner takes at once (1 to 16; unset, 1)", check: intRange(1, 16)},
 		{Pattern: "oracle.runner.*.limits.wall_clock_s", MachineOnly: true, Doc: "seconds a runner's step may take in all (10 to 86400; unset, 3600)", check: intRange(10, 86400)},
@@ -310,6 +311,34 @@ func loopbackURL(v json.RawMessage) error {
 		return fmt.Errorf("takes an address on this machine (localhost or a loopback address)")
 	}
 	return nil
+}
+
+// urlList is a JSON array of at most max distinct provider URLs (providerURL).
+func urlList(max int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		items, err := DecodeList(v)
+		if err != nil {
+			return err
+		}
+		if len(items) > max {
+			return fmt.Errorf("names %d addresses, over the limit of %d", len(items), max)
+		}
+		seen := map[string]bool{}
+		for i, it := range items {
+			data, err := json.Marshal(it)
+			if err != nil {
+				return err
+			}
+			if err := providerURL(data); err != nil {
+				return fmt.Errorf("item %d %w", i, err)
+			}
+			if seen[it] {
+				return fmt.Errorf("names %s twice", it)
+			}
+			seen[it] = true
+		}
+		return nil
+	}
 }
 
 // providerURL admits https anywhere, or http only to a loopback address.

@@ -40,6 +40,10 @@ type Runner struct {
 	// SandboxOff runs the runner's steps outside abcd's sandbox (its block's "sandbox": "off"); every
 	// receipt says so.
 	SandboxOff bool
+	// Endpoints are the destinations its block names beside its vendor's API (a base URL its CLI's
+	// own configuration sets): inside the sandbox its network is these, the *_BASE_URL variables it
+	// is passed, else its vendor's API.
+	Endpoints []Endpoint
 }
 
 // Limits bound one step on a runner. Each one ends the step with its own cause.
@@ -242,6 +246,17 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 		if v.Set {
 			i.set(v.V)
 		}
+	}
+	urls, err := s.Union(base + ".endpoints")
+	if err != nil {
+		return Runner{}, err
+	}
+	for _, u := range urls {
+		e, err := EndpointOf(u)
+		if err != nil {
+			return Runner{}, fault(s, base+".endpoints", fmt.Sprintf("names %s, which is %s", text.Clip(u), err))
+		}
+		r.Endpoints = append(r.Endpoints, e)
 	}
 	fence, err := config.Get[string](s, base+".sandbox")
 	if err != nil {

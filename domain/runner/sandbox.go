@@ -194,6 +194,18 @@ func (k Kind) StateFolders(home string) []string {
 	return nil
 }
 
+// StateVariable is the environment variable that moves the CLI's state out of its home (Claude Code's
+// CLAUDE_CONFIG_DIR, Codex's CODEX_HOME); "" for a CLI that reads none.
+func (k Kind) StateVariable() string {
+	switch k {
+	case Claude:
+		return "CLAUDE_CONFIG_DIR"
+	case Codex:
+		return "CODEX_HOME"
+	}
+	return ""
+}
+
 // CredentialFolders are the folders and files under a home that hold the person's credentials: a
 // step's processes never read them, whatever else it is given. A deny list is never complete, which
 // is why writes are an allowlist; this one names the usual places.

@@ -14,6 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/runner"
+	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/internal/core"
 )
@@ -138,6 +139,9 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 	if len(r.PassEnv) > 0 {
 		block["pass_env"] = anyList(r.PassEnv)
 	}
+	if len(in.Endpoints) > 0 {
+		block["endpoints"] = anyList(core.Strs(in.Endpoints...))
+	}
 	if r.SandboxOff {
 		block["sandbox"] = string(runner.SandboxModeOff)
 	}
@@ -202,6 +206,19 @@ func runnerOfInput(verb, name string, in *AhoyConnectInput) (runner.Runner, map[
 			*list.out = append(*list.out, string(n))
 		}
 	}
+	seenURL := map[provider.BaseURL]bool{}
+	for _, u := range in.Endpoints {
+		e, err := runner.EndpointOf(string(u))
+		if err != nil {
+			return r, nil, refusal.New(refusal.CodeBaseURLInvalid, "", fmt.Sprintf("%s is not an address a runner can reach: %s", text.Clip(string(u)), err),
+				"give its base URL: https, or http to a loopback address").On(verb, "endpoints")
+		}
+		if seenURL[u] {
+			return r, nil, refusal.New(refusal.CodeInputInvalid, "", fmt.Sprintf("%s is given twice", text.Clip(string(u))), "give each address once").On(verb, "endpoints")
+		}
+		seenURL[u] = true
+		r.Endpoints = append(r.Endpoints, e)
+	}
 	tiers := map[string]any{}
 	for _, tm := range in.Tiers {
 		tier, model := tm.Split()
@@ -234,6 +251,9 @@ func connectAgain(in *AhoyConnectInput, r runner.Runner, agents []string) []refu
 	}
 	if len(agents) > 0 {
 		again = append(again, refusal.With("roles", agents))
+	}
+	if len(in.Endpoints) > 0 {
+		again = append(again, refusal.With("endpoints", core.Strs(in.Endpoints...)))
 	}
 	if in.Sandbox != "" {
 		again = append(again, refusal.With("sandbox", string(in.Sandbox)))

@@ -168,6 +168,9 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 		"--pass-env", "ANTHROPIC_BASE_URL", "--model", "claude-sonnet-4-5", "--tier", "frontier=claude-sonnet-4-5", "--role", "implementer")
 	h.abcdOK(t, "ahoy", "connect", "--runner", "rv", "--cli", "codex", "--credential-env", "OPENAI_API_KEY",
 		"--pass-env", "CODEX_HOME", "--model", "gpt-5-codex", "--tier", "frontier=gpt-5-codex", "--tier", "economy=gpt-5-codex", "--tier", "local=gpt-5-codex",
+		// Codex's base URL is in its own configuration (CODEX_HOME's config.toml): the block declares
+		// it, so the sandbox lets Codex reach its stand-in and nothing else.
+		"--endpoint", h.openai.URL+"/v1",
 		"--role", "ruthless-reviewer", "--role", "security-reviewer", "--role", "intent-auditor")
 	assert.Check(t, is.Equal(h.anthropic.Count(), 1), "one proving call")
 	assert.Check(t, is.Equal(h.openai.Count(), 1), "one proving call")
