@@ -4,7 +4,8 @@ package main
 
 // What the kill -9 campaigns on implement run (tools/soak runnerrun_test.go) found, each held here
 // to one deterministic case: a kill right after abcd's commit of a runner's work, while git still
-// finishes that commit, leaves git's locks in the lane's worktree.
+// finishes that commit, leaves git's locks in the lane's worktree; a kill after the run finished,
+// before implement run answered, leaves a finished run the same command must report.
 
 import (
 	"encoding/json"
@@ -80,4 +81,46 @@ func TestLocksAGitKilledRightAfterTheCommitLeftAreCleared(t *testing.T) {
 		_, err := os.Lstat(filepath.Join(gitDir, lock))
 		assert.Check(t, os.IsNotExist(err), "%s is left", lock)
 	}
+}
+
+// A kill after the run finished, before implement run answered, leaves a finished run whose lanes
+// were all delivered: the same command run again reports that run, finished, and never starts the
+// spec over (a second run, every step taken again, the Progress and the audit written twice).
+func TestTheSameRunAgainAfterItFinishedReportsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs: in make test, not under -short")
+	}
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	calls := filepath.Join(t.TempDir(), "calls")
+	agents := w.agents(t)
+	w.play(t, append([]runnertest.Directive{agents[0], {Run: []string{"sh", "-c", "echo call >> " + calls}}}, agents[1:]...)...)
+	first := w.abcd(t, "implement", "run", w.spec, "--json")
+	first.Assert(t, icmd.Expected{ExitCode: 0})
+	var was loop.ImplementRunResult
+	decodeOne(t, first.Stdout(), &was)
+	assert.Assert(t, is.Equal(was.Ended, loop.EndedFinished))
+	records := w.c.records(t)
+	before, err := os.ReadFile(calls)
+	assert.NilError(t, err)
+
+	again := w.abcd(t, "implement", "run", w.spec, "--json")
+	again.Assert(t, icmd.Expected{ExitCode: 0})
+	var out loop.ImplementRunResult
+	decodeOne(t, again.Stdout(), &out)
+	assert.Check(t, is.Equal(out.Run.Run, was.Run.Run), "the run it finished, not a new one")
+	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished))
+	assert.Check(t, is.Equal(out.Routed, 0))
+	assert.Check(t, is.Contains(strings.Join(out.Did, "\n"), "finished before, every lane delivered: the spec is done (to run it again, start a run with abcd implement start "+w.spec+")"))
+	var status loop.ImplementStatusResult
+	w.c.abcd(t, 0, &status, "implement", "status")
+	assert.Check(t, is.Len(status.Runs, 1), "one run")
+	after, err := os.ReadFile(calls)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(after), string(before)), "no runner was called again")
+	assert.Check(t, is.DeepEqual(w.c.records(t), records), "the record is as the run left it: its Progress and audit notes once")
+
+	// A person who does mean to run the spec again starts a run for it.
+	var started loop.StepResult
+	w.c.abcd(t, 0, &started, "implement", "start", w.spec)
+	assert.Check(t, started.Run.Run != was.Run.Run)
 }
