@@ -377,6 +377,11 @@ type Git interface {
 	// a kill finds abcd's own commit of its work by its trailer.
 	ReadCommit(ctx context.Context, rev string) (parents []string, message string, err error)
 	Restore(ctx context.Context, dir, branch, commit string) error
+	// ClearStaleLocks removes the locks a git killed part way (with the abcd that started it) left
+	// on the worktree at dir (git refuses every commit there while one stands): its index's and
+	// HEAD's, and its branch's, each once it has stood unchanged past git's own wait. It returns
+	// those it removed.
+	ClearStaleLocks(ctx context.Context, dir, branch string) ([]string, error)
 
 	// ConfigValue reads a key of the repository's own git config (git config --local); ok is false
 	// when it is unset. SetConfig writes one; UnsetConfig removes one (absent is not an error).

@@ -581,35 +581,42 @@ func (g Git) clearStaleLock(ctx context.Context, rel string) (bool, error) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(g.Dir, common)
 	}
-	p := filepath.Join(common, rel)
+	stood, _, err := removeStaleLock(ctx, filepath.Join(common, rel))
+	return stood, err
+}
+
+// removeStaleLock removes the lock file at p when it stands unchanged for staleAfter, waiting for
+// that at most once: stood says a lock stood when it looked, removed that it was taken for stale
+// and removed (not let go meanwhile by the git that held it).
+func removeStaleLock(ctx context.Context, p string) (stood, removed bool, err error) {
 	first, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	for time.Since(first.ModTime()) < staleAfter {
 		t := time.NewTimer(50 * time.Millisecond)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return false, ctx.Err()
+			return false, false, ctx.Err()
 		case <-t.C:
 		}
 		now, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return true, nil // the git that held it let go
+			return true, false, nil // the git that held it let go
 		}
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		if !os.SameFile(first, now) || !now.ModTime().Equal(first.ModTime()) || now.Size() != first.Size() {
-			return true, nil // a git is working under it
+			return true, false, nil // a git is working under it
 		}
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
+		return false, false, err
 	}
-	return true, nil
+	return true, true, nil
 }

@@ -306,6 +306,47 @@ func (g Git) CommitAll(ctx context.Context, dir, message string) (string, error)
 	return strings.TrimSpace(string(out)), nil
 }
 
+// ClearStaleLocks removes the lock files a git killed part way left on the worktree at dir: its
+// index's and its HEAD's (in the worktree's own git folder) and its branch's (in the common one).
+// git refuses every commit there while one stands. Each is removed only once it has stood unchanged
+// past git's own wait, so a git still at work keeps its lock. It returns the ones it removed.
+func (g Git) ClearStaleLocks(ctx context.Context, dir, branch string) ([]string, error) {
+	wt, err := g.worktree(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := wt.run(ctx, 4<<10, "check-ref-format", "--branch", branch); err != nil {
+		return nil, refusal.New(refusal.CodeBranchInvalid, branch, "is not a valid branch name", "this is a bug in abcd's branch naming; report it")
+	}
+	locks := []string{"index.lock", "HEAD.lock", "refs/heads/" + branch + ".lock"}
+	var args []string
+	for _, l := range locks {
+		args = append(args, "--git-path", l)
+	}
+	out, _, err := wt.run(ctx, 16<<10, append([]string{"rev-parse"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	paths := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(paths) != len(locks) {
+		return nil, fmt.Errorf("git named %d paths for %d locks", len(paths), len(locks))
+	}
+	var removed []string
+	for i, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(wt.Dir, p)
+		}
+		_, gone, err := removeStaleLock(ctx, p)
+		if err != nil {
+			return removed, err
+		}
+		if gone {
+			removed = append(removed, locks[i])
+		}
+	}
+	return removed, nil
+}
+
 // maxCommitMessage bounds the message ReadCommit reads.
 const maxCommitMessage = 64 << 10
 

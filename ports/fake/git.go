@@ -236,6 +236,16 @@ func (g *Git) ClearRefLock(_ context.Context, name string) error {
 	return nil
 }
 
+// ClearStaleLocks clears the lock LockedRefs names on branch, as a killed git would have left it
+// (the fake keeps no index or HEAD of its own to lock).
+func (g *Git) ClearStaleLocks(_ context.Context, _, branch string) ([]string, error) {
+	if !g.LockedRefs[branch] {
+		return nil, nil
+	}
+	delete(g.LockedRefs, branch)
+	return []string{"refs/heads/" + branch + ".lock"}, nil
+}
+
 func (g *Git) DeleteBranch(_ context.Context, name string) error {
 	delete(g.Branches, name)
 	return nil

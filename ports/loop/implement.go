@@ -322,6 +322,34 @@ func (a *Deps) activeRuns(ctx context.Context, spec string) ([]string, error) {
 	return out, nil
 }
 
+// deliveredRun is the spec's last run when it finished with every lane delivered ("" when its last
+// run handed a lane back or was abandoned, or it has none: work is left for a new run).
+func (a *Deps) deliveredRun(ctx context.Context, spec string) (string, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return "", err
+	}
+	var last loop.State
+	for _, id := range ids {
+		s, err := a.LoadRun(ctx, id)
+		if err != nil || s.Spec != spec {
+			continue
+		}
+		if last.Run == "" || s.Created > last.Created || (s.Created == last.Created && s.Run > last.Run) {
+			last = s
+		}
+	}
+	if last.Run == "" || !last.Finished() {
+		return "", nil
+	}
+	for _, l := range last.Lanes {
+		if l.Stage != loop.StageDone {
+			return "", nil
+		}
+	}
+	return last.Run, nil
+}
+
 // implementAbandon ends an unfinished run: every lane still moving is handed back, its awaits
 // dropped, its worktrees removed. The record stays, and the branches unless asked. The run is over
 // (and saved so) before any branch is deleted: a kill part way leaves a run that no step works on,

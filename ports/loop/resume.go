@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
@@ -38,6 +39,18 @@ func (st *step) resume(ctx context.Context) ([]string, error) {
 				continue // not a runner's (rp, a provider): those go on as the host's
 			}
 			lane := s.Lanes[i]
+			if aw.Role == loop.RoleImplementer && lane.Worktree != "" {
+				// A kill while abcd's git worked in the lane (staging, committing, putting it back:
+				// right after a commit, git is still finishing it) ends that git too, and what it held
+				// locked stays locked: git would refuse every commit there, the runner's or the host's.
+				cleared, err := st.Git.ClearStaleLocks(ctx, lane.Worktree, lane.Branch)
+				if err != nil {
+					return nil, err
+				}
+				if len(cleared) > 0 {
+					did = append(did, fmt.Sprintf("%s: removed %s, left in its worktree by a git the kill ended", lane.ID, strings.Join(cleared, ", ")))
+				}
+			}
 			if aw.Role == loop.RoleImplementer {
 				if why := st.dirty(ctx, lane); why != "" {
 					did = append(did, fmt.Sprintf("%s: the implementer's step stays the host's: %s", lane.ID, why))

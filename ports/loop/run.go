@@ -107,6 +107,8 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 			if err := a.checkRunners(ctx, verb, routes, s.DoD); err != nil {
 				return ImplementRunResult{}, err
 			}
+		} else if in.Run == "" {
+			res.Did = append(res.Did, fmt.Sprintf("run %s of %s finished before, every lane delivered: the spec is done (to run it again, start a run with abcd implement start %s)", run, s.Spec, s.Spec))
 		}
 	}
 	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res}
@@ -141,7 +143,10 @@ func (a *Deps) runToDrive(ctx context.Context, verb string, in *ImplementRunInpu
 	}
 	switch len(active) {
 	case 0:
-		return "", nil
+		// The spec's last run delivered every lane: the spec is done, and the same command run
+		// again (its answer lost to a kill as the run ended) reports that run rather than start the
+		// spec over. Another run of it is started by implement start.
+		return a.deliveredRun(ctx, spec.Front.ID)
 	case 1:
 		return active[0], nil
 	}
