@@ -60,7 +60,10 @@ func (r Runner) RunFenced(ctx context.Context, run ports.DoDRun) (ports.DoDResul
 		if err != nil {
 			return ports.DoDResult{}, fmt.Errorf("making the definition of done's temporary folder: %w", err)
 		}
-		defer os.RemoveAll(tmp)
+		// Best effort: the command may leave its temporary folder unremovable (a subfolder it made
+		// unreadable), and that must not turn its result into abcd's error; what stays is under the
+		// system's temporary folder.
+		defer func() { _ = os.RemoveAll(tmp) }()
 		p.Temp = tmp
 	}
 	return r.run(ctx, run.Dir, run.Command, run.Timeout, env, &p)
@@ -98,9 +101,11 @@ func (r Runner) run(ctx context.Context, dir, command string, timeout time.Durat
 		fence = r.fence()
 	}
 	p, fenced, err := start(dir, command, w, env, fence, policy)
-	w.Close() // the child holds its own copy; the read below ends when every writer is gone
+	// Closing a pipe's end loses nothing: the child holds its own copy of the writer (the read below
+	// ends when every writer is gone), and the reader is only read.
+	_ = w.Close()
 	if err != nil {
-		pr.Close()
+		_ = pr.Close()
 		if u, ok := sandbox.IsUnavailable(err); ok {
 			return ports.DoDResult{ExitCode: -1, Problem: u.Error(), Unavailable: true}, nil
 		}
@@ -134,7 +139,7 @@ func (r Runner) run(ctx context.Context, dir, command string, timeout time.Durat
 	case readErr = <-read:
 	case <-time.After(grace):
 	}
-	pr.Close()
+	_ = pr.Close() // a pipe's read end: what was read is in tail, and closing it ends a read still waiting
 	if err := ctx.Err(); err != nil {
 		return ports.DoDResult{}, err
 	}

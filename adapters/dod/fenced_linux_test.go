@@ -55,9 +55,10 @@ func TestTheDefinitionOfDoneRunsInsideTheFence(t *testing.T) {
 	assert.Check(t, strings.Contains(res.Tail, "key: refused"), res.Tail)
 	assert.Check(t, strings.Contains(res.Tail, "tmp: ok"), res.Tail)
 	assert.Check(t, !strings.Contains(res.Tail, "canary"), res.Tail)
-	env := res.Tail[strings.Index(res.Tail, "env: "):]
-	env = env[:strings.IndexByte(env, '\n')]
-	assert.Check(t, is.Equal(env, "env: GIT_EDITOR GIT_PAGER GIT_TERMINAL_PROMPT GOFLAGS HOME NO_COLOR PAGER PATH PWD TERM TMPDIR "))
+	_, env, found := strings.Cut(res.Tail, "env: ")
+	assert.Assert(t, found, res.Tail)
+	env, _, _ = strings.Cut(env, "\n")
+	assert.Check(t, is.Equal(env, "GIT_EDITOR GIT_PAGER GIT_TERMINAL_PROMPT GOFLAGS HOME NO_COLOR PAGER PATH PWD TERM TMPDIR "))
 	data, err := os.ReadFile(filepath.Join(w.checkout, "out.txt"))
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(string(data), "built\n"))

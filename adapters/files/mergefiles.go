@@ -145,7 +145,7 @@ func replaceFromGitDir(dir *folder, name string, data []byte, perm os.FileMode) 
 	moved = true
 	dir.sync()
 	if got, err := dir.root.Lstat(name); err != nil || !os.SameFile(written, got) {
-		return false, refusal.New("path_changed", dir.join(name), "changed while abcd was writing it (a folder on its way was replaced)",
+		return false, refusal.New(refusal.CodePathChanged, dir.join(name), "changed while abcd was writing it (a folder on its way was replaced)",
 			"run the merge again")
 	}
 	return true, nil

@@ -95,7 +95,7 @@ func (f *Fence) Start(cmd *exec.Cmd, p ports.SandboxPolicy) (*Running, error) {
 	ours, theirs := pair[0], os.NewFile(uintptr(pair[1]), "sandbox-control")
 	defer func() {
 		if ours >= 0 {
-			unix.Close(ours)
+			_ = unix.Close(ours) // a socket's end released: what went over it was checked as it went
 		}
 	}()
 	cmd.Path, cmd.Args, cmd.Dir = helper, []string{helper, HelperArg}, "/"
@@ -119,7 +119,7 @@ func (f *Fence) Start(cmd *exec.Cmd, p ports.SandboxPolicy) (*Running, error) {
 	runtime.LockOSThread()
 	err = cmd.Start()
 	runtime.UnlockOSThread()
-	theirs.Close()
+	_ = theirs.Close() // the helper holds its own copy; ours only kept it open until the start
 	if err != nil {
 		return nil, startError(err)
 	}
@@ -217,9 +217,10 @@ func (f *Fence) handshake(sock int, pl plan) (*Running, error) {
 	for i, fd := range fds {
 		files[i] = os.NewFile(uintptr(fd), "sandbox-listener")
 	}
+	// Listeners refused before they were used: releasing them loses nothing.
 	closeAll := func() {
 		for _, f := range files {
-			f.Close()
+			_ = f.Close()
 		}
 	}
 	switch {
@@ -243,11 +244,11 @@ func (f *Fence) handshake(sock int, pl plan) (*Running, error) {
 	r := newRunning(rc, pl.Endpoints, f.dial)
 	for i, l := range rep.Listeners {
 		ln, err := net.FileListener(files[i])
-		files[i].Close()
+		_ = files[i].Close() // FileListener made its own copy; this one is not used again
 		if err != nil {
 			r.Close()
 			for _, f := range files[i+1:] {
-				f.Close()
+				_ = f.Close() // never used: releasing it loses nothing
 			}
 			return nil, fmt.Errorf("sandbox: a listener its helper passed: %w", err)
 		}
@@ -326,8 +327,10 @@ func readReply(sock int) (reply, []int, error) {
 	return r, fds, nil
 }
 
+// closeFDs releases descriptors passed with a reply that is refused: they were never used, so
+// releasing them loses nothing.
 func closeFDs(fds []int) {
 	for _, fd := range fds {
-		unix.Close(fd)
+		_ = unix.Close(fd)
 	}
 }

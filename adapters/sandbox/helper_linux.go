@@ -33,7 +33,7 @@ func Helper() {
 	if len(os.Args) != 2 || os.Args[1] != HelperArg {
 		return
 	}
-	os.Exit(helperMain())
+	os.Exit(helperMain()) //nolint:forbidigo // the helper is a process's entry point, taken first in main: its exit code is what abcd reads
 }
 
 // failure is why the helper could not build the fence: missing (the machine cannot) or a fault.
@@ -62,21 +62,23 @@ func helperMain() int {
 	// executes the command: the Landlock domain and the bounding set are a thread's.
 	runtime.LockOSThread()
 	data, err := io.ReadAll(io.LimitReader(os.NewFile(controlFD, "control"), maxSetupBytes+1))
+	// A reply that cannot be sent has no one else to tell: abcd, reading no reply, says the helper
+	// ended without one. Those send errors are dropped here and below.
 	if err != nil || len(data) > maxSetupBytes {
-		send(reply{Fault: "the setup could not be read"}, nil)
+		_ = send(reply{Fault: "the setup could not be read"}, nil)
 		return 1
 	}
 	var s setup
 	if err := decodeStrict(data, &s); err != nil {
-		send(reply{Fault: "the setup is not abcd's: " + err.Error()}, nil)
+		_ = send(reply{Fault: "the setup is not abcd's: " + err.Error()}, nil)
 		return 1
 	}
 	rep, fds, env, f := s.build()
 	if f != nil {
 		if f.missing {
-			send(reply{Missing: f.why}, nil)
+			_ = send(reply{Missing: f.why}, nil)
 		} else {
-			send(reply{Fault: f.why}, nil)
+			_ = send(reply{Fault: f.why}, nil)
 		}
 		return 1
 	}
@@ -84,10 +86,10 @@ func helperMain() int {
 		return 1
 	}
 	for _, fd := range fds {
-		unix.Close(fd)
+		_ = unix.Close(fd) // sent: abcd holds its own copies, and the command must not inherit these
 	}
 	err = unix.Exec(s.Exe, s.Args, env)
-	send(reply{Exec: pathless(err)}, nil)
+	_ = send(reply{Exec: pathless(err)}, nil)
 	return 127
 }
 
@@ -181,7 +183,7 @@ func mounts(pl plan) ([]string, *failure) {
 	defer func() {
 		for _, o := range ops {
 			if o.fd >= 0 {
-				unix.Close(o.fd)
+				_ = unix.Close(o.fd) // an O_PATH descriptor, only a place to mount from
 			}
 		}
 	}()
@@ -273,7 +275,9 @@ func mountOps(pl plan) ([]op, *failure) {
 func hide(path string) (did, empty bool, f *failure) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
-		return false, false, nil // not there (or inside a folder hidden already): nothing to hide
+		// Not there, inside a folder hidden already, or out of this helper's reach: the command, which
+		// runs with less than the helper, cannot reach it either.
+		return false, false, nil //nolint:nilerr // a path that cannot be looked at has nothing to hide
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		if err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
@@ -470,12 +474,13 @@ func listen(addr string) (int, error) {
 	if family == unix.AF_INET6 {
 		_ = unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1)
 	}
+	// A socket that could not listen is released; its Bind or Listen error is the one that counts.
 	if err := unix.Bind(fd, sa); err != nil {
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		return -1, err
 	}
 	if err := unix.Listen(fd, 128); err != nil {
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
@@ -519,8 +524,6 @@ func dropCapabilities() *failure {
 // kernel has (best effort); the network rights are left to the namespace (Landlock's are port rules
 // only, with no address, and UDP only from ABI 10).
 var handled = landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}.BestEffort()
-
-const readRights = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir)
 
 // abi is the kernel's Landlock ABI as go-landlock reads it: 0 without Landlock.
 func abi() int {

@@ -57,11 +57,13 @@ func (r *Running) Close() {
 	}
 	r.mu.Lock()
 	r.closed = true
+	// Ending them is the point: a listener or a connection that was closed already has nothing more
+	// to say, and the step's side sees its end either way.
 	for _, ln := range r.lns {
-		ln.Close()
+		_ = ln.Close()
 	}
 	for c := range r.conns {
-		c.Close()
+		_ = c.Close()
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
@@ -72,7 +74,7 @@ func (r *Running) track(c net.Conn) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		c.Close()
+		_ = c.Close() // refused: nothing was carried over it
 		return false
 	}
 	r.conns[c] = struct{}{}
@@ -83,7 +85,7 @@ func (r *Running) untrack(c net.Conn) {
 	r.mu.Lock()
 	delete(r.conns, c)
 	r.mu.Unlock()
-	c.Close()
+	_ = c.Close() // what it carried was read and written through already; its peer sees the end
 }
 
 // serve accepts on ln until Close.
@@ -155,7 +157,9 @@ func (r *Running) proxy(c net.Conn) {
 	}
 	up, err := r.dialer(false).Dial("tcp", target)
 	if err != nil {
-		fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		// The answer to a step's own request: a failed write reaches the step as a cut answer, and
+		// abcd has no one else to tell.
+		_, _ = fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 		return
 	}
 	if !r.track(up) {
@@ -192,7 +196,8 @@ func (r *Running) refuse(target string, c net.Conn, status string) {
 		r.receipt.Refused = append(r.receipt.Refused, t)
 	}
 	r.mu.Unlock()
-	fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status)
+	// The refusal is counted above; a failed write reaches the step as a cut answer.
+	_, _ = fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status)
 }
 
 // receiptHost keeps a destination's name to what a host and port are spelled with, at most 100 bytes:
@@ -239,7 +244,7 @@ func splice(a, b net.Conn) {
 		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
 		} else {
-			dst.Close()
+			_ = dst.Close() // no half-close: the whole end passes the end of writing on
 		}
 		done <- struct{}{}
 	}

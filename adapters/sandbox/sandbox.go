@@ -14,8 +14,6 @@
 package sandbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -25,7 +23,6 @@ import (
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/runner"
-	"github.com/abcd-dev/abcd/domain/strictjson"
 	"github.com/abcd-dev/abcd/ports"
 )
 
@@ -174,45 +171,7 @@ func dedupe(xs []string) []string {
 	return slices.Compact(xs)
 }
 
-// receipt is what a receipt records of a plan: the fence, the ABI, the roots, the allowlist.
-func (pl plan) receipt(abi int) runner.Sandbox {
-	clip := func(xs []string, n int) []string {
-		out := slices.Clone(xs)
-		if len(out) > n {
-			out = out[:n]
-		}
-		if out == nil {
-			out = []string{}
-		}
-		return out
-	}
-	return runner.Sandbox{Kind: runner.SandboxLinux, LandlockABI: abi, Writable: clip(pl.Write, runner.MaxSandboxPaths),
-		Hidden: clip(pl.Hide, runner.MaxSandboxPaths), Network: clip(pl.Endpoints, runner.MaxSandboxEndpoints), Refused: []string{}}
-}
-
 // Off is the receipt of a step the person ran unconfined.
 func Off() runner.Sandbox {
 	return runner.Sandbox{Kind: runner.SandboxOff, Writable: []string{}, Hidden: []string{}, Network: []string{}, Refused: []string{}}
-}
-
-// envValue is name's value in env (KEY=value lines; the last wins), "" when unset.
-func envValue(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
-}
-
-// decodeStrict decodes one JSON object into v: a key named twice, a member v does not have or
-// trailing content is refused.
-func decodeStrict(data []byte, v any) error {
-	if err := strictjson.CheckObject(data, strictjson.Limits{MaxDepth: 16}); err != nil {
-		return err
-	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	return d.Decode(v)
 }

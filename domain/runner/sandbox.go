@@ -140,7 +140,7 @@ func EndpointOf(base string) (Endpoint, error) {
 	if err != nil || u.Host == "" {
 		return Endpoint{}, fmt.Errorf("not an absolute URL")
 	}
-	port := 0
+	var port int
 	switch strings.ToLower(u.Scheme) {
 	case "http":
 		port = 80

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -52,11 +53,11 @@ func (p *Prompter) Confirm(ctx context.Context, question string) (bool, error) {
 		fmt.Fprintln(p.s.Err)
 		return false, ctx.Err()
 	}
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}
 	answer := strings.ToLower(strings.TrimSpace(line))
-	if err == io.EOF && line == "" {
+	if errors.Is(err, io.EOF) && line == "" {
 		fmt.Fprintln(p.s.Err)
 	}
 	return answer == "y" || answer == "yes", nil

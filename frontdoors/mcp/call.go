@@ -167,7 +167,7 @@ func (mcpSpelling) Subject(verb, field string) string {
 }
 
 func argsRefusal(tool string, e *strictjson.Error) error {
-	var code refusal.Code = refusal.CodeInputInvalid
+	code := refusal.CodeInputInvalid
 	if e.Kind == strictjson.Limit {
 		code = refusal.CodeInputTooLarge
 	}

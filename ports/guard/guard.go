@@ -119,18 +119,31 @@ func GuardCheck(ctx context.Context, a *Deps, in *GuardCheckInput) (GuardVerdict
 	return verdictOf(v, rules), nil
 }
 
-// folderExists refuses a folder that is not there: the line could not run in it.
+// folderExists refuses a folder known not to be there: the line could not run in it. A folder
+// outside the root is not looked at (the repository's reader reaches no further), and one the reader
+// cannot look at (a link on its way) is not known to be missing: the line is checked either way.
 func folderExists(a *Deps, root, cwd string) error {
-	rel, err := filepath.Rel(root, cwd)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	rel, inside := relInside(root, cwd)
+	if !inside {
 		return nil
 	}
-	there, err := a.Setup.Exists(filepath.ToSlash(rel))
+	there, err := a.Setup.Exists(rel)
 	if err == nil && !there {
 		return refusal.New(refusal.CodeGuardCwdMissing, "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.Clip(cwd)),
 			"give the folder the command runs in").On("guard_check", "cwd")
 	}
 	return nil
+}
+
+// relInside is cwd relative to root, in slashes, and whether cwd is inside root at all (filepath.Rel
+// fails for a folder on another volume).
+func relInside(root, cwd string) (string, bool) {
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	return rel, rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // verdictOf is the published document for a domain verdict.

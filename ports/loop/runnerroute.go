@@ -409,8 +409,12 @@ func (a *Deps) committedWork(ctx context.Context, awaitDir, await, branch string
 		return nil, "", err
 	}
 	c, err := runner.DecodeCommitting(note, data)
-	if err != nil || c.Await != await {
-		return nil, "", nil // not this step's note (or not abcd's): the step is taken afresh
+	if err != nil {
+		// Not abcd's note: it names no commit to take the step from, so the step is taken afresh.
+		return nil, "", nil //nolint:nilerr // a note that does not decode is no commit of abcd's, not a fault
+	}
+	if c.Await != await {
+		return nil, "", nil // not this step's note: the step is taken afresh
 	}
 	head, err := a.Git.Resolve(ctx, "refs/heads/"+branch)
 	if err != nil {

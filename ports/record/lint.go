@@ -46,7 +46,7 @@ func lint(ctx context.Context, a *Deps, in *LintInput) (LintResult, error) {
 			"give --changed REV to check what differs from a commit, or --staged for what the next commit holds").On("lint", "staged")
 	}
 	var findings []record.Finding
-	checked := 0
+	var checked int
 	var err error
 	if in.Changed != "" || in.Staged {
 		findings, checked, err = a.lintChanged(ctx, string(in.Changed), in.Staged)

@@ -247,7 +247,10 @@ func (st *installation) writeRecord(ctx context.Context) (AhoyStep, error) {
 	if err := st.writeMergeDriver(ctx, &step); err != nil {
 		return step, err
 	}
-	return step, st.a.create(&step, &st.res, core.RepoConfigRel, repoConfigContent())
+	// create fills step in: it is called before step is read for the return (Go leaves the order
+	// of the two in one return statement unspecified).
+	err := st.a.create(&step, &st.res, core.RepoConfigRel, repoConfigContent())
+	return step, err
 }
 
 // writeLocal writes .abcd/.gitignore, making .abcd/ first when it is missing (the record's step
@@ -259,7 +262,8 @@ func (st *installation) writeLocal(_ context.Context, written *AhoyInstallResult
 		return step, err
 	}
 	st.abcdCreated = created
-	return step, st.a.create(&step, written, core.GitignoreRel, []byte(core.GitignoreContent))
+	err = st.a.create(&step, written, core.GitignoreRel, []byte(core.GitignoreContent)) // fills step in, so before it is returned
+	return step, err
 }
 
 func (st *installation) writeMachineRouting(context.Context) (AhoyStep, error) {

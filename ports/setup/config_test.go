@@ -186,13 +186,13 @@ func TestConfigShowRefusesAFile(t *testing.T) {
 	}{
 		{
 			name: "unknown key under a claimed namespace",
-			repo: `{"schema_version":1,"oracle":{"reveiw":"rp"}}`,
+			repo: `{"schema_version":1,"oracle":{"reveiw":"rp"}}`, //nolint:misspell // an unknown key, misspelt on purpose
 			file: cfgRepoPath, why: []string{"oracle.reveiw", "oracle.review", "oracle.rp.url"},
 		},
 		{
 			name:    "unknown top-level key",
-			machine: `{"schema_version":1,"setup_verison":1}`,
-			file:    cfgMachinePath, why: []string{"setup_verison", "setup_version"},
+			machine: `{"schema_version":1,"setup_verison":1}`,                        //nolint:misspell // an unknown key, misspelt on purpose
+			file:    cfgMachinePath, why: []string{"setup_verison", "setup_version"}, //nolint:misspell // the unknown key the refusal names
 		},
 		{
 			name: "machine-only key in the repository file",

@@ -192,6 +192,7 @@ func TestDisconnectRemovesTheBlockAndItsRoles(t *testing.T) {
 
 	res, err = w.call(t, "ahoy_disconnect", map[string]any{"name": "b"})
 	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(res, setup.AhoyDisconnectResult{Name: "b", File: provMachine, Removed: true, RolesRemoved: []string{"security-reviewer"}}))
 	assert.Check(t, is.Equal(string(w.setup.Machine["config.json"]), "{\n  \"schema_version\": 1\n}\n"), "empty namespaces go too")
 
 	before := string(w.setup.Machine["config.json"])

@@ -112,8 +112,7 @@ func Codes(fset *token.FileSet, files []*ast.File, info *types.Info, skip func(*
 					}
 				}
 			}
-			switch x := n.(type) {
-			case *ast.CompositeLit:
+			if x, ok := n.(*ast.CompositeLit); ok {
 				if !isRefusalError(info.Types[x].Type) {
 					return true
 				}

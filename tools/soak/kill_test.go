@@ -82,9 +82,9 @@ func shortest(t *testing.T, run func() time.Duration) time.Duration {
 // skipGit.
 func tempsUnder(dir string, skipGit bool) []string {
 	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
-			return nil
+			return err
 		}
 		if skipGit && d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
@@ -95,6 +95,11 @@ func tempsUnder(dir string, skipGit bool) []string {
 		}
 		return nil
 	})
+	if err != nil {
+		// What cannot be read may hide a temporary file: it is listed, so the check that none is left
+		// fails and says why.
+		out = append(out, "unreadable: "+err.Error())
+	}
 	return out
 }
 
@@ -146,7 +151,7 @@ func newMergeWorld(t *testing.T) *mergeWorld {
 	for _, n := range w.notes {
 		assert.Assert(t, strings.Count(w.merged, n) == 1, "an uninterrupted merge holds %q once", n)
 	}
-	os.RemoveAll(filepath.Dir(c.root))
+	assert.Check(t, os.RemoveAll(filepath.Dir(c.root)))
 	return w
 }
 
@@ -184,7 +189,7 @@ func TestKillNineOnTheMergeDriver(t *testing.T) {
 	ours := w.read(mergeOurs)
 	took := shortest(t, func() time.Duration {
 		c := w.clone(t)
-		defer os.RemoveAll(filepath.Dir(c.root))
+		defer func() { assert.Check(t, os.RemoveAll(filepath.Dir(c.root))) }()
 		return c.driver().took
 	})
 	var f figures
@@ -241,12 +246,12 @@ func TestKillNineOnTheMergeDriver(t *testing.T) {
 			t.Errorf("kill %d: lint: exit %d: %s", i, lint.code, lint.raw)
 		}
 		if t.Failed() {
-			kept, _ := os.MkdirTemp("", "abcd-merge-kill-")
+			kept, _ := os.MkdirTemp("", "abcd-merge-kill-") //nolint:usetesting // kept past the test, for a look
 			_ = exec.Command("cp", "-a", filepath.Dir(c.root)+"/.", kept).Run()
 			f.check(t, "merge driver")
 			t.Fatalf("kill %d of the merge driver (after up to %s) left this; kept at %s", i, took, kept)
 		}
-		os.RemoveAll(filepath.Dir(c.root))
+		assert.Check(t, os.RemoveAll(filepath.Dir(c.root)))
 	}
 	t.Logf("the driver takes %s whole", took.Round(time.Millisecond))
 	f.check(t, "merge driver")
@@ -324,7 +329,7 @@ func TestKillNineOnHistoryCapture(t *testing.T) {
 	w := newHistoryWorld(t)
 	took := shortest(t, func() time.Duration {
 		c := w.clone(t)
-		defer os.RemoveAll(filepath.Dir(c.root))
+		defer func() { assert.Check(t, os.RemoveAll(filepath.Dir(c.root))) }()
 		res := c.run("history", "capture", c.file)
 		assert.Assert(t, res.code == 0, "history capture: exit %d: %s", res.code, res.raw)
 		return res.took
@@ -374,12 +379,12 @@ func TestKillNineOnHistoryCapture(t *testing.T) {
 			t.Errorf("kill %d: a journal is left after the capture ran again: %v", i, journals)
 		}
 		if t.Failed() {
-			kept, _ := os.MkdirTemp("", "abcd-history-kill-")
+			kept, _ := os.MkdirTemp("", "abcd-history-kill-") //nolint:usetesting // kept past the test, for a look
 			_ = exec.Command("cp", "-a", filepath.Dir(c.root)+"/.", kept).Run()
 			f.check(t, "history capture")
 			t.Fatalf("kill %d of history capture (after up to %s) left this; kept at %s", i, took, kept)
 		}
-		os.RemoveAll(filepath.Dir(c.root))
+		assert.Check(t, os.RemoveAll(filepath.Dir(c.root)))
 	}
 	t.Logf("a capture takes %s whole", took.Round(time.Millisecond))
 	f.check(t, "history capture")

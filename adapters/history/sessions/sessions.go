@@ -76,9 +76,9 @@ func (s Source) Read(ctx context.Context, path string) ([]byte, string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptMissing, path, "does not exist", "give the path of a session file the harness wrote")
 	case errors.Is(err, syscall.ELOOP):
-		return nil, "", refusal.New("history_transcript_invalid", path, "is a symbolic link, which abcd does not follow", "give the session file itself")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is a symbolic link, which abcd does not follow", "give the session file itself")
 	case errors.Is(err, errNotRegular):
-		return nil, "", refusal.New("history_transcript_invalid", path, "is not a regular file (a folder, a FIFO or a device), so abcd does not read it", "give a session file")
+		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "is not a regular file (a folder, a FIFO or a device), so abcd does not read it", "give a session file")
 	case err != nil:
 		return nil, "", refusal.New(refusal.CodeHistoryTranscriptInvalid, path, "cannot be read: "+unwrap(err), "check the file's permissions")
 	}
@@ -118,7 +118,7 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
-		f.Close()
+		_ = f.Close() // opened for reading and never read: the error returned is what counts
 		if err == nil {
 			err = errNotRegular
 		}

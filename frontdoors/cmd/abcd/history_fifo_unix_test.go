@@ -62,7 +62,7 @@ func TestHistoryCaptureRefusesAFIFO(t *testing.T) {
 	res.Assert(t, icmd.Expected{ExitCode: 2})
 	var doc refusal.Document
 	decodeOne(t, res.Stdout(), &doc)
-	assert.Check(t, is.Equal(doc.Code, "history_transcript_invalid"))
+	assert.Check(t, is.Equal(doc.Code, refusal.CodeHistoryTranscriptInvalid))
 	assert.Check(t, is.Contains(doc.Why, "not a regular file"))
 	assert.Check(t, is.DeepEqual(s.snapshot(t), before), "a refused capture writes nothing")
 
@@ -136,9 +136,8 @@ func TestAVerbWaitingOnStdinEndsOnASignal(t *testing.T) {
 				assert.Assert(t, err != nil && errors.As(err, &exit), "%v", err)
 				assert.Check(t, is.Equal(exit.ExitCode(), c.exit), stderr.String())
 			case <-time.After(20 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
-				t.Fatalf("abcd %s still ran 20 s after %s; stderr:\n%s", strings.Join(c.args, " "), c.sig, stderr.String())
+				_ = cmd.Process.Kill() // a failed kill shows as the wait below never ending: the test's timeout
+				t.Fatalf("abcd %s still ran 20 s after %s (then killed: %v); stderr:\n%s", strings.Join(c.args, " "), c.sig, <-done, stderr.String())
 			}
 		})
 	}

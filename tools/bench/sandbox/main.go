@@ -11,6 +11,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -105,12 +106,12 @@ func measured(cmd *exec.Cmd, start func() error, after func()) (sample, error) {
 	return sample{wall: wall, cpu: child + selfCPU() - cpu0}, err
 }
 
-func run(n int, md string) error {
+func run(n int, md string) (err error) {
 	dir, err := os.MkdirTemp("", "abcd-sandbox-bench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }() // a folder left behind is said
 	abcd, tiny, hello := filepath.Join(dir, "abcd"), filepath.Join(dir, "tinyhelper"), filepath.Join(dir, "hello")
 	for _, b := range []struct{ out, pkg string }{{abcd, "./frontdoors/cmd/abcd"}, {tiny, "./tools/bench/sandbox/tinyhelper"}, {hello, "./tools/bench/hello"}} {
 		if err := benchkit.Build(b.out, b.pkg); err != nil {
