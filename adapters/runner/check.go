@@ -213,10 +213,13 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 		_ = pipes[1][1].Close()
 		return "", "", runner.Failf(runner.CauseSpawn, "making a folder: %s", pathless(err))
 	}
-	defer os.RemoveAll(dir)
+	// The check's empty working folder, under abcd's own private runner folder: best effort, as the
+	// check's answer is what it printed, whatever is left of an empty folder.
+	defer func() { _ = os.RemoveAll(dir) }()
 	p, err := start(exe, args, env, dir, devnull, pipes[0][1], pipes[1][1], nil)
-	pipes[0][1].Close()
-	pipes[1][1].Close()
+	// The child holds its own copies of the write ends; closing ours loses nothing.
+	_ = pipes[0][1].Close()
+	_ = pipes[1][1].Close()
 	if err != nil {
 		return "", "", runner.Failf(runner.CauseSpawn, "the CLI could not be started: %s", pathless(err))
 	}

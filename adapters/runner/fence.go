@@ -74,7 +74,9 @@ func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*
 		if err != nil {
 			return nil, nil, fmt.Errorf("making the step's temporary folder: %w", err)
 		}
-		p.Temp, cleanup = tmp, func() { os.RemoveAll(tmp) }
+		// The step's private temporary folder, under abcd's own: removed best effort once the step
+		// is over (the next step's folder is a new one, never this one).
+		p.Temp, cleanup = tmp, func() { _ = os.RemoveAll(tmp) }
 	}
 	return &fencing{fence: a.fence(), policy: p}, cleanup, nil
 }

@@ -274,11 +274,13 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		return err
 	}
 	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, prompt, outW, errW, fenced)
-	outW.Close() // the CLI holds its own copies; EOF comes when the last of its group closes them
-	errW.Close()
+	// The CLI holds its own copies of the write ends; EOF comes when the last of its group closes
+	// them. Closing a pipe end loses nothing.
+	_ = outW.Close()
+	_ = errW.Close()
 	if err != nil {
-		outR.Close()
-		errR.Close()
+		_ = outR.Close()
+		_ = errR.Close()
 		f, err := startFailure(err)
 		if f != nil {
 			s.fail(f)

@@ -75,11 +75,6 @@ func (s scope) with(via string) scope {
 	return s
 }
 
-func (s scope) withVia(via []string, how string) scope {
-	s.via = append(slices.Clone(via), how)
-	return s
-}
-
 // child is the scope of a string run by a new shell one level deeper (bash -c, eval, an alias).
 func (s scope) child(via []string, how string) scope {
 	s.via = append(slices.Clone(via), how)

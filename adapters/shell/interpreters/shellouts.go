@@ -106,7 +106,11 @@ func shellOuts(code string) []string {
 			}
 			if n, ok := qxForm(name, code[j:]); ok {
 				out = append(out, n)
-			} else if slices.Contains(shellCalls, name) || slices.Contains(opaqueCalls, name) || slices.Contains(spawnCalls, name) {
+				i = j - 1
+				continue
+			}
+			switch {
+			case slices.Contains(shellCalls, name) || slices.Contains(opaqueCalls, name) || slices.Contains(spawnCalls, name):
 				args := code[k:]
 				if slices.Contains(spawnCalls, name) {
 					// os.spawnlp(os.P_WAIT, 'rm', ...): the mode comes first
@@ -121,11 +125,11 @@ func shellOuts(code string) []string {
 				case !ok && slices.Contains(opaqueCalls, name) && k > j && strings.Contains(code[j:k], "("):
 					out = append(out, UnknownCommand)
 				}
-			} else if slices.Contains(removers, name) {
+			case slices.Contains(removers, name):
 				if p, ok := pathArgument(code[k:]); ok {
 					out = append(out, "rm -rf -- "+p)
 				}
-			} else if name == "delete" && i > 0 && code[i-1] == '.' {
+			case name == "delete" && i > 0 && code[i-1] == '.':
 				// requests.delete(url), httpx.delete(url): an HTTP DELETE
 				if u, _, ok := concatenated(strings.TrimLeft(code[k:], " \t(")); ok && strings.Contains(u, "://") {
 					out = append(out, "curl -X DELETE "+text.ShellQuote(u))
