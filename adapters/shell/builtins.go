@@ -246,5 +246,5 @@ func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
 		}
 		env = append(env, as)
 	}
-	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: w.text(st, sc)})
 }

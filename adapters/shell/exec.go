@@ -66,7 +66,7 @@ func holeFrom(words []guard.Word) string {
 
 // opaque records a command whose text cannot be known; from names the commands it comes from.
 func (w *walker) opaque(sc scope, text, from string) {
-	c := guard.Command{Name: guard.HoleWord(""), Opaque: true, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text}
+	c := guard.Command{Name: guard.HoleWord(""), Opaque: true, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: text}
 	if from != "" {
 		c.Args = []guard.Word{guard.HoleWord(from)}
 	}
@@ -76,6 +76,7 @@ func (w *walker) opaque(sc scope, text, from string) {
 // runInput reads what a shell runs from its input: known text is parsed as the line, anything else
 // is opaque, named by what produced it.
 func (w *walker) runInput(in *input, sc scope, text string) {
+	in = in.code()
 	switch {
 	case in == nil:
 	case in.hasWord() && !onlyHoles([]guard.Word{in.word}):
@@ -387,11 +388,29 @@ func (w *walker) ssh(c *cmdCall) {
 	if len(rest) == 0 {
 		return
 	}
+	// what the other host runs is read as commands too, but its paths are that host's
+	remote := c.sc
+	remote.remote = !loopback(rest[0])
 	if len(rest) == 1 {
-		w.runInput(c.sc.stdin, c.sc.sub().child(c.via, "ssh"), c.text)
+		w.runInput(c.sc.stdin, remote.sub().child(c.via, "ssh"), c.text)
 		return
 	}
-	w.executed(rest[1:], c.sc, c.via, "ssh "+rest[0].String())
+	w.executed(rest[1:], remote, c.via, "ssh "+rest[0].String())
+}
+
+// loopback reports an ssh destination that is this machine (localhost, a loopback address): what
+// it runs there is what runs here.
+func loopback(dest guard.Word) bool {
+	t, ok := dest.Text()
+	if !ok {
+		return false
+	}
+	t = strings.TrimPrefix(t, "ssh://")
+	if i := strings.LastIndexByte(t, '@'); i >= 0 {
+		t = t[i+1:]
+	}
+	t = strings.TrimSuffix(strings.TrimPrefix(strings.Split(t, ":")[0], "["), "]")
+	return t == "localhost" || strings.HasPrefix(t, "127.") || t == "" || t == "0.0.0.0" || strings.HasPrefix(t, "localhost.")
 }
 
 var parallelValues = []string{"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a", "--arg-file", "--delay", "--timeout", "-I", "--colsep", "-N", "-n", "-L", "--max-args", "--workdir", "--tmpdir", "--results", "-d", "--delimiter", "-E", "--env"}

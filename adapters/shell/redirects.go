@@ -69,6 +69,9 @@ func (w *walker) redirects(rs []*syntax.Redirect, sc scope) redirected {
 			src := w.word(rd.Word, sc)
 			if in := w.fileInput(src, sc, nil); in != nil {
 				set(n, in)
+			} else {
+				// a file the line did not write: its content is not known, only where it came from
+				set(n, &input{unread: true, reads: []guard.Source{{File: src}}})
 			}
 		default:
 			w.word(rd.Word, sc)

@@ -209,7 +209,7 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 	if st.Cmd == nil {
 		// Only redirections: > /dev/sda truncates or writes its target all the same.
 		if len(red.out) > 0 {
-			w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+			w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: w.text(st, sc)})
 		}
 		return nil
 	}
@@ -217,7 +217,7 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 		sc.stdin = red.stdin
 	}
 	if len(red.out) > 0 {
-		w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+		w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: w.text(st, sc)})
 	}
 	return w.compound(st, sc)
 }
@@ -323,6 +323,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 	}
 	allKnown := len(items) > 0 && len(items) <= maxLoopValues
 	var from []string
+	var reads []guard.Source
 	for _, it := range items {
 		if !it.Known() {
 			allKnown = false
@@ -331,6 +332,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 					from = append(from, p.From)
 				}
 			}
+			reads = append(reads, it.Sources()...)
 		}
 	}
 	if allKnown {
@@ -342,7 +344,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 		}
 		return
 	}
-	sc.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
+	sc.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " "), Reads: reads}}}}})
 	w.stmts(c.Do, sc)
 }
 

@@ -25,6 +25,8 @@ type scope struct {
 	// fds are the descriptors this command's own redirections open, over the shell's.
 	fds map[string]*input
 	st  *state
+	// remote is set for what another machine runs (ssh host CMD).
+	remote bool
 }
 
 // state is what one shell remembers from one command to the next in the line: the variables it set

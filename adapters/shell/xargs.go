@@ -30,7 +30,7 @@ func (w *walker) xargs(c *cmdCall) bool {
 	_, nul := argv.FirstOf(opts, "-0", "--null")
 	delim, hasDelim := argv.FirstOf(opts, "-d", "--delimiter")
 	// each word xargs reads is one argument: it cannot split into more
-	inputs := []guard.Word{{Parts: []guard.Part{{Hole: true, From: orStdin(in), Quoted: true}}}}
+	inputs := []guard.Word{{Parts: []guard.Part{{Hole: true, From: orStdin(in), Quoted: true, Reads: in.sources()}}}}
 	if in.hasWord() {
 		switch d, _ := delim.Text(); {
 		case hasRepl:

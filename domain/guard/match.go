@@ -83,6 +83,15 @@ func (r *Registry) getopt(words []Word, syn Syntax, global bool) args {
 		if !known {
 			pre := w.prefix()
 			switch {
+			case strings.HasPrefix(pre, "--") && strings.Contains(pre, "=") && len(pre) > 3:
+				// --name=$(...): the option is known, its value is not
+				name, _, _ := strings.Cut(pre, "=")
+				v := trimWord(w, len(name)+1)
+				o := opt{name: resolveLong(name, syn), value: &v}
+				a.opts = negate(a.opts, o, syn.Negate)
+				if global && name == "--config-env" {
+					a.config = append(a.config, v)
+				}
 			case strings.HasPrefix(pre, "-") && pre != "-":
 				a.opts = append(a.opts, opt{name: pre, any: true})
 			case pre == "" && w.AllHole():

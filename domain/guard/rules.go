@@ -122,6 +122,12 @@ type Cond struct {
 	Env []string `json:"env,omitempty" jsonschema:"maxItems=16"`
 	// Redirect holds when output is written to a target matching one of these globs.
 	Redirect []string `json:"redirect,omitempty" jsonschema:"maxItems=16"`
+	// Send holds when what the command sends off the machine (a file it uploads or copies to another
+	// host, the data, URL or name it sends, its standard input) comes from one of these: place globs
+	// (as for redirect) name files, read whole or into the data (cat FILE | curl -d @-), and a glob
+	// after $ names variables ($*_TOKEN), matched without case. A variable in a header or a user
+	// option is a credential used where it is meant to be, and does not count.
+	Send []string `json:"send,omitempty" jsonschema:"maxItems=64"`
 	// Opaque holds for a command whose text cannot be known (eval "$X", curl ... | sh).
 	Opaque bool `json:"opaque,omitempty"`
 	// NoCase compares Operand, Value and Config globs without case.
@@ -136,9 +142,12 @@ var (
 	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
 	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
 	// commandClasses are what a command is, rather than a place it names.
-	commandClasses = []string{"fork-bomb", "guard-unallowed"}
-	optPattern     = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	findPattern    = pattern.New(`^-[a-z]{1,20}$`)
+	commandClasses = []string{"fork-bomb", "guard-unallowed", "remote", "installs-abcd"}
+	// classScopes narrow a place class to some of a command's words: what a copy takes from (src)
+	// or puts to (dest), and the host folders a container is given (mount).
+	classScopes = []string{"src", "dest", "mount"}
+	optPattern  = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	findPattern = pattern.New(`^-[a-z]{1,20}$`)
 )
 
 // MaxFileBytes bounds a rules file.
@@ -249,13 +258,13 @@ func (r Rule) check() error {
 func (c Cond) check() error {
 	kinds := 0
 	for _, set := range []bool{len(c.Flag) > 0, len(c.Class) > 0, len(c.Operand) > 0, len(c.Word) > 0, len(c.From) > 0,
-		len(c.Config) > 0, len(c.Env) > 0, len(c.Redirect) > 0, c.Opaque} {
+		len(c.Config) > 0, len(c.Env) > 0, len(c.Redirect) > 0, len(c.Send) > 0, c.Opaque} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return fmt.Errorf("a condition sets exactly one of flag, class, operand, word, from, config, env, redirect, opaque (this one sets %d)", kinds)
+		return fmt.Errorf("a condition sets exactly one of flag, class, operand, word, from, config, env, redirect, send, opaque (this one sets %d)", kinds)
 	}
 	if len(c.Value) > 0 && len(c.Flag) == 0 {
 		return fmt.Errorf("value narrows a flag condition only")
@@ -267,15 +276,15 @@ func (c Cond) check() error {
 	}
 	for _, k := range c.Class {
 		place := k
-		if scope, rest, scoped := strings.Cut(k, ":"); scoped && (scope == "src" || scope == "dest") {
+		if scope, rest, scoped := strings.Cut(k, ":"); scoped && slices.Contains(classScopes, scope) {
 			place = rest
 		}
 		if !slices.Contains(classes, place) && (place != k || !slices.Contains(commandClasses, k)) {
-			return fmt.Errorf("class %q is not one of %s (src: or dest: before a place narrows it to what a copy takes from or puts to), or %s",
+			return fmt.Errorf("class %q is not one of %s (src:, dest: or mount: before a place narrows it to what a copy takes from or puts to, or what a container is given), or %s",
 				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "))
 		}
 	}
-	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect) {
+	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect, c.Send) {
 		if _, err := path.Match(g, ""); err != nil || g == "" {
 			return fmt.Errorf("glob %q is malformed", text.Clip(g))
 		}

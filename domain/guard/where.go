@@ -24,6 +24,9 @@ type where struct {
 type cmdCache struct {
 	read    bool
 	targets []Target
+	// sent is what the command sends off the machine, once sentRead.
+	sentRead bool
+	sent     []Sent
 }
 
 // budget bounds the matching work one line may cause; past it the line is blocked as too complex.
@@ -188,7 +191,7 @@ func (w where) classOf(k string, word Word) tri {
 	if !known {
 		if k == "git-dir" {
 			// find -name .git -exec rm -rf {}: whatever folder it is in, it is a .git folder
-			if last := word.Parts[len(word.Parts)-1]; !last.Hole && path.Base(path.Clean("/"+last.Text)) == ".git" && strings.Contains(last.Text, "/") {
+			if last := word.Parts[len(word.Parts)-1]; !last.Hole && foldName(path.Base(path.Clean("/"+last.Text))) == ".git" && strings.Contains(last.Text, "/") {
 				return yes
 			}
 		}
@@ -202,7 +205,7 @@ func (w where) classOf(k string, word Word) tri {
 		return boolTri(w.changed && w.unsure && isCwdAll(raw))
 	case "git-dir":
 		c := path.Clean(raw)
-		return boolTri(path.Base(c) == ".git")
+		return boolTri(foldName(path.Base(c)) == ".git")
 	}
 	if strings.HasPrefix(raw, "~") && !quotedTilde {
 		head, _, _ := strings.Cut(raw, "/")
