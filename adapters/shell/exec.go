@@ -420,27 +420,37 @@ var parallelValues = []string{"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-
 func (w *walker) parallel(c *cmdCall) {
 	rest, _ := argv.Skip(c.words[1:], parallelValues)
 	var template, inputs []guard.Word
-	sep := false
+	sep, fromFiles := false, false
+	// -a FILE and :::: FILE give the arguments a line each
+	files := argv.Values(c.words[1:len(c.words)-len(rest)], "-a", "--arg-file")
 	for _, wd := range rest {
 		t, _ := wd.Text()
 		switch {
-		case t == ":::" || t == "::::" || t == ":::+":
-			sep = true
+		case t == ":::" || t == ":::+":
+			sep, fromFiles = true, false
+		case t == "::::" || t == "::::+":
+			sep, fromFiles = true, true
+		case sep && fromFiles:
+			files = append(files, wd)
 		case sep:
 			inputs = append(inputs, wd)
 		default:
 			template = append(template, wd)
 		}
 	}
+	for _, f := range files {
+		sep = true
+		if in := w.fileInput(f, c.sc, nil); in.hasWord() {
+			inputs = append(inputs, splitOn(in.word, "\n")...)
+		} else {
+			inputs = append(inputs, guard.HoleWord(orStdin(in)))
+		}
+	}
 	if !sep {
 		inputs = []guard.Word{guard.HoleWord(orStdin(c.sc.stdin))}
 		if in := c.sc.stdin; in.hasWord() {
-			if t, ok := in.word.Text(); ok {
-				inputs = nil
-				for _, f := range strings.Split(strings.TrimSpace(t), "\n") {
-					inputs = append(inputs, guard.Lit(f))
-				}
-			}
+			// one argument a line
+			inputs = splitOn(in.word, "\n")
 		}
 	}
 	if len(template) == 0 {

@@ -103,7 +103,7 @@ func (w *walker) fileInput(wd guard.Word, sc scope, fds map[string]*input) *inpu
 	if len(wd.Parts) == 1 && wd.Parts[0].Hole && strings.HasPrefix(wd.Parts[0].From, "process substitution") || len(wd.Parts) == 1 && wd.Parts[0].Output != nil {
 		p := wd.Parts[0]
 		if p.Output != nil {
-			return known(guard.Lit(*p.Output))
+			return known(*p.Output)
 		}
 		return fromNames(strings.TrimPrefix(p.From, "process substitution"))
 	}

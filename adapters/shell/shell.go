@@ -79,6 +79,8 @@ type walker struct {
 	parsed  int
 	// quietly reads words for their values only: the commands inside are walked elsewhere.
 	quietly bool
+	// arithSeen are the values already read as arithmetic (arith.go).
+	arithSeen map[string]bool
 }
 
 func (w *walker) refuse(why string) {
@@ -402,7 +404,14 @@ func exits(st *syntax.Stmt) bool {
 
 // substs walks the command substitutions inside a node that is not itself a command.
 func (w *walker) substs(n syntax.Node, sc scope) {
-	if n == nil || w.quietly || !mayRun(n, sc.src) {
+	if n == nil || w.quietly {
+		return
+	}
+	run := mayRun(n, sc.src)
+	if run || sc.st.codeInValues() {
+		w.evaluated(n, sc)
+	}
+	if !run {
 		return
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
@@ -415,6 +424,40 @@ func (w *walker) substs(n syntax.Node, sc scope) {
 			return false
 		case *syntax.ProcSubst:
 			w.stmts(s.Stmts, sc.sub().with("<(…)"))
+			return false
+		}
+		return true
+	})
+}
+
+// evaluated reads what bash evaluates as arithmetic inside a node: the values of the variables its
+// arithmetic names, and the name [[ -v ]] tests (arith.go).
+func (w *walker) evaluated(n syntax.Node, sc scope) {
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		case *syntax.UnaryTest:
+			if wd, ok := x.X.(*syntax.Word); ok && x.Op == syntax.TsVarSet {
+				if t, known := w.quiet().word(wd, sc).Text(); known {
+					w.arith(t, sc, "[[ -v ]]")
+				}
+			}
+		case *syntax.LetClause:
+			// let "i+1": a quoted expression is read as arithmetic all the same
+			for _, e := range x.Exprs {
+				if wd, ok := e.(*syntax.Word); ok && len(wd.Parts) == 1 && wd.Lit() == "" {
+					if t, known := w.quiet().word(wd, sc).Text(); known {
+						w.arith(t, sc, "let")
+						if f, err := parse("(( " + t + " ))"); err == nil {
+							w.arithNames(f, sc)
+						}
+					}
+				}
+			}
+		}
+		if arithmetic(node) {
+			w.arithNames(node, sc)
 			return false
 		}
 		return true

@@ -20,8 +20,8 @@ type Part struct {
 	Var  string
 	From string
 	// Output is what reading the word yields, for a process substitution whose output the reader
-	// knows (bash <(echo ...)); nil otherwise.
-	Output *string
+	// knows (bash <(echo ...)), as a word that may hold unknown parts; nil otherwise.
+	Output *Word
 	// Reads are what a hole's value was made from, as far as the reader can tell: the files the
 	// commands printing it read (cat FILE, base64 FILE, < FILE) and the variables whose values went
 	// into it (echo $TOKEN | base64), so that a secret is known wherever its copy goes.

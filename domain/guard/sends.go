@@ -288,6 +288,10 @@ func sftpSends(_ args, cmd Command) []Sent {
 // to a gist or uploaded to a release, an API field read from a file (-F k=@file, --input), and a
 // body read from a file.
 func ghSends(_ args, cmd Command) []Sent {
+	if t, _ := firstWordText(cmd.Args); t == "secret" || t == "auth" || t == "variable" {
+		// a secret stored in GitHub, or gh's own login: where that credential is meant to go
+		return nil
+	}
 	var words, sub []Word
 	values := map[string]bool{"-d": true, "--desc": true, "--filename": true, "-f": true, "-R": true, "--repo": true, "-X": true, "--method": true,
 		"-H": true, "--header": true, "-t": true, "--title": true, "-b": true, "--body": true, "-l": true, "--label": true, "-a": true, "--add": true,

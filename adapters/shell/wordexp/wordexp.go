@@ -199,8 +199,8 @@ func part(sh Shell, p syntax.WordPart, quoted bool, ps []piece) []piece {
 		out := sh.Substitute(x.Stmts, "<(…)")
 		hole := guard.Part{Hole: true, From: "process substitution", Quoted: quoted, Reads: out.Reads}
 		if out.Known {
-			text := Source(out.Word)
-			hole.Output = &text
+			word := out.Word
+			hole.Output = &word
 		} else if out.From != "" {
 			hole.From = "process substitution " + out.From
 		}
