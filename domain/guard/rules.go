@@ -107,7 +107,7 @@ type Cond struct {
 	// (a top-level system folder), home (~, $HOME, everything in it, or a folder above it), repo (the
 	// repository root, everything in it, or a folder above it), cwd (., .., *, ./*: everything where
 	// it runs), after-cd (a relative path after a cd in the same line that may not have gone where it
-	// says), git-dir (a .git folder).
+	// says), git-dir (a .git folder), git-tree (a .git folder or anything in it).
 	Class []string `json:"class,omitempty" jsonschema:"maxItems=8"`
 	// Operand holds when an operand matches one of these globs.
 	Operand []string `json:"operand,omitempty" jsonschema:"maxItems=16"`
@@ -140,7 +140,7 @@ type Cond struct {
 // The patterns compile on first use: every run of abcd links the guard, few check a rule.
 var (
 	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
-	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
+	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir", "git-tree"}
 	// commandClasses are what a command is, rather than a place it names.
 	commandClasses = []string{"fork-bomb", "guard-unallowed", "remote", "installs-abcd"}
 	// classScopes narrow a place class to some of a command's words: what a copy takes from (src)

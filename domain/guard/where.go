@@ -189,6 +189,11 @@ func (w where) classOf(k string, word Word) tri {
 	}
 	raw, known := word.Text()
 	if !known {
+		if k == "git-tree" {
+			if last := word.Parts[len(word.Parts)-1]; !last.Hole && inGitDir(last.Text) && strings.Contains(last.Text, ".git/") {
+				return yes
+			}
+		}
 		if k == "git-dir" {
 			// find -name .git -exec rm -rf {}: whatever folder it is in, it is a .git folder
 			if last := word.Parts[len(word.Parts)-1]; !last.Hole && foldName(path.Base(path.Clean("/"+last.Text))) == ".git" && strings.Contains(last.Text, "/") {
@@ -206,6 +211,8 @@ func (w where) classOf(k string, word Word) tri {
 	case "git-dir":
 		c := path.Clean(raw)
 		return boolTri(foldName(path.Base(c)) == ".git")
+	case "git-tree":
+		return boolTri(inGitDir(raw))
 	}
 	if strings.HasPrefix(raw, "~") && !quotedTilde {
 		head, _, _ := strings.Cut(raw, "/")
@@ -215,7 +222,7 @@ func (w where) classOf(k string, word Word) tri {
 		}
 	}
 	best := no
-	glob := unquotedGlob(word) && k != "git-dir"
+	glob := unquotedGlob(word) && k != "git-dir" && k != "git-tree"
 	for _, p := range w.places(raw, quotedTilde) {
 		if p.place == "" {
 			continue
@@ -357,6 +364,8 @@ func (w where) holeClass(k string, word Word) tri {
 		targets = []string{".", "./", "*", "./*", "..", "../", "../*", ".*"}
 	case "git-dir":
 		targets = []string{".git", "./.git", "*/.git"}
+	case "git-tree":
+		targets = []string{".git", "./.git", "*/.git", ".git/a", "*/.git/a"}
 	}
 	if !w.work.spend(len(targets) * (len(w.cwds) + 1) * len(pat)) {
 		return maybe
@@ -365,7 +374,7 @@ func (w where) holeClass(k string, word Word) tri {
 		if fits(pat, t) {
 			return maybe
 		}
-		if k != "cwd" && k != "after-cd" && k != "git-dir" && len(pat) > 0 && !pat[0].hole && !strings.HasPrefix(pat[0].text, "/") && !strings.HasPrefix(pat[0].text, "~") {
+		if k != "cwd" && k != "after-cd" && k != "git-dir" && k != "git-tree" && len(pat) > 0 && !pat[0].hole && !strings.HasPrefix(pat[0].text, "/") && !strings.HasPrefix(pat[0].text, "~") {
 			for _, c := range w.cwds {
 				prefixed := append([]seg{{text: c + "/"}}, pat...)
 				if c == "" {
@@ -420,4 +429,9 @@ func (w where) pattern(word Word) []seg {
 		}
 	}
 	return out
+}
+
+// inGitDir reports a path that is a .git folder or in one (folded as the file systems fold names).
+func inGitDir(p string) bool {
+	return slices.Contains(strings.Split(foldName(path.Clean(p)), "/"), ".git")
 }
