@@ -103,8 +103,8 @@ func Mounts(cmd Command) []Word {
 	default:
 		return nil
 	}
+	args := containerRun(cmd.Args)
 	var out []Word
-	args := cmd.Args
 	for i := 0; i < len(args); i++ {
 		t := args[i].prefix()
 		var v Word
@@ -160,4 +160,52 @@ func bindSource(v Word) (Word, bool) {
 		rest = after
 	}
 	return src, bind && found
+}
+
+// containerRun is the words after a container CLI's run or create (container run, container
+// create): nil for any other subcommand.
+func containerRun(args []Word) []Word {
+	for i := 0; i < len(args); i++ {
+		t, known := args[i].Text()
+		switch {
+		case !known:
+			return nil
+		case t == "-H" || t == "--host" || t == "-c" || t == "--context" || t == "--config" || t == "-l" || t == "--log-level" || t == "--url" || t == "--connection":
+			i++
+		case strings.HasPrefix(t, "-"):
+		case t == "container":
+		case t == "run" || t == "create":
+			return args[i+1:]
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// installsService says whether cmd makes a service start by itself from now on, at every boot or
+// login: systemctl enable (link, mask, edit, preset, ...) and launchctl load or bootstrap.
+func installsService(cmd Command) tri {
+	var verbs []string
+	switch cmd.Base() {
+	case "systemctl":
+		verbs = []string{"enable", "reenable", "link", "preset", "preset-all", "mask", "edit", "add-wants", "add-requires", "set-property", "set-environment", "import-environment"}
+	case "launchctl":
+		verbs = []string{"load", "bootstrap", "enable", "submit", "setenv"}
+	default:
+		return no
+	}
+	for i := 0; i < len(cmd.Args); i++ {
+		t, known := cmd.Args[i].Text()
+		switch {
+		case !known:
+			return maybe
+		case t == "-H" || t == "--host" || t == "-M" || t == "--machine" || t == "--root" || t == "-t" || t == "--type" || t == "-p" || t == "--property":
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			return boolTri(slices.Contains(verbs, t))
+		}
+	}
+	return no
 }

@@ -142,7 +142,7 @@ var (
 	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
 	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir", "git-tree"}
 	// commandClasses are what a command is, rather than a place it names.
-	commandClasses = []string{"fork-bomb", "guard-unallowed", "remote", "installs-abcd"}
+	commandClasses = []string{"fork-bomb", "guard-unallowed", "remote", "installs-abcd", "installs-service"}
 	// classScopes narrow a place class to some of a command's words: what a copy takes from (src)
 	// or puts to (dest), and the host folders a container is given (mount).
 	classScopes = []string{"src", "dest", "mount"}

@@ -488,8 +488,16 @@ func cutWord(w Word, seps string) (before Word, sep byte, after Word, ok bool) {
 		if j < 0 {
 			continue
 		}
-		head := append(slices.Clone(w.Parts[:i]), Part{Text: p.Text[:j], Quoted: p.Quoted})
-		tail := append([]Part{{Text: p.Text[j+1:], Quoted: p.Quoted}}, w.Parts[i+1:]...)
+		// an empty piece of text is left out, so that a hole ($HOME) that follows a separator
+		// starts the word it is in
+		head := slices.Clone(w.Parts[:i])
+		if p.Text[:j] != "" || len(head) == 0 {
+			head = append(head, Part{Text: p.Text[:j], Quoted: p.Quoted})
+		}
+		tail := slices.Clone(w.Parts[i+1:])
+		if p.Text[j+1:] != "" || len(tail) == 0 {
+			tail = append([]Part{{Text: p.Text[j+1:], Quoted: p.Quoted}}, tail...)
+		}
 		return Word{Parts: head}, p.Text[j], Word{Parts: tail}, true
 	}
 	return w, 0, Word{}, false

@@ -319,6 +319,8 @@ func (r *Registry) classCond(k string, words []Word, cmd Command, w where) tri {
 		return boolTri(cmd.Remote)
 	case "installs-abcd":
 		return w.installsAbcd(r, cmd)
+	case "installs-service":
+		return installsService(cmd)
 	}
 	if scope, place, scoped := strings.Cut(k, ":"); scoped {
 		k = place
