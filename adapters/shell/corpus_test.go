@@ -146,7 +146,7 @@ func TestLaterBatches(t *testing.T) {
 // familyFiles are the corpora of issue 33's families, each written before the guard read its class
 // (the figures before and after are in docs/guard.md): attacks of the family and look-alike
 // ordinary commands, by class.
-var familyFiles = []string{"exfil.jsonl", "execs.jsonl", "gitdir.jsonl", "containers.jsonl"}
+var familyFiles = []string{"exfil.jsonl", "execs.jsonl", "gitdir.jsonl", "containers.jsonl", "casefold.jsonl", "self.jsonl"}
 
 // TestFamilies holds the guard to the families' corpora: each catches at least 95% of its attacks
 // (the figures by class are logged), and no look-alike is blocked.
