@@ -168,7 +168,7 @@ func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
 	}
 	vals := make([]guard.Word, len(names))
 	for i := range vals {
-		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in)}}}
+		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in), Reads: in.sources()}}}
 	}
 	if in.hasWord() {
 		if t, ok := in.word.Text(); ok {

@@ -120,6 +120,7 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 	if base == "ln" || base == "cp" {
 		w.links(c, base)
 	}
+	stage(c, base)
 	switch base {
 	case "sudo", "doas":
 		return w.sudo(c), nil

@@ -62,12 +62,14 @@ func (r Reader) ReadLine(line string) (guard.Line, error) {
 		return out, nil
 	}
 	w := &walker{}
-	w.line(line, scope{st: newState()})
+	st := newState()
+	w.line(line, scope{st: st})
 	if w.refused != "" {
 		out.Refused = w.refused
 		return out, nil
 	}
 	out.Commands = w.cmds
+	out.Holds = st.heldFiles()
 	return out, nil
 }
 

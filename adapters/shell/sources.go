@@ -92,3 +92,120 @@ func environReads(base string, args []guard.Word) []guard.Source {
 	}
 	return []guard.Source{{File: guard.Lit("/proc/self/environ")}}
 }
+
+// maxHolds bounds the files a line is known to have written from others.
+const maxHolds = 64
+
+// stage records what the files a command writes are made from, when it copies or archives other
+// files into them (cp, mv, install, ln, tar -c, zip, 7z a, gpg -o, openssl -out): sending the copy
+// later is sending what it holds.
+func stage(c *cmdCall, base string) {
+	holds := c.sc.st.holds
+	if len(holds) >= maxHolds {
+		return
+	}
+	var dest string
+	var srcs []guard.Word
+	ops, values := operandsOf(c.words[1:], stageValues[base])
+	switch base {
+	case "cp", "mv", "install", "ln", "rsync", "scp":
+		if t, ok := values["-t"]; ok {
+			dest, srcs = t, ops
+		} else if len(ops) >= 2 {
+			dest, _ = ops[len(ops)-1].Text()
+			srcs = ops[:len(ops)-1]
+		}
+	case "tar", "bsdtar":
+		if f, ok := values["-f"]; ok {
+			dest, srcs = f, ops
+		} else if len(ops) >= 2 && strings.Trim(ops[0].String(), "AcdrtuxzjJvfpPkWOmMGSlhBiZ") == "" && strings.ContainsRune(ops[0].String(), 'f') {
+			// the old style: tar czf ARCHIVE FILES...
+			dest, _ = ops[1].Text()
+			srcs = ops[2:]
+		}
+	case "zip":
+		if len(ops) >= 2 {
+			dest, _ = ops[0].Text()
+			srcs = ops[1:]
+		}
+	case "7z", "7za":
+		if len(ops) >= 3 && ops[0].String() == "a" {
+			dest, _ = ops[1].Text()
+			srcs = ops[2:]
+		}
+	case "gpg", "openssl":
+		if o, ok := values["-o"]; ok {
+			dest = o
+		} else if o, ok := values["-out"]; ok {
+			dest = o
+		}
+		srcs = ops
+		if in, ok := values["-in"]; ok {
+			srcs = append(srcs, guard.Lit(in))
+		}
+	}
+	if dest == "" || dest == "-" || len(srcs) == 0 {
+		return
+	}
+	for _, s := range srcs {
+		holds[path.Clean(dest)] = append(holds[path.Clean(dest)], guard.Source{File: s})
+	}
+}
+
+// stageValues are the options that take a value of the commands stage reads, the ones whose value
+// it needs kept by their short name.
+var stageValues = map[string][]string{
+	"cp": {"-t", "--target-directory", "-S", "--suffix"}, "mv": {"-t", "--target-directory", "-S", "--suffix"},
+	"install": {"-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group", "-S"}, "ln": {"-t", "--target-directory", "-S"},
+	"rsync": {"-e", "--rsh", "--exclude", "--include", "--filter", "-f"}, "scp": {"-P", "-i", "-o", "-F", "-J", "-l", "-c"},
+	"tar": {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "--exclude", "-I"}, "bsdtar": {"-f", "--file", "-C"},
+	"zip": {"-P", "--password", "-x", "-i", "-b"}, "gpg": {"-o", "--output", "-r", "--recipient", "-u", "--local-user"},
+	"openssl": {"-out", "-in", "-pass", "-k", "-md"},
+}
+
+// longNames are the short names stage keeps an option's value under.
+var longNames = map[string]string{"--target-directory": "-t", "--file": "-f", "--output": "-o"}
+
+// operandsOf splits words into operands and the known values of the options listed (by their short
+// name).
+func operandsOf(words []guard.Word, values []string) ([]guard.Word, map[string]string) {
+	var ops []guard.Word
+	vals := map[string]string{}
+	for i := 0; i < len(words); i++ {
+		t, ok := words[i].Text()
+		if !ok || !strings.HasPrefix(t, "-") || t == "-" {
+			ops = append(ops, words[i])
+			continue
+		}
+		name, v, joined := strings.Cut(t, "=")
+		if !joined && slices.Contains(values, name) && i+1 < len(words) {
+			i++
+			v, _ = words[i].Text()
+		} else if !joined {
+			continue
+		}
+		if short, ok := longNames[name]; ok {
+			name = short
+		}
+		vals[name] = v
+	}
+	return ops, vals
+}
+
+// heldFiles are what the files the line wrote were made from, for the guard's model: the copies and
+// archives stage saw, and the files redirected output went to.
+func (s *state) heldFiles() map[string][]guard.Source {
+	out := map[string][]guard.Source{}
+	for p, srcs := range s.holds {
+		out[p] = srcs
+	}
+	for p, in := range s.files {
+		if srcs := in.sources(); len(srcs) > 0 && len(out) < maxHolds {
+			out[p] = append(out[p], srcs...)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -49,6 +49,9 @@ type state struct {
 	// subshell shares them.
 	downloads map[string]string
 	files     map[string]*input
+	// holds are what the files the line copies or archives into were made from (sources.go); the
+	// file system too, so shared.
+	holds map[string][]guard.Source
 	// refs are declare -n names and the variable each stands for.
 	refs map[string]string
 	// forever is set in the body of a loop that never ends (while true).
@@ -59,13 +62,13 @@ type state struct {
 
 func newState() *state {
 	return &state{vars: map[string]wordexp.Value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]*syntax.Stmt{}, calling: map[string]bool{}, downloads: map[string]string{},
-		files: map[string]*input{}, refs: map[string]string{}, ints: map[string]bool{}}
+		files: map[string]*input{}, refs: map[string]string{}, ints: map[string]bool{}, holds: map[string][]guard.Source{}}
 }
 
 // clone is the copy a subshell or a child shell works on.
 func (s *state) clone() *state {
 	return &state{vars: maps.Clone(s.vars), exported: maps.Clone(s.exported), fds: maps.Clone(s.fds), funcs: maps.Clone(s.funcs), calling: maps.Clone(s.calling),
-		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: s.downloads, files: s.files, refs: maps.Clone(s.refs), forever: s.forever,
+		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: s.downloads, files: s.files, holds: s.holds, refs: maps.Clone(s.refs), forever: s.forever,
 		ints: maps.Clone(s.ints)}
 }
 

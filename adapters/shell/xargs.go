@@ -144,8 +144,13 @@ func (w *walker) findExec(c *cmdCall) {
 			if e == ";" || (e == "+" && j > i+1) {
 				break
 			}
-			if strings.Contains(e, "{}") && args[j].Known() {
+			if e == "{}" {
 				sub = append(sub, found)
+				continue
+			}
+			if strings.Contains(e, "{}") && args[j].Known() {
+				// f=@{}: the path found inside the word
+				sub = append(sub, replaceIn(args[j], "{}", found))
 				continue
 			}
 			sub = append(sub, args[j])

@@ -206,4 +206,7 @@ type Line struct {
 	// Refused is why the line could not be read within the reader's bounds (too large, too deep, not
 	// shell): such a line is blocked with this reason, never allowed unread.
 	Refused string
+	// Holds are the files the line writes from other files or variables (cp a b, tar czf b a,
+	// cmd > b), by path as written, and what each was made from: sending b is sending those.
+	Holds map[string][]Source
 }

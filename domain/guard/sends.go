@@ -85,6 +85,9 @@ var sendCurlValues = append(slices.Clone(curlValues), "--data-ascii", "--form-st
 func (r *Registry) Sends(cmd Command) []Sent {
 	base := cmd.Base()
 	s, ok := senders()[base]
+	if !ok && strings.HasPrefix(base, "python") {
+		s, ok = sender{[]string{"-m", "-W", "-X", "-c", "-d", "--directory", "-b", "--bind", "-p", "--protocol"}, serverSends}, true
+	}
 	if !ok {
 		return nil
 	}
@@ -201,6 +204,20 @@ func httpieItem(w Word) Sent {
 		return Sent{Word: w, Auth: true}
 	}
 	return Sent{Word: w}
+}
+
+// serverSends are what python -m http.server serves to whoever asks: the folder it is given, or
+// the one it runs in, with everything in it.
+func serverSends(a args, cmd Command) []Sent {
+	mod, ok := a.value("-m")
+	if t, _ := mod.Text(); !ok || t != "http.server" && t != "SimpleHTTPServer" {
+		return nil
+	}
+	dir, ok := a.value("-d", "--directory")
+	if !ok {
+		dir = Lit(".")
+	}
+	return []Sent{{Word: dir, File: true, Tree: true}}
 }
 
 // opensslSends are openssl s_client's: its standard input, to the server -connect names.

@@ -68,6 +68,7 @@ func (r *Registry) Evaluate(line Line, ctx Context) Verdict {
 		}
 		w := newWhere(ctx, line.Home, cmd.Cd, work)
 		w.cache = &cmdCache{}
+		w.holds = line.Holds
 		for _, rule := range r.Rules {
 			if work.left < 0 {
 				break
@@ -388,6 +389,7 @@ func (w where) sentFrom(s Sent, globs []string) tri {
 		}
 	}
 	best := no
+	sources := s.Word.Sources()
 	if s.File && len(places) > 0 {
 		file := s.Word
 		if len(file.Parts) > 0 && file.Parts[0].Quoted && strings.HasPrefix(file.Parts[0].Text, "~") {
@@ -397,7 +399,16 @@ func (w where) sentFrom(s Sent, globs []string) tri {
 		}
 		best = w.written(Target{Word: file, Tree: s.Tree}, places, true, true)
 	}
-	for _, src := range s.Word.Sources() {
+	if s.File {
+		sources = append(sources, w.held(s.Word)...)
+	}
+	for i := 0; i < len(sources) && i < maxHeld; i++ {
+		if f := sources[i].File; len(f.Parts) > 0 {
+			// a file the line wrote from a secret holds the secret (cp, tar, cmd > file)
+			sources = append(sources, w.held(f)...)
+		}
+	}
+	for _, src := range sources {
 		switch {
 		case src.Var != "":
 			if !s.Auth && matchAny(vars, src.Var, true) {
@@ -408,6 +419,19 @@ func (w where) sentFrom(s Sent, globs []string) tri {
 		}
 	}
 	return best
+}
+
+// maxHeld bounds the sources followed through the files a line writes from other files.
+const maxHeld = 64
+
+// held is what the line wrote into the file f names, as far as it knows: what it copied, archived
+// or redirected there.
+func (w where) held(f Word) []Source {
+	t, ok := f.Text()
+	if !ok || len(w.holds) == 0 {
+		return nil
+	}
+	return w.holds[path.Clean(t)]
 }
 
 // writes are what cmd writes, read once per command however many rules ask.

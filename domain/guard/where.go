@@ -18,6 +18,8 @@ type where struct {
 	// unallowed: the repository's guard file weakens the built-in rules and is not allowed here.
 	unallowed bool
 	cache     *cmdCache
+	// holds are what the files the line writes were made from (Line.Holds).
+	holds map[string][]Source
 }
 
 // cmdCache holds what is read once per command.
