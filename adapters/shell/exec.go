@@ -464,8 +464,13 @@ func (w *walker) parallel(c *cmdCall) {
 		words := make([]guard.Word, 0, len(template)+1)
 		placed := false
 		for _, t := range template {
-			if s, ok := t.Text(); ok && strings.Contains(s, "{}") {
+			if s, ok := t.Text(); ok && s == "{}" {
 				words, placed = append(words, in), true
+				continue
+			}
+			if s, ok := t.Text(); ok && strings.Contains(s, "{}") {
+				// 'rm -rf {}': the input in place of {} inside the word
+				words, placed = append(words, replaceIn(t, "{}", in)), true
 				continue
 			}
 			words = append(words, t)

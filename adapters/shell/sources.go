@@ -30,6 +30,10 @@ var environDumps = []string{"env", "printenv", "set", "export", "declare", "type
 // outputReads are what a command's output is made from: the files it reads, the variables it
 // prints, and what its input was made from.
 func outputReads(words []guard.Word, stdin *input) []guard.Source {
+	words = pastWrappers(words)
+	if len(words) == 0 {
+		return stdin.sources()
+	}
 	name, ok := words[0].Text()
 	if !ok {
 		return stdin.sources()
@@ -65,6 +69,43 @@ func outputReads(words []guard.Word, stdin *input) []guard.Source {
 		}
 	}
 	return out
+}
+
+// outputWrappers run the command after them with its output theirs (sudo cat FILE).
+var outputWrappers = []string{"sudo", "doas", "env", "nice", "nohup", "command", "builtin", "exec", "stdbuf", "ionice", "time", "timeout", "chronic"}
+
+// pastWrappers drops the wrappers before the command whose output it is, with their options and
+// assignments (and timeout's duration).
+func pastWrappers(words []guard.Word) []guard.Word {
+	for len(words) > 0 {
+		name, ok := words[0].Text()
+		if !ok || !slices.Contains(outputWrappers, path.Base(name)) {
+			return words
+		}
+		base := path.Base(name)
+		whole := words
+		words = words[1:]
+		for len(words) > 0 {
+			t, ok := words[0].Text()
+			if !ok || !strings.HasPrefix(t, "-") && !strings.Contains(t, "=") {
+				break
+			}
+			words = words[1:]
+			if t == "-u" || t == "-g" || t == "-n" || t == "-c" || t == "-s" || t == "-k" || t == "-o" || t == "-i" || t == "-e" {
+				if base != "env" && len(words) > 0 {
+					words = words[1:]
+				}
+			}
+		}
+		if base == "timeout" && len(words) > 0 {
+			words = words[1:]
+		}
+		if len(words) == 0 {
+			// env alone prints the environment: it is the command
+			return whole
+		}
+	}
+	return words
 }
 
 // environReads are what printenv, env and set print: one variable when printenv names it, else

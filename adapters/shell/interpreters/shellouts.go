@@ -21,6 +21,10 @@ var (
 	removers = []string{"rm", "unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
 )
 
+// execFamily are the calls given a program, then its argument list with the name it runs under
+// first (os.execlp("git", "git", "push"), os.execv("/bin/rm", ["rm", "-rf", "/"])).
+var execFamily = []string{"execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe", "posix_spawn", "posix_spawnp", "spawnvp"}
+
 // spawnCalls are python's os.spawn* functions: a mode, then the program and its arguments.
 var spawnCalls = []string{"spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe"}
 
@@ -116,7 +120,7 @@ func shellOuts(code string) []string {
 						args = after
 					}
 				}
-				s, ok := argumentIn(args, lists)
+				s, ok := argumentIn(args, lists, slices.Contains(spawnCalls, name) || slices.Contains(execFamily, name))
 				switch {
 				case ok && (slices.Contains(shellCalls, name) || slices.Contains(spawnCalls, name)):
 					out = append(out, s)

@@ -45,14 +45,17 @@ func qxForm(name, rest string) (string, bool) {
 
 // argument reads a call's first argument: a string literal, or a list of them joined as a command
 // line (each word quoted).
-func argument(s string) (string, bool) { return argumentIn(s, nil) }
+func argument(s string) (string, bool) { return argumentIn(s, nil, false) }
 
 // argumentIn reads a call's arguments as the command line they run: a string literal (a line for
 // the shell); the program and its arguments as separate strings (system "rm", "-rf", "/"), in a
 // list ([...], qw(...), %w[...], *%w[...], args=[...], {args: [...]}), or with perl's program in a
 // block (exec {"rm"} "rm", "-rf", "/"); or a list the code named earlier (cmd = [...]; run(cmd)),
 // from lists. The home folder however the language spells it is ~.
-func argumentIn(s string, lists map[string]string) (string, bool) {
+//
+// argv0 is set for the exec and spawn families (os.execlp("git", "git", "push")): after the program,
+// the first word of its argument list is only the name it runs under, and is left out.
+func argumentIn(s string, lists map[string]string, argv0 bool) (string, bool) {
 	s = strings.TrimLeft(s, " \t(")
 	for _, kw := range []string{"args=", "args =", "cmd=", "argv="} {
 		s = strings.TrimPrefix(s, kw)
@@ -102,6 +105,9 @@ func argumentIn(s string, lists map[string]string) (string, bool) {
 		// then its argument list
 		if i := strings.IndexByte(rest, '['); strings.HasPrefix(rest, "[") || i > 0 && strings.Contains(rest[:i], "args") {
 			words, _ := listItems(rest[i+1:])
+			if argv0 && len(words) > 0 {
+				words = words[1:]
+			}
 			if len(words) > 0 {
 				return text.ShellQuote(lit) + " " + strings.Join(words, " "), true
 			}
@@ -109,6 +115,9 @@ func argumentIn(s string, lists map[string]string) (string, bool) {
 	}
 	// system "rm", "-rf", "/" (perl, ruby): the program and its arguments, each a word
 	words, _ := listItems(rest)
+	if argv0 && len(words) > 0 {
+		words = words[1:]
+	}
 	if len(words) == 0 {
 		return lit, true
 	}
