@@ -71,6 +71,22 @@ func fromNames(names ...string) *input {
 	return &input{from: strings.TrimSpace(strings.Join(names, " "))}
 }
 
+// maxReads bounds what one value is known to be made from: a long pipe of reads keeps the first.
+const maxReads = 16
+
+// addReads adds sources not already among dst, up to maxReads.
+func addReads(dst, src []guard.Source) []guard.Source {
+	for _, s := range src {
+		if len(dst) >= maxReads {
+			break
+		}
+		if !slices.ContainsFunc(dst, func(d guard.Source) bool { return d.Var == s.Var && d.File.String() == s.File.String() }) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
 // maxOutput bounds the text the reader follows through a pipe or a substitution.
 const maxOutput = 64 << 10
 
@@ -84,7 +100,7 @@ func (w *walker) output(list []*syntax.Stmt, sc scope) *input {
 	all := true
 	for _, st := range list {
 		o := w.stmtOutput(st, sc)
-		reads = append(reads, o.sources()...)
+		reads = addReads(reads, o.sources())
 		if o.hasWord() && all {
 			parts = append(parts, o.word.Parts...)
 			continue
@@ -169,7 +185,7 @@ func (w *walker) callOutput(words []guard.Word, sc scope) *input {
 		return out
 	}
 	tainted := *out
-	tainted.reads = append(slices.Clone(out.reads), reads...)
+	tainted.reads = addReads(slices.Clone(out.reads), reads)
 	tainted.unread = false
 	return &tainted
 }

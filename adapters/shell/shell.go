@@ -336,7 +336,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 					from = append(from, p.From)
 				}
 			}
-			reads = append(reads, it.Sources()...)
+			reads = addReads(reads, it.Sources())
 		}
 	}
 	if allKnown {

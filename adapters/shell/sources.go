@@ -47,7 +47,7 @@ func outputReads(words []guard.Word, stdin *input) []guard.Source {
 	if slices.Contains(environDumps, base) {
 		return append(out, environReads(base, args)...)
 	}
-	out = append(out, stdin.sources()...)
+	out = addReads(out, stdin.sources())
 	if !slices.Contains(fileReaders, base) {
 		return out
 	}
