@@ -107,7 +107,7 @@ type Cond struct {
 	// (a top-level system folder), home (~, $HOME, everything in it, or a folder above it), repo (the
 	// repository root, everything in it, or a folder above it), cwd (., .., *, ./*: everything where
 	// it runs), after-cd (a relative path after a cd in the same line that may not have gone where it
-	// says), git-dir (a .git folder), git-tree (a .git folder or anything in it).
+	// says), git-dir (a .git folder).
 	Class []string `json:"class,omitempty" jsonschema:"maxItems=8"`
 	// Operand holds when an operand matches one of these globs.
 	Operand []string `json:"operand,omitempty" jsonschema:"maxItems=16"`
@@ -122,12 +122,6 @@ type Cond struct {
 	Env []string `json:"env,omitempty" jsonschema:"maxItems=16"`
 	// Redirect holds when output is written to a target matching one of these globs.
 	Redirect []string `json:"redirect,omitempty" jsonschema:"maxItems=16"`
-	// Send holds when what the command sends off the machine (a file it uploads or copies to another
-	// host, the data, URL or name it sends, its standard input) comes from one of these: place globs
-	// (as for redirect) name files, read whole or into the data (cat FILE | curl -d @-), and a glob
-	// after $ names variables ($*_TOKEN), matched without case. A variable in a header or a user
-	// option is a credential used where it is meant to be, and does not count.
-	Send []string `json:"send,omitempty" jsonschema:"maxItems=64"`
 	// Opaque holds for a command whose text cannot be known (eval "$X", curl ... | sh).
 	Opaque bool `json:"opaque,omitempty"`
 	// NoCase compares Operand, Value and Config globs without case.
@@ -140,12 +134,18 @@ type Cond struct {
 // The patterns compile on first use: every run of abcd links the guard, few check a rule.
 var (
 	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
-	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir", "git-tree"}
+	// classes are the place classes a rule may name (Cond.Class), and git-tree: a .git folder or
+	// anything in it.
+	classes = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir", "git-tree"}
 	// commandClasses are what a command is, rather than a place it names.
 	commandClasses = []string{"fork-bomb", "guard-unallowed", "remote", "installs-abcd", "installs-service"}
 	// classScopes narrow a place class to some of a command's words: what a copy takes from (src)
-	// or puts to (dest), and the host folders a container is given (mount).
-	classScopes = []string{"src", "dest", "mount"}
+	// or puts to (dest), the host folders a container is given (mount), and what a command sends off
+	// the machine (send, with the classes of sendClasses).
+	classScopes = []string{"src", "dest", "mount", "send"}
+	// sendClasses are what send: can name: a credential's places (credentialPlaces) and the
+	// variables that hold secrets (secretVars).
+	sendClasses = []string{"credentials", "secret-vars"}
 	optPattern  = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	findPattern = pattern.New(`^-[a-z]{1,20}$`)
 )
@@ -258,13 +258,13 @@ func (r Rule) check() error {
 func (c Cond) check() error {
 	kinds := 0
 	for _, set := range []bool{len(c.Flag) > 0, len(c.Class) > 0, len(c.Operand) > 0, len(c.Word) > 0, len(c.From) > 0,
-		len(c.Config) > 0, len(c.Env) > 0, len(c.Redirect) > 0, len(c.Send) > 0, c.Opaque} {
+		len(c.Config) > 0, len(c.Env) > 0, len(c.Redirect) > 0, c.Opaque} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return fmt.Errorf("a condition sets exactly one of flag, class, operand, word, from, config, env, redirect, send, opaque (this one sets %d)", kinds)
+		return fmt.Errorf("a condition sets exactly one of flag, class, operand, word, from, config, env, redirect, opaque (this one sets %d)", kinds)
 	}
 	if len(c.Value) > 0 && len(c.Flag) == 0 {
 		return fmt.Errorf("value narrows a flag condition only")
@@ -278,13 +278,19 @@ func (c Cond) check() error {
 		place := k
 		if scope, rest, scoped := strings.Cut(k, ":"); scoped && slices.Contains(classScopes, scope) {
 			place = rest
+			if scope == "send" {
+				if !slices.Contains(sendClasses, rest) {
+					return fmt.Errorf("class %q: send: takes %s", text.Clip(k), strings.Join(sendClasses, " or "))
+				}
+				continue
+			}
 		}
 		if !slices.Contains(classes, place) && (place != k || !slices.Contains(commandClasses, k)) {
-			return fmt.Errorf("class %q is not one of %s (src:, dest: or mount: before a place narrows it to what a copy takes from or puts to, or what a container is given), or %s",
-				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "))
+			return fmt.Errorf("class %q is not one of %s (src:, dest: or mount: before a place narrows it to what a copy takes from or puts to, or what a container is given), %s, or send: with %s",
+				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "), strings.Join(sendClasses, " or "))
 		}
 	}
-	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect, c.Send) {
+	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect) {
 		if _, err := path.Match(g, ""); err != nil || g == "" {
 			return fmt.Errorf("glob %q is malformed", text.Clip(g))
 		}

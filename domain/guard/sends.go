@@ -519,3 +519,30 @@ func cutWord(w Word, seps string) (before Word, sep byte, after Word, ok bool) {
 	}
 	return w, 0, Word{}, false
 }
+
+// credentialPlaces are where credentials live, in any home: keys, cloud and registry credentials,
+// tokens, .env files, keystores, shell histories, the environment, abcd's machine folder. A rule's
+// class send:credentials holds when what a command sends comes from one of them.
+var credentialPlaces = []string{
+	"**/.ssh/id_*[!b]", "**/.ssh/*.pem", "**/.ssh/*.key", "**/id_rsa", "**/id_ed25519", "**/id_ecdsa",
+	"**/id_dsa", "**/.aws/credentials", "**/.aws/sso/cache/**", "**/.aws/cli/cache/**", "**/.netrc",
+	"**/_netrc", "**/.git-credentials", "**/.config/git/credentials", "**/.docker/config.json",
+	"**/.kube/config", "**/kubeconfig", "**/.config/gcloud/**", "**/.azure/**", "**/.config/gh/hosts.yml",
+	"**/.npmrc", "**/.pypirc", "**/.gem/credentials", "**/.cargo/credentials*", "**/.gnupg/**",
+	"**/.password-store/**", "**/.vault-token", "**/.terraform.d/credentials.tfrc.json",
+	"**/.claude/.credentials.json", "**/.codex/auth.json", "**/.gemini/oauth_creds.json", "**/.env",
+	"**/.env.local", "**/.env.*.local", "**/.env.production", "**/.env.prod", "**/.env.development",
+	"**/.env.dev", "**/.env.staging", "**/.envrc", "{abcd}/**", "~/.abcd/**", "/proc/*/environ", "/etc/shadow",
+	"/etc/gshadow", "/etc/ssh/ssh_host_*_key", "**/master.key", "**/credentials.json",
+	"**/service-account*.json", "**/*.p12", "**/*.pfx", "**/*.keystore", "**/*.jks", "**/.pgpass", "**/.my.cnf",
+	"**/.boto", "**/.s3cfg", "**/.config/hub", "**/.*_history", "**/secrets.yml", "**/secrets.yaml",
+	"**/secrets.json", "**/*.tfstate", "**/.htpasswd",
+}
+
+// secretVars are the names of variables that hold a secret: class send:secret-vars holds when what a
+// command sends (not in a header or a user option) holds one.
+var secretVars = []string{
+	"$*TOKEN*", "$*_KEY", "$KEY", "$*_KEY_*", "$*APIKEY*", "$*SECRET*", "$*PASSWORD*", "$*PASSWD*", "$*_PASS",
+	"$*_PAT", "$*AUTH", "$*AUTH_*", "$*CREDENTIAL*", "$*PRIVATE*", "$*COOKIE*", "$*WEBHOOK*", "$*DATABASE_URL*",
+	"$*_DSN", "$*CONNECTION_STRING*",
+}

@@ -261,13 +261,6 @@ func (r *Registry) cond(c Cond, a args, cmd Command, w where) tri {
 				return yes
 			}
 		}
-	case len(c.Send) > 0:
-		for _, s := range w.sends(r, cmd) {
-			best = max(best, w.sentFrom(s, c.Send))
-			if best == yes {
-				return yes
-			}
-		}
 	case c.Opaque:
 		return boolTri(cmd.Opaque)
 	}
@@ -326,6 +319,18 @@ func (r *Registry) classCond(k string, words []Word, cmd Command, w where) tri {
 	if scope, place, scoped := strings.Cut(k, ":"); scoped {
 		k = place
 		switch scope {
+		case "send":
+			globs := credentialPlaces
+			if place == "secret-vars" {
+				globs = secretVars
+			}
+			best := no
+			for _, s := range w.sends(r, cmd) {
+				if best = max(best, w.sentFrom(s, globs)); best == yes {
+					return yes
+				}
+			}
+			return best
 		case "mount":
 			words = Mounts(cmd)
 		default:
