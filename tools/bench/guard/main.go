@@ -29,7 +29,7 @@ const target = 2.0
 
 // corpora are the committed corpora, in the order they are reported.
 var corpora = []string{"corpus.jsonl", "attacks.jsonl", "ordinary.jsonl", "heldout.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl", "sixth.jsonl",
-	"exfil.jsonl", "execs.jsonl", "gitdir.jsonl", "containers.jsonl", "casefold.jsonl", "self.jsonl"}
+	"exfil.jsonl", "execs.jsonl", "gitdir.jsonl", "containers.jsonl", "casefold.jsonl", "self.jsonl", "seventh.jsonl"}
 
 type corpusCase struct {
 	Kind  string `json:"kind"`
