@@ -15,6 +15,7 @@ import (
 // from their input, set sets the positional parameters, hash -p gives a name a program's path and
 // printf -v sets a variable. It reports whether base was one.
 func (w *walker) builtin(c *cmdCall, base string) bool {
+	w.namedSubscripts(c, base)
 	switch base {
 	case "read":
 		c.emit(w)
@@ -167,7 +168,7 @@ func (w *walker) readWords(args []guard.Word, in *input, sc scope) {
 	}
 	vals := make([]guard.Word, len(names))
 	for i := range vals {
-		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in)}}}
+		vals[i] = guard.Word{Parts: []guard.Part{{Hole: true, From: from(in), Reads: in.sources()}}}
 	}
 	if in.hasWord() {
 		if t, ok := in.word.Text(); ok {
@@ -221,15 +222,20 @@ func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
 		variant = c.Variant.Value
 	}
 	exporting, nameref := variant == "export", variant == "nameref"
+	integer := false
 	var env []guard.Assign
 	for _, a := range c.Args {
 		if a.Name == nil && a.Value != nil {
 			if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") {
 				exporting = exporting || strings.Contains(lit, "x")
 				nameref = nameref || strings.Contains(lit, "n")
+				integer = integer || strings.Contains(lit, "i")
 			}
 			w.substs(a, sc)
 			continue
+		}
+		if integer && a.Name != nil {
+			sc.st.ints[a.Name.Value] = true
 		}
 		if nameref && a.Name != nil && a.Value != nil {
 			if target := a.Value.Lit(); wordexp.ValidName(target) {
@@ -246,5 +252,5 @@ func (w *walker) declare(c *syntax.DeclClause, st *syntax.Stmt, sc scope) {
 		}
 		env = append(env, as)
 	}
-	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+	w.emit(guard.Command{Name: guard.Lit(variant), Env: env, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: w.text(st, sc)})
 }

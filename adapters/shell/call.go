@@ -41,7 +41,7 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc scope) []guard.Cd
 	text := w.text(st, sc)
 	if len(words) == 0 {
 		if len(red.out) > 0 || len(env) > 0 {
-			w.emit(guard.Command{Name: guard.Lit(""), Env: env, Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text})
+			w.emit(guard.Command{Name: guard.Lit(""), Env: env, Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: text})
 		}
 		return nil
 	}
@@ -69,7 +69,7 @@ func (c *cmdCall) emit(w *walker) {
 
 func (c *cmdCall) command() guard.Command {
 	cmd := guard.Command{Name: c.words[0], Args: slices.Clone(c.words[1:]), Env: c.env, Redirects: c.reds, Cd: slices.Clone(c.sc.cd),
-		Depth: c.sc.depth, Via: slices.Clone(c.via), Text: c.text}
+		Depth: c.sc.depth, Via: slices.Clone(c.via), Stdin: c.sc.stdin.asWord(), Remote: c.sc.remote, Text: c.text}
 	// A function calling itself in the background or a pipe, or anything started in the
 	// background by a loop that never ends, multiplies until the machine stops: a fork bomb.
 	st := c.sc.st
@@ -120,6 +120,7 @@ func (w *walker) step(c *cmdCall, base string) (more bool, cd []guard.CdStep) {
 	if base == "ln" || base == "cp" {
 		w.links(c, base)
 	}
+	stage(c, base)
 	switch base {
 	case "sudo", "doas":
 		return w.sudo(c), nil
@@ -278,8 +279,11 @@ func (w *walker) remember(c *cmdCall, base string) {
 		text = w.callOutput(c.words, c.sc)
 	}
 	if text == nil || !text.hasWord() {
-		// text the line does not know (cmd > x.sh): running the file later runs what cmd wrote
+		// text the line does not know (cmd > x.sh): running the file later runs what cmd wrote,
+		// and sending it sends what cmd read
+		reads := text.sources()
 		text = fromNames(base)
+		text.reads = reads
 	}
 	for _, r := range c.reds {
 		if t, ok := r.Target.Text(); ok && (r.Op == ">" || r.Op == ">>" || r.Op == ">|") {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/abcd-dev/abcd/domain/guard"
 )
 
 // corpusCase is one line of a corpus: its kind or class, the line, and the verdict it must get.
@@ -138,5 +140,49 @@ func TestLaterBatches(t *testing.T) {
 		assert.Check(t, caught*100 >= attacks*95, "%s: %d of %d attacks caught", file, caught, attacks)
 		assert.Check(t, blocked*100 <= ordinary, "%s: %d of %d ordinary commands blocked", file, blocked, ordinary)
 		assert.Check(t, attacks >= 100 && ordinary >= 40, "%s: %d attacks, %d ordinary", file, attacks, ordinary)
+	}
+}
+
+// familyFiles are the corpora of issue 33's families, each written before the guard read its class
+// (the figures before and after are in docs/guard.md): attacks of the family and look-alike
+// ordinary commands, by class; seventh.jsonl is a batch across all of them written after the rest
+// were handled, measured before anything was changed for it.
+var familyFiles = []string{"exfil.jsonl", "execs.jsonl", "gitdir.jsonl", "containers.jsonl", "casefold.jsonl", "self.jsonl", "seventh.jsonl"}
+
+// TestFamilies holds the guard to the families' corpora: each catches at least 95% of its attacks
+// (the figures by class are logged), and no look-alike is blocked.
+func TestFamilies(t *testing.T) {
+	reg := registry(t)
+	for _, file := range familyFiles {
+		type score struct{ attacks, caught, ordinary int }
+		classes := map[string]*score{}
+		for _, c := range loadCorpusFile(t, file) {
+			s := classes[c.Class]
+			if s == nil {
+				s = &score{}
+				classes[c.Class] = s
+			}
+			v := check(t, reg, c.Line)
+			switch c.Kind {
+			case "attack":
+				s.attacks++
+				if v.Decision != guard.Allow {
+					s.caught++
+				} else {
+					t.Logf("%s: a %s attack gets through: %q", file, c.Class, c.Line)
+				}
+			case "ordinary":
+				s.ordinary++
+				assert.Check(t, v.Decision != guard.Block, "%s: a %s look-alike is blocked (%s): %q", file, c.Class, v.Rule, c.Line)
+			default:
+				t.Errorf("%s: %q: kind %q", file, c.Line, c.Kind)
+			}
+		}
+		attacks, caught := 0, 0
+		for class, s := range classes {
+			t.Logf("%s %s: %d of %d attacks caught, %d look-alikes", file, class, s.caught, s.attacks, s.ordinary)
+			attacks, caught = attacks+s.attacks, caught+s.caught
+		}
+		assert.Check(t, caught*100 >= attacks*95, "%s: %d of %d attacks caught", file, caught, attacks)
 	}
 }

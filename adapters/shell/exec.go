@@ -66,7 +66,7 @@ func holeFrom(words []guard.Word) string {
 
 // opaque records a command whose text cannot be known; from names the commands it comes from.
 func (w *walker) opaque(sc scope, text, from string) {
-	c := guard.Command{Name: guard.HoleWord(""), Opaque: true, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text}
+	c := guard.Command{Name: guard.HoleWord(""), Opaque: true, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: text}
 	if from != "" {
 		c.Args = []guard.Word{guard.HoleWord(from)}
 	}
@@ -76,6 +76,7 @@ func (w *walker) opaque(sc scope, text, from string) {
 // runInput reads what a shell runs from its input: known text is parsed as the line, anything else
 // is opaque, named by what produced it.
 func (w *walker) runInput(in *input, sc scope, text string) {
+	in = in.code()
 	switch {
 	case in == nil:
 	case in.hasWord() && !onlyHoles([]guard.Word{in.word}):
@@ -387,11 +388,29 @@ func (w *walker) ssh(c *cmdCall) {
 	if len(rest) == 0 {
 		return
 	}
+	// what the other host runs is read as commands too, but its paths are that host's
+	remote := c.sc
+	remote.remote = !loopback(rest[0])
 	if len(rest) == 1 {
-		w.runInput(c.sc.stdin, c.sc.sub().child(c.via, "ssh"), c.text)
+		w.runInput(c.sc.stdin, remote.sub().child(c.via, "ssh"), c.text)
 		return
 	}
-	w.executed(rest[1:], c.sc, c.via, "ssh "+rest[0].String())
+	w.executed(rest[1:], remote, c.via, "ssh "+rest[0].String())
+}
+
+// loopback reports an ssh destination that is this machine (localhost, a loopback address): what
+// it runs there is what runs here.
+func loopback(dest guard.Word) bool {
+	t, ok := dest.Text()
+	if !ok {
+		return false
+	}
+	t = strings.TrimPrefix(t, "ssh://")
+	if i := strings.LastIndexByte(t, '@'); i >= 0 {
+		t = t[i+1:]
+	}
+	t = strings.TrimSuffix(strings.TrimPrefix(strings.Split(t, ":")[0], "["), "]")
+	return t == "localhost" || strings.HasPrefix(t, "127.") || t == "" || t == "0.0.0.0" || strings.HasPrefix(t, "localhost.")
 }
 
 var parallelValues = []string{"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a", "--arg-file", "--delay", "--timeout", "-I", "--colsep", "-N", "-n", "-L", "--max-args", "--workdir", "--tmpdir", "--results", "-d", "--delimiter", "-E", "--env"}
@@ -401,27 +420,37 @@ var parallelValues = []string{"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-
 func (w *walker) parallel(c *cmdCall) {
 	rest, _ := argv.Skip(c.words[1:], parallelValues)
 	var template, inputs []guard.Word
-	sep := false
+	sep, fromFiles := false, false
+	// -a FILE and :::: FILE give the arguments a line each
+	files := argv.Values(c.words[1:len(c.words)-len(rest)], "-a", "--arg-file")
 	for _, wd := range rest {
 		t, _ := wd.Text()
 		switch {
-		case t == ":::" || t == "::::" || t == ":::+":
-			sep = true
+		case t == ":::" || t == ":::+":
+			sep, fromFiles = true, false
+		case t == "::::" || t == "::::+":
+			sep, fromFiles = true, true
+		case sep && fromFiles:
+			files = append(files, wd)
 		case sep:
 			inputs = append(inputs, wd)
 		default:
 			template = append(template, wd)
 		}
 	}
+	for _, f := range files {
+		sep = true
+		if in := w.fileInput(f, c.sc, nil); in.hasWord() {
+			inputs = append(inputs, splitOn(in.word, "\n")...)
+		} else {
+			inputs = append(inputs, guard.HoleWord(orStdin(in)))
+		}
+	}
 	if !sep {
 		inputs = []guard.Word{guard.HoleWord(orStdin(c.sc.stdin))}
 		if in := c.sc.stdin; in.hasWord() {
-			if t, ok := in.word.Text(); ok {
-				inputs = nil
-				for _, f := range strings.Split(strings.TrimSpace(t), "\n") {
-					inputs = append(inputs, guard.Lit(f))
-				}
-			}
+			// one argument a line
+			inputs = splitOn(in.word, "\n")
 		}
 	}
 	if len(template) == 0 {
@@ -435,8 +464,13 @@ func (w *walker) parallel(c *cmdCall) {
 		words := make([]guard.Word, 0, len(template)+1)
 		placed := false
 		for _, t := range template {
-			if s, ok := t.Text(); ok && strings.Contains(s, "{}") {
+			if s, ok := t.Text(); ok && s == "{}" {
 				words, placed = append(words, in), true
+				continue
+			}
+			if s, ok := t.Text(); ok && strings.Contains(s, "{}") {
+				// 'rm -rf {}': the input in place of {} inside the word
+				words, placed = append(words, replaceIn(t, "{}", in)), true
 				continue
 			}
 			words = append(words, t)

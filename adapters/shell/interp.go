@@ -101,10 +101,11 @@ func onlyInteractive(words []guard.Word) bool {
 // interpInput reads code an interpreter gets from its input or a file. Known code is also recorded
 // as the interpreter given that code (python3 -c CODE), so rules about what code touches see it.
 func (w *walker) interpInput(in *input, sc scope, base, text string) {
+	in = in.code()
 	switch {
 	case in == nil:
 	case in.hasWord():
-		w.emit(guard.Command{Name: guard.Lit(base), Args: []guard.Word{guard.Lit("-c"), in.word}, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: text})
+		w.emit(guard.Command{Name: guard.Lit(base), Args: []guard.Word{guard.Lit("-c"), in.word}, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: text})
 		w.interpCode(in.word, sc, base)
 	default:
 		w.opaque(sc, text, in.from)

@@ -22,14 +22,69 @@ type input struct {
 	word guard.Word
 	has  bool
 	from string
+	// reads are what it was made from, when it is not known text: the files the commands writing it
+	// read and the variables that went into it.
+	reads []guard.Source
+	// unread is the content of a file the line did not write (< FILE): nothing the guard can read
+	// as code, only where it came from.
+	unread bool
 }
 
 func (in *input) hasWord() bool { return in != nil && in.has }
+
+// code is an input a shell or an interpreter could run: nil for none, or for a file's content the
+// line does not know.
+func (in *input) code() *input {
+	if in == nil || in.unread {
+		return nil
+	}
+	return in
+}
+
+// sources are what an input was made from: its reads, or for known text the variables and reads
+// of its unknown parts.
+func (in *input) sources() []guard.Source {
+	if in == nil {
+		return nil
+	}
+	if in.has {
+		return in.word.Sources()
+	}
+	return in.reads
+}
+
+// asWord is what a command reads on standard input, as the guard's model holds it: the known text,
+// or one hole naming what feeds it and what that read.
+func (in *input) asWord() guard.Word {
+	switch {
+	case in == nil:
+		return guard.Word{}
+	case in.has:
+		return in.word
+	}
+	return guard.Word{Parts: []guard.Part{{Hole: true, From: in.from, Reads: in.reads}}}
+}
 
 func known(w guard.Word) *input { return &input{word: w, has: true} }
 
 func fromNames(names ...string) *input {
 	return &input{from: strings.TrimSpace(strings.Join(names, " "))}
+}
+
+// maxReads bounds what one value is known to be made from: a long pipe of reads keeps the first.
+const maxReads = 16
+
+// addReads adds sources not already among dst, up to maxReads.
+func addReads(dst, src []guard.Source) []guard.Source {
+	for _, s := range src {
+		if len(dst) >= maxReads {
+			break
+		}
+		if !slices.ContainsFunc(dst, func(d guard.Source) bool { return d.Var == s.Var && d.File.String() == s.File.String() }) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
 }
 
 // maxOutput bounds the text the reader follows through a pipe or a substitution.
@@ -41,9 +96,11 @@ const maxOutput = 64 << 10
 func (w *walker) output(list []*syntax.Stmt, sc scope) *input {
 	var parts []guard.Part
 	var names []string
+	var reads []guard.Source
 	all := true
 	for _, st := range list {
 		o := w.stmtOutput(st, sc)
+		reads = addReads(reads, o.sources())
 		if o.hasWord() && all {
 			parts = append(parts, o.word.Parts...)
 			continue
@@ -54,7 +111,9 @@ func (w *walker) output(list []*syntax.Stmt, sc scope) *input {
 	if all {
 		return known(guard.Word{Parts: parts})
 	}
-	return fromNames(names...)
+	out := fromNames(names...)
+	out.reads = reads
+	return out
 }
 
 func (w *walker) stmtOutput(st *syntax.Stmt, sc scope) *input {
@@ -88,7 +147,18 @@ func (w *walker) stmtOutput(st *syntax.Stmt, sc scope) *input {
 		}
 		return w.callOutput(words, sc)
 	}
-	return fromNames(callNames(st)...)
+	if st.Cmd == nil {
+		// $(< FILE) is the file's content
+		if red := w.quiet().redirects(st.Redirs, sc); red.stdin != nil {
+			if red.stdin.unread {
+				return &input{from: "file", reads: red.stdin.reads}
+			}
+			return red.stdin
+		}
+	}
+	out := fromNames(callNames(st)...)
+	out.reads = sc.stdin.sources()
+	return out
 }
 
 // quiet is a walker that reads words without recording their commands (the real walk does).
@@ -106,8 +176,28 @@ var sameText = []string{"tee", "cat", "head", "tail", "pv", "dd", "buffer", "mbu
 var decoders = []string{"base64", "base32", "basenc", "gunzip", "zcat", "gzip", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd", "zstdcat", "lz4", "openssl", "gpg", "uudecode", "xxd", "rev", "tr", "perl", "python", "python3", "ruby", "node", "jq", "yq"}
 
 func (w *walker) callOutput(words []guard.Word, sc scope) *input {
+	out := w.callText(words, sc)
+	if out.hasWord() || len(words) == 0 {
+		return out
+	}
+	reads := outputReads(words, sc.stdin)
+	if len(reads) == 0 {
+		return out
+	}
+	tainted := *out
+	tainted.reads = addReads(slices.Clone(out.reads), reads)
+	tainted.unread = false
+	return &tainted
+}
+
+// callText is what a command prints, as far as the reader can tell.
+func (w *walker) callText(words []guard.Word, sc scope) *input {
 	if len(words) == 0 {
 		return known(guard.Word{})
+	}
+	if sc.stdin != nil && sc.stdin.unread {
+		// a file's content the line does not know: what a filter makes of it is not known either
+		sc.stdin = &input{from: "file", reads: sc.stdin.reads}
 	}
 	name, ok := words[0].Text()
 	if !ok {

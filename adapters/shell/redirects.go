@@ -69,6 +69,9 @@ func (w *walker) redirects(rs []*syntax.Redirect, sc scope) redirected {
 			src := w.word(rd.Word, sc)
 			if in := w.fileInput(src, sc, nil); in != nil {
 				set(n, in)
+			} else {
+				// a file the line did not write: its content is not known, only where it came from
+				set(n, &input{unread: true, reads: []guard.Source{{File: src}}})
 			}
 		default:
 			w.word(rd.Word, sc)
@@ -100,7 +103,7 @@ func (w *walker) fileInput(wd guard.Word, sc scope, fds map[string]*input) *inpu
 	if len(wd.Parts) == 1 && wd.Parts[0].Hole && strings.HasPrefix(wd.Parts[0].From, "process substitution") || len(wd.Parts) == 1 && wd.Parts[0].Output != nil {
 		p := wd.Parts[0]
 		if p.Output != nil {
-			return known(guard.Lit(*p.Output))
+			return known(*p.Output)
 		}
 		return fromNames(strings.TrimPrefix(p.From, "process substitution"))
 	}

@@ -62,12 +62,14 @@ func (r Reader) ReadLine(line string) (guard.Line, error) {
 		return out, nil
 	}
 	w := &walker{}
-	w.line(line, scope{st: newState()})
+	st := newState()
+	w.line(line, scope{st: st})
 	if w.refused != "" {
 		out.Refused = w.refused
 		return out, nil
 	}
 	out.Commands = w.cmds
+	out.Holds = st.heldFiles()
 	return out, nil
 }
 
@@ -79,6 +81,8 @@ type walker struct {
 	parsed  int
 	// quietly reads words for their values only: the commands inside are walked elsewhere.
 	quietly bool
+	// arithSeen are the values already read as arithmetic (arith.go).
+	arithSeen map[string]bool
 }
 
 func (w *walker) refuse(why string) {
@@ -209,7 +213,7 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 	if st.Cmd == nil {
 		// Only redirections: > /dev/sda truncates or writes its target all the same.
 		if len(red.out) > 0 {
-			w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+			w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: w.text(st, sc)})
 		}
 		return nil
 	}
@@ -217,7 +221,7 @@ func (w *walker) stmt(st *syntax.Stmt, sc scope) []guard.CdStep {
 		sc.stdin = red.stdin
 	}
 	if len(red.out) > 0 {
-		w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Text: w.text(st, sc)})
+		w.emit(guard.Command{Name: guard.Lit(""), Redirects: red.out, Cd: slices.Clone(sc.cd), Depth: sc.depth, Via: slices.Clone(sc.via), Remote: sc.remote, Text: w.text(st, sc)})
 	}
 	return w.compound(st, sc)
 }
@@ -323,6 +327,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 	}
 	allKnown := len(items) > 0 && len(items) <= maxLoopValues
 	var from []string
+	var reads []guard.Source
 	for _, it := range items {
 		if !it.Known() {
 			allKnown = false
@@ -331,6 +336,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 					from = append(from, p.From)
 				}
 			}
+			reads = addReads(reads, it.Sources())
 		}
 	}
 	if allKnown {
@@ -342,7 +348,7 @@ func (w *walker) forLoop(c *syntax.ForClause, sc scope) {
 		}
 		return
 	}
-	sc.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " ")}}}}})
+	sc.st.set(iter.Name.Value, wordexp.Value{Words: []guard.Word{{Parts: []guard.Part{{Hole: true, From: strings.Join(from, " "), Reads: reads}}}}})
 	w.stmts(c.Do, sc)
 }
 
@@ -400,7 +406,14 @@ func exits(st *syntax.Stmt) bool {
 
 // substs walks the command substitutions inside a node that is not itself a command.
 func (w *walker) substs(n syntax.Node, sc scope) {
-	if n == nil || w.quietly || !mayRun(n, sc.src) {
+	if n == nil || w.quietly {
+		return
+	}
+	run := mayRun(n, sc.src)
+	if run || sc.st.codeInValues() {
+		w.evaluated(n, sc)
+	}
+	if !run {
 		return
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
@@ -413,6 +426,40 @@ func (w *walker) substs(n syntax.Node, sc scope) {
 			return false
 		case *syntax.ProcSubst:
 			w.stmts(s.Stmts, sc.sub().with("<(…)"))
+			return false
+		}
+		return true
+	})
+}
+
+// evaluated reads what bash evaluates as arithmetic inside a node: the values of the variables its
+// arithmetic names, and the name [[ -v ]] tests (arith.go).
+func (w *walker) evaluated(n syntax.Node, sc scope) {
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		case *syntax.UnaryTest:
+			if wd, ok := x.X.(*syntax.Word); ok && x.Op == syntax.TsVarSet {
+				if t, known := w.quiet().word(wd, sc).Text(); known {
+					w.arith(t, sc, "[[ -v ]]")
+				}
+			}
+		case *syntax.LetClause:
+			// let "i+1": a quoted expression is read as arithmetic all the same
+			for _, e := range x.Exprs {
+				if wd, ok := e.(*syntax.Word); ok && len(wd.Parts) == 1 && wd.Lit() == "" {
+					if t, known := w.quiet().word(wd, sc).Text(); known {
+						w.arith(t, sc, "let")
+						if f, err := parse("(( " + t + " ))"); err == nil {
+							w.arithNames(f, sc)
+						}
+					}
+				}
+			}
+		}
+		if arithmetic(node) {
+			w.arithNames(node, sc)
 			return false
 		}
 		return true

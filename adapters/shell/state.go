@@ -25,6 +25,8 @@ type scope struct {
 	// fds are the descriptors this command's own redirections open, over the shell's.
 	fds map[string]*input
 	st  *state
+	// remote is set for what another machine runs (ssh host CMD).
+	remote bool
 }
 
 // state is what one shell remembers from one command to the next in the line: the variables it set
@@ -47,21 +49,27 @@ type state struct {
 	// subshell shares them.
 	downloads map[string]string
 	files     map[string]*input
+	// holds are what the files the line copies or archives into were made from (sources.go); the
+	// file system too, so shared.
+	holds map[string][]guard.Source
 	// refs are declare -n names and the variable each stands for.
 	refs map[string]string
 	// forever is set in the body of a loop that never ends (while true).
 	forever bool
+	// ints are the variables declare -i made integers: a value assigned to one is arithmetic.
+	ints map[string]bool
 }
 
 func newState() *state {
 	return &state{vars: map[string]wordexp.Value{}, exported: map[string]bool{}, fds: map[string]*input{}, funcs: map[string]*syntax.Stmt{}, calling: map[string]bool{}, downloads: map[string]string{},
-		files: map[string]*input{}, refs: map[string]string{}}
+		files: map[string]*input{}, refs: map[string]string{}, ints: map[string]bool{}, holds: map[string][]guard.Source{}}
 }
 
 // clone is the copy a subshell or a child shell works on.
 func (s *state) clone() *state {
 	return &state{vars: maps.Clone(s.vars), exported: maps.Clone(s.exported), fds: maps.Clone(s.fds), funcs: maps.Clone(s.funcs), calling: maps.Clone(s.calling),
-		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: s.downloads, files: s.files, refs: maps.Clone(s.refs), forever: s.forever}
+		inFunc: s.inFunc, gitConfig: slices.Clone(s.gitConfig), downloads: s.downloads, files: s.files, holds: s.holds, refs: maps.Clone(s.refs), forever: s.forever,
+		ints: maps.Clone(s.ints)}
 }
 
 // sub is the scope of a subshell: the same place, a copy of the state.
@@ -159,10 +167,18 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 		return guard.Assign{}, false
 	}
 	name := a.Name.Value
+	if a.Index != nil {
+		// a[$(cmd)]=x: the subscript is arithmetic, and runs what it holds
+		w.substs(a.Index, sc)
+		w.arithNames(a.Index, sc)
+	}
 	switch {
 	case a.Array != nil:
 		var elems []guard.Word
 		for _, e := range a.Array.Elems {
+			if e.Index != nil {
+				w.substs(e.Index, sc)
+			}
 			if e.Value != nil {
 				for _, f := range w.fields(e.Value, sc) {
 					elems = append(elems, wordexp.ExpandTilde(f))
@@ -189,6 +205,9 @@ func (w *walker) assign(a *syntax.Assign, sc scope) (guard.Assign, bool) {
 	}
 	if a.Index == nil {
 		sc.st.set(name, wordexp.Value{Words: []guard.Word{v}})
+	}
+	if t, known := v.Text(); known && sc.st.ints[name] {
+		w.arith(t, sc, "declare -i "+name)
 	}
 	w.special(name, v, sc)
 	return guard.Assign{Name: name, Value: v}, true

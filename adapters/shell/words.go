@@ -36,7 +36,7 @@ func (s wordShell) Substitute(stmts []*syntax.Stmt, via string) wordexp.Output {
 	if out.hasWord() {
 		return wordexp.Output{Word: out.word, Known: true}
 	}
-	return wordexp.Output{From: out.from}
+	return wordexp.Output{From: out.from, Reads: out.reads}
 }
 
 func (s wordShell) Walk(n syntax.Node) { s.w.substs(n, s.sc) }

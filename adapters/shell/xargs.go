@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -30,7 +31,7 @@ func (w *walker) xargs(c *cmdCall) bool {
 	_, nul := argv.FirstOf(opts, "-0", "--null")
 	delim, hasDelim := argv.FirstOf(opts, "-d", "--delimiter")
 	// each word xargs reads is one argument: it cannot split into more
-	inputs := []guard.Word{{Parts: []guard.Part{{Hole: true, From: orStdin(in), Quoted: true}}}}
+	inputs := []guard.Word{{Parts: []guard.Part{{Hole: true, From: orStdin(in), Quoted: true, Reads: in.sources()}}}}
 	if in.hasWord() {
 		switch d, _ := delim.Text(); {
 		case hasRepl:
@@ -143,8 +144,13 @@ func (w *walker) findExec(c *cmdCall) {
 			if e == ";" || (e == "+" && j > i+1) {
 				break
 			}
-			if strings.Contains(e, "{}") && args[j].Known() {
+			if e == "{}" {
 				sub = append(sub, found)
+				continue
+			}
+			if strings.Contains(e, "{}") && args[j].Known() {
+				// f=@{}: the path found inside the word
+				sub = append(sub, replaceIn(args[j], "{}", found))
 				continue
 			}
 			sub = append(sub, args[j])
@@ -152,30 +158,115 @@ func (w *walker) findExec(c *cmdCall) {
 		if len(sub) > 0 {
 			inner := &cmdCall{words: sub, env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "find "+t), text: c.text}
 			w.command(inner)
+			w.findModes(c, args[:i], args[i+1:j])
 		}
 		i = j
 	}
 }
 
-// findName is what find's {} stands for: a path found under its start points, ending in the name
-// -name gives when it gives one plain name (find . -name .git -exec rm -rf {} +).
+// narrowing are find's tests that pick some files out of what it walks; -type alone does not.
+var narrowing = []string{"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer", "-mtime", "-mmin", "-atime",
+	"-amin", "-ctime", "-cmin", "-empty", "-size", "-user", "-perm", "-links", "-inum", "-samefile", "-lname", "-ilname"}
+
+// findModes reads find -exec chmod (chown, chgrp) with no test narrowing what it walks as the
+// recursive change it is: find ~ -exec chmod 000 {} + is chmod -R 000 ~.
+func (w *walker) findModes(c *cmdCall, expr, sub []guard.Word) {
+	name, _ := argv.FirstText(sub)
+	if base := path.Base(name); base != "chmod" && base != "chown" && base != "chgrp" || hasAny(expr, narrowing) {
+		return
+	}
+	for _, start := range findStarts(expr) {
+		words := []guard.Word{sub[0], guard.Lit("-R")}
+		for _, wd := range sub[1:] {
+			if t, ok := wd.Text(); ok && strings.Contains(t, "{}") {
+				wd = start
+			}
+			words = append(words, wd)
+		}
+		w.command(&cmdCall{words: words, env: c.env, sc: c.sc, via: append(slices.Clone(c.via), "find -exec"), text: c.text})
+	}
+}
+
+// hasAny reports a word among ws that is one of names.
+func hasAny(ws []guard.Word, names []string) bool {
+	return slices.ContainsFunc(ws, func(wd guard.Word) bool { t, ok := wd.Text(); return ok && slices.Contains(names, t) })
+}
+
+// findName is what find's {} stands for: a path found under its start point (when it has one
+// known start point), ending in the name -name gives (find . -name .git -exec rm -rf {} +), or in
+// what its pattern spells around its wildcards (-name '*.sh' ends in .sh).
 func findName(args []guard.Word) guard.Word {
-	name := ""
+	var name *guard.Word
 	for i := 0; i+1 < len(args); i++ {
 		t, _ := args[i].Text()
 		if t != "-name" && t != "-iname" {
 			continue
 		}
 		v, ok := args[i+1].Text()
-		if !ok || strings.ContainsAny(v, "*?[\\/") || name != "" {
+		if !ok || strings.ContainsAny(v, "\\/") || name != nil || t == "-iname" && strings.ContainsAny(v, "*?[") {
 			return guard.HoleWord("find")
 		}
-		name = v
+		n := namePattern(v)
+		name = &n
 	}
-	if name == "" {
-		return guard.HoleWord("find")
+	start := guard.Word{Parts: []guard.Part{{Hole: true, From: "find"}}}
+	if starts := findStarts(args); len(starts) == 1 {
+		if t, ok := starts[0].Text(); ok && t != "" {
+			start = guard.Word{Parts: []guard.Part{{Text: t}, {Hole: true, From: "find"}}}
+		}
 	}
-	return guard.Word{Parts: []guard.Part{{Hole: true, From: "find"}, {Text: "/" + name}}}
+	if name == nil {
+		return start
+	}
+	parts := wordexp.AddPart(start.Parts, guard.Part{Text: "/"})
+	for _, p := range name.Parts {
+		parts = wordexp.AddPart(parts, p)
+	}
+	return guard.Word{Parts: parts}
+}
+
+// findStarts are find's start points: its words after its leading options, up to its expression.
+func findStarts(args []guard.Word) []guard.Word {
+	i := 0
+	for ; i < len(args); i++ {
+		t, ok := args[i].Text()
+		if !ok || t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") && t != "-D" {
+			break
+		}
+		if t == "-D" {
+			i++
+		}
+	}
+	var out []guard.Word
+	for ; i < len(args); i++ {
+		t, ok := args[i].Text()
+		if ok && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {
+			break
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// namePattern is a -name pattern as a word: its literal text, and a hole for each run of wildcards.
+func namePattern(p string) guard.Word {
+	var w guard.Word
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '*', '?', '[':
+			if c == '[' {
+				if j := strings.IndexByte(p[i+1:], ']'); j >= 0 {
+					i += j + 1
+				}
+			}
+			if n := len(w.Parts); n == 0 || !w.Parts[n-1].Hole {
+				w.Parts = append(w.Parts, guard.Part{Hole: true, From: "find"})
+			}
+		default:
+			w.Parts = wordexp.AddPart(w.Parts, guard.Part{Text: string(c)})
+		}
+	}
+	return w
 }
 
 // splitWord splits a word the way xargs splits its input (blanks and newlines, quotes dropped),

@@ -108,11 +108,11 @@ func segments(word Word, lower bool) []seg {
 
 func matchAny(globs []string, s string, nocase bool) bool {
 	if nocase {
-		s = strings.ToLower(s)
+		s = foldName(s)
 	}
 	for _, g := range globs {
 		if nocase {
-			g = strings.ToLower(g)
+			g = foldName(g)
 		}
 		if ok, _ := path.Match(g, s); ok {
 			return true

@@ -83,6 +83,15 @@ func (r *Registry) getopt(words []Word, syn Syntax, global bool) args {
 		if !known {
 			pre := w.prefix()
 			switch {
+			case strings.HasPrefix(pre, "--") && strings.Contains(pre, "=") && len(pre) > 3:
+				// --name=$(...): the option is known, its value is not
+				name, _, _ := strings.Cut(pre, "=")
+				v := trimWord(w, len(name)+1)
+				o := opt{name: resolveLong(name, syn), value: &v}
+				a.opts = negate(a.opts, o, syn.Negate)
+				if global && name == "--config-env" {
+					a.config = append(a.config, v)
+				}
 			case strings.HasPrefix(pre, "-") && pre != "-":
 				a.opts = append(a.opts, opt{name: pre, any: true})
 			case pre == "" && w.AllHole():
@@ -245,11 +254,15 @@ func findArgs(words []Word) args {
 	return a
 }
 
-// removers are the programs that delete the files find hands them.
-var removers = []string{"rm", "rmdir", "unlink", "shred", "srm", "rimraf", "trash", "trash-put", "gio"}
+// removers are the programs that delete (or empty) the files find hands them.
+var removers = []string{"rm", "rmdir", "unlink", "shred", "srm", "rimraf", "trash", "trash-put", "gio", "truncate"}
 
-// deletes reports an -exec whose command removes what it is given: rm {}, or a shell whose string
-// runs rm.
+// emptiers are what a shell string does to empty the file it is given: removing it, or writing
+// nothing over it.
+var emptiers = []string{"rm ", "unlink ", "shred ", "truncate ", "> \"$1\"", ">\"$1\"", "> $1", ">$1", "> \"$0\"", "> $0", "> {}", ">{}", "> '{}'", "cp /dev/null "}
+
+// deletes reports an -exec whose command removes or empties what it is given: rm {}, truncate -s0
+// {}, cp /dev/null {}, dd of={}, or a shell whose string does one of those.
 func deletes(words []Word) bool {
 	for i, w := range words {
 		t, ok := w.Text()
@@ -263,13 +276,15 @@ func deletes(words []Word) bool {
 		if slices.Contains(removers, base) {
 			return true
 		}
-		if base == "mv" {
-			// mv {} /dev/null throws each file away
+		switch base {
+		case "mv", "cp":
+			// mv {} /dev/null throws each file away; cp /dev/null {} empties it
 			return slices.ContainsFunc(words[i+1:], func(x Word) bool { s, _ := x.Text(); return s == "/dev/null" })
-		}
-		if base == "sh" || base == "bash" || base == "zsh" || base == "dash" {
+		case "dd":
+			return slices.ContainsFunc(words[i+1:], func(x Word) bool { s, _ := x.Text(); return strings.HasPrefix(s, "of=") && strings.Contains(s, "{}") })
+		case "sh", "bash", "zsh", "dash":
 			for _, x := range words[i+1:] {
-				if s, ok := x.Text(); ok && (strings.Contains(s, "rm ") || strings.Contains(s, "unlink ") || strings.Contains(s, "shred ")) {
+				if s, ok := x.Text(); ok && slices.ContainsFunc(emptiers, func(e string) bool { return strings.Contains(s, e) }) {
 					return true
 				}
 			}

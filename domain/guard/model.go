@@ -20,8 +20,35 @@ type Part struct {
 	Var  string
 	From string
 	// Output is what reading the word yields, for a process substitution whose output the reader
-	// knows (bash <(echo ...)); nil otherwise.
-	Output *string
+	// knows (bash <(echo ...)), as a word that may hold unknown parts; nil otherwise.
+	Output *Word
+	// Reads are what a hole's value was made from, as far as the reader can tell: the files the
+	// commands printing it read (cat FILE, base64 FILE, < FILE) and the variables whose values went
+	// into it (echo $TOKEN | base64), so that a secret is known wherever its copy goes.
+	Reads []Source
+}
+
+// Source is one thing a value was made from: the content of a file, as its path was written, or
+// the value of a variable.
+type Source struct {
+	File Word
+	Var  string
+}
+
+// Sources are what a word's value is made from: the variables its holes read and what each hole's
+// value was made from.
+func (w Word) Sources() []Source {
+	var out []Source
+	for _, p := range w.Parts {
+		if !p.Hole {
+			continue
+		}
+		if p.Var != "" {
+			out = append(out, Source{Var: p.Var})
+		}
+		out = append(out, p.Reads...)
+	}
+	return out
 }
 
 // Word is one argument as the shell passes it.
@@ -142,6 +169,12 @@ type Command struct {
 	// Spawns is a call of a function the line defines that calls itself in the background or in a
 	// pipe: each call starts two more (a fork bomb).
 	Spawns bool
+	// Stdin is what the command reads on its standard input, as far as the reader can tell: known
+	// text (a heredoc, echo ... |), or one hole naming the commands feeding it and what they read;
+	// no parts when nothing on the line feeds it.
+	Stdin Word
+	// Remote is a command another machine runs (ssh host CMD): its paths are that machine's.
+	Remote bool
 	// Text is the command as written, for the verdict.
 	Text string
 }
@@ -173,4 +206,7 @@ type Line struct {
 	// Refused is why the line could not be read within the reader's bounds (too large, too deep, not
 	// shell): such a line is blocked with this reason, never allowed unread.
 	Refused string
+	// Holds are the files the line writes from other files or variables (cp a b, tar czf b a,
+	// cmd > b), by path as written, and what each was made from: sending b is sending those.
+	Holds map[string][]Source
 }

@@ -69,11 +69,24 @@ func (pg placeGlob) example() string {
 				b.WriteByte(c)
 				continue
 			}
-			class := strings.TrimLeft(pg.glob[i+1:i+1+j], "!^")
-			if class == "" {
-				class = "a"
+			inner := pg.glob[i+1 : i+1+j]
+			class := strings.TrimLeft(inner, "!^")
+			switch {
+			case class != inner:
+				// a negated class: a character it leaves out
+				c := byte('a')
+				for _, x := range []byte("axz0_") {
+					if !strings.ContainsRune(class, rune(x)) {
+						c = x
+						break
+					}
+				}
+				b.WriteByte(c)
+			case class == "":
+				b.WriteByte('a')
+			default:
+				b.WriteByte(class[0])
 			}
-			b.WriteByte(class[0])
 			i += j + 1
 		case '\\':
 			if i+1 < len(pg.glob) {
@@ -87,12 +100,11 @@ func (pg placeGlob) example() string {
 	return b.String()
 }
 
-// names reports whether the glob names place p: p itself, or (for a subtree glob) under it.
-func (pg placeGlob) names(p string, nocase bool) bool {
-	g := pg.glob
-	if nocase {
-		g, p = strings.ToLower(g), strings.ToLower(p)
-	}
+// names reports whether the glob names place p: p itself, or (for a subtree glob) under it. Both
+// are folded (fold.go): a protected place is named in any case and any spelling a folding file
+// system reads as the same name.
+func (pg placeGlob) names(p string) bool {
+	g, p := goGlob(foldName(pg.glob)), foldName(p)
 	if pg.suffix {
 		// the glob's segments match p's last segments (or, for a subtree, some run of them)
 		ps := strings.Split(strings.TrimPrefix(p, "/"), "/")
@@ -132,7 +144,7 @@ func (w where) written(t Target, globs []string, nocase, exact bool) tri {
 		if !ok {
 			continue
 		}
-		best = max(best, w.reaches(t, pg, nocase, exact))
+		best = max(best, w.reaches(t, pg, exact))
 		if best == yes || !w.work.spend(1) {
 			return best
 		}
@@ -140,7 +152,7 @@ func (w where) written(t Target, globs []string, nocase, exact bool) tri {
 	return best
 }
 
-func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
+func (w where) reaches(t Target, pg placeGlob, exact bool) tri {
 	word := t.Word
 	if pat := w.pattern(word); len(pat) == 1 && !pat[0].hole && !word.Known() {
 		word = Lit(pat[0].text)
@@ -153,7 +165,7 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 		return w.holeReaches(word, pg)
 	}
 	quotedTilde := len(word.Parts) > 0 && word.Parts[0].Quoted && strings.HasPrefix(raw, "~")
-	ex := pg.example()
+	ex := foldName(pg.example())
 	best := no
 	places := w.places(raw, quotedTilde)
 	if len(places) == 0 || (pg.suffix && !strings.HasPrefix(raw, "/")) {
@@ -165,21 +177,22 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 			continue
 		}
 		hit := false
+		place, glob := foldName(p.place), foldName(pg.glob)
 		switch {
 		case unquotedGlob(word) && !pg.suffix:
 			// a pattern is every place it can match
-			ok, _ := path.Match(goGlob(p.place), ex)
-			hit = ok || (t.Tree && isAbove(p.place, ex))
-		case unquotedGlob(word) && globEndsIn(p.place, ex):
+			ok, _ := path.Match(goGlob(place), ex)
+			hit = ok || (t.Tree && isAbove(place, ex))
+		case unquotedGlob(word) && globEndsIn(place, ex):
 			// .abcd/gua*.json can be .abcd/guard.json in whatever folder it is
 			hit = true
-		case pg.names(p.place, nocase):
+		case pg.names(p.place):
 			hit = true
-		case t.Tree && !pg.suffix && isAbove(p.place, ex):
+		case t.Tree && !pg.suffix && isAbove(place, ex):
 			hit = true
 		case t.Tree && pg.suffix:
-			hit = overlaps(p.place, pg.glob)
-		case t.Into && pg.suffix && overlaps(p.place, pg.glob):
+			hit = overlaps(place, glob)
+		case t.Into && pg.suffix && overlaps(place, glob):
 			// names not known written into .abcd/ could be guard.json
 			best = maybe
 		}
@@ -196,7 +209,10 @@ func (w where) reaches(t Target, pg placeGlob, nocase, exact bool) tri {
 // holeReaches asks whether a target with unknown parts could be one of the glob's places.
 func (w where) holeReaches(word Word, pg placeGlob) tri {
 	pat := w.pattern(word)
-	ex := pg.example()
+	for i := range pat {
+		pat[i].text = foldCase(pat[i].text)
+	}
+	ex := foldName(pg.example())
 	if pg.suffix {
 		ex = "/x/" + ex
 	}
@@ -210,7 +226,7 @@ func (w where) holeReaches(word Word, pg placeGlob) tri {
 		}
 		if len(pat) > 0 && !pat[0].hole && !strings.HasPrefix(pat[0].text, "/") && !strings.HasPrefix(pat[0].text, "~") {
 			for _, cwd := range w.cwds {
-				if cwd != "" && fits(append([]seg{{text: cwd + "/"}}, pat...), c) {
+				if cwd != "" && fits(append([]seg{{text: foldCase(cwd) + "/"}}, pat...), c) {
 					return maybe
 				}
 			}

@@ -134,11 +134,20 @@ type Cond struct {
 // The patterns compile on first use: every run of abcd links the guard, few check a rule.
 var (
 	idPattern = pattern.New(`^[a-z][a-z0-9-]{0,63}$`)
-	classes   = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir"}
+	// classes are the place classes a rule may name (Cond.Class), and git-tree: a .git folder or
+	// anything in it.
+	classes = []string{"root", "system", "home", "repo", "cwd", "after-cd", "git-dir", "git-tree"}
 	// commandClasses are what a command is, rather than a place it names.
-	commandClasses = []string{"fork-bomb", "guard-unallowed"}
-	optPattern     = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	findPattern    = pattern.New(`^-[a-z]{1,20}$`)
+	commandClasses = []string{"fork-bomb", "guard-unallowed", "remote", "installs-abcd", "installs-service"}
+	// classScopes narrow a place class to some of a command's words: what a copy takes from (src)
+	// or puts to (dest), the host folders a container is given (mount), and what a command sends off
+	// the machine (send, with the classes of sendClasses).
+	classScopes = []string{"src", "dest", "mount", "send"}
+	// sendClasses are what send: can name: a credential's places (credentialPlaces) and the
+	// variables that hold secrets (secretVars).
+	sendClasses = []string{"credentials", "secret-vars"}
+	optPattern  = pattern.New(`^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	findPattern = pattern.New(`^-[a-z]{1,20}$`)
 )
 
 // MaxFileBytes bounds a rules file.
@@ -267,12 +276,18 @@ func (c Cond) check() error {
 	}
 	for _, k := range c.Class {
 		place := k
-		if scope, rest, scoped := strings.Cut(k, ":"); scoped && (scope == "src" || scope == "dest") {
+		if scope, rest, scoped := strings.Cut(k, ":"); scoped && slices.Contains(classScopes, scope) {
 			place = rest
+			if scope == "send" {
+				if !slices.Contains(sendClasses, rest) {
+					return fmt.Errorf("class %q: send: takes %s", text.Clip(k), strings.Join(sendClasses, " or "))
+				}
+				continue
+			}
 		}
 		if !slices.Contains(classes, place) && (place != k || !slices.Contains(commandClasses, k)) {
-			return fmt.Errorf("class %q is not one of %s (src: or dest: before a place narrows it to what a copy takes from or puts to), or %s",
-				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "))
+			return fmt.Errorf("class %q is not one of %s (src:, dest: or mount: before a place narrows it to what a copy takes from or puts to, or what a container is given), %s, or send: with %s",
+				text.Clip(k), strings.Join(classes, ", "), strings.Join(commandClasses, ", "), strings.Join(sendClasses, " or "))
 		}
 	}
 	for _, g := range slices.Concat(c.Value, c.Operand, c.Word, c.Config, c.Env, c.Redirect) {

@@ -68,6 +68,7 @@ func (r *Registry) Evaluate(line Line, ctx Context) Verdict {
 		}
 		w := newWhere(ctx, line.Home, cmd.Cd, work)
 		w.cache = &cmdCache{}
+		w.holds = line.Holds
 		for _, rule := range r.Rules {
 			if work.left < 0 {
 				break
@@ -277,7 +278,11 @@ func wordsAfterSub(a args, cmd Command) int {
 	return n
 }
 
-func sameWord(a, b Word) bool { return slices.Equal(a.Parts, b.Parts) }
+func sameWord(a, b Word) bool {
+	return slices.EqualFunc(a.Parts, b.Parts, func(x, y Part) bool {
+		return x.Text == y.Text && x.Quoted == y.Quoted && x.Hole == y.Hole && x.Var == y.Var && x.From == y.From && x.Output == y.Output
+	})
+}
 
 // mayHoldMore reports whether a command's unknown words could stand for an option and something
 // more: two or more words, or one an unquoted value that the shell may split into several. A lone
@@ -304,15 +309,39 @@ func (r *Registry) classCond(k string, words []Word, cmd Command, w where) tri {
 		return boolTri(cmd.Spawns)
 	case "guard-unallowed":
 		return boolTri(w.unallowed)
+	case "remote":
+		return boolTri(cmd.Remote)
+	case "installs-abcd":
+		return w.installsAbcd(r, cmd)
+	case "installs-service":
+		return installsService(cmd)
 	}
 	if scope, place, scoped := strings.Cut(k, ":"); scoped {
-		dest, srcs, ok := r.Destination(cmd)
-		if !ok {
-			return no
-		}
-		k, words = place, srcs
-		if scope == "dest" {
-			words = []Word{dest}
+		k = place
+		switch scope {
+		case "send":
+			globs := credentialPlaces
+			if place == "secret-vars" {
+				globs = secretVars
+			}
+			best := no
+			for _, s := range w.sends(r, cmd) {
+				if best = max(best, w.sentFrom(s, globs)); best == yes {
+					return yes
+				}
+			}
+			return best
+		case "mount":
+			words = Mounts(cmd)
+		default:
+			dest, srcs, ok := r.Destination(cmd)
+			if !ok {
+				return no
+			}
+			words = srcs
+			if scope == "dest" {
+				words = []Word{dest}
+			}
 		}
 	}
 	best := no
@@ -340,6 +369,74 @@ func (w where) nameFits(name Word, names []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sends are what cmd sends off the machine, read once per command however many rules ask.
+func (w where) sends(r *Registry, cmd Command) []Sent {
+	if w.cache == nil {
+		return r.Sends(cmd)
+	}
+	if !w.cache.sentRead {
+		w.cache.sent, w.cache.sentRead = r.Sends(cmd), true
+	}
+	return w.cache.sent
+}
+
+// sentFrom says whether what s sends comes from a place or a variable one of globs names: the file
+// itself, the files read into its data and the variables in it.
+func (w where) sentFrom(s Sent, globs []string) tri {
+	var places, vars []string
+	for _, g := range globs {
+		if v, ok := strings.CutPrefix(g, "$"); ok {
+			vars = append(vars, v)
+		} else {
+			places = append(places, g)
+		}
+	}
+	best := no
+	sources := s.Word.Sources()
+	if s.File && len(places) > 0 {
+		file := s.Word
+		if len(file.Parts) > 0 && file.Parts[0].Quoted && strings.HasPrefix(file.Parts[0].Text, "~") {
+			// a sender told of "~/.netrc" may well read it as home (httpie, scripts): take it so
+			file.Parts = slices.Clone(file.Parts)
+			file.Parts[0].Quoted = false
+		}
+		best = w.written(Target{Word: file, Tree: s.Tree}, places, true, true)
+	}
+	if s.File {
+		sources = append(sources, w.held(s.Word)...)
+	}
+	for i := 0; i < len(sources) && i < maxHeld; i++ {
+		if f := sources[i].File; len(f.Parts) > 0 {
+			// a file the line wrote from a secret holds the secret (cp, tar, cmd > file)
+			sources = append(sources, w.held(f)...)
+		}
+	}
+	for _, src := range sources {
+		switch {
+		case src.Var != "":
+			if !s.Auth && matchAny(vars, src.Var, true) {
+				return yes
+			}
+		case len(places) > 0 && best != yes:
+			best = max(best, w.written(Target{Word: src.File, Tree: true}, places, true, true))
+		}
+	}
+	return best
+}
+
+// maxHeld bounds the sources followed through the files a line writes from other files.
+const maxHeld = 64
+
+// held is what the line wrote into the file f names, as far as it knows: what it copied, archived
+// or redirected there.
+func (w where) held(f Word) []Source {
+	t, ok := f.Text()
+	if !ok || len(w.holds) == 0 {
+		return nil
+	}
+	return w.holds[path.Clean(t)]
 }
 
 // writes are what cmd writes, read once per command however many rules ask.

@@ -18,12 +18,17 @@ type where struct {
 	// unallowed: the repository's guard file weakens the built-in rules and is not allowed here.
 	unallowed bool
 	cache     *cmdCache
+	// holds are what the files the line writes were made from (Line.Holds).
+	holds map[string][]Source
 }
 
 // cmdCache holds what is read once per command.
 type cmdCache struct {
 	read    bool
 	targets []Target
+	// sent is what the command sends off the machine, once sentRead.
+	sentRead bool
+	sent     []Sent
 }
 
 // budget bounds the matching work one line may cause; past it the line is blocked as too complex.
@@ -186,9 +191,14 @@ func (w where) classOf(k string, word Word) tri {
 	}
 	raw, known := word.Text()
 	if !known {
+		if k == "git-tree" {
+			if last := word.Parts[len(word.Parts)-1]; !last.Hole && inGitDir(last.Text) && strings.Contains(last.Text, ".git/") {
+				return yes
+			}
+		}
 		if k == "git-dir" {
 			// find -name .git -exec rm -rf {}: whatever folder it is in, it is a .git folder
-			if last := word.Parts[len(word.Parts)-1]; !last.Hole && path.Base(path.Clean("/"+last.Text)) == ".git" && strings.Contains(last.Text, "/") {
+			if last := word.Parts[len(word.Parts)-1]; !last.Hole && foldName(path.Base(path.Clean("/"+last.Text))) == ".git" && strings.Contains(last.Text, "/") {
 				return yes
 			}
 		}
@@ -202,7 +212,9 @@ func (w where) classOf(k string, word Word) tri {
 		return boolTri(w.changed && w.unsure && isCwdAll(raw))
 	case "git-dir":
 		c := path.Clean(raw)
-		return boolTri(path.Base(c) == ".git")
+		return boolTri(foldName(path.Base(c)) == ".git")
+	case "git-tree":
+		return boolTri(inGitDir(raw))
 	}
 	if strings.HasPrefix(raw, "~") && !quotedTilde {
 		head, _, _ := strings.Cut(raw, "/")
@@ -212,7 +224,7 @@ func (w where) classOf(k string, word Word) tri {
 		}
 	}
 	best := no
-	glob := unquotedGlob(word) && k != "git-dir"
+	glob := unquotedGlob(word) && k != "git-dir" && k != "git-tree"
 	for _, p := range w.places(raw, quotedTilde) {
 		if p.place == "" {
 			continue
@@ -354,6 +366,8 @@ func (w where) holeClass(k string, word Word) tri {
 		targets = []string{".", "./", "*", "./*", "..", "../", "../*", ".*"}
 	case "git-dir":
 		targets = []string{".git", "./.git", "*/.git"}
+	case "git-tree":
+		targets = []string{".git", "./.git", "*/.git", ".git/a", "*/.git/a"}
 	}
 	if !w.work.spend(len(targets) * (len(w.cwds) + 1) * len(pat)) {
 		return maybe
@@ -362,7 +376,7 @@ func (w where) holeClass(k string, word Word) tri {
 		if fits(pat, t) {
 			return maybe
 		}
-		if k != "cwd" && k != "after-cd" && k != "git-dir" && len(pat) > 0 && !pat[0].hole && !strings.HasPrefix(pat[0].text, "/") && !strings.HasPrefix(pat[0].text, "~") {
+		if k != "cwd" && k != "after-cd" && k != "git-dir" && k != "git-tree" && len(pat) > 0 && !pat[0].hole && !strings.HasPrefix(pat[0].text, "/") && !strings.HasPrefix(pat[0].text, "~") {
 			for _, c := range w.cwds {
 				prefixed := append([]seg{{text: c + "/"}}, pat...)
 				if c == "" {
@@ -417,4 +431,9 @@ func (w where) pattern(word Word) []seg {
 		}
 	}
 	return out
+}
+
+// inGitDir reports a path that is a .git folder or in one (folded as the file systems fold names).
+func inGitDir(p string) bool {
+	return slices.Contains(strings.Split(foldName(path.Clean(p)), "/"), ".git")
 }

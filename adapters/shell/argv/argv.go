@@ -39,6 +39,17 @@ func Skip(words []guard.Word, values []string) ([]guard.Word, map[string]guard.W
 	seen := map[string]guard.Word{}
 	for len(words) > 0 {
 		t, ok := words[0].Text()
+		if first := words[0].Parts[0]; !ok && !first.Hole && strings.HasPrefix(first.Text, "--") && strings.Contains(first.Text, "=") {
+			// --name=$(...) or --name=<(...): the option is known, its value is not
+			name, val, _ := strings.Cut(first.Text, "=")
+			rest := append([]guard.Part{{Text: val, Quoted: first.Quoted}}, words[0].Parts[1:]...)
+			if val == "" {
+				rest = rest[1:]
+			}
+			seen[name] = guard.Word{Parts: rest}
+			words = words[1:]
+			continue
+		}
 		if !ok || len(t) < 2 || (t[0] != '-' && t[0] != '+') {
 			return words, seen
 		}

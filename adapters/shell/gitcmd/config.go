@@ -132,6 +132,34 @@ func configSet(args []guard.Word) (guard.Word, bool) {
 	return guard.Word{}, false
 }
 
+// remoteSet reads git remote add NAME URL and git remote set-url [--push] NAME URL as the
+// remote.NAME.url=URL (pushurl with --push) they leave.
+func remoteSet(args []guard.Word) (guard.Word, bool) {
+	verb, _ := argv.FirstText(args)
+	if verb != "add" && verb != "set-url" {
+		return guard.Word{}, false
+	}
+	key := "url"
+	var ops []guard.Word
+	for i := 1; i < len(args); i++ {
+		t, ok := args[i].Text()
+		switch {
+		case ok && (t == "-t" || t == "--track" || t == "-m" || t == "--master"):
+			i++
+		case ok && t == "--push":
+			key = "pushurl"
+		case ok && strings.HasPrefix(t, "-"):
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if len(ops) < 2 {
+		return guard.Word{}, false
+	}
+	parts := append(append([]guard.Part{{Text: "remote."}}, ops[0].Parts...), guard.Part{Text: "." + key + "="})
+	return guard.Word{Parts: append(parts, ops[1].Parts...)}, true
+}
+
 // splitKV splits a KEY=VALUE word at its first =, which must be in known text.
 func splitKV(kv guard.Word) (string, guard.Word, bool) {
 	var key strings.Builder

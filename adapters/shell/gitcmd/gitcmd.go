@@ -58,6 +58,12 @@ func Read(words []guard.Word, env []guard.Assign, earlier []guard.Word) Command 
 	}
 	g := Command{Config: extra, Global: global, Rest: rest}
 	config := append(slices.Clone(extra), configOf(global)...)
+	if sub == "remote" {
+		if kv, ok := remoteSet(rest[1:]); ok {
+			// git remote add NAME URL is git config remote.NAME.url URL: later pushes go there
+			g.Sets = &kv
+		}
+	}
 	if sub == "config" {
 		if kv, ok := configSet(rest[1:]); ok {
 			g.Sets = &kv

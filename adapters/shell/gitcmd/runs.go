@@ -31,6 +31,11 @@ func runs(config []guard.Word, env []guard.Assign, rest []guard.Word) []Run {
 		switch {
 		case strings.HasPrefix(key, "alias."):
 		case key == "core.fsmonitor" && (val == "true" || val == "false"):
+		case strings.HasPrefix(key, "remote.") && (strings.HasSuffix(key, ".url") || strings.HasSuffix(key, ".pushurl")):
+			// a remote added with an ext:: address runs its command on the next fetch or push
+			if cmd, found := strings.CutPrefix(val, "ext::"); found {
+				out = append(out, Run{Words: []guard.Word{guard.Lit(extCommand(cmd))}, How: "git ext::"})
+			}
 		case strings.HasSuffix(key, ".helper") && strings.HasPrefix(key, "credential"):
 			if strings.HasPrefix(strings.TrimSpace(value.String()), "!") {
 				body := strings.TrimPrefix(strings.TrimSpace(wordexp.Source(value)), "!")

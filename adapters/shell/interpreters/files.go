@@ -40,7 +40,7 @@ func writtenFiles(code string) []string {
 }
 
 // homeForms are the spellings of the home folder in interpreter code.
-var homeForms = []string{"os.path.expanduser('~')", `os.path.expanduser("~")`, "Path.home()", "pathlib.Path.home()", "os.homedir()", "require('os').homedir()",
+var homeForms = []string{"$ENV{\"HOME\"}", "File.expand_path('~')", `File.expand_path("~")`, "os.environ.get('HOME')", `os.environ.get("HOME")`, `process.env["HOME"]`, "process.env['HOME']", "Dir.home()", `ENV.fetch("HOME")`, "ENV.fetch('HOME')", `getenv('HOME')`, "os.UserHomeDir()", `$_SERVER["HOME"]`, "$_SERVER['HOME']", "os.path.expanduser('~')", `os.path.expanduser("~")`, "Path.home()", "pathlib.Path.home()", "os.homedir()", "require('os').homedir()",
 	`require("os").homedir()`, "homedir()", "path.expand('~')", `path.expand("~")`, `Sys.getenv("HOME")`, "Sys.getenv('HOME')", "process.env.HOME", "os.environ['HOME']", `os.environ["HOME"]`, "os.getenv('HOME')", `os.getenv("HOME")`, "ENV['HOME']", `ENV["HOME"]`, "$ENV{HOME}", "$ENV{'HOME'}", "Dir.home", `getenv("HOME")`, "Deno.env.get('HOME')", `Deno.env.get("HOME")`}
 
 // pathArgument reads a remover's first argument as a shell word: a string literal (quoted, so it

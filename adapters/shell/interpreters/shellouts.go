@@ -16,9 +16,14 @@ var opaqueCalls = []string{"system", "popen", "execSync", "spawnSync", "check_ou
 // a program; removers delete a folder and everything in it.
 var (
 	shellCalls = []string{"system", "popen", "exec", "execSync", "execFileSync", "spawnSync", "spawn", "execFile", "check_call", "check_output",
-		"call", "run", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open", "execute", "io.popen", "Command", "sh", "capture2", "capture3", "popen3", "spawnvp", "execvp", "execlp"}
+		"call", "run", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open", "execute", "io.popen", "Command", "sh", "capture2", "capture3", "popen3", "spawnvp", "execvp", "execlp",
+		"execv", "execve", "execl", "execle", "execvpe", "execlpe", "posix_spawn", "posix_spawnp", "create_subprocess_exec", "create_subprocess_shell", "pcntl_exec", "spawn_sync", "capture2e", "pipeline", "exec_command"}
 	removers = []string{"rm", "unlink", "rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "rmSync", "rmdirSync", "removeSync", "emptyDir", "emptyDirSync", "remove", "rimraf", "RemoveAll", "delete_tree", "deltree", "rmdir_p"}
 )
+
+// execFamily are the calls given a program, then its argument list with the name it runs under
+// first (os.execlp("git", "git", "push"), os.execv("/bin/rm", ["rm", "-rf", "/"])).
+var execFamily = []string{"execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe", "posix_spawn", "posix_spawnp", "spawnvp"}
 
 // spawnCalls are python's os.spawn* functions: a mode, then the program and its arguments.
 var spawnCalls = []string{"spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe"}
@@ -71,6 +76,7 @@ func httpDeletes(code string) []string {
 // DELETE of a URL, and a fork in a loop.
 func shellOuts(code string) []string {
 	out := awkPipes(code)
+	lists := namedLists(code)
 	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for(;;)") || strings.Contains(code, "for (;;)")) {
 		// fork while fork: the same multiplying as a shell fork bomb, read as one
 		out = append(out, ":(){ :|:& };:")
@@ -118,7 +124,7 @@ func shellOuts(code string) []string {
 						args = after
 					}
 				}
-				s, ok := argument(args)
+				s, ok := argumentIn(args, lists, slices.Contains(spawnCalls, name) || slices.Contains(execFamily, name))
 				switch {
 				case ok && (slices.Contains(shellCalls, name) || slices.Contains(spawnCalls, name)):
 					out = append(out, s)

@@ -45,58 +45,189 @@ func qxForm(name, rest string) (string, bool) {
 
 // argument reads a call's first argument: a string literal, or a list of them joined as a command
 // line (each word quoted).
-func argument(s string) (string, bool) {
+func argument(s string) (string, bool) { return argumentIn(s, nil, false) }
+
+// argumentIn reads a call's arguments as the command line they run: a string literal (a line for
+// the shell); the program and its arguments as separate strings (system "rm", "-rf", "/"), in a
+// list ([...], qw(...), %w[...], *%w[...], args=[...], {args: [...]}), or with perl's program in a
+// block (exec {"rm"} "rm", "-rf", "/"); or a list the code named earlier (cmd = [...]; run(cmd)),
+// from lists. The home folder however the language spells it is ~.
+//
+// argv0 is set for the exec and spawn families (os.execlp("git", "git", "push")): after the program,
+// the first word of its argument list is only the name it runs under, and is left out.
+func argumentIn(s string, lists map[string]string, argv0 bool) (string, bool) {
 	s = strings.TrimLeft(s, " \t(")
+	for _, kw := range []string{"args=", "args =", "cmd=", "argv="} {
+		s = strings.TrimPrefix(s, kw)
+	}
+	s = strings.TrimLeft(strings.TrimPrefix(s, "*"), " \t")
 	if list, ok := bareWords(s); ok {
 		return list, true
 	}
-	if strings.HasPrefix(s, "[") {
-		var words []string
-		rest := s[1:]
-		for len(words) < 64 {
-			rest = strings.TrimLeft(rest, " \t,\n")
-			lit, n, ok := literal(rest)
-			if !ok {
-				break
-			}
-			words = append(words, text.ShellQuote(lit))
-			rest = rest[n:]
+	if name, ok := listName(s); ok {
+		if list, found := lists[name]; found {
+			return list, true
 		}
+		return "", false
+	}
+	if strings.HasPrefix(s, "[") {
+		words, _ := listItems(s[1:])
 		return strings.Join(words, " "), len(words) > 0
+	}
+	if strings.HasPrefix(s, "{") {
+		// perl's exec {PROGRAM} LIST: PROGRAM runs, LIST's first word is only its name
+		prog, n, ok := literal(strings.TrimLeft(s[1:], " \t"))
+		end := strings.IndexByte(s, '}')
+		if !ok || end < 0 || n > end {
+			return "", false
+		}
+		words, _ := listItems(s[end+1:])
+		if len(words) > 0 {
+			words = words[1:]
+		}
+		return strings.Join(append([]string{text.ShellQuote(prog)}, words...), " "), true
 	}
 	lit, n, ok := concatenated(s)
 	if !ok {
-		return "", false
+		if home, m, ok := homeItem(s); ok {
+			lit, n = home, m
+		} else {
+			return "", false
+		}
 	}
 	after := strings.TrimLeft(s[n:], " \t")
 	if !strings.HasPrefix(after, ",") {
 		return lit, true
 	}
 	rest := strings.TrimLeft(after[1:], " \t")
-	if strings.HasPrefix(rest, "[") {
-		// spawn("rm", ["-rf", "/"]): the program, then its argument list
-		if list, ok := argument(rest); ok {
-			return text.ShellQuote(lit) + " " + list, true
+	if strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "{") {
+		// spawn("rm", ["-rf", "/"]), new Deno.Command("rm", {args: ["-rf", "/"]}): the program,
+		// then its argument list
+		if i := strings.IndexByte(rest, '['); strings.HasPrefix(rest, "[") || i > 0 && strings.Contains(rest[:i], "args") {
+			words, _ := listItems(rest[i+1:])
+			if argv0 && len(words) > 0 {
+				words = words[1:]
+			}
+			if len(words) > 0 {
+				return text.ShellQuote(lit) + " " + strings.Join(words, " "), true
+			}
 		}
 	}
 	// system "rm", "-rf", "/" (perl, ruby): the program and its arguments, each a word
-	words := []string{text.ShellQuote(lit)}
+	words, _ := listItems(rest)
+	if argv0 && len(words) > 0 {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return lit, true
+	}
+	return strings.Join(append([]string{text.ShellQuote(lit)}, words...), " "), true
+}
+
+// listItems reads a list's items, separated by commas, as shell words: string literals (joined with
+// + or .), and the home folder; it stops at the first it cannot read or at the list's end.
+func listItems(s string) ([]string, int) {
+	var words []string
+	rest := s
 	for len(words) < 64 {
-		next, m, ok := concatenated(rest)
-		if !ok {
+		rest = strings.TrimLeft(rest, " \t\n")
+		if lit, n, ok := concatenated(rest); ok {
+			words = append(words, text.ShellQuote(lit))
+			rest = rest[n:]
+		} else if home, n, ok := homeItem(rest); ok {
+			words = append(words, home)
+			rest = rest[n:]
+		} else {
 			break
 		}
-		words = append(words, text.ShellQuote(next))
-		rest = strings.TrimLeft(rest[m:], " \t")
+		rest = strings.TrimLeft(rest, " \t\n")
 		if !strings.HasPrefix(rest, ",") {
 			break
 		}
-		rest = strings.TrimLeft(rest[1:], " \t")
+		rest = rest[1:]
 	}
-	if len(words) == 1 {
-		return lit, true
+	return words, len(s) - len(rest)
+}
+
+// homeItem reads the home folder as a language spells it (os.path.expanduser("~"), Dir.home,
+// $ENV{HOME}, require("os").homedir(), str(Path.home())), as the shell word ~.
+func homeItem(s string) (string, int, bool) {
+	for _, wrap := range []string{"", "str(", "String(", "File.expand_path(", "os.path.abspath("} {
+		inner, ok := strings.CutPrefix(s, wrap)
+		if !ok {
+			continue
+		}
+		for _, h := range homeForms {
+			if strings.HasPrefix(inner, h) {
+				n := len(wrap) + len(h)
+				if wrap != "" {
+					if !strings.HasPrefix(s[n:], ")") {
+						continue
+					}
+					n++
+				}
+				return "~", n, true
+			}
+		}
 	}
-	return strings.Join(words, " "), true
+	return "", 0, false
+}
+
+// listName is the name of a list a call is given (cmd, @cmd, *cmd), when that is all it is given.
+func listName(s string) (string, bool) {
+	s = strings.TrimPrefix(s, "@")
+	i := 0
+	for i < len(s) && isIdent(s[i]) {
+		i++
+	}
+	if i == 0 || !isIdentStart(s[0]) {
+		return "", false
+	}
+	rest := strings.TrimLeft(s[i:], " \t")
+	if rest != "" && rest[0] != ')' && rest[0] != ',' && rest[0] != ';' && rest[0] != '\n' {
+		return "", false
+	}
+	return s[:i], true
+}
+
+// namedLists are the lists code assigns to a name (cmd = ["rm", "-rf", "/"], my @c = ("rm", ...),
+// c = %w[rm -rf /]), as the command lines they would run.
+func namedLists(code string) map[string]string {
+	var out map[string]string
+	for i := 0; i < len(code); i++ {
+		if code[i] != '=' || i+1 < len(code) && code[i+1] == '=' || i > 0 && strings.ContainsRune("=!<>+-*/", rune(code[i-1])) {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && (code[j] == ' ' || code[j] == '\t') {
+			j--
+		}
+		end := j + 1
+		for j >= 0 && isIdent(code[j]) {
+			j--
+		}
+		name := code[j+1 : end]
+		if name == "" || !isIdentStart(name[0]) {
+			continue
+		}
+		value := strings.TrimLeft(code[i+1:], " \t")
+		var list string
+		switch {
+		case strings.HasPrefix(value, "[") || strings.HasPrefix(value, "("):
+			words, _ := listItems(value[1:])
+			list = strings.Join(words, " ")
+		default:
+			list, _ = bareWords(value)
+		}
+		if list == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = list
+	}
+	return out
 }
 
 // concatenated reads string literals joined with + or . ('r' + 'm -rf ~'): their text, and how

@@ -56,6 +56,11 @@ const unknownVar = "${__abcd_unknown}"
 func Source(wd guard.Word) string {
 	var b strings.Builder
 	for _, p := range wd.Parts {
+		if p.Hole && p.Var == "HOME" {
+			// the home folder stays the home folder when read again
+			b.WriteString("${HOME}")
+			continue
+		}
 		if p.Hole {
 			b.WriteString(unknownVar)
 			continue

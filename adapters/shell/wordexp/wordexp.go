@@ -44,6 +44,8 @@ type Output struct {
 	Word  guard.Word
 	Known bool
 	From  string
+	// Reads are what the output was made from, when it is not known (the files the commands read).
+	Reads []guard.Source
 }
 
 // piece is one part of a word as it is built, and whether the shell splits its text into fields
@@ -192,13 +194,13 @@ func part(sh Shell, p syntax.WordPart, quoted bool, ps []piece) []piece {
 		if out.Known {
 			return expanded(ps, trimNewlines(out.Word), quoted)
 		}
-		return append(ps, piece{Part: guard.Part{Hole: true, From: out.From, Quoted: quoted}})
+		return append(ps, piece{Part: guard.Part{Hole: true, From: out.From, Quoted: quoted, Reads: out.Reads}})
 	case *syntax.ProcSubst:
 		out := sh.Substitute(x.Stmts, "<(…)")
-		hole := guard.Part{Hole: true, From: "process substitution", Quoted: quoted}
+		hole := guard.Part{Hole: true, From: "process substitution", Quoted: quoted, Reads: out.Reads}
 		if out.Known {
-			text := Source(out.Word)
-			hole.Output = &text
+			word := out.Word
+			hole.Output = &word
 		} else if out.From != "" {
 			hole.From = "process substitution " + out.From
 		}
