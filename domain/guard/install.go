@@ -64,7 +64,7 @@ func (w where) installsSelf(pkg Word) tri {
 		}
 		return w.selfRepo()
 	}
-	name := ""
+	var name string
 	if raw == "." || raw == ".." || strings.HasPrefix(raw, "./") || strings.HasPrefix(raw, "../") || strings.HasPrefix(raw, "/") {
 		places := w.places(raw, false)
 		if len(places) != 1 || places[0].place == "" {

@@ -482,7 +482,6 @@ func trimWord(w Word, n int) Word {
 		}
 		if len(parts[0].Text) > n {
 			parts[0].Text = parts[0].Text[n:]
-			n = 0
 			break
 		}
 		n -= len(parts[0].Text)

@@ -119,7 +119,7 @@ func TestKillNineDuringRecordRenumber(t *testing.T) {
 	assert.Check(t, is.DeepEqual(decode[[]string](t, res["unsure"]), []string{w.unsure}))
 	staged := c.git(c.root, "diff", "--cached", "--name-status", "-M")
 	assert.Check(t, is.Contains(staged, w.file), "the move is staged: %s", staged)
-	os.RemoveAll(filepath.Dir(c.root))
+	assert.NilError(t, os.RemoveAll(filepath.Dir(c.root)))
 
 	took := tpl.timeWhole(t, args)
 	// Kills at random land mostly while the process starts; a third of them are aimed instead, at the
@@ -144,7 +144,7 @@ func TestKillNineDuringRecordRenumber(t *testing.T) {
 		t.Run(fmt.Sprintf("kill-%d", attempts), func(t *testing.T) {
 			r := tpl.clone(t)
 			r.t = t
-			hit := false
+			var hit bool
 			if aim.at == nil {
 				hit = r.killAtRandom(t, args, took)
 			} else {

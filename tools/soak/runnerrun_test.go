@@ -403,7 +403,7 @@ func TestKillNineDuringImplementRunOnARunner(t *testing.T) {
 		var f runFaults
 		endOfRun(t, c, res, base, map[string]int{}, &f)
 		assert.Assert(t, is.Equal(res.doc["ended"], "finished"), "%s", res.raw)
-		os.RemoveAll(filepath.Dir(c.root))
+		assert.NilError(t, os.RemoveAll(filepath.Dir(c.root)))
 	}
 	assert.Assert(t, !t.Failed())
 	var f runFaults
@@ -439,11 +439,12 @@ func TestKillNineDuringImplementRunOnARunner(t *testing.T) {
 // keepIfFailed keeps a failed kill's repository, its home and abcd's log for a look (every kill's,
 // with -keep), and counts it; the repository goes otherwise.
 func keepIfFailed(t *testing.T, r *repo, failed *int) {
-	defer os.RemoveAll(filepath.Dir(r.root))
+	defer func() { assert.Check(t, os.RemoveAll(filepath.Dir(r.root))) }()
 	if !t.Failed() && !*keepFlag {
 		return
 	}
-	kept, err := os.MkdirTemp("", "abcd-crash-")
+	kept, err := os.MkdirTemp("", "abcd-crash-") //nolint:usetesting // kept for a look after the test ends
+
 	assert.NilError(t, err)
 	out, err := exec.Command("cp", "-a", filepath.Dir(r.root)+"/.", kept).CombinedOutput()
 	assert.NilError(t, err, "%s", out)
@@ -528,7 +529,8 @@ func (r *repo) killAfterACommit(t *testing.T, args []string, seen map[string]boo
 	log, err := os.OpenFile(filepath.Join(filepath.Dir(r.root), "abcd.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	assert.NilError(t, err)
 	defer log.Close()
-	fmt.Fprintf(log, "== abcd %s (to be killed after a commit)\n", strings.Join(args, " "))
+	_, err = fmt.Fprintf(log, "== abcd %s (to be killed after a commit)\n", strings.Join(args, " "))
+	assert.NilError(t, err)
 	cmd.Stderr = log
 	start := time.Now()
 	assert.NilError(t, cmd.Start())
@@ -617,7 +619,8 @@ func (r *repo) runLogged(args ...string) result {
 	log, err := os.OpenFile(filepath.Join(filepath.Dir(r.root), "abcd.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	assert.NilError(r.t, err)
 	defer log.Close()
-	fmt.Fprintf(log, "== abcd %s\n", strings.Join(args, " "))
+	_, err = fmt.Fprintf(log, "== abcd %s\n", strings.Join(args, " "))
+	assert.NilError(r.t, err)
 	cmd.Stderr = log
 	start := time.Now()
 	err = cmd.Run()
@@ -626,7 +629,10 @@ func (r *repo) runLogged(args ...string) result {
 		res.code, res.raw = -1, []byte(err.Error())
 		return res
 	}
-	_ = json.Unmarshal(out.Bytes(), &res.doc)
-	fmt.Fprintf(log, "== exit %d: %s\n", res.code, out.Bytes())
+	if err := json.Unmarshal(out.Bytes(), &res.doc); err != nil {
+		res.doc = nil // not one JSON document: the checks read res.raw
+	}
+	_, err = fmt.Fprintf(log, "== exit %d: %s\n", res.code, out.Bytes())
+	assert.NilError(r.t, err)
 	return res
 }
