@@ -174,18 +174,19 @@ func (k Kind) VendorEndpoints() []Endpoint {
 	return nil
 }
 
-// StateFolders are the folders (and the file) under home where the CLI writes its own state on every
-// run: its configuration, sessions and caches. They are the writable state of a fenced step, so home
-// must be the home abcd gives the CLI, never the person's: a CLI's state folder holds the settings
-// and hooks the person's own sessions of it load, and a step that could write them would run code
-// outside every fence the next time the person starts the CLI.
+// StateFolders are the folders under home where the CLI writes its own state on every run: its
+// configuration, sessions and caches (Claude Code keeps its .claude.json inside .claude, where
+// HomeEnv's CLAUDE_CONFIG_DIR points). They are the writable state of a fenced step, so home must be
+// the home abcd gives the CLI, never the person's: a CLI's state folder holds the settings and hooks
+// the person's own sessions of it load, and a step that could write them would run code outside
+// every fence the next time the person starts the CLI.
 func (k Kind) StateFolders(home string) []string {
 	if home == "" || !path.IsAbs(home) {
 		return nil
 	}
 	switch k {
 	case Claude:
-		return []string{path.Join(home, ".claude"), path.Join(home, ".claude.json")}
+		return []string{path.Join(home, ".claude")}
 	case Codex:
 		return []string{path.Join(home, ".codex")}
 	case Gemini:
