@@ -30,19 +30,24 @@ func (a *Adapter) fence() *sandbox.Fence {
 }
 
 // fencing completes the step's policy: a private temporary folder made for the step when the loop
-// gave none (removed by the cleanup), the runner's own endpoints when the policy names none (nil), and
-// shown, for reading, what the CLI needs wherever the policy
-// hides it: its working folder, its executable, the step's private folder (abcd's settings, MCP
-// configuration and schema for it) and abcd's guard hook. nil when the step asked for no fence or the person turned it off.
-func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*fencing, func(), error) {
+// gave none (removed by the cleanup), the runner's own endpoints when the policy names none (nil), the
+// CLI's state folders under the settings home abcd gives it (the only state a step writes: the loop
+// names none), the person's credential folders hidden (the fence hides those under the CLI's HOME,
+// which is now abcd's home, not the person's), and shown, for reading, what the CLI needs wherever
+// the policy hides it: its working folder, its executable, the step's private folder (abcd's
+// settings, MCP configuration and schema for it, and the settings home) and abcd's guard hook. nil
+// when the step asked for no fence or the person turned it off.
+func (a *Adapter) fencing(req ports.RunnerStep, prep *Prepared) (*fencing, func(), error) {
 	if req.Sandbox == nil || req.Sandbox.Off {
 		return nil, func() {}, nil
 	}
 	p := *req.Sandbox
 	if p.Endpoints == nil {
-		p.Endpoints = Endpoints(req.Runner.CLI, env)
+		p.Endpoints = Endpoints(req.Runner.CLI, prep.Env)
 	}
-	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, private)
+	p.State = append(slices.Clone(p.State), req.Runner.CLI.StateFolders(prep.Home)...)
+	p.Hide = append(slices.Clone(p.Hide), runner.CredentialFolders(envMap(a.environ())["HOME"])...)
+	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, prep.private)
 	if len(a.guard) > 0 {
 		p.Show = append(p.Show, a.guard[0])
 	}

@@ -22,7 +22,9 @@ import (
 
 // The streams the real CLIs wrote against their stand-ins (recorded by make test-harness with
 // ABCD_RECORD_FIXTURES=1, one folder per CLI version) are replayed through the adapter by the fake
-// CLI: each reads as it did when the real CLI wrote it.
+// CLI, which first runs this step's start-up hook as the real CLI does (a recorded stream holds the
+// answer to the hook of the step it was recorded for): each reads as it did when the real CLI wrote
+// it.
 func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 	dialects := map[domain.Kind]runner.Dialect{domain.Claude: claude.Dialect{}, domain.Codex: codex.Dialect{}, domain.Gemini: gemini.Dialect{}}
 	files, err := filepath.Glob("*/testdata/*/*.jsonl")
@@ -42,7 +44,7 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 			w.r.CLI = kind
 			w.r.Version = version
 			w.r.Limits.Turns = 50
-			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: w.guard(),
 				Environ: func() []string { return w.env }, TempDir: w.dir})
 			w.script(runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)
 			policy, schema := domain.PolicyRead, []byte(nil)
@@ -94,5 +96,34 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 	}
 	for _, k := range []domain.Kind{domain.Claude, domain.Codex, domain.Gemini} {
 		assert.Check(t, seen[k] >= 3, "%s has its recorded streams", k)
+	}
+}
+
+// A recorded stream played as it is, by a CLI that runs no start-up hook of this step's settings (the
+// hook's answer a recorded stream holds names the nonce of the step it was recorded for), is refused
+// before its work counts: a stream cannot prove settings it was not given.
+func TestARecordedStreamWithoutThisStepsProofIsRefused(t *testing.T) {
+	files, err := filepath.Glob("*/testdata/*/*.jsonl")
+	assert.NilError(t, err)
+	for _, file := range files {
+		kind := domain.Kind(strings.Split(file, string(filepath.Separator))[0])
+		scenario := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		if scenario == "auth" {
+			continue // a failed end before any work keeps its own cause
+		}
+		t.Run(file, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			assert.NilError(t, err)
+			w := worldOf(t, kind)
+			w.r.Limits.Turns = 50
+			w.bare(runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)
+			policy := domain.PolicyRead
+			if strings.HasSuffix(scenario, "implement") {
+				policy = domain.PolicyImplement
+			}
+			o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy = policy })
+			assert.Assert(t, o.Failure != nil)
+			assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseSettingsIgnored), o.Failure.Detail)
+		})
 	}
 }
