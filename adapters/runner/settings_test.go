@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -36,7 +37,8 @@ var dialects = map[domain.Kind]runner.Dialect{domain.Claude: claude.Dialect{}, d
 func worldOf(t *testing.T, k domain.Kind) *world {
 	w := newWorld(t)
 	w.r.CLI = k
-	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[k]}, Guard: w.guard(), Environ: func() []string { return w.env }, TempDir: w.dir})
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[k]}, Guard: w.guard(), Environ: func() []string { return w.env }, TempDir: w.dir,
+		Drain: 100 * time.Millisecond, Grace: 200 * time.Millisecond})
 	return w
 }
 
@@ -47,6 +49,7 @@ func worldOf(t *testing.T, k domain.Kind) *world {
 func TestACLIThatIgnoredAbcdsSettingsIsRefused(t *testing.T) {
 	for _, k := range []domain.Kind{domain.Claude, domain.Codex, domain.Gemini} {
 		t.Run(string(k), func(t *testing.T) {
+			t.Parallel()
 			for _, policy := range []domain.Policy{domain.PolicyRead, domain.PolicyImplement} {
 				w := worldOf(t, k)
 				w.script(lines(shortStreams[k]...)...)
@@ -143,6 +146,7 @@ func TestAnMCPServerThatDidNotStartIsRefused(t *testing.T) {
 func TestEachCLIRunsInASettingsHomeOfAbcds(t *testing.T) {
 	for _, k := range []domain.Kind{domain.Claude, domain.Codex, domain.Gemini} {
 		t.Run(string(k), func(t *testing.T) {
+			t.Parallel()
 			w := worldOf(t, k)
 			w.setEnv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
 			w.r.PassEnv = append(w.r.PassEnv, "OPENAI_BASE_URL")
