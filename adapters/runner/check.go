@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,11 +78,11 @@ func (a *Adapter) check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 	}
 	helped := make(chan said, 1)
 	go func() {
-		stdout, stderr, f := a.output(ctx, req.Runner.Executable, d.Help(), env, runner.CauseFlags)
+		stdout, stderr, f := a.output(ctx, req.Runner.CLI, req.Runner.Executable, d.Help(), env, runner.CauseFlags)
 		helped <- said{stdout, stderr, f}
 	}()
 	defer func() { <-helped }() // no check leaves a process of its own behind
-	out, versionErr, f := a.output(ctx, req.Runner.Executable, []string{"--version"}, env, runner.CauseVersion)
+	out, versionErr, f := a.output(ctx, req.Runner.CLI, req.Runner.Executable, []string{"--version"}, env, runner.CauseVersion)
 	if f != nil {
 		rep.Failure = f
 		return rep, nil
@@ -146,6 +148,18 @@ func (a *Adapter) find(k runner.Kind) (string, *runner.Failure) {
 	return "", runner.Failf(runner.CauseExecutable, "no %s command is on the PATH abcd runs with: install %s, or give its absolute path", k.Command(), k.Name())
 }
 
+// withEnv is env with the variables of extra set over it, sorted.
+func withEnv(env []string, extra map[string]string) []string {
+	m := envMap(env)
+	maps.Copy(m, extra)
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // MissingFlags lists the flags help does not name as a flag (a whole word starting with dashes).
 func MissingFlags(help string, flags []string) []string {
 	var missing []string
@@ -182,9 +196,10 @@ func (a *Adapter) prove(ctx context.Context, req ports.RunnerCheck) (_ runner.Ou
 }
 
 // output runs the executable with args, bounded in time and size, in its own group, stdin from
-// /dev/null, and returns what it printed on stdout and on stderr (a CLI may print warnings first). A
-// run that does not end with exit 0 within its bounds is the failure cause given.
-func (a *Adapter) output(ctx context.Context, exe string, args, env []string, cause runner.Cause) (stdout, stderr string, f *runner.Failure) {
+// /dev/null, its home a folder of its own (a CLI that writes its state when asked its version writes
+// none in the person's home), and returns what it printed on stdout and on stderr (a CLI may print
+// warnings first). A run that does not end with exit 0 within its bounds is the failure cause given.
+func (a *Adapter) output(ctx context.Context, k runner.Kind, exe string, args, env []string, cause runner.Cause) (stdout, stderr string, f *runner.Failure) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	name := filepath.Base(exe) + " " + strings.Join(args, " ")
@@ -216,6 +231,7 @@ func (a *Adapter) output(ctx context.Context, exe string, args, env []string, ca
 	// The check's empty working folder, under abcd's own private runner folder: best effort, as the
 	// check's answer is what it printed, whatever is left of an empty folder.
 	defer func() { _ = os.RemoveAll(dir) }()
+	env = withEnv(env, k.HomeEnv(dir))
 	p, err := start(exe, args, env, dir, devnull, pipes[0][1], pipes[1][1], nil)
 	// The child holds its own copies of the write ends; closing ours loses nothing.
 	_ = pipes[0][1].Close()

@@ -58,6 +58,19 @@ type Invocation struct {
 	// Fenced is true when the CLI runs inside abcd's fence (adapters/sandbox): a sandbox of the CLI's
 	// own inside it cannot make the user namespace it needs, and abcd's fence holds what it would.
 	Fenced bool
+	// Home is the settings home abcd gives the CLI (0700, inside Private): HOME and the CLI's own
+	// configuration variable point there (runner.Kind.HomeEnv), and Command.HomeFiles are written
+	// into it. It is never the person's home.
+	Home string
+	// Nonce is the step's proof that the CLI loaded abcd's settings: abcd's start-up hook (StartHook),
+	// which the dialect puts in those settings, says it when the CLI starts, and the step counts only
+	// once the CLI's stream (Event.Loaded) or the hook's marker (Command.Marker) shows it.
+	Nonce string
+	// Env is the environment the CLI is given before the dialect's own variables (the allowlist and
+	// the runner's variables, by name), and CredentialEnv the names among them that hold credentials:
+	// read to shape the CLI's settings (where its API is, how it authenticates), never put in argv.
+	Env           map[string]string
+	CredentialEnv []string
 }
 
 // Command is a dialect's invocation.
@@ -66,10 +79,20 @@ type Command struct {
 	// Env is set in the CLI's environment over the allowlist (the CLI's own settings: its retry bound,
 	// where it reads abcd's settings from).
 	Env map[string]string
-	// Files are written into the private folder before the CLI starts, by name, 0600.
-	Files map[string][]byte
+	// Files are written into the private folder before the CLI starts, by name, 0600; HomeFiles into
+	// the settings home, by a path relative to it (folders made 0700).
+	Files     map[string][]byte
+	HomeFiles map[string][]byte
 	// SchemaEnforced is true when the CLI itself holds the answer to the schema.
 	SchemaEnforced bool
+	// Marker is the file, inside the settings home, abcd's start-up hook writes the nonce to, for a CLI
+	// whose stream cannot show the hook ran (Codex); "" when the stream shows it (Event.Loaded). The
+	// step reads it when the CLI's work begins.
+	Marker string
+	// StderrRefusals are words by which the CLI says on stderr alone that it did not load part of
+	// abcd's settings (Gemini CLI's for an MCP server that did not start): a step whose stderr holds
+	// one does not count.
+	StderrRefusals []string
 }
 
 // Parser reads one step's stream, one event at a time. Every line handed to Event is one JSON
@@ -105,6 +128,13 @@ type Event struct {
 	Denials int
 	// Note is an error the CLI printed in a non-terminal event, kept for a failure's detail.
 	Note string
+	// Loaded is what the event reports abcd's start-up hook said (Claude Code's SessionStart hook
+	// response, Gemini CLI's hook context before the prompt): the step's proof that the CLI loaded
+	// abcd's settings when it holds the step's nonce.
+	Loaded string
+	// Servers are the MCP servers the CLI reports it started, by name, with their status
+	// ("connected"), where it reports them (Claude Code's init); nil where it does not.
+	Servers map[string]string
 	// Terminal is set on the CLI's authoritative terminal event.
 	Terminal *Terminal
 }
@@ -166,6 +196,32 @@ func ShellWords(argv []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// StartHook is the command of abcd's start-up hook, which each dialect puts in the settings it gives
+// its CLI as the hook the CLI runs when a session starts (SessionStart in all three). abcd's guard
+// answers the start-up event first, so the hook that checks every command is proven to run where the
+// CLI runs its hooks (a guard that cannot be started there fails a tool's hook open in some CLIs);
+// then the hook says the step's nonce: as the session's added context, which Claude Code and Gemini
+// CLI show in their streams, or, given a marker, into that file, for a CLI whose stream shows no hook.
+// With no guard (a build that names none, for a reviewer) it says the nonce alone.
+func StartHook(guard []string, nonce, marker string) string {
+	say := "printf '%s\\n' " + ShellWords([]string{StartContext(nonce)})
+	if marker != "" {
+		say = "umask 077 && printf '%s' " + ShellWords([]string{nonce}) + " > " + ShellWords([]string{marker})
+	}
+	if len(guard) == 0 {
+		return say
+	}
+	return ShellWords(guard) + " >/dev/null && " + say
+}
+
+// StartContext is what abcd's start-up hook prints: the session's added context, in the answer
+// format Claude Code, Codex and Gemini CLI share for SessionStart, naming the nonce.
+func StartContext(nonce string) string {
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart",
+		"additionalContext": "abcd started this session with its own settings (" + nonce + ")."}})
+	return string(b) // a map of strings always encodes
 }
 
 // NonNil is s, or an empty list for nil (a CLI's configuration wants [] where a JSON null would be

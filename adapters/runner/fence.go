@@ -3,9 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -32,36 +30,24 @@ func (a *Adapter) fence() *sandbox.Fence {
 }
 
 // fencing completes the step's policy: a private temporary folder made for the step when the loop
-// gave none (removed by the cleanup), the runner's own endpoints when the policy names none (nil), and
-// shown, for reading, what the CLI needs wherever the policy
-// hides it: its working folder, its executable, the step's private folder (abcd's settings, MCP
-// configuration and schema for it) and abcd's guard hook. nil when the step asked for no fence or the person turned it off.
-func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*fencing, func(), error) {
+// gave none (removed by the cleanup), the runner's own endpoints when the policy names none (nil), the
+// CLI's state folders under the settings home abcd gives it (the only state a step writes: the loop
+// names none), the person's credential folders hidden (the fence hides those under the CLI's HOME,
+// which is now abcd's home, not the person's), and shown, for reading, what the CLI needs wherever
+// the policy hides it: its working folder, its executable, the step's private folder (abcd's
+// settings, MCP configuration and schema for it, and the settings home) and abcd's guard hook. nil
+// when the step asked for no fence or the person turned it off.
+func (a *Adapter) fencing(req ports.RunnerStep, prep *Prepared) (*fencing, func(), error) {
 	if req.Sandbox == nil || req.Sandbox.Off {
 		return nil, func() {}, nil
 	}
 	p := *req.Sandbox
 	if p.Endpoints == nil {
-		p.Endpoints = Endpoints(req.Runner.CLI, env, req.Runner.Endpoints)
+		p.Endpoints = Endpoints(req.Runner.CLI, prep.Env, req.Runner.Endpoints)
 	}
-	if p.State == nil {
-		// The CLI's own state, under the home it is given, is its to write: made when it is not there
-		// yet (the folders 0700, the file an empty object), as the CLI would make it on its first run.
-		moved := req.Runner.CLI.StateVariable()
-		for _, kv := range env {
-			if home, ok := strings.CutPrefix(kv, "HOME="); ok && home != "" {
-				p.State = append(p.State, req.Runner.CLI.StateFolders(home)...)
-			}
-			// A state folder the CLI is pointed at by its own variable is its state too.
-			if dir, ok := strings.CutPrefix(kv, moved+"="); moved != "" && ok && filepath.IsAbs(dir) {
-				p.State = append(p.State, filepath.Clean(dir))
-			}
-		}
-		if err := makeState(p.State); err != nil {
-			return nil, nil, err
-		}
-	}
-	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, private)
+	p.State = append(slices.Clone(p.State), req.Runner.CLI.StateFolders(prep.Home)...)
+	p.Hide = append(slices.Clone(p.Hide), runner.CredentialFolders(envMap(a.environ())["HOME"])...)
+	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, prep.private)
 	if len(a.guard) > 0 {
 		p.Show = append(p.Show, a.guard[0])
 	}
@@ -79,29 +65,6 @@ func (a *Adapter) fencing(req ports.RunnerStep, private string, env []string) (*
 		p.Temp, cleanup = tmp, func() { _ = os.RemoveAll(tmp) }
 	}
 	return &fencing{fence: a.fence(), policy: p}, cleanup, nil
-}
-
-// makeState makes each state path that is not there: a .json file as an empty object, anything
-// else as a folder of the person's alone. What stands is left as it is.
-func makeState(paths []string) error {
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			if err != nil {
-				return fmt.Errorf("the CLI's state %s: %w", p, err)
-			}
-			continue
-		}
-		var err error
-		if filepath.Ext(p) == ".json" {
-			err = os.WriteFile(p, []byte("{}\n"), 0o600)
-		} else {
-			err = os.MkdirAll(p, 0o700)
-		}
-		if err != nil {
-			return fmt.Errorf("making the CLI's state %s: %w", p, err)
-		}
-	}
-	return nil
 }
 
 func (a *Adapter) tempRoot() string {

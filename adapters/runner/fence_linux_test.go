@@ -35,7 +35,7 @@ func TestAFencedStepRunsInsideTheFence(t *testing.T) {
 	dump := filepath.Join(w.work, "dump.json")
 	w.script(append([]runnertest.Directive{
 		{Write: filepath.Join(w.work, "edited.txt"), Content: "the implementer's\n"},
-		{Run: []string{"/bin/sh", "-c", "echo escaped > ../outside.txt || true; echo key > \"$HOME/.ssh-copy\" || true"}},
+		{Run: []string{"/bin/sh", "-c", "echo escaped > ../outside.txt || true; echo key > " + filepath.Join(w.dir, ".ssh-copy") + " || true"}},
 		{Dump: dump},
 	}, lines(initLine, success)...)...)
 	o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy = domain.PolicyImplement; r.Sandbox = w.implementerFence() })
@@ -75,7 +75,7 @@ func TestAFencedStepRunsInsideTheFence(t *testing.T) {
 // the CLI never runs unconfined in its place. Turned off, the step runs unconfined and says so.
 func TestAFenceThatCannotBeBuiltRefusesTheStep(t *testing.T) {
 	w := newWorld(t)
-	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: w.guard(),
 		Environ: func() []string { return w.env }, TempDir: w.dir, Drain: 100 * time.Millisecond, Grace: 200 * time.Millisecond,
 		Sandbox: sandbox.New(sandbox.Options{MinABI: 99})})
 	marker := filepath.Join(w.work, "ran.txt")
@@ -141,9 +141,11 @@ print(s.recv(100))`
 	assert.Assert(t, sb != nil)
 	assert.Check(t, is.Equal(sb.NetworkRefused, 1))
 	assert.Check(t, is.DeepEqual(sb.Refused, []string{"[key].exfil.test:443"}))
-	// A reviewer writes nowhere but its own temporary folder.
-	assert.Check(t, is.Len(sb.Writable, 1))
-	assert.Check(t, strings.HasPrefix(sb.Writable[0], filepath.Join(w.dir, "abcd-tmp-")), sb.Writable)
+	// A reviewer writes nowhere but its own temporary folder and the CLI's state in the home abcd
+	// gives it.
+	assert.Assert(t, is.Len(sb.Writable, 2))
+	assert.Check(t, strings.HasPrefix(sb.Writable[0], filepath.Join(w.dir, "abcd-runner-")) && strings.HasSuffix(sb.Writable[0], "/home/.claude"), sb.Writable)
+	assert.Check(t, strings.HasPrefix(sb.Writable[1], filepath.Join(w.dir, "abcd-tmp-")), sb.Writable)
 }
 
 // A runner's own endpoints are those its block declares and the base URLs its CLI is passed, else

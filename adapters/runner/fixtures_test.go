@@ -22,7 +22,9 @@ import (
 
 // The streams the real CLIs wrote against their stand-ins (recorded by make test-harness with
 // ABCD_RECORD_FIXTURES=1, one folder per CLI version) are replayed through the adapter by the fake
-// CLI: each reads as it did when the real CLI wrote it.
+// CLI, which first runs this step's start-up hook as the real CLI does (a recorded stream holds the
+// answer to the hook of the step it was recorded for): each reads as it did when the real CLI wrote
+// it.
 func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 	dialects := map[domain.Kind]runner.Dialect{domain.Claude: claude.Dialect{}, domain.Codex: codex.Dialect{}, domain.Gemini: gemini.Dialect{}}
 	files, err := filepath.Glob("*/testdata/*/*.jsonl")
@@ -42,7 +44,7 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 			w.r.CLI = kind
 			w.r.Version = version
 			w.r.Limits.Turns = 50
-			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: w.guard(),
 				Environ: func() []string { return w.env }, TempDir: w.dir})
 			w.script(runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)
 			policy, schema := domain.PolicyRead, []byte(nil)
@@ -97,11 +99,11 @@ func TestRecordedStreamsReadAsTheyDid(t *testing.T) {
 	}
 }
 
-// Every recorded stream starts with its CLI's handshake (Claude Code's system/init, Codex's
-// thread.started, Gemini CLI's init), and the same stream without it completes nothing: a terminal
-// event before the handshake is no CLI's answer. An auth failure keeps its own cause.
+// Every recorded stream holds its CLI's handshake once (Claude Code's system/init, Codex's
+// thread.started, Gemini CLI's init), before any work, and the same stream from after it completes
+// nothing, its settings proven all the same: a terminal event before the handshake is no CLI's answer.
+// An auth failure keeps its own cause.
 func TestARecordedStreamWithoutItsHandshakeCompletesNothing(t *testing.T) {
-	dialects := map[domain.Kind]runner.Dialect{domain.Claude: claude.Dialect{}, domain.Codex: codex.Dialect{}, domain.Gemini: gemini.Dialect{}}
 	files, err := filepath.Glob("*/testdata/*/*.jsonl")
 	assert.NilError(t, err)
 	assert.Assert(t, len(files) >= 9)
@@ -112,20 +114,19 @@ func TestARecordedStreamWithoutItsHandshakeCompletesNothing(t *testing.T) {
 			data, err := os.ReadFile(file)
 			assert.NilError(t, err)
 			lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-			first, err := dialects[kind].NewParser().Event([]byte(lines[0]))
-			assert.NilError(t, err)
-			assert.Check(t, first.Handshake, "the stream starts with its handshake: %.80s", lines[0])
-			for _, l := range lines[1:] {
+			at := -1
+			for i, l := range lines {
 				ev, err := dialects[kind].NewParser().Event([]byte(l))
-				assert.Check(t, err != nil || !ev.Handshake, "only the handshake is one: %.80s", l)
+				if err == nil && ev.Handshake {
+					assert.Check(t, at < 0, "a second handshake: %.80s", l)
+					at = i
+				}
 			}
-			w := newWorld(t)
-			w.r.CLI = kind
+			assert.Assert(t, at >= 0, "the stream holds no handshake")
+			w := worldOf(t, kind)
 			w.r.Version = filepath.Base(filepath.Dir(file))
 			w.r.Limits.Turns = 50
-			w.a = runner.New(runner.Options{Dialects: []runner.Dialect{dialects[kind]}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
-				Environ: func() []string { return w.env }, TempDir: w.dir})
-			w.script(runnertest.Lines(lines[1:]...)...)
+			w.script(runnertest.Lines(lines[at+1:]...)...)
 			policy, schema := domain.PolicyRead, []byte(nil)
 			if strings.Contains(scenario, "implement") {
 				policy = domain.PolicyImplement
@@ -135,11 +136,38 @@ func TestARecordedStreamWithoutItsHandshakeCompletesNothing(t *testing.T) {
 			o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy, r.Schema = policy, schema })
 			assert.Assert(t, o.Failure != nil, "a stream without its handshake completed a step")
 			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
-			want := domain.CauseBadLine
 			if scenario == "auth" {
-				want = domain.CauseAuth
+				assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseAuth), o.Failure.Detail)
 			}
-			assert.Check(t, is.Equal(o.Failure.Cause, want), o.Failure.Detail)
+		})
+	}
+}
+
+// A recorded stream played as it is, by a CLI that runs no start-up hook of this step's settings (the
+// hook's answer a recorded stream holds names the nonce of the step it was recorded for), is refused
+// before its work counts: a stream cannot prove settings it was not given.
+func TestARecordedStreamWithoutThisStepsProofIsRefused(t *testing.T) {
+	files, err := filepath.Glob("*/testdata/*/*.jsonl")
+	assert.NilError(t, err)
+	for _, file := range files {
+		kind := domain.Kind(strings.Split(file, string(filepath.Separator))[0])
+		scenario := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		if scenario == "auth" {
+			continue // a failed end before any work keeps its own cause
+		}
+		t.Run(file, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			assert.NilError(t, err)
+			w := worldOf(t, kind)
+			w.r.Limits.Turns = 50
+			w.bare(runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)
+			policy := domain.PolicyRead
+			if strings.HasSuffix(scenario, "implement") {
+				policy = domain.PolicyImplement
+			}
+			o := w.step(context.Background(), func(r *ports.RunnerStep) { r.Policy = policy })
+			assert.Assert(t, o.Failure != nil)
+			assert.Check(t, is.Equal(o.Failure.Cause, domain.CauseSettingsIgnored), o.Failure.Detail)
 		})
 	}
 }

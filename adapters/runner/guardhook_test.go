@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -58,7 +59,11 @@ func TestTheGuardHookSeesEveryToolThatWrites(t *testing.T) {
 					} `json:"hooks"`
 				} `json:"hooks"`
 			}
-			assert.NilError(t, json.Unmarshal(cmd.Files["settings.json"], &settings))
+			file := cmd.Files["settings.json"]
+			if tc.dialect.Kind() == domain.Gemini {
+				file = cmd.HomeFiles[filepath.Join(".gemini", "settings.json")] // its user settings, in the home abcd gives it
+			}
+			assert.NilError(t, json.Unmarshal(file, &settings))
 			hooks := settings.Hooks[tc.event]
 			assert.Assert(t, is.Len(hooks, 1))
 			assert.Check(t, is.Equal(hooks[0].Hooks[0].Command, "/opt/abcd guard hook"))

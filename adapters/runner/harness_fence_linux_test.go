@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -15,8 +16,9 @@ import (
 
 // The real CLIs take an implementer's step inside the fence: the stand-in's address is the one
 // endpoint allowed, the worktree the one root written (its .git read-only) beside the CLI's state
-// folders under the home the test gives it (read-only but for them); every step still completes, and
-// the guard's hook still answers first.
+// folders under the settings home abcd gives it (the policy names none; the rest of that home and the
+// test's own home are read-only or hidden); every step still completes, and the guard's hook still
+// answers first.
 func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
 	for _, c := range clis(t) {
 		if c.editModel != "" {
@@ -31,7 +33,7 @@ func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
 			assert.NilError(t, os.WriteFile(beside, []byte("the person's\n"), 0o600))
 			req := ports.RunnerStep{Runner: w.r, Dir: w.work, PromptFile: w.prompt, Policy: domain.PolicyImplement, Model: w.c.model, Limits: w.r.Limits,
 				Sandbox: &ports.SandboxPolicy{Role: ports.SandboxRoleImplementer, Write: []string{w.work}, Protect: []string{filepath.Join(w.work, ".git")},
-					State: stateOf(t, c.kind, w.home), Show: []string{w.home}, Endpoints: []domain.Endpoint{api}}}
+					Endpoints: []domain.Endpoint{api}}}
 			o, err := w.a.Step(context.Background(), req)
 			assert.NilError(t, err)
 			assert.NilError(t, o.Receipt.Check())
@@ -47,22 +49,14 @@ func TestHarnessTheRealCLIsImplementInsideTheFence(t *testing.T) {
 			assert.Assert(t, sb != nil)
 			assert.Check(t, is.Equal(sb.Kind, domain.SandboxLinux))
 			assert.Check(t, is.DeepEqual(sb.Network, []string{api.String()}))
+			// What it wrote beside the worktree and its temporary folder is its state, in abcd's home.
+			for _, root := range sb.Writable {
+				if root != w.work && !strings.Contains(root, "abcd-tmp-") {
+					home := filepath.Dir(root)
+					assert.Check(t, strings.Contains(home, "abcd-runner-") && is.Contains(c.kind.StateFolders(home), root)().Success(), "%s writable", root)
+				}
+			}
 			t.Logf("%s: %+v", c.kind, *sb)
 		})
 	}
-}
-
-// stateOf is the CLI's state under the home the test gives it (as abcd gives a runner's CLI a home of
-// its own): the folders made, the file holding an empty object.
-func stateOf(t *testing.T, k domain.Kind, home string) []string {
-	t.Helper()
-	out := k.StateFolders(home)
-	for _, p := range out {
-		if filepath.Ext(p) == ".json" {
-			assert.NilError(t, os.WriteFile(p, []byte("{}\n"), 0o600))
-		} else {
-			assert.NilError(t, os.MkdirAll(p, 0o700))
-		}
-	}
-	return out
 }

@@ -94,12 +94,9 @@ func clis(t *testing.T) []cli {
 		{kind: domain.Codex, dialect: codex.Dialect{}, bin: filepath.Join(dir, "codex"), model: "gpt-5-codex", api: runnertest.OpenAI, enforced: true,
 			// A model of Codex's own catalog, for which it offers the model its apply_patch tool.
 			editModel: "gpt-5.6-sol",
+			// The base URL passed makes abcd name a model provider of its own in the home it gives Codex.
 			setup: func(t *testing.T, home, url string) ([]string, []string, []string) {
-				codexHome := filepath.Join(home, ".codex")
-				assert.NilError(t, os.MkdirAll(codexHome, 0o700))
-				conf := fmt.Sprintf("model_provider = \"standin\"\n\n[model_providers.standin]\nname = \"stand-in\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\nrequest_max_retries = 1\nstream_max_retries = 1\n", url+"/v1")
-				assert.NilError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(conf), 0o600))
-				return []string{"OPENAI_API_KEY=" + harnessKey, "CODEX_HOME=" + codexHome}, []string{"OPENAI_API_KEY"}, []string{"CODEX_HOME"}
+				return []string{"OPENAI_API_KEY=" + harnessKey, "OPENAI_BASE_URL=" + url + "/v1"}, []string{"OPENAI_API_KEY"}, []string{"OPENAI_BASE_URL"}
 			},
 			implement: func(string) []runnertest.Reply {
 				return []runnertest.Reply{
@@ -113,9 +110,6 @@ func clis(t *testing.T) []cli {
 			review: func(answer string) []runnertest.Reply { return []runnertest.Reply{{Text: answer}} }},
 		{kind: domain.Gemini, dialect: gemini.Dialect{}, bin: filepath.Join(dir, "gemini"), model: "gemini-2.5-pro", api: runnertest.Gemini,
 			setup: func(t *testing.T, home, url string) ([]string, []string, []string) {
-				g := filepath.Join(home, ".gemini")
-				assert.NilError(t, os.MkdirAll(g, 0o700))
-				assert.NilError(t, os.WriteFile(filepath.Join(g, "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o600))
 				return []string{"GEMINI_API_KEY=" + harnessKey, "GOOGLE_GEMINI_BASE_URL=" + url}, []string{"GEMINI_API_KEY"}, []string{"GOOGLE_GEMINI_BASE_URL"}
 			},
 			implement: func(string) []runnertest.Reply {
@@ -133,17 +127,29 @@ func clis(t *testing.T) []cli {
 	}
 }
 
-// secureTemp is a folder whose every parent is writable by its owner alone: Gemini CLI reads abcd's
-// settings only from such a place (the composition root uses $ABCD_HOME; a test, the user's cache).
-func secureTemp(t *testing.T) string {
+// runnersFolder is the runners' folder a harness test gives the adapter: under the machine's /tmp, a
+// folder every user may write (sticky), as a test's or a person's $ABCD_HOME may be. Each CLI's
+// settings home lies below it, and each must load abcd's settings from there all the same (Gemini CLI
+// skipped abcd's settings from such a place when they went in as its system settings).
+func runnersFolder(t *testing.T) string {
 	t.Helper()
-	base, err := os.UserCacheDir()
-	assert.NilError(t, err)
-	assert.NilError(t, os.MkdirAll(base, 0o700))
-	dir, err := os.MkdirTemp(base, "abcd-runner-test-") //nolint:usetesting // t.TempDir is under the shared /tmp, which Gemini CLI refuses
-	assert.NilError(t, err)
-	t.Cleanup(func() { assert.Check(t, os.RemoveAll(dir)) })
-	return dir
+	dir := t.TempDir()
+	if !worldWritableAbove(dir) {
+		t.Fatalf("%s has no world-writable folder above it: the harness means to run the CLIs under one", dir)
+	}
+	return filepath.Join(dir, "runner")
+}
+
+// worldWritableAbove reports whether a folder above path may be written by every user.
+func worldWritableAbove(path string) bool {
+	for p := filepath.Dir(path); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o002 != 0 {
+			return true
+		}
+		if p == filepath.Dir(p) {
+			return false
+		}
+	}
 }
 
 type harnessWorld struct {
@@ -177,7 +183,7 @@ func newHarness(t *testing.T, c cli, script func(work string) []runnertest.Reply
 	assert.NilError(t, os.WriteFile(prompt, []byte("Write hello.txt holding the word hello, check it, then publish it.\n"), 0o600))
 	w := &harnessWorld{c: c, script: script, home: home, api: api, work: work, prompt: prompt, env: env}
 	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{c.dialect}, Guard: []string{os.Getenv("ABCD_BIN"), "guard", "hook"},
-		Environ: func() []string { return w.env }, TempDir: secureTemp(t)})
+		Environ: func() []string { return w.env }, TempDir: runnersFolder(t)})
 	w.r = domain.Runner{Name: string(c.kind) + "-harness", CLI: c.kind, Executable: resolve(t, c.bin), CredentialEnv: creds, PassEnv: pass, Concurrency: 1,
 		Limits: domain.Limits{WallClock: 3 * time.Minute, FirstEvent: 90 * time.Second, Silence: 90 * time.Second, Turns: 20, APIRetries: 0}}
 	// The preflight the loop runs before a run: the version is one abcd knows and --help offers every
@@ -309,7 +315,7 @@ func record(t *testing.T, w *harnessWorld, req ports.RunnerStep, scenario string
 		recEnv = setEnv(recEnv, k, kv)
 	}
 	a := runner.New(runner.Options{Dialects: []runner.Dialect{w.c.dialect}, Guard: []string{os.Getenv("ABCD_BIN"), "guard", "hook"},
-		Environ: func() []string { return recEnv }, TempDir: secureTemp(t)})
+		Environ: func() []string { return recEnv }, TempDir: runnersFolder(t)})
 	assert.NilError(t, os.RemoveAll(filepath.Join(w.work, "hello.txt")))
 	p, f, err := a.Prepare(req)
 	assert.NilError(t, err)
@@ -349,7 +355,7 @@ func TestHarnessAhoyConnectARunner(t *testing.T) {
 	api := runnertest.Anthropic()
 	defer api.Close()
 	home := t.TempDir()
-	abcdHome := filepath.Join(secureTemp(t), "abcd-home")
+	abcdHome := filepath.Join(t.TempDir(), "abcd-home")
 	repo := t.TempDir()
 	out, err := exec.Command("git", "init", "-q", repo).CombinedOutput()
 	assert.NilError(t, err, string(out))

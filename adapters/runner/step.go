@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,6 +128,10 @@ type step struct {
 	note      string
 	stderr    *ring
 	turns     int
+	// proof is how the step tells that its CLI loaded abcd's settings; watch reads its stderr for the
+	// words by which it says it did not.
+	proof proof
+	watch stderrWatch
 }
 
 func (s *step) fail(f *runner.Failure) { s.o.Fail(f) }
@@ -140,7 +145,9 @@ func (s *step) run(ctx context.Context) (err error) {
 	defer func() { err = errors.Join(err, p.Close()) }()
 	s.scrub = p.Scrubber
 	s.o.Receipt.SchemaEnforced = p.SchemaEnforced
-	fenced, cleanup, err := s.a.fencing(s.req, p.private, p.Env)
+	s.proof = proof{kind: s.req.Runner.CLI, nonce: p.nonce, marker: p.marker, servers: p.servers}
+	s.watch = stderrWatch{words: p.refusals}
+	fenced, cleanup, err := s.a.fencing(s.req, p)
 	if err != nil {
 		return err
 	}
@@ -149,21 +156,28 @@ func (s *step) run(ctx context.Context) (err error) {
 }
 
 // Prepared is a step ready to start: the CLI's command line, environment and working folder, its
-// prompt opened for stdin, and the private folder holding the files it is handed. Close removes them.
+// prompt opened for stdin, and the private folder holding the files it is handed and the settings
+// home it runs in (Home). Close removes them.
 type Prepared struct {
 	Path, Dir string
 	Args, Env []string
 	Prompt    *os.File
+	// Home is the settings home abcd gives the CLI (HOME points there).
+	Home string
 	// Scrubber holds the credentials the step holds; SchemaEnforced says the CLI holds the answer to
 	// the step's schema.
 	Scrubber       *secret.Scrubber
 	SchemaEnforced bool
 	private        string
 	dialect        Dialect
+	// what proves the CLI loaded abcd's settings (see proof)
+	nonce, marker string
+	servers       []string
+	refusals      []string
 }
 
-// tempDir makes the folder the steps' private folders live in (0700: a CLI reads abcd's settings only
-// from a folder no one else may write).
+// tempDir makes the folder the steps' private folders live in, its owner's alone (0700): each CLI's
+// settings home lives there, and what a CLI reads as abcd's settings must be no one else's to write.
 func (a *Adapter) tempDir() error {
 	if a.temp == "" {
 		return nil
@@ -171,7 +185,7 @@ func (a *Adapter) tempDir() error {
 	if err := os.MkdirAll(a.temp, 0o700); err != nil {
 		return fmt.Errorf("making the runners' folder: %w", err)
 	}
-	return nil
+	return ownerOnly(a.temp)
 }
 
 // Close releases the prompt and removes the private folder, whose files hold what the step was
@@ -216,7 +230,16 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 		_ = prompt.Close()
 		return nil, nil, fmt.Errorf("making the step's private folder: %w", err)
 	}
-	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d}
+	nonce, err := newNonce()
+	if err != nil {
+		prompt.Close()
+		os.RemoveAll(private)
+		return nil, nil, err
+	}
+	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d, nonce: nonce}
+	for _, s := range catalog.Servers {
+		p.servers = append(p.servers, s.Name)
+	}
 	f, err = p.command(a, req, d, catalog)
 	if f != nil || err != nil {
 		return nil, f, errors.Join(err, p.Close())
@@ -225,8 +248,10 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 }
 
 func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog runner.Catalog) (*runner.Failure, error) {
+	before, _, _ := runner.Environment(a.environ(), req.Runner, nil)
 	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard,
-		Fenced: req.Sandbox != nil && !req.Sandbox.Off}
+		Fenced: req.Sandbox != nil && !req.Sandbox.Off, Home: filepath.Join(p.private, homeName), Nonce: p.nonce, Env: envMap(before),
+		CredentialEnv: slices.Clone(req.Runner.CredentialEnv)}
 	if len(req.Schema) > 0 {
 		in.Schema, in.SchemaFile = req.Schema, filepath.Join(p.private, "schema.json")
 	}
@@ -250,7 +275,19 @@ func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog 
 			return nil, fmt.Errorf("writing the step's %s: %w", name, err)
 		}
 	}
-	env, creds, missing := runner.Environment(a.environ(), req.Runner, cmd.Env)
+	home, err := writeHome(p.private, d.Kind(), cmd.HomeFiles)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(home, cmd.Marker); cmd.Marker != "" && (err != nil || !filepath.IsLocal(rel)) {
+		return nil, fmt.Errorf("the dialect names a marker outside the CLI's settings home: %q", cmd.Marker)
+	}
+	p.Home, p.marker, p.refusals = home, cmd.Marker, cmd.StderrRefusals
+	// The home wins over whatever else names one: the CLI reads no settings of the person's.
+	extra := map[string]string{}
+	maps.Copy(extra, cmd.Env)
+	maps.Copy(extra, d.Kind().HomeEnv(home))
+	env, creds, missing := runner.Environment(a.environ(), req.Runner, extra)
 	p.Args, p.Env = cmd.Args, env
 	p.Scrubber = secret.NewScrubber(append(creds, req.Scrub...)...)
 	if len(missing) > 0 {
@@ -298,6 +335,7 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		for {
 			n, err := errR.Read(buf)
 			_, _ = s.stderr.Write(buf[:n]) // a ring: its Write never fails
+			s.watch.Write(buf[:n])
 			if err != nil {
 				return
 			}
@@ -324,6 +362,11 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 	<-stderrDone
 	code, sig := p.exit()
 	s.o.Receipt.ExitCode, s.o.Receipt.Signal = code, sig
+	if said := s.watch.said; said != "" {
+		// Said on stderr alone, and read in full only now: before the step's work counts.
+		s.fail(runner.Failf(runner.CauseSettingsIgnored, "%s said %q on its stderr: part of the settings abcd gave it (an MCP server abcd handed it) did not load",
+			d.Kind().Name(), said))
+	}
 	if s.o.Failure == nil && s.terminal == nil {
 		// The stream ended with no terminal event: the step failed, whatever the exit code says. A code
 		// the CLI documents names why.
@@ -468,6 +511,10 @@ func (s *step) line(parser Parser, l line) bool {
 		}
 		return true // after the terminal event, lines are drained, not taken
 	}
+	if f := s.proof.check(ev); f != nil {
+		s.fail(f)
+		return false
+	}
 	if !ev.Known {
 		s.o.Receipt.UnknownEvents++
 	}
@@ -504,20 +551,9 @@ func (s *step) line(parser Parser, l line) bool {
 			return false
 		}
 	}
-	if ev.Retries > 0 {
-		s.o.Receipt.APIRetries += ev.Retries
-		switch {
-		case ev.RetryStatus == 401 || ev.RetryStatus == 403:
-			s.fail(runner.Failf(runner.CauseAuth, "the vendor's API answered %d, and the CLI began retrying it%s", ev.RetryStatus, s.context()))
-			return false
-		case s.o.Receipt.APIRetries > s.req.Limits.APIRetries:
-			cause := runner.CauseAPIRetries
-			if ev.RetryStatus == 429 {
-				cause = runner.CauseRateLimit
-			}
-			s.fail(runner.Failf(cause, "the CLI retried its API %d times, past the step's bound of %d (last status %d)%s", s.o.Receipt.APIRetries, s.req.Limits.APIRetries, ev.RetryStatus, s.context()))
-			return false
-		}
+	if f := s.retries(ev); f != nil {
+		s.fail(f)
+		return false
 	}
 	s.handshake = s.handshake || ev.Handshake
 	if ev.Terminal != nil {
@@ -532,6 +568,26 @@ func (s *step) line(parser Parser, l line) bool {
 		s.take(ev.Terminal)
 	}
 	return true
+}
+
+// retries counts the API retries an event reports: one after a 401 or 403, or one past the step's
+// bound, is the step's failure.
+func (s *step) retries(ev Event) *runner.Failure {
+	if ev.Retries <= 0 {
+		return nil
+	}
+	s.o.Receipt.APIRetries += ev.Retries
+	switch {
+	case ev.RetryStatus == 401 || ev.RetryStatus == 403:
+		return runner.Failf(runner.CauseAuth, "the vendor's API answered %d, and the CLI began retrying it%s", ev.RetryStatus, s.context())
+	case s.o.Receipt.APIRetries > s.req.Limits.APIRetries:
+		cause := runner.CauseAPIRetries
+		if ev.RetryStatus == 429 {
+			cause = runner.CauseRateLimit
+		}
+		return runner.Failf(cause, "the CLI retried its API %d times, past the step's bound of %d (last status %d)%s", s.o.Receipt.APIRetries, s.req.Limits.APIRetries, ev.RetryStatus, s.context())
+	}
+	return nil
 }
 
 func (s *step) models(ms []string) {
@@ -649,6 +705,17 @@ func receiptWord(s string) string {
 		s = text.Clip(s)
 	}
 	return s
+}
+
+// envMap reads KEY=value lines into a map (a later duplicate wins).
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 // pathless is an error's words without the paths and addresses it may name.

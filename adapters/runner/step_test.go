@@ -73,17 +73,34 @@ func newWorld(t *testing.T) *world {
 	w.r = domain.Runner{Name: "cc", CLI: domain.Claude, Executable: exe, Version: "2.1.332",
 		CredentialEnv: []string{"ANTHROPIC_API_KEY"}, PassEnv: []string{runnertest.ScriptVar, "FAKE_CLI_VERSION", "FAKE_CLI_HELP"},
 		Concurrency: 1, Limits: fastLimits()}
-	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: w.guard(),
 		Environ: func() []string { return w.env }, TempDir: dir, Drain: 100 * time.Millisecond, Grace: 200 * time.Millisecond})
 	return w
+}
+
+// guard is the guard hook the world's steps name: the test binary, which answers as abcd's guard
+// hook when started so (runnertest's fake guard).
+func (w *world) guard() []string {
+	w.t.Helper()
+	exe, err := os.Executable()
+	assert.NilError(w.t, err)
+	return []string{exe, "guard", "hook"}
 }
 
 func fastLimits() domain.Limits {
 	return domain.Limits{WallClock: 20 * time.Second, FirstEvent: 10 * time.Second, Silence: 10 * time.Second, Turns: 50, APIRetries: 2}
 }
 
-// script points the fake at a script of these directives.
+// script points the fake at a script of these directives, played by a CLI that loads abcd's settings
+// and runs its start-up hook as the real one does.
 func (w *world) script(ds ...runnertest.Directive) {
+	w.t.Helper()
+	w.bare(append([]runnertest.Directive{{SessionStart: string(w.r.CLI)}}, ds...)...)
+}
+
+// bare points the fake at a script of these directives alone: a CLI that ignores abcd's settings
+// (unless the script loads them itself).
+func (w *world) bare(ds ...runnertest.Directive) {
 	w.t.Helper()
 	path, err := runnertest.Script(w.dir, ds...)
 	assert.NilError(w.t, err)
@@ -128,7 +145,7 @@ func TestASuccessfulStepCompletesOnTheResultAlone(t *testing.T) {
 	w := newWorld(t)
 	// The fake exits on its own right after the result; a drain longer than any loaded machine's
 	// delay lets it, so its own exit code is what is recorded (the drain ends at its exit).
-	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}}, Guard: w.guard(),
 		Environ: func() []string { return w.env }, TempDir: w.dir, Drain: time.Minute, Grace: 200 * time.Millisecond})
 	w.script(append(lines(initLine, textLine, toolLine, resultLine, `{"type":"brand_new_event","x":1}`, success), runnertest.Directive{Exit: 1})...)
 	o := w.step(context.Background())
@@ -168,7 +185,8 @@ func TestTheCLIGetsTheAllowlistTheFlagsAndThePromptOnStdin(t *testing.T) {
 		names = append(names, k)
 	}
 	assert.Check(t, is.DeepEqual(names, []string{runner.MarkVar, "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_MAX_RETRIES",
-		"DISABLE_AUTOUPDATER", "FAKE_CLI_SCRIPT", "GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "NO_COLOR", "PAGER", "PATH", "TERM"}),
+		"CLAUDE_CONFIG_DIR", "DISABLE_AUTOUPDATER", "FAKE_CLI_SCRIPT", "GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "NO_COLOR", "PAGER", "PATH", "TERM",
+		"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"}),
 		"only the allowlist reaches the CLI, and the step's mark")
 	assert.Check(t, is.Contains(d.Env, "TERM=dumb"))
 	assert.Check(t, is.Contains(d.Env, "CLAUDE_CODE_MAX_RETRIES=2"))
@@ -494,7 +512,7 @@ func TestAURLsPasswordIsScrubbedFromAFailuresDetail(t *testing.T) {
 
 func TestGeminiIsRefusedAFolderCarryingItsConfiguration(t *testing.T) {
 	w := newWorld(t)
-	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{gemini.Dialect{}}, Guard: []string{"/usr/local/bin/abcd", "guard", "hook"},
+	w.a = runner.New(runner.Options{Dialects: []runner.Dialect{gemini.Dialect{}}, Guard: w.guard(),
 		Environ: func() []string { return w.env }, TempDir: w.dir})
 	w.r.CLI = domain.Gemini
 	assert.NilError(t, os.Mkdir(filepath.Join(w.work, ".gemini"), 0o700))

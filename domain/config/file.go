@@ -91,8 +91,8 @@ type Runner struct {
 	PassEnv []string `json:"pass_env,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
 	// Concurrency is how many steps the runner takes at once.
 	Concurrency int `json:"concurrency,omitempty" jsonschema:"minimum=1,maximum=16"`
-	// Endpoints are the base URLs the CLI reaches beside its vendor's API when its own configuration
-	// sets one (Codex's model_providers.*.base_url).
+	// Endpoints are the base URLs the CLI reaches beside its vendor's API that no *_BASE_URL variable
+	// names (a gateway or proxy its own configuration sets).
 	Endpoints []string `json:"endpoints,omitempty" jsonschema:"maxItems=8,uniqueItems=true"`
 	// Sandbox is on (unset) or off: off runs the runner's steps outside abcd's sandbox.
 	Sandbox string        `json:"sandbox,omitempty"`

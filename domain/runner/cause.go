@@ -26,6 +26,10 @@ const (
 	// The fence around the CLI could not be built on this machine (the detail names what is missing):
 	// the step is never run unconfined in its place.
 	CauseSandboxUnavailable Cause = "sandbox_unavailable"
+	// As the CLI starts: it did not load the settings abcd gave it (abcd's start-up hook never answered
+	// before the CLI's work began, or an MCP server abcd handed it did not start), so its guard hook
+	// cannot be trusted to run either. The step is refused before its work counts.
+	CauseSettingsIgnored Cause = "settings_ignored"
 
 	// What the CLI reported in its terminal event, or in the events before it.
 	CauseAuth       Cause = "auth"        // the vendor's API refused the credentials
@@ -68,6 +72,7 @@ const (
 // Causes lists every cause, in the order a step meets them.
 func Causes() []Cause {
 	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable,
+		CauseSettingsIgnored,
 		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
 		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
 		CauseFirstEvent, CauseSilence, CauseWallClock,
@@ -105,7 +110,7 @@ func (c Cause) Reason() review.FallbackReason {
 	case CauseLineTooLong, CauseStreamTooLong, CauseToolCallLimit, CauseSchema,
 		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseDoDFailed:
 		return review.Invalid
-	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable:
+	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable, CauseSettingsIgnored:
 		return review.Failed
 	case CauseInterrupted:
 		return review.Interrupted
@@ -146,6 +151,8 @@ func (c Cause) Sentence() string {
 		return "the folder carries the CLI's own configuration, which the CLI would load"
 	case CauseSandboxUnavailable:
 		return "the sandbox abcd runs the CLI in cannot be built on this machine"
+	case CauseSettingsIgnored:
+		return "the CLI did not load the settings abcd gave it (its guard hook, its MCP servers)"
 	case CauseAuth:
 		return "the vendor's API refused the credentials"
 	case CauseRateLimit:

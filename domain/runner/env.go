@@ -2,6 +2,7 @@ package runner
 
 import (
 	"net/url"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -35,6 +36,8 @@ var owned = []string{
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
 	"CLAUDE_CODE_MAX_RETRIES", "CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_SAFE_MODE",
 	"GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+	// The home abcd gives each CLI (HomeEnv): a runner's block cannot point the CLI at another.
+	"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME",
 	"BASH_ENV", "ENV", "PROMPT_COMMAND", "NODE_OPTIONS", "SHELLOPTS", "BASHOPTS",
 }
 
@@ -65,6 +68,33 @@ func EnvProblem(name string) string {
 		return "which every runner is given already: remove it"
 	}
 	return ""
+}
+
+// HomeEnv points a CLI at the settings home abcd gives it, never the person's: HOME, the XDG folders
+// under it, and the CLI's own configuration variable (Claude Code's CLAUDE_CONFIG_DIR, Codex's
+// CODEX_HOME, Gemini CLI's GEMINI_CLI_HOME), so the CLI reads the settings abcd wrote there and
+// writes its state there (StateFolders), and neither it nor what it starts reads the person's own
+// settings, hooks or servers. nil for a home that is not an absolute path.
+func (k Kind) HomeEnv(home string) map[string]string {
+	if home == "" || !path.IsAbs(home) {
+		return nil
+	}
+	env := map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": path.Join(home, ".config"),
+		"XDG_CACHE_HOME":  path.Join(home, ".cache"),
+		"XDG_DATA_HOME":   path.Join(home, ".local", "share"),
+		"XDG_STATE_HOME":  path.Join(home, ".local", "state"),
+	}
+	switch k {
+	case Claude:
+		env["CLAUDE_CONFIG_DIR"] = path.Join(home, ".claude")
+	case Codex:
+		env["CODEX_HOME"] = path.Join(home, ".codex")
+	case Gemini:
+		env["GEMINI_CLI_HOME"] = home
+	}
+	return env
 }
 
 // Userinfo is the credentials a passed value carries in a URL's userinfo (a proxy's

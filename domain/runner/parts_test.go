@@ -38,10 +38,11 @@ func TestTheEnvironmentIsAnAllowlist(t *testing.T) {
 
 func TestEveryNestedMarkerAndLoaderIsRefused(t *testing.T) {
 	for _, name := range []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID", "CODEX_SANDBOX", "GEMINI_CLI", "OPENCODE_X",
-		"ABCD_HOME", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "GIT_CONFIG_COUNT", "GIT_SSH_COMMAND", "NODE_OPTIONS", "BASH_ENV", "TERM", "HOME"} {
+		"ABCD_HOME", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "GIT_CONFIG_COUNT", "GIT_SSH_COMMAND", "NODE_OPTIONS", "BASH_ENV", "TERM", "HOME",
+		"CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME"} {
 		assert.Check(t, EnvProblem(name) != "", name)
 	}
-	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "HTTPS_PROXY", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "GOOGLE_CLOUD_PROJECT", "GEMINI_API_KEY"} {
+	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "HTTPS_PROXY", "OPENAI_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN", "GOOGLE_CLOUD_PROJECT", "GEMINI_API_KEY"} {
 		assert.Check(t, is.Equal(EnvProblem(name), ""), name)
 	}
 }

@@ -174,36 +174,25 @@ func (k Kind) VendorEndpoints() []Endpoint {
 	return nil
 }
 
-// StateFolders are the folders (and the file) under home where the CLI writes its own state on every
-// run: its configuration, sessions and caches. They are the writable state of a fenced step, so home
-// must be the home abcd gives the CLI, never the person's: a CLI's state folder holds the settings
-// and hooks the person's own sessions of it load, and a step that could write them would run code
-// outside every fence the next time the person starts the CLI.
+// StateFolders are the folders under home where the CLI writes its own state on every run: its
+// configuration, sessions and caches (Claude Code keeps its .claude.json inside .claude, where
+// HomeEnv's CLAUDE_CONFIG_DIR points). They are the writable state of a fenced step, so home must be
+// the home abcd gives the CLI, never the person's: a CLI's state folder holds the settings and hooks
+// the person's own sessions of it load, and a step that could write them would run code outside
+// every fence the next time the person starts the CLI.
 func (k Kind) StateFolders(home string) []string {
 	if home == "" || !path.IsAbs(home) {
 		return nil
 	}
 	switch k {
 	case Claude:
-		return []string{path.Join(home, ".claude"), path.Join(home, ".claude.json")}
+		return []string{path.Join(home, ".claude")}
 	case Codex:
 		return []string{path.Join(home, ".codex")}
 	case Gemini:
 		return []string{path.Join(home, ".gemini")}
 	}
 	return nil
-}
-
-// StateVariable is the environment variable that moves the CLI's state out of its home (Claude Code's
-// CLAUDE_CONFIG_DIR, Codex's CODEX_HOME); "" for a CLI that reads none.
-func (k Kind) StateVariable() string {
-	switch k {
-	case Claude:
-		return "CLAUDE_CONFIG_DIR"
-	case Codex:
-		return "CODEX_HOME"
-	}
-	return ""
 }
 
 // CredentialFolders are the folders and files under a home that hold the person's credentials: a

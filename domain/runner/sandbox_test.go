@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -84,9 +85,28 @@ func FuzzEndpointOf(f *testing.F) {
 }
 
 func TestEachCLIsStateIsUnderTheHomeItIsGiven(t *testing.T) {
-	assert.Check(t, is.DeepEqual(Claude.StateFolders("/h"), []string{"/h/.claude", "/h/.claude.json"}))
+	assert.Check(t, is.DeepEqual(Claude.StateFolders("/h"), []string{"/h/.claude"}))
 	assert.Check(t, is.DeepEqual(Codex.StateFolders("/h"), []string{"/h/.codex"}))
 	assert.Check(t, is.DeepEqual(Gemini.StateFolders("/h"), []string{"/h/.gemini"}))
 	assert.Check(t, is.Len(Claude.StateFolders("h"), 0))
 	assert.Check(t, is.Len(OpenCode.StateFolders("/h"), 0), "a CLI abcd does not drive has none")
+}
+
+// Each CLI is pointed at the home abcd gives it, by HOME and by its own variable, and its state
+// folders lie under that home; a runner's block may not point it elsewhere.
+func TestEachCLIIsPointedAtTheHomeItIsGiven(t *testing.T) {
+	for k, own := range map[Kind][2]string{Claude: {"CLAUDE_CONFIG_DIR", "/h/.claude"}, Codex: {"CODEX_HOME", "/h/.codex"}, Gemini: {"GEMINI_CLI_HOME", "/h"}} {
+		env := k.HomeEnv("/h")
+		assert.Check(t, is.Equal(env["HOME"], "/h"), k)
+		assert.Check(t, is.Equal(env[own[0]], own[1]), k)
+		for name, v := range env {
+			assert.Check(t, v == "/h" || strings.HasPrefix(v, "/h/"), "%s: %s=%s is outside the home", k, name, v)
+		}
+		for _, s := range k.StateFolders("/h") {
+			assert.Check(t, strings.HasPrefix(s, "/h/"), "%s: state %s is outside the home", k, s)
+		}
+		assert.Check(t, EnvProblem(own[0]) != "", "%s may not be named by a runner's block", own[0])
+	}
+	assert.Check(t, is.Contains(Gemini.HomeEnv("/h"), "XDG_CONFIG_HOME"))
+	assert.Check(t, Claude.HomeEnv("h") == nil, "a home that is not absolute points nowhere")
 }

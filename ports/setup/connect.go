@@ -48,8 +48,8 @@ type AhoyConnectInput struct {
 	// Roles are the agents whose steps the runner takes: each is written as
 	// oracle.roles.<agent>.runner in the same write as the runner's block.
 	Roles []runner.Agent `json:"roles,omitempty" jsonschema:"maxItems=4"`
-	// Endpoints are the base URLs the runner's CLI reaches beside its vendor's API when its own
-	// configuration sets one (Codex's model_providers.*.base_url): inside abcd's sandbox its network
+	// Endpoints are the base URLs the runner's CLI reaches beside its vendor's API that no *_BASE_URL
+	// variable names (a gateway or proxy its own configuration sets): inside abcd's sandbox its network
 	// is these, the *_BASE_URL variables it is passed, else its vendor's API.
 	Endpoints []provider.BaseURL `json:"endpoints,omitempty" jsonschema:"maxItems=8"`
 	// Sandbox off runs the runner's steps, and its proving call, outside abcd's sandbox (written as the

@@ -165,6 +165,7 @@ func TestKillNineDuringARunnerReview(t *testing.T) {
 	answer := "You run headless: how you answer"
 	var script strings.Builder
 	for _, d := range []runnertest.Directive{
+		{SessionStart: "claude"},
 		{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
 		{SleepMS: int(routeDelay.Milliseconds())},
 		{When: []string{answer, "# ruthless-reviewer:"}, Out: result(map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}})},

@@ -1,6 +1,8 @@
 // Package claude is Claude Code's dialect for the runner route: `claude --print --output-format
-// stream-json --verbose`, the prompt on stdin, abcd's own settings and MCP configuration only, and the
-// one `result` line as the authoritative end of a step.
+// stream-json --verbose`, the prompt on stdin, abcd's own settings and MCP configuration only (proven
+// loaded by abcd's start-up hook, whose answer Claude Code writes in its stream before its init, and
+// by the MCP servers its init lists as connected), and the one `result` line as the authoritative end
+// of a step.
 package claude
 
 import (
@@ -30,7 +32,7 @@ func (Dialect) Help() []string { return []string{"--help"} }
 // Flags are every flag Invocation passes. --max-turns is not among them: 2.1.x no longer lists it,
 // so abcd counts turns from the stream itself.
 func (Dialect) Flags() []string {
-	return []string{"--print", "--output-format", "--verbose", "--input-format", "--no-session-persistence", "--restricted",
+	return []string{"--print", "--output-format", "--verbose", "--include-hook-events", "--input-format", "--no-session-persistence", "--restricted",
 		"--strict-mcp-config", "--mcp-config", "--settings", "--permission-mode", "--permission-prompts", "--tools", "--allowedTools",
 		"--model", "--json-schema", "--max-budget-usd"}
 }
@@ -53,7 +55,11 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	tools := readTools
 	mode := "dontAsk"
 	allowed := slices.Clone(in.Catalog.Allowed)
-	settings := map[string]any{}
+	// abcd's start-up hook runs for every step: its answer, in the stream before init, proves Claude
+	// Code loaded these settings (a file that fails validation is ignored in silence in print mode).
+	hooks := map[string]any{"SessionStart": []any{map[string]any{
+		"hooks": []any{map[string]any{"type": "command", "command": runner.StartHook(in.Guard, in.Nonce, ""), "timeout": 10}}}}}
+	settings := map[string]any{"hooks": hooks}
 	switch {
 	case in.Probe:
 		tools = nil
@@ -64,8 +70,8 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		tools = implementTools
 		mode = "acceptEdits"
 		allowed = append(allowed, "Bash")
-		settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{"matcher": GuardMatcher,
-			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10}}}}}
+		hooks["PreToolUse"] = []any{map[string]any{"matcher": GuardMatcher,
+			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10}}}}
 	case in.Policy != domain.PolicyRead:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
 	}
@@ -81,7 +87,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	if err != nil {
 		return runner.Command{}, err
 	}
-	args := []string{"--print", "--output-format=stream-json", "--verbose", "--input-format=text", "--no-session-persistence",
+	args := []string{"--print", "--output-format=stream-json", "--verbose", "--include-hook-events", "--input-format=text", "--no-session-persistence",
 		"--restricted", "--strict-mcp-config", "--mcp-config=" + filepath.Join(in.Private, "mcp.json"),
 		"--settings=" + filepath.Join(in.Private, "settings.json"), "--permission-mode=" + mode, "--permission-prompts=none",
 		"--tools=" + strings.Join(tools, ","), "--allowedTools=" + strings.Join(allowed, ",")}
@@ -132,11 +138,22 @@ type head struct {
 	SessionID string `json:"session_id"`
 }
 
-// system is a system event: init names the model; api_retry the status it retries after.
+// system is a system event: init names the model and the MCP servers started; api_retry the status it
+// retries after; hook_response a hook's answer (--include-hook-events).
 type system struct {
 	Model       string          `json:"model"`
 	ErrorStatus *int            `json:"error_status"`
 	Error       json.RawMessage `json:"error"`
+	MCPServers  []mcpServer     `json:"mcp_servers"`
+	HookEvent   string          `json:"hook_event"`
+	Stdout      string          `json:"stdout"`
+	ExitCode    *int            `json:"exit_code"`
+}
+
+// mcpServer is an MCP server init lists, and whether it started.
+type mcpServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // chat is an assistant or user event: its message, and an API error Claude Code met.
@@ -223,22 +240,8 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 	}
 	switch h.Type {
 	case "system":
-		var e system
-		if err := decode(line, &e); err != nil {
+		if err := systemEvent(&ev, line, h.Subtype); err != nil {
 			return ev, err
-		}
-		switch h.Subtype {
-		case "init":
-			ev.Handshake = true
-			ev.Models = []string{e.Model}
-		case "api_retry":
-			ev.Retries = 1
-			if e.ErrorStatus != nil {
-				ev.RetryStatus = *e.ErrorStatus
-			}
-			ev.Note = "the API answered " + errorWord(e.Error, ev.RetryStatus) + " and Claude Code retried"
-		case "permission_denied":
-			ev.Denials = 1
 		}
 	case "assistant", "user":
 		var e chat
@@ -287,6 +290,38 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 		ev.Terminal = t
 	}
 	return ev, nil
+}
+
+// systemEvent reads a system event: init names the model and the MCP servers started, api_retry a
+// retry, permission_denied a denial, and a session-start hook's answer may prove abcd's settings.
+func systemEvent(ev *runner.Event, line []byte, subtype string) error {
+	var e system
+	if err := decode(line, &e); err != nil {
+		return err
+	}
+	switch subtype {
+	case "init":
+		ev.Handshake = true
+		ev.Models = []string{e.Model}
+		ev.Servers = map[string]string{}
+		for _, m := range e.MCPServers {
+			ev.Servers[m.Name] = m.Status
+		}
+	case "hook_response":
+		// Only a session-start hook that exited 0 can prove abcd's settings loaded.
+		if e.HookEvent == "SessionStart" && e.ExitCode != nil && *e.ExitCode == 0 {
+			ev.Loaded = e.Stdout
+		}
+	case "api_retry":
+		ev.Retries = 1
+		if e.ErrorStatus != nil {
+			ev.RetryStatus = *e.ErrorStatus
+		}
+		ev.Note = "the API answered " + errorWord(e.Error, ev.RetryStatus) + " and Claude Code retried"
+	case "permission_denied":
+		ev.Denials = 1
+	}
+	return nil
 }
 
 // terminal reads the result line: success only when its subtype is success, is_error is false, and

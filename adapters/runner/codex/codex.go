@@ -1,12 +1,16 @@
 // Package codex is Codex CLI's dialect for the runner route: `codex exec --json`, the prompt on stdin,
 // its OS sandbox (read-only for reviewers, workspace-write for the implementer, whose shell commands
-// also pass abcd's guard as a PreToolUse hook; none inside abcd's fence, which holds the same), abcd's own MCP servers and hooks only, and
-// turn.completed or turn.failed as the authoritative end of a step.
+// also pass abcd's guard as a PreToolUse hook; none inside abcd's fence, which holds the same), abcd's
+// own MCP servers and hooks only (Codex's stream shows no hook: abcd's start-up hook proves they
+// loaded by writing the step's nonce to a marker in Codex's home; each MCP server is required, so
+// Codex starts no thread without it), and turn.completed or turn.failed as the authoritative end of
+// a step.
 package codex
 
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -46,7 +50,12 @@ func (Dialect) Flags() []string {
 // the guard).
 func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	sandbox := "read-only"
-	hooks := "{}"
+	marker := ""
+	if in.Home != "" {
+		marker = filepath.Join(in.Home, ".codex", Marker)
+	}
+	// abcd's start-up hook runs for every step; Codex runs it before its first model request.
+	hooks := `SessionStart=[{hooks=[{type="command",command=` + str(runner.StartHook(in.Guard, in.Nonce, marker)) + `,timeout=10}]}]`
 	switch {
 	case in.Probe || in.Policy == domain.PolicyRead:
 	case in.Policy == domain.PolicyImplement:
@@ -54,7 +63,7 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
 		}
 		sandbox = "workspace-write"
-		hooks = `{PreToolUse=[{matcher=` + str(GuardMatcher) + `,hooks=[{type="command",command=` + str(runner.ShellWords(in.Guard)) + `,timeout=10}]}]}`
+		hooks = `PreToolUse=[{matcher=` + str(GuardMatcher) + `,hooks=[{type="command",command=` + str(runner.ShellWords(in.Guard)) + `,timeout=10}]}],` + hooks
 	default:
 		return runner.Command{}, fmt.Errorf("policy %q is not one abcd knows", in.Policy)
 	}
@@ -73,21 +82,48 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		for _, a := range s.Args {
 			args = append(args, str(a))
 		}
-		servers = append(servers, fmt.Sprintf("%s={command=%s,args=[%s],enabled_tools=[%s]}", str(s.Name), str(s.Command), strings.Join(args, ","), strings.Join(tools, ",")))
+		// Required: a server that does not start ends Codex before its thread, rather than being left
+		// out in silence (which Codex does with any other).
+		servers = append(servers, fmt.Sprintf("%s={command=%s,args=[%s],enabled_tools=[%s],required=true}", str(s.Name), str(s.Command), strings.Join(args, ","), strings.Join(tools, ",")))
 	}
 	args := []string{"exec", "--json", "--color=never", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox=" + sandbox,
-		"--config=mcp_servers={" + strings.Join(servers, ",") + "}", "--config=hooks=" + hooks, `--config=web_search="disabled"`, noTTY}
-	if in.Policy == domain.PolicyImplement && !in.Probe {
-		// The one hook enabled is abcd's guard, set just above over whatever the configuration holds.
-		args = append(args, "--dangerously-bypass-hook-trust")
-	}
+		"--config=mcp_servers={" + strings.Join(servers, ",") + "}", "--config=hooks={" + hooks + "}", `--config=web_search="disabled"`, noTTY,
+		// The hooks enabled are abcd's, set just above over whatever a configuration holds (the home
+		// abcd gives Codex holds none).
+		"--dangerously-bypass-hook-trust"}
 	if in.Model != "" {
 		args = append(args, "--model="+in.Model)
 	}
 	if in.SchemaFile != "" {
 		args = append(args, "--output-schema="+in.SchemaFile)
 	}
-	return runner.Command{Args: args, SchemaEnforced: in.SchemaFile != ""}, nil
+	cmd := runner.Command{Args: args, SchemaEnforced: in.SchemaFile != "", Marker: marker}
+	if conf := provider(in); conf != "" {
+		cmd.HomeFiles = map[string][]byte{filepath.Join(".codex", "config.toml"): []byte(conf)}
+	}
+	return cmd, nil
+}
+
+// Marker is the file in Codex's home (CODEX_HOME) abcd's start-up hook writes the step's nonce to.
+const Marker = "abcd-start-hook"
+
+// provider is the configuration (config.toml in the home abcd gives Codex) naming Codex's model
+// provider when the runner passes a base URL (OPENAI_BASE_URL): Codex reads none from its
+// environment, and that home holds no configuration of the person's, so abcd names a provider of its
+// own there, speaking the Responses API, its key from the runner's first credential variable,
+// retrying no more than the step's bound. It is a file (0600), not a flag, so a base URL carrying a
+// credential is in no command line. "" without one: Codex uses OpenAI's own.
+func provider(in runner.Invocation) string {
+	base := in.Env["OPENAI_BASE_URL"]
+	if base == "" {
+		return ""
+	}
+	conf := fmt.Sprintf("model_provider = \"abcd\"\n\n[model_providers.abcd]\nname = \"abcd: OPENAI_BASE_URL\"\nbase_url = %s\nwire_api = \"responses\"\nrequest_max_retries = %d\nstream_max_retries = %d\n",
+		str(base), in.Limits.APIRetries, in.Limits.APIRetries)
+	if len(in.CredentialEnv) > 0 {
+		conf += "env_key = " + str(in.CredentialEnv[0]) + "\n"
+	}
+	return conf
 }
 
 // noTTY switches off Codex's terminal sessions: with one, the model starts a shell (exec_command with

@@ -1,6 +1,9 @@
 // Package gemini is Gemini CLI's dialect for the runner route: `gemini --output-format stream-json`,
-// the prompt on stdin, abcd's settings as the system settings (which override the person's and the
-// workspace's), its policy engine and approval mode per role, abcd's guard as the BeforeTool hook of
+// the prompt on stdin, abcd's settings as the user settings of the home abcd gives it (GEMINI_CLI_HOME;
+// Gemini CLI reads a system settings file only when root owns it and every folder above it, so
+// abcd's were skipped, without a word on the stream, for every other user and anywhere under /tmp),
+// proven loaded by abcd's start-up hook, whose answer Gemini CLI puts before the prompt in its first
+// user message; its policy engine and approval mode per role, abcd's guard as the BeforeTool hook of
 // every shell command and file write, and the one `result` line as the authoritative end of a step.
 package gemini
 
@@ -44,9 +47,10 @@ func (Dialect) Flags() []string {
 const noServer = "abcd-no-server"
 
 // Invocation builds the command line. Headless Gemini CLI runs only in a trusted folder, and a
-// trusted folder's .gemini/ (its settings, hooks, MCP servers, policies) is loaded: so a folder that
-// carries one is refused, and abcd trusts only folders that carry none. abcd's settings go in as the
-// system settings, which win over every other layer.
+// trusted folder's .gemini/ (its settings, hooks, MCP servers, policies) is loaded over the user's:
+// so a folder that carries one is refused, and abcd trusts only folders that carry none. abcd's
+// settings are the user settings of the home it gives the CLI; only a system settings file the
+// machine's administrator owns is read over them.
 func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	if _, err := os.Lstat(filepath.Join(in.Dir, ".gemini")); err == nil {
 		return runner.Command{}, domain.Failf(domain.CauseRepoConfig, "the folder holds .gemini/, which Gemini CLI loads in the trusted folder it needs to run headless (its settings, hooks and MCP servers); abcd runs Gemini CLI only in a folder that carries none")
@@ -61,6 +65,14 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},
 		"telemetry": map[string]any{"enabled": false},
+		// abcd's start-up hook runs for every step: its answer opens the first user message.
+		"hooks": map[string]any{"SessionStart": []any{map[string]any{"matcher": "*",
+			"hooks": []any{map[string]any{"type": "command", "command": runner.StartHook(in.Guard, in.Nonce, ""), "timeout": 10000}}}}},
+	}
+	if in.Env["GEMINI_API_KEY"] != "" {
+		// The home abcd gives the CLI has no sign-in of the person's; with a base URL set, Gemini CLI
+		// would take the gateway's sign-in, which its headless mode refuses.
+		settings["security"] = map[string]any{"folderTrust": map[string]any{"enabled": true}, "auth": map[string]any{"selectedType": "gemini-api-key"}}
 	}
 	mode := "plan"
 	args := []string{"--output-format=stream-json"}
@@ -77,8 +89,8 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 			return runner.Command{}, fmt.Errorf("the implementer's shell commands need abcd's guard, and this build names no guard command")
 		}
 		mode = "auto_edit"
-		settings["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": GuardMatcher,
-			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10000}}}}}
+		settings["hooks"].(map[string]any)["BeforeTool"] = []any{map[string]any{"matcher": GuardMatcher,
+			"hooks": []any{map[string]any{"type": "command", "command": runner.ShellWords(in.Guard), "timeout": 10000}}}}
 		// Headless Gemini CLI denies what would ask; the policy lets shell commands run, each one past
 		// the guard's hook first.
 		files["policy.toml"] = []byte("[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 500\n")
@@ -108,12 +120,17 @@ func (Dialect) Invocation(in runner.Invocation) (runner.Command, error) {
 	if err != nil {
 		return runner.Command{}, err
 	}
-	files["settings.json"] = set
-	return runner.Command{Args: args, Files: files, Env: map[string]string{
-		"GEMINI_CLI_SYSTEM_SETTINGS_PATH": filepath.Join(in.Private, "settings.json"),
-		"GEMINI_CLI_TRUST_WORKSPACE":      "true",
-	}}, nil
+	cmd := runner.Command{Args: args, Files: files, HomeFiles: map[string][]byte{filepath.Join(".gemini", "settings.json"): set},
+		Env: map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"}}
+	if len(servers) > 0 {
+		// Gemini CLI says an MCP server did not start on its stderr alone.
+		cmd.StderrRefusals = []string{MCPIssues}
+	}
+	return cmd, nil
 }
+
+// MCPIssues is what Gemini CLI prints on stderr when an MCP server it was given did not start.
+const MCPIssues = "MCP issues detected"
 
 // ExitCause reads Gemini CLI's documented exit codes, and an API error's HTTP status, which it exits
 // with modulo 256, for a stream that ended without its result.
@@ -191,6 +208,9 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 			ev.Models = []string{e.Model}
 		}
 	case "message":
+		if e.Role == "user" {
+			ev.Loaded = hookContext(e.Content)
+		}
 		if e.Role == "assistant" {
 			if !p.talking {
 				p.talking = true
@@ -220,6 +240,20 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 		ev.Terminal = t
 	}
 	return ev, nil
+}
+
+// hookContext is the context session-start hooks added, which Gemini CLI puts at the head of the
+// first user message: "<hook_context>...</hook_context>" before the prompt ("" when there is none).
+func hookContext(content string) string {
+	rest, ok := strings.CutPrefix(content, "<hook_context>")
+	if !ok {
+		return ""
+	}
+	ctx, _, ok := strings.Cut(rest, "</hook_context>")
+	if !ok {
+		return ""
+	}
+	return ctx
 }
 
 func (p *parser) terminal(e event) (*runner.Terminal, error) {

@@ -31,6 +31,9 @@ const ScriptVar = "FAKE_CLI_SCRIPT"
 // InlinePrefix starts a ScriptVar value that is the script itself, not a file's path.
 const InlinePrefix = "inline:"
 
+// HelpDumpVar names a file the fake writes its environment to when asked for --help.
+const HelpDumpVar = "FAKE_CLI_HELP_DUMP"
+
 // grandchildVar makes the binary a grandchild that ignores SIGTERM and sleeps, writing its pid.
 const grandchildVar = "FAKE_CLI_GRANDCHILD"
 
@@ -69,6 +72,10 @@ type Directive struct {
 	// When makes the directive apply only when the prompt on stdin contains every text it lists, so
 	// one script can play several roles (an implementer's brief, a reviewer's request).
 	When []string `json:"when,omitempty"`
+	// SessionStart loads abcd's settings as the CLI it names (claude, codex, gemini) does and runs
+	// their start-up hooks (hooks.go); what that CLI writes of them goes with the next Out line:
+	// Claude Code's hook events before it, Gemini CLI's first user message after it.
+	SessionStart string `json:"session_start,omitempty"`
 }
 
 // Dump is what a Dump directive wrote.
@@ -90,6 +97,9 @@ func FakeMain() {
 			time.Sleep(time.Hour)
 		}
 	}
+	if code, ok := fakeGuard(); ok {
+		os.Exit(code)
+	}
 	script := os.Getenv(ScriptVar)
 	if script == "" {
 		return
@@ -100,6 +110,14 @@ func FakeMain() {
 			fmt.Println(envOr("FAKE_CLI_VERSION", "2.1.332 (Claude Code)"))
 			os.Exit(0)
 		case "--help":
+			if dump := os.Getenv(HelpDumpVar); dump != "" {
+				env := os.Environ()
+				sort.Strings(env)
+				if err := os.WriteFile(dump, []byte(strings.Join(env, "\n")), 0o600); err != nil {
+					fmt.Fprintln(os.Stderr, "fake: help dump:", err)
+					os.Exit(95)
+				}
+			}
 			fmt.Println(envOr("FAKE_CLI_HELP", "no help"))
 			os.Exit(0)
 		}
@@ -144,6 +162,9 @@ func play(path string) int {
 		}
 		return *stdin
 	}
+	// What the CLI writes of its start-up hooks: before the next line (Claude Code), after it (Gemini).
+	var before []string
+	after := ""
 	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var d Directive
 		if err := json.Unmarshal([]byte(l), &d); err != nil {
@@ -154,8 +175,27 @@ func play(path string) int {
 			continue // a text When lists is not in the prompt
 		}
 		switch {
+		case d.SessionStart != "":
+			runs, err := startHooks(d.SessionStart)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fake: session start:", err)
+				return 92
+			}
+			var context string
+			before, context = startLines(d.SessionStart, runs)
+			if d.SessionStart == "gemini" {
+				after = userMessage(context, prompt())
+			}
 		case d.Out != "":
+			for _, b := range before {
+				out.WriteString(b + "\n")
+			}
+			before = nil
 			out.WriteString(d.Out + "\n")
+			if after != "" {
+				out.WriteString(after + "\n")
+				after = ""
+			}
 		case d.Raw != "":
 			out.WriteString(d.Raw)
 		case d.Pad > 0:

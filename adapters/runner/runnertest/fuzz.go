@@ -15,8 +15,9 @@ import (
 // FuzzParser fuzzes a dialect's parser from its recorded streams (testdata/<version>/*.jsonl, every
 // line a seed, and every stream whole): a stream of lines is read by one parser as a step reads it.
 // Whatever the input, the parser never panics, names an event's type when it reads one, a handshake
-// is neither a terminal event nor a tool call, and a terminal event it reports carries a reason and,
-// when it failed, a cause of the closed set.
+// is neither a terminal event nor a tool call, a terminal event it reports carries a reason and, when
+// it failed, a cause of the closed set, and an event that proves abcd's settings loaded is never the
+// CLI's work.
 func FuzzParser(f *testing.F, d runner.Dialect) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.jsonl"))
 	if err != nil {
@@ -66,6 +67,11 @@ func FuzzParser(f *testing.F, d runner.Dialect) {
 			}
 			if ev.Terminal == nil && ev.Type == "" {
 				t.Fatalf("an event read without its type: %q", line)
+			}
+			// What proves abcd's settings loaded is never the CLI's work itself: an event the model
+			// wrote could otherwise prove the settings it runs without.
+			if ev.Loaded != "" && (ev.Terminal != nil || ev.Turn || len(ev.Opened)+len(ev.Closed)+len(ev.Whole) > 0) {
+				t.Fatalf("an event that proves the settings is also work: %q", line)
 			}
 		}
 	})

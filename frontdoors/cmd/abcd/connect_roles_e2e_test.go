@@ -43,6 +43,7 @@ func newRolesWorld(t *testing.T) rolesWorld {
 	assert.NilError(t, err)
 	w := rolesWorld{sandbox: s, cli: realPath(t, exe), script: filepath.Join(s.home, "script.jsonl")}
 	lines := []string{
+		`{"session_start":"claude"}`,
 		`{"out":"{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/w\",\"session_id\":\"sess-1\",\"tools\":[],\"model\":\"claude-x\",\"permissionMode\":\"dontAsk\",\"claude_code_version\":\"2.1.332\"}"}`,
 		`{"out":"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"OK\",\"num_turns\":1,\"usage\":{\"input_tokens\":5,\"output_tokens\":1},\"permission_denials\":[],\"session_id\":\"sess-1\"}"}`,
 	}
@@ -226,6 +227,7 @@ func TestTheReadmesThreeCommandsRunASpec(t *testing.T) {
 	}
 	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
 	script := []runnertest.Directive{
+		{SessionStart: "claude"},
 		{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read","Edit","Bash"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
 		{When: []string{impl, "Part one"}, Write: "DONE-1", Content: "one\n"},
 		{When: []string{impl, "Part two"}, Write: "DONE-2", Content: "two\n"},

@@ -126,7 +126,7 @@ func TestTheSandboxHoldsAFakeImplementersAttacks(t *testing.T) {
 
 	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
 	agents := w.agents(t)
-	script := []runnertest.Directive{agents[0],
+	script := []runnertest.Directive{{SessionStart: "claude"}, agents[0],
 		{When: []string{impl}, Run: []string{python, "-c", attacker, string(args), fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)}},
 		{When: []string{impl}, Out: rnResult(t, "Do the part\n\nWrote the part's file.", nil)}}
 	for _, d := range agents {

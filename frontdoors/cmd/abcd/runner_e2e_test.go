@@ -108,11 +108,12 @@ func newRunnerWorldAt(t *testing.T, root, steps string) runnerWorld {
 	return runnerWorld{c: c, spec: plan.Spec.ID, intent: it.Record.ID, script: filepath.Join(root, "script.jsonl")}
 }
 
-// play writes the fake's script.
+// play writes the fake's script, played by a Claude Code that loads abcd's settings and runs its
+// start-up hook.
 func (w runnerWorld) play(t *testing.T, ds ...runnertest.Directive) {
 	t.Helper()
 	var b strings.Builder
-	for _, d := range ds {
+	for _, d := range append([]runnertest.Directive{{SessionStart: "claude"}}, ds...) {
 		line, err := json.Marshal(d)
 		assert.NilError(t, err)
 		b.Write(line)

@@ -142,11 +142,6 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 	h.anthropic.Route(prove)
 	h.openai.Route(prove)
 
-	codexHome := filepath.Join(root, "codex-home")
-	assert.NilError(t, os.MkdirAll(codexHome, 0o700))
-	conf := fmt.Sprintf("model_provider = \"standin\"\n\n[model_providers.standin]\nname = \"stand-in\"\nbase_url = %q\n"+
-		"wire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n", h.openai.URL+"/v1")
-	assert.NilError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(conf), 0o600))
 	h.streams = recording(t, root, dir)
 	path := dir
 	if h.streams != "" {
@@ -158,19 +153,15 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 			env[i] = "PATH=" + path + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
-	env = append(env, "ANTHROPIC_API_KEY="+hnAnthropicKey, "ANTHROPIC_BASE_URL="+h.anthropic.URL,
-		"OPENAI_API_KEY="+hnOpenAIKey, "CODEX_HOME="+codexHome)
-	h.env = env
+	h.env = append(env, "ANTHROPIC_API_KEY="+hnAnthropicKey, "ANTHROPIC_BASE_URL="+h.anthropic.URL,
+		"OPENAI_API_KEY="+hnOpenAIKey, "OPENAI_BASE_URL="+h.openai.URL+"/v1")
 
 	// Connected as the README says: each CLI found on PATH, checked and proven with one call, and
 	// the agents it takes named.
 	h.abcdOK(t, "ahoy", "connect", "--runner", "cc", "--cli", "claude", "--credential-env", "ANTHROPIC_API_KEY",
 		"--pass-env", "ANTHROPIC_BASE_URL", "--model", "claude-sonnet-4-5", "--tier", "frontier=claude-sonnet-4-5", "--role", "implementer")
 	h.abcdOK(t, "ahoy", "connect", "--runner", "rv", "--cli", "codex", "--credential-env", "OPENAI_API_KEY",
-		"--pass-env", "CODEX_HOME", "--model", "gpt-5-codex", "--tier", "frontier=gpt-5-codex", "--tier", "economy=gpt-5-codex", "--tier", "local=gpt-5-codex",
-		// Codex's base URL is in its own configuration (CODEX_HOME's config.toml): the block declares
-		// it, so the sandbox lets Codex reach its stand-in and nothing else.
-		"--endpoint", h.openai.URL+"/v1",
+		"--pass-env", "OPENAI_BASE_URL", "--model", "gpt-5-codex", "--tier", "frontier=gpt-5-codex", "--tier", "economy=gpt-5-codex", "--tier", "local=gpt-5-codex",
 		"--role", "ruthless-reviewer", "--role", "security-reviewer", "--role", "intent-auditor")
 	assert.Check(t, is.Equal(h.anthropic.Count(), 1), "one proving call")
 	assert.Check(t, is.Equal(h.openai.Count(), 1), "one proving call")

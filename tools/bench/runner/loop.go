@@ -122,6 +122,8 @@ func writeScript(dir string) (string, error) {
 		return "", err
 	}
 	return runnertest.Script(dir,
+		// Claude Code runs abcd's start-up hook from the settings it is given, which proves it loaded them.
+		runnertest.Directive{SessionStart: "claude"},
 		runnertest.Directive{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read","Edit","Bash"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
 		runnertest.Directive{When: []string{implMarker}, Run: []string{"sh", "-c", `echo work > "$(basename "$PWD").txt"`}},
 		runnertest.Directive{When: []string{implMarker}, Out: impl},

@@ -4,9 +4,9 @@
 // process group, the bounded reader, parsing, the ledger, scrubbing, ending the group), alternately in
 // one run, one step at a time and 8 at once. The real CLIs from tools/harness (make harness-deps)
 // answer from loopback stand-ins of their vendors' APIs; without them, a recorded Claude Code stream
-// is replayed by a script, which measures the adapter against the smallest CLI there can be. Then the
-// loop: `abcd implement run` driving a spec whose every step a runner takes, against the same work
-// done without abcd (loop.go). With -md it writes its section of docs/performance.md and its targets.
+// is replayed by this driver (after abcd's start-up hook, as Claude Code runs it), which measures the
+// adapter against the smallest CLI there can be. Then the loop: `abcd implement run` driving a spec
+// whose every step a runner takes, against the same work done without abcd (loop.go). With -md it writes its section of docs/performance.md and its targets.
 package main
 
 import (
@@ -92,7 +92,7 @@ func run(cfg config, md string) error {
 	}
 	rep := &report{cfg: cfg}
 	fmt.Printf("runner step overhead: the same CLI and arguments started directly and through the adapter, alternately (target: at most 5%% or 50 ms)\n")
-	fmt.Printf("a recorded Claude Code stream replayed by a script, %d steps each (the adapter's own cost):\n", 10*cfg.n)
+	fmt.Printf("a recorded Claude Code stream replayed by this driver (after abcd's start-up hook), %d steps each (the adapter's own cost):\n", 10*cfg.n)
 	f, err := measure(r, 10*cfg.n)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.name, err)
@@ -187,44 +187,42 @@ func realCLIs(bin string) []subject {
 				return []string{"ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + url}, []string{"ANTHROPIC_API_KEY"}, []string{"ANTHROPIC_BASE_URL"}, nil
 			}},
 		{name: "codex", dialect: codex.Dialect{}, kind: domain.Codex, exe: resolve("codex"), model: "gpt-5-codex", api: runnertest.OpenAI,
+			// The base URL passed makes abcd name a model provider of its own in the home it gives Codex.
 			env: func(home, url string) ([]string, []string, []string, error) {
-				dir := filepath.Join(home, ".codex")
-				conf := fmt.Sprintf("model_provider = \"standin\"\n[model_providers.standin]\nname = \"stand-in\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\n", url+"/v1")
-				if err := os.MkdirAll(dir, 0o700); err != nil {
-					return nil, nil, nil, err
-				}
-				err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(conf), 0o600)
-				return []string{"OPENAI_API_KEY=" + key, "CODEX_HOME=" + dir}, []string{"OPENAI_API_KEY"}, []string{"CODEX_HOME"}, err
+				return []string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + url + "/v1"}, []string{"OPENAI_API_KEY"}, []string{"OPENAI_BASE_URL"}, nil
 			}},
 		{name: "gemini", dialect: gemini.Dialect{}, kind: domain.Gemini, exe: resolve("gemini"), model: "gemini-2.5-pro", api: runnertest.Gemini,
 			env: func(home, url string) ([]string, []string, []string, error) {
-				dir := filepath.Join(home, ".gemini")
-				if err := os.MkdirAll(dir, 0o700); err != nil {
-					return nil, nil, nil, err
-				}
-				err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o600)
-				return []string{"GEMINI_API_KEY=" + key, "GOOGLE_GEMINI_BASE_URL=" + url}, []string{"GEMINI_API_KEY"}, []string{"GOOGLE_GEMINI_BASE_URL"}, err
+				return []string{"GEMINI_API_KEY=" + key, "GOOGLE_GEMINI_BASE_URL=" + url}, []string{"GEMINI_API_KEY"}, []string{"GOOGLE_GEMINI_BASE_URL"}, nil
 			}},
 	}
 }
 
-// replay is a script that prints a recorded Claude Code stream: the smallest CLI there can be, so
-// what it measures is the adapter's own cost.
+// replay is this driver playing a recorded Claude Code stream (runnertest.FakeMain), after running
+// abcd's start-up hook from the settings it is given as Claude Code does: the smallest CLI there can
+// be, so what it measures is the adapter's own cost.
 func replay(root string) (subject, error) {
-	fixture := filepath.Join(root, "adapters", "runner", "claude", "testdata", "2.1.332", "review.jsonl")
-	if _, err := os.Stat(fixture); err != nil {
+	data, err := os.ReadFile(filepath.Join(root, "adapters", "runner", "claude", "testdata", "2.1.332", "review.jsonl"))
+	if err != nil {
+		return subject{}, err
+	}
+	self, err := os.Executable()
+	if err != nil {
 		return subject{}, err
 	}
 	dir, err := os.MkdirTemp("", "abcd-runner-bench-")
 	if err != nil {
 		return subject{}, err
 	}
-	script := filepath.Join(dir, "claude")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec cat "+fixture+"\n"), 0o700); err != nil {
+	script, err := runnertest.Script(dir, append([]runnertest.Directive{{SessionStart: "claude"}},
+		runnertest.Lines(strings.Split(strings.TrimRight(string(data), "\n"), "\n")...)...)...)
+	if err != nil {
 		return subject{}, err
 	}
-	return subject{name: "replay", dialect: claude.Dialect{}, kind: domain.Claude, exe: script,
-		env: func(string, string) ([]string, []string, []string, error) { return nil, nil, nil, nil },
+	return subject{name: "replay", dialect: claude.Dialect{}, kind: domain.Claude, exe: self,
+		env: func(string, string) ([]string, []string, []string, error) {
+			return []string{runnertest.ScriptVar + "=" + script}, nil, []string{runnertest.ScriptVar}, nil
+		},
 		api: runnertest.Anthropic}, nil
 }
 

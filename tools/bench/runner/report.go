@@ -47,7 +47,7 @@ func (rep *report) markdown() string {
 	} else {
 		b.WriteString("The real CLIs were not installed in this run (`make harness-deps`);\n")
 	}
-	b.WriteString("a recorded Claude Code stream replayed by a script, the smallest CLI there can\nbe, shows the adapter's own cost.\n\n")
+	b.WriteString("a recorded Claude Code stream replayed by this driver (abcd's start-up hook run first, as\nClaude Code runs it), the smallest CLI there can be, shows the adapter's own cost.\n\n")
 	b.WriteString("### One step\n\n")
 	fmt.Fprintf(&b, "The CLI started directly with the adapter's command line, environment and prompt (read to EOF, waited\nfor), against a step through `adapters/runner` (its private folder and files, the process group, the\nbounded reader, the parser, the ledger, scrubbing, ending the group); %d steps each for the replayed\nstream, %d for each real CLI.\n\n", 10*rep.cfg.n, rep.cfg.n)
 	b.WriteString("| CLI | direct (median, p90) | through the adapter (median, p90) | added | target |\n| --- | --- | --- | --- | --- |\n")
