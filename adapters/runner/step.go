@@ -232,9 +232,7 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 	}
 	nonce, err := newNonce()
 	if err != nil {
-		prompt.Close()
-		os.RemoveAll(private)
-		return nil, nil, err
+		return nil, nil, errors.Join(err, prompt.Close(), os.RemoveAll(private))
 	}
 	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d, nonce: nonce}
 	for _, s := range catalog.Servers {

@@ -153,8 +153,9 @@ func newHarnessRun(t *testing.T, steps string, limits map[string]any) *harnessRu
 			env[i] = "PATH=" + path + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
-	h.env = append(env, "ANTHROPIC_API_KEY="+hnAnthropicKey, "ANTHROPIC_BASE_URL="+h.anthropic.URL,
+	env = append(env, "ANTHROPIC_API_KEY="+hnAnthropicKey, "ANTHROPIC_BASE_URL="+h.anthropic.URL,
 		"OPENAI_API_KEY="+hnOpenAIKey, "OPENAI_BASE_URL="+h.openai.URL+"/v1")
+	h.env = env
 
 	// Connected as the README says: each CLI found on PATH, checked and proven with one call, and
 	// the agents it takes named.
