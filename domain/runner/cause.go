@@ -128,85 +128,52 @@ func (c Cause) Protocol() bool {
 	return false
 }
 
+// sentences say each cause in plain words, without a trailing period.
+var sentences = map[Cause]string{
+	CauseUnsupported:        "abcd cannot drive this CLI",
+	CauseExecutable:         "the runner's executable is missing or cannot be run",
+	CauseVersion:            "the CLI's version is outside the range abcd knows",
+	CauseFlags:              "the CLI no longer takes a flag abcd passes",
+	CauseCredentials:        "a credential variable the runner names is not set",
+	CauseCatalog:            "the step's tool catalog is beyond its bounds",
+	CausePrompt:             "the step's prompt could not be handed to the CLI",
+	CauseSpawn:              "the CLI could not be started",
+	CauseRepoConfig:         "the folder carries the CLI's own configuration, which the CLI would load",
+	CauseSandboxUnavailable: "the sandbox abcd runs the CLI in cannot be built on this machine",
+	CauseSettingsIgnored:    "the CLI did not load the settings abcd gave it (its guard hook, its MCP servers)",
+	CauseAuth:               "the vendor's API refused the credentials",
+	CauseRateLimit:          "the vendor's API limited the rate or the quota",
+	CauseModel:              "the model asked for is unknown or unavailable",
+	CauseMaxTurns:           "the step reached its turn bound",
+	CauseBudget:             "the step reached its spending bound",
+	CauseAPIError:           "the vendor's API answered with an error",
+	CauseAPIRetries:         "the CLI retried its API more often than the runner allows",
+	CauseCLIError:           "the CLI ended the step with an error",
+	CauseSchema:             "the answer does not fit the schema it was asked in",
+	CauseNoTerminal:         "the CLI's stream ended with no terminal event",
+	CauseSecondTerminal:     "the CLI's stream held a second terminal event",
+	CauseBadLine:            "the CLI printed a line that is not one JSON event",
+	CauseLineTooLong:        "the CLI printed a line longer than a line may be",
+	CauseStreamTooLong:      "the CLI's stream grew longer than a stream may be",
+	CauseOpenToolCall:       "a tool call was still open when the CLI ended",
+	CauseToolCallConflict:   "the CLI reused a tool call's id for another call",
+	CauseToolCallLimit:      "the CLI made more tool calls than a step may hold",
+	CauseFirstEvent:         "the CLI printed no event within the first-event bound",
+	CauseSilence:            "the CLI printed no event within the silence bound",
+	CauseWallClock:          "the step took longer than its wall-clock bound",
+	CauseNoChanges:          "the implementer left no change to commit",
+	CauseRefsMoved:          "HEAD or a ref moved while the step ran",
+	CauseHooksChanged:       "git's hooks or configuration changed while the step ran",
+	CausePathEscape:         "a change names a path outside the worktree",
+	CauseGuardedPath:        "the step changed a path the guard's write rules block",
+	CauseDoDFailed:          "the definition of done failed on the step's work",
+	CauseInterrupted:        "the step was interrupted",
+}
+
 // Sentence says the cause in plain words, without a trailing period.
 func (c Cause) Sentence() string {
-	switch c {
-	case CauseUnsupported:
-		return "abcd cannot drive this CLI"
-	case CauseExecutable:
-		return "the runner's executable is missing or cannot be run"
-	case CauseVersion:
-		return "the CLI's version is outside the range abcd knows"
-	case CauseFlags:
-		return "the CLI no longer takes a flag abcd passes"
-	case CauseCredentials:
-		return "a credential variable the runner names is not set"
-	case CauseCatalog:
-		return "the step's tool catalog is beyond its bounds"
-	case CausePrompt:
-		return "the step's prompt could not be handed to the CLI"
-	case CauseSpawn:
-		return "the CLI could not be started"
-	case CauseRepoConfig:
-		return "the folder carries the CLI's own configuration, which the CLI would load"
-	case CauseSandboxUnavailable:
-		return "the sandbox abcd runs the CLI in cannot be built on this machine"
-	case CauseSettingsIgnored:
-		return "the CLI did not load the settings abcd gave it (its guard hook, its MCP servers)"
-	case CauseAuth:
-		return "the vendor's API refused the credentials"
-	case CauseRateLimit:
-		return "the vendor's API limited the rate or the quota"
-	case CauseModel:
-		return "the model asked for is unknown or unavailable"
-	case CauseMaxTurns:
-		return "the step reached its turn bound"
-	case CauseBudget:
-		return "the step reached its spending bound"
-	case CauseAPIError:
-		return "the vendor's API answered with an error"
-	case CauseAPIRetries:
-		return "the CLI retried its API more often than the runner allows"
-	case CauseCLIError:
-		return "the CLI ended the step with an error"
-	case CauseSchema:
-		return "the answer does not fit the schema it was asked in"
-	case CauseNoTerminal:
-		return "the CLI's stream ended with no terminal event"
-	case CauseSecondTerminal:
-		return "the CLI's stream held a second terminal event"
-	case CauseBadLine:
-		return "the CLI printed a line that is not one JSON event"
-	case CauseLineTooLong:
-		return "the CLI printed a line longer than a line may be"
-	case CauseStreamTooLong:
-		return "the CLI's stream grew longer than a stream may be"
-	case CauseOpenToolCall:
-		return "a tool call was still open when the CLI ended"
-	case CauseToolCallConflict:
-		return "the CLI reused a tool call's id for another call"
-	case CauseToolCallLimit:
-		return "the CLI made more tool calls than a step may hold"
-	case CauseFirstEvent:
-		return "the CLI printed no event within the first-event bound"
-	case CauseSilence:
-		return "the CLI printed no event within the silence bound"
-	case CauseWallClock:
-		return "the step took longer than its wall-clock bound"
-	case CauseNoChanges:
-		return "the implementer left no change to commit"
-	case CauseRefsMoved:
-		return "HEAD or a ref moved while the step ran"
-	case CauseHooksChanged:
-		return "git's hooks or configuration changed while the step ran"
-	case CausePathEscape:
-		return "a change names a path outside the worktree"
-	case CauseGuardedPath:
-		return "the step changed a path the guard's write rules block"
-	case CauseDoDFailed:
-		return "the definition of done failed on the step's work"
-	case CauseInterrupted:
-		return "the step was interrupted"
+	if s, ok := sentences[c]; ok {
+		return s
 	}
 	return fmt.Sprintf("the step failed (cause %q)", text.Clip(string(c)))
 }

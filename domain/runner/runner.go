@@ -227,6 +227,17 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 		}
 		*list.out = names
 	}
+	if err := loadLimits(s, base, &r); err != nil {
+		return Runner{}, err
+	}
+	if err := loadFence(s, base, &r); err != nil {
+		return Runner{}, err
+	}
+	return r, nil
+}
+
+// loadLimits reads a runner's bounds (its concurrency and each step's limits) into r.
+func loadLimits(s *config.Stack, base string, r *Runner) error {
 	ints := []struct {
 		key string
 		set func(int)
@@ -241,39 +252,45 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 	for _, i := range ints {
 		v, err := config.Get[int](s, base+i.key)
 		if err != nil {
-			return Runner{}, err
+			return err
 		}
 		if v.Set {
 			i.set(v.V)
 		}
 	}
+	budget, err := config.Get[float64](s, base+".limits.budget_usd")
+	if err != nil {
+		return err
+	}
+	if budget.Set {
+		if !r.CLI.EnforcesBudget() {
+			return fault(s, base+".limits.budget_usd", fmt.Sprintf("is set for a %s runner, which cannot bound what a step spends: remove it", r.CLI))
+		}
+		r.Limits.BudgetUSD = budget.V
+	}
+	return nil
+}
+
+// loadFence reads what a runner's steps may reach inside abcd's sandbox (the endpoints its block
+// declares) and whether the sandbox is on, into r.
+func loadFence(s *config.Stack, base string, r *Runner) error {
 	urls, err := s.Union(base + ".endpoints")
 	if err != nil {
-		return Runner{}, err
+		return err
 	}
 	for _, u := range urls {
 		e, err := EndpointOf(u)
 		if err != nil {
-			return Runner{}, fault(s, base+".endpoints", fmt.Sprintf("names %s, which is %s", text.Clip(u), err))
+			return fault(s, base+".endpoints", fmt.Sprintf("names %s, which is %s", text.Clip(u), err))
 		}
 		r.Endpoints = append(r.Endpoints, e)
 	}
 	fence, err := config.Get[string](s, base+".sandbox")
 	if err != nil {
-		return Runner{}, err
+		return err
 	}
 	r.SandboxOff = fence.Set && fence.V == "off"
-	budget, err := config.Get[float64](s, base+".limits.budget_usd")
-	if err != nil {
-		return Runner{}, err
-	}
-	if budget.Set {
-		if !r.CLI.EnforcesBudget() {
-			return Runner{}, fault(s, base+".limits.budget_usd", fmt.Sprintf("is set for a %s runner, which cannot bound what a step spends: remove it", r.CLI))
-		}
-		r.Limits.BudgetUSD = budget.V
-	}
-	return r, nil
+	return nil
 }
 
 // EnforcesBudget reports whether the CLI bounds a step's spending itself.

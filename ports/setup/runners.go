@@ -129,21 +129,9 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 		return AhoyConnectResult{}, loopuc.CheckRefusal(verb, name, in.CLI, rep, "; nothing was written", refusal.Run(verb, connectAgain(in, r, agents)...))
 	}
 	r.Executable = rep.Executable
-	block := map[string]any{"cli": string(in.CLI), "executable": rep.Executable, "version": rep.Version}
-	if len(tiers) > 0 {
-		block["tiers"] = tiers
-	}
+	block := runnerBlock(in, r, rep, tiers)
 	if len(r.CredentialEnv) > 0 {
-		block["credential_env"], res.Credential = anyList(r.CredentialEnv), CredentialEnv
-	}
-	if len(r.PassEnv) > 0 {
-		block["pass_env"] = anyList(r.PassEnv)
-	}
-	if len(in.Endpoints) > 0 {
-		block["endpoints"] = anyList(core.Strs(in.Endpoints...))
-	}
-	if r.SandboxOff {
-		block["sandbox"] = string(runner.SandboxModeOff)
+		res.Credential = CredentialEnv
 	}
 	res.File, res.ModelReported = path, rep.ModelReported
 	res.Runner = &RunnerConnected{CLI: in.CLI, Executable: rep.Executable, Version: rep.Version, Flags: core.NonNil(rep.Flags),
@@ -186,6 +174,28 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 	res.Next = hint.Say("send an agent's steps to "+name+" with ", refusal.Field(verb, "roles"), " when you connect it, or with oracle.roles.<agent>.runner in ", hint.At(path, "oracle.roles.<agent>.runner"),
 		"; then ", hint.Do("implement_run"), " to drive a spec's steps through it")
 	return res, nil
+}
+
+// runnerBlock is the runner's block connect writes: what was checked (the CLI, its executable and
+// version), the tiers, the variables named, the endpoints declared and a sandbox turned off.
+func runnerBlock(in *AhoyConnectInput, r runner.Runner, rep ports.RunnerReport, tiers map[string]any) map[string]any {
+	block := map[string]any{"cli": string(in.CLI), "executable": rep.Executable, "version": rep.Version}
+	if len(tiers) > 0 {
+		block["tiers"] = tiers
+	}
+	if len(r.CredentialEnv) > 0 {
+		block["credential_env"] = anyList(r.CredentialEnv)
+	}
+	if len(r.PassEnv) > 0 {
+		block["pass_env"] = anyList(r.PassEnv)
+	}
+	if len(in.Endpoints) > 0 {
+		block["endpoints"] = anyList(core.Strs(in.Endpoints...))
+	}
+	if r.SandboxOff {
+		block["sandbox"] = string(runner.SandboxModeOff)
+	}
+	return block
 }
 
 // runnerOfInput is the runner a connect names, before its CLI is checked: its variables (each named
