@@ -18,7 +18,7 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 		p := string(in.File)
 		old, _ := record.IDOfFileName(p)
 		fam, _ := record.FamilyOfID(old)
-		if c, ok := rec.finishedFor(old); ok && len(c.Files) > 0 && c.Files[1].Path == p {
+		if c, ok := rec.finishedFor(old); ok && len(c.Files) > 1 && c.Files[1].Path == p {
 			// A run of this command a kill interrupted, finished by taking the lock: report it.
 			return a.renumberedBefore(ctx, fam, old, c)
 		}
@@ -45,10 +45,9 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 		renamed, _ := record.ReplaceID(data, old, newID)
 		dst := path.Dir(p) + "/" + record.FileName(newID, slugOf(p))
 		changes = append([]ports.FileChange{Write(dst, renamed), remove(p)}, changes...)
-		if err := a.Commit(ctx, rec, old, changes...); err != nil {
+		if err := a.CommitMoves(ctx, rec, old, []ports.Move{{From: p, To: dst}}, changes...); err != nil {
 			return RecordRenumberResult{}, err
 		}
-		a.stageMove(ctx, p, dst)
 		header, _, _ := record.ParseHeader(fam, dst, renamed)
 		res.Record = RecordSummary{Family: string(fam), Lifecycle: lifecycleAt(dst), Path: dst}
 		fillSummary(&res.Record, header)
@@ -56,11 +55,11 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 	})
 }
 
-// renumberedBefore reports a renumber a killed run of it left and taking the lock finished: its
-// change writes the record's new path first, removes its old one second, then the references.
+// renumberedBefore reports a renumber a killed run of it left and taking the lock finished (its move
+// staged with it): its change writes the record's new path first, removes its old one second, then
+// the references.
 func (a *Deps) renumberedBefore(ctx context.Context, fam record.Family, old string, c ports.Change) (RecordRenumberResult, error) {
 	dst, from := c.Files[0].Path, c.Files[1].Path
-	a.stageMove(ctx, from, dst)
 	res := RecordRenumberResult{From: from, OldID: old, Rewritten: []string{}, Unsure: []string{}}
 	for _, f := range c.Files[2:] {
 		res.Rewritten = append(res.Rewritten, f.Path)
