@@ -64,7 +64,7 @@ func staged(t *testing.T, w apptest.RecWorld, g *fake.Git, c ports.Change) {
 
 // TestARenumberKilledBeforeItsMoveIsStagedIsFinishedByTheSameCommand: killed once its change is
 // made and before git's index holds the move, renumber run again stages the move and reports the
-// renumber: the new id and the references rewritten.
+// renumber whole: the new id, the references rewritten and the unsure one, found again.
 func TestARenumberKilledBeforeItsMoveIsStagedIsFinishedByTheSameCommand(t *testing.T) {
 	w, g := teamWorld(t)
 	mine := recPath(t, w, w.Draft)
@@ -89,6 +89,7 @@ func TestARenumberKilledBeforeItsMoveIsStagedIsFinishedByTheSameCommand(t *testi
 	assert.Check(t, is.Equal(res.From, mine))
 	assert.Check(t, is.Equal(res.OldID, w.Draft))
 	assert.Check(t, is.DeepEqual(res.Rewritten, []string{ours}))
+	assert.Check(t, is.DeepEqual(res.Unsure, []string{unsure}), "the unsure record is found again, as the first run found it")
 	staged(t, w, g, left)
 	assert.Check(t, is.Len(diag.Warnings, 1))
 	assert.Check(t, is.Contains(diag.Warnings[0], "finished the change an interrupted `abcd record renumber` left on "+w.Draft))
