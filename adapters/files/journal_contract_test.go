@@ -163,3 +163,25 @@ func TestSettleRefusesAChangeNotMade(t *testing.T) {
 	assert.ErrorContains(t, Journal{Dir: dir}.Settle(ctx), "not made yet")
 	assert.DeepEqual(t, tree(t, dir), before)
 }
+
+// TestAMoveAbcdWouldNeverStageIsRefusedBeforeAnythingIsWritten: a change whose moves do not match
+// its files (a move from a file it does not remove, to one it does not write, of a run's file, or of
+// one file twice) is refused whole, the tree untouched.
+func TestAMoveAbcdWouldNeverStageIsRefusedBeforeAnythingIsWritten(t *testing.T) {
+	for name, moves := range map[string][]ports.Move{
+		"from a file kept":     {{From: jSpec, To: jClosed}},
+		"to a file not made":   {{From: jOpen, To: ".abcd/work/issues/closed/iss-2611300000000009-b.md"}},
+		"to a run's file":      {{From: jOpen, To: jState}},
+		"from outside .abcd":   {{From: "src/main.go", To: jClosed}},
+		"one file moved twice": {{From: jOpen, To: jClosed}, {From: jOpen, To: ""}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir, c := journalRepo(t)
+			c.Moves = moves
+			before := tree(t, dir)
+			err := Journal{Dir: dir}.Commit(context.Background(), c)
+			assert.ErrorContains(t, err, "a change to several files was refused")
+			assert.DeepEqual(t, tree(t, dir), before)
+		})
+	}
+}

@@ -96,7 +96,8 @@ func TestARenumberKilledBeforeItsMoveIsStagedIsFinishedByTheSameCommand(t *testi
 
 	// Run a third time, the file is gone: nothing is renumbered or staged twice.
 	_, err := w.A.Call(context.Background(), "record_renumber", in)
-	apptest.RecRefused(t, err, refusal.Refused, "record_missing")
+	missing := apptest.RecRefused(t, err, refusal.Refused, "record_missing")
+	assert.Check(t, is.Equal(missing.What, mine))
 	staged(t, w, g, left)
 }
 
@@ -199,7 +200,8 @@ func TestAMoveWhoseStagingTheCallerEndedIsStagedByTheNextWriter(t *testing.T) {
 	diag := &fake.Diag{}
 	w.A.Diag = diag
 	_, err := w.A.Call(ctx, "issue_close", in)
-	apptest.RecRefused(t, err, refusal.Contention, "interrupted")
+	ended := apptest.RecRefused(t, err, refusal.Contention, "interrupted")
+	assert.Check(t, is.Contains(ended.Why, "ended by its caller"))
 	assert.Check(t, is.Len(diag.Warnings, 0), "no git failure is said for an add the caller ended")
 	pending, err := w.A.Journal.Pending(context.Background())
 	assert.NilError(t, err)
