@@ -279,26 +279,43 @@ type FileChange struct {
 
 // Change is a change to several files of .abcd/ made as one. Verb and Record say what made it (the
 // verb, and the record or run it changed), so a run of the same command after a kill can tell that
-// the change it asked for was finished for it.
+// the change it asked for was finished for it. Moves are the record moves the change makes, to be
+// staged in git's index once its files are made: each move's From is a file the change removes, its
+// To one it writes ("" when the record is only removed).
 type Change struct {
 	Verb   string
 	Record string
 	Files  []FileChange
+	Moves  []Move
+}
+
+// Move is a record's move, as Git.StageMove stages it.
+type Move struct {
+	From, To string
 }
 
 // Journal makes a change to several files survive a kill: Commit writes the whole change to the
 // journal in one atomic write, carries it out file by file, then removes the journal. A change a
 // killed writer left there is carried out by the next Finish, so the next writer completes it (roll
-// forward). Both are called under the record lock; carrying a change out twice leaves what carrying
+// forward). All are called under the record lock; carrying a change out twice leaves what carrying
 // it out once does.
+//
+// A change with moves is not whole until git's index holds them: Commit and Finish carry its files
+// out, mark them made, and leave it in the journal; the caller then stages its moves and calls
+// Settle, which removes it. A kill before Settle leaves it for the next Finish, which returns it
+// again (its files are not written again once marked made, so an edit made since is kept) for that
+// caller to stage and settle.
 type Journal interface {
 	Commit(ctx context.Context, c Change) error
-	// Pending reports whether a change waits in the journal. It takes no lock: a writer holding a
-	// run's lock asks it before reading that run, and takes the record lock to finish one.
+	// Pending reports whether a change waits in the journal (its files, or only its moves, still to
+	// be made). It takes no lock: a writer holding a run's lock asks it before reading that run, and
+	// takes the record lock to finish one.
 	Pending(ctx context.Context) (bool, error)
 	// Finish carries out the change a killed writer left and returns it; the zero Change when the
-	// journal is empty.
+	// journal is empty. A returned change with moves stays in the journal until Settle.
 	Finish(ctx context.Context) (Change, error)
+	// Settle removes a change whose files are made and whose moves are staged; none is not an error.
+	Settle(ctx context.Context) error
 	// Sweep removes the temporary files dead writers left in abcd's staging folder, taking no lock:
 	// a command killed mid-write that is run again and finds nothing to write leaves none behind.
 	Sweep(ctx context.Context) error
@@ -393,6 +410,12 @@ type Git interface {
 	// rename and a branch switch or a stash carries the move whole. An untracked old path stages
 	// nothing; moved is true when the index was changed.
 	StageMove(ctx context.Context, from, to string) (moved bool, err error)
+	// ClearStaleIndexLock removes the index.lock of the repository's checkout once it has stood
+	// unchanged past git's own wait: what a git killed with the abcd that started it, part way
+	// through staging a move, leaves (git refuses every later add until it is gone). Only a writer
+	// finishing a move a killed abcd left calls it: a lock found otherwise may be a person's git,
+	// such as a commit -a waiting on its editor. removed says it was removed.
+	ClearStaleIndexLock(ctx context.Context) (removed bool, err error)
 	// Changed lists the repository-relative paths under dir that differ from rev in the working tree
 	// (files git does not track yet and does not ignore count), or with staged, the paths whose
 	// staged content differs from HEAD (every staged path before the first commit).

@@ -100,7 +100,7 @@ func TestAKillAtAnyPointIsFinishedByTheNextWriter(t *testing.T) {
 	for done := 0; done <= len(c.Files); done++ {
 		dir, c := journalRepo(t)
 		j := Journal{Dir: dir}
-		data, err := encodeJournal(c)
+		data, err := encodeJournal(journalEntry{change: c, version: journalVersion})
 		assert.NilError(t, err)
 		jf, err := j.folder(true)
 		assert.NilError(t, err)
@@ -158,17 +158,28 @@ func TestAChangeAbcdWouldNeverMakeIsRefusedBeforeAnythingIsWritten(t *testing.T)
 
 func TestAJournalAbcdDidNotWriteIsRefusedNamingTheRemedy(t *testing.T) {
 	_, c := journalRepo(t)
-	good, err := encodeJournal(c)
+	c.Moves = []ports.Move{{From: jOpen, To: jClosed}}
+	good, err := encodeJournal(journalEntry{change: c, version: journalVersion})
+	assert.NilError(t, err)
+	made, err := encodeJournal(journalEntry{change: c, made: true, version: journalVersion})
 	assert.NilError(t, err)
 	for name, data := range map[string]string{
-		"not json":        "{",
-		"unknown key":     strings.Replace(string(good), `"verb"`, `"verbs"`, 1),
-		"other version":   strings.Replace(string(good), `"version":1`, `"version":2`, 1),
-		"hand formatted":  strings.Replace(string(good), `,"record"`, `, "record"`, 1),
-		"path outside":    strings.Replace(string(good), jSpec, "src/x.go", 1),
-		"two objects":     string(good) + string(good),
-		"a key twice":     strings.Replace(string(good), `"verb":"issue_close"`, `"verb":"issue_close","verb":"x"`, 1),
-		"multi-line verb": strings.Replace(string(good), `"verb":"issue_close"`, `"verb":"a\nb"`, 1),
+		"not json":               "{",
+		"unknown key":            strings.Replace(string(good), `"verb"`, `"verbs"`, 1),
+		"other version":          strings.Replace(string(good), `"version":2`, `"version":3`, 1),
+		"moves in version 1":     strings.Replace(string(good), `"version":2`, `"version":1`, 1),
+		"made in version 1":      strings.Replace(strings.Replace(string(made), `"version":2`, `"version":1`, 1), `,"moves":[{"from":"`+jOpen+`","to":"`+jClosed+`"}]`, "", 1),
+		"made with no move":      strings.Replace(string(made), `,"moves":[{"from":"`+jOpen+`","to":"`+jClosed+`"}]`, "", 1),
+		"a move not removed":     strings.Replace(string(good), `"from":"`+jOpen+`"`, `"from":"`+jSpec+`"`, 1),
+		"a move to nothing made": strings.Replace(string(good), `"to":"`+jClosed+`"`, `"to":".abcd/work/issues/closed/iss-2611300000000009-b.md"`, 1),
+		"a move of a run file":   strings.Replace(string(good), `"to":"`+jClosed+`"`, `"to":"`+jState+`"`, 1),
+		"made, hand formatted":   strings.Replace(string(made), `,"made":true`, `,"made": true`, 1),
+		"made false written":     strings.Replace(string(good), `}]}`, `}],"made":false}`, 1),
+		"hand formatted":         strings.Replace(string(good), `,"record"`, `, "record"`, 1),
+		"path outside":           strings.Replace(string(good), jSpec, "src/x.go", 1),
+		"two objects":            string(good) + string(good),
+		"a key twice":            strings.Replace(string(good), `"verb":"issue_close"`, `"verb":"issue_close","verb":"x"`, 1),
+		"multi-line verb":        strings.Replace(string(good), `"verb":"issue_close"`, `"verb":"a\nb"`, 1),
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir, _ := journalRepo(t)
@@ -207,23 +218,40 @@ func TestAChangePastTheJournalsBoundIsRefused(t *testing.T) {
 }
 
 func FuzzJournal(f *testing.F) {
-	good, _ := encodeJournal(ports.Change{Verb: "issue_close", Record: "iss-1", Files: []ports.FileChange{
-		{Path: jClosed, Data: []byte("closed\n")}, {Path: jOpen, Remove: true}, {Path: jState, Data: []byte{0, 1, 2}}}})
-	f.Add(good)
+	c := ports.Change{Verb: "issue_close", Record: "iss-1", Files: []ports.FileChange{
+		{Path: jClosed, Data: []byte("closed\n")}, {Path: jOpen, Remove: true}, {Path: jState, Data: []byte{0, 1, 2}}}}
+	for _, e := range []journalEntry{{change: c, version: 1}, {change: c, version: journalVersion}} {
+		good, _ := encodeJournal(e)
+		f.Add(good)
+	}
+	c.Moves = []ports.Move{{From: jOpen, To: jClosed}}
+	for _, made := range []bool{false, true} {
+		good, _ := encodeJournal(journalEntry{change: c, made: made, version: journalVersion})
+		f.Add(good)
+	}
 	f.Add([]byte(`{"version":1,"verb":"","record":"","files":[{"path":".abcd/x","remove":true}]}` + "\n"))
+	f.Add([]byte(`{"version":2,"verb":"v","record":"r","files":[{"path":"` + jOpen + `","remove":true}],"moves":[{"from":"` + jOpen + `"}],"made":true}` + "\n"))
 	f.Add([]byte(`{"version":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := decodeJournal(data)
 		if err != nil {
 			return
 		}
-		// What is accepted is exactly what abcd writes for it, and names only files a change may write.
+		// What is accepted is exactly what abcd writes for it, and names only files a change may write;
+		// every move is of a record file the change removes, to one it writes.
 		again, err := encodeJournal(got)
 		assert.NilError(t, err)
 		assert.DeepEqual(t, again, data)
-		for _, f := range got.Files {
+		removed, written := map[string]bool{}, map[string]bool{}
+		for _, f := range got.change.Files {
 			assert.Assert(t, strings.HasPrefix(f.Path, ".abcd/"))
+			removed[f.Path], written[f.Path] = f.Remove, !f.Remove
 		}
+		for _, m := range got.change.Moves {
+			assert.Assert(t, removed[m.From] && (m.To == "" || written[m.To]), "%+v", m)
+		}
+		assert.Assert(t, !got.made || len(got.change.Moves) > 0)
+		assert.Assert(t, got.version == journalVersion || (len(got.change.Moves) == 0 && !got.made))
 	})
 }
 
@@ -232,7 +260,7 @@ func FuzzJournal(f *testing.F) {
 func TestAJournalThatCannotBeFinishedIsNamed(t *testing.T) {
 	dir, c := journalRepo(t)
 	j := Journal{Dir: dir}
-	data, err := encodeJournal(c)
+	data, err := encodeJournal(journalEntry{change: c, version: journalVersion})
 	assert.NilError(t, err)
 	jf, err := j.folder(true)
 	assert.NilError(t, err)

@@ -69,3 +69,51 @@ func TestClearStaleLocksRemovesWhatAKilledGitLeft(t *testing.T) {
 	assert.Assert(t, ok, "%v", err)
 	assert.Check(t, is.Equal(r.Code, refusal.CodeBranchInvalid))
 }
+
+// TestClearStaleIndexLockLetsAKilledStagingFinish: a git killed while it staged a record's move
+// leaves the checkout's index.lock, and git refuses every add after it. ClearStaleIndexLock removes
+// it once it has stood unchanged past git's own wait, and the move is staged; with no lock it
+// removes nothing; a lock a git at work holds, and lets go meanwhile, is left to it.
+func TestClearStaleIndexLockLetsAKilledStagingFinish(t *testing.T) {
+	dir, _ := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	const from, to = ".abcd/work/issues/open/iss-1-x.md", ".abcd/work/issues/closed/iss-1-x.md"
+	put(t, dir.Path(), from, "an issue\nwith lines\nenough to be itself\n")
+	gitIn(t, dir.Path(), "add", "-A")
+	gitIn(t, dir.Path(), "commit", "-q", "-m", "issue")
+	assert.NilError(t, os.Remove(dir.Join(from)))
+	put(t, dir.Path(), to, "an issue\nwith lines\nenough to be itself\nclosed\n")
+
+	lock := dir.Join(".git", "index.lock")
+	left := time.Now().Add(200*time.Millisecond - staleAfter)
+	assert.NilError(t, os.WriteFile(lock, nil, 0o644))
+	assert.NilError(t, os.Chtimes(lock, left, left))
+	_, err := g.StageMove(ctx, from, to)
+	assert.Check(t, err != nil, "git refuses to stage while the lock stands")
+
+	removed, err := g.ClearStaleIndexLock(ctx)
+	assert.NilError(t, err)
+	assert.Check(t, removed)
+	_, err = os.Lstat(lock)
+	assert.Check(t, os.IsNotExist(err), "the lock is gone")
+	moved, err := g.StageMove(ctx, from, to)
+	assert.NilError(t, err)
+	assert.Check(t, moved)
+	assert.Check(t, is.Equal(gitIn(t, dir.Path(), "status", "--porcelain"), "R  "+from+" -> "+to))
+
+	removed, err = g.ClearStaleIndexLock(ctx)
+	assert.NilError(t, err)
+	assert.Check(t, !removed, "none stood")
+
+	assert.NilError(t, os.WriteFile(lock, nil, 0o644))
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		released <- os.Remove(lock)
+	}()
+	removed, err = g.ClearStaleIndexLock(ctx)
+	assert.NilError(t, err)
+	assert.NilError(t, <-released, "the git that held it let it go itself")
+	assert.Check(t, !removed)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -59,6 +60,21 @@ func (g Git) StageMove(ctx context.Context, from, to string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// ClearStaleIndexLock removes the checkout's index.lock once it has stood unchanged past git's own
+// wait (a git at work holds its lock for milliseconds); one a git lets go meanwhile is its own.
+func (g Git) ClearStaleIndexLock(ctx context.Context) (bool, error) {
+	out, _, err := g.run(ctx, 4<<10, "rev-parse", "--git-path", "index.lock")
+	if err != nil {
+		return false, err
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(g.Dir, p)
+	}
+	_, removed, err := removeStaleLock(ctx, p)
+	return removed, err
 }
 
 // maxChanged bounds the list of changed paths git prints (about 60 bytes each).

@@ -29,12 +29,16 @@ type Git struct {
 	// LockedRefs are branches whose ref a killed git left locked: creating or deleting them fails.
 	LockedRefs map[string]bool
 	// Config is the repository's own git config; Tracked the paths the index holds, which StageMove
-	// moves (and records in Staged); ChangedPaths is what Changed answers.
-	Config       map[string]string
-	Tracked      map[string]bool
-	Staged       [][2]string
-	ChangedPaths []string
-	Conflicted   []string // what Unmerged answers
+	// moves (and records in Staged); ChangedPaths is what Changed answers. IndexLocked is a stale
+	// index.lock a killed git left: StageMove fails while it stands, ClearStaleIndexLock removes it
+	// (and counts it in IndexLocksCleared).
+	Config            map[string]string
+	Tracked           map[string]bool
+	Staged            [][2]string
+	IndexLocked       bool
+	IndexLocksCleared int
+	ChangedPaths      []string
+	Conflicted        []string // what Unmerged answers
 	// Origins says, for path + "\x00" + text, the commit that introduced the text; Trees the paths
 	// each commit's tree holds.
 	Origins map[string]string
@@ -283,11 +287,23 @@ func (g *Git) StageMove(_ context.Context, from, to string) (bool, error) {
 	if !g.Tracked[from] {
 		return false, nil
 	}
+	if g.IndexLocked {
+		return false, fmt.Errorf("git exited 128: fatal: Unable to create '.git/index.lock': File exists")
+	}
 	delete(g.Tracked, from)
 	if to != "" {
 		g.Tracked[to] = true
 	}
 	g.Staged = append(g.Staged, [2]string{from, to})
+	return true, nil
+}
+
+func (g *Git) ClearStaleIndexLock(context.Context) (bool, error) {
+	if !g.IndexLocked {
+		return false, nil
+	}
+	g.IndexLocked = false
+	g.IndexLocksCleared++
 	return true, nil
 }
 

@@ -2,18 +2,23 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/abcd-dev/abcd/ports"
 )
 
-// Journal carries a change out on the in-memory stores at once. Left is a change a killed writer
-// left, which the next Finish carries out; Commits counts the changes committed.
+// Journal carries a change out on the in-memory stores at once. Left is the change the journal
+// holds: one a killed writer left, which the next Finish carries out (its files not made yet unless
+// Made says so), or one whose files are made and whose moves wait for Settle. Commits counts the
+// changes committed, Settled the changes settled.
 type Journal struct {
 	Records *Records
 	Runs    *Runs
 	Left    *ports.Change
+	Made    bool
 	Commits []ports.Change
+	Settled int
 	Swept   int
 }
 
@@ -25,7 +30,7 @@ func (j *Journal) Commit(ctx context.Context, c ports.Change) error {
 		return err
 	}
 	j.Commits = append(j.Commits, c)
-	j.apply(c)
+	j.carryOut(c)
 	return nil
 }
 
@@ -42,9 +47,33 @@ func (j *Journal) Finish(context.Context) (ports.Change, error) {
 		return ports.Change{}, nil
 	}
 	c := *j.Left
-	j.Left = nil
-	j.apply(c)
+	if !j.Made {
+		j.carryOut(c)
+	}
 	return c, nil
+}
+
+// Settle removes a change whose files are made, as the adapter does; one not made is refused.
+func (j *Journal) Settle(context.Context) error {
+	if j.Left == nil {
+		return nil
+	}
+	if !j.Made {
+		return fmt.Errorf("the journal holds a change whose files are not made yet: it cannot be settled")
+	}
+	j.Left, j.Made = nil, false
+	j.Settled++
+	return nil
+}
+
+// carryOut makes the change's files, then empties the journal, or keeps a change with moves, marked
+// made, for Settle.
+func (j *Journal) carryOut(c ports.Change) {
+	j.apply(c)
+	j.Left, j.Made = nil, false
+	if len(c.Moves) > 0 {
+		j.Left, j.Made = &c, true
+	}
 }
 
 func (j *Journal) apply(c ports.Change) {

@@ -177,19 +177,20 @@ func intentPlan(ctx context.Context, a *Deps, in *RefInput) (IntentPlanResult, e
 		if err != nil {
 			return IntentPlanResult{}, err
 		}
-		if err := a.Commit(ctx, rec, l.Summary.ID, Write(dst, data), remove(l.File.Path), Write(specPath, specData)); err != nil {
+		moves := []ports.Move{{From: l.File.Path, To: dst}}
+		if err := a.CommitMoves(ctx, rec, l.Summary.ID, moves, Write(dst, data), remove(l.File.Path), Write(specPath, specData)); err != nil {
 			return IntentPlanResult{}, err
 		}
 		moved := l.Summary
 		moved.Lifecycle, moved.Path = "planned", dst
 		created := RecordSummary{Family: string(record.Specs), Lifecycle: "open", Path: specPath}
 		fillSummary(&created, spec.Front)
-		a.stageMove(ctx, l.File.Path, dst)
 		return planned(moved, created, l.File.Path), nil
 	})
 }
 
-// planDone is intent plan's result for a plan a killed run of it left and taking the lock finished.
+// planDone is intent plan's result for a plan a killed run of it left and taking the lock finished
+// (its move staged with it).
 func (a *Deps) planDone(ctx context.Context, l Loaded, c ports.Change) (IntentPlanResult, error) {
 	var from string
 	var spec RecordSummary
@@ -210,7 +211,6 @@ func (a *Deps) planDone(ctx context.Context, l Loaded, c ports.Change) (IntentPl
 	if spec.Path == "" {
 		return IntentPlanResult{}, fmt.Errorf("the plan a killed intent plan left named no spec")
 	}
-	a.stageMove(ctx, from, l.File.Path)
 	return planned(l.Summary, spec, from), nil
 }
 
@@ -269,8 +269,7 @@ func (a *Deps) listVerb(ctx context.Context, fam record.Family, verb string, lif
 // nil). Run again after a kill that left its move for the lock to finish, it reports that move.
 func (a *Deps) moveVerb(ctx context.Context, rec *RecordLock, fam record.Family, l Loaded, to string, edit func([]byte) ([]byte, error)) (MoveResult, error) {
 	if from, ok := rec.movedBefore(l); ok && l.Summary.Lifecycle == to {
-		a.stageMove(ctx, from, l.File.Path)
-		return MoveResult{Record: l.Summary, From: from, To: l.File.Path}, nil
+		return MoveResult{Record: l.Summary, From: from, To: l.File.Path}, nil // staged as it was finished
 	}
 	dst, err := a.move(ctx, rec, fam, l, to, edit)
 	if err != nil {
@@ -278,7 +277,6 @@ func (a *Deps) moveVerb(ctx context.Context, rec *RecordLock, fam record.Family,
 	}
 	moved := l.Summary
 	moved.Lifecycle, moved.Path = to, dst
-	a.stageMove(ctx, l.File.Path, dst)
 	return MoveResult{Record: moved, From: l.File.Path, To: dst}, nil
 }
 

@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/abcd-dev/abcd/domain/layout"
@@ -63,16 +64,41 @@ func (rec *RecordLock) finishedFor(id string) (ports.Change, bool) {
 	return c, c.Verb != "" && c.Verb == rec.Verb && c.Record == id
 }
 
-// finishKilled carries out a change a killed writer left (the record lock is held) and says so.
+// finishKilled carries out a change a killed writer left (the record lock is held), stages its
+// moves, and says so.
 func (a *Deps) finishKilled(ctx context.Context) (ports.Change, error) {
 	c, err := a.Journal.Finish(ctx)
 	if err != nil || c.Verb == "" {
 		return ports.Change{}, err
 	}
+	if len(c.Moves) > 0 {
+		// The killed abcd may have been staging them: its git, killed with it, leaves the index
+		// locked, and git refuses every add until the lock is gone.
+		a.clearStaleIndexLock(ctx)
+		if err := a.settle(ctx, c); err != nil {
+			return ports.Change{}, err
+		}
+	}
 	if a.Diag != nil {
 		a.Diag.Warn(fmt.Sprintf("finished the change an interrupted `abcd %s` left on %s", a.VerbWords(c.Verb), c.Record))
 	}
 	return c, nil
+}
+
+// clearStaleIndexLock removes the index.lock a git killed with abcd left, saying so; a failure to is
+// said too, and the staging that follows says what git then refuses.
+func (a *Deps) clearStaleIndexLock(ctx context.Context) {
+	if a.Git == nil {
+		return
+	}
+	removed, err := a.Git.ClearStaleIndexLock(ctx)
+	switch {
+	case errors.Is(err, ports.ErrNoGit) || a.Diag == nil:
+	case err != nil:
+		a.Diag.Warn(fmt.Sprintf("git's index.lock could not be checked (%v)", err))
+	case removed:
+		a.Diag.Warn("removed git's index.lock, which a git killed with an interrupted abcd left")
+	}
 }
 
 // FinishPending finishes a change a killed writer left, for a writer that holds no record lock (a
@@ -97,6 +123,28 @@ func (a *Deps) FinishPending(ctx context.Context, verb string) (ports.Change, er
 // (or run) id it changes.
 func (a *Deps) Commit(ctx context.Context, rec *RecordLock, id string, files ...ports.FileChange) error {
 	return a.Journal.Commit(ctx, ports.Change{Verb: rec.Verb, Record: id, Files: files})
+}
+
+// CommitMoves is Commit for a change that moves records: the change is whole once its moves are
+// staged in git's index too, so a kill at any point leaves them for the next writer to stage.
+func (a *Deps) CommitMoves(ctx context.Context, rec *RecordLock, id string, moves []ports.Move, files ...ports.FileChange) error {
+	c := ports.Change{Verb: rec.Verb, Record: id, Files: files, Moves: moves}
+	if err := a.Journal.Commit(ctx, c); err != nil {
+		return err
+	}
+	return a.settle(ctx, c)
+}
+
+// settle stages the moves of a change whose files are made, then tells the journal it is whole. A
+// call ended part way (Ctrl-C) leaves it in the journal, as a kill does, for the next writer.
+func (a *Deps) settle(ctx context.Context, c ports.Change) error {
+	for _, m := range c.Moves {
+		a.stageMove(ctx, m.From, m.To)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return a.Journal.Settle(ctx)
 }
 
 func Write(p string, data []byte) ports.FileChange { return ports.FileChange{Path: p, Data: data} }

@@ -249,13 +249,15 @@ func idContention(fam record.Family) error {
 }
 
 // move changes a record's lifecycle: the transition must be allowed; the file is written into the
-// new folder with its front matter's lifecycle updated and removed from the old one, as one change.
+// new folder with its front matter's lifecycle updated and removed from the old one, and the move
+// staged in git's index, as one change.
 func (a *Deps) move(ctx context.Context, rec *RecordLock, fam record.Family, l Loaded, to string, edit func([]byte) ([]byte, error)) (string, error) {
 	dst, data, err := a.moved(ctx, fam, l, to, edit)
 	if err != nil {
 		return "", err
 	}
-	if err := a.Commit(ctx, rec, l.Summary.ID, Write(dst, data), remove(l.File.Path)); err != nil {
+	moves := []ports.Move{{From: l.File.Path, To: dst}}
+	if err := a.CommitMoves(ctx, rec, l.Summary.ID, moves, Write(dst, data), remove(l.File.Path)); err != nil {
 		return "", err
 	}
 	return dst, nil

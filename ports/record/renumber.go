@@ -18,7 +18,7 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 		p := string(in.File)
 		old, _ := record.IDOfFileName(p)
 		fam, _ := record.FamilyOfID(old)
-		if c, ok := rec.finishedFor(old); ok && len(c.Files) > 0 && c.Files[1].Path == p {
+		if c, ok := rec.finishedFor(old); ok && len(c.Files) > 1 && c.Files[1].Path == p {
 			// A run of this command a kill interrupted, finished by taking the lock: report it.
 			return a.renumberedBefore(ctx, fam, old, c)
 		}
@@ -45,10 +45,9 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 		renamed, _ := record.ReplaceID(data, old, newID)
 		dst := path.Dir(p) + "/" + record.FileName(newID, slugOf(p))
 		changes = append([]ports.FileChange{Write(dst, renamed), remove(p)}, changes...)
-		if err := a.Commit(ctx, rec, old, changes...); err != nil {
+		if err := a.CommitMoves(ctx, rec, old, []ports.Move{{From: p, To: dst}}, changes...); err != nil {
 			return RecordRenumberResult{}, err
 		}
-		a.stageMove(ctx, p, dst)
 		header, _, _ := record.ParseHeader(fam, dst, renamed)
 		res.Record = RecordSummary{Family: string(fam), Lifecycle: lifecycleAt(dst), Path: dst}
 		fillSummary(&res.Record, header)
@@ -56,11 +55,13 @@ func recordRenumber(ctx context.Context, a *Deps, in *RecordFileInput) (RecordRe
 	})
 }
 
-// renumberedBefore reports a renumber a killed run of it left and taking the lock finished: its
-// change writes the record's new path first, removes its old one second, then the references.
+// renumberedBefore reports a renumber a killed run of it left and taking the lock finished (its move
+// staged with it): its change writes the record's new path first, removes its old one second, then
+// the references. The unsure records are found again as the first run found them: every record but
+// the renumbered one and those carrying the old id that still names it, which the change did not
+// rewrite because git could not tell which record it meant.
 func (a *Deps) renumberedBefore(ctx context.Context, fam record.Family, old string, c ports.Change) (RecordRenumberResult, error) {
 	dst, from := c.Files[0].Path, c.Files[1].Path
-	a.stageMove(ctx, from, dst)
 	res := RecordRenumberResult{From: from, OldID: old, Rewritten: []string{}, Unsure: []string{}}
 	for _, f := range c.Files[2:] {
 		res.Rewritten = append(res.Rewritten, f.Path)
@@ -72,6 +73,20 @@ func (a *Deps) renumberedBefore(ctx context.Context, fam record.Family, old stri
 	header, _, err := record.ParseHeader(fam, dst, data)
 	if err != nil {
 		return res, core.RecordMalformed(dst, core.ProblemText(err))
+	}
+	newID, _ := record.IDOfFileName(dst)
+	others, err := a.copiesOf(ctx, fam, old)
+	if err != nil {
+		return res, err
+	}
+	naming, err := a.naming(ctx, old, newID, append([]string{dst}, others...))
+	if err != nil {
+		return res, err
+	}
+	for _, f := range naming {
+		if !slices.Contains(res.Rewritten, f.Path) {
+			res.Unsure = append(res.Unsure, f.Path)
+		}
 	}
 	res.Record = RecordSummary{Family: string(fam), Lifecycle: lifecycleAt(dst), Path: dst}
 	fillSummary(&res.Record, header)
@@ -134,33 +149,45 @@ func (a *Deps) renumbered(ctx context.Context, fam record.Family, old string) (s
 // reference git shows was written where p stood and none of others did. The rest naming old are
 // unsure, for a person to check.
 func (a *Deps) referencesTo(ctx context.Context, old, newID, p string, others []string, res *RecordRenumberResult) ([]ports.FileChange, error) {
+	naming, err := a.naming(ctx, old, newID, append([]string{p}, others...))
+	if err != nil {
+		return nil, err
+	}
 	var changes []ports.FileChange
+	for _, f := range naming {
+		mine, err := a.writtenBeside(ctx, f.Path, old, p, others)
+		if err != nil {
+			return nil, err
+		}
+		if !mine {
+			res.Unsure = append(res.Unsure, f.Path)
+			continue
+		}
+		res.Rewritten = append(res.Rewritten, f.Path)
+		changes = append(changes, f)
+	}
+	return changes, nil
+}
+
+// naming lists the records but those in skip that name old as an id, each as it reads with newID in
+// its place, in the record's folder order.
+func (a *Deps) naming(ctx context.Context, old, newID string, skip []string) ([]ports.FileChange, error) {
+	var out []ports.FileChange
 	for _, folder := range record.Folders() {
 		files, err := a.Records.List(ctx, folder.Dir, folder.Prefix, 0)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
-			if f.Err != nil || f.Path == p || slices.Contains(others, f.Path) || !strings.Contains(string(f.Data), old) {
+			if f.Err != nil || slices.Contains(skip, f.Path) || !strings.Contains(string(f.Data), old) {
 				continue
 			}
-			data, n := record.ReplaceID(f.Data, old, newID)
-			if n == 0 {
-				continue
+			if data, n := record.ReplaceID(f.Data, old, newID); n > 0 {
+				out = append(out, Write(f.Path, data))
 			}
-			mine, err := a.writtenBeside(ctx, f.Path, old, p, others)
-			if err != nil {
-				return nil, err
-			}
-			if !mine {
-				res.Unsure = append(res.Unsure, f.Path)
-				continue
-			}
-			res.Rewritten = append(res.Rewritten, f.Path)
-			changes = append(changes, Write(f.Path, data))
 		}
 	}
-	return changes, nil
+	return out, nil
 }
 
 // writtenBeside reports whether the commit that wrote old into file held the record p (by its file

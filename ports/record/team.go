@@ -22,13 +22,16 @@ import (
 
 // stageMove records a record's move in git's index when git tracks the old path. The move itself is
 // made: a failure here is said, with the command that does it by hand, and never undoes the move.
+// One a call's end interrupted is left to settle, which leaves the change for the next writer.
 func (a *Deps) stageMove(ctx context.Context, from, to string) {
 	if a.Git == nil {
 		return
 	}
-	if _, err := a.Git.StageMove(ctx, from, to); err != nil && !errors.Is(err, ports.ErrNoGit) && a.Diag != nil {
-		a.Diag.Warn(fmt.Sprintf("the record moved, but git's index was not told (%v): run `git add -A -- %s %s`", err, from, to))
+	_, err := a.Git.StageMove(ctx, from, to)
+	if err == nil || errors.Is(err, ports.ErrNoGit) || ctx.Err() != nil || a.Diag == nil {
+		return
 	}
+	a.Diag.Warn(fmt.Sprintf("the record moved, but git's index was not told (%v): run `git add -A -- %s`", err, strings.TrimSpace(from+" "+to)))
 }
 
 // RecordFileInput names one record file by its path, as lint prints it.
@@ -134,14 +137,13 @@ func recordFinishMove(ctx context.Context, a *Deps, in *RefInput) (RecordFinishM
 			return RecordFinishMoveResult{}, core.RecordMalformed(later, core.ProblemText(err))
 		}
 		changes := []ports.FileChange{Write(later, data)}
+		var moves []ports.Move
 		for _, p := range earlier {
 			changes = append(changes, remove(p))
+			moves = append(moves, ports.Move{From: p, To: later})
 		}
-		if err := a.Commit(ctx, rec, id, changes...); err != nil {
+		if err := a.CommitMoves(ctx, rec, id, moves, changes...); err != nil {
 			return RecordFinishMoveResult{}, err
-		}
-		for _, p := range earlier {
-			a.stageMove(ctx, p, later)
 		}
 		s := RecordSummary{Family: string(fam), Lifecycle: lifecycleAt(later), Path: later}
 		fillSummary(&s, header)
@@ -149,13 +151,13 @@ func recordFinishMove(ctx context.Context, a *Deps, in *RefInput) (RecordFinishM
 	})
 }
 
-// finishedMove reports a finish-move a killed run of it left and taking the lock finished.
+// finishedMove reports a finish-move a killed run of it left and taking the lock finished (its
+// removals staged with it).
 func (a *Deps) finishedMove(ctx context.Context, fam record.Family, c ports.Change) (RecordFinishMoveResult, error) {
 	res := RecordFinishMoveResult{Removed: []string{}}
 	for _, f := range c.Files {
 		if f.Remove {
 			res.Removed = append(res.Removed, f.Path)
-			a.stageMove(ctx, f.Path, "")
 			continue
 		}
 		data, err := a.ReadFull(ctx, f.Path)
