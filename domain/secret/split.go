@@ -120,3 +120,21 @@ func skipSpace(s string, i int) int {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+
+// ScrubPieces is Scrub that also takes out a held credential cut into pieces (SplitSpans): the whole
+// stretch from its first piece to its last becomes one Mark.
+func (sc *Scrubber) ScrubPieces(s string) string {
+	spans := sc.SplitSpans(s)
+	if len(spans) == 0 {
+		return Passwords(s)
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp[0]])
+		b.WriteString(Mark)
+		at = sp[1]
+	}
+	b.WriteString(s[at:])
+	return Passwords(b.String())
+}
