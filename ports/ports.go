@@ -389,6 +389,12 @@ type Git interface {
 	// neither tracks nor ignores.
 	Snapshot(ctx context.Context, dir string) (runner.Snapshot, error)
 	Entries(ctx context.Context, dir string, max int) ([]runner.Entry, error)
+	// WorkChange is what the worktree at dir holds beyond commit base, for abcd to scan before it
+	// commits or keeps it: the messages of the commits its HEAD has beyond base, and git's diff from
+	// base to the working tree (what git neither tracks nor ignores as added, every file as text, no
+	// external diff, textconv or rename), at most max bytes in all (Truncated past them). It writes
+	// no object and leaves the worktree's index as it is.
+	WorkChange(ctx context.Context, dir, base string, max int) (runner.Change, error)
 	CommitAll(ctx context.Context, dir, message string) (string, error)
 	// ReadCommit is a commit's parents and message (at most 64 KiB of it): how a step resumed after
 	// a kill finds abcd's own commit of its work by its trailer.

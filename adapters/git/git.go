@@ -27,6 +27,8 @@ const Timeout = 30 * time.Second
 // Git runs git in the repository containing Dir.
 type Git struct {
 	Dir string
+	// env is what a call adds to git's environment (a scan's own index, GIT_INDEX_FILE).
+	env []string
 }
 
 func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bool, error) {
@@ -36,7 +38,7 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.Dir
 	dieWithUs(cmd)
-	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = append(append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1"), g.env...)
 	out := limitedBuffer{max: stdoutMax}
 	errOut := limitedBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -285,6 +285,58 @@ func entryAt(root, p string) (runner.Entry, error) {
 	return e, nil
 }
 
+// WorkChange reads what the worktree at dir holds beyond base: the commits' messages (git log), then
+// git's diff from base to the working tree. The diff is read through an index of its own, in a
+// temporary folder: HEAD's tree, with every path git neither tracks nor ignores added as one to be
+// added (git add --intent-to-add, which writes no object but the empty one), so what a step left
+// untracked is in the diff and the worktree's own index is left as it is. --text reads every file
+// as text (a .gitattributes saying -diff hides nothing), and the a/ and b/ prefixes are asked for
+// whatever the configuration says.
+func (g Git) WorkChange(ctx context.Context, dir, base string, max int) (_ runner.Change, err error) {
+	wt, err := g.worktree(dir)
+	if err != nil {
+		return runner.Change{}, err
+	}
+	if !isCommitID(base) {
+		return runner.Change{}, fmt.Errorf("work change: %q is not a commit id", text.Clip(base))
+	}
+	var c runner.Change
+	head, _, err := wt.run(ctx, 4<<10, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return runner.Change{}, err
+	}
+	if strings.TrimSpace(string(head)) != base {
+		out, cut, err := wt.run(ctx, max, "log", "--no-show-signature", "--no-color", "--format=%B", base+"..HEAD")
+		if err != nil {
+			return runner.Change{}, err
+		}
+		c.Messages, c.Truncated = string(out), cut
+	}
+	tmp, err := os.MkdirTemp("", "abcd-scan-*")
+	if err != nil {
+		return runner.Change{}, err
+	}
+	defer func() { err = errors.Join(err, os.RemoveAll(tmp)) }()
+	scan := Git{Dir: wt.Dir, env: []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}}
+	for _, args := range [][]string{{"read-tree", "HEAD"}, {"add", "--all", "--intent-to-add", "--", "."}} {
+		if _, _, err := scan.run(ctx, 64<<10, hookless(args...)...); err != nil {
+			return runner.Change{}, fmt.Errorf("reading the step's change: %w", err)
+		}
+	}
+	room := max - len(c.Messages)
+	if c.Truncated || room <= 0 {
+		c.Truncated = true
+		return c, nil
+	}
+	out, cut, err := scan.run(ctx, room, "diff", "--text", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames",
+		"--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", base, "--")
+	if err != nil {
+		return runner.Change{}, err
+	}
+	c.Diff, c.Truncated = string(out), cut
+	return c, nil
+}
+
 // CommitAll stages everything the worktree at dir changed and commits it with message: no hook
 // runs, and the message is kept as given (lines starting with # are not comments).
 func (g Git) CommitAll(ctx context.Context, dir, message string) (string, error) {

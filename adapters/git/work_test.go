@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -216,4 +217,69 @@ func TestASnapshotReadsHEADAsGitDoes(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, planted.Hooks != moved.Hooks)
 	assert.Check(t, is.Equal(planted.Info, moved.Info))
+}
+
+// WorkChange reads everything a step left, as text, through an index of its own: the worktree's index
+// and the object store are as they were (but for git's empty object), and a bound cuts it.
+func TestWorkChangeReadsEverythingTheStepLeft(t *testing.T) {
+	root, wt, run := laneWorktree(t)
+	g := Git{Dir: root}
+	ctx := context.Background()
+	abs := filepath.Join(root, wt)
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "tracked.txt"), []byte("one\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "gone.txt"), []byte("soon gone\n"), 0o644))
+	run(abs, "add", ".")
+	run(abs, "commit", "-qm", "the lane's start")
+	start := run(abs, "rev-parse", "HEAD")
+	// What a step leaves: a change to a tracked file, a staged one, a removal, untracked files (one
+	// binary, one git is told to show no diff of), an ignored one.
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "tracked.txt"), []byte("one\nkey-in-tracked\n"), 0o644))
+	assert.NilError(t, os.Remove(filepath.Join(abs, "gone.txt")))
+	assert.NilError(t, os.MkdirAll(filepath.Join(abs, "deep", "er"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "deep", "er", "new.bin"), []byte("\x00\x01key-in-binary\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, ".gitattributes"), []byte("* -diff\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "staged.txt"), []byte("key-in-staged\n"), 0o644))
+	run(abs, "add", "staged.txt")
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, ".gitignore"), []byte("*.log\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(abs, "debug.log"), []byte("key-in-ignored\n"), 0o644))
+	status := run(abs, "status", "--porcelain")
+	objects := run(abs, "count-objects", "-v")
+
+	c, err := g.WorkChange(ctx, wt, start, 1<<20)
+	assert.NilError(t, err)
+	assert.Check(t, !c.Truncated)
+	assert.Check(t, is.Equal(c.Messages, ""))
+	for _, want := range []string{"+key-in-tracked", "\x01key-in-binary", "+key-in-staged", "+* -diff", "-soon gone", "+++ b/deep/er/new.bin", "--- a/gone.txt"} {
+		assert.Check(t, is.Contains(c.Diff, want))
+	}
+	assert.Check(t, !strings.Contains(c.Diff, "key-in-ignored"), "git ignores it, and abcd would not commit it")
+	assert.Check(t, is.Equal(run(abs, "status", "--porcelain"), status), "the worktree's index is as it was")
+	assert.Check(t, countLoose(run(abs, "count-objects", "-v")) <= countLoose(objects)+1, "no object but the empty one")
+
+	// The step's own commits: their messages, and the diff from the start.
+	run(abs, "add", "-A")
+	run(abs, "commit", "-qm", "the step's commit says key-in-message")
+	c, err = g.WorkChange(ctx, wt, start, 1<<20)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(c.Messages, "key-in-message"))
+	assert.Check(t, is.Contains(c.Diff, "\x01key-in-binary"))
+
+	// Bounded: past max, what was read is cut and says so.
+	c, err = g.WorkChange(ctx, wt, start, 100)
+	assert.NilError(t, err)
+	assert.Check(t, c.Truncated)
+	assert.Check(t, len(c.Messages)+len(c.Diff) <= 100)
+	_, err = g.WorkChange(ctx, wt, "--output=/tmp/x", 100)
+	assert.Check(t, err != nil, "a base that is not a commit id is refused before git reads it")
+}
+
+// countLoose is the count of loose objects git count-objects -v reports.
+func countLoose(report string) int {
+	for _, line := range strings.Split(report, "\n") {
+		if n, ok := strings.CutPrefix(line, "count: "); ok {
+			c, _ := strconv.Atoi(n) // git writes a number here
+			return c
+		}
+	}
+	return -1
 }

@@ -3,7 +3,6 @@ package history
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/abcd-dev/abcd/domain/secret"
 )
 
 // Redaction markers: what stands where something was taken out.
@@ -43,9 +44,10 @@ func (c Counts) Total() int {
 // Redactor takes secrets, the credentials abcd holds and the person's home path out of text.
 type Redactor struct {
 	det *Detector
-	// literals are the credentials in every encoding a text could carry them in, longest first.
-	literals []string
-	home     string
+	// held finds the credentials abcd holds with the one scrubber (domain/secret): in every spelling
+	// it knows, whole, cut short or cut into pieces.
+	held *secret.Scrubber
+	home string
 	// seen remembers each text already redacted (a transcript repeats its context, its tools and
 	// their definitions many times), and clean each result whose last pass found nothing: the rescan
 	// need not read it again.
@@ -62,41 +64,24 @@ type redacted struct {
 // words.
 const MinCredentialBytes = 8
 
-// NewRedactor is a redactor over the detector's rules, the credentials abcd holds (each looked for as
-// it is, base64 in both alphabets with and without padding, URL-escaped, hex and JSON-escaped) and the
-// home folder (written as ~).
+// NewRedactor is a redactor over the detector's rules, the credentials abcd holds (each looked for in
+// every spelling domain/secret's scrubber knows: as it is and without its prefix, base64 in both
+// alphabets and at every alignment, URL-escaped, hex and JSON-escaped; whole, a run of
+// secret.Window bytes of one, or cut into pieces) and the home folder (written as ~). A credential
+// shorter than MinCredentialBytes is left out.
 func NewRedactor(det *Detector, credentials []string, home string) *Redactor {
 	r := &Redactor{det: det, home: strings.TrimRight(home, "/"), seen: map[string]redacted{}, clean: map[string]bool{}}
 	if r.home == "" || r.home == "/" || !strings.HasPrefix(r.home, "/") {
 		r.home = ""
 	}
-	seen := map[string]bool{}
+	var held []string
 	for _, c := range credentials {
-		c = strings.TrimSpace(c)
-		if len(c) < MinCredentialBytes {
-			continue
-		}
-		for _, f := range encodings(c) {
-			if len(f) >= MinCredentialBytes && !seen[f] {
-				seen[f] = true
-				r.literals = append(r.literals, f)
-			}
+		if c = strings.TrimSpace(c); len(c) >= MinCredentialBytes {
+			held = append(held, c)
 		}
 	}
-	sort.Slice(r.literals, func(i, j int) bool { return len(r.literals[i]) > len(r.literals[j]) })
+	r.held = secret.NewScrubber(held...)
 	return r
-}
-
-// encodings are the forms a credential takes in text that carries it: as it is, without a
-// "Bearer " or scheme prefix it was given with, base64 (standard and URL alphabets, padded or not),
-// URL-escaped (query and path), hex (both cases) and JSON-escaped.
-func encodings(c string) []string {
-	j, _ := json.Marshal(c)
-	forms := []string{c, base64.StdEncoding.EncodeToString([]byte(c)), base64.RawStdEncoding.EncodeToString([]byte(c)),
-		base64.URLEncoding.EncodeToString([]byte(c)), base64.RawURLEncoding.EncodeToString([]byte(c)),
-		url.QueryEscape(c), url.PathEscape(c), hex.EncodeToString([]byte(c)), strings.ToUpper(hex.EncodeToString([]byte(c))),
-		string(j[1 : len(j)-1])}
-	return forms
 }
 
 // maxRounds bounds how often a text is redacted again: a redaction can bring a new match to light
@@ -131,12 +116,13 @@ func (r *Redactor) Text(s string, counts Counts) string {
 }
 
 func (r *Redactor) once(s string, counts Counts, depth int) string {
-	// Credentials first, in every encoding.
-	for _, lit := range r.literals {
-		if n := strings.Count(s, lit); n > 0 {
-			s = strings.ReplaceAll(s, lit, markPrefix+CredentialRule+"]")
-			counts.add(CredentialRule, n)
+	// Credentials first, in every spelling, whole or in pieces.
+	if spans := r.held.SplitSpans(s); len(spans) > 0 {
+		fs := make([]Finding, len(spans))
+		for i, sp := range spans {
+			fs[i] = Finding{Rule: CredentialRule, Start: sp[0], End: sp[1]}
 		}
+		s = r.replace(s, fs, counts)
 	}
 	// Text that is itself an escaped string (a JSON document inside a tool result, a shell-quoted
 	// line): redact what it stands for, and escape the result again.
@@ -228,18 +214,19 @@ func (r *Redactor) replaceSecrets(s, view string, counts Counts) string {
 	return s
 }
 
-// delimit is s with the punctuation that ends a token in a URL (& ? #) as spaces.
+// delimit is s with the punctuation that ends a token in a URL (& ? #) as spaces, byte for byte (so
+// the places in it are the places in s, whatever s holds that is not UTF-8).
 func delimit(s string) string {
 	if !strings.ContainsAny(s, "&?#") {
 		return s
 	}
-	return strings.Map(func(c rune) rune {
-		switch c {
-		case '&', '?', '#':
-			return ' '
+	b := []byte(s)
+	for i, c := range b {
+		if c == '&' || c == '?' || c == '#' {
+			b[i] = ' '
 		}
-		return c
-	}, s)
+	}
+	return string(b)
 }
 
 // looseUnescape undoes the escapes of text that holds escaped text but is not itself the body of a
@@ -280,7 +267,7 @@ func (r *Redactor) replaceEncoded(s string, counts Counts) string {
 		rule := ""
 		if fs := r.det.Find(decoded); len(fs) > 0 {
 			rule = fs[0].Rule
-		} else if r.holdsLiteral(decoded) {
+		} else if r.held.Carries(decoded) {
 			rule = CredentialRule
 		}
 		if rule == "" {
@@ -293,15 +280,6 @@ func (r *Redactor) replaceEncoded(s string, counts Counts) string {
 	}
 	b.WriteString(s[at:])
 	return b.String()
-}
-
-func (r *Redactor) holdsLiteral(s string) bool {
-	for _, lit := range r.literals {
-		if strings.Contains(s, lit) {
-			return true
-		}
-	}
-	return false
 }
 
 // Survivors looks at a redacted text once more, through every view abcd knows (as it is; each
@@ -358,11 +336,8 @@ func (r *Redactor) Survivors(s string) []string {
 				}
 			}
 		}
-		for _, lit := range r.literals {
-			if strings.Contains(v, lit) {
-				note(CredentialRule)
-				break
-			}
+		if r.held.Carries(v) {
+			note(CredentialRule)
 		}
 		if r.home != "" && countHome(v, r.home) > 0 {
 			note(HomeRule)

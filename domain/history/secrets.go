@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -90,6 +91,9 @@ type Detector struct {
 	pairs [1 << 16 / 64]uint64
 	// always are the rules with no keyword: they run on every text.
 	always []int
+	// coded is true for the bundled detector: abcd's rules written as code run beside the data's (a
+	// secret-named key's value, a private key as base64 DER).
+	coded bool
 }
 
 type keywordRules struct {
@@ -132,6 +136,7 @@ func NewDetector(files ...[]byte) (*Detector, error) {
 		return nil, fmt.Errorf("the secret rules hold no rule")
 	}
 	d.index()
+	d.coded = true
 	return d, nil
 }
 
@@ -297,7 +302,22 @@ func (d *Detector) find(text string, prefixedOnly bool) []Finding {
 			}
 		}
 	}
+	if d.coded && !prefixedOnly {
+		out = append(out, assignments(text, asciiLower(text))...)
+		out = append(out, derKeys(text)...)
+	}
 	return out
+}
+
+// asciiLower is s with ASCII capitals in lower case and every other byte as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // maxTries bounds the matches one rule looks at in one text.
@@ -345,8 +365,8 @@ func (d *Detector) judge(r *secretRule, text string, m []int) (Finding, bool) {
 			if r.entropy != 0 && entropy(secret) <= r.entropy {
 				return Finding{Start: ss, End: se}, false
 			}
-			match, line := text[start:end], lineOf(text, start, end)
-			if allowed(d.global, secret, match, line) || allowed(r.allow, secret, match, line) {
+			f := found{secret: secret, match: text[start:end], at: ss - start, line: lineOf(text, start, end)}
+			if f.allowed(d.global) || f.allowed(r.allow) {
 				return Finding{Start: ss, End: se}, false
 			}
 			return Finding{Rule: r.id, Start: ss, End: se}, true
@@ -354,21 +374,25 @@ func (d *Detector) judge(r *secretRule, text string, m []int) (Finding, bool) {
 	}
 }
 
-// allowed reports whether any allowlist lets the finding be.
-func allowed(lists []allowlist, secret, match, line string) bool {
+// found is a match of a rule being judged: its secret, the whole match, where the secret stands in
+// it, and the line it is on.
+type found struct {
+	secret, match string
+	at            int
+	line          string
+}
+
+// allowed reports whether any allowlist lets the finding be. gitleaks' stopwords, and its regexes
+// that look at the whole match, are for names and words (my_application_key, keyboard=): where what
+// they find stands inside the secret, they let it be only when what is left of the secret without it
+// is not random (a base64 key with "arch" or "keyboard" in it is still a secret).
+func (f found) allowed(lists []allowlist) bool {
 	for _, a := range lists {
-		target := secret
-		switch a.target {
-		case "match":
-			target = match
-		case "line":
-			target = line
-		}
 		var checks []bool
 		if len(a.regexes) > 0 {
 			ok := false
 			for _, re := range a.regexes {
-				if re.MatchString(target) {
+				if f.regexAllows(re, a.target) {
 					ok = true
 					break
 				}
@@ -376,8 +400,7 @@ func allowed(lists []allowlist, secret, match, line string) bool {
 			checks = append(checks, ok)
 		}
 		if len(a.stopwords) > 0 {
-			lower := strings.ToLower(secret)
-			checks = append(checks, slices.ContainsFunc(a.stopwords, func(w string) bool { return strings.Contains(lower, w) }))
+			checks = append(checks, stopped(f.secret, a.stopwords))
 		}
 		if len(checks) == 0 {
 			continue
@@ -391,6 +414,84 @@ func allowed(lists []allowlist, secret, match, line string) bool {
 		}
 	}
 	return false
+}
+
+// regexAllows reports whether an allowlist's regex lets the finding be: it matches its target, and,
+// for the whole match, somewhere outside the secret or leaving no random stretch in it.
+func (f found) regexAllows(re *regexp.Regexp, target string) bool {
+	switch target {
+	case "line":
+		return re.MatchString(f.line)
+	case "match": // below
+	default:
+		return re.MatchString(f.secret)
+	}
+	spans := re.FindAllStringIndex(f.match, -1)
+	if len(spans) == 0 {
+		return false
+	}
+	cut := make([]bool, len(f.secret))
+	for _, sp := range spans {
+		if sp[0] < f.at || sp[1] > f.at+len(f.secret) || sp[0] == sp[1] {
+			return true // the name's, or the text's around the secret
+		}
+		for i := sp[0]; i < sp[1]; i++ {
+			cut[i-f.at] = true
+		}
+	}
+	return !randomStretch(without(f.secret, cut))
+}
+
+// stopped reports whether a stopword lets a secret be: one stands in it (without case), and what is
+// left with every stopword that stands in it taken out holds no random stretch.
+func stopped(secret string, stopwords []string) bool {
+	lower := asciiLower(secret)
+	var cut []bool
+	for _, w := range stopwords {
+		for from := 0; ; {
+			k := strings.Index(lower[from:], w)
+			if k < 0 {
+				break
+			}
+			if cut == nil {
+				cut = make([]bool, len(secret))
+			}
+			for i := from + k; i < from+k+len(w); i++ {
+				cut[i] = true
+			}
+			from += k + 1
+		}
+	}
+	return cut != nil && !randomStretch(without(secret, cut))
+}
+
+// without is s without the bytes cut marks.
+func without(s string, cut []bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if !cut[i] {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// randomStretch reports whether s holds a part (between separators) of at least 16 characters that
+// mixes letters and digits with the entropy of a random value, and is no name in code of long words
+// (NewDecapsulationKey1024; a random value can pass for a name of short ones).
+func randomStretch(s string) bool {
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune("._-: \t\n,;", r) }) {
+		if len(part) >= 16 && strings.ContainsAny(part, "0123456789") && strings.IndexFunc(part, unicode.IsLetter) >= 0 && entropy(part) >= 3.0 && !longWords(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// longWords reports a name in code whose lower-case runs are three letters long on average.
+func longWords(v string) bool {
+	runs, _, lower := lowerRuns(v)
+	return identifier(v) && lower >= 3*runs
 }
 
 func lineOf(text string, start, end int) string {

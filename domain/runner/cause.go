@@ -63,7 +63,10 @@ const (
 	CauseHooksChanged Cause = "hooks_changed"        // .git's hooks or config changed during the step
 	CausePathEscape   Cause = "path_escape"          // a change names a path outside the worktree
 	CauseGuardedPath  Cause = "guarded_path_changed" // a changed path is one the guard's write rules block (the guard file, a harness's settings)
-	CauseDoDFailed    Cause = "dod_failed"           // the definition of done failed on the step's work
+	// The step's change carries a credential abcd holds (in any spelling the scrubber knows), or is
+	// too large to be scanned for one: abcd commits none of it.
+	CauseCredentialInChange Cause = "credential_in_change"
+	CauseDoDFailed          Cause = "dod_failed" // the definition of done failed on the step's work
 
 	// The person ended it.
 	CauseInterrupted Cause = "interrupted" // Ctrl-C, SIGTERM, or the caller's deadline
@@ -76,7 +79,7 @@ func Causes() []Cause {
 		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
 		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
 		CauseFirstEvent, CauseSilence, CauseWallClock,
-		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseDoDFailed,
+		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseCredentialInChange, CauseDoDFailed,
 		CauseInterrupted}
 }
 
@@ -108,7 +111,7 @@ func (c Cause) Reason() review.FallbackReason {
 	case CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseOpenToolCall, CauseToolCallConflict:
 		return review.Unparsable
 	case CauseLineTooLong, CauseStreamTooLong, CauseToolCallLimit, CauseSchema,
-		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseDoDFailed:
+		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseCredentialInChange, CauseDoDFailed:
 		return review.Invalid
 	case CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable, CauseSettingsIgnored:
 		return review.Failed
@@ -166,6 +169,7 @@ var sentences = map[Cause]string{
 	CauseHooksChanged:       "git's hooks or configuration changed while the step ran",
 	CausePathEscape:         "a change names a path outside the worktree",
 	CauseGuardedPath:        "the step changed a path the guard's write rules block",
+	CauseCredentialInChange: "the step's change carries a credential abcd holds, or is too large to be shown not to",
 	CauseDoDFailed:          "the definition of done failed on the step's work",
 	CauseInterrupted:        "the step was interrupted",
 }

@@ -240,8 +240,27 @@ func (sc *Scrubber) Scrub(s string) string {
 
 // held is Scrub of the credentials the scrubber holds alone.
 func (sc *Scrubber) held(s string) string {
-	if sc.Empty() {
+	spans := sc.Spans(s)
+	if len(spans) == 0 {
 		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp[0]])
+		b.WriteString(Mark)
+		at = sp[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// Spans are the stretches of s that carry a credential the scrubber holds, in order and apart: each
+// run of Window bytes of a form, or a whole form shorter than that, widened to whole characters. A
+// URL's password is not one (Scrub takes it out all the same, as Passwords).
+func (sc *Scrubber) Spans(s string) [][2]int {
+	if sc.Empty() {
+		return nil
 	}
 	folded := foldASCII(s) // the same length: every offset in it is one in s
 	var covered []bool
@@ -273,37 +292,32 @@ func (sc *Scrubber) held(s string) string {
 		}
 	}
 	if covered == nil {
-		return s
+		return nil
 	}
-	// A stretch starts and ends on a character's boundary: no half of a character is left behind.
-	for i := range covered {
-		if !covered[i] {
-			continue
-		}
-		if i > 0 && !covered[i-1] {
-			for k := i; k > 0 && !utf8.RuneStart(s[k]); k-- {
-				covered[k-1] = true
-			}
-		}
-		if i+1 < len(s) && !covered[i+1] {
-			for k := i + 1; k < len(s) && !utf8.RuneStart(s[k]); k++ {
-				covered[k] = true
-			}
-		}
-	}
-	var b strings.Builder
+	var out [][2]int
 	for i := 0; i < len(s); {
 		if !covered[i] {
-			b.WriteByte(s[i])
 			i++
 			continue
 		}
-		b.WriteString(Mark)
+		// A stretch starts and ends on a character's boundary: no half of a character is left behind.
+		start := i
+		for start > 0 && !utf8.RuneStart(s[start]) {
+			start--
+		}
 		for i < len(s) && covered[i] {
 			i++
 		}
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++
+		}
+		if n := len(out); n > 0 && out[n-1][1] >= start {
+			out[n-1][1] = i
+			continue
+		}
+		out = append(out, [2]int{start, i})
 	}
-	return b.String()
+	return out
 }
 
 // Bytes is Scrub for bytes; b is returned unchanged (not copied) when it holds no credential.
@@ -398,7 +412,8 @@ func endsAuthority(c byte) bool {
 // Empty reports whether the scrubber holds no credential.
 func (sc *Scrubber) Empty() bool { return sc == nil || (len(sc.windows) == 0 && len(sc.short) == 0) }
 
-// Holds reports whether s carries a credential the scrubber holds, in any form or part of one.
+// Holds reports whether s carries a credential the scrubber holds, in any form or part of one, or a
+// URL's password (Scrub would change it).
 func (sc *Scrubber) Holds(s string) bool { return sc.Scrub(s) != s }
 
 // foldASCII is s with ASCII capitals in lowercase (and nothing else changed, so every byte keeps its

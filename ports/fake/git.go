@@ -54,7 +54,11 @@ type Git struct {
 	Dirty map[string][]runner.Entry
 	// Messages are the commits' messages (CommitAll records them), for ReadCommit.
 	Messages map[string]string
-	merges   int
+	// Changes are what WorkChange answers for each worktree folder (its diff; "" when unset), until
+	// CommitAll or Restore; WorkChanges counts its calls.
+	Changes     map[string]string
+	WorkChanges int
+	merges      int
 }
 
 // Snapshot is the worktree's branch and every branch, with fixed digests.
@@ -79,6 +83,16 @@ func (g *Git) Entries(_ context.Context, dir string, max int) ([]runner.Entry, e
 	return slices.Clone(e), nil
 }
 
+// WorkChange is what Changes holds for the worktree, cut at max.
+func (g *Git) WorkChange(_ context.Context, dir, _ string, max int) (runner.Change, error) {
+	g.WorkChanges++
+	d := g.Changes[dir]
+	if len(d) > max {
+		return runner.Change{Diff: d[:max], Truncated: true}, nil
+	}
+	return runner.Change{Diff: d}, nil
+}
+
 // CommitAll commits what Dirty says the worktree changed, on its branch.
 func (g *Git) CommitAll(_ context.Context, dir, message string) (string, error) {
 	branch, ok := g.Worktrees[dir]
@@ -89,6 +103,7 @@ func (g *Git) CommitAll(_ context.Context, dir, message string) (string, error) 
 	sha := fmt.Sprintf("%040x", 0xc00000+g.merges)
 	g.Commit(branch, sha)
 	delete(g.Dirty, dir)
+	delete(g.Changes, dir)
 	if g.Messages == nil {
 		g.Messages = map[string]string{}
 	}
@@ -116,6 +131,7 @@ func (g *Git) ReadCommit(ctx context.Context, rev string) ([]string, string, err
 func (g *Git) Restore(_ context.Context, dir, branch, commit string) error {
 	g.Worktrees[dir], g.Branches[branch] = branch, commit
 	delete(g.Dirty, dir)
+	delete(g.Changes, dir)
 	return nil
 }
 

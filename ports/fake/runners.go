@@ -16,6 +16,8 @@ type Runners struct {
 	Found   string
 	Outcome runner.Outcome
 	Err     error
+	// OnStep, when set, is what the step does while it runs (an implementer writing its worktree).
+	OnStep func(req ports.RunnerStep)
 
 	mu      sync.Mutex
 	Checked []ports.RunnerCheck
@@ -48,5 +50,8 @@ func (r *Runners) Step(_ context.Context, req ports.RunnerStep) (runner.Outcome,
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Steps = append(r.Steps, req)
+	if r.OnStep != nil {
+		r.OnStep(req)
+	}
 	return r.Outcome, r.Err
 }

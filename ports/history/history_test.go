@@ -2,7 +2,9 @@ package history_test
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -152,6 +154,28 @@ func TestCaptureRefuses(t *testing.T) {
 	assert.Check(t, !strings.Contains(r.Error(), histKey), "the refusal names the kind, never the secret")
 	_, kept := w.store.Repos[histRepo]["claude:s4"]
 	assert.Check(t, !kept)
+	// Each shape redaction learnt in issue 33 is one the rescan names too: a secret-named key's value
+	// of low entropy, a headerless private key, a long random value holding a stopword, the held key
+	// in hex and cut into strings.
+	for i, c := range []struct{ text, rule, secret string }{
+		{"TWILIO_AUTH_TOKEN=0a1b0a1b0a1b0a1b0a1b0a1b0a1b0a1b", history.AssignmentRule, "0a1b0a1b0a1b0a1b0a1b0a1b0a1b0a1b"},
+		{"key:\nMC4CAQAwBQYDK2VwBCIEIJ8zeR2eJc3xPq7vYtG1mN4sK6aW9dF0hL5uB2oE8iQx", history.DERKeyRule, "MC4CAQAwBQYDK2VwBCIEIJ8zeR2eJc3xPq7vYtG1mN4sK6aW9dF0hL5uB2oE8iQx"},
+		{`creds = "Q7xZk2LmArchP9rT4vWn8Bc3Yd6Hf1Js"`, "generic-api-key", "Q7xZk2LmArchP9rT4vWn8Bc3Yd6Hf1Js"},
+		{"dump " + hex.EncodeToString([]byte(histKey)), history.CredentialRule, hex.EncodeToString([]byte(histKey))},
+		{`k := "prov-Kx9" + "Lm2Qp7Z" + "r4Wt8Vn" + "3Bj6Hc1" + "Fd5Gs0Ya"`, history.CredentialRule, "Lm2Qp7Z"},
+	} {
+		session := fmt.Sprintf("s5%d", i)
+		p := "/home/ada/.claude/projects/-home-ada-proj/" + session + ".jsonl"
+		w.files.Files[p] = []byte(claudeLine(session, "", "user", c.text))
+		_, err = w.capture(t, p)
+		r, _ = refusal.As(err)
+		assert.Assert(t, r != nil, "%s: %v", c.rule, err)
+		assert.Check(t, is.Equal(r.Code, refusal.CodeHistorySecretSurvived), c.rule)
+		assert.Check(t, is.Contains(r.Why, c.rule))
+		assert.Check(t, !strings.Contains(r.Error(), c.secret), "the refusal names the kind, never the secret")
+		_, kept := w.store.Repos[histRepo]["claude:"+session]
+		assert.Check(t, !kept, c.rule)
+	}
 	w.redaction = nil
 
 	_, err = historyuc.HistoryCapture(context.Background(), app.DepsOf[*historyuc.Deps](context.Background(), w.a), &historyuc.HistoryCaptureInput{})

@@ -215,7 +215,7 @@ func runnerFallback(c runnerCall, o runner.Outcome, kept string) ports.ReviewOut
 	f := o.Failure
 	detail := fmt.Sprintf("runner %s (%s): %s", c.runner.Name, f.Cause, f.Detail)
 	if kept != "" {
-		detail += "; what it did is kept on branch " + kept
+		detail += "; what it did is kept " + kept
 	}
 	out := ports.ReviewOutcome{FallbackReason: string(f.Cause.Reason()), FallbackDetail: detail, ModelAsked: c.model, Runner: &r}
 	if len(r.ModelsReported) > 0 {
@@ -259,7 +259,7 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 		return ports.ReviewOutcome{}, err
 	} else if kept != "" {
 		a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
-			Text: fmt.Sprintf("%s: the worktree held uncommitted changes before the step; they are kept on branch %s", c.lane, kept)})
+			Text: fmt.Sprintf("%s: the worktree held uncommitted changes before the step; they are kept %s", c.lane, kept)})
 	}
 	// The guard's rules in force while the step runs (those its hook checks each command by) are the
 	// ones its changes are checked by when it ends.
@@ -275,21 +275,11 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 	if o.Failure != nil {
 		return a.failImplement(bg, c, o, before.Head, laneRef)
 	}
-	after, err := a.Git.Snapshot(bg, c.worktree)
-	if err != nil {
+	if f, headRef, err := a.checkWork(bg, c, before, writes.Guarded); err != nil {
 		return ports.ReviewOutcome{}, err
-	}
-	entries, err := a.Git.Entries(bg, c.worktree, runner.MaxEntries)
-	if err != nil {
-		return ports.ReviewOutcome{}, err
-	}
-	guarded, err := writes.Guarded(c.dir, entries)
-	if err != nil {
-		return ports.ReviewOutcome{}, err
-	}
-	if f := runner.CheckWork(before, after, laneRef, entries, guarded); f != nil {
+	} else if f != nil {
 		o.Fail(f)
-		return a.failImplement(bg, c, o, before.Head, after.HeadRef)
+		return a.failImplement(bg, c, o, before.Head, headRef)
 	}
 	// The note first, then the commit naming the await: a kill between the commit and its record
 	// leaves what a resumed step needs to record the commit rather than take the step again.
@@ -311,6 +301,38 @@ func (a *Deps) implementOnRunner(ctx context.Context, c runnerCall) (ports.Revie
 	a.event(ctx, ports.ProgressEvent{Run: c.run, Lane: c.lane, Role: c.role, Route: c.runner.Name, Kind: "did",
 		Text: fmt.Sprintf("%s: abcd committed the runner's work as %s; running the definition of done", c.lane, loop.Short(sha))})
 	return a.proveCommitted(ctx, c, o, sha, before.Head)
+}
+
+// checkWork is what abcd verifies of a runner's work before it commits it: what the step must not
+// change (runner.CheckWork, the guard's write rules: guarded), then the change itself, scanned for
+// every credential abcd holds (runner.ScanChange). It returns the failure, if any, and where HEAD
+// stands.
+func (a *Deps) checkWork(ctx context.Context, c runnerCall, before runner.Snapshot,
+	guarded func(dir string, changes []runner.Entry) ([]runner.GuardedWrite, error)) (*runner.Failure, string, error) {
+	after, err := a.Git.Snapshot(ctx, c.worktree)
+	if err != nil {
+		return nil, "", err
+	}
+	entries, err := a.Git.Entries(ctx, c.worktree, runner.MaxEntries)
+	if err != nil {
+		return nil, "", err
+	}
+	blocked, err := guarded(c.dir, entries)
+	if err != nil {
+		return nil, "", err
+	}
+	if f := runner.CheckWork(before, after, "refs/heads/"+c.branch, entries, blocked); f != nil {
+		return f, after.HeadRef, nil
+	}
+	sc := secret.NewScrubber(a.HeldCredentials(ctx)...)
+	change, err := a.Git.WorkChange(ctx, c.worktree, before.Head, runner.MaxChangeBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	if scan := runner.ScanChange(change, sc); !scan.Clean() {
+		return scan.Failure(sc), after.HeadRef, nil
+	}
+	return nil, after.HeadRef, nil
 }
 
 // proveCommitted runs the definition of done on abcd's commit sha of a runner's work (made on start)
@@ -430,9 +452,9 @@ func (a *Deps) committedWork(ctx context.Context, awaitDir, await, branch string
 	return &c, head, nil
 }
 
-// failImplement falls a failed implementer step back to the host: what the runner did is kept on a
-// branch of its own, and the lane is put back where the step started, so the host's agent starts
-// from the same worktree the runner did.
+// failImplement falls a failed implementer step back to the host: what the runner did is kept
+// (keepAttempt), and the lane is put back where the step started, so the host's agent starts from
+// the same worktree the runner did.
 func (a *Deps) failImplement(ctx context.Context, c runnerCall, o runner.Outcome, start, headRef string) (ports.ReviewOutcome, error) {
 	kept, err := a.keepAttempt(ctx, c, start, headRef, "attempt")
 	if err != nil {
@@ -442,9 +464,11 @@ func (a *Deps) failImplement(ctx context.Context, c runnerCall, o runner.Outcome
 }
 
 // keepAttempt keeps what stands in the lane's worktree beyond start (the runner's commits, its
-// uncommitted changes) on a branch of its own, abcd/<run>/attempts/<lane>-<await>-<what>, and puts
-// the lane back at start. HEAD left on another branch (a CLI that switched it) keeps nothing: that
-// branch stands as the CLI left it. It returns the branch kept, "" when there was nothing to keep.
+// uncommitted changes) on a branch of its own, abcd/<run>/attempts/<lane>-<await>-<what> (or, when it
+// carries a credential abcd holds, as a scrubbed patch: keepScrubbed), and puts the lane back at
+// start. HEAD left on another branch (a CLI that switched it) keeps nothing: that branch stands as the
+// CLI left it. It returns where it is kept in words ("on branch ..."), "" when there was nothing to
+// keep.
 func (a *Deps) keepAttempt(ctx context.Context, c runnerCall, start, headRef, what string) (string, error) {
 	now, err := a.Git.Snapshot(ctx, c.worktree)
 	if err != nil {
@@ -464,6 +488,11 @@ func (a *Deps) keepFrom(ctx context.Context, c runnerCall, now runner.Snapshot, 
 	}
 	kept := ""
 	if now.HeadRef == "refs/heads/"+c.branch && headRef == now.HeadRef {
+		// What carries a credential abcd holds is never committed, to a branch or anywhere: it is kept
+		// as a patch with the credentials taken out, or (too large to scan whole) not at all.
+		if where, unsafe, err := a.keepScrubbed(ctx, c, start, what); err != nil || unsafe {
+			return where, errors.Join(err, a.Git.Restore(ctx, c.worktree, c.branch, start))
+		}
 		head := now.Head
 		if len(entries) > 0 {
 			if head, err = a.Git.CommitAll(ctx, c.worktree, fmt.Sprintf("abcd %s: what %s's %s step on runner %s left\n", c.run, c.lane, c.role, c.runner.Name)); err != nil {
@@ -475,20 +504,44 @@ func (a *Deps) keepFrom(ctx context.Context, c runnerCall, now runner.Snapshot, 
 			}
 		}
 		if head != start {
-			kept = fmt.Sprintf("abcd/%s/attempts/%s-%s-%s", c.run, c.lane, c.await, what)
+			branch := fmt.Sprintf("abcd/%s/attempts/%s-%s-%s", c.run, c.lane, c.await, what)
 			// A retried step's earlier attempt under this name gives way to this one (absent is fine).
-			if err := a.Git.DeleteBranch(ctx, kept); err != nil {
+			if err := a.Git.DeleteBranch(ctx, branch); err != nil {
 				return "", err
 			}
-			if err := a.Git.CreateBranch(ctx, kept, head); err != nil {
+			if err := a.Git.CreateBranch(ctx, branch, head); err != nil {
 				return "", err
 			}
+			kept = "on branch " + branch
 		}
 	}
 	if err := a.Git.Restore(ctx, c.worktree, c.branch, start); err != nil {
 		return "", err
 	}
 	return kept, nil
+}
+
+// keepScrubbed scans what the worktree holds beyond start for every credential abcd holds
+// (runner.ScanChange). When it carries one, unsafe is true and it is kept as a patch in the step's
+// folder with the credentials taken out (runner.ScrubbedPatch), or, too large to scan whole, kept
+// nowhere; where says which. A change that cannot be read is unsafe too.
+func (a *Deps) keepScrubbed(ctx context.Context, c runnerCall, start, what string) (where string, unsafe bool, err error) {
+	change, err := a.Git.WorkChange(ctx, c.worktree, start, runner.MaxChangeBytes)
+	if err != nil {
+		return "", true, err
+	}
+	sc := secret.NewScrubber(a.HeldCredentials(ctx)...)
+	switch scan := runner.ScanChange(change, sc); {
+	case scan.Clean():
+		return "", false, nil
+	case scan.TooLarge:
+		return fmt.Sprintf("nowhere: it is larger than the %d MiB abcd scans for the credentials it holds", runner.MaxChangeBytes>>20), true, nil
+	}
+	patch := fmt.Sprintf("%s/runner-%s.patch", c.awaitDir, what)
+	if err := a.Runs.Write(ctx, patch, []byte(runner.ScrubbedPatch(change, sc))); err != nil {
+		return "", true, err
+	}
+	return "as a patch with the credentials abcd holds taken out: " + patch, true, nil
 }
 
 func refOrDetached(ref string) string {

@@ -24,6 +24,8 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	dloop "github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/ports/loop"
 	"github.com/abcd-dev/abcd/ports/record"
 	"github.com/abcd-dev/abcd/ports/setup"
@@ -319,6 +321,110 @@ func TestARunnersFailureFallsBackToTheHostWithItsCause(t *testing.T) {
 			} else {
 				assert.Check(t, is.Equal(attempts, ""))
 			}
+		})
+	}
+}
+
+// A runner that writes its own credential into the worktree (as it is, and in base64) is never
+// committed: the step falls back with credential_in_change, the lane is put back, no object of the
+// repository and no file of the run or of $ABCD_HOME holds the credential in any spelling, what is
+// kept is a patch with it taken out, and no reviewer ran. One that commits it itself falls back for
+// that (refs_moved), and what it did is kept the same way, never on a branch.
+func TestARunnersChangeCarryingItsCredentialIsNeverCommitted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole run a case: in make test, not under -short")
+	}
+	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
+	pass := map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}}
+	leak := runnertest.Directive{When: []string{impl}, Run: []string{"sh", "-c", `printf 'ANTHROPIC_API_KEY=%s\n' "$ANTHROPIC_API_KEY" > .env.local && ` +
+		`printf '%s' "$ANTHROPIC_API_KEY" | base64 > docs-key.txt`}}
+	for _, tc := range []struct {
+		name, cause, where string
+		commits            bool // the CLI commits the credential itself: its objects are in git's store, no ref reaches them
+	}{
+		{"written into files", "credential_in_change", `the step's change carries a credential abcd holds (in ".env.local", "docs-key.txt")`, false},
+		{"committed by the agent", "refs_moved", "the CLI committed itself", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newRunnerWorld(t, "1. Part one of the work.")
+			script := []runnertest.Directive{{Out: rnInit}, {When: []string{impl}, Write: "DONE-1", Content: "one\n"}, leak}
+			if tc.commits {
+				script = append(script, runnertest.Directive{When: []string{impl}, Run: []string{"git", "add", "-A"}},
+					runnertest.Directive{When: []string{impl}, Run: []string{"sh", "-c", `git commit -qm "add the key $ANTHROPIC_API_KEY"`}})
+			}
+			w.play(t, append(script, runnertest.Directive{When: []string{impl}, Out: rnResult(t, "Do the part", nil)},
+				runnertest.Directive{When: []string{answer}, Out: rnResult(t, "", pass)})...)
+			res := w.abcd(t, "implement", "run", w.spec, "--json")
+			res.Assert(t, icmd.Expected{ExitCode: 0})
+			var out loop.ImplementRunResult
+			decodeOne(t, res.Stdout(), &out)
+			assert.Check(t, is.Equal(out.Ended, loop.EndedHost), "%+v", out)
+			assert.Check(t, is.Equal(out.FellBack, 1))
+			assert.Check(t, is.Equal(out.Routed, 1), "the implementer's step alone was sent anywhere")
+			held := secret.NewScrubber(rnCanary)
+			assert.Check(t, !held.Carries(res.Stdout()+res.Stderr()), "the canary leaked")
+
+			var story loop.ImplementRecordResult
+			w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
+			assert.Assert(t, is.Len(story.Fallbacks, 1))
+			f := story.Fallbacks[0]
+			assert.Check(t, is.Equal(string(f.Cause), tc.cause), "%+v", f)
+			assert.Check(t, is.Equal(f.Reason, "invalid"))
+			assert.Check(t, is.Contains(f.Detail, tc.where), f.Detail)
+			assert.Check(t, is.Contains(f.Detail, "what it did is kept as a patch with the credentials abcd holds taken out: "), f.Detail)
+			assert.Check(t, is.Len(story.Implementations, 0))
+			assert.Check(t, is.Len(story.Verdicts, 0), "no reviewer ran")
+			for _, aw := range out.Run.Awaits {
+				assert.Check(t, is.Equal(aw.Role, "implementer"), "the host's implementer is next, no review: %+v", aw)
+			}
+
+			// The lane is as the step found it, and no branch was made of the attempt.
+			ln := out.Run.Lanes[0]
+			wt := teamClone{name: w.c.name, dir: ln.Worktree, home: w.c.home}
+			assert.Check(t, is.Equal(wt.git(t, "status", "--porcelain"), ""))
+			assert.Check(t, is.Equal(wt.git(t, "rev-parse", "HEAD"), ln.Start))
+			assert.Check(t, is.Equal(w.c.git(t, "for-each-ref", "--format=%(refname:short)", "refs/heads/abcd/"+out.Run.Run+"/attempts/"), ""))
+
+			// No object a ref reaches holds the credential; nor any object at all, when the agent did
+			// not write one itself (reading the change wrote none).
+			var ids []string
+			for _, line := range strings.Split(w.c.git(t, "rev-list", "--objects", "--all"), "\n") {
+				if id, _, _ := strings.Cut(line, " "); id != "" {
+					ids = append(ids, id)
+				}
+			}
+			assert.Check(t, len(ids) > 3, "%v", ids)
+			reached := icmd.RunCmd(icmd.Command("git", "cat-file", "--batch"), icmd.Dir(w.c.dir), icmd.WithStdin(strings.NewReader(strings.Join(ids, "\n")+"\n")))
+			reached.Assert(t, icmd.Success)
+			assert.Check(t, !held.Carries(reached.Stdout()), "an object the refs reach holds the canary")
+			if !tc.commits {
+				all := icmd.RunCmd(icmd.Command("git", "cat-file", "--batch-all-objects", "--batch"), icmd.Dir(w.c.dir))
+				all.Assert(t, icmd.Success)
+				assert.Check(t, !held.Carries(all.Stdout()), "an object of the repository holds the canary")
+			}
+
+			// No file abcd wrote holds it: the run's folder, $ABCD_HOME; the attempt is a scrubbed patch.
+			data, err := os.ReadFile(filepath.Join(w.c.dir, filepath.FromSlash(dloop.LaneDir(out.Run.Run, "lane-1")), "implement", "runner-attempt.patch"))
+			assert.NilError(t, err)
+			assert.Check(t, is.Contains(string(data), "+++ b/.env.local"))
+			assert.Check(t, is.Contains(string(data), "+ANTHROPIC_API_KEY="+secret.Mark))
+			assert.Check(t, is.Contains(string(data), "+one"), "what is not a credential is kept as it was")
+			files := 0
+			for _, root := range []string{filepath.Join(w.c.dir, filepath.FromSlash(dloop.RunDir(out.Run.Run))), filepath.Join(w.c.home, ".abcd")} {
+				assert.NilError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+					if err != nil || d.IsDir() {
+						return err
+					}
+					data, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					files++
+					assert.Check(t, !held.Carries(string(data)), "%s holds the canary", p)
+					return nil
+				}))
+			}
+			assert.Check(t, files > 5, "the run's files were read: %d", files)
 		})
 	}
 }
