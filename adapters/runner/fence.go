@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -47,7 +49,17 @@ func (a *Adapter) fencing(req ports.RunnerStep, prep *Prepared) (*fencing, func(
 	}
 	p.State = append(slices.Clone(p.State), req.Runner.CLI.StateFolders(prep.Home)...)
 	p.Hide = append(slices.Clone(p.Hide), runner.CredentialFolders(envMap(a.environ())["HOME"])...)
-	p.Show = append(slices.Clone(p.Show), req.Dir, req.Runner.Executable, prep.private)
+	p.Show = append(slices.Clone(p.Show), req.Runner.Executable, prep.private)
+	if req.Dir != "" {
+		// A step with no folder of its own (a review of the checked-out branch) works where abcd
+		// runs, which the fence does not hide.
+		p.Show = append(p.Show, req.Dir)
+		// The lane's worktree is git's only through the repository's git folder: shown (read-only) so
+		// git works in the step wherever the repository sits (under /tmp, which the fence hides).
+		if common := gitCommonDir(req.Dir); common != "" {
+			p.Show = append(p.Show, common)
+		}
+	}
 	if len(a.guard) > 0 {
 		p.Show = append(p.Show, a.guard[0])
 	}
@@ -65,6 +77,47 @@ func (a *Adapter) fencing(req ports.RunnerStep, prep *Prepared) (*fencing, func(
 		p.Temp, cleanup = tmp, func() { _ = os.RemoveAll(tmp) }
 	}
 	return &fencing{fence: a.fence(), policy: p}, cleanup, nil
+}
+
+// gitCommonDir is the git folder a linked worktree's .git file leads to (its commondir), "" when dir
+// is no linked worktree or what its files say is not a clean absolute folder. abcd made the worktree,
+// and a fenced step cannot write its .git (the policy keeps it read-only).
+func gitCommonDir(dir string) string {
+	link, err := readSmall(filepath.Join(dir, ".git"))
+	own, ok := strings.CutPrefix(link, "gitdir: ")
+	if err != nil || !ok || !filepath.IsAbs(own) {
+		return ""
+	}
+	common, err := readSmall(filepath.Join(own, "commondir"))
+	if err != nil || common == "" {
+		return ""
+	}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(own, common)
+	}
+	common = filepath.Clean(common)
+	if st, err := os.Stat(common); err != nil || !st.IsDir() {
+		return ""
+	}
+	return common
+}
+
+// readSmall reads a regular file of git's of at most 4 KiB, its text trimmed.
+func readSmall(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() || st.Size() > 4<<10 {
+		return "", fmt.Errorf("%s is not a small file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 4<<10))
+	return strings.TrimSpace(string(data)), err
 }
 
 func (a *Adapter) tempRoot() string {

@@ -71,6 +71,54 @@ func TestAFencedStepRunsInsideTheFence(t *testing.T) {
 	assert.Check(t, os.IsNotExist(err), "the step's temporary folder outlived it")
 }
 
+// A lane's worktree is git's only through the repository's git folder: the fence shows it, read-only,
+// so git works inside the step even where the repository sits in a folder the fence hides (here
+// /tmp), and the step still cannot write it.
+func TestGitWorksInAFencedWorktreeOfARepositoryTheFenceHides(t *testing.T) {
+	w := newWorld(t)
+	repo := filepath.Join(w.dir, "repo")
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+w.dir, "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com",
+			"GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	assert.NilError(t, os.Mkdir(repo, 0o700))
+	git(repo, "init", "-q", "-b", "main")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "base")
+	assert.NilError(t, os.Remove(w.work))
+	git(repo, "worktree", "add", "-q", "-b", "lane", w.work)
+	head := git(repo, "rev-parse", "HEAD")
+	w.script(append([]runnertest.Directive{
+		{Run: []string{"/bin/sh", "-c", "git rev-parse HEAD > seen.txt"}},
+		{Run: []string{"/bin/sh", "-c", "touch " + filepath.Join(repo, ".git", "planted") + " 2>/dev/null || true"}},
+	}, lines(initLine, success)...)...)
+	// The script goes inline: the fake cannot read the test's folder.
+	for _, kv := range w.env {
+		if path, ok := strings.CutPrefix(kv, runnertest.ScriptVar+"="); ok {
+			data, err := os.ReadFile(path)
+			assert.NilError(t, err)
+			w.setEnv(runnertest.ScriptVar, runnertest.InlinePrefix+string(data))
+		}
+	}
+	// The policy the loop gives an implementer: its worktree writable, its .git read-only, nothing
+	// else of the test's tree shown.
+	o := w.step(context.Background(), func(r *ports.RunnerStep) {
+		r.Policy = domain.PolicyImplement
+		r.Sandbox = &ports.SandboxPolicy{Role: ports.SandboxRoleImplementer, Write: []string{w.work}, Protect: []string{filepath.Join(w.work, ".git")}}
+	})
+	assert.Assert(t, o.Failure == nil, "%+v", o.Failure)
+	seen, err := os.ReadFile(filepath.Join(w.work, "seen.txt"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(strings.TrimSpace(string(seen)), head))
+	_, err = os.Stat(filepath.Join(repo, ".git", "planted"))
+	assert.Check(t, os.IsNotExist(err), "the step wrote the repository's git folder")
+}
+
 // A fence this machine cannot build refuses the step with its own cause, naming what is missing:
 // the CLI never runs unconfined in its place. Turned off, the step runs unconfined and says so.
 func TestAFenceThatCannotBeBuiltRefusesTheStep(t *testing.T) {

@@ -207,6 +207,12 @@ func (a *Deps) validatorFor(ctx context.Context, cfg stepConfig, tg target) (por
 // fallBack records that a route did not take an await's step: the host takes it with the same brief
 // and return path, and the record says why in abcd's own words.
 func (st *step) fallBack(aw loop.Await, lane, route string, reason review.FallbackReason, detail string) string {
+	return st.fallBackSaying(aw, lane, route, reason, detail, reason.Sentence())
+}
+
+// fallBackSaying is fallBack warning the person with why: the reason's sentence, or a runner's
+// cause's, which says more (a CLI that ignored abcd's settings, not a request abcd could not compose).
+func (st *step) fallBackSaying(aw loop.Await, lane, route string, reason review.FallbackReason, detail, why string) string {
 	s := &st.state
 	if detail == "" {
 		detail = reason.Sentence()
@@ -221,7 +227,7 @@ func (st *step) fallBack(aw loop.Await, lane, route string, reason review.Fallba
 	s.FallBack(aw.ID, loop.Fallback{At: f.At, Lane: lane, Round: aw.Round, Role: aw.Role,
 		Asked: route, Reason: string(reason), Detail: f.Detail, Ran: review.RanHost})
 	if st.Diag != nil {
-		st.Diag.Warn(fmt.Sprintf("%s %s: %s did not take the step (%s); the host takes it", lane, aw.Role, route, reason.Sentence()))
+		st.Diag.Warn(fmt.Sprintf("%s %s: %s did not take the step (%s); the host takes it", lane, aw.Role, route, why))
 	}
 	return fmt.Sprintf("%s: %s's %s (round %d) is the host's: %s fell back (%s)", lane, aw.Role, aw.Kind, aw.Round, route, reason)
 }
@@ -229,7 +235,7 @@ func (st *step) fallBack(aw loop.Await, lane, route string, reason review.Fallba
 // fallBackRunner records that a runner did not take an await's step, as fallBack does, with the
 // runner's cause and its receipt (nil when the step never reached the CLI).
 func (st *step) fallBackRunner(aw loop.Await, lane, route string, f *runner.Failure, receipt *runner.Receipt) string {
-	line := st.fallBack(aw, lane, route, f.Cause.Reason(), fmt.Sprintf("runner %s (%s): %s", route, f.Cause, f.Detail))
+	line := st.fallBackSaying(aw, lane, route, f.Cause.Reason(), fmt.Sprintf("runner %s (%s): %s", route, f.Cause, f.Detail), f.Cause.Sentence())
 	st.noteCause(f.Cause, receipt)
 	return line
 }

@@ -545,7 +545,7 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 					tried++
 				}
 			}
-			assert.Check(t, is.Equal(tried, 1), "the runner took the review and fell back with its receipt")
+			assert.Check(t, is.Equal(tried, 1), "the runner took the review and fell back with its receipt: %v", s.json("implement", "record", "--run", onRunner)["fallbacks"])
 			s.mcp(`{"name":"implement_record","arguments":{"run":"` + onRunner + `"}}`)
 
 			s.cli("lint")

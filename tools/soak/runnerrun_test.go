@@ -8,11 +8,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,11 +41,48 @@ const (
 	// at random to land in them often.
 	runnerWorks = 150 * time.Millisecond
 	runnerReads = 60 * time.Millisecond
-	// callsVar names the file the fake implementer notes each call in: its round, the lane's branch
-	// and the head it started from.
-	callsVar = "SOAK_RUNNER_CALLS"
-	runSpec  = "spc-2611300000000002"
+	runSpec     = "spc-2611300000000002"
 )
+
+// The fake implementer tells the test each call it takes (its round, the lane's branch, the head it
+// started from and the repository's git folder) over a connection to the test's listener: inside
+// abcd's sandbox it can write nothing but the lane's worktree, which a finished run removes, and reach
+// nothing but its runner's endpoints, which name the listener.
+var (
+	callsOnce sync.Once
+	callsAddr string
+	callsMu   sync.Mutex
+	callsSaid []string
+)
+
+// callListener starts the listener the fake implementers tell their calls to, once for the test
+// binary, and says where it listens.
+func callListener(t *testing.T) string {
+	callsOnce.Do(func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		assert.NilError(t, err)
+		callsAddr = l.Addr().String()
+		go func() {
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					return // the test binary is ending
+				}
+				go func() {
+					defer conn.Close()
+					data, err := io.ReadAll(io.LimitReader(conn, 4<<10))
+					callsMu.Lock()
+					defer callsMu.Unlock()
+					if err != nil {
+						data = []byte("unread: " + err.Error())
+					}
+					callsSaid = append(callsSaid, strings.TrimSpace(string(data)))
+				}()
+			}
+		}()
+	})
+	return callsAddr
+}
 
 // runnerRunRepo is a repository with a planned intent and a spec of two lanes, and a machine whose
 // runners take every role.
@@ -54,9 +94,10 @@ func runnerRunRepo(t *testing.T) *repo {
 	dir := filepath.Dir(tpl.root)
 	exe, err := os.Executable()
 	assert.NilError(t, err)
+	addr := callListener(t)
 	block := func(concurrency int) map[string]any {
-		return map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332",
-			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP", callsVar}, "concurrency": concurrency,
+		return map[string]any{"cli": "claude", "executable": exe, "version": "2.1.332", "endpoints": []string{"http://" + addr},
+			"credential_env": []string{"ANTHROPIC_API_KEY"}, "pass_env": []string{runnertest.ScriptVar, "FAKE_CLI_HELP"}, "concurrency": concurrency,
 			"limits": map[string]any{"wall_clock_s": 60, "first_event_s": 30, "silence_s": 30}}
 	}
 	roles := map[string]any{"implementer": map[string]any{"runner": "cc"}}
@@ -68,16 +109,16 @@ func runnerRunRepo(t *testing.T) *repo {
 	assert.NilError(t, err)
 	tpl.write(filepath.Join(dir, "home", "config.json"), string(machine))
 	assert.NilError(t, os.Chmod(filepath.Join(dir, "home", "config.json"), 0o600))
-	tpl.write(filepath.Join(dir, "script.jsonl"), runnerScript(t))
 	help := "Usage: claude [options]\n  " + strings.Join(claude.Dialect{}.Flags(), " <x>\n  ")
-	tpl.env = append(tpl.env, runnertest.ScriptVar+"="+filepath.Join(dir, "script.jsonl"), "FAKE_CLI_HELP="+help,
-		"ANTHROPIC_API_KEY=sk-ant-soak-0123456789", callsVar+"="+filepath.Join(dir, "calls"))
+	// The script goes inline: the fake inside the sandbox cannot read the test's folder under /tmp.
+	tpl.env = append(tpl.env, runnertest.ScriptVar+"="+runnertest.InlinePrefix+runnerScript(t, addr), "FAKE_CLI_HELP="+help,
+		"ANTHROPIC_API_KEY=sk-ant-soak-0123456789")
 	return tpl
 }
 
 // runnerScript is the fake's script: every role does its part, the ruthless reviewer asking for a
 // fix once on each lane.
-func runnerScript(t *testing.T) string {
+func runnerScript(t *testing.T, tellTo string) string {
 	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
 	result := func(final string, structured any) string {
 		ev := map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": final, "num_turns": 2,
@@ -91,20 +132,21 @@ func runnerScript(t *testing.T) string {
 		return string(b)
 	}
 	note := func(round string) []string {
-		return []string{"sh", "-c", `echo "` + round + ` $(git symbolic-ref --short HEAD) $(git rev-parse HEAD)" >> "$` + callsVar + `"`}
+		return []string{"sh", "-c", `echo "` + round + ` $(git symbolic-ref --short HEAD) $(git rev-parse HEAD) $(git rev-parse --path-format=absolute --git-common-dir)"`}
 	}
 	ship := result("", map[string]any{"summary": "Read the fix.", "verdict": "SHIP", "findings": []any{}})
 	fixFirst := result("", map[string]any{"summary": "Read the change.", "verdict": "FIX FIRST", "findings": []any{
 		map[string]any{"title": "Name the constant", "location": "DONE-1:1", "severity": "major", "what": "the part's file holds a bare word", "fix": "write FIX next to it"}}})
 	var script strings.Builder
 	for _, d := range []runnertest.Directive{
+		{SessionStart: "claude"},
 		{Out: `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess-1","tools":["Read","Edit","Bash"],"model":"claude-x","permissionMode":"dontAsk","claude_code_version":"2.1.332"}`},
 		// The implementer: each call noted; it works, then writes the round's work in the lane's
 		// worktree (a kill while it works leaves the worktree as the lane left it, and the step goes
 		// to the runner again; one after it wrote, before abcd's commit, leaves the work uncommitted,
 		// and the step stays the host's).
-		{When: []string{impl, "# Implement: "}, Run: note("round-0")},
-		{When: []string{impl, "# Fix round 1: "}, Run: note("round-1")},
+		{When: []string{impl, "# Implement: "}, Run: note("round-0"), Tell: tellTo},
+		{When: []string{impl, "# Fix round 1: "}, Run: note("round-1"), Tell: tellTo},
 		{When: []string{impl, ", lane-1 ("}, SleepMS: int(runnerWorks.Milliseconds())},
 		{When: []string{impl, ", lane-2 ("}, SleepMS: int(3 * runnerWorks.Milliseconds())},
 		{When: []string{impl, "# Implement: ", ", lane-1 ("}, Write: "DONE-1", Content: "one\n"},
@@ -140,18 +182,20 @@ type runnerCall struct {
 // stepOf names a lane's step of a round, as the tallies count it.
 func stepOf(lane string, round int) string { return fmt.Sprintf("%s round-%d", lane, round) }
 
+// runnerCalls is the calls the fake implementer told in this repository, in the order told.
 func (r *repo) runnerCalls() []runnerCall {
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(r.root), "calls"))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	assert.NilError(r.t, err)
+	callsMu.Lock()
+	said := slices.Clone(callsSaid)
+	callsMu.Unlock()
 	var out []runnerCall
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for _, line := range said {
 		f := strings.Fields(line)
-		if len(f) != 3 {
-			r.t.Errorf("a call noted in part: %q", line)
+		if len(f) != 4 {
+			r.t.Errorf("a call told in part: %q", line)
 			continue
+		}
+		if f[3] != filepath.Join(r.root, ".git") {
+			continue // another repository's
 		}
 		digits, _ := strings.CutPrefix(f[0], "round-")
 		round, err := strconv.Atoi(digits)
@@ -402,7 +446,9 @@ func TestKillNineDuringImplementRunOnARunner(t *testing.T) {
 		took = min(took, res.took)
 		var f runFaults
 		endOfRun(t, c, res, base, map[string]int{}, &f)
-		assert.Assert(t, is.Equal(res.doc["ended"], "finished"), "%s", res.raw)
+		logged, err := os.ReadFile(filepath.Join(filepath.Dir(c.root), "abcd.log"))
+		assert.NilError(t, err)
+		assert.Assert(t, is.Equal(res.doc["ended"], "finished"), "abcd's log:\n%s", logged)
 		assert.NilError(t, os.RemoveAll(filepath.Dir(c.root)))
 	}
 	assert.Assert(t, !t.Failed())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -69,6 +70,9 @@ type Directive struct {
 	Write   string   `json:"write,omitempty"`
 	Content string   `json:"content,omitempty"`
 	Run     []string `json:"run,omitempty"`
+	// Tell sends what Run writes to its stdout to the TCP address named, one connection (a test's
+	// listener, outside the sandbox: one of the runner's endpoints, the only way out it has).
+	Tell string `json:"tell,omitempty"`
 	// When makes the directive apply only when the prompt on stdin contains every text it lists, so
 	// one script can play several roles (an implementer's brief, a reviewer's request).
 	When []string `json:"when,omitempty"`
@@ -244,6 +248,11 @@ func play(path string) int {
 				fmt.Fprintln(os.Stderr, "fake: write:", err)
 				return 94
 			}
+		case d.Tell != "" && len(d.Run) > 0:
+			if err := tell(d.Tell, d.Run); err != nil {
+				fmt.Fprintln(os.Stderr, "fake: tell:", err)
+				return 93
+			}
 		case len(d.Run) > 0:
 			cmd := exec.Command(d.Run[0], d.Run[1:]...)
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -317,4 +326,23 @@ func Lines(lines ...string) []Directive {
 		ds[i] = Directive{Out: l}
 	}
 	return ds
+}
+
+// tell runs argv and sends its stdout to addr.
+func tell(addr string, argv []string) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	said, err := cmd.Output()
+	if err != nil {
+		return err
+	}
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Write(said); err != nil {
+		_ = conn.Close() // the write's error is the one that counts
+		return err
+	}
+	return conn.Close()
 }

@@ -181,23 +181,14 @@ func TestTheSandboxHoldsAFakeImplementersAttacks(t *testing.T) {
 }
 
 // outsideTmp is a fresh folder outside /tmp (which the sandbox replaces with a step's own): in the
-// workspace's git-ignored bin folder, removed when the test ends.
+// user's cache folder, where a person's files are, removed when the test ends.
 func outsideTmp(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
+	cache, err := os.UserCacheDir()
 	assert.NilError(t, err)
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.work")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		assert.Assert(t, parent != root, "no go.work above %s", wd)
-		root = parent
-	}
-	bin := filepath.Join(root, "bin")
-	assert.NilError(t, os.MkdirAll(bin, 0o755))
-	dir, err := os.MkdirTemp(bin, "fence-e2e-") //nolint:usetesting // t.TempDir is under /tmp, which the sandbox hides from the step
+	base := filepath.Join(cache, "abcd-e2e")
+	assert.NilError(t, os.MkdirAll(base, 0o700))
+	dir, err := os.MkdirTemp(base, "fence-") //nolint:usetesting // t.TempDir is under /tmp, which the sandbox hides
 	assert.NilError(t, err)
 	t.Cleanup(func() {
 		if err := os.RemoveAll(dir); err != nil {
@@ -206,5 +197,8 @@ func outsideTmp(t *testing.T) string {
 	})
 	dir, err = filepath.EvalSymlinks(dir)
 	assert.NilError(t, err)
+	tmp, err := filepath.EvalSymlinks(os.TempDir())
+	assert.NilError(t, err)
+	assert.Assert(t, !strings.HasPrefix(dir, tmp+string(filepath.Separator)), "the cache folder %s is under %s, which the sandbox hides: set XDG_CACHE_HOME elsewhere", dir, tmp)
 	return dir
 }
