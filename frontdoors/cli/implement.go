@@ -91,6 +91,9 @@ func renderRunLine(b *strings.Builder, s *IO, r loop.RunView) {
 			}
 		}
 	}
+	for _, u := range r.Unfenced {
+		fmt.Fprintf(b, "  sandbox off: %s ran unconfined\n", u)
+	}
 }
 
 func renderStep(s *IO, r loop.StepResult) string {

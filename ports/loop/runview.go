@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/hint"
@@ -64,6 +65,9 @@ type RunView struct {
 	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
 	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
 	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
+	// Unfenced names each step a runner ran outside abcd's sandbox (its block says "sandbox": "off"):
+	// its lane, role, round and runner.
+	Unfenced []string `json:"unfenced" jsonschema:"maxItems=4096"`
 }
 
 // RecordVerdictView is one verdict in a run's story.
@@ -230,6 +234,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 func (a *Deps) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
+	v.Unfenced = unfenced(s)
 	root := a.Root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
@@ -307,6 +312,33 @@ func fallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
 		return out
 	}
 	return count(func(f loop.Fallback) string { return f.Asked }), count(func(f loop.Fallback) string { return f.Role })
+}
+
+// unfenced names the steps a runner ran with the sandbox off, from the runner receipts the run keeps:
+// its implementations', its verdicts' and its fallbacks'.
+func unfenced(s loop.State) []string {
+	out := []string{}
+	note := func(lane, role string, round int, r *runner.Receipt) {
+		if r != nil && r.Sandbox != nil && r.Sandbox.Kind == runner.SandboxOff {
+			out = append(out, fmt.Sprintf("%s %s round %d on runner %s", lane, role, round, r.Runner))
+		}
+	}
+	for _, l := range s.Lanes {
+		for _, im := range l.Implementations {
+			if im.Answered != nil {
+				note(l.ID, loop.RoleImplementer, im.Round, im.Answered.Runner)
+			}
+		}
+		for _, r := range l.Rounds {
+			for _, v := range r.Verdicts {
+				note(l.ID, v.Role, r.N, v.Answered.Runner)
+			}
+		}
+	}
+	for _, f := range s.Fallbacks {
+		note(f.Lane, f.Role, f.Round, f.Runner)
+	}
+	return out
 }
 
 func requestRouting(r loop.Routing) oracle.RequestRouting {

@@ -151,6 +151,7 @@ func TestTheSandboxHoldsAFakeImplementersAttacks(t *testing.T) {
 		t.Fatalf("the run did not finish; its record: %s", story.Stdout())
 	}
 
+	assert.Check(t, is.Len(out.Run.Unfenced, 0), "every step ran inside the fence: %v", out.Run.Unfenced)
 	ln1 := out.Run.Lanes[0]
 	found := w.c.git(t, "show", ln1.Branch+":ATTACKS.txt")
 	t.Logf("the attacks: %s", found)

@@ -173,6 +173,14 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 	assert.Check(t, out.Run.Finished)
 	assert.Check(t, is.Equal(out.Routed, 10), "three implementers, six reviews, one audit")
 	assert.Check(t, is.Equal(out.FellBack, 0))
+	// Its runners' blocks say "sandbox": "off": the run names every step they ran unconfined, and
+	// status says so in words.
+	assert.Check(t, is.Len(out.Run.Unfenced, 10), "%v", out.Run.Unfenced)
+	assert.Check(t, is.Contains(out.Run.Unfenced, "lane-1 implementer round 0 on runner cc"))
+	assert.Check(t, is.Contains(out.Run.Unfenced, "integration intent-auditor round 1 on runner rv"))
+	status := w.abcd(t, "implement", "status")
+	status.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(status.Stdout(), "  sandbox off: lane-2 implementer round 0 on runner cc ran unconfined\n"))
 	// Progress went to stderr as it happened, one line an event, and stdout holds the result alone.
 	errs := res.Stderr()
 	for _, want := range []string{"abcd: lane-1 implementer: cc takes the step (round 0)", "abcd: lane-1: abcd committed the runner's work as ",
