@@ -258,14 +258,14 @@ func TestEightCapturesAtOnce(t *testing.T) {
 	t.Logf("%d captures, %d at a time: all exited 0, %d distinct ids; the slowest took %s", ty.ran, writers, len(ids), ty.longest)
 }
 
-// holdRecordLock takes the record's lock (an flock on .abcd, as abcd takes it) for d, from this
-// process, as another abcd in the middle of a write would.
-func (r *repo) holdRecordLock(d time.Duration) {
+// holdRecordLock takes the record's lock (an flock on .abcd, as abcd takes it), from this process, as
+// another abcd in the middle of a write would, until the returned release is called.
+func (r *repo) holdRecordLock() (release func()) {
 	r.t.Helper()
 	f, err := os.Open(r.path(".abcd"))
 	assert.NilError(r.t, err)
 	assert.NilError(r.t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
-	time.AfterFunc(d, func() { _ = f.Close() }) // a folder opened for reading: closing it releases the lock and loses nothing
+	return func() { assert.Check(r.t, f.Close()) } // a folder opened for reading: closing it releases the lock and loses nothing
 }
 
 // burst runs eight captures at once and returns them.
@@ -295,16 +295,22 @@ func TestExitThreeOnlyOnceTheWaitRunsOut(t *testing.T) {
 	const wait = time.Second
 	r.write(".abcd/config.json", fmt.Sprintf(`{"schema_version":1,"setup_version":1,"lock":{"wait_ms":%d}}`, wait.Milliseconds()))
 
-	r.holdRecordLock(wait + wait/2)
+	// Held until every writer has ended: however slowly a loaded machine starts them, each waits its
+	// whole wait for a lock that never comes.
+	release := r.holdRecordLock()
 	for _, res := range r.burst("held past the wait") {
 		code, kind := res.refusal()
 		assert.Check(t, res.code == 3 && kind == "contention" && code == "record_locked", "exit %d: %s", res.code, res.raw)
 		assert.Check(t, res.took >= wait, "gave up after %s, before its wait of %s", res.took, wait)
 	}
+	release()
 	assert.Check(t, is.Len(r.issues(), 0), "a writer turned away wrote")
 
-	time.Sleep(wait) // the holder lets go
-	r.holdRecordLock(wait / 10)
+	// Held for a tenth of a wait long enough for eight writers in turn on a loaded machine: every
+	// one waits its turn and writes.
+	r.write(".abcd/config.json", `{"schema_version":1,"setup_version":1,"lock":{"wait_ms":20000}}`)
+	release = r.holdRecordLock()
+	time.AfterFunc(2*time.Second, release)
 	for _, res := range r.burst("held within the wait") {
 		assert.Check(t, res.code == 0, "exit %d after %s: %s", res.code, res.took, res.raw)
 	}
