@@ -108,7 +108,8 @@ func newSender(w io.WriteCloser) *sender {
 	s := &sender{q: make(chan []byte, maxQueued), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		defer w.Close() //nolint:errcheck // the agent's stdin: closing it is its EOF, nothing is lost
+		// The agent's stdin: closing it is its EOF, and nothing is lost with it.
+		defer func() { _ = w.Close() }()
 		for msg := range s.q {
 			if _, err := w.Write(msg); err != nil {
 				for range s.q { // the agent is gone: what is queued goes nowhere
@@ -261,7 +262,7 @@ func (a *Adapter) runIn(env []string, fenced *fencing) func(argv []string, dir s
 		if err != nil {
 			return nil, err
 		}
-		defer devnull.Close() //nolint:errcheck // opened for reading
+		defer func() { _ = devnull.Close() }() // opened for reading
 		r, w, err := os.Pipe()
 		if err != nil {
 			return nil, err
