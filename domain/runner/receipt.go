@@ -275,6 +275,17 @@ func (r Receipt) Check() error {
 	if r.Sandbox != nil {
 		p = append(p, r.Sandbox.problems()...)
 	}
+	p = append(p, r.askProblems()...)
+	if len(p) > 0 {
+		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))
+	}
+	return nil
+}
+
+// askProblems names what breaks the rules of a receipt's asks.
+func (r Receipt) askProblems() []string {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
 	if len(r.Asks) > MaxAsks || r.AsksMore < 0 {
 		add("asks holds %d, over %d, or asks_more is negative", len(r.Asks), MaxAsks)
 	}
@@ -293,10 +304,7 @@ func (r Receipt) Check() error {
 			add("an ask's answer %q is not one abcd gives", text.Clip(string(a.Answer)))
 		}
 	}
-	if len(p) > 0 {
-		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))
-	}
-	return nil
+	return p
 }
 
 func (Receipt) SchemaFields() map[string]contract.Rule {
