@@ -49,25 +49,14 @@ func (a *Adapter) Check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 }
 
 func (a *Adapter) check(ctx context.Context, req ports.RunnerCheck) (ports.RunnerReport, error) {
-	rep := ports.RunnerReport{Flags: []string{}}
-	d, f := a.dialect(req.Runner.CLI)
-	if f != nil {
-		rep.Failure = f
+	rep, d := a.located(&req)
+	if rep.Failure != nil {
 		return rep, nil
 	}
-	rep.Flags = d.Flags()
-	if req.Runner.Executable == "" {
-		found, f := a.find(req.Runner.CLI)
-		if f != nil {
-			rep.Failure = f
-			return rep, nil
-		}
-		req.Runner.Executable = found
-	}
-	rep.Executable = req.Runner.Executable
-	if f := checkExecutable(req.Runner.Executable); f != nil {
-		rep.Failure = f
-		return rep, nil
+	if req.Runner.CLI.Conversational() {
+		// An ACP agent has no --version or --help abcd reads: its initialize answer names its protocol,
+		// which the proving call checks.
+		return a.proveOnly(ctx, req, rep)
 	}
 	env, _, _ := runner.Environment(a.environ(), runner.Runner{PassEnv: req.Runner.PassEnv}, nil)
 	// --help is asked beside --version, not after it: a CLI takes most of a second to start, and
@@ -120,6 +109,50 @@ func (a *Adapter) check(ctx context.Context, req ports.RunnerCheck) (ports.Runne
 	outcome, err := a.prove(ctx, req)
 	if err != nil {
 		return rep, err
+	}
+	if len(outcome.Receipt.ModelsReported) > 0 {
+		rep.ModelReported = outcome.Receipt.ModelsReported[0]
+	}
+	rep.Failure, rep.Sandbox = outcome.Failure, outcome.Receipt.Sandbox
+	return rep, nil
+}
+
+// located is the preflight's first checks: a dialect for the CLI, and its executable (the one given,
+// or its command on PATH) a regular, executable file, which req then names.
+func (a *Adapter) located(req *ports.RunnerCheck) (ports.RunnerReport, Dialect) {
+	rep := ports.RunnerReport{Flags: []string{}}
+	d, f := a.dialect(req.Runner.CLI)
+	if f != nil {
+		rep.Failure = f
+		return rep, nil
+	}
+	rep.Flags = d.Flags()
+	if req.Runner.Executable == "" {
+		found, f := a.find(req.Runner.CLI)
+		if f != nil {
+			rep.Failure = f
+			return rep, nil
+		}
+		req.Runner.Executable = found
+	}
+	rep.Executable = req.Runner.Executable
+	rep.Failure = checkExecutable(req.Runner.Executable)
+	return rep, d
+}
+
+// proveOnly is a conversing agent's preflight past its executable: with Prove, one ACP session, whose
+// handshake names the protocol version recorded.
+func (a *Adapter) proveOnly(ctx context.Context, req ports.RunnerCheck, rep ports.RunnerReport) (ports.RunnerReport, error) {
+	rep.Version = req.Runner.Version
+	if !req.Prove {
+		return rep, nil
+	}
+	outcome, err := a.prove(ctx, req)
+	if err != nil {
+		return rep, err
+	}
+	if v := outcome.Receipt.CLIVersion; v != "" {
+		rep.Version = v
 	}
 	if len(outcome.Receipt.ModelsReported) > 0 {
 		rep.ModelReported = outcome.Receipt.ModelsReported[0]

@@ -71,6 +71,8 @@ type Invocation struct {
 	// read to shape the CLI's settings (where its API is, how it authenticates), never put in argv.
 	Env           map[string]string
 	CredentialEnv []string
+	// Args are the runner's own arguments (an ACP agent's --acp): only a conversing CLI has any.
+	Args []string
 }
 
 // Command is a dialect's invocation.
@@ -132,6 +134,8 @@ type Event struct {
 	// response, Gemini CLI's hook context before the prompt): the step's proof that the CLI loaded
 	// abcd's settings when it holds the step's nonce.
 	Loaded string
+	// Version is the version the CLI's handshake named (an ACP agent's protocol, as major.0.0).
+	Version string
 	// Servers are the MCP servers the CLI reports it started, by name, with their status
 	// ("connected"), where it reports them (Claude Code's init); nil where it does not.
 	Servers map[string]string

@@ -145,14 +145,21 @@ func (s *step) run(ctx context.Context) (err error) {
 	defer func() { err = errors.Join(err, p.Close()) }()
 	s.scrub = p.Scrubber
 	s.o.Receipt.SchemaEnforced = p.SchemaEnforced
-	s.proof = proof{kind: s.req.Runner.CLI, nonce: p.nonce, marker: p.marker, servers: p.servers}
+	// A conversing agent is handed no settings to prove: abcd answers its every permission itself.
+	s.proof = proof{kind: s.req.Runner.CLI, nonce: p.nonce, marker: p.marker, servers: p.servers, loaded: s.req.Runner.CLI.Conversational()}
 	s.watch = stderrWatch{words: p.refusals}
 	fenced, cleanup, err := s.a.fencing(s.req, p)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	return s.drive(ctx, p.dialect, p.Args, p.Env, p.Prompt, fenced)
+	var t *talk
+	if conv, ok := p.dialect.(Conversant); ok {
+		if t, err = newTalk(conv, p); err != nil {
+			return err
+		}
+	}
+	return s.drive(ctx, p.dialect, p.Args, p.Env, p.Prompt, fenced, t)
 }
 
 // Prepared is a step ready to start: the CLI's command line, environment and working folder, its
@@ -174,6 +181,7 @@ type Prepared struct {
 	nonce, marker string
 	servers       []string
 	refusals      []string
+	catalog       runner.Catalog
 }
 
 // tempDir makes the folder the steps' private folders live in, its owner's alone (0700): each CLI's
@@ -206,7 +214,16 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 	if f != nil {
 		return nil, f, nil
 	}
-	catalog, err := runner.BuildCatalog(req.MCP)
+	servers := req.MCP
+	if conv, ok := d.(Conversant); ok && servers == nil {
+		// A conversing agent is handed abcd's own read verbs for the step, unless the caller named a
+		// catalog: built for this request, and held to the same bounds.
+		var err error
+		if servers, err = conv.Catalog(req.Dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	catalog, err := runner.BuildCatalog(servers)
 	var ce *runner.CatalogError
 	if errors.As(err, &ce) {
 		return nil, runner.Failf(runner.CauseCatalog, "%s", ce.Error()), nil
@@ -234,7 +251,7 @@ func (a *Adapter) Prepare(req ports.RunnerStep) (*Prepared, *runner.Failure, err
 	if err != nil {
 		return nil, nil, errors.Join(err, prompt.Close(), os.RemoveAll(private))
 	}
-	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d, nonce: nonce}
+	p := &Prepared{Path: req.Runner.Executable, Dir: req.Dir, Prompt: prompt, private: private, dialect: d, nonce: nonce, catalog: catalog}
 	for _, s := range catalog.Servers {
 		p.servers = append(p.servers, s.Name)
 	}
@@ -249,7 +266,7 @@ func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog 
 	before, _, _ := runner.Environment(a.environ(), req.Runner, nil)
 	in := Invocation{Dir: req.Dir, Private: p.private, Policy: req.Policy, Model: req.Model, Limits: req.Limits, Catalog: catalog, Guard: a.guard,
 		Fenced: req.Sandbox != nil && !req.Sandbox.Off, Home: filepath.Join(p.private, homeName), Nonce: p.nonce, Env: envMap(before),
-		CredentialEnv: slices.Clone(req.Runner.CredentialEnv)}
+		CredentialEnv: slices.Clone(req.Runner.CredentialEnv), Args: slices.Clone(req.Runner.Args)}
 	if len(req.Schema) > 0 {
 		in.Schema, in.SchemaFile = req.Schema, filepath.Join(p.private, "schema.json")
 	}
@@ -295,7 +312,9 @@ func (p *Prepared) command(a *Adapter, req ports.RunnerStep, d Dialect, catalog 
 }
 
 // drive starts the CLI and reads its stream until the step's outcome is fixed, then ends the group.
-func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt *os.File, fenced *fencing) error {
+// A conversing dialect's step (talk not nil) gives the CLI a pipe for stdin, abcd's side of the
+// conversation, and reads its stdout through the dialect's Session, which answers as it reads.
+func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt *os.File, fenced *fencing, talk *talk) error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -308,11 +327,17 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		_ = outW.Close()
 		return err
 	}
-	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, prompt, outW, errW, fenced)
+	stdin, err := talk.stdin(prompt)
+	if err != nil {
+		_, _, _, _ = outR.Close(), outW.Close(), errR.Close(), errW.Close()
+		return err
+	}
+	p, err := start(s.req.Runner.Executable, args, env, s.req.Dir, stdin, outW, errW, fenced)
 	// The CLI holds its own copies of the write ends; EOF comes when the last of its group closes
 	// them. Closing a pipe end loses nothing.
 	_ = outW.Close()
 	_ = errW.Close()
+	talk.started(err)
 	if err != nil {
 		_ = outR.Close()
 		_ = errR.Close()
@@ -347,11 +372,16 @@ func (s *step) drive(ctx context.Context, d Dialect, args, env []string, prompt 
 		readLines(outR, lines, done, runner.MaxLineBytes, runner.MaxStreamBytes)
 	}()
 	s.ledger = runner.NewLedger()
-	s.read(ctx, d.NewParser(), lines)
+	parser := talk.begin(ctx, s, d, env, fenced)
+	if s.o.Failure == nil {
+		s.read(ctx, parser, lines)
+	}
 	close(done)
+	talk.cancel(s)
 	if left := p.end(s.a.grace); len(left) > 0 {
 		s.o.Receipt.Leftovers = left
 	}
+	talk.end(s)
 	// Every process of the group is gone, so the pipes close; a process that left the group (a
 	// daemon) may still hold them, and is not waited for.
 	_ = outR.Close()
@@ -516,10 +546,7 @@ func (s *step) line(parser Parser, l line) bool {
 	if !ev.Known {
 		s.o.Receipt.UnknownEvents++
 	}
-	if ev.Session != "" && s.o.Receipt.SessionID == "" {
-		s.o.Receipt.SessionID = ev.Session
-	}
-	s.models(ev.Models)
+	s.names(ev)
 	if ev.Note != "" {
 		s.note = ev.Note
 	}
@@ -586,6 +613,17 @@ func (s *step) retries(ev Event) *runner.Failure {
 		return runner.Failf(cause, "the CLI retried its API %d times, past the step's bound of %d (last status %d)%s", s.o.Receipt.APIRetries, s.req.Limits.APIRetries, ev.RetryStatus, s.context())
 	}
 	return nil
+}
+
+// names takes what an event names: the version its handshake says, its session, its models.
+func (s *step) names(ev Event) {
+	if ev.Version != "" {
+		s.o.Receipt.CLIVersion = ev.Version
+	}
+	if ev.Session != "" && s.o.Receipt.SessionID == "" {
+		s.o.Receipt.SessionID = ev.Session
+	}
+	s.models(ev.Models)
 }
 
 func (s *step) models(ms []string) {
@@ -673,6 +711,7 @@ func (s *step) finish() {
 	for i, m := range r.ModelsReported {
 		r.ModelsReported[i] = receiptWord(sc.Scrub(m))
 	}
+	scrubAsks(sc, r.Asks)
 	if r.Sandbox == nil {
 		r.Sandbox = sandboxReceipt(s.req, nil) // off, when the step never started
 	} else {
@@ -723,44 +762,4 @@ func pathless(err error) string {
 		return pe.Op + ": " + pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// checkExecutable refuses a path that is not an absolute, regular, executable file.
-func checkExecutable(path string) *runner.Failure {
-	if !filepath.IsAbs(path) {
-		return runner.Failf(runner.CauseExecutable, "the runner's executable is not an absolute path")
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return runner.Failf(runner.CauseExecutable, "the runner's executable %s: %s", text.Clip(path), pathless(err))
-	case !fi.Mode().IsRegular():
-		return runner.Failf(runner.CauseExecutable, "the runner's executable %s is not a regular file", text.Clip(path))
-	case fi.Mode().Perm()&0o111 == 0:
-		return runner.Failf(runner.CauseExecutable, "the runner's executable %s is not executable", text.Clip(path))
-	}
-	return nil
-}
-
-// openPrompt opens the prompt file read-only: a regular file within MaxPromptBytes, never a pipe, a
-// terminal or a symbolic link (opened without following one, without blocking on a FIFO, and checked
-// after it is open).
-func openPrompt(path string) (*os.File, *runner.Failure) {
-	f, err := openNoFollow(path)
-	if err != nil {
-		return nil, runner.Failf(runner.CausePrompt, "the step's prompt file: %s", pathless(err))
-	}
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		_ = f.Close() // opened for reading
-		return nil, runner.Failf(runner.CausePrompt, "the step's prompt file: %s", pathless(err))
-	case !fi.Mode().IsRegular():
-		_ = f.Close() // opened for reading
-		return nil, runner.Failf(runner.CausePrompt, "the step's prompt is not a regular file (a pipe or a device is never handed to a CLI)")
-	case fi.Size() > runner.MaxPromptBytes:
-		_ = f.Close() // opened for reading
-		return nil, runner.Failf(runner.CausePrompt, "the step's prompt is %d bytes, over the bound of %d", fi.Size(), runner.MaxPromptBytes)
-	}
-	return f, nil
 }

@@ -77,10 +77,12 @@ type Role struct {
 // Runner is a headless coding-agent CLI block. Only the machine file may declare it; abcd ahoy
 // connect --runner writes it after checking the CLI.
 type Runner struct {
-	// CLI is the coding-agent CLI: claude, codex, gemini, qoder or opencode.
+	// CLI is the coding-agent CLI: claude, codex, gemini, acp, qoder or opencode.
 	CLI string `json:"cli,omitempty"`
 	// Executable is the CLI's absolute path, executed directly.
 	Executable string `json:"executable,omitempty" jsonschema:"maxLength=4096"`
+	// Args are the arguments an acp runner's executable is started with (--acp for Gemini CLI).
+	Args []string `json:"args,omitempty" jsonschema:"maxItems=32"`
 	// Version is the CLI's version when it was connected.
 	Version string `json:"version,omitempty" jsonschema:"maxLength=20,pattern=^[0-9]+\\.[0-9]+\\.[0-9]+$"`
 	// Tiers maps a tier (local, economy, frontier) to the model the CLI is asked for.

@@ -51,6 +51,7 @@ func Keys() []Key {
 		{Pattern: "oracle.api.*.defaults.*", MachineOnly: true, Doc: "a setting the provider receives unless the routing row or --route gives another: " + strings.Join(ProviderSettings(), ", "), check: nil},
 		{Pattern: "oracle.runner.*.cli", MachineOnly: true, Doc: "the coding-agent CLI a runner drives: " + strings.Join(RunnerCLIs(), ", "), check: oneOf(RunnerCLIs()...)},
 		{Pattern: "oracle.runner.*.executable", MachineOnly: true, Doc: "the absolute path of the runner's CLI, executed directly (no shell)", check: absPath},
+		{Pattern: "oracle.runner.*.args", MachineOnly: true, List: true, Doc: "the arguments an acp runner's executable is started with, before any of abcd's (such as --acp for Gemini CLI): at most 32, each at most 4096 bytes; only an acp runner takes them", check: argList(32)},
 		{Pattern: "oracle.runner.*.version", MachineOnly: true, Doc: "the CLI's version abcd ahoy connect checked (major.minor.patch); the version is checked again before each run", check: versionText},
 		{Pattern: "oracle.runner.*.tiers.*", MachineOnly: true, Doc: "the model the runner's CLI is asked for at a tier (local, economy or frontier); unset, the CLI's own default", check: modelID},
 		{Pattern: "oracle.runner.*.credential_env", MachineOnly: true, List: true, Doc: "the names of the environment variables holding the runner's credentials (never the values): passed to the CLI, and scrubbed from everything it says", check: envList(16)},
@@ -246,7 +247,7 @@ func envName(v json.RawMessage) error {
 // RunnerSandboxes are oracle.runner.*.sandbox's values.
 func RunnerSandboxes() []string { return []string{"on", "off"} }
 
-func RunnerCLIs() []string { return []string{"claude", "codex", "gemini", "qoder", "opencode"} }
+func RunnerCLIs() []string { return []string{"claude", "codex", "gemini", "acp", "qoder", "opencode"} }
 
 // envList admits a JSON array of at most max distinct environment variable names.
 func envList(max int) func(json.RawMessage) error {
@@ -268,6 +269,25 @@ func envList(max int) func(json.RawMessage) error {
 				return fmt.Errorf("item %d repeats %s: name each variable once", i, n)
 			}
 			seen[n] = true
+		}
+		return nil
+	}
+}
+
+// argList admits a JSON array of at most max arguments, each a non-empty line of at most 4096 bytes.
+func argList(max int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		args, err := DecodeList(v)
+		if err != nil {
+			return err
+		}
+		if len(args) > max {
+			return fmt.Errorf("gives %d arguments, over the limit of %d", len(args), max)
+		}
+		for i, a := range args {
+			if a == "" || len(a) > 4096 || strings.ContainsAny(a, "\x00\n\r") {
+				return fmt.Errorf("item %d is empty, longer than 4096 bytes, or holds a NUL or a line break", i)
+			}
 		}
 		return nil
 	}

@@ -42,6 +42,9 @@ const (
 	CodeEnvNameInvalid            Code = "env_name_invalid"
 	CodeEnvTwice                  Code = "env_twice"
 	CodeExecutableInvalid         Code = "executable_invalid"
+	CodeArgInvalid                Code = "arg_invalid"
+	CodeArgsNotACP                Code = "args_not_acp"
+	CodeMCPToolUnknown            Code = "mcp_tool_unknown"
 	CodeFault                     Code = "fault"
 	CodeFileInvalid               Code = "file_invalid"
 	CodeGitUnavailable            Code = "git_unavailable"
@@ -187,6 +190,8 @@ const (
 
 var declared = []Declared{
 	{CodeAgentUnknown, "An agent named for a route is not one of the build loop's agents (implementer, ruthless-reviewer, security-reviewer, intent-auditor)."},
+	{CodeArgInvalid, "An argument for an ACP agent's executable is empty, too long, or holds a NUL or a line break."},
+	{CodeArgsNotACP, "Arguments were given for a runner whose CLI is not acp: abcd owns every other CLI's command line."},
 	{CodeBaseUnknown, "No commit to start from was given and the repository has no default branch to start from."},
 	{CodeBaseURLInvalid, "A provider's base URL is not an https address, or an http address on loopback, with its version path."},
 	{CodeBranchDeleteFailed, "Git could not delete a branch abcd made."},
@@ -259,6 +264,7 @@ var declared = []Declared{
 	{CodeMCPListenFailed, "The MCP server could not listen on the address given."},
 	{CodeMCPRepoInvalid, "The folder the MCP server was asked to serve cannot be served."},
 	{CodeMCPRepoUnavailable, "This build of abcd cannot serve another repository over MCP."},
+	{CodeMCPToolUnknown, "A tool was named for abcd mcp serve to serve alone, and no verb has it."},
 	{CodeMergeFailed, "Git could not merge a lane's work."},
 	{CodeMergeFileUnreadable, "A file handed to the record's merge driver is not one it can read."},
 	{CodeModelDenied, "A model is on the denylist."},

@@ -41,6 +41,10 @@ const (
 	CauseAPIRetries Cause = "api_retries" // the CLI retried its API more often than the bound allows
 	CauseCLIError   Cause = "cli_error"   // the CLI ended the step with an error of its own
 	CauseSchema     Cause = "schema"      // the answer does not fit the schema it was asked in
+	// An ACP agent's turn ended on a stop reason other than end_turn (max_turn_requests is max_turns).
+	CauseMaxTokens Cause = "max_tokens" // the model reached its token limit
+	CauseRefusal   Cause = "refusal"    // the agent refused to go on
+	CauseCancelled Cause = "cancelled"  // the agent cancelled the turn, abcd having asked nothing of the kind
 
 	// The stream broke the protocol: the step fails closed.
 	CauseNoTerminal       Cause = "no_terminal_event"     // the stream ended with no terminal event
@@ -77,6 +81,7 @@ func Causes() []Cause {
 	return []Cause{CauseUnsupported, CauseExecutable, CauseVersion, CauseFlags, CauseCredentials, CauseCatalog, CausePrompt, CauseSpawn, CauseRepoConfig, CauseSandboxUnavailable,
 		CauseSettingsIgnored,
 		CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseAPIRetries, CauseCLIError, CauseSchema,
+		CauseMaxTokens, CauseRefusal, CauseCancelled,
 		CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseLineTooLong, CauseStreamTooLong, CauseOpenToolCall, CauseToolCallConflict, CauseToolCallLimit,
 		CauseFirstEvent, CauseSilence, CauseWallClock,
 		CauseNoChanges, CauseRefsMoved, CauseHooksChanged, CausePathEscape, CauseGuardedPath, CauseCredentialInChange, CauseDoDFailed,
@@ -106,7 +111,7 @@ func (c Cause) Reason() review.FallbackReason {
 		return review.Unreachable
 	case CauseFirstEvent, CauseSilence, CauseWallClock:
 		return review.Timeout
-	case CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseCLIError:
+	case CauseAuth, CauseRateLimit, CauseModel, CauseMaxTurns, CauseBudget, CauseAPIError, CauseCLIError, CauseMaxTokens, CauseRefusal, CauseCancelled:
 		return review.Refused
 	case CauseNoTerminal, CauseSecondTerminal, CauseBadLine, CauseOpenToolCall, CauseToolCallConflict:
 		return review.Unparsable
@@ -153,6 +158,9 @@ var sentences = map[Cause]string{
 	CauseAPIRetries:         "the CLI retried its API more often than the runner allows",
 	CauseCLIError:           "the CLI ended the step with an error",
 	CauseSchema:             "the answer does not fit the schema it was asked in",
+	CauseMaxTokens:          "the agent's model reached its token limit",
+	CauseRefusal:            "the agent refused to go on",
+	CauseCancelled:          "the agent cancelled its turn",
 	CauseNoTerminal:         "the CLI's stream ended with no terminal event",
 	CauseSecondTerminal:     "the CLI's stream held a second terminal event",
 	CauseBadLine:            "the CLI printed a line that is not one JSON event",

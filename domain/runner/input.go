@@ -89,6 +89,29 @@ func (Executable) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "the CLI's absolute path (default: the CLI's command on PATH)", MinLength: 1, MaxLength: 4096, Pattern: "^/"}
 }
 
+// Arg is one argument an ACP agent's executable is started with (--acp for Gemini CLI): the only
+// arguments a person gives a runner, since an ACP agent is any program.
+type Arg string
+
+// MaxArgBytes bounds one argument.
+const MaxArgBytes = 4096
+
+// UnmarshalText refuses an empty argument, one over MaxArgBytes, or one holding a NUL or a line break
+// (arg_invalid).
+func (a *Arg) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "" || len(s) > MaxArgBytes || strings.ContainsAny(s, "\x00\n\r") {
+		return refusal.New(refusal.CodeArgInvalid, "", "is empty, longer than 4096 bytes, or holds a NUL or a line break",
+			"give each argument of the agent's command line as one flag value: --arg --acp")
+	}
+	*a = Arg(b)
+	return nil
+}
+
+func (Arg) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "an argument the ACP agent's executable is started with", MinLength: 1, MaxLength: MaxArgBytes, Pattern: "^[^\\x00\\n\\r]+$"}
+}
+
 // Command is the command a CLI is installed as, looked up on PATH when no executable is given.
 func (k Kind) Command() string {
 	if k == Qoder {

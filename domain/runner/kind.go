@@ -18,15 +18,19 @@ import (
 type Kind string
 
 const (
-	Claude   Kind = "claude"
-	Codex    Kind = "codex"
-	Gemini   Kind = "gemini"
+	Claude Kind = "claude"
+	Codex  Kind = "codex"
+	Gemini Kind = "gemini"
+	// ACP is any agent that speaks the Agent Client Protocol over stdio (Gemini CLI --acp, the Claude
+	// Code and Codex adapters): abcd is its client, answering its permission requests with the guard's
+	// verdict and running its file and terminal operations itself.
+	ACP      Kind = "acp"
 	Qoder    Kind = "qoder"
 	OpenCode Kind = "opencode"
 )
 
 // Kinds lists every CLI a runner block may name, in order.
-func Kinds() []Kind { return []Kind{Claude, Codex, Gemini, Qoder, OpenCode} }
+func Kinds() []Kind { return []Kind{Claude, Codex, Gemini, ACP, Qoder, OpenCode} }
 
 func (Kind) SchemaEnum() contract.Rule { return contract.Enum(Kinds()...) }
 
@@ -62,6 +66,8 @@ func (k Kind) Name() string {
 		return "Codex CLI"
 	case Gemini:
 		return "Gemini CLI"
+	case ACP:
+		return "the ACP agent"
 	case Qoder:
 		return "Qoder CLI"
 	case OpenCode:
@@ -146,9 +152,23 @@ func (k Kind) Known() Range {
 		return Range{Version{0, 61, 0}, Version{0, 70, 0}}
 	case Qoder:
 		return Range{Version{1, 1, 52}, Version{1, 2, 0}}
+	case ACP:
+		// The protocol's versions, not a program's: an ACP agent is any program, and what abcd knows of
+		// it is the protocol it answers initialize with (its major; ACP numbers a version as one integer,
+		// recorded as major.0.0).
+		return Range{Version{ACPProtocol, 0, 0}, Version{ACPProtocol + 1, 0, 0}}
 	}
 	return Range{}
 }
+
+// ACPProtocol is the Agent Client Protocol version abcd speaks as a client: an agent that answers
+// initialize with another is refused (cause version).
+const ACPProtocol = 1
+
+// Conversational reports whether abcd converses with the CLI (requests both ways over its stdin and
+// stdout) rather than handing it a prompt and reading its event stream: the ACP runner. Such a CLI has
+// no --version or --help abcd reads: its handshake says its protocol version.
+func (k Kind) Conversational() bool { return k == ACP }
 
 // CheckVersion says what is wrong with a CLI's --version output, or "" when it names a version abcd
 // knows.

@@ -101,6 +101,43 @@ type Receipt struct {
 	// Sandbox is the fence the CLI ran in (adapters/sandbox), or off when the person turned it off for
 	// this runner; absent only on a step the loop asked no fence for.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Asks are what an ACP agent asked of abcd and what abcd answered, in order: each permission it
+	// asked for and the guard's verdict, each file it read or wrote and each command it ran through
+	// abcd, at most MaxAsks, and AsksMore counts the rest; absent for every other CLI.
+	Asks     []Ask `json:"asks,omitempty" jsonschema:"maxItems=64"`
+	AsksMore int   `json:"asks_more,omitempty" jsonschema:"minimum=0"`
+}
+
+// MaxAsks bounds the questions a receipt records.
+const MaxAsks = 64
+
+// Ask is one request an ACP agent made of abcd, and abcd's answer.
+type Ask struct {
+	// Method is the request as the protocol names it (session/request_permission, fs/write_text_file,
+	// terminal/create, ...); CallID the tool call it was about, when it named one.
+	Method string `json:"method" jsonschema:"minLength=1,maxLength=200"`
+	CallID string `json:"call_id" jsonschema:"maxLength=200"`
+	// What is what it asked for in one line: the command, the path, the tool call's kind and title.
+	What string `json:"what" jsonschema:"maxLength=400"`
+	// Answer is abcd's: a permission allowed or rejected once, an operation done or refused.
+	Answer AskAnswer `json:"answer"`
+	// Why is abcd's reason: the guard's rule and words, or the bound the operation broke.
+	Why string `json:"why" jsonschema:"maxLength=400"`
+}
+
+// AskAnswer is abcd's answer to an agent's request: a closed set. Never an "always": every permission
+// is asked again.
+type AskAnswer string
+
+const (
+	AnswerAllowOnce  AskAnswer = "allow_once"
+	AnswerRejectOnce AskAnswer = "reject_once"
+	AnswerDone       AskAnswer = "done"
+	AnswerRefused    AskAnswer = "refused"
+)
+
+func (AskAnswer) SchemaEnum() contract.Rule {
+	return contract.Enum(AnswerAllowOnce, AnswerRejectOnce, AnswerDone, AnswerRefused)
 }
 
 // Reason is a fallback reason on a receipt: one of review.FallbackReasons, or "" for a completed step.
@@ -238,10 +275,36 @@ func (r Receipt) Check() error {
 	if r.Sandbox != nil {
 		p = append(p, r.Sandbox.problems()...)
 	}
+	p = append(p, r.askProblems()...)
 	if len(p) > 0 {
 		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))
 	}
 	return nil
+}
+
+// askProblems names what breaks the rules of a receipt's asks.
+func (r Receipt) askProblems() []string {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	if len(r.Asks) > MaxAsks || r.AsksMore < 0 {
+		add("asks holds %d, over %d, or asks_more is negative", len(r.Asks), MaxAsks)
+	}
+	for _, a := range r.Asks {
+		switch {
+		case a.Method == "" || len(a.Method) > maxReceiptWord || len(a.CallID) > maxReceiptWord:
+			add("an ask's method is empty, or its method or call id longer than %d bytes", maxReceiptWord)
+		case len(a.What) > MaxDetailBytes || len(a.Why) > MaxDetailBytes:
+			add("an ask's what or why is longer than %d bytes", MaxDetailBytes)
+		case text.LineProblem(a.Method+a.CallID+a.What+a.Why) != "":
+			add("an ask holds a control character")
+		}
+		switch a.Answer {
+		case AnswerAllowOnce, AnswerRejectOnce, AnswerDone, AnswerRefused:
+		default:
+			add("an ask's answer %q is not one abcd gives", text.Clip(string(a.Answer)))
+		}
+	}
+	return p
 }
 
 func (Receipt) SchemaFields() map[string]contract.Rule {

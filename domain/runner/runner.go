@@ -23,6 +23,9 @@ type Runner struct {
 	CLI  Kind
 	// Executable is the CLI's absolute path, executed directly (no shell, no PATH lookup).
 	Executable string
+	// Args are the arguments an ACP agent's executable is started with (Gemini CLI's --acp); nil for
+	// every other CLI, whose command line is abcd's alone.
+	Args []string
 	// Version is the version abcd ahoy connect checked; the CLI's --version is checked again before a
 	// run, against Kind.Known.
 	Version string
@@ -193,6 +196,14 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 		return Runner{}, fault(s, base+".executable", "is missing: give the CLI's absolute path (abcd ahoy connect --runner writes it)")
 	}
 	r.Executable = exe.V
+	args, err := s.Union(base + ".args")
+	if err != nil {
+		return Runner{}, err
+	}
+	if len(args) > 0 && r.CLI != ACP {
+		return Runner{}, fault(s, base+".args", fmt.Sprintf("is set for a %s runner, whose command line is abcd's alone: remove it (only an acp runner takes arguments)", r.CLI))
+	}
+	r.Args = args
 	ver, err := config.Get[string](s, base+".version")
 	if err != nil {
 		return Runner{}, err

@@ -93,7 +93,7 @@ func TestLoadRefusesEachBrokenRule(t *testing.T) {
 	}{
 		{block(exe), "oracle.runner.cc.cli", "is missing"},
 		{block(`"cli":"claude"`), "oracle.runner.cc.executable", "is missing"},
-		{block(`"cli":"cursor",` + exe), "oracle.runner.cc.cli", "takes one of claude | codex | gemini | qoder | opencode"},
+		{block(`"cli":"cursor",` + exe), "oracle.runner.cc.cli", "takes one of claude | codex | gemini | acp | qoder | opencode"},
 		{block(`"cli":"claude","executable":"claude"`), "oracle.runner.cc.executable", "absolute, clean path"},
 		{block(`"cli":"claude",` + exe + `,"version":"2.1"`), "oracle.runner.cc.version", "major.minor.patch"},
 		{block(`"cli":"claude",` + exe + `,"tiers":{"frontier":"a b"}`), "oracle.runner.cc.tiers.frontier", "model id"},

@@ -191,6 +191,10 @@ func (k Kind) StateFolders(home string) []string {
 		return []string{path.Join(home, ".codex")}
 	case Gemini:
 		return []string{path.Join(home, ".gemini")}
+	case ACP:
+		// An ACP agent is any program: its state lives where it likes under the home abcd gives it,
+		// which holds nothing of abcd's (abcd hands it no settings file).
+		return []string{home}
 	}
 	return nil
 }

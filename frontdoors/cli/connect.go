@@ -23,14 +23,15 @@ func addProviderCommands(root *cobra.Command, a *app.App, s *IO, opts *options) 
 			textFlag("key_env", "the environment variable holding the key (its name, never the key)"),
 			textFlag("key_file", "an absolute path to a file holding the key: yours, mode 0600"),
 			textFlag("runner", "connect a coding-agent CLI as a runner of this name, instead of a provider"),
-			textFlag("cli", "the runner's CLI: claude, codex or gemini"),
+			textFlag("cli", "the runner's CLI: claude, codex, gemini, or acp for any agent speaking the Agent Client Protocol"),
 			textFlag("executable", "the CLI's absolute path (default: its command on PATH)"),
+			listFlag("args", "arg", "an argument an acp runner's executable is started with, such as --arg=--acp (repeatable)"),
 			listFlag("credential_env", "credential-env", "a variable holding the CLI's credentials, by name (repeatable)"),
 			listFlag("pass_env", "pass-env", "another variable the CLI needs, by name: a base URL, a proxy, a region (repeatable)"),
 			listFlag("roles", "role", "an agent whose steps the runner takes: implementer, ruthless-reviewer, security-reviewer or intent-auditor (repeatable)"),
 			listFlag("endpoints", "endpoint", "a base URL the runner's CLI reaches beside its vendor's API that no *_BASE_URL variable names: https, or http to a loopback address (repeatable)"),
 			textFlag("sandbox", "off runs the runner's steps and its proving call outside abcd's sandbox (every receipt says so); on, the default, inside it"))
-		connect.Long = "Connect an OpenAI-compatible provider: one small verification call with the model and key, then\nthe provider's block in the machine configuration file ($ABCD_HOME/config.json), written atomically,\n0600, under a lock. An existing block of that name is never replaced: disconnect it first.\nWith neither --key-env nor --key-file the provider is a keyless local server.\n\nWith --runner NAME --cli CLI, connect a headless coding-agent CLI as a runner instead: abcd checks\nits --version against the versions it knows, its --help for every flag it will pass, and makes one\nsmall proving call with the variables you name, before writing the runner's block. Each --role sends\nthat agent's steps to the runner (oracle.roles.<agent>.runner), in the same write; an agent the\nmachine already sends elsewhere is refused."
+		connect.Long = "Connect an OpenAI-compatible provider: one small verification call with the model and key, then\nthe provider's block in the machine configuration file ($ABCD_HOME/config.json), written atomically,\n0600, under a lock. An existing block of that name is never replaced: disconnect it first.\nWith neither --key-env nor --key-file the provider is a keyless local server.\n\nWith --runner NAME --cli CLI, connect a headless coding-agent CLI as a runner instead: abcd checks\nits --version against the versions it knows, its --help for every flag it will pass, and makes one\nsmall proving call with the variables you name, before writing the runner's block. Each --role sends\nthat agent's steps to the runner (oracle.roles.<agent>.runner), in the same write; an agent the\nmachine already sends elsewhere is refused.\n\nWith --cli acp the runner is any agent that speaks the Agent Client Protocol over stdio: give its\n--executable and each --arg it starts with; abcd is its client, and the proving call is one ACP session."
 		disconnect := verbCommand(a, s, opts, "ahoy_disconnect", "disconnect NAME", renderDisconnect, arg("name"))
 		c.AddCommand(connect, disconnect)
 	}

@@ -18,8 +18,9 @@ import (
 
 // mcpOptions are abcd mcp serve's flags.
 type mcpOptions struct {
-	http string
-	repo string
+	http  string
+	repo  string
+	tools []string
 }
 
 func newMCPCmd(a *app.App, s *IO) *cobra.Command {
@@ -37,6 +38,7 @@ func newMCPCmd(a *app.App, s *IO) *cobra.Command {
 	}
 	serve.Flags().StringVar(&opts.http, "http", "", "serve Streamable HTTP at ADDR: 127.0.0.1:<port>, [::1]:<port> or localhost:<port> (port 0 picks one)")
 	serve.Flags().StringVar(&opts.repo, "repo", "", "serve the repository containing DIR instead of the working directory")
+	serve.Flags().StringArrayVar(&opts.tools, "tool", nil, "serve only this tool (repeatable): a request-scoped catalog, as an ACP runner's step is handed")
 	group.AddCommand(serve)
 	return group
 }
@@ -74,7 +76,12 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 				"serve on loopback: --http 127.0.0.1:<port>, --http [::1]:<port> or --http localhost:<port>; for a harness on another machine, use stdio through its own remote-execution support")
 		}
 	}
-	srv, err := mcp.New(core, mcp.Options{Log: s.Err})
+	srv, err := mcp.New(core, mcp.Options{Log: s.Err, Only: opts.tools})
+	var unknown *mcp.UnknownToolError
+	if errors.As(err, &unknown) {
+		return refusal.New(refusal.CodeMCPToolUnknown, "abcd mcp serve --tool "+text.Clip(unknown.Name), "no tool abcd serves has that name",
+			"name a verb's tool (abcd schema list names every verb), or leave --tool out to serve them all")
+	}
 	if err != nil {
 		return err
 	}

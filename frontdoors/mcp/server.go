@@ -17,6 +17,9 @@ import (
 type Options struct {
 	// Log receives diagnostics, one line each; nil discards them. It is never stdout.
 	Log io.Writer
+	// Only, when not nil, are the only tools served (listed and called): a step's request-scoped
+	// catalog (an ACP runner's abcd read verbs). A name no verb has is an error.
+	Only []string
 }
 
 // Server answers MCP messages for one repository's core. It is safe for concurrent use.
@@ -75,6 +78,12 @@ func New(a *app.App, opts Options) (*Server, error) {
 	s.info = implementation{Name: "abcd", Title: "abcd", Version: version}
 
 	s.tools, s.withheld = buildTools(app.Table(), core.Schemas)
+	if opts.Only != nil {
+		var err error
+		if s.tools, err = only(s.tools, opts.Only); err != nil {
+			return nil, err
+		}
+	}
 	s.byName = make(map[string]*tool, len(s.tools))
 	for _, t := range s.tools {
 		s.byName[t.verb.Name] = t
@@ -99,6 +108,30 @@ func New(a *app.App, opts Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// only keeps the tools named, in their order; a name that is no tool's is an error.
+func only(tools []*tool, names []string) ([]*tool, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []*tool
+	for _, t := range tools {
+		if want[t.verb.Name] {
+			out = append(out, t)
+			delete(want, t.verb.Name)
+		}
+	}
+	for n := range want {
+		return nil, &UnknownToolError{Name: n}
+	}
+	return out, nil
+}
+
+// UnknownToolError is a tool named to serve alone that no verb has (or that is withheld).
+type UnknownToolError struct{ Name string }
+
+func (e *UnknownToolError) Error() string { return "mcp: no tool is named " + e.Name }
 
 // Tools names the tools served, in the order tools/list lists them.
 func (s *Server) Tools() []string {

@@ -41,6 +41,9 @@ type AhoyConnectInput struct {
 	Runner     runner.Name       `json:"runner,omitempty"`
 	CLI        runner.Kind       `json:"cli,omitempty"`
 	Executable runner.Executable `json:"executable,omitempty"`
+	// Args are the arguments an acp runner's executable is started with (--acp for Gemini CLI); no
+	// other CLI takes any, since abcd owns its command line.
+	Args []runner.Arg `json:"args,omitempty" jsonschema:"maxItems=32"`
 	// CredentialEnv and PassEnv name the variables the runner's CLI is given: those holding its
 	// credentials (scrubbed from all it says), and the others it needs (a base URL, a proxy, a region).
 	CredentialEnv []runner.EnvName `json:"credential_env,omitempty" jsonschema:"maxItems=16"`

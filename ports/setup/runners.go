@@ -37,14 +37,18 @@ func connectTarget(verb string, in *AhoyConnectInput, machineFile string) error 
 			}
 		}
 		if in.CLI == "" {
-			return refusal.New(refusal.CodeCLIMissing, "", "names a runner but not the CLI it drives", "give ", refusal.Field(verb, "cli"), ": claude, codex or gemini").On(verb, "cli")
+			return refusal.New(refusal.CodeCLIMissing, "", "names a runner but not the CLI it drives", "give ", refusal.Field(verb, "cli"), ": claude, codex, gemini or acp").On(verb, "cli")
+		}
+		if len(in.Args) > 0 && in.CLI != runner.ACP {
+			return refusal.New(refusal.CodeArgsNotACP, "", fmt.Sprintf("a %s runner takes no arguments: abcd owns its command line", in.CLI),
+				"leave out ", refusal.Field(verb, "args"), ", or connect an ACP agent with ", refusal.Field(verb, "cli"), " acp").On(verb, "args")
 		}
 	default:
 		if len(in.Roles) > 0 {
 			return refusal.New(refusal.CodeConnectMixed, "", "a provider takes no roles: ahoy connect sends agents to a runner",
 				"point an agent at a provider with oracle.roles.<agent>.connection in "+machineFile).On(verb, "roles")
 		}
-		for field, given := range map[string]bool{"cli": in.CLI != "", "executable": in.Executable != "", "credential_env": len(in.CredentialEnv) > 0, "pass_env": len(in.PassEnv) > 0} {
+		for field, given := range map[string]bool{"cli": in.CLI != "", "executable": in.Executable != "", "args": len(in.Args) > 0, "credential_env": len(in.CredentialEnv) > 0, "pass_env": len(in.PassEnv) > 0} {
 			if given {
 				return refusal.New(refusal.CodeConnectMixed, "", "a provider takes no "+field+"; a runner does",
 					"connect a runner with ", refusal.Run(verb, refusal.Hole("runner", "name"), refusal.Hole("cli", "claude"))).On(verb, field)
@@ -93,7 +97,7 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 	}
 	if why := in.CLI.Unsupported(); why != "" {
 		return AhoyConnectResult{}, refusal.New(refusal.CodeRunnerUnsupported, "", fmt.Sprintf("abcd cannot drive %s: %s", in.CLI.Name(), why),
-			"connect claude, codex or gemini").On(verb, "cli")
+			"connect claude, codex, gemini or acp").On(verb, "cli")
 	}
 	r, tiers, err := runnerOfInput(verb, name, in)
 	if err != nil {
@@ -180,6 +184,9 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 // version), the tiers, the variables named, the endpoints declared and a sandbox turned off.
 func runnerBlock(in *AhoyConnectInput, r runner.Runner, rep ports.RunnerReport, tiers map[string]any) map[string]any {
 	block := map[string]any{"cli": string(in.CLI), "executable": rep.Executable, "version": rep.Version}
+	if len(r.Args) > 0 {
+		block["args"] = anyList(r.Args)
+	}
 	if len(tiers) > 0 {
 		block["tiers"] = tiers
 	}
@@ -201,7 +208,7 @@ func runnerBlock(in *AhoyConnectInput, r runner.Runner, rep ports.RunnerReport, 
 // runnerOfInput is the runner a connect names, before its CLI is checked: its variables (each named
 // once) and its tiers (each given once), with the tiers as the machine file's block writes them.
 func runnerOfInput(verb, name string, in *AhoyConnectInput) (runner.Runner, map[string]any, error) {
-	r := runner.Runner{Name: name, CLI: in.CLI, Executable: string(in.Executable), Tiers: map[oracle.Tier]string{}, Concurrency: 1, Limits: runner.DefaultLimits()}
+	r := runner.Runner{Name: name, CLI: in.CLI, Executable: string(in.Executable), Args: core.Strs(in.Args...), Tiers: map[oracle.Tier]string{}, Concurrency: 1, Limits: runner.DefaultLimits()}
 	seen := map[runner.EnvName]string{}
 	for _, list := range []struct {
 		field string
@@ -246,6 +253,9 @@ func connectAgain(in *AhoyConnectInput, r runner.Runner, agents []string) []refu
 	again := []refusal.Arg{refusal.With("runner", r.Name), refusal.With("cli", string(in.CLI))}
 	if in.Executable != "" {
 		again = append(again, refusal.With("executable", string(in.Executable)))
+	}
+	if len(r.Args) > 0 {
+		again = append(again, refusal.With("args", r.Args))
 	}
 	if len(r.CredentialEnv) > 0 {
 		again = append(again, refusal.With("credential_env", r.CredentialEnv))

@@ -104,6 +104,9 @@ func FakeMain() {
 	if code, ok := fakeGuard(); ok {
 		os.Exit(code)
 	}
+	if code, ok := fakeACP(); ok {
+		os.Exit(code)
+	}
 	script := os.Getenv(ScriptVar)
 	if script == "" {
 		return

@@ -24,19 +24,31 @@ import (
 // where the CLI runs its hooks would.
 const GuardFailVar = "FAKE_GUARD_FAIL"
 
+// GuardBlockVar holds words, separated by |, for which the fake's guard hook answers a deny (a
+// payload holding one), as abcd's guard denies a force push: the real guard is proven through the
+// built binary.
+const GuardBlockVar = "FAKE_GUARD_BLOCK"
+
 // FakeGuard acts as abcd's guard hook when the test binary is started as one (its arguments guard
 // hook): it reads the payload and allows it. It reports whether it acted.
 func fakeGuard() (int, bool) {
 	if len(os.Args) != 3 || os.Args[1] != "guard" || os.Args[2] != "hook" {
 		return 0, false
 	}
-	if _, err := io.Copy(io.Discard, io.LimitReader(os.Stdin, 1<<20)); err != nil {
+	payload, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake guard:", err)
 		return 2, true
 	}
 	if os.Getenv(GuardFailVar) != "" {
 		fmt.Fprintln(os.Stderr, "fake guard: refused")
 		return 2, true
+	}
+	for _, word := range strings.Split(os.Getenv(GuardBlockVar), "|") {
+		if word != "" && strings.Contains(string(payload), word) {
+			fmt.Println(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"fake guard blocks ` + word + `"}}`)
+			return 0, true
+		}
 	}
 	return 0, true
 }

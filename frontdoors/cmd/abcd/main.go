@@ -19,6 +19,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/openai"
 	"github.com/abcd-dev/abcd/adapters/repoprompt"
 	"github.com/abcd-dev/abcd/adapters/runner"
+	"github.com/abcd-dev/abcd/adapters/runner/acp"
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/codex"
 	"github.com/abcd-dev/abcd/adapters/runner/gemini"
@@ -76,7 +77,12 @@ func wire(s *cli.IO, dir, home string) *app.App {
 	// One fence for every step a runner takes and the definition of done on its work, its helper this
 	// abcd (the loop passes the policy: ports.SandboxPolicy).
 	fence := osfence.New(osfence.Options{})
-	runners := runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}, codex.Dialect{}, gemini.Dialect{}},
+	// An ACP agent is handed abcd's own read verbs for its step, served by this abcd.
+	agent := acp.Dialect{Schema: cat.Schema}
+	if hook := guardHook(); hook != nil {
+		agent.Self = hook[0]
+	}
+	runners := runner.New(runner.Options{Dialects: []runner.Dialect{claude.Dialect{}, codex.Dialect{}, gemini.Dialect{}, agent},
 		Guard: guardHook(), TempDir: filepath.Join(home, "runner"), Sandbox: fence})
 	progress := cli.NewProgress(s)
 	var build func(dir string) *app.App
