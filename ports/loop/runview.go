@@ -64,6 +64,8 @@ type RunView struct {
 	// FallbacksByRoute and FallbacksByRole count the steps a route did not take, which the host took.
 	FallbacksByRoute []FallbackCount `json:"fallbacks_by_route"`
 	FallbacksByRole  []FallbackCount `json:"fallbacks_by_role"`
+	// Spend is what the run's recorded steps have cost so far: in all, per lane, role and route.
+	Spend loop.Spending `json:"spend"`
 }
 
 // RecordVerdictView is one verdict in a run's story.
@@ -230,6 +232,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 func (a *Deps) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
+	v.Spend = loop.SpendOf(s)
 	root := a.Root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
