@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/internal/pattern"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -170,4 +171,119 @@ func (b Budget) Left(spent Spend) string {
 		add(fmt.Sprintf("%s of %d minutes", left.Round(time.Second), b.Minutes))
 	}
 	return out
+}
+
+// Admission is what a purse says of a step about to start.
+type Admission int
+
+const (
+	// Start: within the budget; the step starts and its cap is held until it comes back.
+	Start Admission = iota
+	// Wait: within the budget once the steps running are done (they may spend less than their caps).
+	Wait
+	// Stop: over the budget; no step starts from now on (Stopped says why).
+	Stop
+)
+
+// Purse is a run's budget while its steps start and come back: what the recorded steps spent (Spent,
+// as the run's state last said), the caps of the steps running, and why it stopped the run.
+type Purse struct {
+	Budget  Budget
+	Spent   Spend
+	Stopped string
+	running map[string]float64
+}
+
+// Admit sorts the steps about to start, in order (each named by key, which may spend cap): those
+// that start now, and those the budget stopped; a step that must wait is kept in held, to be offered
+// again with the next steps (Waiting).
+func Admit[J any](p *Purse, jobs []J, key func(J) string, cap func(J) float64, held *[]J) (start, stopped []J) {
+	for _, j := range jobs {
+		switch p.Admit(key(j), cap(j)) {
+		case Wait:
+			*held = append(*held, j)
+		case Stop:
+			stopped = append(stopped, j)
+		default:
+			start = append(start, j)
+		}
+	}
+	return start, stopped
+}
+
+// Admit says whether the step key, which may spend cap dollars (0: unbounded), starts now.
+func (p *Purse) Admit(key string, cap float64) Admission {
+	if p.Stopped == "" && p.Budget.Set() {
+		held, uncapped := 0.0, false
+		for _, c := range p.running {
+			held += c
+			uncapped = uncapped || c == 0
+		}
+		why := p.Budget.Over(p.Spent, cap, held, uncapped)
+		switch {
+		case why == "":
+		case len(p.running) > 0 && p.Budget.Over(p.Spent, cap, 0, false) == "":
+			return Wait
+		default:
+			p.Stopped = why
+		}
+	}
+	if p.Stopped != "" {
+		return Stop
+	}
+	if p.running == nil {
+		p.running = map[string]float64{}
+	}
+	p.running[key] = cap
+	return Start
+}
+
+// Came takes a step that came back off what the running steps hold.
+func (p *Purse) Came(key string) { delete(p.running, key) }
+
+// BudgetFrom is a run's budget: each bound given (a --budget-* flag), else build.budget's in the
+// configuration (a value out of its bounds is the key's *config.ValueError), else none.
+func BudgetFrom(s *config.Stack, usd BudgetUSD, tokens BudgetTokens, minutes BudgetMinutes) (Budget, error) {
+	u, err := config.Get[float64](s, "build.budget.usd")
+	if err != nil {
+		return Budget{}, err
+	}
+	t, err := config.Get[int64](s, "build.budget.tokens")
+	if err != nil {
+		return Budget{}, err
+	}
+	m, err := config.Get[int64](s, "build.budget.minutes")
+	if err != nil {
+		return Budget{}, err
+	}
+	b := Budget{USD: u.V, Tokens: t.V, Minutes: m.V}
+	if usd != "" {
+		b.USD = usd.USD()
+	}
+	if tokens != "" {
+		b.Tokens = tokens.Tokens()
+	}
+	if minutes != "" {
+		b.Minutes = minutes.Minutes()
+	}
+	return b, nil
+}
+
+// BudgetView is the budget a run was driven under (each bound 0 when unset), what is left of it, and
+// why it stopped the run ("" when it did not).
+type BudgetView struct {
+	USD     float64 `json:"usd" jsonschema:"minimum=0"`
+	Tokens  int64   `json:"tokens" jsonschema:"minimum=0"`
+	Minutes int64   `json:"minutes" jsonschema:"minimum=0"`
+	Left    string  `json:"left"`
+	Stopped string  `json:"stopped"`
+}
+
+// View is the purse as a run's result says it, once the run's steps spent spent.
+func (p *Purse) View(spent Spend) BudgetView {
+	v := BudgetView{USD: p.Budget.USD, Tokens: p.Budget.Tokens, Minutes: p.Budget.Minutes, Stopped: p.Stopped}
+	if p.Budget.Set() {
+		v.Left = p.Budget.Left(spent)
+	}
+	return v
 }

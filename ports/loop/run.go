@@ -57,16 +57,6 @@ func (RunEnded) SchemaEnum() contract.Rule {
 	return contract.Enum(EndedFinished, EndedHost, EndedInterrupted, EndedBudget)
 }
 
-// BudgetView is the budget a run was driven under (each bound 0 when unset), what is left of it, and
-// why it stopped the run ("" when it did not).
-type BudgetView struct {
-	USD     float64 `json:"usd" jsonschema:"minimum=0"`
-	Tokens  int64   `json:"tokens" jsonschema:"minimum=0"`
-	Minutes int64   `json:"minutes" jsonschema:"minimum=0"`
-	Left    string  `json:"left"`
-	Stopped string  `json:"stopped"`
-}
-
 // ImplementRunResult is where the driver left the run: the run as it stands, what every step did,
 // why it stopped, what the person or harness does next, how many steps routes beside the host were
 // asked to take, and how many steps went to the host meanwhile, as the run's record counts them
@@ -79,7 +69,7 @@ type ImplementRunResult struct {
 	Routed   int         `json:"routed" jsonschema:"minimum=0"`
 	FellBack int         `json:"fell_back" jsonschema:"minimum=0"`
 	// Budget is the budget the run was driven under; what it spent is Run.Spend.
-	Budget BudgetView `json:"budget"`
+	Budget loop.BudgetView `json:"budget"`
 }
 
 func runVerb() verb.Verb {
@@ -136,7 +126,7 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 			res.Did = append(res.Did, fmt.Sprintf("run %s of %s finished before, every lane delivered: the spec is done (to run it again, start a run with abcd implement start %s)", run, s.Spec, s.Spec))
 		}
 	}
-	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res, budget: budget}
+	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res, purse: loop.Purse{Budget: budget}}
 	defer d.w.done()
 	return d.drive(ctx)
 }
@@ -250,16 +240,10 @@ type driver struct {
 	// that went to the host since are the record's count, whatever gave them back (a route's
 	// failure, or a return refused when it was placed).
 	fallbacksBefore int
-	// budget bounds the run; spent is what its recorded steps cost, as the last step read it; held is
-	// what the capped steps running may spend, uncapped how many running steps have no cap; waiting
-	// are the steps held back until those finish; stopped why the budget stopped the run.
-	budget    loop.Budget
-	spent     loop.Spend
-	held      float64
-	uncapped  int
-	waiting   []dispatch
-	stopped   string
-	runningOf map[string]float64
+	// purse is the run's budget as its steps start and come back; waiting the steps it holds back
+	// until the running ones are done.
+	purse   loop.Purse
+	waiting []dispatch
 }
 
 func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
@@ -287,16 +271,16 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	results := make(chan came)
 	running := 0
 	sc := a.Scrubber(ctx)
-	d.runningOf = map[string]float64{}
 	start := func(q queued) {
-		for _, j := range d.admit(q.routes) {
-			if j.call == nil {
-				// Not started: the budget stopped the run. It is recorded as interrupted, so the same
-				// command with a bigger budget hands it to its route again.
-				running++
-				go func() { results <- came{Routes: []answered{{dispatch: j, out: d.budgetStop()}}} }()
-				continue
-			}
+		admitted, stopped := loop.Admit(&d.purse, q.routes, func(j dispatch) string { return j.await },
+			func(j dispatch) float64 { return j.cap }, &d.waiting)
+		for _, j := range stopped {
+			// Not started: recorded as interrupted, so the same command with a bigger budget hands
+			// it to its route again.
+			running++
+			go func() { results <- came{Routes: []answered{{dispatch: j, out: d.budgetStop()}}} }()
+		}
+		for _, j := range admitted {
 			running++
 			d.res.Routed++
 			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: j.Lane, Role: j.role, Route: j.route, Kind: "started",
@@ -319,7 +303,9 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	var placeErr error
 	for running > 0 {
 		o := gather(results, &running)
-		d.finished(o.Routes)
+		for _, r := range o.Routes {
+			d.purse.Came(r.await)
+		}
 		for _, r := range o.Routes {
 			kind := "answered"
 			if r.err != nil || r.out.FallbackReason != "" {
@@ -339,7 +325,8 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			continue
 		}
 		d.took(ctx, more)
-		next.routes = append(d.takeWaiting(), next.routes...)
+		next.routes = append(d.waiting, next.routes...)
+		d.waiting = nil
 		start(next)
 	}
 	if placeErr != nil {
@@ -414,7 +401,7 @@ func (d *driver) place(ctx context.Context, o came) (StepResult, queued, error) 
 // took records what a step did, and tells it as it happens.
 func (d *driver) took(ctx context.Context, res StepResult) {
 	d.last = res
-	d.spent = res.Run.Spend.Run
+	d.purse.Spent = res.Run.Spend.Run
 	for _, line := range res.Did {
 		if line == "nothing new: the run is waiting on its open awaits" {
 			continue
@@ -449,18 +436,15 @@ func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
 		res.Did = []string{}
 	}
 	again := hint.Do("implement_run", hint.With("run", d.run))
-	res.Budget = BudgetView{USD: d.budget.USD, Tokens: d.budget.Tokens, Minutes: d.budget.Minutes, Stopped: d.stopped}
-	if d.budget.Set() {
-		res.Budget.Left = d.budget.Left(res.Run.Spend.Run)
-	}
+	res.Budget = d.purse.View(res.Run.Spend.Run)
 	switch {
 	case ctx.Err() != nil:
 		res.Ended = EndedInterrupted
 		res.Next = append(res.Next, hint.Say("the run was interrupted; every step a route was taking is recorded as interrupted. To go on with it, ", again))
-	case d.stopped != "" && !s.Finished():
+	case d.purse.Stopped != "" && !s.Finished():
 		res.Ended = EndedBudget
 		res.Next = append(res.Next, hint.Say(fmt.Sprintf("the run's budget stopped it (%s; left: %s); no step was started past it. To go on, give it a bigger budget: ",
-			d.stopped, res.Budget.Left), hint.Do("implement_run", hint.With("run", d.run))))
+			d.purse.Stopped, res.Budget.Left), hint.Do("implement_run", hint.With("run", d.run))))
 	case s.Finished():
 		res.Ended = EndedFinished
 	default:
