@@ -705,6 +705,7 @@ func (s *step) finish() {
 		o.Structured = json.RawMessage(sc.Bytes(o.Structured))
 	}
 	r := &o.Receipt
+	r.Settle(s.req.Runner.Billing)
 	r.SessionID = receiptWord(sc.Scrub(r.SessionID))
 	r.TerminalEvent = receiptWord(sc.Scrub(r.TerminalEvent))
 	r.TerminalReason = receiptWord(sc.Scrub(r.TerminalReason))

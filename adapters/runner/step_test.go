@@ -38,7 +38,7 @@ const (
 	textLine   = `{"type":"assistant","message":{"id":"msg_1","model":"claude-x","content":[{"type":"text","text":"working"}]},"session_id":"sess-1","parent_tool_use_id":null}`
 	toolLine   = `{"type":"assistant","message":{"id":"msg_2","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"session_id":"sess-1"}`
 	resultLine = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"session_id":"sess-1"}`
-	success    = `{"subtype":"success","is_error":false,"result":"All done.","num_turns":2,"total_cost_usd":0.0123,"usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":5},"modelUsage":{"claude-x":{"costUSD":0.0123}},"permission_denials":[],"terminal_reason":"completed","api_error_status":null,"session_id":"sess-1","type":"result"}`
+	success    = `{"subtype":"success","is_error":false,"result":"All done.","num_turns":2,"total_cost_usd":0.0123,"usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":5,"cache_creation_input_tokens":7},"modelUsage":{"claude-x":{"costUSD":0.0123}},"permission_denials":[],"terminal_reason":"completed","api_error_status":null,"session_id":"sess-1","type":"result"}`
 )
 
 func result(subtype string, isError bool, status int, reason string) string {
@@ -162,7 +162,8 @@ func TestASuccessfulStepCompletesOnTheResultAlone(t *testing.T) {
 	assert.Check(t, is.Equal(r.UnknownEvents, 1), "an unknown event is counted, not fatal")
 	assert.Check(t, is.Equal(r.Turns, 2))
 	assert.Check(t, r.CostReported && r.CostUSD == 0.0123)
-	assert.Check(t, is.DeepEqual(r.Usage, domain.Usage{Input: 100, Output: 20, CachedInput: 5, Reported: true}))
+	assert.Check(t, is.Equal(r.CostSource, domain.CostReported))
+	assert.Check(t, is.DeepEqual(r.Usage, domain.Usage{Input: 100, Output: 20, CachedInput: 5, CacheWrite: 7, Reported: true}))
 	assert.Check(t, is.Equal(r.CLIVersion, "2.1.332"))
 	assert.Check(t, is.Equal(r.Runner, "cc"))
 }

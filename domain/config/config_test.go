@@ -99,7 +99,7 @@ func TestValidateClaimsAndMachineOnlyKeys(t *testing.T) {
 		want string
 	}{
 		{src(LayerRepo, "oracle.reveiw", `"rp"`), `unknown key "oracle.reveiw": the oracle namespace takes oracle.api.*.base_url`},
-		{src(LayerRepo, "build.dood", `"x"`), "the build namespace takes build.base, build.dod"},
+		{src(LayerRepo, "build.dood", `"x"`), "the build namespace takes build.base, build.budget.minutes, build.budget.tokens, build.budget.usd, build.dod"},
 		{src(LayerRepo, "color", `true`), "the top level takes setup_version"},
 		{src(LayerMachine, "oracle.api.p.tiers.gigantic", `"m"`), `unknown key "oracle.api.p.tiers.gigantic"`},
 		{src(LayerRepo, "oracle.rp.url", `"http://127.0.0.1:1"`), "only the machine file may declare: move it to /home/me/.abcd/config.json"},

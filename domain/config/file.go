@@ -99,6 +99,11 @@ type Runner struct {
 	// Sandbox is on (unset) or off: off runs the runner's steps outside abcd's sandbox.
 	Sandbox string        `json:"sandbox,omitempty"`
 	Limits  *RunnerLimits `json:"limits,omitempty"`
+	// Billing is metered (unset) or subscription: a subscription's steps cost is unmetered.
+	Billing string `json:"billing,omitempty"`
+	// Prices is the runner's price table, "MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]" in US dollars
+	// per million tokens, for a CLI that reports tokens but no cost.
+	Prices []string `json:"prices,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
 }
 
 // RunnerLimits bound each of a runner's steps.
@@ -129,6 +134,17 @@ type Build struct {
 	// Base is the commit a run starts from, and a review or audit compares with, when none is given:
 	// a branch, a tag or a commit. Unset, it is the repository's default branch.
 	Base string `json:"base,omitempty" jsonschema:"minLength=1,maxLength=255"`
+	// Budget bounds what an implement run may spend in all; --budget-usd, --budget-tokens and
+	// --budget-minutes set one for one invocation.
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// Budget bounds an implement run's spending: US dollars, tokens (input and output) and minutes of
+// its steps' wall time. Each unset bound is no bound.
+type Budget struct {
+	USD     float64 `json:"usd,omitempty" jsonschema:"minimum=0.01,maximum=100000"`
+	Tokens  int64   `json:"tokens,omitempty" jsonschema:"minimum=1,maximum=10000000000"`
+	Minutes int     `json:"minutes,omitempty" jsonschema:"minimum=1,maximum=100000"`
 }
 
 // Lock is the locks' namespace.
@@ -153,5 +169,5 @@ func (Oracle) SchemaFields() map[string]contract.Rule {
 }
 
 func (Runner) SchemaFields() map[string]contract.Rule {
-	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...), "sandbox": contract.Enum(RunnerSandboxes()...)}
+	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...), "sandbox": contract.Enum(RunnerSandboxes()...), "billing": contract.Enum(Billings()...)}
 }

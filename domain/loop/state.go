@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/runner"
@@ -519,9 +520,28 @@ func (s State) normalised() State {
 		for j := range l.Implementations {
 			l.Implementations[j].Commits = nonNil(l.Implementations[j].Commits)
 			l.Implementations[j].Uncommitted = nonNil(l.Implementations[j].Uncommitted)
+			if a := l.Implementations[j].Answered; a != nil {
+				n := a.normalised()
+				l.Implementations[j].Answered = &n
+			}
 		}
 	}
+	s.Fallbacks = slices.Clone(s.Fallbacks)
+	for i := range s.Fallbacks {
+		s.Fallbacks[i].Runner = sourced(s.Fallbacks[i].Runner)
+	}
 	return s
+}
+
+// sourced is a copy of a runner's receipt whose cost names its source, as a receipt written before
+// abcd recorded one reads.
+func sourced(r *runner.Receipt) *runner.Receipt {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.CostSource = c.SourceOf()
+	return &c
 }
 
 func nonNil(s []string) []string {
@@ -535,5 +555,6 @@ func (a Answer) normalised() Answer {
 	if a.Settings == nil {
 		a.Settings = map[string]string{}
 	}
+	a.Runner = sourced(a.Runner)
 	return a
 }

@@ -25,6 +25,7 @@ const (
 	CodeBranchDeleteFailed        Code = "branch_delete_failed"
 	CodeBranchExists              Code = "branch_exists"
 	CodeBranchInvalid             Code = "branch_invalid"
+	CodeBudgetInvalid             Code = "budget_invalid"
 	CodeChangeTooLarge            Code = "change_too_large"
 	CodeCLIInvalid                Code = "cli_invalid"
 	CodeCLIMissing                Code = "cli_missing"
@@ -197,6 +198,7 @@ var declared = []Declared{
 	{CodeBranchDeleteFailed, "Git could not delete a branch abcd made."},
 	{CodeBranchExists, "A lane's branch already exists, left by an earlier run."},
 	{CodeBranchInvalid, "A branch name abcd made is not one git takes (a bug in abcd)."},
+	{CodeBudgetInvalid, "A run's budget (US dollars, tokens or minutes) is not a number within its bounds."},
 	{CodeChangeTooLarge, "A change to several files would be larger than the journal that makes it recoverable may hold."},
 	{CodeCLIInvalid, "A runner's CLI is not one abcd knows (claude, codex, gemini, qoder, opencode)."},
 	{CodeCLIMissing, "A runner is named without the CLI it drives."},

@@ -84,10 +84,12 @@ type Receipt struct {
 	PermissionDenials int `json:"permission_denials" jsonschema:"minimum=0"`
 	APIRetries        int `json:"api_retries" jsonschema:"minimum=0"`
 	UnknownEvents     int `json:"unknown_events" jsonschema:"minimum=0"`
-	// CostUSD is what the CLI reported spending, when CostReported.
-	CostUSD      float64 `json:"cost_usd" jsonschema:"minimum=0"`
-	CostReported bool    `json:"cost_reported"`
-	Usage        Usage   `json:"usage"`
+	// CostUSD is what the step cost in US dollars, and CostSource where that figure came from: the
+	// CLI's report (CostReported), the runner's prices, or none (unmetered, unknown: then 0).
+	CostUSD      float64    `json:"cost_usd" jsonschema:"minimum=0"`
+	CostReported bool       `json:"cost_reported"`
+	CostSource   CostSource `json:"cost_source"`
+	Usage        Usage      `json:"usage"`
 	// SchemaEnforced is true when the CLI itself held the answer to its schema (Claude's
 	// --json-schema, Codex's --output-schema); false when abcd checks the answer alone, or none was
 	// asked for.
@@ -152,11 +154,13 @@ func (Reason) SchemaEnum() contract.Rule {
 	return contract.Enum(enum...)
 }
 
-// Usage is the tokens a CLI reported, when Reported.
+// Usage is the tokens a CLI reported, when Reported: input and output as it counts them, the input
+// it read from its prompt cache (CachedInput) and wrote to it (CacheWrite).
 type Usage struct {
 	Input       int64 `json:"input" jsonschema:"minimum=0"`
 	Output      int64 `json:"output" jsonschema:"minimum=0"`
 	CachedInput int64 `json:"cached_input" jsonschema:"minimum=0"`
+	CacheWrite  int64 `json:"cache_write" jsonschema:"minimum=0"`
 	Reported    bool  `json:"reported"`
 }
 
@@ -259,8 +263,14 @@ func (r Receipt) Check() error {
 			add("a count is negative")
 		}
 	}
-	if r.DurationMS < 0 || r.CostUSD < 0 || r.Usage.Input < 0 || r.Usage.Output < 0 || r.Usage.CachedInput < 0 {
+	if r.DurationMS < 0 || r.CostUSD < 0 || r.Usage.Input < 0 || r.Usage.Output < 0 || r.Usage.CachedInput < 0 || r.Usage.CacheWrite < 0 {
 		add("a duration, cost or token count is negative")
+	}
+	if r.CostSource != "" && !r.CostSource.Valid() {
+		add("cost_source %q is not one of the sources", text.Clip(string(r.CostSource)))
+	}
+	if (r.CostSource == CostUnmetered || r.CostSource == CostUnknown) && r.CostUSD != 0 {
+		add("an %s cost is 0", r.CostSource)
 	}
 	if len(r.Commits) > review.MaxCommits {
 		add("commits lists %d, over %d", len(r.Commits), review.MaxCommits)

@@ -47,6 +47,9 @@ type Runner struct {
 	// own configuration sets): inside the sandbox its network is these, the *_BASE_URL variables it
 	// is passed, else its vendor's API.
 	Endpoints []Endpoint
+	// Billing is how its steps are paid for (its block's billing and prices): what fixes a receipt's
+	// cost when the CLI reports none, or reports an estimate a subscription never bills.
+	Billing Billing
 }
 
 // Limits bound one step on a runner. Each one ends the step with its own cause.
@@ -244,7 +247,29 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 	if err := loadFence(s, base, &r); err != nil {
 		return Runner{}, err
 	}
+	if err := loadBilling(s, base, &r); err != nil {
+		return Runner{}, err
+	}
 	return r, nil
+}
+
+// loadBilling reads how a runner's steps are paid for: its billing and its price table.
+func loadBilling(s *config.Stack, base string, r *Runner) error {
+	billing, err := config.Get[string](s, base+".billing")
+	if err != nil {
+		return err
+	}
+	r.Billing.Subscription = billing.Set && billing.V == "subscription"
+	entries, err := s.Union(base + ".prices")
+	if err != nil {
+		return err
+	}
+	prices, err := config.ParsePrices(entries)
+	if err != nil {
+		return fault(s, base+".prices", err.Error())
+	}
+	r.Billing.Prices = prices
+	return nil
 }
 
 // loadLimits reads a runner's bounds (its concurrency and each step's limits) into r.

@@ -43,13 +43,14 @@ const twoRunners = `{"schema_version":1,"oracle":{
     "cc":{"cli":"claude","executable":"/usr/local/bin/claude","version":"2.1.332","tiers":{"frontier":"claude-opus-4-5","economy":"claude-haiku-4-5"},
       "credential_env":["ANTHROPIC_API_KEY"],"pass_env":["ANTHROPIC_BASE_URL","HTTPS_PROXY"],"concurrency":4,
       "limits":{"wall_clock_s":600,"first_event_s":30,"silence_s":60,"turns":40,"api_retries":0,"budget_usd":2.5}},
-    "cx":{"cli":"codex","executable":"/opt/codex/bin/codex"}},
+    "cx":{"cli":"codex","executable":"/opt/codex/bin/codex","billing":"metered","prices":["gpt-5-codex 1.25 10 0.125 0","gpt-5 1.25 10"]},
+    "cs":{"cli":"claude","executable":"/usr/local/bin/claude","billing":"subscription"}},
   "roles":{"implementer":{"runner":"cc"},"ruthless-reviewer":{"runner":"cx","model":"gpt-5-codex"}}}}`
 
 func TestLoadReadsEveryRunnerKey(t *testing.T) {
 	m, err := load(t, twoRunners)
 	assert.NilError(t, err)
-	assert.Check(t, is.DeepEqual(m.Names(), []string{"cc", "cx"}))
+	assert.Check(t, is.DeepEqual(m.Names(), []string{"cc", "cs", "cx"}))
 	cc, ok := m.Runner("cc")
 	assert.Assert(t, ok)
 	assert.Check(t, is.DeepEqual(cc, Runner{Name: "cc", CLI: Claude, Executable: "/usr/local/bin/claude", Version: "2.1.332",
@@ -58,6 +59,9 @@ func TestLoadReadsEveryRunnerKey(t *testing.T) {
 		Limits: Limits{WallClock: 10 * time.Minute, FirstEvent: 30 * time.Second, Silence: time.Minute, Turns: 40, APIRetries: 0, BudgetUSD: 2.5}}))
 	cx, _ := m.Runner("cx")
 	assert.Check(t, is.DeepEqual(cx.Limits, DefaultLimits()))
+	assert.Check(t, is.DeepEqual(cx.Billing, Billing{Prices: []config.Price{{Model: "gpt-5-codex", Input: 1.25, Output: 10, CacheRead: 0.125}, {Model: "gpt-5", Input: 1.25, Output: 10}}}))
+	cs, _ := m.Runner("cs")
+	assert.Check(t, is.DeepEqual(cs.Billing, Billing{Subscription: true}))
 	assert.Check(t, is.Equal(cx.Concurrency, 1))
 	role, ok := m.Sent("ruthless-reviewer")
 	assert.Check(t, ok)
@@ -192,4 +196,15 @@ func TestVersionsAreReadAndChecked(t *testing.T) {
 	assert.Check(t, is.Contains(why, "outside"))
 	_, why = Gemini.CheckVersion("gemini")
 	assert.Check(t, is.Contains(why, "no version abcd can read"))
+}
+
+func TestABadPriceTableOrBillingIsRefusedNamingTheKey(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"schema_version":1,"oracle":{"runner":{"cx":{"cli":"codex","executable":"/x","prices":["gpt-5 1.25"]}}}}`:    "oracle.runner.cx.prices",
+		`{"schema_version":1,"oracle":{"runner":{"cx":{"cli":"codex","executable":"/x","prices":["m 1 2","m 3 4"]}}}}`: "prices m again",
+		`{"schema_version":1,"oracle":{"runner":{"cx":{"cli":"codex","executable":"/x","billing":"free"}}}}`:           "oracle.runner.cx.billing",
+	} {
+		_, err := load(t, doc)
+		assert.Check(t, is.ErrorContains(err, want), doc)
+	}
 }

@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	dloop "github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/loop"
@@ -28,7 +30,10 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 			boolFlag("delete_branches", "", "delete the run's lane and integration branches too")),
 		verbCommandExit(a, s, opts, "implement_run", "run [SPEC]", renderRun, runExit, optArg("spec"),
 			textFlag("run", "the run to go on with (default: the spec's unfinished run, else the one unfinished run)"),
-			textFlag("base", "the commit a new run's lanes start from (default: build.base, else the repository's default branch)"), routeFlag()),
+			textFlag("base", "the commit a new run's lanes start from (default: build.base, else the repository's default branch)"), routeFlag(),
+			textFlag("budget_usd", "US dollars the run may spend in all (default: build.budget.usd, else no bound)"),
+			textFlag("budget_tokens", "input and output tokens the run may spend in all (default: build.budget.tokens)"),
+			textFlag("budget_minutes", "minutes of its steps' wall time the run may spend in all (default: build.budget.minutes)")),
 	)
 	rev := verbCommandExit(a, s, opts, "review", "review", renderStep, reviewExit,
 		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
@@ -73,6 +78,9 @@ func renderRunLine(b *strings.Builder, s *IO, r loop.RunView) {
 		fmt.Fprintf(b, " intent %s", r.Intent)
 	}
 	b.WriteString("\n")
+	if r.Spend.Run.Steps > 0 {
+		fmt.Fprintf(b, "  spent: %s\n", spendWords(r.Spend.Run))
+	}
 	for _, l := range r.Lanes {
 		fmt.Fprintf(b, "  %-11s  %-11s round %d", l.ID, l.Stage, l.Round)
 		if l.Failed > 0 {
@@ -152,6 +160,14 @@ func renderRecord(s *IO, r loop.ImplementRecordResult) string {
 	for _, c := range r.ByRole {
 		fmt.Fprintf(&b, "  role %s: %s, %d passed, %d failed\n", c.Name, text.Count(c.Total, "verdict", "verdicts"), c.Passed, c.Failed)
 	}
+	for _, group := range []struct {
+		what string
+		rows []dloop.NamedSpend
+	}{{"lane", r.Run.Spend.Lanes}, {"role", r.Run.Spend.Roles}, {"route", r.Run.Spend.Routes}} {
+		for _, n := range group.rows {
+			fmt.Fprintf(&b, "  spent by %s %s: %s\n", group.what, n.Name, spendWords(n.Spend))
+		}
+	}
 	for _, h := range r.History.Sessions {
 		step := "no step named"
 		if h.Lineage.Lane != "" {
@@ -162,6 +178,26 @@ func renderRecord(s *IO, r loop.ImplementRecordResult) string {
 	if r.History.Note != "" {
 		fmt.Fprintf(&b, "  history: %s\n", r.History.Note)
 	}
+	return b.String()
+}
+
+// spendWords says what steps cost: the dollars known, the steps whose cost is not, the tokens and the
+// runners' wall time.
+func spendWords(sp dloop.Spend) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.2f USD over %s", sp.USD, text.Count(sp.Steps, "step", "steps"))
+	if sp.Unknown > 0 || sp.Unmetered > 0 {
+		var not []string
+		if sp.Unknown > 0 {
+			not = append(not, fmt.Sprintf("%d of unknown cost", sp.Unknown))
+		}
+		if sp.Unmetered > 0 {
+			not = append(not, fmt.Sprintf("%d unmetered", sp.Unmetered))
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(not, ", "))
+	}
+	fmt.Fprintf(&b, "; %d input and %d output tokens, %d cache read, %d cache written; %s of runners' time",
+		sp.Input, sp.Output, sp.CacheRead, sp.CacheWrite, time.Duration(sp.WallMS)*time.Millisecond)
 	return b.String()
 }
 
@@ -183,6 +219,12 @@ func renderRun(s *IO, r loop.ImplementRunResult) string {
 	var b strings.Builder
 	renderRunLine(&b, s, r.Run)
 	fmt.Fprintf(&b, "ended: %s (%s beside the host, %d fell back)\n", r.Ended, text.Count(r.Routed, "step taken", "steps taken"), r.FellBack)
+	if r.Budget.Left != "" {
+		fmt.Fprintf(&b, "budget: spent %.2f USD and %d tokens; left %s\n", r.Run.Spend.Run.USD, r.Run.Spend.Run.Tokens(), r.Budget.Left)
+	}
+	if r.Budget.Stopped != "" {
+		fmt.Fprintf(&b, "stopped by the budget: %s\n", r.Budget.Stopped)
+	}
 	for _, n := range r.Next {
 		fmt.Fprintf(&b, "next: %s\n", n.Text)
 	}

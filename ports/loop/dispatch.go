@@ -29,6 +29,9 @@ type dispatch struct {
 	req               ports.ReviewRequest
 	// call is the route's call: a review route's Review, or a runner's step (runnerroute.go).
 	call func(context.Context) (ports.ReviewOutcome, error)
+	// cap is what the step may spend at most, in US dollars, where its CLI enforces a bound (Claude
+	// Code's --max-budget-usd); 0 when nothing bounds it.
+	cap float64
 }
 
 // Answered is a dispatch and what its route said.

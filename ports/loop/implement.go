@@ -471,7 +471,7 @@ func implementStatus(ctx context.Context, a *Deps, in *RunInput) (ImplementStatu
 			}
 			// One broken run is reported beside the others, never instead of them.
 			res.Runs = append(res.Runs, RunView{Run: id, Kind: runUnknown, Problem: core.ProblemText(err), Lanes: []LaneView{}, Awaits: []AwaitView{},
-				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}, Unfenced: []string{}})
+				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}, Unfenced: []string{}, Spend: loop.SpendOf(loop.State{})})
 			continue
 		}
 		res.Runs = append(res.Runs, a.runView(s))

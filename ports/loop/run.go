@@ -28,6 +28,11 @@ type ImplementRunInput struct {
 	// Base is the commit a new run's lanes start from (as implement start takes it).
 	Base   loop.Revision      `json:"base,omitempty"`
 	Routes []oracle.RouteText `json:"routes,omitempty" jsonschema:"maxItems=8"`
+	// BudgetUSD, BudgetTokens and BudgetMinutes bound what the run may spend in all, for this
+	// invocation, over build.budget's.
+	BudgetUSD     loop.BudgetUSD     `json:"budget_usd,omitempty"`
+	BudgetTokens  loop.BudgetTokens  `json:"budget_tokens,omitempty"`
+	BudgetMinutes loop.BudgetMinutes `json:"budget_minutes,omitempty"`
 }
 
 // RunEnded is why the driver stopped.
@@ -42,10 +47,14 @@ const (
 	// EndedInterrupted: the person (Ctrl-C, SIGTERM) or the caller stopped it; every step a route was
 	// taking is recorded as interrupted, and the same command goes on with the run.
 	EndedInterrupted RunEnded = "interrupted"
+	// EndedBudget: the next step would have gone over the run's budget, so none was started; the
+	// steps that ran are recorded, the lanes are where they were, and the same command with a bigger
+	// budget goes on.
+	EndedBudget RunEnded = "budget"
 )
 
 func (RunEnded) SchemaEnum() contract.Rule {
-	return contract.Enum(EndedFinished, EndedHost, EndedInterrupted)
+	return contract.Enum(EndedFinished, EndedHost, EndedInterrupted, EndedBudget)
 }
 
 // ImplementRunResult is where the driver left the run: the run as it stands, what every step did,
@@ -59,6 +68,8 @@ type ImplementRunResult struct {
 	Ended    RunEnded    `json:"ended"`
 	Routed   int         `json:"routed" jsonschema:"minimum=0"`
 	FellBack int         `json:"fell_back" jsonschema:"minimum=0"`
+	// Budget is the budget the run was driven under; what it spent is Run.Spend.
+	Budget loop.BudgetView `json:"budget"`
 }
 
 func runVerb() verb.Verb {
@@ -74,6 +85,10 @@ const placeBound = time.Minute
 func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (ImplementRunResult, error) {
 	const verb = "implement_run"
 	routes, err := a.Routes(ctx, verb, in.Routes)
+	if err != nil {
+		return ImplementRunResult{}, err
+	}
+	budget, err := a.budgetOf(ctx, in)
 	if err != nil {
 		return ImplementRunResult{}, err
 	}
@@ -111,7 +126,7 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 			res.Did = append(res.Did, fmt.Sprintf("run %s of %s finished before, every lane delivered: the spec is done (to run it again, start a run with abcd implement start %s)", run, s.Spec, s.Spec))
 		}
 	}
-	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res}
+	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res, purse: loop.Purse{Budget: budget}}
 	defer d.w.done()
 	return d.drive(ctx)
 }
@@ -225,6 +240,10 @@ type driver struct {
 	// that went to the host since are the record's count, whatever gave them back (a route's
 	// failure, or a return refused when it was placed).
 	fallbacksBefore int
+	// purse is the run's budget as its steps start and come back; waiting the steps it holds back
+	// until the running ones are done.
+	purse   loop.Purse
+	waiting []dispatch
 }
 
 func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
@@ -253,7 +272,15 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	running := 0
 	sc := a.Scrubber(ctx)
 	start := func(q queued) {
-		for _, j := range q.routes {
+		admitted, stopped := loop.Admit(&d.purse, q.routes, func(j dispatch) string { return j.await },
+			func(j dispatch) float64 { return j.cap }, &d.waiting)
+		for _, j := range stopped {
+			// Not started: recorded as interrupted, so the same command with a bigger budget hands
+			// it to its route again.
+			running++
+			go func() { results <- came{Routes: []answered{{dispatch: j, out: d.budgetStop()}}} }()
+		}
+		for _, j := range admitted {
 			running++
 			d.res.Routed++
 			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: j.Lane, Role: j.role, Route: j.route, Kind: "started",
@@ -277,6 +304,9 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	for running > 0 {
 		o := gather(results, &running)
 		for _, r := range o.Routes {
+			d.purse.Came(r.await)
+		}
+		for _, r := range o.Routes {
 			kind := "answered"
 			if r.err != nil || r.out.FallbackReason != "" {
 				kind = "fell-back"
@@ -295,6 +325,8 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			continue
 		}
 		d.took(ctx, more)
+		next.routes = append(d.waiting, next.routes...)
+		d.waiting = nil
 		start(next)
 	}
 	if placeErr != nil {
@@ -369,6 +401,7 @@ func (d *driver) place(ctx context.Context, o came) (StepResult, queued, error) 
 // took records what a step did, and tells it as it happens.
 func (d *driver) took(ctx context.Context, res StepResult) {
 	d.last = res
+	d.purse.Spent = res.Run.Spend.Run
 	for _, line := range res.Did {
 		if line == "nothing new: the run is waiting on its open awaits" {
 			continue
@@ -403,10 +436,15 @@ func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
 		res.Did = []string{}
 	}
 	again := hint.Do("implement_run", hint.With("run", d.run))
+	res.Budget = d.purse.View(res.Run.Spend.Run)
 	switch {
 	case ctx.Err() != nil:
 		res.Ended = EndedInterrupted
 		res.Next = append(res.Next, hint.Say("the run was interrupted; every step a route was taking is recorded as interrupted. To go on with it, ", again))
+	case d.purse.Stopped != "" && !s.Finished():
+		res.Ended = EndedBudget
+		res.Next = append(res.Next, hint.Say(fmt.Sprintf("the run's budget stopped it (%s; left: %s); no step was started past it. To go on, give it a bigger budget: ",
+			d.purse.Stopped, res.Budget.Left), hint.Do("implement_run", hint.With("run", d.run))))
 	case s.Finished():
 		res.Ended = EndedFinished
 	default:
@@ -424,6 +462,8 @@ func endedWords(e RunEnded) string {
 		return "finished"
 	case EndedInterrupted:
 		return "interrupted; the same command goes on with it"
+	case EndedBudget:
+		return "stopped by its budget; the same command with a bigger budget goes on with it"
 	}
 	return "only the host's work is left"
 }

@@ -64,7 +64,7 @@ func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, a
 	if lane.Worktree != "" {
 		c.dir = st.abs(lane.Worktree)
 	}
-	d := dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: aw.Return, route: name}
+	d := dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: aw.Return, route: name, cap: r.Limits.BudgetUSD}
 	a := st.Deps
 	var body string
 	if aw.Role == loop.RoleImplementer {

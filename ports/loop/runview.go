@@ -68,6 +68,8 @@ type RunView struct {
 	// Unfenced names each step a runner ran outside abcd's sandbox (its block says "sandbox": "off"):
 	// its lane, role, round and runner.
 	Unfenced []string `json:"unfenced" jsonschema:"maxItems=4096"`
+	// Spend is what the run's recorded steps have cost so far: in all, per lane, role and route.
+	Spend loop.Spending `json:"spend"`
 }
 
 // RecordVerdictView is one verdict in a run's story.
@@ -235,6 +237,7 @@ func (a *Deps) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
 	v.Unfenced = unfenced(s)
+	v.Spend = loop.SpendOf(s)
 	root := a.Root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,

@@ -210,9 +210,10 @@ type result struct {
 }
 
 type usage struct {
-	InputTokens          int64 `json:"input_tokens"`
-	OutputTokens         int64 `json:"output_tokens"`
-	CacheReadInputTokens int64 `json:"cache_read_input_tokens"`
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 }
 
 // known are the event types of 2.1.x the parser knows; any other is counted, and is never terminal.
@@ -341,7 +342,8 @@ func terminal(e result) (*runner.Terminal, error) {
 		t.CostUSD, t.CostReported = *e.TotalCostUSD, true
 	}
 	if e.Usage != nil {
-		t.Usage = domain.Usage{Input: e.Usage.InputTokens, Output: e.Usage.OutputTokens, CachedInput: e.Usage.CacheReadInputTokens, Reported: true}
+		t.Usage = domain.Usage{Input: e.Usage.InputTokens, Output: e.Usage.OutputTokens, CachedInput: e.Usage.CacheReadInputTokens,
+			CacheWrite: e.Usage.CacheCreationInputTokens, Reported: true}
 	}
 	for m := range e.ModelUsage {
 		t.Models = append(t.Models, m)

@@ -220,7 +220,10 @@ func (p *parser) Event(line []byte) (runner.Event, error) {
 	case "turn.completed":
 		t := &runner.Terminal{Event: e.Type, Reason: "completed", Final: p.final}
 		if e.Usage != nil {
-			t.Usage = domain.Usage{Input: e.Usage.InputTokens, Output: e.Usage.OutputTokens, CachedInput: e.Usage.CachedInputTokens, Reported: true}
+			// Codex counts the cached input within input_tokens (OpenAI's usage): the receipt's input
+			// is what was read afresh, so a price per token charges each token once.
+			t.Usage = domain.Usage{Input: max(e.Usage.InputTokens-e.Usage.CachedInputTokens, 0), Output: e.Usage.OutputTokens,
+				CachedInput: e.Usage.CachedInputTokens, Reported: true}
 		}
 		ev.Terminal = t
 	case "turn.failed":

@@ -262,7 +262,9 @@ func (p *parser) terminal(e event) (*runner.Terminal, error) {
 	}
 	t := &runner.Terminal{Event: "result", Reason: e.Status, Final: p.answer.String()}
 	if e.Stats != nil {
-		t.Usage = domain.Usage{Input: e.Stats.InputTokens, Output: e.Stats.OutputTokens, CachedInput: e.Stats.Cached, Reported: true}
+		// Gemini counts the cached input within input_tokens: the receipt's input is what was read
+		// afresh, so a price per token charges each token once.
+		t.Usage = domain.Usage{Input: max(e.Stats.InputTokens-e.Stats.Cached, 0), Output: e.Stats.OutputTokens, CachedInput: e.Stats.Cached, Reported: true}
 		for m := range e.Stats.Models {
 			t.Models = append(t.Models, m)
 		}

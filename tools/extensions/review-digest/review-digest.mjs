@@ -55,6 +55,15 @@ export function digest(doc) {
     lines.push('', '| fallback | asked | reason | ran |', '|---|---|---|---|');
     for (const f of doc.fallbacks) lines.push(`| ${cell(f.lane)} round ${f.round} ${cell(f.role)} | ${cell(f.asked)} | ${cell(f.reason)} | ${cell(f.ran)} |`);
   }
+  // What the run cost: its steps in all, then per route, role and lane; a step whose cost no one
+  // reported or priced is counted apart, never guessed at.
+  const spend = run.spend;
+  const row = (what, s) => `| ${what} | ${s.steps} | ${s.usd.toFixed(2)} | ${s.unknown} | ${s.unmetered} | ${s.input} | ${s.output} | ${(s.wall_ms / 1000).toFixed(1)} |`;
+  lines.push('', '| spent by | steps | USD | of unknown cost | unmetered | input tokens | output tokens | runners\' seconds |', '|---|---|---|---|---|---|---|---|');
+  lines.push(row('the run', spend.run));
+  for (const [what, rows] of [['route', spend.routes], ['role', spend.roles], ['lane', spend.lanes]]) {
+    for (const r of rows) lines.push(row(`${what} ${cell(r.name)}`, r.spend));
+  }
   lines.push('', `<!-- abcd review-digest ${run.run} -->`, '');
   return lines.join('\n');
 }

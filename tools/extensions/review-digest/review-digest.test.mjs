@@ -25,6 +25,10 @@ test('a finished run becomes a comment: lanes, verdict counts, the failed round 
       assert.match(body, /\| host \| 7 \| 6 \| 1 \|/);
       assert.match(body, /\| ruthless-reviewer \| 3 \| 2 \| 1 \|/);
       assert.match(body, /\*\*lane-1, round 1, ruthless-reviewer: FIX FIRST\*\*/);
+      // What it cost: the host's steps, ten of them, of unknown cost, never a guessed figure.
+      assert.match(body, /\| the run \| 10 \| 0\.00 \| 10 \| 0 \| 0 \| 0 \| 0\.0 \|/);
+      assert.match(body, /\| route host \| 10 \| 0\.00 \| 10 \|/);
+      assert.match(body, /\| role implementer \| 3 \| 0\.00 \| 3 \|/);
       // The finding holds a ``` line: the quote is opened with a longer fence, so the whole finding,
       // its mention included, stays inside it.
       const open = body.indexOf('````text\n');
