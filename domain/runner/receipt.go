@@ -263,15 +263,7 @@ func (r Receipt) Check() error {
 			add("a count is negative")
 		}
 	}
-	if r.DurationMS < 0 || r.CostUSD < 0 || r.Usage.Input < 0 || r.Usage.Output < 0 || r.Usage.CachedInput < 0 || r.Usage.CacheWrite < 0 {
-		add("a duration, cost or token count is negative")
-	}
-	if r.CostSource != "" && !r.CostSource.Valid() {
-		add("cost_source %q is not one of the sources", text.Clip(string(r.CostSource)))
-	}
-	if (r.CostSource == CostUnmetered || r.CostSource == CostUnknown) && r.CostUSD != 0 {
-		add("an %s cost is 0", r.CostSource)
-	}
+	p = append(p, r.costProblems()...)
 	if len(r.Commits) > review.MaxCommits {
 		add("commits lists %d, over %d", len(r.Commits), review.MaxCommits)
 	}
@@ -290,6 +282,21 @@ func (r Receipt) Check() error {
 		return fmt.Errorf("the runner receipt: %s", strings.Join(p, "; "))
 	}
 	return nil
+}
+
+// costProblems names what breaks the rules of a receipt's time, tokens and cost.
+func (r Receipt) costProblems() []string {
+	var p []string
+	if r.DurationMS < 0 || r.CostUSD < 0 || r.Usage.Input < 0 || r.Usage.Output < 0 || r.Usage.CachedInput < 0 || r.Usage.CacheWrite < 0 {
+		p = append(p, "a duration, cost or token count is negative")
+	}
+	if r.CostSource != "" && !r.CostSource.Valid() {
+		p = append(p, fmt.Sprintf("cost_source %q is not one of the sources", text.Clip(string(r.CostSource))))
+	}
+	if (r.CostSource == CostUnmetered || r.CostSource == CostUnknown) && r.CostUSD != 0 {
+		p = append(p, fmt.Sprintf("an %s cost is 0", r.CostSource))
+	}
+	return p
 }
 
 // askProblems names what breaks the rules of a receipt's asks.

@@ -2,13 +2,11 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
-	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports/history"
 	"github.com/abcd-dev/abcd/ports/internal/core"
@@ -199,7 +197,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 			if im.Answered != nil {
 				ran, receipt = im.Answered.Route, im.Answered.Runner
 			}
-			tried, reason := implementerFallback(s, l.ID, im.Round)
+			tried, reason := s.ImplementerFallback(l.ID, im.Round)
 			if tried == "" || im.Answered != nil {
 				tried, reason = ran, ""
 			}
@@ -210,7 +208,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 			for _, v := range r.Verdicts {
 				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
 					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
-					Receipt: routeReceipt(s, l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return)})
+					Receipt: s.RouteReceipt(l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return)})
 				bump(routes, v.Routing.Ran, v.Pass)
 				bump(roles, v.Role, v.Pass)
 			}
@@ -236,7 +234,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 func (a *Deps) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
-	v.Unfenced = unfenced(s)
+	v.Unfenced = s.Unfenced()
 	v.Spend = loop.SpendOf(s)
 	root := a.Root()
 	for _, l := range s.Lanes {
@@ -249,7 +247,7 @@ func (a *Deps) runView(s loop.State) RunView {
 		for _, aw := range l.Awaits {
 			aw = aw.Under(root)
 			v.Awaits = append(v.Awaits, AwaitView{ID: aw.ID, Lane: l.ID, Kind: string(aw.Kind), Role: aw.Role, Round: aw.Round, Brief: aw.Brief, Return: aw.Return,
-				Routing: requestRouting(aw.Routing), Next: loop.Next(aw)})
+				Routing: aw.Routing.Request(), Next: loop.Next(aw)})
 		}
 	}
 	return v
@@ -257,39 +255,6 @@ func (a *Deps) runView(s loop.State) RunView {
 
 // nextSteps says what the harness does next for a run, every path absolute.
 func (a *Deps) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.Root()) }
-
-// routeReceipt is a verdict's route block. A review asked of rp that the host ran carries the
-// fallback's reason; otherwise the routing table's own fallback sentence (no connection serves the
-// tier), if any.
-func routeReceipt(s loop.State, lane string, round int, v loop.Verdict) oracle.Receipt {
-	tried := v.Routing.Connection
-	if v.Routing.Route != "" && v.Routing.Route != "host" {
-		tried = v.Routing.Route
-	}
-	reason := v.Routing.Fallback
-	for _, f := range s.Fallbacks {
-		if f.Lane == lane && f.Round == round && f.Role == v.Role {
-			reason = review.FallbackReason(f.Reason).Sentence()
-		}
-	}
-	route := oracle.Route{Agent: v.Role, Row: oracle.Row{Tier: oracle.Tier(v.Routing.Tier)}, Override: v.Routing.Override, Settings: oracle.Settings{}}
-	for k, val := range v.Answered.Settings {
-		route.Settings[k] = oracle.Scalar(val)
-	}
-	return route.Receipt(tried, v.Routing.Ran, reason, v.Answered.ModelReported)
-}
-
-// implementerFallback is the route an implementer's step of a lane's round asked for and why it
-// went to the host, when a route beside it gave it up (both "" otherwise).
-func implementerFallback(s loop.State, lane string, round int) (string, string) {
-	asked, reason := "", ""
-	for _, f := range s.Fallbacks {
-		if f.Lane == lane && f.Round == round && f.Role == loop.RoleImplementer {
-			asked, reason = f.Asked, review.FallbackReason(f.Reason).Sentence()
-		}
-	}
-	return asked, reason
-}
 
 // callView is what a provider reported of the call a verdict came from; empty unless a provider ran.
 func callView(v loop.Verdict) CallView {
@@ -315,36 +280,4 @@ func fallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
 		return out
 	}
 	return count(func(f loop.Fallback) string { return f.Asked }), count(func(f loop.Fallback) string { return f.Role })
-}
-
-// unfenced names the steps a runner ran with the sandbox off, from the runner receipts the run keeps:
-// its implementations', its verdicts' and its fallbacks'.
-func unfenced(s loop.State) []string {
-	out := []string{}
-	note := func(lane, role string, round int, r *runner.Receipt) {
-		if r != nil && r.Sandbox != nil && r.Sandbox.Kind == runner.SandboxOff {
-			out = append(out, fmt.Sprintf("%s %s round %d on runner %s", lane, role, round, r.Runner))
-		}
-	}
-	for _, l := range s.Lanes {
-		for _, im := range l.Implementations {
-			if im.Answered != nil {
-				note(l.ID, loop.RoleImplementer, im.Round, im.Answered.Runner)
-			}
-		}
-		for _, r := range l.Rounds {
-			for _, v := range r.Verdicts {
-				note(l.ID, v.Role, r.N, v.Answered.Runner)
-			}
-		}
-	}
-	for _, f := range s.Fallbacks {
-		note(f.Lane, f.Role, f.Round, f.Runner)
-	}
-	return out
-}
-
-func requestRouting(r loop.Routing) oracle.RequestRouting {
-	return oracle.RequestRouting{Agent: r.Agent, Tier: oracle.Tier(r.Tier), FanOut: r.FanOut, Source: oracle.Source(r.Source),
-		Origin: r.Origin, Override: r.Override, Connection: r.Connection, Fallback: r.FallbackText()}
 }
