@@ -386,12 +386,18 @@ func TestAnUnexpectedCatalogErrorIsNotACause(t *testing.T) {
 
 func TestInterruptedEndsTheGroup(t *testing.T) {
 	w := newWorld(t)
-	pidfile := filepath.Join(w.dir, "grandchild.pid")
-	w.script(append([]runnertest.Directive{{Grandchild: pidfile}, {IgnoreTerm: true}}, append(lines(initLine), runnertest.Directive{Hang: true})...)...)
+	pidfile, ignoring := filepath.Join(w.dir, "grandchild.pid"), filepath.Join(w.dir, "ignoring")
+	w.script(append([]runnertest.Directive{{Grandchild: pidfile}, {IgnoreTerm: true}, {Write: ignoring, Content: "SIGTERM\n"}},
+		append(lines(initLine), runnertest.Directive{Hang: true})...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	var pgid int
 	go func() {
-		time.Sleep(500 * time.Millisecond)
+		// Interrupted once the CLI ignores SIGTERM, however slowly a loaded machine gets it there.
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(ignoring); err == nil {
+				break
+			}
+		}
 		cancel()
 	}()
 	o := w.step(ctx, func(r *ports.RunnerStep) { r.Started = func(id int) { pgid = id } })
