@@ -44,10 +44,8 @@ func (st *step) receive(ctx context.Context, ret, given string, recorded *Record
 		} else if len(im.Uncommitted) > 0 {
 			warning := fmt.Sprintf("%s: the implementer left %s uncommitted in its checkout %s: %s. They are not part of the change, and the reviewers are told so; commit what the step needs in a fix round", ln.ID,
 				text.Count(len(im.Uncommitted), "file", "files"), st.abs(ln.Worktree), strings.Join(im.Uncommitted, ", "))
+			// Said once, in what the receipt did (the result both doors show), never again on stderr.
 			did = append(did, warning)
-			if st.Diag != nil {
-				st.Diag.Warn(warning)
-			}
 		}
 	}
 	more, err := st.advance(ctx, nil)

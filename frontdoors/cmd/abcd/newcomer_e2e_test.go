@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/icmd"
+
+	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports/record"
+)
+
+// newcomer is the path a person new to abcd takes from the README: a git repository with one
+// commit, abcd's text output (no --json) read as they read it.
+type newcomer struct {
+	teamClone
+}
+
+func newNewcomer(t *testing.T) newcomer {
+	t.Helper()
+	root := realDir(t)
+	n := newcomer{teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}}
+	assert.NilError(t, os.MkdirAll(filepath.Join(n.home, ".abcd"), 0o700))
+	assert.NilError(t, os.MkdirAll(n.dir, 0o755))
+	n.git(t, "init", "-q", "-b", "main")
+	n.git(t, "commit", "-q", "--allow-empty", "-m", "base")
+	return n
+}
+
+// text runs abcd as a person types it and asserts its exit code.
+func (n newcomer) text(t *testing.T, exit int, args ...string) *icmd.Result {
+	t.Helper()
+	res := n.cmd(binary, args...)
+	res.Assert(t, icmd.Expected{ExitCode: exit})
+	return res
+}
+
+// tree is everything under the repository and the home folder, as TestRefusalsWriteNothing compares
+// it.
+func (n newcomer) tree(t *testing.T) map[string]string {
+	t.Helper()
+	return sandbox{root: n.dir, home: n.home}.snapshot(t)
+}
+
+// planned writes a ready intent and its spec's steps, as the README's path does, and returns the
+// spec's id.
+func (n newcomer) planned(t *testing.T, steps string) (spec, intent string) {
+	t.Helper()
+	var it record.RecordCreated
+	n.abcd(t, 0, &it, "intent", "new", "Greet the reader")
+	n.fill(t, it.Record.Path, "Press Release", "The reader is greeted.")
+	n.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given the repository, when I run ./hello, then it prints hello.")
+	var plan record.IntentPlanResult
+	n.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
+	n.fill(t, plan.Spec.Path, "Steps", steps)
+	return plan.Spec.ID, it.Record.ID
+}
+
+// nextLines are the lines of out that start with "next: ".
+func nextLines(out string) []string {
+	var next []string
+	for _, l := range strings.Split(out, "\n") {
+		if s, ok := strings.CutPrefix(l, "next: "); ok {
+			next = append(next, s)
+		}
+	}
+	return next
+}
+
+// The first run is not wasted: install and plan say to commit the record and set build.dod, start
+// refuses an uncommitted record (exit 2, nothing written) and, once it is committed, starts the run
+// with the one warning a missing build.dod deserves, said once, in abcd's one voice.
+func TestTheNewcomersFirstRunIsNotWasted(t *testing.T) {
+	n := newNewcomer(t)
+	install := n.text(t, 0, "ahoy", "install", "--yes")
+	next := nextLines(install.Stdout())
+	assert.Assert(t, is.Len(next, 3), "%s", install.Stdout())
+	assert.Check(t, is.Equal(next[0], "commit what install wrote, so every run's lanes find the record at their base: run `git add .abcd .gitattributes && git commit -m 'Set abcd up'`"))
+	assert.Check(t, is.Equal(next[1], `set the definition of done every implementer runs and abcd checks each lane with: add "build": {"dod": "<your test command>"} to .abcd/config.json (and commit it)`))
+	assert.Check(t, is.Equal(next[2], "write your first intent: run `abcd intent new <title>`"))
+
+	spec, _ := n.planned(t, "1. Write ./hello.")
+
+	// Nothing committed but the empty base: start refuses, and writes nothing.
+	before := n.tree(t)
+	refused := n.text(t, 2, "implement", "start", spec)
+	assert.Check(t, is.Equal(refused.Stdout(), ""))
+	assert.Check(t, is.Contains(refused.Stderr(), "abcd: refused: "))
+	assert.Check(t, is.Contains(refused.Stderr(), "are not committed as they stand at the run's base main ("))
+	assert.Check(t, is.Contains(refused.Stderr(), "remedy: commit the record on main (git add .abcd && git commit -m 'The record for "+spec+"'), then run `abcd implement start "+spec+"`"))
+	assert.Check(t, is.DeepEqual(n.tree(t), before))
+	var doc refusal.Document
+	n.abcd(t, 2, &doc, "implement", "start", spec)
+	assert.Check(t, is.Equal(doc.Code, refusal.CodeRecordUncommitted))
+	assert.Check(t, is.DeepEqual(n.tree(t), before))
+
+	// Committed: the run starts, and the missing build.dod is said once, on stderr, as a warning.
+	n.git(t, "add", "-A")
+	n.git(t, "commit", "-q", "-m", "the record")
+	started := n.text(t, 0, "implement", "start", spec)
+	assert.Check(t, !strings.Contains(started.Stdout(), "warning"), "stdout: %s", started.Stdout())
+	assert.Check(t, is.Equal(strings.Count(started.Stderr(), "warning"), 1), "stderr: %s", started.Stderr())
+	assert.Check(t, is.Contains(started.Stderr(), "abcd: warning: build.dod is not set, so no command proves a lane done"))
+}
+
+// intent plan's next line names what start needs beyond the steps: the record committed, and
+// build.dod while none is set.
+func TestIntentPlanSaysToCommitTheRecordAndSetBuildDoD(t *testing.T) {
+	n := newNewcomer(t)
+	n.text(t, 0, "ahoy", "install", "--yes")
+	var it record.RecordCreated
+	n.abcd(t, 0, &it, "intent", "new", "Greet the reader")
+	n.fill(t, it.Record.Path, "Press Release", "The reader is greeted.")
+	n.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given the repository, when I run ./hello, then it prints hello.")
+	plan := n.text(t, 0, "intent", "plan", it.Record.ID)
+	next := nextLines(plan.Stdout())
+	assert.Assert(t, is.Len(next, 1), "%s", plan.Stdout())
+	assert.Check(t, is.Contains(next[0], `set the definition of done ("build": {"dod": "<your test command>"} in .abcd/config.json), commit the record (git add .abcd && git commit; the run's lanes read it at the commit they branch from), then start its run: run `+"`abcd implement start spc-"))
+}
