@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/ports/loop"
 	"github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/setup"
 )
 
 // newcomer is the path a person new to abcd takes from the README: a git repository with one
@@ -120,4 +123,74 @@ func TestIntentPlanSaysToCommitTheRecordAndSetBuildDoD(t *testing.T) {
 	next := nextLines(plan.Stdout())
 	assert.Assert(t, is.Len(next, 1), "%s", plan.Stdout())
 	assert.Check(t, is.Contains(next[0], `set the definition of done ("build": {"dod": "<your test command>"} in .abcd/config.json), commit the record (git add .abcd && git commit; the run's lanes read it at the commit they branch from), then start its run: run `+"`abcd implement start spc-"))
+}
+
+// ready is a newcomer past the first run's frictions: abcd installed, build.dod set, a ready intent
+// and its spec with steps, all committed.
+func (n newcomer) ready(t *testing.T, steps string) (spec, intent string) {
+	t.Helper()
+	n.text(t, 0, "ahoy", "install", "--yes")
+	n.write(t, ".abcd/config.json", fmt.Sprintf("{\n  \"schema_version\": 1,\n  \"setup_version\": %d,\n  \"build\": {\"dod\": \"true\"}\n}\n", setup.SetupVersion))
+	spec, intent = n.planned(t, steps)
+	n.git(t, "add", "-A")
+	n.git(t, "commit", "-q", "-m", "the record")
+	return spec, intent
+}
+
+// drive plays the harness over run until it is finished, as runLoop does, with agent writing each
+// await's return (scriptedAgent when nil); it returns what abcd said on stderr along the way.
+func (n newcomer) drive(t *testing.T, run string, agent func(loop.RunView, loop.AwaitView) bool) string {
+	t.Helper()
+	var stderr strings.Builder
+	handed := map[string]bool{}
+	for round := 0; ; round++ {
+		assert.Assert(t, round < 30, "the run did not finish")
+		stderr.WriteString(n.abcd(t, 0, nil, "implement", "step", "--run", run).Stderr())
+		var st loop.ImplementStatusResult
+		n.abcd(t, 0, &st, "implement", "status", "--run", run)
+		assert.Assert(t, is.Len(st.Runs, 1))
+		v := st.Runs[0]
+		if v.Finished {
+			return stderr.String()
+		}
+		progressed := false
+		for _, a := range v.Awaits {
+			if handed[a.ID] {
+				continue
+			}
+			if agent == nil || !agent(v, a) {
+				scriptedAgent(t, n.teamClone, v, a)
+			}
+			handed[a.ID], progressed = true, true
+			stderr.WriteString(n.abcd(t, 0, nil, "implement", "receipt", a.Return).Stderr())
+		}
+		assert.Assert(t, progressed, "nothing awaited in an unfinished run: %+v", v)
+	}
+}
+
+// An accepted routing proposal with no provider is the path a newcomer is on: no step warns of it;
+// the board says it once.
+func TestAnAcceptedProposalWithNoProviderIsSaidOnce(t *testing.T) {
+	n := newNewcomer(t)
+	spec, _ := n.ready(t, "1. Write ./hello.")
+	machine := filepath.Join(n.home, ".abcd", "oracle-routing.json")
+	assert.NilError(t, os.WriteFile(machine, setup.ProposalFile(), 0o600))
+
+	board := n.text(t, 0, "status")
+	assert.Check(t, is.Equal(board.Stderr(), ""))
+	assert.Check(t, is.Equal(strings.Count(board.Stdout(), "no configured connection serves"), 1), "%s", board.Stdout())
+	assert.Check(t, is.Contains(board.Stdout(), "  no configured connection serves tier frontier, so your harness takes those steps: the expected path until you connect a provider or a runner (abcd ahoy connect)\n"))
+	assert.Check(t, is.Contains(board.Stdout(), "  intent-auditor     -           frontier*  frontier  frontier via host\n"))
+
+	var start loop.StepResult
+	started := n.abcd(t, 0, &start, "implement", "start", spec)
+	said := started.Stderr() + n.drive(t, start.Run.Run, nil)
+	assert.Check(t, is.Equal(said, ""), "the whole run, start to audit, warned: %s", said)
+	// The awaits still carry it as data, for a harness that reads it.
+	var rec loop.ImplementRecordResult
+	n.abcd(t, 0, &rec, "implement", "record", "--run", start.Run.Run)
+	assert.Assert(t, len(rec.Verdicts) > 0)
+	for _, v := range rec.Verdicts {
+		assert.Check(t, is.Equal(v.Ran, "host"), "%+v", v)
+	}
 }
