@@ -437,7 +437,7 @@ func implementReceipt(ctx context.Context, a *Deps, in *ReceiptInput) (StepResul
 		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New(refusal.CodeReceiptPathInvalid, fmt.Sprintf("%q", text.Clip(string(in.Path))),
+			return StepResult{}, refusal.New(refusal.CodeReceiptPathInvalid, fmt.Sprintf("%q", text.ClipPath(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id

@@ -65,7 +65,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 			*recorded = was
 			return StepResult{Did: []string{fmt.Sprintf("%s: the %s's return was recorded by the interrupted receipt, whose change is now finished", was.Lane, was.Role)}}, false, nil
 		}
-		return StepResult{}, false, refusal.New(refusal.CodeReceiptRecorded, fmt.Sprintf("%q", text.Clip(given)), fmt.Sprintf("was recorded already, at %s", at),
+		return StepResult{}, false, refusal.New(refusal.CodeReceiptRecorded, fmt.Sprintf("%q", text.ClipPath(given)), fmt.Sprintf("was recorded already, at %s", at),
 			"nothing to do: ", refusal.Run("implement_status", refusal.With("run", s.Run)), " shows what the run waits on now")
 	}
 	var open []string
@@ -76,7 +76,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 	if len(open) > 0 {
 		remedy = refusal.Say("the open awaits' return paths: " + strings.Join(open, ", "))
 	}
-	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: refusal.CodeReceiptNotAwaited, What: fmt.Sprintf("%q", text.Clip(given)),
+	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: refusal.CodeReceiptNotAwaited, What: fmt.Sprintf("%q", text.ClipPath(given)),
 		Why: "is not the return path of an open await of " + s.Run, Remedy: remedy}
 }
 

@@ -194,3 +194,33 @@ func TestAnAcceptedProposalWithNoProviderIsSaidOnce(t *testing.T) {
 		assert.Check(t, is.Equal(v.Ran, "host"), "%+v", v)
 	}
 }
+
+// No refusal or remedy is cut: a path abcd echoes is whole, so the line can be copied and run.
+func TestARefusalsPathsAndRemediesAreWhole(t *testing.T) {
+	n := newNewcomer(t)
+	spec, _ := n.ready(t, "1. Write ./hello.")
+	var start loop.StepResult
+	n.abcd(t, 0, &start, "implement", "start", spec)
+	run := start.Run.Run
+	var step loop.StepResult
+	n.abcd(t, 0, &step, "implement", "step", "--run", run)
+	// A path no await names, longer than any value abcd clips: echoed whole.
+	wrong := filepath.Join(n.dir, ".abcd", ".work.local", "run", run, "lane-1", "implement", strings.Repeat("not-the-receipt-", 8)+"receipt.json")
+	before := n.tree(t)
+	res := n.text(t, 2, "implement", "receipt", wrong)
+	assert.Check(t, is.Contains(res.Stderr(), fmt.Sprintf("abcd: refused: %q: is not the return path of an open await of %s\n", wrong, run)))
+	assert.Check(t, !strings.Contains(res.Stderr(), "…"), "%s", res.Stderr())
+	// The remedy's paths are whole too: the one named is the await's return path.
+	assert.Check(t, is.Contains(res.Stderr(), "remedy: the open awaits' return paths: .abcd/.work.local/run/"+run+"/lane-1/implement/receipt.json\n"))
+	assert.Check(t, is.DeepEqual(n.tree(t), before))
+
+	// The return handed in once is refused the second time with its whole path.
+	impl := step.Run.Awaits[0]
+	scriptedAgent(t, n.teamClone, step.Run, impl)
+	n.abcd(t, 0, nil, "implement", "receipt", impl.Return)
+	assert.Assert(t, len(impl.Return) > 80, "the return path is longer than a clipped value: %s", impl.Return)
+	again := n.text(t, 2, "implement", "receipt", impl.Return)
+	assert.Check(t, is.Contains(again.Stderr(), fmt.Sprintf("abcd: refused: %q: was recorded already, at ", impl.Return)))
+	assert.Check(t, is.Contains(again.Stderr(), "remedy: nothing to do: run `abcd implement status --run "+run+"` shows what the run waits on now\n"))
+	assert.Check(t, !strings.Contains(again.Stderr(), "…"), "%s", again.Stderr())
+}
