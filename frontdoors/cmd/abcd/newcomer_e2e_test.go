@@ -224,3 +224,24 @@ func TestARefusalsPathsAndRemediesAreWhole(t *testing.T) {
 	assert.Check(t, is.Contains(again.Stderr(), "remedy: nothing to do: run `abcd implement status --run "+run+"` shows what the run waits on now\n"))
 	assert.Check(t, !strings.Contains(again.Stderr(), "…"), "%s", again.Stderr())
 }
+
+// implement run with no runner connected says that every step is the harness's, and the line that
+// connects one.
+func TestImplementRunWithNoRunnerSaysHowToConnectOne(t *testing.T) {
+	n := newNewcomer(t)
+	spec, _ := n.ready(t, "1. Write ./hello.")
+	res := n.text(t, 0, "implement", "run", spec)
+	assert.Check(t, is.Contains(res.Stdout(), "ended: host (0 steps taken beside the host, 0 fell back)\n"))
+	next := nextLines(res.Stdout())
+	assert.Assert(t, len(next) >= 2, "%s", res.Stdout())
+	assert.Check(t, is.Equal(next[len(next)-1], "no runner is connected to a role, so every step is your harness's; for abcd to drive them unattended, connect a coding-agent CLI as the implementer's runner (and one for the reviewers and the auditor): run `abcd ahoy connect --runner <name> --cli <claude|codex|gemini> --role implementer`"))
+
+	// The same step as data, for a harness over MCP or a script over --json.
+	var out loop.ImplementRunResult
+	n.abcd(t, 0, &out, "implement", "run", spec)
+	last := out.Next[len(out.Next)-1]
+	assert.Assert(t, last.Run != nil, "%+v", last)
+	assert.Check(t, is.Equal(last.Run.Verb, "ahoy_connect"))
+	assert.Check(t, is.DeepEqual(last.Run.Fill, []string{"runner", "cli"}))
+	assert.Check(t, is.Equal(last.Run.Args["roles"], "implementer"))
+}
