@@ -245,3 +245,61 @@ func TestImplementRunWithNoRunnerSaysHowToConnectOne(t *testing.T) {
 	assert.Check(t, is.DeepEqual(last.Run.Fill, []string{"runner", "cli"}))
 	assert.Check(t, is.Equal(last.Run.Args["roles"], "implementer"))
 }
+
+// Gates that gate: intent ready exits 1 on an intent that does not pass, 0 on one that does.
+func TestIntentReadyExitsOneWhenNotReady(t *testing.T) {
+	n := newNewcomer(t)
+	n.text(t, 0, "ahoy", "install", "--yes")
+	var it record.RecordCreated
+	n.abcd(t, 0, &it, "intent", "new", "Greet the reader")
+	not := n.text(t, 1, "intent", "ready", it.Record.ID)
+	assert.Check(t, is.Contains(not.Stdout(), "intent "+it.Record.ID+": not ready\n"))
+	assert.Check(t, is.Equal(not.Stderr(), ""), "a gate's answer is its result, not a fault")
+	var doc record.IntentReadyResult
+	n.abcd(t, 1, &doc, "intent", "ready", it.Record.ID)
+	assert.Check(t, !doc.Ready)
+
+	spec, intent := n.planned(t, "1. Write ./hello.")
+	assert.Check(t, spec != "")
+	n.text(t, 0, "intent", "ready", intent)
+}
+
+// abcd review on a head whose review has ended reports it (exit 1: a reviewer asked for a fix) and
+// starts nothing; --new starts another.
+func TestReviewReportsAnEndedReviewOfTheSameHead(t *testing.T) {
+	n := newNewcomer(t)
+	n.ready(t, "1. Write ./hello.")
+	n.git(t, "checkout", "-q", "-b", "feature")
+	n.write(t, "hello", "#!/bin/sh\necho hello\n")
+	n.git(t, "add", "hello")
+	n.git(t, "commit", "-q", "-m", "hello")
+
+	var first loop.StepResult
+	n.abcd(t, 0, &first, "review")
+	run := first.Run.Run
+	assert.Assert(t, is.Len(first.Run.Awaits, 2))
+	for _, a := range first.Run.Awaits {
+		word := map[string]string{"ruthless-reviewer": "FIX FIRST", "security-reviewer": "APPROVE"}[a.Role]
+		assert.NilError(t, os.WriteFile(a.Return, []byte("F1. hello has no test.\n\n## Verdict\n\n"+word+"\n"), 0o600))
+		n.abcd(t, 0, nil, "implement", "receipt", a.Return)
+	}
+
+	before := n.tree(t)
+	again := n.text(t, 1, "review")
+	assert.Check(t, is.Contains(again.Stdout(), "run "+run+" (review, finished, 1 lane handed back)"))
+	assert.Check(t, is.Contains(again.Stdout(), "did: the review of "))
+	assert.Check(t, is.Contains(again.Stdout(), " is run "+run+", which ended failed ("))
+	assert.Check(t, is.Contains(again.Stdout(), "; nothing new was started\n"))
+	assert.Check(t, is.Contains(again.Stdout(), "next: the branch's head is the one reviewed: commit the fixes to have them reviewed, or review the same head again: run `abcd review --new`\n"))
+	assert.Check(t, is.DeepEqual(n.tree(t), before), "reporting the ended review wrote")
+	var reported loop.StepResult
+	n.abcd(t, 1, &reported, "review")
+	assert.Check(t, is.Equal(reported.Run.Run, run))
+	assert.Check(t, reported.Run.Finished)
+
+	var fresh loop.StepResult
+	n.abcd(t, 0, &fresh, "review", "--new")
+	assert.Check(t, fresh.Run.Run != run, "--new started another run")
+	assert.Check(t, !fresh.Run.Finished)
+	assert.Check(t, is.Len(fresh.Run.Awaits, 2))
+}
