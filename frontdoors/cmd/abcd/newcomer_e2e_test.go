@@ -303,3 +303,43 @@ func TestReviewReportsAnEndedReviewOfTheSameHead(t *testing.T) {
 	assert.Check(t, !fresh.Run.Finished)
 	assert.Check(t, is.Len(fresh.Run.Awaits, 2))
 }
+
+// A typo in .abcd/rules.json refuses that layer loudly, in abcd's words, and the prompt hook keeps
+// the other layers, the bundled guardrails included, with one warning naming the file.
+func TestATypoInTheRulesFileLeavesTheOtherLayersInTheHook(t *testing.T) {
+	n := newNewcomer(t)
+	n.text(t, 0, "ahoy", "install", "--yes")
+	rulesFile := filepath.Join(n.dir, ".abcd", "rules.json")
+	n.write(t, ".abcd/rules.json", `{"schema_version":1,"domains":[{"name":"database","recal":["sql"],"rules":[{"id":"down","text":"Every migration has a down step."}]}]}`+"\n")
+	// The machine's layer is fine, and stays.
+	assert.NilError(t, os.WriteFile(filepath.Join(n.home, ".abcd", "rules.json"),
+		[]byte(`{"schema_version":1,"domains":[{"name":"mine","recall":["commit"],"rules":[{"id":"sign","text":"Sign every commit."}]}]}`+"\n"), 0o600))
+
+	// The verbs refuse it, naming the file once, in abcd's words.
+	refused := n.text(t, 2, "rules")
+	assert.Check(t, is.Contains(refused.Stderr(), "abcd: refused: "+rulesFile+`: domains[0] has the unknown field "recal": its fields are `))
+	assert.Check(t, !strings.Contains(refused.Stderr(), "json: unknown field"), "%s", refused.Stderr())
+	assert.Check(t, is.Equal(strings.Count(refused.Stderr(), rulesFile), 1), "%s", refused.Stderr())
+
+	// The hook keeps the machine's layer and the bundled guardrails, and says it once.
+	payload := fmt.Sprintf(`{"session_id":"s","hook_event_name":"UserPromptSubmit","cwd":%q,"prompt":"commit the sql and git push --force"}`, n.dir)
+	res := icmd.RunCmd(icmd.Command(binary, "rules", "hook"), icmd.Dir(n.dir), icmd.WithEnv(n.env()...), icmd.WithStdin(strings.NewReader(payload)))
+	res.Assert(t, icmd.Success)
+	assert.Check(t, is.Equal(res.Stderr(), ""))
+	var out struct {
+		SystemMessage      string `json:"systemMessage"`
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	decodeOne(t, res.Stdout(), &out)
+	assert.Check(t, is.Equal(strings.Count(out.SystemMessage, rulesFile), 1), "%s", out.SystemMessage)
+	assert.Check(t, is.Contains(out.SystemMessage, rulesFile+` is refused (domains[0] has the unknown field "recal"`))
+	assert.Check(t, is.Contains(out.SystemMessage, "so its rules are left out and the other layers' are in force"))
+	assert.Check(t, !strings.Contains(out.SystemMessage, "json: unknown field"), "%s", out.SystemMessage)
+	for _, kept := range []string{"[committing]", "[shell-git]", "[mine]", "Sign every commit."} {
+		assert.Check(t, is.Contains(out.HookSpecificOutput.AdditionalContext, kept))
+	}
+	assert.Check(t, !strings.Contains(out.HookSpecificOutput.AdditionalContext, "down step"), "the refused layer's rules are out")
+}
