@@ -20,8 +20,7 @@ type ReviewInput struct {
 	Role   review.Reviewer    `json:"role,omitempty"`
 	Base   loop.Revision      `json:"base,omitempty"`
 	Routes []oracle.RouteText `json:"routes,omitempty" jsonschema:"maxItems=8"`
-	// New starts another review of a head whose review has ended; without it, that review is
-	// reported.
+	// New starts another review of a head whose review has ended (else that review is reported).
 	New bool `json:"new,omitempty"`
 }
 
@@ -118,11 +117,9 @@ func (a *Deps) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base
 	// harness, goes on with that run rather than starting a second.
 	if run, ok, err := a.unfinishedLike(ctx, kind, baseSHA, head, intentID, validators); err != nil {
 		return StepResult{}, err
-	} else if ok && run.Finished() {
-		if ended {
-			return a.endedReview(run, verb, baseSHA, head), nil
-		}
-	} else if ok {
+	} else if ok && run.Finished() && ended {
+		return a.endedReview(run, verb, baseSHA, head), nil
+	} else if ok && !run.Finished() {
 		return a.drive(ctx, verb, run.Run, func(ctx context.Context, st *step) (StepResult, bool, error) {
 			did, err := st.advance(ctx, nil)
 			did = append([]string{fmt.Sprintf("%s of %s..%s is run %s, still unfinished: going on with it", kind, loop.Short(baseSHA), loop.Short(head), run.Run)}, did...)

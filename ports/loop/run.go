@@ -172,17 +172,12 @@ func (a *Deps) anyRunner(ctx context.Context, routes map[string]oracle.FlagRoute
 	if err != nil {
 		return false, err
 	}
-	for _, agent := range runners.Agents() {
-		if role, _ := runners.Sent(agent); role.Runner != "" {
-			return true, nil
-		}
-	}
 	for _, fr := range routes {
 		if _, ok := runners.Runner(fr.Connection); ok {
 			return true, nil
 		}
 	}
-	return false, nil
+	return len(runners.Agents()) > 0, nil
 }
 
 // checkRunners checks, before any lane starts, every runner the run's steps may be sent to (the ones
@@ -441,7 +436,6 @@ func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
 			return ImplementRunResult{}, err
 		}
 		if !unattended {
-			// The newcomer who ran implement run first: nothing drives the steps but their harness.
 			res.Next = append(res.Next, hint.Say("no runner is connected to a role, so every step is your harness's; for abcd to drive them unattended, connect a coding-agent CLI as the implementer's runner (and one for the reviewers and the auditor): ",
 				hint.Do("ahoy_connect", hint.Hole("runner", "name"), hint.Hole("cli", "claude|codex|gemini"), hint.With("roles", loop.RoleImplementer))))
 		}
