@@ -310,7 +310,7 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	repo, s := setupRepo(t)
 	ctx := context.Background()
 
-	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Prompter: &fake.Prompter{}}
+	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Config: fake.Config{}, Prompter: &fake.Prompter{}}
 	res, err := a.Run(ctx, "ahoy_install", &setup.AhoyInstallInput{Yes: true})
 	assert.NilError(t, err)
 	assert.DeepEqual(t, res.(setup.AhoyInstallResult).OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
@@ -318,7 +318,7 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	assert.Check(t, os.IsNotExist(err), "--yes touched $ABCD_HOME")
 
 	p := &fake.Prompter{TTY: true, Answers: []bool{true, true}}
-	a = &app.App{Setup: s, Git: a.Git, Prompter: p}
+	a = &app.App{Setup: s, Git: a.Git, Config: fake.Config{}, Prompter: p}
 	res, err = a.Run(ctx, "ahoy_install", &setup.AhoyInstallInput{})
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(p.Questions, 2), "questions: %v", p.Questions)
@@ -426,7 +426,7 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 func TestAhoyInstallRefusesASymlinkedAbcd(t *testing.T) {
 	elsewhere := fs.NewDir(t, "setup-elsewhere")
 	repo, s := setupRepo(t, fs.WithSymlink(".abcd", elsewhere.Path()))
-	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Prompter: &fake.Prompter{}}
+	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Config: fake.Config{}, Prompter: &fake.Prompter{}}
 	_, err := a.Run(context.Background(), "ahoy_install", &setup.AhoyInstallInput{Yes: true})
 	assertSetupRefused(t, err, "symlink_refused", repo.Join(".abcd"))
 	assert.Check(t, is.Equal(refusal.DocumentOf(err).ExitCode, 2))

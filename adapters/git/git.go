@@ -156,7 +156,7 @@ func (g Git) Diff(ctx context.Context, base, head string, max int) ([]byte, bool
 // blob, bounded. A repository without commits, or a path HEAD lacks, is not committed.
 func (g Git) Committed(ctx context.Context, path string, max int) ([]byte, bool, error) {
 	if path == "" || strings.HasPrefix(path, "/") || strings.HasPrefix(path, "-") || strings.ContainsAny(path, "\x00\n") {
-		return nil, false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return nil, false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(path)), "give a path relative to the repository root")
 	}
 	out, _, err := g.run(ctx, 4<<10, "ls-tree", "--full-tree", "-z", "HEAD", "--", path)
 	var ee *exitError

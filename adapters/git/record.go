@@ -45,7 +45,7 @@ func (g Git) UnsetConfig(ctx context.Context, key string) error {
 func (g Git) StageMove(ctx context.Context, from, to string) (bool, error) {
 	for _, p := range []string{from, to} {
 		if p != "" && !repoPath(p) {
-			return false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(p)), "give a path relative to the repository root")
+			return false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(p)), "give a path relative to the repository root")
 		}
 	}
 	out, _, err := g.run(ctx, 4<<10, "--literal-pathspecs", "ls-files", "-z", "--", from)
@@ -83,7 +83,7 @@ const maxChanged = 32 << 20
 // Changed lists the paths under dir that differ from rev (or, staged, the index from HEAD).
 func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]string, error) {
 	if !repoPath(dir) {
-		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(dir)), "give a path relative to the repository root")
 	}
 	var lists [][]string
 	if staged {
@@ -132,7 +132,7 @@ func (g Git) Changed(ctx context.Context, dir, rev string, staged bool) ([]strin
 // Unmerged lists the paths under dir with unresolved conflicts in the index.
 func (g Git) Unmerged(ctx context.Context, dir string) ([]string, error) {
 	if !repoPath(dir) {
-		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(dir)), "give a path relative to the repository root")
 	}
 	entries, err := g.names(ctx, "--literal-pathspecs", "ls-files", "-z", "--unmerged", "--", dir)
 	if err != nil {
@@ -151,7 +151,7 @@ func (g Git) Unmerged(ctx context.Context, dir string) ([]string, error) {
 // Introduced is the oldest commit that added text to path, following renames.
 func (g Git) Introduced(ctx context.Context, path, needle string) (string, bool, error) {
 	if !repoPath(path) || needle == "" || strings.ContainsAny(needle, "\x00\n") {
-		return "", false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return "", false, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(path)), "give a path relative to the repository root")
 	}
 	out, cut, err := g.run(ctx, 1<<20, "--literal-pathspecs", "log", "--format=%H", "--follow", "-S"+needle, "--", path)
 	var ee *exitError
@@ -171,7 +171,7 @@ func (g Git) Introduced(ctx context.Context, path, needle string) (string, bool,
 // PathsAt lists the paths under dir in commit's tree.
 func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) {
 	if !repoPath(dir) || commit == "" || strings.HasPrefix(commit, "-") {
-		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return nil, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(dir)), "give a path relative to the repository root")
 	}
 	return g.names(ctx, "--literal-pathspecs", "ls-tree", "-r", "--name-only", "-z", "--end-of-options", commit, "--", dir)
 }
@@ -180,7 +180,7 @@ func (g Git) PathsAt(ctx context.Context, commit, dir string) ([]string, error) 
 func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error) {
 	var out [4][]byte
 	if !repoPath(path) {
-		return out, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return out, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(path)), "give a path relative to the repository root")
 	}
 	entries, err := g.names(ctx, "--literal-pathspecs", "ls-files", "-z", "--unmerged", "--", path)
 	if err != nil {
@@ -207,7 +207,7 @@ func (g Git) Stages(ctx context.Context, path string, max int) ([4][]byte, error
 // Settle marks an unmerged path resolved as the working tree has it.
 func (g Git) Settle(ctx context.Context, path string) error {
 	if !repoPath(path) {
-		return refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(path)), "give a path relative to the repository root")
+		return refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(path)), "give a path relative to the repository root")
 	}
 	_, _, err := g.run(ctx, 4<<10, "--literal-pathspecs", "add", "--all", "--", path)
 	return err

@@ -42,7 +42,7 @@ const (
 // worktree is the git of the worktree at dir (relative to the repository root).
 func (g Git) worktree(dir string) (Git, error) {
 	if !repoPath(dir) {
-		return Git{}, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.Clip(dir)), "give a path relative to the repository root")
+		return Git{}, refusal.New(refusal.CodePathInvalid, "git path", fmt.Sprintf("%q is not a repository path", text.ClipPath(dir)), "give a path relative to the repository root")
 	}
 	return Git{Dir: filepath.Join(g.Dir, filepath.FromSlash(dir))}, nil
 }

@@ -5,6 +5,8 @@
 package hint
 
 import (
+	"strconv"
+
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
@@ -53,6 +55,9 @@ type Arg = refusal.Arg
 
 // With is an argument with a known value.
 func With(name, value string) Arg { return refusal.With(name, value) }
+
+// Flag is a boolean argument set: the command line spells it as its flag alone, the data as "true".
+func Flag(name string) Arg { return refusal.With(name, true) }
 
 // Hole is an argument the person or agent fills in; what says what goes there.
 func Hole(name, what string) Arg { return refusal.Hole(name, what) }
@@ -111,7 +116,13 @@ func Say(parts ...any) Next {
 func runOf(inv refusal.Invocation) *Run {
 	r := &Run{Verb: inv.Verb, Args: map[string]string{}, Fill: []string{}}
 	for _, a := range inv.Args {
-		v, _ := a.Value.(string)
+		var v string
+		switch x := a.Value.(type) {
+		case string:
+			v = x
+		case bool:
+			v = strconv.FormatBool(x)
+		}
 		if a.Placeholder {
 			v = "<" + v + ">"
 			r.Fill = append(r.Fill, a.Name)

@@ -114,7 +114,7 @@ func (p *ReturnPath) UnmarshalText(b []byte) error {
 		}
 	}
 	if why != "" {
-		return refusal.New(refusal.CodeReceiptPathInvalid, "", fmt.Sprintf("the path %q %s", text.Clip(s), why),
+		return refusal.New(refusal.CodeReceiptPathInvalid, "", fmt.Sprintf("the path %q %s", text.ClipPath(s), why),
 			"give the return path an await names (", refusal.Run("implement_status"), " lists them)")
 	}
 	*p = ReturnPath(s)

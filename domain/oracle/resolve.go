@@ -193,7 +193,7 @@ func Resolve(agent string, l Layers, c Configured, defaults func(Connection) Set
 			r.Connection = conn
 		} else {
 			r.Connection = Harness()
-			r.Fallback = fmt.Sprintf("no configured connection serves tier %s; the harness takes the step", r.Row.Tier)
+			r.Fallback = Unserved(r.Row.Tier)
 		}
 	}
 
@@ -209,6 +209,12 @@ func Resolve(agent string, l Layers, c Configured, defaults func(Connection) Set
 	}
 	r.Settings = merged
 	return r, nil
+}
+
+// Unserved is the fallback of an agent whose tier no configured connection serves: the harness takes
+// its steps. With a routing table accepted and no provider connected, it is the expected path.
+func Unserved(tier Tier) string {
+	return fmt.Sprintf("no configured connection serves tier %s; the harness takes the step", tier)
 }
 
 // notConfigured is the refusal for a connection this machine has not configured, with its remedy.

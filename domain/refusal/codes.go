@@ -126,6 +126,7 @@ const (
 	CodeRecordNotMoved            Code = "record_not_moved"
 	CodeRecordSymlink             Code = "record_symlink"
 	CodeRecordTooLarge            Code = "record_too_large"
+	CodeRecordUncommitted         Code = "record_uncommitted"
 	CodeRecordUnreadable          Code = "record_unreadable"
 	CodeRefInvalid                Code = "ref_invalid"
 	CodeRefUnknown                Code = "ref_unknown"
@@ -297,6 +298,7 @@ var declared = []Declared{
 	{CodeRecordNotMoved, "A record's interrupted move cannot be finished."},
 	{CodeRecordSymlink, "A record file is a symbolic link."},
 	{CodeRecordTooLarge, "A record file is larger than abcd reads."},
+	{CodeRecordUncommitted, "A run would build records (its spec, its intent) that are not committed, as they stand, at the commit its lanes branch from."},
 	{CodeRecordUnreadable, "A record file is not a regular file."},
 	{CodeRefInvalid, "A record ref does not have a ref's shape."},
 	{CodeRefUnknown, "A git ref names no commit."},

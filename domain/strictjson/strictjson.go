@@ -284,6 +284,10 @@ func DecodeFile[T any](file string, data []byte, lim Limits, want int, version f
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
+		// In abcd's words (the path and what fits there), never Go's ("json: unknown field").
+		if said := Mismatch(data, &v); said != "" {
+			return v, fmt.Errorf("%s: %s", file, said)
+		}
 		return v, fmt.Errorf("%s: %s", file, text.Clip(err.Error()))
 	}
 	if got := version(&v); got != want {

@@ -262,7 +262,7 @@ func TestDecodeFileHoldsTheWholeFile(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"schema_version":1,"name":"x","name":"y"}`, `f.json: names the key "name" twice`},
 		{`{"schema_version":1} {}`, `f.json: has content after its object`},
-		{`{"schema_version":1,"other":1}`, `f.json: json: unknown field "other"`},
+		{`{"schema_version":1,"other":1}`, `f.json: the document has the unknown field "other": its fields are schema_version, name`},
 		{`{"schema_version":2,"name":"x"}`, `f.json: declares schema_version 2; this abcd reads version 1 (add "schema_version": 1)`},
 		{`{"name":"x"}`, `f.json: declares schema_version 0`},
 		{`{"schema_version":1,"name":"` + strings.Repeat("x", 64) + `"}`, `f.json: is larger than 64 bytes`},

@@ -30,6 +30,13 @@ func ClipAt(s string, n int) string {
 	return Prefix(s, n) + "…"
 }
 
+// PathBytes is the most of one path a message echoes: the longest path a system takes (Linux's
+// PATH_MAX), so a path is echoed whole and can be copied from the message.
+const PathBytes = 4096
+
+// ClipPath bounds a path a message echoes to PathBytes, as Clip bounds any other value.
+func ClipPath(s string) string { return ClipAt(s, PathBytes) }
+
 // Clip bounds text a message echoes (a key, a value, a flag, a path) to ClipBytes, cut on a rune
 // boundary and marked with "…" when cut. Every refusal and protocol error that quotes outside input
 // goes through it, whichever door the input came through.

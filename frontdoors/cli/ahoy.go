@@ -29,6 +29,9 @@ func renderInstall(s *IO, r setup.AhoyInstallResult) string {
 	if len(r.OptionalSkipped) > 0 {
 		fmt.Fprintf(&b, "skipped (offered again next time): %s\n", strings.Join(r.OptionalSkipped, ", "))
 	}
+	for _, n := range r.Next {
+		fmt.Fprintf(&b, "next: %s\n", n.Text)
+	}
 	return b.String()
 }
 

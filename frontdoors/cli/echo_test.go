@@ -9,6 +9,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/text"
 )
 
 // TestLongArgumentsAreNotEchoedWhole: a 100,000-byte flag value, flag name or word is refused with
@@ -63,3 +64,13 @@ func TestEchoFormsLongestFirst(t *testing.T) {
 }
 
 func text80(s string) string { return s[:80] + "…" }
+
+// A path is echoed whole, so the refusal's line can be copied; one longer than any path is clipped.
+func TestAPathIsEchoedWholeUpToThePathBound(t *testing.T) {
+	path := "/home/ada/repo/.abcd/.work.local/run/run-2611300000000001/lane-1/validate/round-1/ruthless-reviewer/return.md"
+	doc := clipEchoes(refusal.Document{What: strconv.Quote(path)}, []string{path})
+	assert.Check(t, is.Equal(doc.What, strconv.Quote(path)))
+	huge := "/" + strings.Repeat("d/", text.PathBytes)
+	doc = clipEchoes(refusal.Document{What: huge}, []string{huge})
+	assert.Check(t, is.Equal(doc.What, huge[:text.PathBytes]+"…"))
+}

@@ -37,7 +37,8 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 	)
 	rev := verbCommandExit(a, s, opts, "review", "review", renderStep, reviewExit,
 		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
-		textFlag("base", "the commit the changes start from (default: build.base, else the repository's default branch)"), routeFlag())
+		textFlag("base", "the commit the changes start from (default: build.base, else the repository's default branch)"), routeFlag(),
+		boolFlag("new", "", "review the head again even though its review has ended (without it, that review is reported)"))
 	return []*cobra.Command{impl, rev}
 }
 

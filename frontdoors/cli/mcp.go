@@ -54,7 +54,7 @@ func runMCPServe(ctx context.Context, a *app.App, s *IO, opts *mcpOptions) error
 			}
 		}
 		if err != nil {
-			return refusal.New(refusal.CodeMCPRepoInvalid, "abcd mcp serve --repo "+text.Clip(opts.repo), "the folder cannot be served: "+text.Clip(err.Error()),
+			return refusal.New(refusal.CodeMCPRepoInvalid, "abcd mcp serve --repo "+text.ClipPath(opts.repo), "the folder cannot be served: "+text.Clip(err.Error()),
 				"name an existing folder inside the repository to serve, or leave --repo out to serve the working directory")
 		}
 		if a.Reroot == nil {

@@ -12,6 +12,15 @@ import (
 	"github.com/abcd-dev/abcd/ports/record"
 )
 
+// readyExit ends abcd intent ready with 1 when the intent does not pass the gate, so a script or CI
+// gates on it as on lint; the document is its result, not a refusal.
+func readyExit(r record.IntentReadyResult) error {
+	if !r.Ready {
+		return exitCode(1)
+	}
+	return nil
+}
+
 // recordCommands are the record's verbs: intent, spec, issue, decision, capture and lint.
 func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 	intent := group("intent", "Intents: what should exist, why, for whom, and what good looks like")
@@ -19,7 +28,7 @@ func recordCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "intent_new", "new TITLE", renderCreated, arg("title")),
 		verbCommand(a, s, opts, "intent_list", "list", renderList, lifecycleFlag()),
 		verbCommand(a, s, opts, "intent_show", "show REF", renderIntentShow, arg("ref")),
-		verbCommand(a, s, opts, "intent_ready", "ready REF", renderReady, arg("ref")),
+		verbCommandExit(a, s, opts, "intent_ready", "ready REF", renderReady, readyExit, arg("ref")),
 		verbCommand(a, s, opts, "intent_plan", "plan REF", renderPlan, arg("ref")),
 		verbCommand(a, s, opts, "intent_ship", "ship REF [--merged]", renderMove, arg("ref"), mergedFlag()),
 		verbCommand(a, s, opts, "intent_audit", "audit REF", renderStep, arg("intent"),

@@ -121,16 +121,18 @@ func TestRulesHookForcesDormantDomains(t *testing.T) {
 }
 
 func TestRulesHookSaysWhatIsWrongWithoutBlocking(t *testing.T) {
-	// A rules file that fails to parse: the person is told (systemMessage), the agent is told no
-	// conventions came, and the prompt goes on (exit 0).
+	// A rules file that fails to parse: that layer is refused, named to the person once
+	// (systemMessage, not again on stderr), and the other layers, the bundled guardrails first, still
+	// come with the prompt, which goes on (exit 0).
 	a := rulesCLIApp(`{"schema_version":1,"domains":[{"name":"../x"}]}`)
 	res := runStdin(t, a, readFixture(t, "claude-user-prompt-submit.json"), "rules", "hook")
 	assert.Equal(t, res.code, 0, res.stderr)
 	h := decodeHook(t, res.stdout)
-	assert.Check(t, is.Contains(h.SystemMessage, "/work/repo/.abcd/rules.json"))
+	assert.Check(t, is.Contains(h.SystemMessage, "/work/repo/.abcd/rules.json is refused ("))
 	assert.Check(t, is.Contains(h.SystemMessage, "cannot become a file name"))
-	assert.Check(t, is.Contains(h.HookSpecificOutput.AdditionalContext, "could not be read"))
-	assert.Check(t, is.Contains(res.stderr, "/work/repo/.abcd/rules.json"))
+	assert.Check(t, is.Equal(strings.Count(h.SystemMessage, "/work/repo/.abcd/rules.json"), 1), "%s", h.SystemMessage)
+	assert.Check(t, is.Contains(h.HookSpecificOutput.AdditionalContext, "[committing]"), "the bundled guardrails stay")
+	assert.Check(t, is.Equal(res.stderr, ""))
 
 	// An override that drops a bundled guardrail is named to the person on every prompt.
 	a = rulesCLIApp(`{"schema_version":1,"domains":[{"name":"committing","drop":["never-skip-hooks"]}]}`)

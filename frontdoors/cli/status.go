@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/loop"
@@ -79,6 +81,7 @@ func renderOracle(b *strings.Builder, s *IO, o loop.OracleBoard) {
 	}
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "  AGENT\tREPOSITORY\tMACHINE\tBUNDLED\tROUTE\n")
+	var unserved []string
 	for _, a := range o.Agents {
 		cells := map[string]string{"repository": "-", "machine": "-", "bundled": "-"}
 		for _, l := range a.Layers {
@@ -91,6 +94,13 @@ func renderOracle(b *strings.Builder, s *IO, o loop.OracleBoard) {
 		via, why := a.Connection, a.Fallback
 		if a.Route != "" && a.Route != "host" {
 			via, why = a.Route, a.Why
+		} else if why != "" && why == oracle.Unserved(a.Tier) {
+			// A tier no connection serves (an accepted proposal with no provider) is the expected
+			// path: the same sentence for every agent of that tier, said once, below.
+			if !slices.Contains(unserved, string(a.Tier)) {
+				unserved = append(unserved, string(a.Tier))
+			}
+			why = ""
 		}
 		route := fmt.Sprintf("%s via %s", a.Tier, via)
 		if why != "" {
@@ -99,4 +109,8 @@ func renderOracle(b *strings.Builder, s *IO, o loop.OracleBoard) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.Agent, cells["repository"], cells["machine"], cells["bundled"], route)
 	}
 	_ = tw.Flush()
+	if len(unserved) > 0 {
+		fmt.Fprintf(b, "  no configured connection serves %s %s, so your harness takes those steps: the expected path until you connect a provider or a runner (abcd ahoy connect)\n",
+			map[bool]string{true: "tier", false: "tiers"}[len(unserved) == 1], strings.Join(unserved, ", "))
+	}
 }

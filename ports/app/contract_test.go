@@ -2,10 +2,12 @@ package app_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports/fake"
 	"github.com/abcd-dev/abcd/ports/internal/apptest"
@@ -51,10 +53,11 @@ func TestTheSecondRoundsReviewerSeesEachReportOnce(t *testing.T) {
 	first := w.Implement(t, impl, "", true)
 	w.G.Dirty = map[string][]runner.Entry{loop.WorktreeDir(w.Run, "lane-1"): {{Path: "notes.txt", Kind: runner.EntryFile}, {Path: "src/forgotten.go", Kind: runner.EntryFile}}}
 	res := w.Receipt(t, impl.Return)
-	// The implementer is told what it left uncommitted, and so is the person.
+	// The implementer is told what it left uncommitted, and so is the person: once, in what the
+	// receipt did (the result both doors show), never again as a warning on stderr.
 	warned := "lane-1: the implementer left 2 files uncommitted in its checkout"
 	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), warned))
-	assert.Check(t, is.Contains(strings.Join(w.Diag.Warnings, "\n"), warned))
+	assert.Check(t, !strings.Contains(strings.Join(w.Diag.Warnings, "\n"), warned), "said twice: %v", w.Diag.Warnings)
 	// So are the reviewers.
 	brief := string(w.Rs.Files[w.Await(t, "lane-1", loop.RoleRuthless).Brief])
 	assert.Check(t, is.Contains(brief, "the implementer had left these files uncommitted in its checkout: they are not part of the change under review, and what the change needs of them is missing from it: notes.txt, src/forgotten.go."))
@@ -77,9 +80,9 @@ func TestTheSecondRoundsReviewerSeesEachReportOnce(t *testing.T) {
 	assert.Check(t, is.Contains(brief, "When it handed the implementation in, the implementer had left"))
 }
 
-// implement start warns, and does not refuse, when the spec or its intent is not committed as the
-// run's base holds it.
-func TestStartWarnsOfARecordNotCommitted(t *testing.T) {
+// implement start refuses, and writes nothing, when the spec or its intent is not committed as the
+// run's base holds it: the lanes' agents would read the base's version.
+func TestStartRefusesARecordNotCommitted(t *testing.T) {
 	r := fake.NewRecords()
 	a := apptest.RecApp(r)
 	intent := apptest.RecNewIntent(t, a, r, "Faster cold start", true).ID
@@ -89,10 +92,15 @@ func TestStartWarnsOfARecordNotCommitted(t *testing.T) {
 	diag := &fake.Diag{}
 	a.Git, a.Diag = g, diag
 	a.Roster = fake.Roster{R: apptest.LoopRoster(t)}
-	res := apptest.RecRun[loopuc.StepResult](t, a, "implement_start", map[string]any{"spec": p.Spec.ID})
-	warned := "is not committed as it stands at the run's base main (111111111111): the lanes branch from that commit"
-	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), p.Spec.Path+" "+warned))
-	assert.Check(t, is.Contains(strings.Join(diag.Warnings, "\n"), warned))
+	records := maps.Clone(r.Files)
+	_, err := a.Call(context.Background(), "implement_start", map[string]any{"spec": p.Spec.ID})
+	ref := apptest.RecRefused(t, err, refusal.Refused, refusal.CodeRecordUncommitted)
+	assert.Check(t, is.Contains(ref.Why, p.Spec.Path+" and "))
+	assert.Check(t, is.Contains(ref.Why, "are not committed as they stand at the run's base main (111111111111)"))
+	assert.Check(t, is.Contains(ref.Error(), "git add .abcd && git commit"))
+	assert.Check(t, apptest.SameFiles(r.Files, records))
+	assert.Check(t, is.Len(a.Runs.(*fake.Runs).Files, 0), "no run was written")
+	assert.Check(t, is.Len(diag.Warnings, 0), "a refusal is said once, as a refusal: %v", diag.Warnings)
 }
 
 // A merge between lanes that conflicts says where the integration is, how to resolve it and the one

@@ -129,7 +129,7 @@ func folderExists(a *Deps, root, cwd string) error {
 	}
 	there, err := a.Setup.Exists(rel)
 	if err == nil && !there {
-		return refusal.New(refusal.CodeGuardCwdMissing, "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.Clip(cwd)),
+		return refusal.New(refusal.CodeGuardCwdMissing, "", fmt.Sprintf("the folder %s does not exist, so no command can run in it", text.ClipPath(cwd)),
 			"give the folder the command runs in").On("guard_check", "cwd")
 	}
 	return nil

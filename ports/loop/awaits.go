@@ -172,9 +172,8 @@ func (a *Deps) awaitRouting(cfg stepConfig, p loop.Plan, lane loop.Lane, routes 
 		return loop.Routing{}, oracle.Route{}, false, err
 	}
 	req := route.Request()
-	if route.Fallback != "" && a.Diag != nil {
-		a.Diag.Warn(fmt.Sprintf("%s: %s", p.Role, route.Fallback))
-	}
+	// A tier no connection serves (an accepted proposal with no provider) is the expected path, not
+	// news at every step: the await's routing keeps it as data, and the board says it once.
 	return loop.Routing{Agent: req.Agent, Tier: string(req.Tier), FanOut: req.FanOut, Source: string(req.Source),
 			Origin: req.Origin, Override: req.Override, Connection: req.Connection, Fallback: req.Fallback, Route: "host", Ran: "host"},
 		route, flag != nil && flag.Connection != "", nil

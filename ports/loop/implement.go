@@ -122,8 +122,7 @@ func implementStart(ctx context.Context, a *Deps, in *ImplementStartInput) (Step
 		if err != nil {
 			return StepResult{}, err
 		}
-		uncommitted, err := a.uncommittedRecord(ctx, kept, files)
-		if err != nil {
+		if err := a.uncommittedRecord(ctx, kept, spec.Front.ID, files); err != nil {
 			return StepResult{}, err
 		}
 		criteria := []string{}
@@ -147,36 +146,36 @@ func implementStart(ctx context.Context, a *Deps, in *ImplementStartInput) (Step
 		if err == nil {
 			res.Did = append(res.Did, fmt.Sprintf("the run keeps the configuration it started with: base %s (%s), build.dod %s, build.fix_rounds %d",
 				kept.base, loop.Short(kept.baseSHA), dodText(kept.dod), kept.fixRounds))
-			res.Did = append(res.Did, uncommitted...)
 		}
 		return res, err
 	})
 }
 
-// uncommittedRecord warns (never refuses) when the spec or its intent is not committed as it stands
-// at the run's base: the lanes branch from that commit, so their checkouts hold the record as the
-// base has it. Each warning goes to the person's diagnostics and into what the start did.
-func (a *Deps) uncommittedRecord(ctx context.Context, kept runConfig, files []string) ([]string, error) {
-	var warnings []string
+// uncommittedRecord refuses when the spec or its intent is not committed as it stands at the run's
+// base: the lanes branch from that commit, so their agents would read the base's version (or none)
+// of what they build, and the person would find out only from their work.
+func (a *Deps) uncommittedRecord(ctx context.Context, kept runConfig, spec string, files []string) error {
+	var changed []string
 	for _, f := range files {
-		changed, err := a.Git.Changed(ctx, f, kept.baseSHA, false)
+		paths, err := a.Git.Changed(ctx, f, kept.baseSHA, false)
 		if errors.Is(err, ports.ErrNoGit) {
-			return nil, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if len(changed) == 0 {
-			continue
-		}
-		w := fmt.Sprintf("warning: %s is not committed as it stands at the run's base %s (%s): the lanes branch from that commit, so their checkouts hold the base's version (or none); commit it on %s first if the agents should find it there",
-			f, kept.base, loop.Short(kept.baseSHA), kept.base)
-		warnings = append(warnings, w)
-		if a.Diag != nil {
-			a.Diag.Warn(w)
+		if len(paths) > 0 {
+			changed = append(changed, f)
 		}
 	}
-	return warnings, nil
+	if len(changed) == 0 {
+		return nil
+	}
+	return refusal.New(refusal.CodeRecordUncommitted, spec,
+		fmt.Sprintf("%s %s at the run's base %s (%s), and the lanes branch from that commit, so their agents would read the base's version (or none)",
+			strings.Join(changed, " and "), map[bool]string{true: "is not committed as it stands", false: "are not committed as they stand"}[len(changed) == 1], kept.base, loop.Short(kept.baseSHA)),
+		fmt.Sprintf("commit the record on %s (git add .abcd && git commit -m 'The record for %s'), then ", kept.base, spec),
+		refusal.Run("implement_start", refusal.With("spec", spec)))
 }
 
 // startable is the spec to start a run for and its intent, and their files: an open spec with
@@ -438,7 +437,7 @@ func implementReceipt(ctx context.Context, a *Deps, in *ReceiptInput) (StepResul
 		rest, ok := strings.CutPrefix(p, layout.Runs+"/")
 		id, _, _ := strings.Cut(rest, "/")
 		if !ok || !loop.ValidRunID(id) {
-			return StepResult{}, refusal.New(refusal.CodeReceiptPathInvalid, fmt.Sprintf("%q", text.Clip(string(in.Path))),
+			return StepResult{}, refusal.New(refusal.CodeReceiptPathInvalid, fmt.Sprintf("%q", text.ClipPath(string(in.Path))),
 				"is not a return path of a run", "give the path an await names (", refusal.Run("implement_status"), " lists them)")
 		}
 		run = id

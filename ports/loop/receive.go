@@ -44,10 +44,8 @@ func (st *step) receive(ctx context.Context, ret, given string, recorded *Record
 		} else if len(im.Uncommitted) > 0 {
 			warning := fmt.Sprintf("%s: the implementer left %s uncommitted in its checkout %s: %s. They are not part of the change, and the reviewers are told so; commit what the step needs in a fix round", ln.ID,
 				text.Count(len(im.Uncommitted), "file", "files"), st.abs(ln.Worktree), strings.Join(im.Uncommitted, ", "))
+			// Said once, in what the receipt did (the result both doors show), never again on stderr.
 			did = append(did, warning)
-			if st.Diag != nil {
-				st.Diag.Warn(warning)
-			}
 		}
 	}
 	more, err := st.advance(ctx, nil)
@@ -67,7 +65,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 			*recorded = was
 			return StepResult{Did: []string{fmt.Sprintf("%s: the %s's return was recorded by the interrupted receipt, whose change is now finished", was.Lane, was.Role)}}, false, nil
 		}
-		return StepResult{}, false, refusal.New(refusal.CodeReceiptRecorded, fmt.Sprintf("%q", text.Clip(given)), fmt.Sprintf("was recorded already, at %s", at),
+		return StepResult{}, false, refusal.New(refusal.CodeReceiptRecorded, fmt.Sprintf("%q", text.ClipPath(given)), fmt.Sprintf("was recorded already, at %s", at),
 			"nothing to do: ", refusal.Run("implement_status", refusal.With("run", s.Run)), " shows what the run waits on now")
 	}
 	var open []string
@@ -78,7 +76,7 @@ func (st *step) notAwaited(ret, given string, recorded *RecordedView) (StepResul
 	if len(open) > 0 {
 		remedy = refusal.Say("the open awaits' return paths: " + strings.Join(open, ", "))
 	}
-	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: refusal.CodeReceiptNotAwaited, What: fmt.Sprintf("%q", text.Clip(given)),
+	return StepResult{}, false, &refusal.Error{Kind: refusal.Refused, Code: refusal.CodeReceiptNotAwaited, What: fmt.Sprintf("%q", text.ClipPath(given)),
 		Why: "is not the return path of an open await of " + s.Run, Remedy: remedy}
 }
 

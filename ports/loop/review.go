@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -19,6 +20,8 @@ type ReviewInput struct {
 	Role   review.Reviewer    `json:"role,omitempty"`
 	Base   loop.Revision      `json:"base,omitempty"`
 	Routes []oracle.RouteText `json:"routes,omitempty" jsonschema:"maxItems=8"`
+	// New starts another review of a head whose review has ended (else that review is reported).
+	New bool `json:"new,omitempty"`
 }
 
 // IntentAuditInput asks the intent-auditor to audit delivered changes against an intent.
@@ -49,7 +52,7 @@ func reviewNow(ctx context.Context, a *Deps, in *ReviewInput) (StepResult, error
 	if _, err := a.routesFor(ctx, "review", validators, in.Routes); err != nil {
 		return StepResult{}, err
 	}
-	return a.oneLaneRun(ctx, loop.KindReview, "review", in.Base, "", validators, in.Routes)
+	return a.oneLaneRun(ctx, loop.KindReview, "review", in.Base, "", validators, in.Routes, !in.New)
 }
 
 // intentAudit hands the intent-auditor the checked-out branch's changes from base; its verdict goes
@@ -66,11 +69,13 @@ func intentAudit(ctx context.Context, a *Deps, in *IntentAuditInput) (StepResult
 		return StepResult{}, refusal.New(refusal.CodeIntentNoCriteria, it.Front.ID, "has no acceptance criteria to audit against",
 			"write its ## Acceptance Criteria first")
 	}
-	return a.oneLaneRun(ctx, loop.KindAudit, "intent_audit", in.Base, it.Front.ID, []string{loop.RoleAuditor}, in.Routes)
+	return a.oneLaneRun(ctx, loop.KindAudit, "intent_audit", in.Base, it.Front.ID, []string{loop.RoleAuditor}, in.Routes, false)
 }
 
-// oneLaneRun has the engine create a review or audit run over the checked-out branch's head.
-func (a *Deps) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base loop.Revision, intentID string, validators []string, routes []oracle.RouteText) (StepResult, error) {
+// oneLaneRun has the engine create a review or audit run over the checked-out branch's head. With
+// ended, a run of the same head that has ended is reported instead: the gate's answer stands until
+// the branch changes or another is asked for.
+func (a *Deps) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base loop.Revision, intentID string, validators []string, routes []oracle.RouteText, ended bool) (StepResult, error) {
 	if err := a.Initialized(verb); err != nil {
 		return StepResult{}, err
 	}
@@ -112,10 +117,12 @@ func (a *Deps) oneLaneRun(ctx context.Context, kind loop.Kind, verb string, base
 	// harness, goes on with that run rather than starting a second.
 	if run, ok, err := a.unfinishedLike(ctx, kind, baseSHA, head, intentID, validators); err != nil {
 		return StepResult{}, err
-	} else if ok {
-		return a.drive(ctx, verb, run, func(ctx context.Context, st *step) (StepResult, bool, error) {
+	} else if ok && run.Finished() && ended {
+		return a.endedReview(run, verb, baseSHA, head), nil
+	} else if ok && !run.Finished() {
+		return a.drive(ctx, verb, run.Run, func(ctx context.Context, st *step) (StepResult, bool, error) {
 			did, err := st.advance(ctx, nil)
-			did = append([]string{fmt.Sprintf("%s of %s..%s is run %s, still unfinished: going on with it", kind, loop.Short(baseSHA), loop.Short(head), run)}, did...)
+			did = append([]string{fmt.Sprintf("%s of %s..%s is run %s, still unfinished: going on with it", kind, loop.Short(baseSHA), loop.Short(head), run.Run)}, did...)
 			return StepResult{Did: did}, len(did) > 1, err
 		})
 	}
@@ -143,21 +150,40 @@ type createdRun struct {
 	jobs queued
 }
 
-// unfinishedLike finds an unfinished run of kind over the same base and head, for the same intent and
-// validators.
-func (a *Deps) unfinishedLike(ctx context.Context, kind loop.Kind, base, head, intent string, validators []string) (string, bool, error) {
+// unfinishedLike finds the newest run of kind over the same base and head, for the same intent and
+// validators: an unfinished one first, else the newest that ended.
+func (a *Deps) unfinishedLike(ctx context.Context, kind loop.Kind, base, head, intent string, validators []string) (loop.State, bool, error) {
 	ids, err := a.Runs.Runs(ctx)
 	if err != nil {
-		return "", false, err
+		return loop.State{}, false, err
 	}
+	var ended loop.State
 	for i := len(ids) - 1; i >= 0; i-- {
 		s, err := a.LoadRun(ctx, ids[i])
-		if err != nil || s.Finished() || s.Kind != kind || s.Base != base || s.Intent != intent || len(s.Lanes) != 1 || s.Lanes[0].Head != head {
+		if err != nil || s.Kind != kind || s.Base != base || s.Intent != intent || len(s.Lanes) != 1 || s.Lanes[0].Head != head || !slices.Equal(s.Validators, validators) {
 			continue
 		}
-		if slices.Equal(s.Validators, validators) {
-			return ids[i], true, nil
+		if !s.Finished() {
+			return s, true, nil
+		}
+		if ended.Run == "" {
+			ended = s
 		}
 	}
-	return "", false, nil
+	return ended, ended.Run != "", nil
+}
+
+// endedReview reports a review of the same head that has ended: its run as it ended and the command
+// that starts another. abcd review exits 1 on it when a reviewer failed the change.
+func (a *Deps) endedReview(s loop.State, verb, base, head string) StepResult {
+	how := "passed"
+	for _, l := range s.Lanes {
+		if l.Stage == loop.StageHandedBack {
+			how = "ended failed (" + oneLine(l.Findings) + ")"
+		}
+	}
+	return StepResult{Run: a.runView(s),
+		Did: []string{fmt.Sprintf("the review of %s..%s is run %s, which %s; nothing new was started", loop.Short(base), loop.Short(head), s.Run, how)},
+		Next: []hint.Next{hint.Say("the branch's head is the one reviewed: commit the fixes to have them reviewed, or review the same head again: ",
+			hint.Do(verb, hint.Flag("new")))}}
 }

@@ -176,6 +176,25 @@ func runOf(s loop.State) string {
 	return "no spec (a " + string(s.Kind) + " run)"
 }
 
+// anyRunner says a runner takes some of the run's steps: the machine sends a role to one, or a route
+// flag names one.
+func (a *Deps) anyRunner(ctx context.Context, routes map[string]oracle.FlagRoute) (bool, error) {
+	_, stack, err := a.LoadConfig(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, runners, err := core.MachineRoutes(stack)
+	if err != nil {
+		return false, err
+	}
+	for _, fr := range routes {
+		if _, ok := runners.Runner(fr.Connection); ok {
+			return true, nil
+		}
+	}
+	return len(runners.Agents()) > 0, nil
+}
+
 // checkRunners checks, before any lane starts, every runner the run's steps may be sent to (the ones
 // the machine sends a role to, and any a route flag names): each CLI is the one connected (its
 // version, every flag abcd passes); and an implementer sent to a runner needs a definition of done
@@ -450,6 +469,14 @@ func (d *driver) result(ctx context.Context) (ImplementRunResult, error) {
 	default:
 		res.Ended = EndedHost
 		res.Next = append(res.Next, hint.Say("only the host's work is left; once it is handed in, go on with the run: ", again))
+		unattended, err := a.anyRunner(context.WithoutCancel(ctx), d.routes)
+		if err != nil {
+			return ImplementRunResult{}, err
+		}
+		if !unattended {
+			res.Next = append(res.Next, hint.Say("no runner is connected to a role, so every step is your harness's; for abcd to drive them unattended, connect a coding-agent CLI as the implementer's runner (and one for the reviewers and the auditor): ",
+				hint.Do("ahoy_connect", hint.Hole("runner", "name"), hint.Hole("cli", "claude|codex|gemini"), hint.With("roles", loop.RoleImplementer))))
+		}
 	}
 	a.event(ctx, ports.ProgressEvent{Run: d.run, Kind: "done", Text: fmt.Sprintf("run %s: %s", d.run, endedWords(res.Ended)),
 		Done: settled(res.Run), Total: len(res.Run.Lanes)})

@@ -359,9 +359,10 @@ func (a *Deps) proveCommitted(ctx context.Context, c runnerCall, o runner.Outcom
 	case res.Unavailable:
 		o.Fail(runner.Failf(runner.CauseSandboxUnavailable, "the definition of done was not run: %s", res.Problem))
 	case res.Problem != "":
-		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` did not run to its end on the runner's work (%s); its last lines are in %s", text.Clip(c.dod), text.Clip(res.Problem), outRel))
+		// The output's path first: the detail is bounded, and what it cuts is the command's end.
+		o.Fail(runner.Failf(runner.CauseDoDFailed, "the definition of done did not run to its end on the runner's work (%s); its last lines are in %s; it ran `%s`", text.Clip(res.Problem), outRel, c.dod))
 	case res.ExitCode != 0:
-		o.Fail(runner.Failf(runner.CauseDoDFailed, "`%s` exited %d on the runner's work; its last lines are in %s", text.Clip(c.dod), res.ExitCode, outRel))
+		o.Fail(runner.Failf(runner.CauseDoDFailed, "the definition of done exited %d on the runner's work; its last lines are in %s; it ran `%s`", res.ExitCode, outRel, c.dod))
 	}
 	if o.Failure != nil {
 		return a.failImplement(bg, c, o, start, laneRef)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/record"
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -159,8 +160,12 @@ func intentPlan(ctx context.Context, a *Deps, in *RefInput) (IntentPlanResult, e
 		if err != nil {
 			return IntentPlanResult{}, err
 		}
+		dodSet, err := a.dodSet(ctx)
+		if err != nil {
+			return IntentPlanResult{}, err
+		}
 		if c, ok := rec.finishedFor(l.Summary.ID); ok && l.Summary.Lifecycle == "planned" {
-			return a.planDone(ctx, l, c)
+			return a.planDone(ctx, l, c, dodSet)
 		}
 		// The intent's move and its new spec are one change: a kill leaves both or neither.
 		dst, data, err := a.moved(ctx, record.Intents, l, "planned", nil)
@@ -185,13 +190,13 @@ func intentPlan(ctx context.Context, a *Deps, in *RefInput) (IntentPlanResult, e
 		moved.Lifecycle, moved.Path = "planned", dst
 		created := RecordSummary{Family: string(record.Specs), Lifecycle: "open", Path: specPath}
 		fillSummary(&created, spec.Front)
-		return planned(moved, created, l.File.Path), nil
+		return planned(moved, created, l.File.Path, dodSet), nil
 	})
 }
 
 // planDone is intent plan's result for a plan a killed run of it left and taking the lock finished
 // (its move staged with it).
-func (a *Deps) planDone(ctx context.Context, l Loaded, c ports.Change) (IntentPlanResult, error) {
+func (a *Deps) planDone(ctx context.Context, l Loaded, c ports.Change, dodSet bool) (IntentPlanResult, error) {
 	var from string
 	var spec RecordSummary
 	specs, err := a.List(ctx, record.Specs, "")
@@ -211,14 +216,34 @@ func (a *Deps) planDone(ctx context.Context, l Loaded, c ports.Change) (IntentPl
 	if spec.Path == "" {
 		return IntentPlanResult{}, fmt.Errorf("the plan a killed intent plan left named no spec")
 	}
-	return planned(l.Summary, spec, from), nil
+	return planned(l.Summary, spec, from, dodSet), nil
 }
 
-// planned is intent plan's result: the intent moved from from, and the spec made for it.
-func planned(intent, spec RecordSummary, from string) IntentPlanResult {
+// planned is intent plan's result: the intent moved from from, and the spec made for it. Its next
+// step names what implement start needs beyond the steps: the record committed (the lanes read it
+// at their base) and, while none is set, a definition of done.
+func planned(intent, spec RecordSummary, from string, dodSet bool) IntentPlanResult {
+	dod := ""
+	if !dodSet {
+		dod = `, set the definition of done ("build": {"dod": "<your test command>"} in ` + core.RepoConfigRel + `)`
+	}
 	return IntentPlanResult{Intent: intent, Spec: spec, From: from, To: intent.Path,
-		Next: hint.Say("write the spec's ## Steps in ", hint.At(spec.Path, record.SectionSteps), " as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others), then start its run: ",
+		Next: hint.Say("write the spec's ## Steps in ", hint.At(spec.Path, record.SectionSteps), " as a numbered list, one lane each (write 3. (after 1, 2) ... for a step that builds on others)"+dod+
+			", commit the record (git add .abcd && git commit; the run's lanes read it at the commit they branch from), then start its run: ",
 			hint.Do("implement_start", hint.With("spec", spec.ID)))}
+}
+
+// dodSet says a configuration layer sets build.dod; a configuration abcd cannot read refuses.
+func (a *Deps) dodSet(ctx context.Context) (bool, error) {
+	_, stack, err := a.LoadConfig(ctx)
+	if err != nil {
+		return false, err
+	}
+	dod, err := config.Get[string](stack, "build.dod")
+	if err != nil {
+		return false, core.ConfigRefusal(err)
+	}
+	return dod.V != "", nil
 }
 
 func intentShip(ctx context.Context, a *Deps, in *CloseInput) (MoveResult, error) {

@@ -80,10 +80,10 @@ func TestRulesListsTheLayers(t *testing.T) {
 // A file that fails to parse is a loud refusal naming it, never zero rules.
 func TestABrokenRulesFileIsRefusedNamingIt(t *testing.T) {
 	for _, c := range []struct{ name, machine, repo, path, want string }{
-		{"repository json", "", `{"schema_version":1,"domains":[`, repoRules, "rules.json"},
+		{"repository json", "", `{"schema_version":1,"domains":[`, repoRules, "is not JSON"},
 		{"machine version", `{"schema_version":3}`, "", machineRules, "schema_version 3"},
 		{"a name that cannot be a path", "", `{"schema_version":1,"domains":[{"name":"../../etc"}]}`, repoRules, "cannot become a file name"},
-		{"an unknown key", `{"schema_version":1,"domain":[]}`, "", machineRules, "unknown field"},
+		{"an unknown key", `{"schema_version":1,"domain":[]}`, "", machineRules, `the document has the unknown field "domain": its fields are schema_version, inject, budget, domains`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, _ := rulesApp(c.machine, c.repo, "")
@@ -106,6 +106,8 @@ func TestABrokenRulesFileIsRefusedNamingIt(t *testing.T) {
 				assert.Check(t, is.Equal(r.Code, refusal.CodeRulesFileInvalid))
 				assert.Check(t, is.Equal(r.What, c.path))
 				assert.Check(t, is.Contains(r.Why, c.want))
+				assert.Check(t, !strings.Contains(r.Why, c.path), "the file is named once, as what is refused: %s", r.Why)
+				assert.Check(t, !strings.Contains(r.Why, "json: "), "in abcd's words, never Go's: %s", r.Why)
 				assert.Check(t, is.Equal(r.Kind, refusal.Refused))
 			}
 		})
@@ -229,7 +231,11 @@ func TestComposedRulesAreKeptAndReadBack(t *testing.T) {
 	second, err := a.RulesHook(context.Background(), &rulesuc.RulesMatchInput{Prompt: "a migration to commit"})
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(first, second))
-	assert.Check(t, is.Len(diag.Warnings, 3), "the dropped guardrail is named on every load, kept or not")
+	assert.Check(t, is.Len(diag.Warnings, 1), "the verb warns of the dropped guardrail on stderr")
+	for _, r := range []rulesuc.RulesMatchResult{first, second} {
+		assert.Check(t, is.Contains(strings.Join(r.Notices, "\n"), "drops the bundled guardrail rule committing/commit-when-asked"),
+			"the dropped guardrail is named on every load, kept or not, in the hook's answer (its one warning)")
+	}
 
 	for k := range kept {
 		kept[k] = []byte("garbage")

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/abcd-dev/abcd/domain/guard"
@@ -28,7 +29,9 @@ func (a *Deps) LoadRules(ctx context.Context) (*rules.Set, RulesState, error) {
 }
 
 // composedRules is loadRules; keep also keeps what it composed, for the prompt hook's next run. The
-// verbs never keep anything: they are read-only.
+// verbs never keep anything: they are read-only. The hook (keep) is also lenient: a rules file that
+// fails to parse is refused as a layer, named in one notice, and the other layers, abcd's bundled
+// guardrails first, are still handed to the prompt; the verbs refuse it whole, so it is fixed.
 func (a *Deps) composedRules(ctx context.Context, keep bool) (*rules.Set, RulesState, error) {
 	if a.Rules == nil {
 		return nil, RulesState{}, fmt.Errorf("rules: no rules source is wired into this build")
@@ -38,13 +41,13 @@ func (a *Deps) composedRules(ctx context.Context, keep bool) (*rules.Set, RulesS
 		return nil, RulesState{}, err
 	}
 	guardData, guardErr := a.repoGuardFile(ctx)
-	key := rulesKey(files, guardData, guardErr)
+	key := rulesKey(files, guardData, guardErr, keep)
 	var set *rules.Set
 	if data, ok := a.Rules.ReadCompiled(ctx, key); ok {
 		set, _ = rules.FromCompiled(data) // unreadable: composed again below, and kept anew
 	}
 	if set == nil {
-		set, err = lastComposed.compose(key, files, guardData, guardErr)
+		set, err = lastComposed.compose(key, files, guardData, guardErr, keep)
 		if err != nil {
 			return nil, RulesState{}, err
 		}
@@ -63,14 +66,17 @@ func (a *Deps) composedRules(ctx context.Context, keep bool) (*rules.Set, RulesS
 		Budget:  RulesBudget{Bytes: set.Budget.Bytes, Rules: set.Budget.Rules, BytesFrom: layerOf(set.BytesFrom), RulesFrom: layerOf(set.RulesFrom)},
 		Notices: append([]string{}, set.Notices...),
 	}
-	for _, n := range state.Notices {
-		a.Warn("rules: " + n)
+	if !keep {
+		// The hook's answer carries its notices to the person (systemMessage): said there once.
+		for _, n := range state.Notices {
+			a.Warn("rules: " + n)
+		}
 	}
 	return set, state, nil
 }
 
 // rulesKey is the digest of everything a composed Set is made from.
-func rulesKey(files ports.RuleFiles, guardData []byte, guardErr error) string {
+func rulesKey(files ports.RuleFiles, guardData []byte, guardErr error, lenient bool) string {
 	h := sha256.New()
 	part := func(b []byte) {
 		var n [8]byte
@@ -79,6 +85,10 @@ func rulesKey(files ports.RuleFiles, guardData []byte, guardErr error) string {
 		h.Write(b)
 	}
 	part([]byte("abcd rules 1"))
+	if lenient {
+		// A lenient set may lack a broken layer a strict load refuses: never read back for one.
+		part([]byte("lenient"))
+	}
 	part(rules.BundledJSON())
 	part(guard.BuiltinJSON())
 	part(guardData)
@@ -105,13 +115,13 @@ type composedMemo struct {
 
 // compose is composeRules, or the set composed last when key is the same. The set is read, never
 // changed, by whoever is handed it.
-func (m *composedMemo) compose(key string, files ports.RuleFiles, guardData []byte, guardErr error) (*rules.Set, error) {
+func (m *composedMemo) compose(key string, files ports.RuleFiles, guardData []byte, guardErr error, lenient bool) (*rules.Set, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.set != nil && m.key == key {
 		return m.set, nil
 	}
-	set, err := composeRules(files, guardData, guardErr)
+	set, err := composeRules(files, guardData, guardErr, lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -119,14 +129,16 @@ func (m *composedMemo) compose(key string, files ports.RuleFiles, guardData []by
 	return set, nil
 }
 
-// composeRules decodes and composes the layers.
-func composeRules(files ports.RuleFiles, guardData []byte, guardErr error) (*rules.Set, error) {
+// composeRules decodes and composes the layers; lenient leaves out a file that fails to parse, with
+// a notice naming it, where a strict compose refuses.
+func composeRules(files ports.RuleFiles, guardData []byte, guardErr error, lenient bool) (*rules.Set, error) {
 	guardRules, guardNotice := guardLessons(guardData, guardErr)
 	bundled, err := rules.BundledSource(guardRules)
 	if err != nil {
 		return nil, fmt.Errorf("the bundled rules: %w", err)
 	}
 	sources := []rules.Source{bundled}
+	var refused []string
 	for _, f := range []struct {
 		layer rules.Layer
 		file  *ports.ConfigFile
@@ -135,6 +147,11 @@ func composeRules(files ports.RuleFiles, guardData []byte, guardErr error) (*rul
 			continue
 		}
 		decoded, err := rules.Decode(f.file.Path, f.file.Data)
+		if err != nil && lenient {
+			refused = append(refused, fmt.Sprintf("%s is refused (%s), so its rules are left out and the other layers' are in force: fix the file (abcd schema show rules_file gives its shape)",
+				f.file.Path, fileWhy(f.file.Path, err)))
+			continue
+		}
 		if err != nil {
 			return nil, rulesFileRefusal(f.file.Path, err)
 		}
@@ -148,12 +165,19 @@ func composeRules(files ports.RuleFiles, guardData []byte, guardErr error) (*rul
 	if guardNotice != "" {
 		set.Notices = append([]string{guardNotice}, set.Notices...)
 	}
+	set.Notices = append(refused, set.Notices...)
 	return set, nil
 }
 
 func rulesFileRefusal(path string, err error) error {
-	return refusal.New(refusal.CodeRulesFileInvalid, path, err.Error(),
-		"fix the file (abcd schema show rules_file gives its shape), or move it aside; until then no rule is read from any layer")
+	return refusal.New(refusal.CodeRulesFileInvalid, path, fileWhy(path, err),
+		"fix the file (abcd schema show rules_file gives its shape), or move it aside; until then the verbs read no rule from any layer, and the prompt hook leaves this file's out")
+}
+
+// fileWhy is a decoding error without the file's name it starts with, for a message that names the
+// file already.
+func fileWhy(path string, err error) string {
+	return strings.TrimPrefix(err.Error(), path+": ")
 }
 
 // repoGuardFile is the repository's working-tree .abcd/guard.json: nil when there is none.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/abcd-dev/abcd/domain/config"
+	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -32,6 +34,9 @@ type AhoyInstallResult struct {
 	Steps           []AhoyStep `json:"steps"`
 	OptionalSkipped []string   `json:"optional_skipped"`
 	Written         []string   `json:"written"`
+	// Next says what the person does before a first run: commit what install wrote, set the
+	// definition of done, write an intent.
+	Next []hint.Next `json:"next"`
 }
 
 // AhoyStep is one consent category's outcome.
@@ -96,7 +101,7 @@ func ahoyInstall(ctx context.Context, a *Deps, in *AhoyInstallInput) (AhoyInstal
 			refusal.Run("ahoy_install", refusal.With("yes", true)), " to accept the required steps and skip the optional ones, or run it where a person can answer").On("ahoy_install", "")
 	}
 	// What is already there decides what is asked; everything is asked before anything is written.
-	st := &installation{a: a, yes: in.Yes, res: AhoyInstallResult{Root: root, Steps: []AhoyStep{}, OptionalSkipped: []string{}, Written: []string{}}}
+	st := &installation{a: a, yes: in.Yes, res: AhoyInstallResult{Root: root, Steps: []AhoyStep{}, OptionalSkipped: []string{}, Written: []string{}, Next: []hint.Next{}}}
 	if err := st.look(ctx); err != nil {
 		return st.res, err
 	}
@@ -129,7 +134,23 @@ func ahoyInstall(ctx context.Context, a *Deps, in *AhoyInstallInput) (AhoyInstal
 		}
 		st.res.Steps = append(st.res.Steps, step)
 	}
+	st.res.Next = st.next()
 	return st.res, nil
+}
+
+// next is what a first run needs that install cannot do: the record committed (a run's lanes branch
+// from a commit and read the record there, so implement start refuses an uncommitted one) and a
+// definition of done (a runner's implementer is refused without one).
+func (st *installation) next() []hint.Next {
+	var next []hint.Next
+	if len(st.res.Written) > 0 {
+		next = append(next, hint.Say("commit what install wrote, so every run's lanes find the record at their base: run `git add .abcd .gitattributes && git commit -m 'Set abcd up'`"))
+	}
+	if !st.dodSet {
+		next = append(next, hint.Say(`set the definition of done every implementer runs and abcd checks each lane with: add "build": {"dod": "<your test command>"} to `,
+			hint.At(core.RepoConfigRel, "build.dod"), " (and commit it)"))
+	}
+	return append(next, hint.Say("write your first intent: ", hint.Do("intent_new", hint.Hole("title", "title"))))
 }
 
 // installation is one ahoy install: what it found, what the person answered, and what it did.
@@ -143,6 +164,8 @@ type installation struct {
 	abcdCreated               bool
 	machineHas, repoHas       bool
 	machineStatus, repoStatus string
+	// dodSet says build.dod is set in a configuration layer.
+	dodSet bool
 }
 
 // look finds what is already set up.
@@ -161,8 +184,20 @@ func (st *installation) look(ctx context.Context) error {
 	if st.machineHas, err = a.Setup.MachineExists(core.MachineRouting); err != nil {
 		return err
 	}
-	st.repoHas, err = a.Setup.Exists(core.RepoRoutingRel)
-	return err
+	if st.repoHas, err = a.Setup.Exists(core.RepoRoutingRel); err != nil {
+		return err
+	}
+	// Read before anything is written: a configuration file abcd cannot read refuses the install.
+	_, stack, err := a.LoadConfig(ctx)
+	if err != nil {
+		return err
+	}
+	dod, err := config.Get[string](stack, "build.dod")
+	if err != nil {
+		return core.ConfigRefusal(err)
+	}
+	st.dodSet = dod.V != ""
+	return nil
 }
 
 func (st *installation) ask(ctx context.Context, q string) (bool, error) {

@@ -508,6 +508,9 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 				s.playHost(run)
 			}
 			s.git("checkout", "-q", "main")
+			// The audit wrote the intent's Audit Notes: implement start refuses a record its base
+			// does not hold as it stands.
+			s.git("commit", "-q", "--allow-empty", "-am", "the audit's notes")
 
 			// A spec run: its reviews and its integration's audit take the routes.
 			spec := runOf(s.json("implement", "start", specID))
@@ -520,7 +523,8 @@ func TestNoKeyInAnythingAbcdKeepsOrPrints(t *testing.T) {
 			s.json("implement", "status")
 			s.cli("implement", "abandon", "--run", review)
 
-			// MCP: the same verbs through the other door, on the branch again.
+			// MCP: the same verbs through the other door, on the branch again (the run's record kept).
+			s.git("commit", "-q", "--allow-empty", "-am", "the run's notes")
 			s.git("checkout", "-q", "feature")
 			s.mcp(
 				`{"name":"review","arguments":{"base":"main","routes":["ruthless-reviewer=economy@hostile"]}}`,

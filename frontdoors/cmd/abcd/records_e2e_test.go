@@ -108,7 +108,7 @@ func TestRecordStoryEndToEnd(t *testing.T) {
 	assert.Check(t, is.Equal(it.Front.Created, in.Date))
 
 	var ready recorduc.IntentReadyResult
-	recJSON(t, s, 0, &ready, "intent", "ready", in.ID)
+	recJSON(t, s, 1, &ready, "intent", "ready", in.ID) // not ready: the gate exits 1
 	assert.Check(t, !ready.Ready)
 	assert.Check(t, is.Len(ready.Checks, 4))
 

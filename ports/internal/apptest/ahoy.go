@@ -53,7 +53,7 @@ func BareApp(s *fake.Setup) *app.App {
 		g = fake.NewGit("c0")
 		AhoyGits[s] = g
 	}
-	return &app.App{Setup: s, Git: g, Self: func() string { return "abcd" }}
+	return &app.App{Setup: s, Git: g, Config: fake.Config{}, Self: func() string { return "abcd" }}
 }
 
 func Install(t *testing.T, a *app.App, yes bool) (setup.AhoyInstallResult, error) {

@@ -16,12 +16,13 @@ func (a *Core) Warn(msg string) {
 	}
 }
 
-// ErrText is an error's sentence for a notice.
+// ErrText is an error's sentence for a notice: a refusal's why whole (abcd's own words, which bound
+// what they echo themselves), any other error's bounded as a path is, since it names one.
 func ErrText(err error) string {
 	if r, ok := refusal.As(err); ok {
-		return text.Clip(r.Why)
+		return r.Why
 	}
-	return text.Clip(err.Error())
+	return text.ClipPath(err.Error())
 }
 
 // OnField names the verb's field a refusal from a value's own check is about.

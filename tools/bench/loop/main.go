@@ -80,6 +80,12 @@ func run(runs int) (err error) {
 	if err := write(".abcd/development/specs/open/spc-2611300000000002-bench.md", "---\nid: spc-2611300000000002\ntype: spec\ntitle: \"Bench\"\nlifecycle: open\nimplements: itd-2611300000000001\ncreated: 2026-11-30\n---\n\n## Steps\n\n"+strings.Join(steps, "\n")+"\n"); err != nil {
 		return err
 	}
+	// implement start refuses a record its base does not hold as it stands.
+	for _, c := range [][]string{{"git", "add", "-A"}, {"git", "commit", "-q", "-m", "the record"}} {
+		if _, err := sh(c[0], c[1:]...); err != nil {
+			return err
+		}
+	}
 	if _, err := sh(abcd, "implement", "start", "bench"); err != nil {
 		return err
 	}
