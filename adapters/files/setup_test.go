@@ -305,7 +305,8 @@ func TestSetupRemoveFileIf(t *testing.T) {
 }
 
 // TestAhoyInstallOnARealTree runs ahoy install through the core over this adapter: first --yes (the
-// required steps), then interactively with yes to both routing offers.
+// required steps), then interactively with yes to both routing offers (and no to the harness's
+// sandbox, which harnesssandbox_test.go writes on a real tree).
 func TestAhoyInstallOnARealTree(t *testing.T) {
 	repo, s := setupRepo(t)
 	ctx := context.Background()
@@ -313,15 +314,15 @@ func TestAhoyInstallOnARealTree(t *testing.T) {
 	a := &app.App{Setup: s, Git: fake.NewGit("c0"), Config: fake.Config{}, Prompter: &fake.Prompter{}}
 	res, err := a.Run(ctx, "ahoy_install", &setup.AhoyInstallInput{Yes: true})
 	assert.NilError(t, err)
-	assert.DeepEqual(t, res.(setup.AhoyInstallResult).OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
+	assert.DeepEqual(t, res.(setup.AhoyInstallResult).OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository", "harness-sandbox"})
 	_, err = os.Lstat(s.Home)
 	assert.Check(t, os.IsNotExist(err), "--yes touched $ABCD_HOME")
 
-	p := &fake.Prompter{TTY: true, Answers: []bool{true, true}}
+	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, false}}
 	a = &app.App{Setup: s, Git: a.Git, Config: fake.Config{}, Prompter: p}
 	res, err = a.Run(ctx, "ahoy_install", &setup.AhoyInstallInput{})
 	assert.NilError(t, err)
-	assert.Check(t, is.Len(p.Questions, 2), "questions: %v", p.Questions)
+	assert.Check(t, is.Len(p.Questions, 3), "questions: %v", p.Questions)
 	machineFile := filepath.Join(s.Home, "oracle-routing.json")
 	assert.DeepEqual(t, res.(setup.AhoyInstallResult).Written, []string{machineFile, ".abcd/config/oracle-routing.json"})
 

@@ -27,6 +27,7 @@ var verbArgs = map[string][]string{
 	"config_show":         nil,
 	"ahoy_install":        {"--yes"},
 	"ahoy_uninstall":      nil,
+	"ahoy_sandbox":        nil,
 	"ahoy_connect":        {"local", "--base-url", "http://127.0.0.1:11434/v1", "--model", "qwen2.5:7b", "--tier", "local=qwen2.5:7b"},
 	"ahoy_disconnect":     {"local"},
 	"lint":                nil,

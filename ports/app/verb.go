@@ -32,7 +32,7 @@ var table func() []verb.Verb
 func init() { table = sync.OnceValue(buildTable) }
 
 func buildTable() []verb.Verb {
-	verbs := []verb.Verb{setup.StatusVerb(), setup.VersionVerb(), setup.SchemaListVerb(), setup.SchemaShowVerb(), setup.ConfigShowVerb(), setup.AhoyInstallVerb(), setup.AhoyUninstallVerb(), record.LintVerb()}
+	verbs := []verb.Verb{setup.StatusVerb(), setup.VersionVerb(), setup.SchemaListVerb(), setup.SchemaShowVerb(), setup.ConfigShowVerb(), setup.AhoyInstallVerb(), setup.AhoySandboxVerb(), setup.AhoyUninstallVerb(), record.LintVerb()}
 	verbs = append(verbs, record.IntentVerbs()...)
 	verbs = append(verbs, record.SpecVerbs()...)
 	verbs = append(verbs, record.IssueVerbs()...)

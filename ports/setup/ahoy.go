@@ -24,6 +24,8 @@ import (
 const SetupVersion = 1
 
 // AhoyInstallInput: Yes accepts the required steps without asking and skips the optional offers.
+// (Claude Code's sandbox is among them; ahoy sandbox turns it on without a terminal. This comment's
+// first sentence is the published schema's description, which never changes.)
 type AhoyInstallInput struct {
 	Yes bool `json:"yes,omitempty"`
 }
@@ -84,7 +86,7 @@ func AhoyInstallVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "ahoy_install",
 		Path:       []string{"ahoy", "install"},
-		Summary:    "Set abcd up in this git repository: the record folders, its config and, with consent, the routing table",
+		Summary:    "Set abcd up in this git repository: the record folders, its config and, with consent, the routing table and Claude Code's own sandbox",
 		Idempotent: true,
 	}, ahoyInstall)
 }
@@ -111,6 +113,9 @@ func ahoyInstall(ctx context.Context, a *Deps, in *AhoyInstallInput) (AhoyInstal
 	if err := st.askRouting(ctx); err != nil {
 		return st.res, err
 	}
+	if err := st.askHarnessSandbox(ctx); err != nil {
+		return st.res, err
+	}
 	// Writes. .abcd/.gitignore comes first, so every temporary file a later write stages is one git
 	// ignores, and .abcd/config.json last: a record without both is an install a kill interrupted,
 	// which every writer refuses until ahoy install is run again (App.initialized). The steps are
@@ -133,6 +138,15 @@ func ahoyInstall(ctx context.Context, a *Deps, in *AhoyInstallInput) (AhoyInstal
 			st.res.OptionalSkipped = append(st.res.OptionalSkipped, step.Category)
 		}
 		st.res.Steps = append(st.res.Steps, step)
+	}
+	// Claude Code's sandbox is no step of the published result: what it wrote is in written, and a
+	// skipped offer in optional_skipped.
+	sandbox, err := st.writeHarnessSandbox(ctx)
+	if err != nil {
+		return st.res, err
+	}
+	if sandbox.Status == "skipped" {
+		st.res.OptionalSkipped = append(st.res.OptionalSkipped, sandbox.Category)
 	}
 	st.res.Next = st.next()
 	return st.res, nil
@@ -166,6 +180,9 @@ type installation struct {
 	machineStatus, repoStatus string
 	// dodSet says build.dod is set in a configuration layer.
 	dodSet bool
+	// sandboxAsked: ahoy sandbox; sandboxHas: the settings hold the block (or the person's own).
+	sandboxAsked, sandboxHas, sandboxUnreadable bool
+	sandboxStatus                               string
 }
 
 // look finds what is already set up.
@@ -197,7 +214,7 @@ func (st *installation) look(ctx context.Context) error {
 		return core.ConfigRefusal(err)
 	}
 	st.dodSet = dod.V != ""
-	return nil
+	return st.lookHarnessSandbox()
 }
 
 func (st *installation) ask(ctx context.Context, q string) (bool, error) {

@@ -84,7 +84,9 @@ func TestAhoyInstallYesLaysDownTheRequiredStepsOnly(t *testing.T) {
 	assert.Check(t, is.Len(s.Machine, 0))
 	_, repoRouting := s.Files[apptest.AhoyRepoRouting]
 	assert.Check(t, !repoRouting, "--yes wrote the repository routing file")
-	assert.DeepEqual(t, res.OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
+	assert.DeepEqual(t, res.OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository", "harness-sandbox"})
+	_, settings := s.Files[setup.ClaudeSettingsRel]
+	assert.Check(t, !settings, "--yes alone turned the harness's sandbox on")
 
 	// The steps come in the fixed order, and say what they did.
 	assert.DeepEqual(t, stepCategories(res.Steps), ahoyCategories)
@@ -112,15 +114,16 @@ func TestAhoyInstallAsksInOrderAndShowsTheProposalFirst(t *testing.T) {
 	res, err := apptest.Install(t, a, false)
 	assert.NilError(t, err)
 
-	assert.Assert(t, is.Len(p.Questions, 4), "questions: %v", p.Questions)
+	assert.Assert(t, is.Len(p.Questions, 5), "questions: %v", p.Questions)
 	assert.Check(t, is.Contains(p.Questions[0], ".abcd/config.json"), "first the record: %q", p.Questions[0])
 	assert.Check(t, is.Contains(p.Questions[0], "merge driver"), "the record's question names its merge driver: %q", p.Questions[0])
 	assert.Check(t, is.Contains(p.Questions[1], ".abcd/.gitignore"), "then local work: %q", p.Questions[1])
 	assert.Check(t, is.Contains(p.Questions[2], apptest.AhoyMachineRouting), "then the machine table: %q", p.Questions[2])
 	assert.Check(t, is.Contains(p.Questions[3], apptest.AhoyRepoRouting), "then the repository table: %q", p.Questions[3])
+	assert.Check(t, is.Contains(p.Questions[4], setup.ClaudeSettingsRel), "last Claude Code's sandbox: %q", p.Questions[4])
 
 	// The proposal table is shown once, right before the machine question.
-	assert.Assert(t, is.Len(log.Events, 5), "events: %v", log.Events)
+	assert.Assert(t, is.Len(log.Events, 6), "events: %v", log.Events)
 	assert.Check(t, strings.HasPrefix(log.Events[2], "show: "), "the table comes before the machine question: %v", log.Events)
 	assert.Check(t, strings.HasPrefix(log.Events[3], "ask: ") && strings.Contains(log.Events[3], apptest.AhoyMachineRouting), "%v", log.Events)
 	table := strings.TrimPrefix(log.Events[2], "show: ")
@@ -144,13 +147,14 @@ func TestAhoyInstallAsksInOrderAndShowsTheProposalFirst(t *testing.T) {
 	})
 	assert.Check(t, is.Contains(res.Written, apptest.AhoyMachineRouting))
 
-	// A second install asks only the repository question; a separate yes writes that file.
-	p2 := &fake.Prompter{TTY: true, Answers: []bool{true}}
+	// A second install asks the repository question and the sandbox's again; a yes to the first
+	// writes that file.
+	p2 := &fake.Prompter{TTY: true, Answers: []bool{true, false}}
 	a2, log2 := apptest.AhoyApp(s, p2)
 	machineBefore := string(s.Machine["oracle-routing.json"])
 	res2, err := apptest.Install(t, a2, false)
 	assert.NilError(t, err)
-	assert.Assert(t, is.Len(p2.Questions, 1), "questions: %v", p2.Questions)
+	assert.Assert(t, is.Len(p2.Questions, 2), "questions: %v", p2.Questions)
 	assert.Check(t, is.Contains(p2.Questions[0], apptest.AhoyRepoRouting))
 	assert.Check(t, is.Len(p2.Shown, 0), "the machine table is present: nothing to show: %v", log2.Events)
 	repoData, ok := s.Files[apptest.AhoyRepoRouting]
@@ -193,7 +197,7 @@ func TestAhoyInstallDecliningARequiredStepWritesNothing(t *testing.T) {
 
 func TestAhoyInstallDecliningRoutingWritesNothingAndOffersAgain(t *testing.T) {
 	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
-	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, false, false}}
+	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, false, false, false}}
 	a, _ := apptest.AhoyApp(s, p)
 	res, err := apptest.Install(t, a, false)
 	assert.NilError(t, err)
@@ -212,13 +216,14 @@ func TestAhoyInstallDecliningRoutingWritesNothingAndOffersAgain(t *testing.T) {
 	// Next time both offers come again, the table before the machine question; the required steps
 	// are in place and not asked about.
 	before := apptest.SetupStateOf(s)
-	p2 := &fake.Prompter{TTY: true, Answers: []bool{false, false}}
+	p2 := &fake.Prompter{TTY: true, Answers: []bool{false, false, false}}
 	a2, log2 := apptest.AhoyApp(s, p2)
 	res2, err := apptest.Install(t, a2, false)
 	assert.NilError(t, err)
-	assert.Assert(t, is.Len(p2.Questions, 2), "questions: %v", p2.Questions)
+	assert.Assert(t, is.Len(p2.Questions, 3), "questions: %v", p2.Questions)
 	assert.Check(t, is.Contains(p2.Questions[0], apptest.AhoyMachineRouting))
 	assert.Check(t, is.Contains(p2.Questions[1], apptest.AhoyRepoRouting))
+	assert.Check(t, is.Contains(p2.Questions[2], setup.ClaudeSettingsRel))
 	assert.Check(t, is.Len(p2.Shown, 1))
 	assert.Check(t, strings.HasPrefix(log2.Events[0], "show: "), "%v", log2.Events)
 	assert.DeepEqual(t, apptest.SetupStateOf(s), before)
@@ -227,7 +232,7 @@ func TestAhoyInstallDecliningRoutingWritesNothingAndOffersAgain(t *testing.T) {
 
 func TestAhoyInstallReRunAfterAFullInstallIsIdempotent(t *testing.T) {
 	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
-	a, _ := apptest.AhoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}})
+	a, _ := apptest.AhoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true, true}})
 	_, err := apptest.Install(t, a, false)
 	assert.NilError(t, err)
 	assert.Assert(t, is.Len(s.Machine, 1))
@@ -265,7 +270,7 @@ func TestAhoyInstallYesTwiceIsIdempotent(t *testing.T) {
 	assert.NilError(t, err)
 	assert.DeepEqual(t, apptest.SetupStateOf(s), before)
 	assert.DeepEqual(t, res.Written, []string{})
-	assert.DeepEqual(t, res.OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository"})
+	assert.DeepEqual(t, res.OptionalSkipped, []string{"oracle-routing-machine", "oracle-routing-repository", "harness-sandbox"})
 }
 
 func TestAhoyInstallNonInteractiveWithoutYesIsRefused(t *testing.T) {

@@ -108,6 +108,9 @@ func ahoyUninstall(ctx context.Context, a *Deps, _ *AhoyUninstallInput) (AhoyUni
 	if err := a.removeMergeDriver(ctx, &res); err != nil {
 		return res, err
 	}
+	if err := a.removeHarnessSandbox(&res); err != nil {
+		return res, err
+	}
 	if ok, err := a.Setup.RemoveEmptyDir(path.Clean(core.AbcdDir)); err != nil {
 		return res, err
 	} else if ok {

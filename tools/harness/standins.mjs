@@ -22,6 +22,48 @@ function listen(handler) {
   });
 }
 
+// messageStream writes one assistant message as the Messages API streams it: text blocks and
+// tool_use blocks.
+function messageStream(res, model, content) {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const ev = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  ev('message_start', { message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } });
+  content.forEach((c, i) => {
+    if (c.type === 'text') {
+      ev('content_block_start', { index: i, content_block: { type: 'text', text: '' } });
+      ev('content_block_delta', { index: i, delta: { type: 'text_delta', text: c.text } });
+    } else {
+      ev('content_block_start', { index: i, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } });
+      ev('content_block_delta', { index: i, delta: { type: 'input_json_delta', partial_json: JSON.stringify(c.input) } });
+    }
+    ev('content_block_stop', { index: i });
+  });
+  ev('message_delta', { delta: { stop_reason: content[0].type === 'tool_use' ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+  ev('message_stop', {});
+  res.end();
+}
+
+// anthropicBash answers a session that has the Bash tool by asking for each command in turn (the
+// next one once the last one's result is in), then ends with `reply`; a call without the Bash tool
+// (Claude Code's own side calls) gets `reply`.
+export function anthropicBash(commands, reply = 'Done.') {
+  return listen((req, res, body) => {
+    if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 10 }));
+      return;
+    }
+    const call = JSON.parse(body);
+    const results = call.messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
+    const bash = (call.tools || []).some((t) => t.name === 'Bash');
+    const n = results.length;
+    const content = bash && n < commands.length
+      ? [{ type: 'tool_use', id: `toolu_bash_${n}`, name: 'Bash', input: { command: commands[n], description: `command ${n + 1}` } }]
+      : [{ type: 'text', text: reply }];
+    messageStream(res, call.model, content);
+  });
+}
+
 // anthropic answers a Messages call. A prompt holding SPAWN gets the Agent tool called once, with
 // a prompt holding SUBTASK, which the sub-agent answers; then the session ends with `reply`.
 export function anthropic(reply = 'Done.') {

@@ -116,11 +116,11 @@ func StepStatus(steps []setup.AhoyStep) map[string]string {
 	return out
 }
 
-// FullInstall installs everything: required steps and both routing files.
+// FullInstall installs everything: required steps, both routing files and the harness's sandbox.
 func FullInstall(t *testing.T) *fake.Setup {
 	t.Helper()
 	s := fake.NewSetup(AhoyRoot, AhoyHome)
-	a, _ := AhoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true}})
+	a, _ := AhoyApp(s, &fake.Prompter{TTY: true, Answers: []bool{true, true, true, true, true}})
 	_, err := Install(t, a, false)
 	assert.NilError(t, err)
 	return s

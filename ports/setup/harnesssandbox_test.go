@@ -1,0 +1,170 @@
+package setup_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/abcd-dev/abcd/ports/fake"
+	"github.com/abcd-dev/abcd/ports/internal/apptest"
+	"github.com/abcd-dev/abcd/ports/setup"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
+)
+
+// sandboxed is what ahoy install --yes, then ahoy sandbox, did.
+type sandboxed struct {
+	install setup.AhoyInstallResult
+	sandbox setup.AhoySandboxResult
+}
+
+// installSandbox runs ahoy install --yes over s, then (flag) ahoy sandbox.
+func installSandbox(t *testing.T, s *fake.Setup, flag bool) (sandboxed, error) {
+	t.Helper()
+	a, _ := apptest.AhoyApp(s, &fake.Prompter{})
+	res, err := apptest.Install(t, a, true)
+	if err != nil || !flag {
+		return sandboxed{install: res}, err
+	}
+	got, err := a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
+	if err != nil {
+		return sandboxed{}, err
+	}
+	return sandboxed{install: res, sandbox: got.(setup.AhoySandboxResult)}, nil
+}
+
+func decodeObject(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	assert.NilError(t, json.Unmarshal(data, &doc), "%s", data)
+	return doc
+}
+
+func TestHarnessSandboxFlagWritesClaudeCodesSandboxBlock(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	res, err := installSandbox(t, s, true)
+	assert.NilError(t, err)
+	golden.Assert(t, string(s.Files[setup.ClaudeSettingsRel]), "claude-settings-fresh.golden")
+	assert.Check(t, s.Dirs[".claude"])
+	assert.Check(t, is.DeepEqual(res.sandbox, setup.AhoySandboxResult{Root: apptest.AhoyRoot, File: setup.ClaudeSettingsRel, Status: "created"}))
+	assert.Check(t, is.Contains(res.install.OptionalSkipped, "harness-sandbox"), "install --yes alone skips the offer")
+
+	// Run again: nothing changes, and the step says the block is there.
+	before := apptest.SetupStateOf(s)
+	res, err = installSandbox(t, s, true)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, apptest.SetupStateOf(s), before)
+	assert.DeepEqual(t, res.install.Written, []string{})
+	assert.Check(t, is.Equal(res.sandbox.Status, "present"))
+	// Without ahoy sandbox too: the block is found, not offered again nor listed as skipped.
+	res, err = installSandbox(t, s, false)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, apptest.SetupStateOf(s), before)
+	assert.Check(t, !is.Contains(res.install.OptionalSkipped, "harness-sandbox")().Success())
+
+	// Uninstall takes out the file it made and the folder it made.
+	un, err := apptest.Uninstall(t, apptest.BareApp(s))
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(un.Removed, setup.ClaudeSettingsRel+" (sandbox)"))
+	_, still := s.Files[setup.ClaudeSettingsRel]
+	assert.Check(t, !still, "uninstall left the settings file it made")
+	assert.Check(t, !s.Dirs[".claude"], "uninstall left the .claude folder it made")
+}
+
+func TestHarnessSandboxKeepsThePersonsSettingsAndUninstallPutsThemBack(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	mine := "{\n  \"permissions\": {\"allow\": [\"Bash(make test)\"]},\n  \"env\": {\"FOO\": \"1\"}\n}\n"
+	s.Dirs[".claude"] = true
+	s.Files[setup.ClaudeSettingsRel] = []byte(mine)
+	_, err := installSandbox(t, s, true)
+	assert.NilError(t, err)
+	golden.Assert(t, string(s.Files[setup.ClaudeSettingsRel]), "claude-settings-merged.golden")
+
+	_, err = apptest.Uninstall(t, apptest.BareApp(s))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, decodeObject(t, s.Files[setup.ClaudeSettingsRel]), decodeObject(t, []byte(mine)))
+	assert.Check(t, s.Dirs[".claude"], "the person's folder stays")
+}
+
+func TestHarnessSandboxUninstallKeepsABlockThePersonChanged(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	_, err := installSandbox(t, s, true)
+	assert.NilError(t, err)
+	doc := decodeObject(t, s.Files[setup.ClaudeSettingsRel])
+	doc["sandbox"].(map[string]any)["autoAllowBashIfSandboxed"] = true
+	changed, err := json.Marshal(doc)
+	assert.NilError(t, err)
+	s.Files[setup.ClaudeSettingsRel] = changed
+
+	un, err := apptest.Uninstall(t, apptest.BareApp(s))
+	assert.NilError(t, err)
+	assert.Equal(t, string(s.Files[setup.ClaudeSettingsRel]), string(changed))
+	assert.Check(t, is.Contains(un.Kept, setup.ClaudeSettingsRel+" (sandbox)"))
+}
+
+func TestHarnessSandboxRefusesWhatItCannotMergeAndWritesNothing(t *testing.T) {
+	cases := []struct {
+		name, file, field string
+	}{
+		{"not JSON", "{\"permissions\": ", ""},
+		{"not an object", "[1, 2]\n", ""},
+		{"two documents", "{}\n{}\n", ""},
+		{"the person's own sandbox block", "{\"sandbox\": {\"enabled\": false}}\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+			a, _ := apptest.AhoyApp(s, &fake.Prompter{})
+			_, err := apptest.Install(t, a, true)
+			assert.NilError(t, err)
+			s.Dirs[".claude"] = true
+			s.Files[setup.ClaudeSettingsRel] = []byte(c.file)
+			before := apptest.SetupStateOf(s)
+			_, err = a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
+			r := apptest.AssertRefusal(t, err, "file_invalid")
+			assert.Check(t, is.Contains(r.Why, setup.ClaudeSettingsRel))
+			assert.Check(t, is.Contains(r.Why, "nothing was written"))
+			assert.Check(t, is.Equal(r.Field, c.field))
+			assert.DeepEqual(t, apptest.SetupStateOf(s), before)
+		})
+	}
+}
+
+func TestHarnessSandboxWithoutTheFlagLeavesThePersonsBlockAlone(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	s.Dirs[".claude"] = true
+	s.Files[setup.ClaudeSettingsRel] = []byte("{\"sandbox\": {\"enabled\": false}}\n")
+	_, err := installSandbox(t, s, false)
+	assert.NilError(t, err)
+	assert.Equal(t, string(s.Files[setup.ClaudeSettingsRel]), "{\"sandbox\": {\"enabled\": false}}\n")
+	_, err = apptest.Uninstall(t, apptest.BareApp(s))
+	assert.NilError(t, err)
+	assert.Equal(t, string(s.Files[setup.ClaudeSettingsRel]), "{\"sandbox\": {\"enabled\": false}}\n")
+}
+
+func TestHarnessSandboxAskedInATerminal(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, false, false, true}}
+	a, _ := apptest.AhoyApp(s, p)
+	res, err := apptest.Install(t, a, false)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(p.Questions, 5))
+	assert.Check(t, is.Contains(p.Questions[4], "sandbox"))
+	assert.Check(t, is.Contains(res.Written, setup.ClaudeSettingsRel))
+	golden.Assert(t, string(s.Files[setup.ClaudeSettingsRel]), "claude-settings-fresh.golden")
+}
+
+// A settings file abcd cannot read is not offered a block, and install goes on without touching it.
+func TestHarnessSandboxInstallGoesOnBesideAnUnreadableSettingsFile(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	s.Dirs[".claude"] = true
+	s.Files[setup.ClaudeSettingsRel] = []byte("{not json")
+	p := &fake.Prompter{TTY: true, Answers: []bool{true, true, false, false, true}}
+	a, _ := apptest.AhoyApp(s, p)
+	res, err := apptest.Install(t, a, false)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(p.Questions, 4), "the sandbox was offered: %v", p.Questions)
+	assert.Equal(t, string(s.Files[setup.ClaudeSettingsRel]), "{not json")
+	assert.Check(t, is.Contains(res.OptionalSkipped, "harness-sandbox"))
+}
