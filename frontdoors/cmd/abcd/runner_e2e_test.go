@@ -225,7 +225,7 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 	assert.Check(t, is.Equal(audit.Role, "intent-auditor"))
 	assert.Check(t, is.DeepEqual(audit.Criteria, []review.CriterionVerdict{{Criterion: "ac-1", Verdict: "MET", Evidence: "DONE-1 and DONE-2 stand."}}), audit.AuditNote)
 	// The same story as markdown, for a pull request: the lane graph as Mermaid, lane-3 after the
-	// other two, each lane merged into the integration.
+	// other two, merged into the integration.
 	md := w.abcd(t, "implement", "record", "--run", out.Run.Run, "--markdown")
 	md.Assert(t, icmd.Success)
 	for _, want := range []string{"```mermaid\nflowchart LR\n", "  n0 --> n2\n", "  n1 --> n2\n", "  n2 -.-> n3\n", "| ac-1 | MET |\n", "#### Steps\n"} {

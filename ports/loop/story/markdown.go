@@ -31,7 +31,7 @@ func Markdown(r loop.ImplementRecordResult) string {
 }
 
 // mermaid writes the lane graph: a node per lane (its step, stage and round), an arrow per lane it
-// builds on, and a dotted arrow from every lane into the integration.
+// builds on, and a dotted arrow into the integration from each lane no other builds on.
 func (m model) mermaid(b *strings.Builder) {
 	b.WriteString("```mermaid\nflowchart LR\n")
 	for i, n := range m.lanes {

@@ -104,11 +104,17 @@ func (m *model) layout() {
 			deepest = max(deepest, visit(i))
 		}
 	}
+	// The integration merges every lane; it is drawn from the lanes no other lane builds on, whose
+	// heads hold the rest, so no arrow crosses a lane on its way.
+	builtOn := map[int]bool{}
+	for _, e := range m.edges {
+		builtOn[e.from] = true
+	}
 	for i := range m.lanes {
 		if m.lanes[i].lane.Integration {
 			depth[i] = deepest + 1
 			for j := range m.lanes {
-				if !m.lanes[j].lane.Integration {
+				if !m.lanes[j].lane.Integration && !builtOn[j] {
 					m.edges = append(m.edges, edge{from: j, to: i, merged: true})
 				}
 			}

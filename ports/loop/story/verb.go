@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/refusal"
 	loopuc "github.com/abcd-dev/abcd/ports/loop"
 	"github.com/abcd-dev/abcd/ports/verb"
 )
@@ -14,13 +15,15 @@ type RecordInput struct {
 	// Markdown adds the story as markdown for a pull request or an issue, the lane graph as a Mermaid
 	// block (the result's markdown).
 	Markdown bool `json:"markdown,omitempty"`
+	// HTML adds the story as one self-contained HTML page (the result's html).
+	HTML bool `json:"html,omitempty"`
 }
 
 // RecordVerb declares implement_record here rather than with the loop's other verbs, because its
 // tellings are made from the loop's result.
 func RecordVerb() verb.Verb {
 	return verb.Declare(verb.Verb{Name: "implement_record", Path: []string{"implement", "record"},
-		Summary:  "Show a run's whole story: every round's verdicts with their routes, fallbacks and counts; as markdown with its lane graph when asked",
+		Summary:  "Show a run's whole story: every round's verdicts with their routes, fallbacks and counts; as markdown or a self-contained HTML page with its lane graph when asked",
 		ReadOnly: true, Idempotent: true},
 		ImplementRecord)
 }
@@ -31,9 +34,17 @@ func ImplementRecord(ctx context.Context, a *loopuc.Deps, in *RecordInput) (loop
 	if err != nil {
 		return res, err
 	}
+	if in.Markdown && in.HTML {
+		return res, refusal.New(refusal.CodeInputInvalid, "", "asks for the story as markdown and as HTML at once", "ask for one: markdown for a pull request or an issue, html for a page").On("implement_record", "html")
+	}
 	readAudits(ctx, a, &res)
 	if in.Markdown {
 		res.Markdown = Markdown(res)
+	}
+	if in.HTML {
+		if res.HTML, err = HTML(res); err != nil {
+			return loopuc.ImplementRecordResult{}, err
+		}
 	}
 	return res, nil
 }
