@@ -13,7 +13,7 @@ FUZZTIME ?= 30s
 SOAKTIME ?= 5m
 export ABCD_BIN := $(CURDIR)/$(BIN)
 
-.PHONY: build install run test test-go test-short test-tools vet lint cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps
+.PHONY: build install run test test-go test-short test-tools vet lint cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps browser
 
 build: ## build bin/abcd, and bin/abcd-history beside it (the helper holding the history store)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
@@ -72,9 +72,19 @@ harness-deps: tools/harness/node_modules/.package-lock.json
 tools/harness/node_modules/.package-lock.json: tools/harness/package.json tools/harness/package-lock.json
 	npm ci --prefix tools/harness --no-audit --no-fund --loglevel=error
 
-test-harness: build tools-deps harness-deps ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations, the Claude Code plugin, the runner route driving each against a loopback stand-in of its vendor's API (ABCD_RECORD_FIXTURES=1 records their streams as fixtures), and implement run taking a spec to its end with them
+test-harness: build tools-deps harness-deps browser ## the harness command lines themselves (Claude Code, Codex, Gemini CLI): docs/mcp.md's registrations, the Claude Code plugin, the runner route driving each against a loopback stand-in of its vendor's API (ABCD_RECORD_FIXTURES=1 records their streams as fixtures), and implement run taking a spec to its end with them
 	node --test --test-reporter=spec tools/harness/
-	ABCD_RUNNER_CLIS=$(CURDIR)/tools/harness/node_modules/.bin $(GO) test -count=1 -run Harness -v ./adapters/runner/ ./frontdoors/cmd/abcd/
+	ABCD_RUNNER_CLIS=$(CURDIR)/tools/harness/node_modules/.bin ABCD_BROWSER="$$(command -v chromium)" ABCD_ARTEFACTS=$(CURDIR)/bin/artefacts \
+		$(GO) test -count=1 -run Harness -v ./adapters/runner/ ./frontdoors/cmd/abcd/
+
+# The run's page is opened in headless Chromium (TestHarnessTheRunsPageInChromium): Debian's chromium,
+# installed here when it is missing (as root, or through sudo without a prompt), never skipped.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
+
+browser:
+	@command -v chromium >/dev/null || { echo "make: installing Debian's chromium for the page test"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
+	@command -v chromium >/dev/null || { echo "make: chromium is not installed and could not be: make test-harness opens the run's page in it"; exit 1; }
 
 schemas: ## regenerate schemas/v1 from the Go types
 	$(GO) run ./gen

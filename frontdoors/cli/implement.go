@@ -25,7 +25,9 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 		verbCommand(a, s, opts, "implement_receipt", "receipt PATH", renderStep, arg("path"),
 			textFlag("run", "the run (default: the one the path is under)")),
 		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run")),
-		verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)")),
+		withOut(s, verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)"),
+			boolFlag("markdown", "", "the story as markdown for a pull request or an issue, the lane graph as a Mermaid block"),
+			boolFlag("html", "", "the story as one self-contained HTML page (no script, nothing fetched), the lane graph drawn as SVG"))),
 		verbCommand(a, s, opts, "implement_abandon", "abandon", renderStep, textFlag("run", "the run (default: the one unfinished run)"),
 			boolFlag("delete_branches", "", "delete the run's lane and integration branches too")),
 		verbCommandExit(a, s, opts, "implement_run", "run [SPEC]", renderRun, runExit, optArg("spec"),
@@ -135,6 +137,12 @@ func renderImplementStatus(s *IO, r loop.ImplementStatusResult) string {
 }
 
 func renderRecord(s *IO, r loop.ImplementRecordResult) string {
+	if r.Markdown != "" {
+		return r.Markdown
+	}
+	if r.HTML != "" {
+		return r.HTML
+	}
 	var b strings.Builder
 	renderRunLine(&b, s, r.Run)
 	for _, im := range r.Implementations {

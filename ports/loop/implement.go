@@ -94,9 +94,7 @@ func ImplementVerbs() []verb.Verb {
 		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"},
 			Summary: "Show every run (or one): lanes, stages and open awaits", ReadOnly: true, Idempotent: true},
 			implementStatus),
-		verb.Declare(verb.Verb{Name: "implement_record", Path: []string{"implement", "record"},
-			Summary: "Show a run's whole story: every round's verdicts with their routes, fallbacks and counts", ReadOnly: true, Idempotent: true},
-			ImplementRecord),
+		// implement_record is declared by ports/loop/story, which tells its result as markdown and HTML.
 		verb.Declare(verb.Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"},
 			Summary:     "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
 			Destructive: true, Idempotent: true},

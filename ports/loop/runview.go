@@ -7,6 +7,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
+	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports/history"
 	"github.com/abcd-dev/abcd/ports/internal/core"
@@ -91,6 +92,12 @@ type RecordVerdictView struct {
 	Sessions []string `json:"sessions"`
 	// Runner is the runner's receipt, when a runner answered.
 	Runner *runner.Receipt `json:"runner,omitempty"`
+	// At is when the verdict was recorded.
+	At string `json:"at"`
+	// Criteria are the auditor's verdicts one criterion each, read back from its return (empty for a
+	// reviewer's verdict); AuditNote says why they could not be, when they could not.
+	Criteria  []review.CriterionVerdict `json:"criteria"`
+	AuditNote string                    `json:"audit_note"`
 }
 
 // FallbackView is a fallback receipt.
@@ -119,6 +126,12 @@ type ImplementRecordResult struct {
 	// History is the captured harness sessions that served the run's steps, from this machine's
 	// history (abcd history); each implementation and verdict names its own.
 	History history.RunHistory `json:"history"`
+	// Started is when the run was created.
+	Started string `json:"started"`
+	// Markdown and HTML are the same story told for a pull request or an issue (with the lane graph
+	// as a Mermaid block) and as one self-contained page, each only when asked for.
+	Markdown string `json:"markdown,omitempty"`
+	HTML     string `json:"html,omitempty"`
 }
 
 // CallView is what a provider reported of the call that answered a step; empty for the host and rp.
@@ -151,6 +164,8 @@ type ImplementationView struct {
 	Sessions []string `json:"sessions"`
 	// Runner is the runner's receipt, when a runner took the step (abcd's commit is its commits).
 	Runner *runner.Receipt `json:"runner,omitempty"`
+	// At is when the receipt was recorded.
+	At string `json:"at"`
 }
 
 // Count is how many verdicts a route or a role gave.
@@ -174,7 +189,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 		return ImplementRecordResult{}, err
 	}
 	res := ImplementRecordResult{Run: a.runView(s), Implementations: []ImplementationView{}, Verdicts: []RecordVerdictView{},
-		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}, History: a.History.RunHistory(ctx, s.Run)}
+		Fallbacks: []FallbackView{}, ByRoute: []Count{}, ByRole: []Count{}, History: a.History.RunHistory(ctx, s.Run), Started: s.Created}
 	routes, roles := map[string]*Count{}, map[string]*Count{}
 	bump := func(m map[string]*Count, name string, pass bool) {
 		c, ok := m[name]
@@ -202,13 +217,15 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 				tried, reason = ran, ""
 			}
 			res.Implementations = append(res.Implementations, ImplementationView{Lane: l.ID, Round: im.Round, Commits: im.Commits, Head: im.Head, Model: im.Model,
-				Receipt: implementer.Receipt(tried, ran, reason, im.Model), Runner: receipt, Sessions: history.StepSessions(res.History, l.ID, im.Receipt)})
+				Receipt: implementer.Receipt(tried, ran, reason, im.Model), Runner: receipt, Sessions: history.StepSessions(res.History, l.ID, im.Receipt), At: im.At})
 		}
 		for _, r := range l.Rounds {
 			for _, v := range r.Verdicts {
-				res.Verdicts = append(res.Verdicts, RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
+				view := RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
 					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
-					Receipt: s.RouteReceipt(l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return)})
+					Receipt: s.RouteReceipt(l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return),
+					At: v.At, Criteria: []review.CriterionVerdict{}}
+				res.Verdicts = append(res.Verdicts, view)
 				bump(routes, v.Routing.Ran, v.Pass)
 				bump(roles, v.Role, v.Pass)
 			}

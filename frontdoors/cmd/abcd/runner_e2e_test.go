@@ -25,6 +25,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/runner/claude"
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	dloop "github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/domain/secret"
 	"github.com/abcd-dev/abcd/ports/loop"
 	"github.com/abcd-dev/abcd/ports/record"
@@ -219,6 +220,17 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 		assert.Check(t, v.Runner != nil)
 	}
 	assert.Check(t, is.Len(story.Fallbacks, 0))
+	// The audit per criterion, read back from the auditor's return.
+	audit := story.Verdicts[len(story.Verdicts)-1]
+	assert.Check(t, is.Equal(audit.Role, "intent-auditor"))
+	assert.Check(t, is.DeepEqual(audit.Criteria, []review.CriterionVerdict{{Criterion: "ac-1", Verdict: "MET", Evidence: "DONE-1 and DONE-2 stand."}}), audit.AuditNote)
+	// The same story as markdown, for a pull request: the lane graph as Mermaid, lane-3 after the
+	// other two, merged into the integration.
+	md := w.abcd(t, "implement", "record", "--run", out.Run.Run, "--markdown")
+	md.Assert(t, icmd.Success)
+	for _, want := range []string{"```mermaid\nflowchart LR\n", "  n0 --> n2\n", "  n1 --> n2\n", "  n2 -.-> n3\n", "| ac-1 | MET |\n", "#### Steps\n"} {
+		assert.Check(t, is.Contains(md.Stdout(), want))
+	}
 	// The integration holds both lanes' work; the checkout holds only the record's new lines (the
 	// spec's Progress, the intent's audit notes), and no worktree is left.
 	integration := out.Run.Lanes[len(out.Run.Lanes)-1].Branch

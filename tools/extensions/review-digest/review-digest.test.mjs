@@ -9,11 +9,11 @@ import { Repo, extension, hostileFinding, schemaDir } from '../testrun.mjs';
 
 const script = fileURLToPath(new URL('./review-digest.mjs', import.meta.url));
 
-test('a finished run becomes a comment: lanes, verdict counts, the failed round quoted so it cannot escape', () => {
+test("a finished run becomes a comment: abcd's story with its lane graph, the verdict counts, the failed round quoted so it cannot escape", () => {
   const repo = new Repo();
   try {
     const run = repo.finishedRun();
-    const record = repo.abcd('implement', 'record', '--run', run, '--json');
+    const record = repo.abcd('implement', 'record', '--run', run, '--markdown', '--json');
     assert.equal(record.status, 0, record.stderr);
     for (const args of [[], ['--schemas', schemaDir]]) {
       const res = extension(script, record.stdout, ...args);
@@ -21,10 +21,13 @@ test('a finished run becomes a comment: lanes, verdict counts, the failed round 
       const body = res.stdout;
       assert.match(body, new RegExp(`^### abcd run \`${run}\`: spec spc-2611300000000002 \\(intent itd-2611300000000001\\), finished`));
       assert.match(body, /2 lanes, 3 implementations, 7 verdicts \(6 passed, 1 failed\), 0 fallbacks\./);
-      assert.match(body, /\| lane-1 \| 1\. Write the greeting\. \| done \| 2 \| 1 \|/);
+      // The lane graph: lane-2 builds on lane-1, both merged into the integration.
+      assert.match(body, /```mermaid\nflowchart LR\n/);
+      assert.match(body, /\n {2}n0 --> n1\n/);
+      assert.match(body, /\n {2}n1 -\.-> n2\n/);
       assert.match(body, /\| host \| 7 \| 6 \| 1 \|/);
       assert.match(body, /\| ruthless-reviewer \| 3 \| 2 \| 1 \|/);
-      assert.match(body, /\*\*lane-1, round 1, ruthless-reviewer: FIX FIRST\*\*/);
+      assert.match(body, /\*\*lane-1, round 1\*\*\n\n- ruthless-reviewer: \*\*FIX FIRST\*\* \(failed; host\)/);
       // What it cost: the host's steps, ten of them, of unknown cost, never a guessed figure.
       assert.match(body, /\| the run \| 10 \| 0\.00 \| 10 \| 0 \| 0 \| 0 \| 0\.0 \|/);
       assert.match(body, /\| route host \| 10 \| 0\.00 \| 10 \|/);
@@ -33,12 +36,19 @@ test('a finished run becomes a comment: lanes, verdict counts, the failed round 
       // its mention included, stays inside it.
       const open = body.indexOf('````text\n');
       assert.ok(open > 0, 'a four-backtick fence');
-      const close = body.indexOf('\n````\n', open);
+      const close = body.indexOf('\n  ````\n', open);
+      assert.ok(close > open, 'the fence is closed');
       assert.ok(body.slice(open, close).includes(hostileFinding.split('\n')[2]), 'the inner fence is quoted');
       assert.ok(body.slice(open, close).includes('@octocat'));
       assert.equal(body.split('@octocat').length, 2, 'the mention appears only inside the quote');
       assert.match(body, new RegExp(`<!-- abcd review-digest ${run} -->\\n$`));
     }
+    // Without --markdown the record carries no story, and the digest says how to ask for it.
+    const bare = repo.abcd('implement', 'record', '--run', run, '--json');
+    const res = extension(script, bare.stdout);
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /--markdown --json/);
+    assert.equal(res.stdout, '');
   } finally {
     repo.close();
   }
