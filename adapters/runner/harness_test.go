@@ -127,13 +127,22 @@ func clis(t *testing.T) []cli {
 	}
 }
 
-// runnersFolder is the runners' folder a harness test gives the adapter: under the machine's /tmp, a
-// folder every user may write (sticky), as a test's or a person's $ABCD_HOME may be. Each CLI's
-// settings home lies below it, and each must load abcd's settings from there all the same (Gemini CLI
-// skipped abcd's settings from such a place when they went in as its system settings).
+// runnersFolder is the runners' folder a harness test gives the adapter: below a folder every user may
+// write (sticky), as a test's or a person's $ABCD_HOME may be. Each CLI's settings home lies below it,
+// and each must load abcd's settings from there all the same (Gemini CLI skipped abcd's settings from
+// such a place when they went in as its system settings). Not under /tmp: where the machine has
+// bubblewrap, Codex's own sandbox (an unfenced implementer's) mounts a new /tmp over the helper it
+// keeps in its home, and every command it runs fails (docs/adapters.md).
 func runnersFolder(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	cache, err := os.UserCacheDir()
+	assert.NilError(t, err)
+	shared := filepath.Join(cache, "abcd-harness-shared")
+	assert.NilError(t, os.MkdirAll(shared, 0o700))
+	assert.NilError(t, os.Chmod(shared, 0o1777)) // the world-writable folder the test is about
+	dir, err := os.MkdirTemp(shared, "runners-") //nolint:usetesting // outside /tmp on purpose (above)
+	assert.NilError(t, err)
+	t.Cleanup(func() { assert.Check(t, os.RemoveAll(dir)) })
 	if !worldWritableAbove(dir) {
 		t.Fatalf("%s has no world-writable folder above it: the harness means to run the CLIs under one", dir)
 	}
