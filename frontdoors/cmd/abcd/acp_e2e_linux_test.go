@@ -185,6 +185,14 @@ func TestAnACPAgentImplementsThroughTheBinaryInsideTheSandbox(t *testing.T) {
 	}
 	assert.Check(t, is.Len(out.Run.Unfenced, 0), "every step ran inside the fence: %v", out.Run.Unfenced)
 	assert.Check(t, !strings.Contains(res.Stdout()+res.Stderr(), rnCanary), "the canary leaked")
+	// What the agent did reached implement run's progress as it did it, one line each.
+	for _, want := range []string{"abcd: lane-1 implementer: ac: says: Let me look.\n",
+		"abcd: lane-1 implementer: ac: tool call c1 (execute Push) pending\n",
+		"abcd: lane-1 implementer: ac: abcd answered session/request_permission c1 git push --force origin main: reject_once\n",
+		"abcd: lane-1 implementer: ac: abcd answered terminal/create t1 echo hi: allow_once\n",
+		"abcd: lane-1 implementer: ac: the turn ended: end_turn\n"} {
+		assert.Check(t, is.Contains(res.Stderr(), want))
+	}
 
 	var story loop.ImplementRecordResult
 	w.c.abcd(t, 0, &story, "implement", "record", "--run", out.Run.Run)
