@@ -62,11 +62,19 @@ type RunnerStep struct {
 	// taking the step.
 	Waiting func()
 	Started func(pgid int)
+	// Doing, when set, is called as the CLI works with one plain line of what it is doing (a tool
+	// call begun or ended, its plan, a message it said, a question abcd answered), scrubbed of the
+	// step's credentials, at most MaxDoing a step: for the person watching, never part of a result.
+	Doing func(line string)
 	// Sandbox is the fence the CLI and every process it starts run in (SandboxPolicy). nil runs the
 	// step as before the fence existed, unconfined and with no sandbox on its receipt: the loop passes
 	// one for every step (Off when the runner's block says "sandbox": "off").
 	Sandbox *SandboxPolicy
 }
+
+// MaxDoing bounds the lines of what a CLI is doing that one step reports; the last says how many
+// more there were not.
+const MaxDoing = 200
 
 // RunnerCheck is a preflight of one CLI.
 type RunnerCheck struct {
@@ -112,8 +120,9 @@ type ProgressEvent struct {
 	// Run, Lane, Role and Route say what it is about ("" where none applies).
 	Run, Lane, Role, Route string
 	// Kind is what happened: started (a route took a step), waiting (for one of a runner's slots),
-	// running (its CLI runs, PGID its process group), answered, fell-back, did (a line of what a
-	// step did), and the driver's own: round, host (what is left for the host), done.
+	// running (its CLI runs, PGID its process group), doing (a line of what its CLI is doing, as it
+	// does it), answered, fell-back, did (a line of what a step did), and the driver's own: round,
+	// host (what is left for the host), done.
 	Kind string
 	// Text is the event in one line.
 	Text string

@@ -130,6 +130,9 @@ type Event struct {
 	Denials int
 	// Note is an error the CLI printed in a non-terminal event, kept for a failure's detail.
 	Note string
+	// Doing are lines of what the CLI is doing that the event tells, for the step's progress (an ACP
+	// agent's tool calls, plan and messages); scrubbed and bounded by the step.
+	Doing []string
 	// Loaded is what the event reports abcd's start-up hook said (Claude Code's SessionStart hook
 	// response, Gemini CLI's hook context before the prompt): the step's proof that the CLI loaded
 	// abcd's settings when it holds the step's nonce.

@@ -44,6 +44,7 @@ type cli struct {
 	kind    domain.Kind
 	dialect runner.Dialect
 	bin     string
+	args    []string // an ACP agent's arguments (acp_harness_test.go)
 	model   string
 	api     func(...runnertest.Reply) *runnertest.API
 	// setup prepares the CLI's home for a stand-in at url and returns the environment and the runner's

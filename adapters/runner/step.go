@@ -128,6 +128,7 @@ type step struct {
 	note      string
 	stderr    *ring
 	turns     int
+	told      int // lines of what the CLI is doing told to the caller
 	// proof is how the step tells that its CLI loaded abcd's settings; watch reads its stderr for the
 	// words by which it says it did not.
 	proof proof
@@ -547,6 +548,7 @@ func (s *step) line(parser Parser, l line) bool {
 		s.o.Receipt.UnknownEvents++
 	}
 	s.names(ev)
+	s.doing(ev.Doing)
 	if ev.Note != "" {
 		s.note = ev.Note
 	}
@@ -613,6 +615,27 @@ func (s *step) retries(ev Event) *runner.Failure {
 		return runner.Failf(cause, "the CLI retried its API %d times, past the step's bound of %d (last status %d)%s", s.o.Receipt.APIRetries, s.req.Limits.APIRetries, ev.RetryStatus, s.context())
 	}
 	return nil
+}
+
+// maxDoingBytes bounds one line of what a CLI is doing: one line of a terminal, about.
+const maxDoingBytes = 160
+
+// doing reports what the CLI says it is doing to the step's caller, each line plain, clipped and
+// scrubbed of the step's credentials, at most ports.MaxDoing lines and one more saying how many
+// were left out.
+func (s *step) doing(lines []string) {
+	if s.req.Doing == nil {
+		return
+	}
+	for _, l := range lines {
+		s.told++
+		switch {
+		case s.told <= ports.MaxDoing:
+			s.req.Doing(text.ClipAt(runner.Plain(s.scrub.Scrub(l)), maxDoingBytes))
+		case s.told == ports.MaxDoing+1:
+			s.req.Doing(fmt.Sprintf("(what it does next is not told here: %d lines a step at most)", ports.MaxDoing))
+		}
+	}
 }
 
 // names takes what an event names: the version its handshake says, its session, its models.

@@ -192,7 +192,8 @@ func (a *Deps) runnerStep(ctx context.Context, c runnerCall, policy runner.Polic
 		},
 		Started: func(pgid int) {
 			ev("running", fmt.Sprintf("runner %s is running (process group %d)", c.runner.Name, pgid), pgid)
-		}}
+		},
+		Doing: func(line string) { ev("doing", c.runner.Name+": "+line, 0) }}
 }
 
 // runnerAnswer is a completed step's answer: the return, and what the runner reported.

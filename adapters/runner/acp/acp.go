@@ -20,9 +20,13 @@ import (
 )
 
 // ReadVerbs are abcd's own verbs a step's agent may call over MCP: what reads the record (a spec, an
-// intent, an issue, a decision) and a run's status. None writes.
+// intent, an issue, a decision), which the lane's worktree holds and the fence shows. None writes. The
+// run's status (implement_status, status) is not among them: the agent starts the catalog inside its
+// fence, which hides the run's state (.abcd/.work.local) and the person's machine configuration, so
+// there they would answer "no run" and the step's private home, not the truth; the step's brief
+// already says what the agent needs of the run (its lane, its step, its round).
 func ReadVerbs() []string {
-	return []string{"spec_show", "intent_show", "issue_show", "decision_show", "implement_status", "status"}
+	return []string{"spec_show", "intent_show", "issue_show", "decision_show"}
 }
 
 // Dialect is the ACP runner.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ type world struct {
 	a      *runner.Adapter
 	r      domain.Runner
 	dumped string
+	doing  []string
 }
 
 func newWorld(t *testing.T) *world {
@@ -57,13 +59,15 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// step runs one implementer's step of the fake agent playing steps.
+// step runs one implementer's step of the fake agent playing steps; what the step told of what the
+// agent is doing is in w.doing.
 func (w *world) step(policy domain.Policy, steps ...runnertest.ACPStep) domain.Outcome {
 	w.t.Helper()
 	script, err := runnertest.ACPScript(steps...)
 	assert.NilError(w.t, err)
 	w.env = append(w.env, runnertest.ACPScriptVar+"="+script)
-	o, err := w.a.Step(context.Background(), ports.RunnerStep{Runner: w.r, Dir: w.work, PromptFile: w.prompt, Policy: policy, Limits: w.r.Limits})
+	o, err := w.a.Step(context.Background(), ports.RunnerStep{Runner: w.r, Dir: w.work, PromptFile: w.prompt, Policy: policy, Limits: w.r.Limits,
+		Doing: func(line string) { w.doing = append(w.doing, line) }})
 	assert.NilError(w.t, err)
 	assert.NilError(w.t, o.Receipt.Check())
 	return o
@@ -121,7 +125,9 @@ func TestAnImplementerOverACPAsksAndAbcdAnswers(t *testing.T) {
 	w := newWorld(t)
 	steps := handshake(1)
 	steps = append(steps,
-		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Let me look."}}`),
+		update(`{"sessionUpdate":"plan","entries":[{"content":"Look around","priority":"high","status":"completed"},{"content":"Write   hello.txt","priority":"high","status":"pending"}]}`),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Let me "}}`),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"look, with sk-canary-acp-0123456789."}}`),
 		update(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Push","kind":"execute","status":"pending","rawInput":{"command":"git push --force origin main"}}`),
 		request("100", "session/request_permission", `"toolCall":{"toolCallId":"c1"},`+options),
 		update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed"}`),
@@ -224,6 +230,31 @@ func TestAnImplementerOverACPAsksAndAbcdAnswers(t *testing.T) {
 	}
 	for _, a := range o.Receipt.Asks {
 		assert.Check(t, !strings.Contains(a.Why+a.What, "sk-canary"), "a credential reached the receipt")
+	}
+
+	// What the agent did, told as it did it, one line each, in order, scrubbed: its plan, what it
+	// said, its tool calls, abcd's answers and its turn's end.
+	told := strings.Join(w.doing, "\n")
+	assert.Check(t, !strings.Contains(told, "sk-canary"), "a credential reached the progress: %s", told)
+	want := []string{
+		"plan: 1 of 2 done; next: Write hello.txt",
+		"says: Let me look, with [",
+		"tool call c1 (execute Push) pending",
+		"abcd answered session/request_permission c1 git push --force origin main: reject_once",
+		"tool call c1 failed",
+		"tool call c2 completed",
+		"abcd answered fs/write_text_file " + w.work + "/hello.txt: done",
+		"abcd answered terminal/create t1 echo hi: allow_once",
+		"says: Done: hello.txt written.",
+		"the turn ended: end_turn",
+	}
+	at := 0
+	for _, line := range want {
+		i := slices.IndexFunc(w.doing[at:], func(l string) bool { return strings.HasPrefix(l, line) })
+		if !assert.Check(t, i >= 0, "%q is not told after line %d: %s", line, at, told) {
+			break
+		}
+		at += i + 1
 	}
 }
 

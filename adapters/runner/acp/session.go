@@ -143,6 +143,11 @@ type session struct {
 	tools  map[string]toolInfo
 	terms  *terminals
 
+	// said is the agent's message since its last tool call, told as one line of what it is doing
+	// when it moves on; doing the lines not yet told
+	said  strings.Builder
+	doing []string
+
 	mu       sync.Mutex
 	asks     []domain.Ask
 	asksMore int
@@ -205,6 +210,7 @@ func (s *session) Asks() ([]domain.Ask, int) {
 	return slices.Clone(s.asks), s.asksMore
 }
 
+// record keeps a question and abcd's answer; it runs on the step's reading goroutine, as tell does.
 func (s *session) record(method, callID, what string, answer domain.AskAnswer, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -213,21 +219,47 @@ func (s *session) record(method, callID, what string, answer domain.AskAnswer, w
 		return
 	}
 	s.asks = append(s.asks, domain.Ask{Method: method, CallID: callID, What: what, Answer: answer, Why: why})
+	s.tell(fmt.Sprintf("abcd answered %s %s: %s", method, strings.TrimSpace(callID+" "+what), answer))
 }
 
-// Event reads one line of the agent's and answers it as the protocol asks.
+// maxSaid bounds the message kept to tell what the agent said (the step's progress shows a line of it).
+const maxSaid = 1024
+
+// tell queues a line of what the agent is doing, after what it said before it.
+func (s *session) tell(line string) {
+	s.spoke()
+	s.doing = append(s.doing, line)
+}
+
+// spoke queues what the agent said since it last moved on, as one line.
+func (s *session) spoke() {
+	if said := strings.Join(strings.Fields(s.said.String()), " "); said != "" {
+		s.doing = append(s.doing, "says: "+said)
+	}
+	s.said.Reset()
+}
+
+// Event reads one line of the agent's and answers it as the protocol asks; the event tells what the
+// agent is doing, for the step's progress.
 func (s *session) Event(line []byte) (runner.Event, error) {
 	m, k, err := parse(line)
 	if err != nil {
 		return runner.Event{Type: "jsonrpc"}, err
 	}
+	var ev runner.Event
 	switch k {
 	case kindResponse:
-		return s.response(m)
+		ev, err = s.response(m)
 	case kindNotification:
-		return s.notification(m)
+		ev, err = s.notification(m)
+	default:
+		ev, err = s.agentRequest(m)
 	}
-	return s.agentRequest(m)
+	if ev.Terminal != nil {
+		s.spoke()
+	}
+	ev.Doing, s.doing = s.doing, nil
+	return ev, err
 }
 
 // response is the agent's answer to one of abcd's three requests; an answer to any other id (one
@@ -320,6 +352,7 @@ func (s *session) prompted(m message) (runner.Event, error) {
 		return runner.Event{Type: "session/prompt"}, errors.New("session/prompt's answer names no stopReason")
 	}
 	t := &runner.Terminal{Event: "session/prompt", Reason: r.StopReason, Session: s.sessionID}
+	s.tell("the turn ended: " + text.Clip(r.StopReason))
 	if r.StopReason == stopEndTurn {
 		t.Final = s.final.String()
 	} else {

@@ -3,6 +3,8 @@ package acp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/abcd-dev/abcd/adapters/runner"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -31,10 +33,34 @@ type update struct {
 	Status        *string         `json:"status"`
 	RawInput      json.RawMessage `json:"rawInput"`
 	Locations     []location      `json:"locations"`
+	Entries       []planEntry     `json:"entries"`
+}
+
+// planEntry is one entry of the agent's plan.
+type planEntry struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// plan tells the agent's plan: how far it is, and the entry it is on (the first not completed).
+func (s *session) plan(entries []planEntry) {
+	done, next := 0, ""
+	for _, e := range entries {
+		if e.Status == "completed" {
+			done++
+		} else if next == "" {
+			next = e.Content
+		}
+	}
+	line := fmt.Sprintf("plan: %d of %d done", done, len(entries))
+	if next != "" {
+		line += "; next: " + strings.Join(strings.Fields(next), " ")
+	}
+	s.tell(line)
 }
 
 // Updates abcd reads for nothing but knows: counted as known, never fatal.
-var quietUpdates = map[string]bool{"user_message_chunk": true, "plan": true, "available_commands_update": true, "current_mode_update": true,
+var quietUpdates = map[string]bool{"user_message_chunk": true, "available_commands_update": true, "current_mode_update": true,
 	"session_info_update": true, "config_option_update": true, "usage_update": true}
 
 func (s *session) notification(m message) (runner.Event, error) {
@@ -64,6 +90,9 @@ func (s *session) notification(m message) (runner.Event, error) {
 		}
 		if c.Type == "text" {
 			s.final.WriteString(c.Text)
+			if s.said.Len() < maxSaid {
+				s.said.WriteString(c.Text[:min(len(c.Text), maxSaid-s.said.Len())])
+			}
 		}
 		s.turn(&ev)
 	case "agent_thought_chunk":
@@ -72,6 +101,8 @@ func (s *session) notification(m message) (runner.Event, error) {
 		return s.toolCall(ev, u)
 	case "tool_call_update":
 		return s.toolCallUpdate(ev, u)
+	case "plan":
+		s.plan(u.Entries)
 	default:
 		ev.Known = quietUpdates[u.SessionUpdate]
 	}
@@ -98,6 +129,7 @@ func (s *session) toolCall(ev runner.Event, u update) (runner.Event, error) {
 		info.Title = *u.Title
 	}
 	s.tools[u.ToolCallID] = info
+	s.tell(strings.TrimSuffix(fmt.Sprintf("tool call %s (%s) %s", u.ToolCallID, strings.TrimSpace(info.Kind+" "+info.Title), status(u.Status)), " "))
 	// What a tool call is, for the ledger: its kind, title and input as the agent first gave them.
 	content, err := json.Marshal([]any{info.Kind, info.Title, info.RawInput})
 	if err != nil {
@@ -133,6 +165,7 @@ func (s *session) toolCallUpdate(ev runner.Event, u update) (runner.Event, error
 	s.tools[u.ToolCallID] = info
 	if st := status(u.Status); st == "completed" || st == "failed" {
 		// Closed on its end: a call never opened, or ended twice differently, breaks the ledger.
+		s.tell(fmt.Sprintf("tool call %s %s", u.ToolCallID, st))
 		ev.Closed = []runner.Call{{ID: u.ToolCallID, Result: []byte(st)}}
 		s.inTurn = false
 	}

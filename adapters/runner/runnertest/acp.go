@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 )
@@ -35,6 +36,12 @@ type ACPStep struct {
 	// Dump writes every message abcd sent so far (its requests, notifications and answers), one
 	// JSON line each, to the file named.
 	Dump string `json:"dump,omitempty"`
+	// Catalog starts the first MCP server abcd's session/new named, as an agent starts its catalog
+	// (inside its own fence), and makes each call given here (tools/call's params: a tool's name and
+	// its arguments); what the server answered (its tools/list and each call's result) is written,
+	// one JSON line each, to CatalogOut (a path relative to the agent's folder, its worktree).
+	Catalog    []json.RawMessage `json:"catalog,omitempty"`
+	CatalogOut string            `json:"catalog_out,omitempty"`
 	// SleepMS waits; Hang waits for ever; Exit ends the agent with this code.
 	SleepMS int  `json:"sleep_ms,omitempty"`
 	Hang    bool `json:"hang,omitempty"`
@@ -77,10 +84,17 @@ func fakeACP() (int, bool) {
 }
 
 type acpAgent struct {
-	in   *bufio.Reader
-	out  *bufio.Writer
-	seen []json.RawMessage
-	cwd  string
+	in      *bufio.Reader
+	out     *bufio.Writer
+	seen    []json.RawMessage
+	cwd     string
+	servers []mcpServer
+}
+
+// mcpServer is one of session/new's mcpServers, as the agent starts it.
+type mcpServer struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
 }
 
 func (a *acpAgent) next() (map[string]json.RawMessage, error) {
@@ -124,12 +138,13 @@ func playACP(data []byte, stdin io.Reader, stdout io.Writer) error {
 			}
 			if method == "session/new" {
 				var p struct {
-					Cwd string `json:"cwd"`
+					Cwd     string      `json:"cwd"`
+					Servers []mcpServer `json:"mcpServers"`
 				}
 				if err := json.Unmarshal(m["params"], &p); err != nil {
 					return err
 				}
-				a.cwd = p.Cwd
+				a.cwd, a.servers = p.Cwd, p.Servers
 			}
 			last = m
 		case s.Reply != nil || s.ReplyError != "":
@@ -183,6 +198,10 @@ func playACP(data []byte, stdin io.Reader, stdout io.Writer) error {
 			if err := os.WriteFile(s.Dump, []byte(b.String()), 0o600); err != nil {
 				return err
 			}
+		case s.Catalog != nil:
+			if err := a.callCatalog(s.Catalog, s.CatalogOut); err != nil {
+				return err
+			}
 		case s.SleepMS > 0:
 			time.Sleep(time.Duration(s.SleepMS) * time.Millisecond)
 		case s.Hang:
@@ -193,5 +212,63 @@ func playACP(data []byte, stdin io.Reader, stdout io.Writer) error {
 	}
 	// The script is over: wait for abcd to end the agent, as an agent serving its client does.
 	_, err := io.Copy(io.Discard, a.in)
+	return err
+}
+
+// callCatalog starts the session's first MCP server over stdio, initializes it, lists its tools and
+// makes each call, writing every answer to out.
+func (a *acpAgent) callCatalog(calls []json.RawMessage, out string) error {
+	if len(a.servers) == 0 {
+		return errors.New("abcd's session/new named no MCP server")
+	}
+	srv := a.servers[0]
+	cmd := exec.Command(srv.Command, srv.Args...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the catalog %s: %w", srv.Command, err)
+	}
+	r := bufio.NewReader(stdout)
+	var answers []string
+	call := func(id int, method string, params any) error {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if err != nil {
+			return err
+		}
+		if _, err := in.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("the catalog's answer to %s: %w", method, err)
+		}
+		answers = append(answers, strings.TrimSpace(line))
+		return nil
+	}
+	err = call(1, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]string{"name": "fake-acp", "version": "1"}})
+	if err == nil {
+		_, err = in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	}
+	if err == nil {
+		err = call(2, "tools/list", map[string]any{})
+	}
+	for i, params := range calls {
+		if err != nil {
+			break
+		}
+		err = call(3+i, "tools/call", params)
+	}
+	err = errors.Join(err, in.Close(), cmd.Wait())
+	if werr := os.WriteFile(out, []byte(strings.Join(answers, "\n")+"\n"), 0o644); werr != nil {
+		err = errors.Join(err, werr)
+	}
 	return err
 }
