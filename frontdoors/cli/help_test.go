@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -46,6 +47,34 @@ func TestEveryVerbsHelpShowsExamples(t *testing.T) {
 		for _, line := range strings.Split(strings.TrimSpace(v.Example), "\n") {
 			assert.Check(t, strings.Contains(line, path+" ") || strings.HasSuffix(line, path), "verb %q: example %q does not run %s", v.Name, line, path)
 			assert.Check(t, is.Contains(examples, "  "+line+"\n"), "%s --help", path)
+			checkExampleParses(t, v.Name, line)
 		}
 	}
+}
+
+// checkExampleParses holds an example to its command: the words after abcd (after a pipe into
+// abcd, when stdin feeds it) reach the verb's own command, whose flags and argument count take the
+// rest. Quoting is the double quotes the examples use.
+func checkExampleParses(t *testing.T, name, line string) {
+	t.Helper()
+	if _, after, piped := strings.Cut(line, "| "); piped {
+		line = after
+	}
+	var words []string
+	for i, part := range strings.Split(line, `"`) {
+		if i%2 == 1 {
+			words = append(words, part)
+			continue
+		}
+		words = append(words, strings.Fields(part)...)
+	}
+	assert.Assert(t, len(words) > 0 && words[0] == "abcd", "verb %q: example %q", name, line)
+	root := NewRoot(newApp(factsInitialized), &IO{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	cmd, rest, err := root.Find(words[1:])
+	assert.NilError(t, err, "verb %q: example %q", name, line)
+	assert.Check(t, is.Equal(cmd.Annotations["verb"], name), "verb %q: example %q", name, line)
+	if !assert.Check(t, cmd.ParseFlags(rest), "verb %q: example %q", name, line) {
+		return
+	}
+	assert.Check(t, cmd.ValidateArgs(cmd.Flags().Args()), "verb %q: example %q", name, line)
 }
