@@ -5,9 +5,12 @@ SHELL := /bin/bash
 GO      ?= go
 MODULES := domain ports adapters frontdoors gen schemas agents tools
 PKGS    := $(addsuffix /...,$(addprefix ./,$(MODULES)))
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The semantic version is main.version in frontdoors/cmd/abcd/main.go (CHANGELOG.md names each one);
+# the build stamps only the commit beside it.
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || true)
-LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+LDFLAGS := -s -w -X main.commit=$(COMMIT)
+# BUILDFLAGS=-v names each package as it compiles (make run passes it on a first build).
+BUILDFLAGS ?=
 BIN     := bin/abcd
 FUZZTIME ?= 30s
 SOAKTIME ?= 5m
@@ -16,13 +19,21 @@ export ABCD_BIN := $(CURDIR)/$(BIN)
 .PHONY: build install run test test-go test-short test-tools vet lint cross fmt-check schemas schemas-check schemas-publish bench fuzz soak clean tools-deps test-harness harness-deps browser
 
 build: ## build bin/abcd, and bin/abcd-history beside it (the helper holding the history store)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
 
 install: ## put abcd on your PATH: go install into $$(go env GOBIN), else $$(go env GOPATH)/bin
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./frontdoors/cmd/abcd ./frontdoors/cmd/abcd-history
 	@echo "installed abcd in $$($(GO) env GOBIN || true)$$( [ -n "$$($(GO) env GOBIN)" ] || echo "$$($(GO) env GOPATH)/bin" ); that folder must be on your PATH"
 
-run: build ## the main job: a guided walkthrough of the build loop, end to end, in a scratch repository it creates
+# On a first build (no bin/abcd yet, usually a cold Go cache too) the compile takes minutes, so make
+# run says what it is doing and names each package as it compiles; later builds stay quiet.
+run: ## the main job: a guided walkthrough of the build loop, end to end, in a scratch repository it creates
+	@if [ -x $(BIN) ]; then \
+	  $(MAKE) --no-print-directory build; \
+	else \
+	  echo "make run: first build of $(BIN): Go downloads the modules go.work needs (SQLite included) and compiles each package named below; a few minutes on a cold cache, seconds after" >&2; \
+	  $(MAKE) --no-print-directory build BUILDFLAGS=-v; \
+	fi
 	$(GO) run ./tools/demo -abcd $(BIN)
 
 test: fmt-check vet lint cross schemas-check build test-go test-tools ## everything CI runs

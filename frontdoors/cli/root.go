@@ -208,9 +208,19 @@ func command(name, use string) *cobra.Command {
 	return &cobra.Command{
 		Use:         use,
 		Short:       v.Summary,
+		Example:     indent(v.Example),
 		Annotations: map[string]string{"verb": v.Name},
 		Args:        noArgs,
 	}
+}
+
+// indent sets each of an example's lines two spaces in, as cobra's help sets its sections.
+func indent(example string) string {
+	lines := strings.Split(strings.TrimSpace(example), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // spelled is a result with its next steps spelled as this command line does, from the commands'

@@ -66,7 +66,7 @@ type GuardVerdict struct {
 
 func GuardVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "guard_check", Path: []string{"guard", "check"}, Summary: "Check a command line before an agent runs it: allow, warn or block, with why and a safer command",
+		verb.Declare(verb.Verb{Name: "guard_check", Path: []string{"guard", "check"}, Example: "abcd guard check --command \"git push --force origin main\"\necho \"rm -rf build\" | abcd guard check", Summary: "Check a command line before an agent runs it: allow, warn or block, with why and a safer command",
 			ReadOnly: true, Idempotent: true}, GuardCheck),
 		guardAllowVerb(),
 	}

@@ -36,7 +36,7 @@ type GuardAllowResult struct {
 }
 
 func guardAllowVerb() verb.Verb {
-	return verb.Declare(verb.Verb{Name: "guard_allow", Path: []string{"guard", "allow"},
+	return verb.Declare(verb.Verb{Name: "guard_allow", Path: []string{"guard", "allow"}, Example: "abcd guard allow\nabcd guard allow --revoke",
 		Summary:    "Allow the repository's weaker guard file on this machine (only the person, at their own terminal), or withdraw the allow",
 		Idempotent: true}, GuardAllow)
 }

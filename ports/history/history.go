@@ -150,14 +150,14 @@ type HistorySearchResult struct {
 
 func HistoryVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "history_capture", Path: []string{"history", "capture"},
+		verb.Declare(verb.Verb{Name: "history_capture", Path: []string{"history", "capture"}, Example: "abcd history capture --all\nabcd history capture ~/.claude/projects/my-repo/session.jsonl --harness claude",
 			Summary: "Keep a harness session's transcript on this machine, redacted, under the repository's root commit; or every one of this repository's"},
 			HistoryCapture),
-		verb.Declare(verb.Verb{Name: "history_list", Path: []string{"history", "list"}, Summary: "List the captured sessions of this repository, newest first, by run, session or harness",
+		verb.Declare(verb.Verb{Name: "history_list", Path: []string{"history", "list"}, Example: "abcd history list --since 2026-12-01 --harness codex\nabcd history list --run <run-id>", Summary: "List the captured sessions of this repository, newest first, by run, session or harness",
 			ReadOnly: true, Idempotent: true}, HistoryList),
-		verb.Declare(verb.Verb{Name: "history_show", Path: []string{"history", "show"}, Summary: "Show one captured session: its messages, or its kept (redacted) transcript",
+		verb.Declare(verb.Verb{Name: "history_show", Path: []string{"history", "show"}, Example: "abcd history show <session-id>\nabcd history show <session-id> --raw", Summary: "Show one captured session: its messages, or its kept (redacted) transcript",
 			ReadOnly: true, Idempotent: true}, HistoryShow),
-		verb.Declare(verb.Verb{Name: "history_search", Path: []string{"history", "search"}, Summary: "Search every captured session of this repository, with the matches in context",
+		verb.Declare(verb.Verb{Name: "history_search", Path: []string{"history", "search"}, Example: "abcd history search \"flaky test\" --limit 10", Summary: "Search every captured session of this repository, with the matches in context",
 			ReadOnly: true, Idempotent: true}, HistorySearch),
 	}
 }

@@ -80,22 +80,22 @@ type ImplementStatusResult struct {
 
 func ImplementVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "implement_start", Path: []string{"implement", "start"},
+		verb.Declare(verb.Verb{Name: "implement_start", Path: []string{"implement", "start"}, Example: "abcd implement start cache-the-schema\nabcd implement start cache-the-schema --base main",
 			Summary: "Start a build run for an open spec whose intent passes the readiness gate: one lane and branch per step"},
 			settlingFirst("implement_start", implementStart)),
-		verb.Declare(verb.Verb{Name: "implement_step", Path: []string{"implement", "step"},
+		verb.Declare(verb.Verb{Name: "implement_step", Path: []string{"implement", "step"}, Example: "abcd implement step\nabcd implement step --route ruthless-reviewer=economy",
 			Summary:    "Perform a run's next action and say what the harness should do next",
 			Idempotent: true, OpenWorld: true, Dispatches: validatorAgents},
 			settlingFirst("implement_step", implementStep)),
-		verb.Declare(verb.Verb{Name: "implement_receipt", Path: []string{"implement", "receipt"},
+		verb.Declare(verb.Verb{Name: "implement_receipt", Path: []string{"implement", "receipt"}, Example: "abcd implement receipt <return-path>",
 			Summary:   "Verify what an agent wrote at an await's return path, record it, and advance the run",
 			OpenWorld: true},
 			implementReceipt),
-		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"},
+		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"}, Example: "abcd implement status\nabcd implement status --run <run-id> --json",
 			Summary: "Show every run (or one): lanes, stages and open awaits", ReadOnly: true, Idempotent: true},
 			implementStatus),
 		// implement_record is declared by ports/loop/story, which tells its result as markdown and HTML.
-		verb.Declare(verb.Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"},
+		verb.Declare(verb.Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"}, Example: "abcd implement abandon\nabcd implement abandon --run <run-id> --delete-branches",
 			Summary:     "End an unfinished run: its open awaits are dropped and its worktrees removed; its record, and its branches unless asked, stay",
 			Destructive: true, Idempotent: true},
 			settlingFirst("implement_abandon", implementAbandon)),

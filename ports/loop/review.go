@@ -33,11 +33,11 @@ type IntentAuditInput struct {
 
 func ReviewVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "review", Path: []string{"review"},
+		verb.Declare(verb.Verb{Name: "review", Path: []string{"review"}, Example: "abcd review\nabcd review --role security-reviewer\nabcd review --new",
 			Summary:   "Review the current branch's changes now: fresh ruthless and security reviewers through the validator routing",
 			OpenWorld: true, Dispatches: []string{loop.RoleRuthless, loop.RoleSecurity}},
 			settlingFirst("review", reviewNow)),
-		verb.Declare(verb.Verb{Name: "intent_audit", Path: []string{"intent", "audit"},
+		verb.Declare(verb.Verb{Name: "intent_audit", Path: []string{"intent", "audit"}, Example: "abcd intent audit cold-start\nabcd intent audit cold-start --base main",
 			Summary:   "Hand the intent-auditor an intent and the delivered changes; its per-criterion verdict goes into the intent's Audit Notes",
 			OpenWorld: true, Dispatches: []string{loop.RoleAuditor}}, settlingFirst("intent_audit", intentAudit)),
 	}

@@ -21,9 +21,9 @@ type EmptyInput struct{}
 
 func DecisionVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "decision_new", Path: []string{"decision", "new"}, Summary: "Record a decision from the template, optionally superseding others"}, decisionNew),
-		verb.Declare(verb.Verb{Name: "decision_list", Path: []string{"decision", "list"}, Summary: "List decisions", ReadOnly: true, Idempotent: true}, decisionList),
-		verb.Declare(verb.Verb{Name: "decision_show", Path: []string{"decision", "show"}, Summary: "Show one decision", ReadOnly: true, Idempotent: true}, decisionShow),
+		verb.Declare(verb.Verb{Name: "decision_new", Path: []string{"decision", "new"}, Example: "abcd decision new \"Store history in SQLite\"\nabcd decision new \"Keep history as files\" --supersedes dcn-2607011230051234", Summary: "Record a decision from the template, optionally superseding others"}, decisionNew),
+		verb.Declare(verb.Verb{Name: "decision_list", Path: []string{"decision", "list"}, Example: "abcd decision list", Summary: "List decisions", ReadOnly: true, Idempotent: true}, decisionList),
+		verb.Declare(verb.Verb{Name: "decision_show", Path: []string{"decision", "show"}, Example: "abcd decision show store-history", Summary: "Show one decision", ReadOnly: true, Idempotent: true}, decisionShow),
 	}
 }
 

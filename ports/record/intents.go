@@ -97,12 +97,12 @@ type IntentPlanResult struct {
 
 func IntentVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "intent_new", Path: []string{"intent", "new"}, Summary: "Draft a new intent from the template"}, intentNew),
-		verb.Declare(verb.Verb{Name: "intent_list", Path: []string{"intent", "list"}, Summary: "List intents, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, intentList),
-		verb.Declare(verb.Verb{Name: "intent_show", Path: []string{"intent", "show"}, Summary: "Show one intent with its criteria, questions and specs", ReadOnly: true, Idempotent: true}, intentShow),
-		verb.Declare(verb.Verb{Name: "intent_ready", Path: []string{"intent", "ready"}, Summary: "Run the readiness gate on one intent: each check with ok, detail and remedy", ReadOnly: true, Idempotent: true}, intentReady),
-		verb.Declare(verb.Verb{Name: "intent_plan", Path: []string{"intent", "plan"}, Summary: "Move a draft intent to planned and create its spec from the template"}, intentPlan),
-		verb.Declare(verb.Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Summary: "Move a planned intent to shipped once none of its specs is open"}, intentShip),
+		verb.Declare(verb.Verb{Name: "intent_new", Path: []string{"intent", "new"}, Example: "abcd intent new \"Faster cold start\"", Summary: "Draft a new intent from the template"}, intentNew),
+		verb.Declare(verb.Verb{Name: "intent_list", Path: []string{"intent", "list"}, Example: "abcd intent list\nabcd intent list --lifecycle draft", Summary: "List intents, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, intentList),
+		verb.Declare(verb.Verb{Name: "intent_show", Path: []string{"intent", "show"}, Example: "abcd intent show cold-start", Summary: "Show one intent with its criteria, questions and specs", ReadOnly: true, Idempotent: true}, intentShow),
+		verb.Declare(verb.Verb{Name: "intent_ready", Path: []string{"intent", "ready"}, Example: "abcd intent ready cold-start", Summary: "Run the readiness gate on one intent: each check with ok, detail and remedy", ReadOnly: true, Idempotent: true}, intentReady),
+		verb.Declare(verb.Verb{Name: "intent_plan", Path: []string{"intent", "plan"}, Example: "abcd intent plan cold-start", Summary: "Move a draft intent to planned and create its spec from the template"}, intentPlan),
+		verb.Declare(verb.Verb{Name: "intent_ship", Path: []string{"intent", "ship"}, Example: "abcd intent ship cold-start\nabcd intent ship cold-start --merged", Summary: "Move a planned intent to shipped once none of its specs is open"}, intentShip),
 	}
 }
 

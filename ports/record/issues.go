@@ -37,10 +37,10 @@ type RecordShowResult struct {
 
 func IssueVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "capture", Path: []string{"capture"}, Summary: "File an issue: something noticed, with its severity and related records"}, capture),
-		verb.Declare(verb.Verb{Name: "issue_list", Path: []string{"issue", "list"}, Summary: "List issues, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, issueList),
-		verb.Declare(verb.Verb{Name: "issue_show", Path: []string{"issue", "show"}, Summary: "Show one issue", ReadOnly: true, Idempotent: true}, issueShow),
-		verb.Declare(verb.Verb{Name: "issue_close", Path: []string{"issue", "close"}, Summary: "Close an issue, recording why"}, issueClose),
+		verb.Declare(verb.Verb{Name: "capture", Path: []string{"capture"}, Example: "abcd capture \"abcd status is slow on a large record\" --severity major", Summary: "File an issue: something noticed, with its severity and related records"}, capture),
+		verb.Declare(verb.Verb{Name: "issue_list", Path: []string{"issue", "list"}, Example: "abcd issue list\nabcd issue list --lifecycle open --json", Summary: "List issues, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, issueList),
+		verb.Declare(verb.Verb{Name: "issue_show", Path: []string{"issue", "show"}, Example: "abcd issue show status-is-slow", Summary: "Show one issue", ReadOnly: true, Idempotent: true}, issueShow),
+		verb.Declare(verb.Verb{Name: "issue_close", Path: []string{"issue", "close"}, Example: "abcd issue close status-is-slow --why \"fixed by the index cache\"", Summary: "Close an issue, recording why"}, issueClose),
 	}
 }
 

@@ -34,7 +34,7 @@ type LintResult struct {
 }
 
 func LintVerb() verb.Verb {
-	return verb.Declare(verb.Verb{Name: "lint", Path: []string{"lint"}, Summary: "Check the record: references, ids, front matter, folders, criteria and steps, merge conflicts", ReadOnly: true, Idempotent: true}, lint)
+	return verb.Declare(verb.Verb{Name: "lint", Path: []string{"lint"}, Example: "abcd lint\nabcd lint --changed origin/main\nabcd lint --staged", Summary: "Check the record: references, ids, front matter, folders, criteria and steps, merge conflicts", ReadOnly: true, Idempotent: true}, lint)
 }
 
 func lint(ctx context.Context, a *Deps, in *LintInput) (LintResult, error) {

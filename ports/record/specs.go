@@ -35,10 +35,10 @@ type SpecShowResult struct {
 
 func SpecVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "spec_new", Path: []string{"spec", "new"}, Summary: "Create a spec for an intent from the template"}, specNew),
-		verb.Declare(verb.Verb{Name: "spec_list", Path: []string{"spec", "list"}, Summary: "List specs, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, specList),
-		verb.Declare(verb.Verb{Name: "spec_show", Path: []string{"spec", "show"}, Summary: "Show one spec with its steps parsed", ReadOnly: true, Idempotent: true}, specShow),
-		verb.Declare(verb.Verb{Name: "spec_close", Path: []string{"spec", "close"}, Summary: "Move an open spec to closed"}, specClose),
+		verb.Declare(verb.Verb{Name: "spec_new", Path: []string{"spec", "new"}, Example: "abcd spec new --intent cold-start \"Cache the schema index\"", Summary: "Create a spec for an intent from the template"}, specNew),
+		verb.Declare(verb.Verb{Name: "spec_list", Path: []string{"spec", "list"}, Example: "abcd spec list\nabcd spec list --lifecycle open --json", Summary: "List specs, optionally of one lifecycle", ReadOnly: true, Idempotent: true}, specList),
+		verb.Declare(verb.Verb{Name: "spec_show", Path: []string{"spec", "show"}, Example: "abcd spec show cache-the-schema", Summary: "Show one spec with its steps parsed", ReadOnly: true, Idempotent: true}, specShow),
+		verb.Declare(verb.Verb{Name: "spec_close", Path: []string{"spec", "close"}, Example: "abcd spec close cache-the-schema\nabcd spec close cache-the-schema --merged", Summary: "Move an open spec to closed"}, specClose),
 	}
 }
 

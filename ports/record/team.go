@@ -61,9 +61,9 @@ type RecordFinishMoveResult struct {
 
 func RecordVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "record_renumber", Path: []string{"record", "renumber"},
+		verb.Declare(verb.Verb{Name: "record_renumber", Path: []string{"record", "renumber"}, Example: "abcd record renumber .abcd/issues/open/iss-2607011230051234-typo.md",
 			Summary: "Give a record whose id another record carries a new id, and rewrite the references made to it"}, recordRenumber),
-		verb.Declare(verb.Verb{Name: "record_finish_move", Path: []string{"record", "finish-move"},
+		verb.Declare(verb.Verb{Name: "record_finish_move", Path: []string{"record", "finish-move"}, Example: "abcd record finish-move spc-2607011230051234",
 			Summary: "Finish a move that left one record in two lifecycle folders: keep it in the later folder with what both copies hold"}, recordFinishMove),
 		recordFinishMergeVerb(),
 	}

@@ -33,7 +33,7 @@ type CarriedChange struct {
 }
 
 func recordFinishMergeVerb() verb.Verb {
-	return verb.Declare(verb.Verb{Name: "record_finish_merge", Path: []string{"record", "finish-merge"},
+	return verb.Declare(verb.Verb{Name: "record_finish_merge", Path: []string{"record", "finish-merge"}, Example: "abcd record finish-merge",
 		Summary: "Settle what a merge git stopped left of the record: records whole at their paths marked resolved, changes git paired with the wrong record carried into their own"}, recordFinishMerge)
 }
 

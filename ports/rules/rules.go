@@ -201,11 +201,11 @@ type RulesMatchResult struct {
 
 func RulesVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "rules", Path: []string{"rules"}, Summary: "List the rule domains in force: their layers, recall words and how many rules each holds",
+		verb.Declare(verb.Verb{Name: "rules", Path: []string{"rules"}, Example: "abcd rules\nabcd rules committing", Summary: "List the rule domains in force: their layers, recall words and how many rules each holds",
 			ReadOnly: true, Idempotent: true}, RulesList),
-		verb.Declare(verb.Verb{Name: "rules_show", Path: []string{"rules", "show"}, Summary: "Show every rule in force with the layer and file it came from, and why a prompt would bring each domain",
+		verb.Declare(verb.Verb{Name: "rules_show", Path: []string{"rules", "show"}, Example: "abcd rules show\nabcd rules show secrets --prompt \"rotate the API token\"", Summary: "Show every rule in force with the layer and file it came from, and why a prompt would bring each domain",
 			ReadOnly: true, Idempotent: true}, RulesShow),
-		verb.Declare(verb.Verb{Name: "rules_match", Path: []string{"rules", "match"}, Summary: "Show the rules a prompt calls for and the context a hook injects, within the budget, naming what it left out",
+		verb.Declare(verb.Verb{Name: "rules_match", Path: []string{"rules", "match"}, Example: "abcd rules match --prompt \"refactor the migration\"\necho \"add a test\" | abcd rules match", Summary: "Show the rules a prompt calls for and the context a hook injects, within the budget, naming what it left out",
 			ReadOnly: true, Idempotent: true}, RulesMatch),
 	}
 }

@@ -86,6 +86,7 @@ func AhoyInstallVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "ahoy_install",
 		Path:       []string{"ahoy", "install"},
+		Example:    "abcd ahoy install\nabcd ahoy install --yes",
 		Summary:    "Set abcd up in this git repository: the record folders, its config and, with consent, the routing table and Claude Code's own sandbox",
 		Idempotent: true,
 	}, ahoyInstall)

@@ -47,6 +47,7 @@ func ConfigShowVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "config_show",
 		Path:       []string{"config", "show"},
+		Example:    "abcd config show\nabcd config show build.dod",
 		Summary:    "Show every configuration key in force, the layer that won and every layer that disagreed",
 		ReadOnly:   true,
 		Idempotent: true,

@@ -111,10 +111,10 @@ type AhoyDisconnectResult struct {
 
 func ConnectVerbs() []verb.Verb {
 	return []verb.Verb{
-		verb.Declare(verb.Verb{Name: "ahoy_connect", Path: []string{"ahoy", "connect"},
+		verb.Declare(verb.Verb{Name: "ahoy_connect", Path: []string{"ahoy", "connect"}, Example: "abcd ahoy connect local --base-url http://127.0.0.1:11434/v1 --model qwen3-coder\nabcd ahoy connect --runner cc --cli claude --credential-env ANTHROPIC_API_KEY --role implementer",
 			Summary:   "Connect an OpenAI-compatible provider (one verification call) or a coding-agent CLI as a runner (its version, flags and one proving call), then its block in the machine file",
 			OpenWorld: true}, ahoyConnect),
-		verb.Declare(verb.Verb{Name: "ahoy_disconnect", Path: []string{"ahoy", "disconnect"},
+		verb.Declare(verb.Verb{Name: "ahoy_disconnect", Path: []string{"ahoy", "disconnect"}, Example: "abcd ahoy disconnect local",
 			Summary:     "Remove a provider's or a runner's block, and the roles pointing at it, from the machine file",
 			Destructive: true, Idempotent: true}, ahoyDisconnect),
 	}

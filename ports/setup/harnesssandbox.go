@@ -257,6 +257,7 @@ func AhoySandboxVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "ahoy_sandbox",
 		Path:       []string{"ahoy", "sandbox"},
+		Example:    "abcd ahoy sandbox",
 		Summary:    "Turn Claude Code's own sandbox on for this repository, configured for the loop (.claude/settings.local.json; ahoy uninstall takes it out)",
 		Idempotent: true,
 	}, ahoySandbox)

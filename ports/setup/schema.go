@@ -26,6 +26,7 @@ func SchemaListVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "schema_list",
 		Path:       []string{"schema", "list"},
+		Example:    "abcd schema list",
 		Summary:    "List every published JSON Schema with its $id and what it describes",
 		ReadOnly:   true,
 		Idempotent: true,
@@ -63,6 +64,7 @@ func SchemaShowVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "schema_show",
 		Path:       []string{"schema", "show"},
+		Example:    "abcd schema show version.result",
 		Summary:    "Print one published JSON Schema",
 		ReadOnly:   true,
 		Idempotent: true,

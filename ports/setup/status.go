@@ -70,6 +70,7 @@ func StatusVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "status",
 		Path:       []string{"status"},
+		Example:    "abcd status\nabcd status --json",
 		Summary:    "Show the repository's record, its configuration and what to do next",
 		ReadOnly:   true,
 		Idempotent: true,

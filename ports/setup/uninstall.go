@@ -30,6 +30,7 @@ func AhoyUninstallVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:        "ahoy_uninstall",
 		Path:        []string{"ahoy", "uninstall"},
+		Example:     "abcd ahoy uninstall",
 		Summary:     "Remove what ahoy install added, keeping every record, the config files and both routing files",
 		Destructive: true,
 		Idempotent:  true,

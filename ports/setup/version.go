@@ -22,6 +22,7 @@ func VersionVerb() verb.Verb {
 	return verb.Declare(verb.Verb{
 		Name:       "version",
 		Path:       []string{"version"},
+		Example:    "abcd version\nabcd version --json",
 		Summary:    "Print abcd's version, commit and schema namespace",
 		ReadOnly:   true,
 		Idempotent: true,

@@ -15,6 +15,9 @@ type Verb struct {
 	// Path is the CLI command words under abcd.
 	Path    []string
 	Summary string
+	// Example is one or more command lines, one a line, that run the verb as a person would type
+	// them: the CLI's help shows them under Examples:, and a test holds every verb to having one.
+	Example string
 	// ReadOnly, Destructive, Idempotent and OpenWorld are the MCP tool annotations, true to what the
 	// use case does.
 	ReadOnly    bool

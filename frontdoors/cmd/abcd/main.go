@@ -33,9 +33,11 @@ import (
 	"github.com/abcd-dev/abcd/schemas"
 )
 
-// Stamped by the Makefile with -ldflags -X.
+// version is abcd's semantic version, kept here alone and named by CHANGELOG.md's newest release;
+// the Makefile stamps the commit beside it with -ldflags -X (a variable, so a test build can stamp
+// both).
 var (
-	version = "dev"
+	version = "0.1.0"
 	commit  = ""
 )
 

@@ -22,7 +22,7 @@ type RecordInput struct {
 // RecordVerb declares implement_record here rather than with the loop's other verbs, because its
 // tellings are made from the loop's result.
 func RecordVerb() verb.Verb {
-	return verb.Declare(verb.Verb{Name: "implement_record", Path: []string{"implement", "record"},
+	return verb.Declare(verb.Verb{Name: "implement_record", Path: []string{"implement", "record"}, Example: "abcd implement record\nabcd implement record --markdown\nabcd implement record --html --out run.html",
 		Summary:  "Show a run's whole story: every round's verdicts with their routes, fallbacks and counts; as markdown or a self-contained HTML page with its lane graph when asked",
 		ReadOnly: true, Idempotent: true},
 		ImplementRecord)
