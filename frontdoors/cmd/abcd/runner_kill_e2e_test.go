@@ -119,7 +119,10 @@ func TestTheSameRunAgainAfterItFinishedReportsIt(t *testing.T) {
 	assert.Check(t, is.Equal(string(after), string(before)), "no runner was called again")
 	assert.Check(t, is.DeepEqual(w.c.records(t), records), "the record is as the run left it: its Progress and audit notes once")
 
-	// A person who does mean to run the spec again starts a run for it.
+	// A person who does mean to run the spec again commits what the run wrote in the record (a run's
+	// lanes read the record at its base) and starts a run for it.
+	w.c.git(t, "add", ".abcd")
+	w.c.git(t, "commit", "-q", "-m", "the run's notes")
 	var started loop.StepResult
 	w.c.abcd(t, 0, &started, "implement", "start", w.spec)
 	assert.Check(t, started.Run.Run != was.Run.Run)
