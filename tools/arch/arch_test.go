@@ -118,6 +118,13 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{p(Prefix+"ports/record", Prefix+"ports/internal/apptest"), "ports/internal/apptest is for tests"},
 		{p(Prefix+"ports/internal/apptest", "github.com/google/uuid"), "third-party import not allowed in ports"},
 		{p("example.com/elsewhere"), "outside the workspace's layers"},
+		{p(Prefix+"adapters/runner", "go.opentelemetry.io/otel/trace"), "go.opentelemetry.io is confined to " + Prefix + "adapters/otel"},
+		{p(Prefix+"ports/loop", "go.opentelemetry.io/otel"), "go.opentelemetry.io is confined to"},
+		{Package{ImportPath: Prefix + "frontdoors/cmd/abcd", TestImports: []string{"go.opentelemetry.io/proto/otlp/trace/v1"}}, "go.opentelemetry.io is confined to"},
+		{p(Prefix+"adapters/otel", "go.opentelemetry.io/proto/otlp/trace/v1"), "third-party import not allowed in adapters"},
+		{p(Prefix+"adapters/otel", "google.golang.org/protobuf/proto"), "google.golang.org/protobuf is confined to " + Prefix + "adapters/otel/otlptest"},
+		{Package{ImportPath: Prefix + "frontdoors/cli", TestImports: []string{Prefix + "adapters/otel/otlptest"}}, "front doors reach adapters only in the composition root"},
+		{p(compositionRoots[0], Prefix+"adapters/otel/otlptest"), "adapters/otel/otlptest is for tests"},
 	}
 	for _, c := range cases {
 		got := Check([]Package{c.pkg})
@@ -131,6 +138,9 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{ImportPath: Prefix + "tools/canary", XTestImports: []string{Prefix + "frontdoors/abcdtest"}},
 		p(Prefix+"ports/internal/apptest", Prefix+"ports/fake", "gotest.tools/v3/assert", Prefix+"ports/app"),
 		{ImportPath: Prefix + "ports/record", XTestImports: []string{Prefix + "ports/internal/apptest"}},
+		p(Prefix+"adapters/otel", "go.opentelemetry.io/otel/sdk/trace", "github.com/go-logr/logr"),
+		p(Prefix+"adapters/otel/otlptest", "go.opentelemetry.io/proto/otlp/collector/trace/v1", "google.golang.org/protobuf/proto"),
+		{ImportPath: compositionRoots[0], Imports: []string{Prefix + "adapters/otel"}, XTestImports: []string{Prefix + "adapters/otel/otlptest"}},
 	}
 	assert.Assert(t, is.Len(Check(allowed), 0))
 }

@@ -253,6 +253,10 @@ func why(pkg string) string {
 		return "abcd's own package-level values"
 	case strings.HasPrefix(pkg, "github.com/spf13/"):
 		return "the CLI's command library"
+	case strings.HasPrefix(pkg, "go.opentelemetry.io/") || strings.HasPrefix(pkg, "google.golang.org/") ||
+		strings.HasPrefix(pkg, "golang.org/x/net") || strings.HasPrefix(pkg, "golang.org/x/text") ||
+		strings.HasPrefix(pkg, "github.com/grpc-ecosystem/"):
+		return "the OpenTelemetry exporter (adapters/otel): the OTLP protobuf types, and the gRPC and gateway packages they link"
 	}
 	return "the standard library"
 }
