@@ -11,6 +11,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -131,11 +132,9 @@ func (t *Tracer) httpClient() (*http.Client, error) {
 	if ms, err := strconv.Atoi(t.env("TIMEOUT")); err == nil && ms > 0 && time.Duration(ms)*time.Millisecond < timeout {
 		timeout = time.Duration(ms) * time.Millisecond
 	}
-	tr, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return nil, errors.New("the default HTTP transport is not an *http.Transport")
-	}
-	transport := tr.Clone()
+	// The person's proxy variables are honoured, as by every OTLP exporter; each wait is bounded.
+	transport := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: (&net.Dialer{Timeout: timeout}).DialContext,
+		TLSHandshakeTimeout: timeout, ResponseHeaderTimeout: timeout, MaxIdleConns: 2, IdleConnTimeout: 30 * time.Second, ForceAttemptHTTP2: true}
 	if ca := t.env("CERTIFICATE"); ca != "" {
 		pem, err := os.ReadFile(ca)
 		if err != nil {

@@ -7,6 +7,7 @@ package otlptest
 import (
 	"compress/gzip"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -62,7 +63,7 @@ func Start(t testing.TB) *Receiver {
 		if err := srv.Close(); err != nil {
 			t.Errorf("otlptest: closing the receiver: %v", err)
 		}
-		if err := <-done; err != http.ErrServerClosed {
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("otlptest: the receiver ended: %v", err)
 		}
 		r.mu.Lock()

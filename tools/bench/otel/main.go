@@ -23,6 +23,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/abcd-dev/abcd/adapters/otel"
@@ -57,18 +58,24 @@ func run(rounds, steps, sums int, md string) (err error) {
 	if err != nil {
 		return err
 	}
-	exported := 0
+	var exported atomic.Int64
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, err := io.Copy(io.Discard, io.LimitReader(r.Body, 8<<20))
 		if err != nil || n == 0 {
 			http.Error(w, "unreadable export", http.StatusBadRequest)
 			return
 		}
-		exported++
+		exported.Add(1)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	})}
-	go func() { _ = srv.Serve(ln) }() //nolint:errcheck // Serve ends with ErrServerClosed when Close below stops it
-	defer func() { err = errors.Join(err, srv.Close()) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() {
+		err = errors.Join(err, srv.Close())
+		if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+			err = errors.Join(err, serr)
+		}
+	}()
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if err := os.Unsetenv(v); err != nil {
 			return err
@@ -143,7 +150,10 @@ func run(rounds, steps, sums int, md string) (err error) {
 	if err := tr.Shutdown(end); err != nil {
 		return err
 	}
-	if exported == 0 {
+	if sunkTokens == 0 || sunkSteps == 0 {
+		return errors.New("a measure computed nothing: its figure would be a loop's cost alone")
+	}
+	if exported.Load() == 0 {
 		return errors.New("the receiver took no export: the exporter was not measured")
 	}
 	per := func(d []time.Duration, n int) time.Duration { return median(d) / time.Duration(n) }
@@ -215,11 +225,12 @@ func median(d []time.Duration) time.Duration {
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
-// The sinks keep what is measured from being optimised away.
+// The sinks keep what is measured from being optimised away, and prove it was computed: the tokens
+// of every step's end and the steps of every sum.
 var (
-	kept      loop.StepEnd
-	keptSpend loop.Spending
+	sunkTokens int64
+	sunkSteps  int
 )
 
-func sink(e loop.StepEnd)       { kept = e }
-func sinkSpend(s loop.Spending) { keptSpend = s }
+func sink(e loop.StepEnd)       { sunkTokens += e.InputTokens }
+func sinkSpend(s loop.Spending) { sunkSteps += s.Run.Steps }
