@@ -1,6 +1,7 @@
 // Package otel is ports.Tracer over the official OpenTelemetry Go SDK: each implement run a trace,
 // each step a route beside the host takes a span under it, following OpenTelemetry's GenAI semantic
-// conventions, exported over OTLP/HTTP. It is wired only where the person configured an exporter with
+// conventions, exported over OTLP/HTTP in its JSON encoding by an exporter of abcd's own (otlpjson.go:
+// the SDK's own OTLP exporter links protobuf and gRPC into every start). It is wired only where the person configured an exporter with
 // the standard variables (Configured), and it never fails or slows a run: every export is bounded,
 // none is retried, and what the collector does not take is dropped.
 package otel
@@ -24,7 +25,6 @@ import (
 	sdkotel "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -44,8 +44,9 @@ const (
 
 // Configured reports whether the environment asks for traces: an OTLP endpoint
 // (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT), OTEL_SDK_DISABLED not true,
-// OTEL_TRACES_EXPORTER not none (nor another exporter than otlp), and a protocol this exporter
-// speaks (http/protobuf, the default, or http/json; abcd links no gRPC exporter).
+// OTEL_TRACES_EXPORTER not none (nor another exporter than otlp), and an HTTP protocol
+// (http/protobuf, the default, or http/json: abcd sends OTLP's JSON encoding for either, which the
+// OpenTelemetry Collector's OTLP/HTTP receiver takes as it takes protobuf; abcd has no gRPC exporter).
 func Configured(getenv func(string) string) bool {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return false
@@ -66,8 +67,9 @@ func Configured(getenv func(string) string) bool {
 
 // Options are what the tracer is built with.
 type Options struct {
-	// Getenv reads the OTEL_* variables abcd reads itself (the timeout and the certificates); the
-	// exporter reads the endpoint, the headers and the compression from the process's environment.
+	// Getenv reads the exporter's OTEL_EXPORTER_OTLP_* variables (the endpoint, the headers, the
+	// compression, the timeout and the certificates); the SDK reads its own (the service, the
+	// resource's attributes, the sampler) from the process's environment.
 	Getenv func(string) string
 	// Version is abcd's, the resource's service.version.
 	Version string
@@ -105,8 +107,7 @@ func (t *Tracer) start() trace.Tracer {
 			t.buildErr = err
 			return
 		}
-		exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithHTTPClient(client),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+		exp, err := newJSONExporter(t.opts.Getenv, client, t.opts.Version)
 		if err != nil {
 			t.buildErr = err
 			return

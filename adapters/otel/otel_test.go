@@ -2,6 +2,8 @@ package otel_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -178,4 +180,75 @@ func TestNothingIsBuiltUntilARunStarts(t *testing.T) {
 	tr := otel.New(otel.Options{})
 	assert.NilError(t, tr.Shutdown(context.Background()))
 	assert.Check(t, is.Equal(rcv.Accepted(), int64(0)))
+}
+
+// TestTheExportIsOTLPJSON: the body is OTLP's JSON encoding (the receiver holds it to the spec's
+// mapping and decodes it with the official definitions), gzip-compressed when asked.
+func TestTheExportIsOTLPJSON(t *testing.T) {
+	for _, compression := range []string{"", "gzip"} {
+		t.Run("compression="+compression, func(t *testing.T) {
+			rcv := otlptest.Start(t)
+			setenv(t, "OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL+"/", "OTEL_EXPORTER_OTLP_COMPRESSION", compression)
+			tr := otel.New(otel.Options{Version: "1.2.3"})
+			aRun(tr)
+			assert.NilError(t, tr.Shutdown(context.Background()))
+			spans := rcv.Spans()
+			assert.Assert(t, is.Len(spans, 4))
+			raw := string(rcv.Raw())
+			assert.Check(t, is.Contains(raw, `"traceId":"`+spans[0].TraceID+`"`), "ids in hex")
+			assert.Check(t, is.Contains(raw, `{"key":"gen_ai.usage.input_tokens","value":{"intValue":"1310"}}`), "64-bit integers as strings")
+			assert.Check(t, is.Contains(raw, `{"key":"abcd.spend.usd","value":{"doubleValue":0.26}}`))
+			assert.Check(t, is.Contains(raw, `"status":{"message":"failed","code":2}`), "enums as numbers")
+			for _, h := range rcv.Headers() {
+				assert.Check(t, is.Equal(h.Get("Content-Type"), "application/json"))
+				assert.Check(t, is.Equal(h.Get("Content-Encoding"), compression))
+				assert.Check(t, is.Equal(h.Get("User-Agent"), "abcd/1.2.3"))
+			}
+		})
+	}
+}
+
+// TestAVariableAbcdCannotReadSendsNothingAndIsNotQuoted: a headers variable with a pair that is not
+// one, an endpoint that is not http(s), a compression abcd does not speak: nothing is sent, and the
+// error names the variable, never its value (a header's is a key).
+func TestAVariableAbcdCannotReadSendsNothingAndIsNotQuoted(t *testing.T) {
+	rcv := otlptest.Start(t)
+	cases := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL, "OTEL_EXPORTER_OTLP_HEADERS", "x-team-key=canary-otel-header-0123456789,canary-pair"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-team-key=canary%0d%0aX-Other: 1"}, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL, "OTEL_EXPORTER_OTLP_HEADERS", "x team key=canary"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://canary.example/"}, "OTEL_EXPORTER_OTLP_ENDPOINT"},
+		{[]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "canary.example:4318"}, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL, "OTEL_EXPORTER_OTLP_COMPRESSION", "canary"}, "OTEL_EXPORTER_OTLP_COMPRESSION"},
+	}
+	for _, c := range cases {
+		setenv(t, c.env...)
+		tr := otel.New(otel.Options{})
+		aRun(tr)
+		err := tr.Shutdown(context.Background())
+		assert.Assert(t, err != nil, "%v", c.env)
+		assert.Check(t, is.Contains(err.Error(), c.want))
+		assert.Check(t, !strings.Contains(err.Error(), "canary"), "%v", err)
+	}
+	assert.Check(t, is.Equal(rcv.Accepted(), int64(0)))
+}
+
+// TestARedirectIsNeverFollowed: a collector answering with a redirect to another (which would carry
+// the headers, a key among them, there): the export fails, is counted, and the other hears nothing.
+func TestARedirectIsNeverFollowed(t *testing.T) {
+	elsewhere := otlptest.Start(t)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/v1/traces", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	setenv(t, "OTEL_EXPORTER_OTLP_ENDPOINT", redirecting.URL, "OTEL_EXPORTER_OTLP_HEADERS", "x-team-key=canary-otel-header-0123456789")
+	tr := otel.New(otel.Options{})
+	aRun(tr)
+	err := tr.Shutdown(context.Background())
+	assert.Assert(t, err != nil, "a refused export is said")
+	assert.Check(t, is.Contains(err.Error(), "the run was not affected"))
+	assert.Check(t, is.Equal(elsewhere.Accepted(), int64(0)))
 }

@@ -1,17 +1,23 @@
-// Package otlptest is a loopback OTLP/HTTP trace receiver for tests: it decodes every request body
-// with the official OTLP protobuf definitions (go.opentelemetry.io/proto/otlp), as a collector
-// does, and keeps the spans, the headers and the raw bodies; and the two collectors a run must
-// survive: one that accepts and never answers, one that refuses.
+// Package otlptest is a loopback OTLP/HTTP trace receiver for tests: it takes OTLP's JSON encoding
+// (what adapters/otel sends), holds it to the spec's JSON mapping (lowerCamelCase names, hex trace
+// and span ids, 64-bit integers and times as strings, enums as numbers), decodes it with the
+// official OTLP protobuf definitions (go.opentelemetry.io/proto/otlp, through protojson), as a
+// collector does, and keeps the spans, the headers and the raw bodies; and the two collectors a run
+// must survive: one that accepts and never answers, one that refuses.
 package otlptest
 
 import (
+	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,7 +25,7 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // maxBody bounds one request's body, as a collector's receiver does.
@@ -99,8 +105,8 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		problem(http.StatusNotFound, "%s %s: not the OTLP traces endpoint", req.Method, req.URL.Path)
 		return
 	}
-	if ct := req.Header.Get("Content-Type"); ct != "application/x-protobuf" {
-		problem(http.StatusUnsupportedMediaType, "content type %q, not OTLP protobuf", ct)
+	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
+		problem(http.StatusUnsupportedMediaType, "content type %q, not OTLP JSON", ct)
 		return
 	}
 	var body io.Reader = http.MaxBytesReader(w, req.Body, maxBody)
@@ -117,8 +123,13 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		problem(http.StatusBadRequest, "reading the body: %v", err)
 		return
 	}
+	canonical, err := fromOTLPJSON(data)
+	if err != nil {
+		problem(http.StatusBadRequest, "the body breaks OTLP's JSON mapping: %v", err)
+		return
+	}
 	var export coltracepb.ExportTraceServiceRequest
-	if err := proto.Unmarshal(data, &export); err != nil {
+	if err := protojson.Unmarshal(canonical, &export); err != nil {
 		problem(http.StatusBadRequest, "decoding the body: %v", err)
 		return
 	}
@@ -138,12 +149,12 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	r.mu.Unlock()
-	out, err := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	out, err := protojson.Marshal(&coltracepb.ExportTraceServiceResponse{})
 	if err != nil {
 		problem(http.StatusInternalServerError, "encoding the answer: %v", err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.Header().Set("Content-Type", "application/json")
 	if _, err := w.Write(out); err != nil {
 		problem(http.StatusInternalServerError, "writing the answer: %v", err)
 	}
@@ -244,4 +255,69 @@ func Refusing(t testing.TB) string {
 		t.Fatalf("otlptest: %v", err)
 	}
 	return "http://" + addr
+}
+
+// fromOTLPJSON checks a body against the OTLP spec's JSON mapping and returns it in protobuf's
+// canonical JSON mapping, which protojson reads: the two differ only in the trace and span ids (hex
+// in OTLP, base64 in protobuf's). protojson alone would take snake_case names, numbers for 64-bit
+// integers and enum names too; the spec asks for the former forms, so they are checked here.
+func fromOTLPJSON(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	if err := canonical(doc, ""); err != nil {
+		return nil, err
+	}
+	return json.Marshal(doc)
+}
+
+// idLengths are the byte lengths of the id fields; asStrings the 64-bit integer and time fields,
+// which the mapping writes as decimal strings; asNumbers the enums, which it writes as numbers.
+var (
+	idLengths = map[string]int{"traceId": 16, "spanId": 8, "parentSpanId": 8}
+	asStrings = map[string]bool{"intValue": true, "startTimeUnixNano": true, "endTimeUnixNano": true, "timeUnixNano": true}
+	asNumbers = map[string]bool{"kind": true, "code": true}
+)
+
+func canonical(node any, at string) error {
+	switch v := node.(type) {
+	case []any:
+		for _, e := range v {
+			if err := canonical(e, at); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for name, value := range v {
+			where := at + "." + name
+			if strings.Contains(name, "_") {
+				return fmt.Errorf("%s: not a lowerCamelCase name", where)
+			}
+			if size, ok := idLengths[name]; ok {
+				s, isString := value.(string)
+				id, err := hex.DecodeString(s)
+				if !isString || err != nil || len(id) != size || s != strings.ToLower(s) {
+					return fmt.Errorf("%s: %v is not a %d-byte id in lowercase hex", where, value, size)
+				}
+				v[name] = base64.StdEncoding.EncodeToString(id)
+				continue
+			}
+			if _, isString := value.(string); asStrings[name] && !isString {
+				return fmt.Errorf("%s: %v is not a decimal string", where, value)
+			}
+			if _, isNumber := value.(json.Number); asNumbers[name] && !isNumber {
+				return fmt.Errorf("%s: %v is not an enum's number", where, value)
+			}
+			if err := canonical(value, where); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
