@@ -50,8 +50,9 @@ var outer = map[string][]string{
 		// builds its namespaces with golang.org/x/sys/unix, which go-landlock itself depends on: mounts,
 		// descriptors passed over a socket, the loopback's flags, the capability sets.
 		"github.com/landlock-lsm/go-landlock", "golang.org/x/sys",
-		// adapters/otel exports runs as traces with the official OpenTelemetry Go SDK and its OTLP/HTTP
-		// exporter (go-logr is the SDK's logging interface, silenced there); confined below.
+		// adapters/otel exports runs as traces with the official OpenTelemetry Go SDK (go-logr is the
+		// SDK's logging interface, silenced there), and OTLP/HTTP in its JSON encoding with an exporter
+		// of its own: the SDK's exporters are refused below (unlinked); confined below.
 		"go.opentelemetry.io/otel", "github.com/go-logr/logr"},
 	"frontdoors": {"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/google/uuid"},
 	"gen":        {"github.com/invopop/jsonschema"},
@@ -66,6 +67,13 @@ var confined = map[string][]string{
 	"github.com/go-logr":         {Prefix + "adapters/otel"},
 	"google.golang.org/protobuf": {Prefix + "adapters/otel/otlptest"},
 }
+
+// unlinked are module paths no package's code may import, only tests and test-support packages:
+// the SDK's OTLP exporters import the OTLP protobuf types, and through them gRPC and grpc-gateway,
+// whose package inits every abcd start (every hook call among them) would run, traces configured or
+// not (454 linked packages against 313, 23 MB against 16; docs/performance.md).
+var unlinked = []string{"go.opentelemetry.io/otel/exporters", "go.opentelemetry.io/proto", "google.golang.org/protobuf",
+	"google.golang.org/grpc", "github.com/grpc-ecosystem"}
 
 // testOnly may be imported by any layer's tests.
 var testOnly = []string{"gotest.tools/v3", "github.com/google/go-cmp"}
@@ -157,6 +165,11 @@ func forbidden(from, layer, imp string, test bool) string {
 	}
 	if strings.HasPrefix(imp, Prefix) {
 		return "not a package of a known layer"
+	}
+	for _, mod := range unlinked {
+		if !test && (imp == mod || strings.HasPrefix(imp, mod+"/")) {
+			return mod + " is for tests only: it would link protobuf and gRPC into every abcd start"
+		}
 	}
 	for mod, only := range confined {
 		if (imp == mod || strings.HasPrefix(imp, mod+"/")) && !slices.Contains(only, from) {
