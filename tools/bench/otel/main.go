@@ -52,8 +52,8 @@ func main() {
 }
 
 func run(rounds, steps, sums int, md string) (err error) {
-	// A loopback OTLP receiver answering every export as a collector does (an empty
-	// ExportTraceServiceResponse is zero bytes of protobuf).
+	// A loopback OTLP/HTTP receiver answering every export as a collector does (an empty
+	// ExportTraceServiceResponse, "{}" in OTLP's JSON encoding, which adapters/otel sends).
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -65,8 +65,15 @@ func run(rounds, steps, sums int, md string) (err error) {
 			http.Error(w, "unreadable export", http.StatusBadRequest)
 			return
 		}
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			http.Error(w, "not OTLP JSON", http.StatusUnsupportedMediaType)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if _, err := io.WriteString(w, "{}"); err != nil {
+			return // the exporter hung up before its answer: not counted as exported
+		}
 		exported.Add(1)
-		w.Header().Set("Content-Type", "application/x-protobuf")
 	})}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
