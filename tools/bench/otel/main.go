@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -182,6 +183,11 @@ func run(rounds, steps, sums int, md string) (err error) {
 	}
 	fmt.Fprintf(&b, "Added a step: %.3f ms (the exporter's %.1f µs and the accounting's %.1f µs): %s. The accounting grows with the run (SpendOf reads every recorded step, about %.2f µs each): it is a share of the state's decoding, which grows the same way. A collector that never answers costs a run at most %v at its end and %v at exit, once (the exporter's bounds, tested in adapters/otel and through the binary).\n\n",
 		ms(added), us(tracedStep-plainStep), us(spendOne), verdict, us(spendOne)/float64(steps100), otel.FlushBound, otel.ShutdownBound)
+	linked, sdk, err := linkedAtStart()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "At start, traces configured or not: abcd links %d packages, %d of them the OpenTelemetry SDK's (their inits run at every start; the cold-start table names any that costs), and none of protobuf, gRPC or the SDK's OTLP exporters (adapters/otel posts OTLP/JSON itself; docs/architecture.md says why).\n\n", linked, sdk)
 	fmt.Print(b.String())
 	if err := benchkit.WriteTargets(md, []benchkit.Target{{
 		What:   "the accounting and the trace exporter add at most 1 ms a step",
@@ -191,6 +197,27 @@ func run(rounds, steps, sums int, md string) (err error) {
 		return err
 	}
 	return benchkit.WriteSection(md, b.String())
+}
+
+// linkedAtStart counts abcd's linked packages and the SDK's among them, and refuses a build that
+// links protobuf or gRPC (tools/arch's TestAbcdLinksNoProtobuf holds the same line).
+func linkedAtStart() (linked, sdk int, err error) {
+	out, err := exec.Command("go", "list", "-deps", "./frontdoors/cmd/abcd").Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("listing abcd's packages: %w", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		linked++
+		for _, heavy := range []string{"google.golang.org/", "go.opentelemetry.io/proto/", "go.opentelemetry.io/otel/exporters/", "github.com/grpc-ecosystem/"} {
+			if strings.HasPrefix(pkg, heavy) {
+				return 0, 0, fmt.Errorf("abcd links %s", pkg)
+			}
+		}
+		if strings.HasPrefix(pkg, "go.opentelemetry.io/") || strings.HasPrefix(pkg, "github.com/go-logr/") {
+			sdk++
+		}
+	}
+	return linked, sdk, nil
 }
 
 // bigState is a run of bigLanes lanes, each with bigRounds rounds of three runner verdicts, an
