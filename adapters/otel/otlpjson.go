@@ -61,12 +61,12 @@ func newJSONExporter(env func(string) string, client *http.Client, version strin
 	if err := parseHeaders(raw, headers); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	compression := strings.TrimSpace(env("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION"))
+	name, compression := "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", strings.TrimSpace(env("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION"))
 	if compression == "" {
-		compression = strings.TrimSpace(env("OTEL_EXPORTER_OTLP_COMPRESSION"))
+		name, compression = "OTEL_EXPORTER_OTLP_COMPRESSION", strings.TrimSpace(env("OTEL_EXPORTER_OTLP_COMPRESSION"))
 	}
 	if compression != "" && compression != "gzip" && compression != "none" {
-		return nil, errors.New("OTEL_EXPORTER_OTLP_COMPRESSION names a compression abcd does not speak (gzip or none)")
+		return nil, fmt.Errorf("%s names a compression abcd does not speak (gzip or none)", name)
 	}
 	return &jsonExporter{client: client, url: endpoint, headers: headers, gzip: compression == "gzip",
 		userAgent: "abcd/" + version}, nil
