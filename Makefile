@@ -123,6 +123,7 @@ bench: build tools-deps harness-deps ## side-by-side ratios against reference ru
 	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md
 	$(GO) run ./tools/bench/rules -md $(BENCH_OUT)/rules.md
 	$(GO) run ./tools/bench/history -md $(BENCH_OUT)/history.md
+	$(GO) run ./tools/bench/otel -md $(BENCH_OUT)/otel.md
 	cd frontdoors/internal/jsonschema/benchref && GOWORK=off $(GO) run . | tee $(CURDIR)/$(BENCH_OUT)/jsonschema.txt
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(BENCH_OUT)/gotest.txt
 	$(GO) run ./tools/bench/page -in $(BENCH_OUT) -out docs/performance.md

@@ -99,6 +99,9 @@ type App struct {
 	Progress ports.Progress
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP ports.RPDialer
+	// Tracer hears each implement run and its routes' steps: OpenTelemetry, only where the person
+	// configured an exporter (OTEL_EXPORTER_OTLP_*); nil is none.
+	Tracer ports.Tracer
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

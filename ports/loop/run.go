@@ -128,7 +128,10 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	}
 	d := &driver{a: a, verb: verb, run: run, routes: routes, given: oracle.Texts(in.Routes), w: &routeWorker{}, res: res, purse: loop.Purse{Budget: budget}}
 	defer d.w.done()
-	return d.drive(ctx)
+	ctx, traced := a.TraceRun(ctx, a.Tracer, loop.RunSpan{Run: run, Spec: string(in.Spec)})
+	res, err = d.drive(ctx)
+	traced(loop.RunEnd{Ended: string(res.Ended), Routed: res.Routed, FellBack: res.FellBack, Spend: res.Run.Spend.Run}, err)
+	return res, err
 }
 
 // runToDrive is the run the input names: the run given; else the spec's one unfinished run ("" when
@@ -304,12 +307,15 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			d.res.Routed++
 			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: j.Lane, Role: j.role, Route: j.route, Kind: "started",
 				Text: fmt.Sprintf("%s %s: %s takes the %s (round %d)", j.Lane, j.role, j.route, kindOf(j.ret), j.round)})
+			ended := core.TraceStep(ctx, a.Tracer, sc, loop.StepSpan{Run: d.run, Lane: j.Lane, Role: j.role, Round: j.round, Kind: kindOf(j.ret), Route: j.route})
 			go func() {
 				out, err := j.call(ctx)
 				if err == nil && out.FallbackReason == "" && ctx.Err() != nil {
 					out = ports.ReviewOutcome{FallbackReason: string(review.Interrupted), Return: out.Return, Runner: out.Runner}
 				}
-				results <- came{Routes: []answered{{dispatch: j, out: core.ScrubOutcome(sc, out), err: core.ScrubError(sc, err)}}}
+				out, err = core.ScrubOutcome(sc, out), core.ScrubError(sc, err)
+				ended(out, err)
+				results <- came{Routes: []answered{{dispatch: j, out: out, err: err}}}
 			}()
 		}
 		if len(q.checks) > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,24 @@ func TestAbcdLinksNoDatabaseDriver(t *testing.T) {
 	assert.Check(t, strings.Contains(deps("./frontdoors/cmd/abcd-history"), "modernc.org/sqlite"), "the helper holds the driver")
 }
 
+// TestAbcdLinksNoProtobuf: traces are exported by adapters/otel's own OTLP/JSON exporter, so abcd
+// links neither the OTLP protobuf types nor gRPC (their inits would run at every start); only the
+// tests' receiver decodes with them.
+func TestAbcdLinksNoProtobuf(t *testing.T) {
+	t.Parallel() // reads the workspace, writes nothing
+	cmd := exec.Command("go", "list", "-deps", "./frontdoors/cmd/abcd")
+	cmd.Dir = workspaceRoot(t)
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	deps := strings.Fields(string(out))
+	assert.Assert(t, slices.Contains(deps, "go.opentelemetry.io/otel/sdk/trace"), "abcd links the SDK")
+	for _, pkg := range deps {
+		for _, mod := range unlinked {
+			assert.Check(t, pkg != mod && !strings.HasPrefix(pkg, mod+"/"), "abcd links %s", pkg)
+		}
+	}
+}
+
 func TestTheWorkspaceKeepsTheDependencyRule(t *testing.T) {
 	t.Parallel() // reads the workspace, writes nothing
 	pkgs := listPackages(t)
@@ -118,6 +137,16 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{p(Prefix+"ports/record", Prefix+"ports/internal/apptest"), "ports/internal/apptest is for tests"},
 		{p(Prefix+"ports/internal/apptest", "github.com/google/uuid"), "third-party import not allowed in ports"},
 		{p("example.com/elsewhere"), "outside the workspace's layers"},
+		{p(Prefix+"adapters/runner", "go.opentelemetry.io/otel/trace"), "go.opentelemetry.io is confined to " + Prefix + "adapters/otel"},
+		{p(Prefix+"ports/loop", "go.opentelemetry.io/otel"), "go.opentelemetry.io is confined to"},
+		{Package{ImportPath: Prefix + "frontdoors/cmd/abcd", TestImports: []string{"go.opentelemetry.io/proto/otlp/trace/v1"}}, "go.opentelemetry.io is confined to"},
+		{p(Prefix+"adapters/otel", "go.opentelemetry.io/proto/otlp/trace/v1"), "go.opentelemetry.io/proto is for tests only"},
+		{p(Prefix+"adapters/otel", "go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"), "go.opentelemetry.io/otel/exporters is for tests only"},
+		{p(Prefix+"adapters/otel", "google.golang.org/grpc"), "google.golang.org/grpc is for tests only"},
+		{p(Prefix+"adapters/otel", "google.golang.org/protobuf/proto"), "google.golang.org/protobuf is for tests only"},
+		{Package{ImportPath: Prefix + "adapters/otel", TestImports: []string{"google.golang.org/protobuf/proto"}}, "google.golang.org/protobuf is confined to " + Prefix + "adapters/otel/otlptest"},
+		{Package{ImportPath: Prefix + "frontdoors/cli", TestImports: []string{Prefix + "adapters/otel/otlptest"}}, "front doors reach adapters only in the composition root"},
+		{p(compositionRoots[0], Prefix+"adapters/otel/otlptest"), "adapters/otel/otlptest is for tests"},
 	}
 	for _, c := range cases {
 		got := Check([]Package{c.pkg})
@@ -131,6 +160,9 @@ func TestCheckNamesEachForbiddenArrow(t *testing.T) {
 		{ImportPath: Prefix + "tools/canary", XTestImports: []string{Prefix + "frontdoors/abcdtest"}},
 		p(Prefix+"ports/internal/apptest", Prefix+"ports/fake", "gotest.tools/v3/assert", Prefix+"ports/app"),
 		{ImportPath: Prefix + "ports/record", XTestImports: []string{Prefix + "ports/internal/apptest"}},
+		p(Prefix+"adapters/otel", "go.opentelemetry.io/otel/sdk/trace", "github.com/go-logr/logr"),
+		p(Prefix+"adapters/otel/otlptest", "go.opentelemetry.io/proto/otlp/collector/trace/v1", "google.golang.org/protobuf/encoding/protojson"),
+		{ImportPath: compositionRoots[0], Imports: []string{Prefix + "adapters/otel"}, XTestImports: []string{Prefix + "adapters/otel/otlptest"}},
 	}
 	assert.Assert(t, is.Len(Check(allowed), 0))
 }

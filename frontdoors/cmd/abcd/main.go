@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/history/helper"
 	"github.com/abcd-dev/abcd/adapters/history/sessions"
 	"github.com/abcd-dev/abcd/adapters/openai"
+	"github.com/abcd-dev/abcd/adapters/otel"
 	"github.com/abcd-dev/abcd/adapters/repoprompt"
 	"github.com/abcd-dev/abcd/adapters/runner"
 	"github.com/abcd-dev/abcd/adapters/runner/acp"
@@ -68,11 +70,32 @@ func run(ctx context.Context) int {
 	if err != nil {
 		dir = "."
 	}
-	return cli.Execute(ctx, cli.NewRoot(wire(s, dir, abcdHome()), s), s, os.Args[1:])
+	traces := tracesOf(os.Getenv)
+	code := cli.Execute(ctx, cli.NewRoot(wire(s, dir, abcdHome(), traces), s), s, os.Args[1:])
+	if traces != nil {
+		// Whatever is still queued gets a bounded wait; a collector that did not take the run's
+		// traces is said once, and never changes the exit code.
+		end, cancel := context.WithTimeout(context.WithoutCancel(ctx), otel.ShutdownBound)
+		defer cancel()
+		if err := traces.Shutdown(end); err != nil {
+			_, _ = fmt.Fprintf(s.Err, "abcd: %v\n", err) // a warning whose write failed has nowhere left to go
+		}
+	}
+	return code
 }
 
-// wire builds the core for the repository containing dir and the machine folder home.
-func wire(s *cli.IO, dir, home string) *app.App {
+// tracesOf is the OpenTelemetry exporter where the standard OTEL_* variables configure one; nil (and
+// nothing linked in leaves the machine) otherwise.
+func tracesOf(getenv func(string) string) *otel.Tracer {
+	if !otel.Configured(getenv) {
+		return nil
+	}
+	return otel.New(otel.Options{Getenv: getenv, Version: version})
+}
+
+// wire builds the core for the repository containing dir and the machine folder home, its runs
+// traced by traces where it is not nil.
+func wire(s *cli.IO, dir, home string, traces *otel.Tracer) *app.App {
 	ros := agentfiles.New(agents.Files)
 	cat := catalog.New(schemas.Files)
 	providers := openai.New(os.Getenv, files.ReadSecret)
@@ -125,6 +148,9 @@ func wire(s *cli.IO, dir, home string) *app.App {
 			Reroot:      build,
 		}
 		a.MergeFiles, a.Self = files.MergeFiles{}, system.Self
+		if traces != nil {
+			a.Tracer = traces
+		}
 		return a
 	}
 	return build(dir)

@@ -253,6 +253,10 @@ func why(pkg string) string {
 		return "abcd's own package-level values"
 	case strings.HasPrefix(pkg, "github.com/spf13/"):
 		return "the CLI's command library"
+	case strings.HasPrefix(pkg, "go.opentelemetry.io/") || pkg == "log/slog" || strings.HasPrefix(pkg, "github.com/go-logr/"):
+		// The SDK alone: adapters/otel's exporter is its own (OTLP/JSON), and tools/arch keeps
+		// protobuf and gRPC out of abcd.
+		return "the OpenTelemetry SDK (adapters/otel), linked for traces, built only when a run is traced"
 	}
 	return "the standard library"
 }
