@@ -110,8 +110,7 @@ func replaceFromGitDir(dir *folder, name string, data []byte, perm os.FileMode) 
 		return false, err
 	}
 	defer tmpDir.Close()
-	tmpDir.cleanTemps() // a killed driver's temp is removed by the next one
-	tmp, file, err := tmpDir.createTemp(perm)
+	tmp, written, err := tmpDir.filledTemp(data, perm) // a killed driver's temp is removed by the next one
 	if err != nil {
 		return false, err
 	}
@@ -121,14 +120,6 @@ func replaceFromGitDir(dir *folder, name string, data []byte, perm os.FileMode) 
 			_ = tmpDir.root.Remove(tmp)
 		}
 	}()
-	written, err := file.Stat()
-	if err != nil {
-		_ = file.Close()
-		return false, err
-	}
-	if err := fill(file, data, perm); err != nil {
-		return false, err
-	}
 	if beforePlace != nil {
 		beforePlace(tmpDir.join(tmp))
 	}

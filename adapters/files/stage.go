@@ -129,9 +129,7 @@ func stagedWrite(repoDir, rel string, dir *folder, name string, data []byte, per
 		return false, err
 	}
 	defer stage.Close()
-	stage.cleanTemps()
-
-	tmp, file, err := stage.createTemp(perm)
+	tmp, written, err := stage.filledTemp(data, perm)
 	if err != nil {
 		return false, err
 	}
@@ -141,14 +139,6 @@ func stagedWrite(repoDir, rel string, dir *folder, name string, data []byte, per
 			_ = stage.root.Remove(tmp)
 		}
 	}()
-	written, err := file.Stat()
-	if err != nil {
-		_ = file.Close()
-		return false, err
-	}
-	if err := fill(file, data, perm); err != nil {
-		return false, err
-	}
 	from := stagingRel + "/" + tmp
 	if replace {
 		err = abcd.root.Rename(from, inner)
@@ -174,6 +164,28 @@ func stagedWrite(repoDir, rel string, dir *folder, name string, data []byte, per
 			"run the command again")
 	}
 	return true, nil
+}
+
+// filledTemp writes data to a new temporary file in f (a killed writer's temps there removed first)
+// and says which file it wrote, so the caller can check that what it puts in place is that file. On
+// an error the temp is gone; otherwise it is the caller's to place or remove.
+func (f *folder) filledTemp(data []byte, perm os.FileMode) (string, os.FileInfo, error) {
+	f.cleanTemps()
+	tmp, file, err := f.createTemp(perm)
+	if err != nil {
+		return "", nil, err
+	}
+	written, err := file.Stat()
+	if err != nil {
+		_ = file.Close() // the Stat's error is the one that counts
+	} else {
+		err = fill(file, data, perm)
+	}
+	if err != nil {
+		_ = f.root.Remove(tmp)
+		return "", nil, err
+	}
+	return tmp, written, nil
 }
 
 // createTemp makes a new, empty temporary file in f, never following or reusing a name.
