@@ -16,6 +16,7 @@ import (
 // ends. It never writes to stdout, which holds the result alone.
 type Progress struct {
 	s     *IO
+	out   io.Writer // stderr itself
 	now   func() time.Time
 	size  func() (cols, rows int)
 	every time.Duration // how often the board is redrawn while a step runs
@@ -27,13 +28,30 @@ type Progress struct {
 	tick   *time.Ticker
 }
 
-// NewProgress writes to s.Err.
+// NewProgress writes to s.Err. Where it keeps a board (s.ErrLive), it takes s.Err over: whatever
+// else is written there (a warning, a refusal) first takes the board away, so it lands where the
+// board stood and never inside it, and the board comes back at the next event.
 func NewProgress(s *IO) *Progress {
 	size := s.ErrSize
 	if size == nil {
 		size = func() (int, int) { return 0, 0 }
 	}
-	return &Progress{s: s, now: time.Now, size: size, every: time.Second, board: newBoard()}
+	p := &Progress{s: s, out: s.Err, now: time.Now, size: size, every: time.Second, board: newBoard()}
+	if s.ErrLive {
+		s.Err = besideBoard{p}
+	}
+	return p
+}
+
+// besideBoard is stderr for every writer but the progress: the board is taken away before each write.
+type besideBoard struct{ p *Progress }
+
+func (w besideBoard) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	w.p.stopTicking()
+	w.p.draw("", nil)
+	return w.p.out.Write(b)
 }
 
 var _ ports.Progress = (*Progress)(nil)
@@ -128,7 +146,7 @@ func (p *Progress) draw(line string, frame []string) {
 // put writes to stderr. Progress is for the person watching: a stderr that cannot be written to has
 // nowhere to say so, and the run's result still goes to stdout.
 func (p *Progress) put(s string) {
-	_, _ = io.WriteString(p.s.Err, s)
+	_, _ = io.WriteString(p.out, s)
 }
 
 // Done takes the board away and stops redrawing it.

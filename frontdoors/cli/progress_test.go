@@ -186,6 +186,26 @@ func TestProgressRedrawsTheBoardInPlaceOnATerminal(t *testing.T) {
 	assert.Check(t, is.Equal(errOut.String(), ""), "nothing left to take away")
 }
 
+// Whatever else is written to stderr while the board stands (a warning, a refusal) takes the board
+// away first, so it lands where the board stood and is never overwritten by a redraw; the board
+// comes back below it at the next event.
+func TestAnotherWriteToStderrTakesTheBoardAway(t *testing.T) {
+	var errOut strings.Builder
+	s := &IO{Err: &errOut, ErrTTY: true, ErrLive: true, ErrSize: func() (int, int) { return 60, 10 }}
+	p := NewProgress(s)
+	p.every = time.Hour
+	p.Event(ports.ProgressEvent{Run: "run-1", Lane: "lane-1", Role: "implementer", Route: "cc", Kind: "running"})
+	assert.Check(t, p.tick != nil)
+	errOut.Reset()
+	NewDiag(s).Warn("the journal is behind")
+	assert.Check(t, is.Equal(errOut.String(), "\r\x1b[2A\x1b[Jabcd: warning: the journal is behind\n"))
+	assert.Check(t, p.tick == nil, "no redraw over the line until the next event")
+	errOut.Reset()
+	p.Event(ports.ProgressEvent{Run: "run-1", Lane: "lane-1", Role: "implementer", Route: "cc", Kind: "doing", Text: "lane-1 implementer: cc: Read go.mod"})
+	assert.Check(t, strings.HasPrefix(errOut.String(), "abcd: lane-1 implementer: cc: Read go.mod\x1b[K\n\x1b[?7labcd run run-1 · 1 running"), "%q", errOut.String())
+	p.Done()
+}
+
 // While a step runs the board is redrawn each tick, so its time moves; Done stops it and takes the
 // board away.
 func TestProgressRedrawsEachTickWhileAStepRuns(t *testing.T) {
