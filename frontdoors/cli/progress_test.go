@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -242,4 +243,27 @@ func (s *syncBuilder) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Whatever an agent writes into an event, the board's lines hold no control character (nothing that
+// moves the cursor or sets the terminal) and fit the terminal's width.
+func FuzzTheBoardsLinesArePrintableAndFit(f *testing.F) {
+	f.Add("lane-1", "implementer", "cc", "lane-1 implementer: cc: Edit DONE-1", uint8(80))
+	f.Add("lane-\x1b[2J", "re\tviewer", "r\u200bv", "\x1b]0;title\x07編集 😀\r\n\xff", uint8(3))
+	f.Fuzz(func(t *testing.T, lane, role, route, words string, cols uint8) {
+		b := newBoard()
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		for i, kind := range []string{"started", "doing", "answered", "did"} {
+			b.add(ports.ProgressEvent{Run: words, Lane: lane, Role: role, Route: route, Kind: kind, Text: words}, now, i)
+		}
+		b.add(ports.ProgressEvent{Kind: "did", Text: lane + ": " + words}, now, 5)
+		for _, l := range b.frame(now, int(cols), 30) {
+			w := 0
+			for _, r := range l {
+				assert.Assert(t, !unicode.IsControl(r), "%q", l)
+				w += cells(r)
+			}
+			assert.Assert(t, w <= max(int(cols)-1, 0) || cols == 0 && w <= defaultCols-1, "%d columns: %q", cols, l)
+		}
+	})
 }
