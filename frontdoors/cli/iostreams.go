@@ -19,8 +19,10 @@ type IO struct {
 	// ErrTTY is true when stderr is a terminal (and TERM is not dumb): progress is a live view there,
 	// one line per event elsewhere.
 	ErrTTY bool
-	// ErrLive is true when progress may move the cursor on stderr: ErrTTY, and NO_COLOR unset (a
-	// person who asked for no colour is given plain lines, no escape codes at all).
+	// ErrLive is true when progress may move the cursor on stderr: ErrTTY, stdout a terminal too, and
+	// NO_COLOR unset. A person who asked for no colour is given plain lines, no escape codes at all;
+	// so is one whose result goes to a file or a pipe (a script, a log), where a board redrawn in
+	// place is noise.
 	ErrLive bool
 	// ErrSize is stderr's terminal size in columns and rows, asked afresh at each call (the person
 	// may resize it); 0 when it does not say. Nil: never known.
@@ -31,7 +33,7 @@ type IO struct {
 func SystemIO(getenv func(string) string) *IO {
 	errTTY := isTerminal(os.Stderr) && getenv("TERM") != "dumb"
 	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTTY: isTerminal(os.Stdin),
-		Color: ColorWanted(isTerminal(os.Stdout), getenv), ErrTTY: errTTY, ErrLive: errTTY && getenv("NO_COLOR") == "",
+		Color: ColorWanted(isTerminal(os.Stdout), getenv), ErrTTY: errTTY, ErrLive: errTTY && isTerminal(os.Stdout) && getenv("NO_COLOR") == "",
 		ErrSize: func() (int, int) { return terminalSize(os.Stderr) }}
 }
 

@@ -52,9 +52,17 @@ func TestBoardHelperProcess(t *testing.T) {
 	os.Exit(0) // nothing of the test framework's on the streams
 }
 
-// helperStderr runs the helper with env and its stderr on errFile, and returns what reached the
-// other end, read from read until the helper is gone.
+// helperStderr runs the helper with env, its stdout on a terminal of its own and its stderr on
+// errFile, and returns what reached stderr's other end, read from read until the helper is gone.
 func helperStderr(t *testing.T, env []string, errFile *os.File, read io.Reader) []byte {
+	t.Helper()
+	outMaster, outSlave := openPTY(t, 72, 20)
+	return helperStreams(t, env, outSlave, outMaster, errFile, read)
+}
+
+// helperStreams runs the helper with env, its stdout on outFile and its stderr on errFile, and
+// returns what reached stderr's other end; the helper writes nothing on stdout.
+func helperStreams(t *testing.T, env []string, outFile *os.File, outRead io.Reader, errFile *os.File, read io.Reader) []byte {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBoardHelperProcess$", "-test.count=1")
 	for _, kv := range os.Environ() {
@@ -63,30 +71,41 @@ func helperStderr(t *testing.T, env []string, errFile *os.File, read io.Reader) 
 		}
 	}
 	cmd.Env = append(cmd.Env, append(env, boardHelperVar+"=1")...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, errFile
+	cmd.Stdout, cmd.Stderr = outFile, errFile
 	assert.NilError(t, cmd.Start())
-	// Only the helper holds the writing end now, so the reader ends when it exits.
+	// Only the helper holds the writing ends now, so the readers end when it exits.
 	assert.NilError(t, errFile.Close())
-	got := make(chan []byte)
+	assert.NilError(t, outFile.Close())
+	gotErr, gotOut := drain(read), drain(outRead)
+	assert.NilError(t, cmd.Wait())
+	var b, out []byte
+	for _, c := range []struct {
+		ch  chan []byte
+		got *[]byte
+	}{{gotErr, &b}, {gotOut, &out}} {
+		select {
+		case *c.got = <-c.ch:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the output never ended")
+		}
+	}
+	assert.Check(t, is.Equal(string(out), ""), "stdout holds the result alone, and the helper has none")
+	return b
+}
+
+// drain reads r to its end in the background.
+func drain(r io.Reader) chan []byte {
+	got := make(chan []byte, 1)
 	go func() {
 		var b bytes.Buffer
-		_, err := io.Copy(&b, read)
+		_, err := io.Copy(&b, r)
 		// The terminal's reading end says EIO once no process holds its other end: that is its end.
 		if err != nil && !errors.Is(err, syscall.EIO) {
 			b.WriteString("\nread: " + err.Error())
 		}
 		got <- b.Bytes()
 	}()
-	assert.NilError(t, cmd.Wait(), "stdout: %s", out.String())
-	select {
-	case b := <-got:
-		assert.Check(t, is.Equal(out.String(), ""), "stdout holds the result alone, and the helper has none")
-		return b
-	case <-time.After(30 * time.Second):
-		t.Fatal("the terminal's output never ended")
-		return nil
-	}
+	return got
 }
 
 // On a terminal the board is redrawn in place, frame after frame: the cursor moves up over it and
@@ -111,8 +130,8 @@ func TestTheBoardIsRedrawnInPlaceOnAPseudoTerminal(t *testing.T) {
 	assert.Check(t, is.Contains(s, "lane-2  running     1m06s    $0.00  implementer on cc · ru…\x1b[K"), "59 after the resize to 60")
 }
 
-// Off a terminal (a pipe), and on one under NO_COLOR or TERM=dumb, the same run is plain lines, one
-// an event, without one escape byte.
+// Off a terminal (a pipe), on one under NO_COLOR or TERM=dumb, and on one whose stdout (the
+// result) goes to a pipe, the same run is plain lines, one an event, without one escape byte.
 func TestProgressIsPlainLinesOffATerminalOrWhenAsked(t *testing.T) {
 	want := string(golden.Get(t, "progress-plain.golden"))
 	r, w, err := os.Pipe()
@@ -126,6 +145,12 @@ func TestProgressIsPlainLinesOffATerminalOrWhenAsked(t *testing.T) {
 		// The terminal's line discipline turns each newline into a carriage return and a newline.
 		assert.Check(t, is.Equal(got, strings.ReplaceAll(want, "\n", "\r\n")), "%v", env)
 	}
+	master, slave := openPTY(t, 72, 20)
+	outR, outW, err := os.Pipe()
+	assert.NilError(t, err)
+	defer outR.Close()
+	got := string(helperStreams(t, []string{"TERM=xterm-256color"}, outW, outR, slave, master))
+	assert.Check(t, is.Equal(got, strings.ReplaceAll(want, "\n", "\r\n")), "stdout a pipe")
 }
 
 // openPTY opens a pseudo-terminal cols wide and rows high: the end the test reads, and the terminal

@@ -42,29 +42,29 @@ func TestImplementRunKeepsABoardOfTheLanesOnATerminal(t *testing.T) {
 		}
 	}
 	cmd.Env = append(cmd.Env, "TERM=xterm-256color")
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, slave
+	// stdout on a terminal of its own: the board is kept only where the person watches both.
+	outMaster, outSlave := ptyPair(t, 90, 30)
+	cmd.Stdout, cmd.Stderr = outSlave, slave
 	assert.NilError(t, cmd.Start())
 	assert.NilError(t, slave.Close())
-	got := make(chan string)
-	go func() {
-		var b bytes.Buffer
-		_, err := io.Copy(&b, master)
-		// The terminal's reading end says EIO once no process holds its other end: that is its end.
-		if err != nil && !errors.Is(err, syscall.EIO) {
-			b.WriteString("\nread: " + err.Error())
-		}
-		got <- b.String()
-	}()
+	assert.NilError(t, outSlave.Close())
+	gotErr, gotOut := readToEnd(master), readToEnd(outMaster)
 	assert.NilError(t, cmd.Wait())
-	var errs string
-	select {
-	case errs = <-got:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the terminal's output never ended")
+	var errs, outs string
+	for _, c := range []struct {
+		ch  chan string
+		got *string
+	}{{gotErr, &errs}, {gotOut, &outs}} {
+		select {
+		case *c.got = <-c.ch:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the terminal's output never ended")
+		}
 	}
+	// The terminal's line discipline turns each newline into a carriage return and a newline.
+	stdout := strings.ReplaceAll(outs, "\r\n", "\n")
 	var out loop.ImplementRunResult
-	decodeOne(t, stdout.String(), &out)
+	decodeOne(t, stdout, &out)
 	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%+v", out)
 
 	// Redrawn in place: the cursor goes up over a board of the header and two lanes, then three.
@@ -85,8 +85,23 @@ func TestImplementRunKeepsABoardOfTheLanesOnATerminal(t *testing.T) {
 			assert.Check(t, len([]rune(shown)) <= 89, "%q is wider than the terminal", shown)
 		}
 	}
-	assert.Check(t, !strings.Contains(stdout.String()+errs, rnCanary), "the canary leaked")
-	assert.Check(t, !strings.ContainsRune(stdout.String(), '\x1b'), "stdout holds the result alone")
+	assert.Check(t, !strings.Contains(stdout+errs, rnCanary), "the canary leaked")
+	assert.Check(t, !strings.ContainsRune(stdout, '\x1b'), "stdout holds the result alone")
+}
+
+// readToEnd reads a terminal's reading end in the background until no process holds its other end.
+func readToEnd(r io.Reader) chan string {
+	got := make(chan string, 1)
+	go func() {
+		var b bytes.Buffer
+		_, err := io.Copy(&b, r)
+		// The terminal's reading end says EIO once no process holds its other end: that is its end.
+		if err != nil && !errors.Is(err, syscall.EIO) {
+			b.WriteString("\nread: " + err.Error())
+		}
+		got <- b.String()
+	}()
+	return got
 }
 
 // ptyPair opens a pseudo-terminal cols wide and rows high: the end the test reads, and the terminal
