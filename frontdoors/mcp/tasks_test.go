@@ -141,7 +141,7 @@ func TestTaskStoreRunsATaskToItsResult(t *testing.T) {
 	assert.Check(t, is.Equal(w.Status, taskCompleted))
 	assert.Check(t, is.Equal(string(w.Result), `{"content":[]}`))
 	assert.Assert(t, w.TTLMs != nil)
-	assert.Check(t, is.Equal(*w.TTLMs, (time.Minute + time.Second + taskKeep).Milliseconds()), "kept taskKeep after it ended, counted from its creation")
+	assert.Check(t, is.Equal(*w.TTLMs, (time.Minute+time.Second+taskKeep).Milliseconds()), "kept taskKeep after it ended, counted from its creation")
 	assert.Check(t, is.Equal(w.LastUpdatedAt, "2026-12-01T12:01:01.000Z"))
 }
 
