@@ -101,6 +101,9 @@ func TestImplementRunOverMCPRunsAsATask(t *testing.T) {
 // tasks/cancel stops the run as Ctrl-C does: the step the runner was taking is recorded as
 // interrupted, its lane put back, and the same run goes on with the same command.
 func TestTasksCancelStopsTheRunAsCtrlCDoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run a case: in make test, not under -short")
+	}
 	w := newRunnerWorld(t, "1. Part one of the work.")
 	impl := "You run headless, as runner cc"
 	w.play(t, runnertest.Directive{Out: rnInit}, runnertest.Directive{When: []string{impl}, Write: "HALF", Content: "half\n"},
