@@ -322,3 +322,74 @@ func TestEveryOtherEndFallsBackWithItsCause(t *testing.T) {
 		})
 	}
 }
+
+// authMethods is an initialize answer listing a login of the agent's own, an env_var method whose
+// variable the runner does not pass, and one whose variable it passes (GEMINI_API_KEY, the runner's
+// credential).
+const authMethods = `{"protocolVersion":1,"authMethods":[{"id":"login","name":"Log in"},` +
+	`{"type":"env_var","id":"other-key","name":"Other","vars":[{"name":"OTHER_API_KEY"}]},` +
+	`{"type":"env_var","id":"gemini-key","name":"Gemini key","vars":[{"name":"GEMINI_API_KEY"},{"name":"GEMINI_ORG","optional":true}]}]}`
+
+// An agent that answers session/new auth_required is authenticated with the one method whose
+// variables the runner passes, and session/new is asked again; the step completes.
+func TestAnAgentAskingForAuthenticationIsAuthenticatedWithTheRunnersKey(t *testing.T) {
+	w := newWorld(t)
+	o := w.step(domain.PolicyImplement, expect("initialize"), reply(authMethods),
+		expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+		expect("authenticate"), reply(`{}`),
+		expect("session/new"), reply(`{"sessionId":"sess-acp-1"}`), expect("session/prompt"),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done."}}`),
+		runnertest.ACPStep{Dump: w.dumped}, reply(`{"stopReason":"end_turn"}`))
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+	assert.Check(t, is.Equal(o.Final, "Done."))
+	_, requests := w.seen()
+	var methods []string
+	for _, r := range requests {
+		var m string
+		assert.NilError(t, json.Unmarshal(r["method"], &m))
+		methods = append(methods, m)
+		if m == "authenticate" {
+			assert.Check(t, is.Equal(string(r["params"]), `{"methodId":"gemini-key"}`))
+		}
+	}
+	assert.Check(t, is.DeepEqual(methods, []string{"initialize", "session/new", "authenticate", "session/new", "session/prompt"}))
+	assert.Check(t, is.Contains(strings.Join(w.doing, "\n"), "authenticated with the agent's method gemini-key"))
+	assert.Check(t, !strings.Contains(strings.Join(w.doing, "\n"), "sk-canary-acp"), "no key in the progress")
+}
+
+// An agent that needs authentication and offers no method abcd may use, or refuses the one abcd
+// chose, or asks again after it, fails with the cause auth, saying which.
+func TestAnAgentAbcdCannotAuthenticateFallsBackWithTheCauseAuth(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		steps  []runnertest.ACPStep
+		detail string
+	}{
+		{"only logins", []runnertest.ACPStep{expect("initialize"),
+			reply(`{"protocolVersion":1,"authMethods":[{"id":"login","name":"Log in"},{"type":"terminal","id":"tty","name":"Terminal","args":["--login"]},` +
+				`{"type":"env_var","id":"other-key","name":"Other","vars":[{"name":"OTHER_API_KEY"},{"name":"GEMINI_API_KEY"}]}]}`),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"}, runnertest.ACPStep{Hang: true}},
+			"offers only login (the agent's own login); tty (an interactive login); other-key (needs OTHER_API_KEY, GEMINI_API_KEY, which the runner does not pass)"},
+		{"no method", []runnertest.ACPStep{expect("initialize"), reply(`{"protocolVersion":1}`),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"}, runnertest.ACPStep{Hang: true}},
+			"offers no method"},
+		{"authenticate refused", []runnertest.ACPStep{expect("initialize"), reply(authMethods),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+			expect("authenticate"), runnertest.ACPStep{ReplyError: "invalid key"}, runnertest.ACPStep{Hang: true}},
+			"answered authenticate with its method gemini-key with an error (-32000): invalid key"},
+		{"asked again", []runnertest.ACPStep{expect("initialize"), reply(authMethods),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+			expect("authenticate"), reply(`{}`), expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+			runnertest.ACPStep{Hang: true}},
+			"answered session/new with an error (-32000): Authentication required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			o := w.step(domain.PolicyImplement, tc.steps...)
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
+			assert.Check(t, is.Equal(o.Receipt.Cause, domain.CauseAuth), "%s", o.Receipt.Detail)
+			assert.Check(t, is.Contains(o.Receipt.Detail, tc.detail))
+			assert.Check(t, !strings.Contains(o.Receipt.Detail, "sk-canary-acp"))
+		})
+	}
+}
