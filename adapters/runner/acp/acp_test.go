@@ -393,3 +393,44 @@ func TestAnAgentAbcdCannotAuthenticateFallsBackWithTheCauseAuth(t *testing.T) {
 		})
 	}
 }
+
+// Gemini CLI's ways, met: a file it reads that does not exist is ACP's resource_not_found (it writes
+// a new file only on that answer), and a shell call that carries no raw input is judged by its title,
+// the only place it names its command.
+func TestAMissingFileIsNotFoundAndACommandNamedInTheTitleIsJudged(t *testing.T) {
+	w := newWorld(t)
+	o := w.step(domain.PolicyImplement, append(handshake(1),
+		request("300", "fs/read_text_file", `"path":"$CWD/new.txt"`),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"g1","title":"git push --force origin main","kind":"execute","status":"pending"}`),
+		request("301", "session/request_permission", `"toolCall":{"toolCallId":"g1","title":"git push --force origin main","kind":"execute"},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"g1","status":"failed"}`),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"g2","title":"ls -la","kind":"execute","status":"pending"}`),
+		request("302", "session/request_permission", `"toolCall":{"toolCallId":"g2","title":"ls -la","kind":"execute"},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"g2","status":"completed"}`),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"g3","title":"","kind":"execute","status":"pending","rawInput":{}}`),
+		request("303", "session/request_permission", `"toolCall":{"toolCallId":"g3","title":"ls","kind":"execute"},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"g3","status":"failed"}`),
+		// Asked about before any update announced them: the allowed one is opened by the answer
+		// and closed by its update; the rejected one never began, and needs no update.
+		request("304", "session/request_permission", `"toolCall":{"toolCallId":"u1","title":"Write","kind":"edit","locations":[{"path":"$CWD/a.txt"}]},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"u1","status":"completed"}`),
+		request("305", "session/request_permission", `"toolCall":{"toolCallId":"u2","title":"git push --force","kind":"execute"},`+options),
+		runnertest.ACPStep{Dump: w.dumped}, reply(`{"stopReason":"end_turn"}`))...)
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+	answers, _ := w.seen()
+	var e struct{ Code int }
+	assert.NilError(t, json.Unmarshal(answers["300"]["error"], &e), "%s", answers["300"])
+	assert.Check(t, is.Equal(e.Code, -32002))
+	assert.Check(t, is.Contains(string(answers["300"]["error"]), "Resource not found"))
+	assert.Check(t, is.Contains(string(answers["301"]["result"]), `"optionId":"ro"`), "the force push named in the title is rejected")
+	assert.Check(t, is.Contains(string(answers["302"]["result"]), `"optionId":"ao"`), "ls named in the title is allowed")
+	assert.Check(t, is.Contains(string(answers["303"]["result"]), `"optionId":"ro"`), "raw input naming no command is not read past")
+	assert.Check(t, is.Contains(string(answers["304"]["result"]), `"optionId":"ao"`))
+	assert.Check(t, is.Contains(string(answers["305"]["result"]), `"optionId":"ro"`))
+	assert.Check(t, is.Equal(o.Receipt.ToolCalls, 4), "g1, g2, g3 and u1")
+	var asks []string
+	for _, a := range o.Receipt.Asks {
+		asks = append(asks, string(a.Answer)+" "+a.What)
+	}
+	assert.Check(t, is.Contains(strings.Join(asks, "\n"), "reject_once git push --force origin main"))
+}

@@ -20,6 +20,7 @@ const (
 	codeInvalidParams  = -32602
 	codeMethodNotFound = -32601
 	codeRefused        = -32000 // abcd's own: the request is one abcd does not grant
+	codeNotFound       = -32002 // ACP's resource_not_found: a file that does not exist
 	// codeAuthRequired is ACP's auth_required: the agent wants authenticate before the request.
 	codeAuthRequired = -32000
 )
@@ -146,13 +147,15 @@ type session struct {
 	// authenticated with
 	methods    []authMethod
 	authMethod string
-	cancelled bool
+	cancelled  bool
 	// what the agent said: its last message (reset when a tool call begins), whether a model turn is
 	// under way, and each tool call's kind and input, for the permission asked about it
 	final  strings.Builder
 	inTurn bool
 	tools  map[string]toolInfo
 	terms  *terminals
+	// unopened are the calls abcd rejected before any update announced them
+	unopened map[string]bool
 
 	// said is the agent's message since its last tool call, told as one line of what it is doing
 	// when it moves on; doing the lines not yet told
@@ -165,7 +168,7 @@ type session struct {
 }
 
 func newSession(c runner.Conversation) *session {
-	return &session{c: c, tools: map[string]toolInfo{}, terms: newTerminals(c.Run)}
+	return &session{c: c, tools: map[string]toolInfo{}, unopened: map[string]bool{}, terms: newTerminals(c.Run)}
 }
 
 func (s *session) send(v any) error {

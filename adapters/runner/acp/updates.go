@@ -149,6 +149,14 @@ func (s *session) toolCallUpdate(ev runner.Event, u update) (runner.Event, error
 	if u.ToolCallID == "" {
 		return ev, errors.New("a tool_call_update with no toolCallId")
 	}
+	if s.unopened[u.ToolCallID] {
+		if st := status(u.Status); st == "failed" {
+			delete(s.unopened, u.ToolCallID)
+			s.tell(fmt.Sprintf("tool call %s failed", u.ToolCallID))
+			return ev, nil
+		}
+		return ev, fmt.Errorf("an update of tool call %s, which abcd rejected before it began", text.Clip(u.ToolCallID))
+	}
 	info := s.tools[u.ToolCallID]
 	if u.Kind != nil {
 		info.Kind = *u.Kind
