@@ -415,6 +415,10 @@ func TestAMissingFileIsNotFoundAndACommandNamedInTheTitleIsJudged(t *testing.T) 
 		request("304", "session/request_permission", `"toolCall":{"toolCallId":"u1","title":"Write","kind":"edit","locations":[{"path":"$CWD/a.txt"}]},`+options),
 		update(`{"sessionUpdate":"tool_call_update","toolCallId":"u1","status":"completed"}`),
 		request("305", "session/request_permission", `"toolCall":{"toolCallId":"u2","title":"git push --force","kind":"execute"},`+options),
+		// codex-acp asks first and announces the call after abcd's allow: not a second opening.
+		request("306", "session/request_permission", `"toolCall":{"toolCallId":"u3","title":"ls","kind":"execute","rawInput":{"command":["ls"]}},`+options),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"u3","title":"ls","kind":"execute","status":"in_progress","rawInput":{"command":["ls","-l"]}}`),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"u3","status":"completed"}`),
 		runnertest.ACPStep{Dump: w.dumped}, reply(`{"stopReason":"end_turn"}`))...)
 	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
 	answers, _ := w.seen()
@@ -427,7 +431,8 @@ func TestAMissingFileIsNotFoundAndACommandNamedInTheTitleIsJudged(t *testing.T) 
 	assert.Check(t, is.Contains(string(answers["303"]["result"]), `"optionId":"ro"`), "raw input naming no command is not read past")
 	assert.Check(t, is.Contains(string(answers["304"]["result"]), `"optionId":"ao"`))
 	assert.Check(t, is.Contains(string(answers["305"]["result"]), `"optionId":"ro"`))
-	assert.Check(t, is.Equal(o.Receipt.ToolCalls, 4), "g1, g2, g3 and u1")
+	assert.Check(t, is.Contains(string(answers["306"]["result"]), `"optionId":"ao"`))
+	assert.Check(t, is.Equal(o.Receipt.ToolCalls, 5), "g1, g2, g3, u1 and u3")
 	var asks []string
 	for _, a := range o.Receipt.Asks {
 		asks = append(asks, string(a.Answer)+" "+a.What)

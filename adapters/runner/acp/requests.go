@@ -109,6 +109,7 @@ func (s *session) permission(m message) ([]runner.Call, error) {
 			return nil, err
 		}
 		opened = []runner.Call{{ID: id, Content: content}}
+		s.asked[id] = true
 		s.final.Reset()
 	case !known:
 		// Rejected before it began, it never runs: not opened, and its failure, if the agent

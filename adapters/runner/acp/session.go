@@ -154,8 +154,10 @@ type session struct {
 	inTurn bool
 	tools  map[string]toolInfo
 	terms  *terminals
-	// unopened are the calls abcd rejected before any update announced them
+	// unopened are the calls abcd rejected before any update announced them; asked those its allow
+	// opened, which a later tool_call announces without opening again
 	unopened map[string]bool
+	asked    map[string]bool
 
 	// said is the agent's message since its last tool call, told as one line of what it is doing
 	// when it moves on; doing the lines not yet told
@@ -168,7 +170,7 @@ type session struct {
 }
 
 func newSession(c runner.Conversation) *session {
-	return &session{c: c, tools: map[string]toolInfo{}, unopened: map[string]bool{}, terms: newTerminals(c.Run)}
+	return &session{c: c, tools: map[string]toolInfo{}, unopened: map[string]bool{}, asked: map[string]bool{}, terms: newTerminals(c.Run)}
 }
 
 func (s *session) send(v any) error {

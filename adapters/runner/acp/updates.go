@@ -128,6 +128,13 @@ func (s *session) toolCall(ev runner.Event, u update) (runner.Event, error) {
 	if u.Title != nil {
 		info.Title = *u.Title
 	}
+	delete(s.unopened, u.ToolCallID) // announced after all: it is opened now, and must be ended
+	if s.asked[u.ToolCallID] {
+		// Opened by abcd's allow before the agent announced it (codex-acp asks first): the
+		// announcement adds what it says, and may end it.
+		delete(s.asked, u.ToolCallID)
+		return s.toolCallUpdate(ev, u)
+	}
 	s.tools[u.ToolCallID] = info
 	s.tell(strings.TrimSuffix(fmt.Sprintf("tool call %s (%s) %s", u.ToolCallID, strings.TrimSpace(info.Kind+" "+info.Title), status(u.Status)), " "))
 	// What a tool call is, for the ledger: its kind, title and input as the agent first gave them.
