@@ -216,3 +216,26 @@ func TestHarnessCodexACPAuthenticates(t *testing.T) {
 		})
 	}
 }
+
+// A key the vendor's API refuses (the stand-in answers 401): each real ACP agent's step falls back
+// with a typed cause and never completes on the agent's words about it. Gemini CLI answers the prompt
+// with the 401, and codex-acp with "Internal error" and the 401 in the error's data: the cause auth.
+// claude-agent-acp's Claude Code retries the refused key with back-off and says nothing meanwhile:
+// the step ends on the silence bound (shortened here).
+func TestHarnessTheRealACPAgentsRefusedKey(t *testing.T) {
+	for _, c := range acpPeers(t) {
+		t.Run(filepath.Base(c.bin), func(t *testing.T) {
+			t.Parallel()
+			w := newACPHarness(t, c, func(string) []runnertest.Reply {
+				return []runnertest.Reply{{Status: 401, ErrorType: "authentication_error"}}
+			})
+			want := domain.CauseAuth
+			if c.kind == domain.Claude {
+				w.r.Limits.Silence, want = 40*time.Second, domain.CauseSilence
+			}
+			o := acpStep(t, w, domain.PolicyRead, nil)
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed), "%+v", o.Receipt)
+			assert.Check(t, o.Failure != nil && o.Failure.Cause == want, "%+v", o.Failure)
+		})
+	}
+}

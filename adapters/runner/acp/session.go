@@ -39,6 +39,20 @@ type message struct {
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	// Data is what the agent adds; codex-acp says what went wrong only there ("Internal error",
+	// with the vendor's 401 in data.message).
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// words are the error's message and, when its data is an object with a message, that too.
+func (e *rpcError) words() string {
+	var d struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(e.Data, &d) == nil && d.Message != "" && d.Message != e.Message {
+		return e.Message + ": " + d.Message
+	}
+	return e.Message
 }
 
 // kind of a message read.
@@ -305,8 +319,8 @@ func failed(typ string, f *domain.Failure) runner.Event {
 
 // rpcFailure is the cause of an error the agent answered one of abcd's requests with.
 func rpcFailure(method string, e *rpcError) *domain.Failure {
-	words := text.Clip(e.Message)
-	if e.Code == codeAuthRequired || strings.Contains(strings.ToLower(e.Message), "auth") {
+	words := text.Clip(e.words())
+	if e.Code == codeAuthRequired || strings.Contains(strings.ToLower(e.words()), "auth") {
 		return domain.Failf(domain.CauseAuth, "the agent answered %s with an error (%d): %s", method, e.Code, words)
 	}
 	return domain.Failf(domain.CauseCLIError, "the agent answered %s with an error (%d): %s", method, e.Code, words)
