@@ -207,11 +207,17 @@ func (r *rig) step() (time.Duration, error) {
 // measure times n steps each way, alternately (the order swapped each pair), after one warm-up pair.
 func measure(p pair, n int) (_ figure, err error) {
 	var rigs [2]*rig
+	defer func() {
+		for _, r := range rigs {
+			if r != nil {
+				err = errors.Join(err, r.close())
+			}
+		}
+	}()
 	for i, s := range p.sides {
 		if rigs[i], err = newRig(p, s); err != nil {
 			return figure{}, err
 		}
-		defer func() { err = errors.Join(err, rigs[i].close()) }()
 	}
 	var times [2][]time.Duration
 	for i := 0; i < n+1; i++ {
