@@ -59,6 +59,9 @@ type Conversation struct {
 	Verdict func(q Question) Verdict
 	// Run starts argv in dir inside the step's fence (its own process group), its output to out.
 	Run func(argv []string, dir string, out io.Writer) (Running, error)
+	// Scrub takes the step's credentials out of a text abcd writes to the agent itself; nil scrubs
+	// nothing.
+	Scrub func(string) string
 }
 
 // Question is what the guard is asked: a command line, or a write of a path (absolute).
@@ -398,7 +401,7 @@ func newTalk(conv Conversant, p *Prepared) (*talk, error) {
 func (t *talk) conversation(ctx context.Context, s *step, env []string, fenced *fencing, send *sender) Conversation {
 	c := Conversation{Dir: s.req.Dir, Prompt: t.prompt, Policy: s.req.Policy, Model: s.req.Model, Catalog: t.catalog, Send: send.Send,
 		Verdict: func(q Question) Verdict { return s.a.verdict(ctx, env, s.req.Dir, q) },
-		Run:     s.a.runIn(env, fenced)}
+		Run:     s.a.runIn(env, fenced), Scrub: s.scrub.Scrub}
 	have := envMap(env)
 	for _, k := range append(slices.Clone(s.req.Runner.CredentialEnv), s.req.Runner.PassEnv...) {
 		if have[k] != "" && !slices.Contains(c.Passed, k) {

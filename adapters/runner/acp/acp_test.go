@@ -439,3 +439,180 @@ func TestAMissingFileIsNotFoundAndACommandNamedInTheTitleIsJudged(t *testing.T) 
 	}
 	assert.Check(t, is.Contains(strings.Join(asks, "\n"), "reject_once git push --force origin main"))
 }
+
+// abortOptions are codex-acp 0.16.0's: its one reject option aborts, ending its turn cancelled.
+const abortOptions = `"options":[{"optionId":"approved","name":"Yes","kind":"allow_once"},{"optionId":"abort","name":"No, provide feedback","kind":"reject_once"}]`
+
+// forcePush is a permission asked for a force push the guard rejects, announced by no update first
+// (codex-acp asks before it announces).
+func forcePush(id, call string) runnertest.ACPStep {
+	return request(id, "session/request_permission", `"toolCall":{"toolCallId":"`+call+`","title":"Push","kind":"execute","rawInput":{"command":["git","push","--force","origin","main"]}},`+abortOptions)
+}
+
+// prompts are the session/prompt requests abcd sent, in order: each one's id and its text.
+func prompts(t *testing.T, requests []map[string]json.RawMessage) (ids, texts []string) {
+	t.Helper()
+	for _, r := range requests {
+		if string(r["method"]) != `"session/prompt"` {
+			continue
+		}
+		var p struct {
+			SessionID string `json:"sessionId"`
+			Prompt    []struct{ Type, Text string }
+		}
+		assert.NilError(t, json.Unmarshal(r["params"], &p))
+		assert.Assert(t, is.Len(p.Prompt, 1))
+		assert.Check(t, is.Equal(p.SessionID, "sess-acp-1"))
+		ids, texts = append(ids, string(r["id"])), append(texts, p.Prompt[0].Text)
+	}
+	return ids, texts
+}
+
+// An agent whose reject aborts its turn: abcd did not cancel that turn, and the last thing that
+// happened was abcd rejecting a call, so abcd prompts it again in the same session, in words of its
+// own (the command as abcd showed it and the guard's reason, scrubbed), and the step completes on the
+// later end_turn. The re-prompt is on the record, and the answer is what the agent said after it.
+func TestAnAgentWhoseRejectAbortsIsPromptedAgainAndCompletes(t *testing.T) {
+	w := newWorld(t)
+	// The guard's reason and the command both hold the step's credential: neither reaches the agent
+	// in abcd's words, nor the record.
+	for i, e := range w.env {
+		if strings.HasPrefix(e, runnertest.GuardBlockVar+"=") {
+			w.env[i] = runnertest.GuardBlockVar + "=sk-canary-acp-0123456789|--force"
+		}
+	}
+	steps := append(handshake(1),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Publishing."}}`),
+		request("100", "session/request_permission", `"toolCall":{"toolCallId":"call_03","title":"Push","kind":"execute",`+
+			`"rawInput":{"command":["git","push","--force","origin","main","-o","sk-canary-acp-0123456789"]}},`+abortOptions),
+		update(`{"sessionUpdate":"usage_update","used":10,"size":100}`),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"call_03","status":"failed"}`),
+		reply(`{"stopReason":"cancelled"}`),
+		expect("session/prompt"),
+		request("101", "session/request_permission", `"toolCall":{"toolCallId":"call_04","title":"List","kind":"execute","rawInput":{"command":["ls"]}},`+abortOptions),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"call_04","title":"List","kind":"execute","status":"completed"}`),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done without the push."}}`),
+		runnertest.ACPStep{Dump: w.dumped},
+		reply(`{"stopReason":"end_turn"}`))
+	o := w.step(domain.PolicyImplement, steps...)
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+	assert.Check(t, is.Equal(o.Final, "Done without the push."))
+	assert.Check(t, is.Equal(o.Receipt.TerminalReason, "end_turn"))
+	assert.Check(t, is.Equal(o.Receipt.Turns, 3), "the first turn, and the re-prompted one's two (a tool call's end begins a turn)")
+
+	answers, requests := w.seen()
+	assert.Check(t, is.Contains(string(answers["100"]["result"]), `"optionId":"abort"`))
+	assert.Check(t, is.Contains(string(answers["101"]["result"]), `"optionId":"approved"`))
+	ids, texts := prompts(t, requests)
+	assert.Check(t, is.DeepEqual(ids, []string{"3", "6"}))
+	assert.Assert(t, is.Len(texts, 2))
+	assert.Check(t, is.Equal(texts[0], "Implement the lane.\n"))
+	assert.Check(t, is.Contains(texts[1], "abcd's guard refused your last tool call, so it did not run: git push --force origin main -o [key]"), texts[1])
+	assert.Check(t, is.Contains(texts[1], "Why: fake guard blocks [key]"), texts[1])
+	assert.Check(t, is.Contains(texts[1], "Go on with your task without that call"))
+	assert.Check(t, !strings.Contains(texts[1], "sk-canary"), "a credential reached the re-prompt: %s", texts[1])
+
+	var asks []string
+	for _, a := range o.Receipt.Asks {
+		asks = append(asks, a.Method+" "+a.CallID+" "+string(a.Answer)+" "+a.What+" ("+a.Why+")")
+	}
+	all := strings.Join(asks, "\n")
+	assert.Check(t, is.Contains(all, "session/request_permission call_03 reject_once git push --force origin main -o ["))
+	assert.Check(t, is.Contains(all, "session/prompt call_03 done git push --force origin main -o [key]"), all)
+	assert.Check(t, is.Contains(all, "(abcd prompted the agent again (1 of 2): it ended its turn cancelled right after abcd rejected the call"))
+	assert.Check(t, !strings.Contains(all, "sk-canary"), "a credential reached the record")
+	assert.Check(t, is.Contains(strings.Join(w.doing, "\n"), "abcd prompted the agent again (1 of 2): its turn ended when abcd rejected git push --force origin main -o ["))
+}
+
+// An agent that aborts after every rejection is prompted again twice a step at most: the third
+// abort is the cause cancelled, as every other cancelled turn, and no fourth prompt is sent.
+func TestAnAgentThatKeepsAbortingFallsBackAfterTwoPromptsMore(t *testing.T) {
+	w := newWorld(t)
+	steps := handshake(1)
+	for i, id := range []string{"100", "101", "102"} {
+		steps = append(steps, forcePush(id, "call_"+id), reply(`{"stopReason":"cancelled"}`))
+		if i < 2 {
+			steps = append(steps, expect("session/prompt"))
+		}
+	}
+	// The last prompt's answer came: abcd sends nothing more, and the agent is ended.
+	steps = append(steps[:len(steps)-1], runnertest.ACPStep{Dump: w.dumped}, steps[len(steps)-1])
+	o := w.step(domain.PolicyImplement, steps...)
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
+	assert.Check(t, is.Equal(o.Receipt.Cause, domain.CauseCancelled), "%s", o.Receipt.Detail)
+	assert.Check(t, is.Contains(o.Receipt.Detail, "right after abcd's guard rejected git push --force origin main, and abcd prompts an agent again after such an abort 2 times a step at most"))
+	_, requests := w.seen()
+	ids, _ := prompts(t, requests)
+	assert.Check(t, is.DeepEqual(ids, []string{"3", "6", "7"}))
+	n := 0
+	for _, a := range o.Receipt.Asks {
+		if a.Method == "session/prompt" {
+			n++
+		}
+	}
+	assert.Check(t, is.Equal(n, 2), "%+v", o.Receipt.Asks)
+}
+
+// A cancelled turn is the agent's own, the cause cancelled as before, unless abcd's rejection was the
+// last thing that happened: a cancel with no rejection, after an allow, after a refusal that selected
+// no option, or after the agent moved on (it spoke, began a call, asked again, touched another call).
+// An answer to the prompt abcd sent before the re-prompt is one to a request already answered.
+func TestACancelledTurnIsTheAgentsOwnUnlessAbcdsRejectionCameLast(t *testing.T) {
+	cancelled := reply(`{"stopReason":"cancelled"}`)
+	for _, tc := range []struct {
+		name  string
+		steps []runnertest.ACPStep
+		cause domain.Cause
+	}{
+		{"no rejection", []runnertest.ACPStep{cancelled}, domain.CauseCancelled},
+		{"after an allow", []runnertest.ACPStep{request("100", "session/request_permission",
+			`"toolCall":{"toolCallId":"c1","kind":"execute","rawInput":{"command":"ls"}},`+abortOptions), cancelled}, domain.CauseCancelled},
+		{"after a refusal with no reject option", []runnertest.ACPStep{request("100", "session/request_permission",
+			`"toolCall":{"toolCallId":"c1","kind":"execute","rawInput":{"command":"git push --force"}},"options":[{"optionId":"a","kind":"allow_always"}]`), cancelled}, domain.CauseCancelled},
+		{"after it spoke", []runnertest.ACPStep{forcePush("100", "c1"),
+			update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"I give up."}}`), cancelled}, domain.CauseCancelled},
+		{"after a thought", []runnertest.ACPStep{forcePush("100", "c1"),
+			update(`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}`), cancelled}, domain.CauseCancelled},
+		{"after another call", []runnertest.ACPStep{forcePush("100", "c1"),
+			update(`{"sessionUpdate":"tool_call","toolCallId":"c2","title":"Read","kind":"read","status":"completed"}`), cancelled}, domain.CauseCancelled},
+		{"after another call's failure", []runnertest.ACPStep{
+			update(`{"sessionUpdate":"tool_call","toolCallId":"c0","title":"Read","kind":"read","status":"pending"}`),
+			forcePush("100", "c1"), update(`{"sessionUpdate":"tool_call_update","toolCallId":"c0","status":"failed"}`), cancelled}, domain.CauseCancelled},
+		{"after the rejected call completed", []runnertest.ACPStep{
+			update(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Push","kind":"execute","status":"pending","rawInput":{"command":"git push --force"}}`),
+			forcePush("100", "c1"), update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`), cancelled}, domain.CauseCancelled},
+		{"after a request", []runnertest.ACPStep{forcePush("100", "c1"),
+			request("101", "fs/read_text_file", `"path":"/etc/hostname"`), cancelled}, domain.CauseCancelled},
+		{"after a plan", []runnertest.ACPStep{forcePush("100", "c1"),
+			update(`{"sessionUpdate":"plan","entries":[]}`), cancelled}, domain.CauseCancelled},
+		{"an answer to the first prompt after the re-prompt", []runnertest.ACPStep{forcePush("100", "c1"), cancelled, expect("session/prompt"),
+			runnertest.ACPStep{Raw: `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`}}, domain.CauseBadLine},
+		{"a bound in the re-prompted turn", []runnertest.ACPStep{forcePush("100", "c1"), cancelled, expect("session/prompt"),
+			runnertest.ACPStep{Hang: true}}, domain.CauseSilence},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.r.Limits.Silence = 1500 * time.Millisecond
+			o := w.step(domain.PolicyImplement, append(handshake(1), tc.steps...)...)
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
+			assert.Check(t, is.Equal(o.Receipt.Cause, tc.cause), "%s", o.Receipt.Detail)
+			for _, a := range o.Receipt.Asks {
+				assert.Check(t, a.Method != "session/prompt" || tc.cause != domain.CauseCancelled, "a re-prompt was sent: %+v", a)
+			}
+		})
+	}
+}
+
+// Each re-prompted turn counts against the step's bound on turns: an agent cannot buy turns past it
+// by aborting.
+func TestARepromptedTurnCountsAgainstTheStepsTurns(t *testing.T) {
+	w := newWorld(t)
+	w.r.Limits.Turns = 2
+	say := update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Trying."}}`)
+	steps := append(handshake(1), say, forcePush("100", "c1"), reply(`{"stopReason":"cancelled"}`), expect("session/prompt"),
+		say, forcePush("101", "c2"), reply(`{"stopReason":"cancelled"}`), expect("session/prompt"),
+		say, runnertest.ACPStep{Hang: true})
+	o := w.step(domain.PolicyImplement, steps...)
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
+	assert.Check(t, is.Equal(o.Receipt.Cause, domain.CauseMaxTurns), "%s", o.Receipt.Detail)
+}

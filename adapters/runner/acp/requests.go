@@ -123,6 +123,9 @@ func (s *session) permission(m message) ([]runner.Call, error) {
 	for _, o := range p.Options {
 		if o.Kind == want && o.OptionID != "" {
 			s.record(m.Method, id, what, answer, why)
+			if !allow {
+				s.rejected = &rejection{callID: id, what: what, why: why}
+			}
 			return opened, s.reply(m.ID, map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": o.OptionID}})
 		}
 	}

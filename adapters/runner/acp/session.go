@@ -112,7 +112,10 @@ func checkID(id json.RawMessage) error {
 }
 
 // Stop reasons (session/prompt's answer).
-const stopEndTurn = "end_turn"
+const (
+	stopEndTurn   = "end_turn"
+	stopCancelled = "cancelled"
+)
 
 // stopCause is the cause of a turn that ended on another stop reason; an unknown one fails closed.
 func stopCause(reason string) domain.Cause {
@@ -123,7 +126,7 @@ func stopCause(reason string) domain.Cause {
 		return domain.CauseMaxTurns
 	case "refusal":
 		return domain.CauseRefusal
-	case "cancelled":
+	case stopCancelled:
 		return domain.CauseCancelled
 	}
 	return domain.CauseCLIError
@@ -142,13 +145,14 @@ const (
 )
 
 // The requests abcd makes, by id: session/new is asked again, under an id of its own, after
-// authenticate.
+// authenticate; each prompt abcd sends again after an abort has its own id, idReprompt and on.
 const (
 	idInitialize   = 1
 	idNew          = 2
 	idPrompt       = 3
 	idAuthenticate = 4
 	idNewAuthed    = 5
+	idReprompt     = 6
 )
 
 // session is one step's ACP conversation. Event runs on the step's reading goroutine; a terminal's
@@ -162,6 +166,12 @@ type session struct {
 	methods    []authMethod
 	authMethod string
 	cancelled  bool
+	// promptID is the id of the prompt whose answer abcd waits for; reprompts how many abcd sent
+	// after an abort (at most maxReprompts); rejected the permission abcd rejected, while nothing
+	// else has happened since
+	promptID  int
+	reprompts int
+	rejected  *rejection
 	// what the agent said: its last message (reset when a tool call begins), whether a model turn is
 	// under way, and each tool call's kind and input, for the permission asked about it
 	final  strings.Builder
@@ -184,7 +194,7 @@ type session struct {
 }
 
 func newSession(c runner.Conversation) *session {
-	return &session{c: c, tools: map[string]toolInfo{}, unopened: map[string]bool{}, asked: map[string]bool{}, terms: newTerminals(c.Run)}
+	return &session{c: c, promptID: idPrompt, tools: map[string]toolInfo{}, unopened: map[string]bool{}, asked: map[string]bool{}, terms: newTerminals(c.Run)}
 }
 
 func (s *session) send(v any) error {
@@ -242,14 +252,21 @@ func (s *session) Asks() ([]domain.Ask, int) {
 
 // record keeps a question and abcd's answer; it runs on the step's reading goroutine, as tell does.
 func (s *session) record(method, callID, what string, answer domain.AskAnswer, why string) {
+	s.keep(domain.Ask{Method: method, CallID: callID, What: what, Answer: answer, Why: why}, domain.MaxAsks-maxReprompts)
+	s.tell(fmt.Sprintf("abcd answered %s %s: %s", method, strings.TrimSpace(callID+" "+what), answer))
+}
+
+// keep adds an ask to the record while it holds fewer than most, and counts it otherwise. The agent's
+// own requests stop short of the record's bound by maxReprompts: what abcd did of its own accord
+// (a prompt sent again) is always recorded, however much the agent asked before.
+func (s *session) keep(a domain.Ask, most int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.asks) >= domain.MaxAsks {
+	if len(s.asks) >= most {
 		s.asksMore++
 		return
 	}
-	s.asks = append(s.asks, domain.Ask{Method: method, CallID: callID, What: what, Answer: answer, Why: why})
-	s.tell(fmt.Sprintf("abcd answered %s %s: %s", method, strings.TrimSpace(callID+" "+what), answer))
+	s.asks = append(s.asks, a)
 }
 
 // maxSaid bounds the message kept to tell what the agent said (the step's progress shows a line of it).
@@ -276,6 +293,9 @@ func (s *session) Event(line []byte) (runner.Event, error) {
 	if err != nil {
 		return runner.Event{Type: "jsonrpc"}, err
 	}
+	if k != kindResponse && !s.afterReject(m) {
+		s.rejected = nil // something happened after the rejection: a cancelled turn is the agent's own
+	}
 	var ev runner.Event
 	switch k {
 	case kindResponse:
@@ -296,8 +316,9 @@ func (s *session) Event(line []byte) (runner.Event, error) {
 // never asked, or asked and already answered) fails the step closed.
 func (s *session) response(m message) (runner.Event, error) {
 	id, err := strconv.Atoi(string(m.ID))
-	want := map[int]bool{idInitialize: s.stage == stageInit, idNew: s.stage == stageNew, idPrompt: s.stage == stagePrompt,
+	want := map[int]bool{idInitialize: s.stage == stageInit, idNew: s.stage == stageNew,
 		idAuthenticate: s.stage == stageAuth, idNewAuthed: s.stage == stageNewAuthed}
+	want[s.promptID] = s.stage == stagePrompt // the prompt abcd sent last: an earlier one was answered
 	if err != nil || !want[id] {
 		return runner.Event{Type: "response"}, fmt.Errorf("an answer to request %s, which abcd has not asked or was answered", text.Clip(string(m.ID)))
 	}
@@ -382,6 +403,8 @@ func (s *session) opened(m message) (runner.Event, error) {
 
 func (s *session) prompted(m message) (runner.Event, error) {
 	s.stage = stageDone
+	rejected := s.rejected
+	s.rejected = nil
 	if m.Error != nil {
 		return failed("session/prompt", rpcFailure("session/prompt", m.Error)), nil
 	}
@@ -393,9 +416,16 @@ func (s *session) prompted(m message) (runner.Event, error) {
 	}
 	t := &runner.Terminal{Event: "session/prompt", Reason: r.StopReason, Session: s.sessionID}
 	s.tell("the turn ended: " + text.Clip(r.StopReason))
-	if r.StopReason == stopEndTurn {
+	aborted := r.StopReason == stopCancelled && rejected != nil && !s.cancelled
+	switch {
+	case r.StopReason == stopEndTurn:
 		t.Final = s.final.String()
-	} else {
+	case aborted && s.reprompts < maxReprompts:
+		return s.reprompt(*rejected)
+	case aborted:
+		t.Failure = domain.Failf(domain.CauseCancelled, "the agent's turn ended with stopReason cancelled, not end_turn, right after abcd's guard rejected %s, "+
+			"and abcd prompts an agent again after such an abort %d times a step at most", text.Clip(rejected.what), maxReprompts)
+	default:
 		t.Failure = domain.Failf(stopCause(r.StopReason), "the agent's turn ended with stopReason %s, not end_turn", text.Clip(r.StopReason))
 	}
 	return runner.Event{Type: "session/prompt", Known: true, Terminal: t}, nil
