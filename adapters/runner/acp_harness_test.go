@@ -137,19 +137,23 @@ func TestHarnessTheRealACPAgentsImplement(t *testing.T) {
 			}
 			o := acpStep(t, w, domain.PolicyImplement, nil)
 			asks := asksOf(o)
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v\n%s", o.Failure, asks)
 			if c.kind == domain.Codex {
 				// codex-acp's one way to reject is "abort" ("No, provide feedback"), which ends its
-				// turn: the step in which abcd's guard rejects the force push ends cancelled, and
-				// falls back with that cause, the file written and the guard file not reached.
-				assert.Check(t, is.Equal(o.Receipt.Cause, domain.CauseCancelled), "%+v\n%s", o.Failure, asks)
-				assert.Check(t, is.Equal(w.api.Count(), 3), "no model request after the rejection")
-			} else {
-				assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v\n%s", o.Failure, asks)
+				// turn cancelled: abcd prompts it again in the same session after the force push and
+				// again after the guard file's patch, twice in all (its bound), and its turn after the
+				// second ends end_turn. Its model is asked five times, the fourth with abcd's words.
+				reprompts := regexp.MustCompile(`(?m)^session/prompt \S+ done `).FindAllString(asks, -1)
+				assert.Check(t, is.Len(reprompts, 2), asks)
+				assert.Check(t, is.Equal(w.api.Count(), 5), "a model request after each re-prompt")
+				assert.Check(t, is.Contains(requestText(w.api, 3), "abcd's guard refused your last tool call, so it did not run"))
+				assert.Check(t, is.Contains(requestText(w.api, 3), "rule git-push-force"))
+				assert.Check(t, is.Equal(strings.TrimSpace(o.Final), "Wrote hello.txt."))
 			}
 			data, err := os.ReadFile(filepath.Join(w.work, "hello.txt"))
 			assert.Check(t, err == nil && string(data) == "hello\n", "hello.txt: %q %v\n%s", data, err, asks)
-			assert.Check(t, regexp.MustCompile(`(?m)^session/request_permission \S+ reject_once .*git push --force origin main.* \(abcd guard blocked this command \(rule git-push-force\)`).MatchString(asks),
-				"the guard rejected the force push:\n%s", asks)
+			rejected := regexp.MustCompile(`(?m)^session/request_permission \S+ reject_once .*git push --force origin main.* \(abcd guard blocked this command \(rule git-push-force\)`).FindAllString(asks, -1)
+			assert.Check(t, is.Len(rejected, 1), "the guard rejected the force push once:\n%s", asks)
 			assert.Check(t, is.Contains(w.api.Keys, harnessKey), "the credential reached the agent")
 			_, err = os.Stat(filepath.Join(w.work, guardFile))
 			assert.Check(t, os.IsNotExist(err), "the guard file was written")

@@ -616,3 +616,36 @@ func TestARepromptedTurnCountsAgainstTheStepsTurns(t *testing.T) {
 	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
 	assert.Check(t, is.Equal(o.Receipt.Cause, domain.CauseMaxTurns), "%s", o.Receipt.Detail)
 }
+
+// A call the agent announced, abcd rejected and the abort left open (codex-acp's patch) never ran:
+// abcd ends it failed in the ledger when it prompts again, so the later end_turn completes the step;
+// the agent saying the same after is a repeat, and saying it completed a conflict.
+func TestARejectedCallTheAbortLeftOpenIsEndedFailed(t *testing.T) {
+	announce := update(`{"sessionUpdate":"tool_call","toolCallId":"p1","title":"Edit","kind":"edit","status":"in_progress","locations":[{"path":"$CWD/.git/config"}]}`)
+	ask := request("100", "session/request_permission", `"toolCall":{"toolCallId":"p1"},`+abortOptions)
+	for _, tc := range []struct {
+		name  string
+		later []runnertest.ACPStep
+		cause domain.Cause
+	}{
+		{"nothing more of it", nil, ""},
+		{"failed again", []runnertest.ACPStep{update(`{"sessionUpdate":"tool_call_update","toolCallId":"p1","status":"failed"}`)}, ""},
+		{"completed after all", []runnertest.ACPStep{update(`{"sessionUpdate":"tool_call_update","toolCallId":"p1","status":"completed"}`)}, domain.CauseToolCallConflict},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			steps := append(handshake(1), announce, ask, reply(`{"stopReason":"cancelled"}`), expect("session/prompt"))
+			steps = append(append(steps, tc.later...),
+				update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done."}}`), reply(`{"stopReason":"end_turn"}`))
+			o := w.step(domain.PolicyImplement, steps...)
+			if tc.cause != "" {
+				assert.Check(t, is.Equal(o.Receipt.Cause, tc.cause), "%+v", o.Receipt)
+				return
+			}
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+			assert.Check(t, is.Equal(o.Final, "Done."))
+			assert.Check(t, is.Equal(o.Receipt.ToolCalls, 1))
+			assert.Check(t, is.Contains(strings.Join(w.doing, "\n"), "tool call p1 failed: abcd rejected it and its turn ended"))
+		})
+	}
+}

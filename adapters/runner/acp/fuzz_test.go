@@ -80,3 +80,80 @@ func FuzzAuthMethods(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReprompts feeds an agent's lines, one message each, to a session past its handshake, whatever
+// they hold: abcd prompts the agent again at most maxReprompts times, and each prompt it sends again
+// follows straight on its own reject_once answer (nothing abcd sent between) and the answer to the
+// prompt before it; no success comes without end_turn.
+func FuzzReprompts(f *testing.F) {
+	reject := `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"a","kind":"execute","rawInput":{"command":"git push --force"}},"options":[{"optionId":"abort","kind":"reject_once"}]}}`
+	for _, seed := range [][]string{
+		{reject, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`, reject, `{"jsonrpc":"2.0","id":6,"result":{"stopReason":"cancelled"}}`,
+			reject, `{"jsonrpc":"2.0","id":7,"result":{"stopReason":"cancelled"}}`, `{"jsonrpc":"2.0","id":8,"result":{"stopReason":"end_turn"}}`},
+		{reject, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"a","status":"failed"}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`, `{"jsonrpc":"2.0","id":6,"result":{"stopReason":"end_turn"}}`},
+		{`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`, `{"jsonrpc":"2.0","id":6,"result":{"stopReason":"end_turn"}}`},
+		{reject, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`},
+	} {
+		f.Add(strings.Join(seed, "\n"))
+	}
+	f.Fuzz(func(t *testing.T, lines string) {
+		var sent []message
+		s := newSession(runner.Conversation{Dir: "/w", Policy: domain.PolicyImplement,
+			Send: func(b []byte) error {
+				var m message
+				if err := json.Unmarshal(b, &m); err != nil {
+					t.Fatalf("abcd sent no JSON: %q", b)
+				}
+				sent = append(sent, m)
+				return nil
+			},
+			Verdict: func(runner.Question) runner.Verdict { return runner.Verdict{Why: "fuzz"} },
+			Run:     func([]string, string, io.Writer) (runner.Running, error) { return nil, errors.New("fuzz runs nothing") }})
+		defer s.Close()
+		s.stage, s.sessionID = stagePrompt, "s"
+		for _, line := range strings.Split(lines, "\n") {
+			if strictjson.CheckObject([]byte(line), strictjson.Limits{MaxDepth: 64}) != nil {
+				return // the step refuses it, and ends
+			}
+			before := len(sent)
+			ev, err := s.Event([]byte(line))
+			if err != nil {
+				return // the step fails closed
+			}
+			if ev.Terminal != nil {
+				if ev.Terminal.Failure == nil && !strings.Contains(line, "end_turn") {
+					t.Fatalf("a success without end_turn: %q", line)
+				}
+				return
+			}
+			for i, m := range sent[before:] {
+				if m.Method != "session/prompt" {
+					continue
+				}
+				var last message
+				if at := before + i - 1; at >= 0 {
+					last = sent[at]
+				}
+				if i != 0 || !strings.Contains(string(last.Result), `"outcome":"selected"`) || !strings.Contains(line, `"cancelled"`) {
+					t.Fatalf("a prompt sent again not straight after abcd's reject and a cancelled turn: %q", lines)
+				}
+				// The answer it follows was a rejection (a read is allowed): the record says which.
+				asks, more := s.Asks()
+				if n := len(asks); more == 0 && (n < 2 || asks[n-1].Method != "session/prompt" || asks[n-2].Answer != domain.AnswerRejectOnce) {
+					t.Fatalf("a prompt sent again after no rejection: %+v", asks)
+				}
+			}
+		}
+		prompts := 0
+		for _, m := range sent {
+			if m.Method == "session/prompt" {
+				prompts++
+			}
+		}
+		if prompts > maxReprompts || s.reprompts > maxReprompts {
+			t.Fatalf("abcd prompted the agent again %d times: %q", prompts, lines)
+		}
+	})
+}

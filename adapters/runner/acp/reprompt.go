@@ -73,11 +73,19 @@ func (s *session) reprompt(rej rejection) (runner.Event, error) {
 		Why: fmt.Sprintf("abcd prompted the agent again (%d of %d): it ended its turn cancelled right after abcd rejected the call (%s)", s.reprompts, maxReprompts, rej.why)},
 		domain.MaxAsks)
 	s.tell(fmt.Sprintf("abcd prompted the agent again (%d of %d): its turn ended when abcd rejected %s", s.reprompts, maxReprompts, what))
+	ev := runner.Event{Type: "session/prompt", Known: true}
+	if s.open[rej.callID] {
+		// Announced, then rejected, it never ran, and its turn is over: the agent that aborts says
+		// no more of it (codex-acp leaves its patch open), so abcd ends it in the ledger as the agent
+		// would have, failed. A later report of it completed conflicts with that.
+		ev.Closed = []runner.Call{{ID: rej.callID, Result: []byte("failed")}}
+		s.tell(fmt.Sprintf("tool call %s failed: abcd rejected it and its turn ended", rej.callID))
+	}
 	prompt := []map[string]string{{"type": "text", "text": repromptText(what, why)}}
 	if err := s.request(s.promptID, "session/prompt", map[string]any{"sessionId": s.sessionID, "prompt": prompt}); err != nil {
 		return runner.Event{Type: "session/prompt"}, err
 	}
-	return runner.Event{Type: "session/prompt", Known: true}, nil
+	return ev, nil
 }
 
 // quoted is a text of the agent's (or of the guard's, about the agent's call) as abcd writes it back

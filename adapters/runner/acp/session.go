@@ -182,6 +182,8 @@ type session struct {
 	// opened, which a later tool_call announces without opening again
 	unopened map[string]bool
 	asked    map[string]bool
+	// open are the calls opened in the ledger and not yet closed
+	open map[string]bool
 
 	// said is the agent's message since its last tool call, told as one line of what it is doing
 	// when it moves on; doing the lines not yet told
@@ -194,7 +196,7 @@ type session struct {
 }
 
 func newSession(c runner.Conversation) *session {
-	return &session{c: c, promptID: idPrompt, tools: map[string]toolInfo{}, unopened: map[string]bool{}, asked: map[string]bool{}, terms: newTerminals(c.Run)}
+	return &session{c: c, promptID: idPrompt, tools: map[string]toolInfo{}, unopened: map[string]bool{}, asked: map[string]bool{}, open: map[string]bool{}, terms: newTerminals(c.Run)}
 }
 
 func (s *session) send(v any) error {
@@ -304,6 +306,12 @@ func (s *session) Event(line []byte) (runner.Event, error) {
 		ev, err = s.notification(m)
 	default:
 		ev, err = s.agentRequest(m)
+	}
+	for _, c := range ev.Opened {
+		s.open[c.ID] = true
+	}
+	for _, c := range ev.Closed {
+		delete(s.open, c.ID)
 	}
 	if ev.Terminal != nil {
 		s.spoke()
