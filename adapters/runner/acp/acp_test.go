@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -648,4 +649,23 @@ func TestARejectedCallTheAbortLeftOpenIsEndedFailed(t *testing.T) {
 			assert.Check(t, is.Contains(strings.Join(w.doing, "\n"), "tool call p1 failed: abcd rejected it and its turn ended"))
 		})
 	}
+}
+
+// The record of a re-prompt is kept however much the agent asked before it: the agent's own requests
+// fill the record but for the re-prompts' room, and are counted past it.
+func TestARepromptIsRecordedHoweverMuchTheAgentAsked(t *testing.T) {
+	w := newWorld(t)
+	steps := handshake(1)
+	for i := range domain.MaxAsks + 6 {
+		steps = append(steps, request(strconv.Itoa(200+i), "fs/read_text_file", `"path":"/etc/hostname"`))
+	}
+	steps = append(steps, forcePush("100", "c1"), reply(`{"stopReason":"cancelled"}`), expect("session/prompt"),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done."}}`), reply(`{"stopReason":"end_turn"}`))
+	o := w.step(domain.PolicyImplement, steps...)
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+	asks := o.Receipt.Asks
+	assert.Assert(t, is.Len(asks, domain.MaxAsks-1))
+	assert.Check(t, is.Equal(o.Receipt.AsksMore, 6+2+1), "the reads and the rejection past the agent's room")
+	last := asks[len(asks)-1]
+	assert.Check(t, is.Equal(last.Method+" "+last.CallID+" "+string(last.Answer), "session/prompt c1 done"))
 }
