@@ -33,6 +33,9 @@ type ImplementRunInput struct {
 	BudgetUSD     loop.BudgetUSD     `json:"budget_usd,omitempty"`
 	BudgetTokens  loop.BudgetTokens  `json:"budget_tokens,omitempty"`
 	BudgetMinutes loop.BudgetMinutes `json:"budget_minutes,omitempty"`
+	// Finish is how the run ends once its audit passed, for this invocation, over build.finish's:
+	// branch, merge or pr.
+	Finish loop.Finish `json:"finish,omitempty"`
 }
 
 // RunEnded is why the driver stopped.
@@ -100,6 +103,11 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	if err != nil {
 		return ImplementRunResult{}, err
 	}
+	if a.Finisher != nil {
+		if err := a.Finisher.Ready(ctx, a, in, run); err != nil {
+			return ImplementRunResult{}, err
+		}
+	}
 	res := ImplementRunResult{Did: settled}
 	if run == "" {
 		// A new run: everything it will use is checked before it is made, as before any lane starts.
@@ -131,6 +139,9 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	ctx, traced := a.TraceRun(ctx, a.Tracer, loop.RunSpan{Run: run, Spec: string(in.Spec)})
 	res, err = d.drive(ctx)
 	traced(loop.RunEnd{Ended: string(res.Ended), Routed: res.Routed, FellBack: res.FellBack, Spend: res.Run.Spend.Run}, err)
+	if err == nil && res.Ended == EndedFinished && a.Finisher != nil {
+		err = a.Finisher.Finish(ctx, a, in, &res)
+	}
 	return res, err
 }
 
