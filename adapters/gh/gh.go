@@ -69,13 +69,17 @@ func (g GH) Check(ctx context.Context, host string) error {
 
 // OpenPR runs gh pr create with the repository, both branches, the title and the body's file, so gh
 // neither pushes nor asks anything.
-func (g GH) OpenPR(ctx context.Context, pr ports.PullRequest) (string, error) {
+func (g GH) OpenPR(ctx context.Context, pr ports.PullRequest) (printed string, err error) {
 	// The body goes in a file of abcd's own (0600, removed after), never on the command line.
 	dir, err := os.MkdirTemp("", "abcd-pr-")
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if rmErr := os.RemoveAll(dir); rmErr != nil && err == nil {
+			err = rmErr
+		}
+	}()
 	body := filepath.Join(dir, "body.md")
 	if err := os.WriteFile(body, []byte(pr.Body), 0o600); err != nil {
 		return "", err
