@@ -25,7 +25,9 @@ func Finishes() []string {
 	return []string{string(FinishBranch), string(FinishMerge), string(FinishPR)}
 }
 
-func (Finish) SchemaEnum() contract.Rule { return contract.Enum(FinishBranch, FinishMerge, FinishPR) }
+func (Finish) SchemaRule() contract.Rule {
+	return contract.Rule{Description: "how a run whose audit passed ends: branch, merge (a fast-forward) or pr (a pull request with your gh)", Enum: Finishes()}
+}
 
 // UnmarshalText refuses a way to finish abcd does not know (input_invalid), naming the three.
 func (f *Finish) UnmarshalText(data []byte) error {
