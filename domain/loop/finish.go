@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/text"
@@ -21,9 +22,7 @@ const (
 )
 
 // Finishes are the ways a run may end, in the order the configuration and the flag name them.
-func Finishes() []string {
-	return []string{string(FinishBranch), string(FinishMerge), string(FinishPR)}
-}
+func Finishes() []string { return config.Finishes() }
 
 func (Finish) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "how a run whose audit passed ends: branch, merge (a fast-forward) or pr (a pull request with your gh)", Enum: Finishes()}
