@@ -76,7 +76,7 @@ type ImplementRunResult struct {
 }
 
 func runVerb() verb.Verb {
-	return verb.Declare(verb.Verb{Name: "implement_run", Path: []string{"implement", "run"}, Example: "abcd implement run cache-the-schema\nabcd implement run cache-the-schema --budget-usd 5",
+	return verb.Declare(verb.Verb{Name: "implement_run", Path: []string{"implement", "run"}, Example: "abcd implement run cache-the-schema\nabcd implement run cache-the-schema --budget-usd 5\nabcd implement run cache-the-schema --finish pr",
 		Summary:   "Start or go on with a spec's run and drive it unattended: every step a runner (or another route beside the host) takes, until the run is finished or only the host's work is left",
 		OpenWorld: true, Dispatches: validatorAgents, Long: true},
 		implementRun)

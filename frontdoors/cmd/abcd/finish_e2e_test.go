@@ -35,7 +35,10 @@ const ghCanary = "ghp_finishcanary0123456789abcdef"
 // ghStandIn answers what gh auth status and gh pr create ask of a GitHub Enterprise host, over TLS,
 // and keeps each pull request it was asked to create.
 type ghStandIn struct {
-	srv  *httptest.Server
+	srv *httptest.Server
+	// refuse makes the create-pull-request mutation answer a GraphQL error, as GitHub does for a
+	// pull request it will not open.
+	refuse bool
 	cert string // the PEM file gh trusts (SSL_CERT_FILE)
 	mu   sync.Mutex
 	prs  []map[string]any
@@ -64,6 +67,7 @@ func (g *ghStandIn) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	g.mu.Lock()
 	g.auth = append(g.auth, r.Header.Get("Authorization"))
+	refuse := g.refuse
 	g.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	if r.Header.Get("Authorization") != "token "+ghCanary {
@@ -98,6 +102,8 @@ func (g *ghStandIn) serve(w http.ResponseWriter, r *http.Request) {
 			`"mergeCommitAllowed":true,"rebaseMergeAllowed":true,"squashMergeAllowed":true}}}`)
 	case strings.Contains(q.Query, "PullRequestForBranch"):
 		fmt.Fprint(w, `{"data":{"repository":{"pullRequests":{"nodes":[]},"defaultBranchRef":{"name":"main"}}}}`)
+	case strings.Contains(q.Query, "createPullRequest") && refuse:
+		fmt.Fprint(w, `{"data":null,"errors":[{"type":"UNPROCESSABLE","message":"No commits between main and the branch"}]}`)
 	case strings.Contains(q.Query, "createPullRequest"):
 		in, _ := q.Variables["input"].(map[string]any)
 		g.mu.Lock()
@@ -207,6 +213,11 @@ func TestImplementRunFinishesAsAPullRequestWithTheRealGH(t *testing.T) {
 	assert.Check(t, is.Equal(strings.TrimSpace(string(pushed)), head), "the PR's head is the pushed branch")
 	assert.Check(t, is.Contains(strings.Join(res.Did, "\n"), "the run finished as a pull request: "+url))
 
+	// gh called with the person's own login (the variable gh reads), which abcd neither holds nor sends.
+	g.mu.Lock()
+	auth := append([]string(nil), g.auth...)
+	g.mu.Unlock()
+	assert.Check(t, is.Contains(auth, "token "+ghCanary))
 	prs := g.created()
 	assert.Assert(t, is.Len(prs, 1))
 	pr := prs[0]
@@ -276,4 +287,58 @@ func TestImplementRunFinishesByAFastForward(t *testing.T) {
 	assert.Check(t, is.Equal(w2.c.git(t, "rev-parse", "main"), moved), "main stays where it was")
 	status := w2.run(t, nil, "implement", "status", "--run", run, "--json")
 	assert.Check(t, !strings.Contains(status.Stdout(), `"finish"`))
+}
+
+// A finished run whose push the remote refuses (its pre-receive hook) is refused with
+// finish_push_refused, git's words and how to push by hand; a push that lands but whose pull request
+// gh cannot open is refused with finish_pr_failed, gh's words and the gh command to run by hand. The
+// run records no finish either time, and the same command goes on once the cause is gone.
+func TestImplementRunFinishRefusalsSayHowToFinishByHand(t *testing.T) {
+	needGH(t)
+	g := newGHStandIn(t)
+	g.refuse = true
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	w.play(t, w.agents(t)...)
+	bare := filepath.Join(filepath.Dir(w.c.dir), "remote.git")
+	assert.NilError(t, exec.Command("git", "init", "-q", "--bare", bare).Run())
+	hook := filepath.Join(bare, "hooks", "pre-receive")
+	assert.NilError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected: pushes are closed today' >&2\nexit 1\n"), 0o755))
+	w.c.git(t, "remote", "add", "origin", "https://"+g.host()+"/team/repo.git")
+	w.c.git(t, "config", "remote.origin.pushurl", bare)
+	env := []string{"SSL_CERT_FILE=" + g.cert, "GH_CONFIG_DIR=" + filepath.Join(w.c.home, "gh"), "GH_HOST=" + g.host(), "GH_ENTERPRISE_TOKEN=" + ghCanary}
+
+	var res loop.ImplementRunResult
+	done := w.run(t, nil, "implement", "run", w.spec, "--json")
+	done.Assert(t, icmd.Success)
+	decodeOne(t, done.Stdout(), &res)
+	run := res.Run.Run
+	branch := "abcd/" + run + "/integration"
+
+	pushed := w.run(t, env, "implement", "run", "--run", run, "--finish", "pr")
+	pushed.Assert(t, icmd.Expected{ExitCode: 2})
+	assert.Check(t, is.Contains(pushed.Stderr(), "protected: pushes are closed today"))
+	assert.Check(t, is.Contains(pushed.Stderr(), "the run ends as its branch "+branch+"; fix what the remote said, and push it yourself (`git push origin "+branch+"`)"))
+	assert.Check(t, is.Len(g.created(), 0))
+
+	assert.NilError(t, os.Remove(hook))
+	opened := w.run(t, env, "implement", "run", "--run", run, "--finish", "pr", "--json")
+	opened.Assert(t, icmd.Expected{ExitCode: 2})
+	assert.Check(t, is.Contains(opened.Stdout(), `"code":"finish_pr_failed"`))
+	assert.Check(t, is.Contains(opened.Stdout(), "No commits between main and the branch"))
+	assert.Check(t, is.Contains(opened.Stdout(), "gh pr create --repo "+g.host()+"/team/repo --head "+branch+" --base main"))
+	assert.Check(t, exec.Command("git", "-C", bare, "rev-parse", "--verify", "--quiet", branch).Run(), "the branch was pushed")
+	status := w.run(t, nil, "implement", "status", "--run", run, "--json")
+	assert.Check(t, !strings.Contains(status.Stdout(), `"finish"`), "no finish is recorded")
+
+	g.mu.Lock()
+	g.refuse = false
+	g.mu.Unlock()
+	again := w.run(t, env, "implement", "run", "--run", run, "--finish", "pr", "--json")
+	again.Assert(t, icmd.Success)
+	decodeOne(t, again.Stdout(), &res)
+	assert.Assert(t, res.Run.Finish != nil)
+	assert.Check(t, is.Equal(res.Run.Finish.URL, g.srv.URL+"/team/repo/pull/1"))
+	for _, r := range []*icmd.Result{done, pushed, opened, status, again} {
+		assert.Check(t, !strings.Contains(r.Stdout()+r.Stderr(), ghCanary), "the token leaked")
+	}
 }
