@@ -250,6 +250,9 @@ func TestImplementRunFinishesAsAPullRequestWithTheRealGH(t *testing.T) {
 // worktree, to the integration: its files follow, and no merge commit is made. When the branch moved
 // since, it is refused (exit 2), left where it was, and the refusal says how to merge by hand.
 func TestImplementRunFinishesByAFastForward(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs on runners: make test runs it")
+	}
 	w := newRunnerWorld(t, "1. Part one of the work.")
 	w.play(t, w.agents(t)...)
 	cfg := filepath.Join(w.c.dir, ".abcd", "config.json")
@@ -294,6 +297,9 @@ func TestImplementRunFinishesByAFastForward(t *testing.T) {
 // gh cannot open is refused with finish_pr_failed, gh's words and the gh command to run by hand. The
 // run records no finish either time, and the same command goes on once the cause is gone.
 func TestImplementRunFinishRefusalsSayHowToFinishByHand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run on runners and four calls of gh: make test runs it")
+	}
 	needGH(t)
 	g := newGHStandIn(t)
 	g.refuse = true
