@@ -32,7 +32,12 @@ type Git struct {
 }
 
 func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	return g.runFor(ctx, Timeout, stdoutMax, args...)
+}
+
+// runFor is run with its own bound (a push to a remote takes longer than a local call).
+func (g Git) runFor(ctx context.Context, bound time.Duration, stdoutMax int, args ...string) ([]byte, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	full := append([]string{"-c", "core.pager=cat", "-c", "color.ui=false", "-c", "diff.external=", "--no-pager"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
@@ -44,7 +49,7 @@ func (g Git) run(ctx context.Context, stdoutMax int, args ...string) ([]byte, bo
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
-		return nil, false, fmt.Errorf("git %s took longer than %s", args[0], Timeout)
+		return nil, false, fmt.Errorf("git %s took longer than %s", args[0], bound)
 	}
 	// Past the bound the buffer refuses more, so git stops on a broken pipe: that is a cut, not a fault.
 	if errors.Is(err, exec.ErrNotFound) {

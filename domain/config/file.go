@@ -137,6 +137,11 @@ type Build struct {
 	// Budget bounds what an implement run may spend in all; --budget-usd, --budget-tokens and
 	// --budget-minutes set one for one invocation.
 	Budget *Budget `json:"budget,omitempty"`
+	// Finish is how a run whose audit passed ends: branch (its integration branch), merge (the
+	// default branch fast-forwarded to it) or pr (pushed to Remote, a pull request opened with gh).
+	Finish string `json:"finish,omitempty"`
+	// Remote is the git remote build.finish pr pushes to and opens the pull request on (origin).
+	Remote string `json:"remote,omitempty" jsonschema:"pattern=^[A-Za-z0-9_.-]+$,maxLength=64"`
 }
 
 // Budget bounds an implement run's spending: US dollars, tokens (input and output) and minutes of
@@ -166,6 +171,13 @@ func (File) SchemaFields() map[string]contract.Rule {
 
 func (Oracle) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"review": contract.Enum(ReviewRoutes()...)}
+}
+
+// Finishes are build.finish's values (domain/loop's Finish, which this package cannot import).
+func Finishes() []string { return []string{"branch", "merge", "pr"} }
+
+func (Build) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"finish": contract.Enum(Finishes()...)}
 }
 
 func (Runner) SchemaFields() map[string]contract.Rule {

@@ -40,6 +40,8 @@ func Keys() []Key {
 		{Pattern: "build.budget.usd", Doc: "US dollars an implement run may spend in all (0.01 to 100000): before each step, what is spent plus the step's own cap; over it, the run ends budget", check: numberRange(0.01, 100000)},
 		{Pattern: "build.budget.tokens", Doc: "tokens (input and output) an implement run may spend in all (1 to 10000000000)", check: intRange(1, 10_000_000_000)},
 		{Pattern: "build.budget.minutes", Doc: "minutes of steps' wall time an implement run may spend in all (1 to 100000)", check: intRange(1, 100000)},
+		{Pattern: "build.finish", Default: json.RawMessage(`"branch"`), Doc: "how a run whose audit passed ends: branch (its integration branch, for you to merge), merge (the default branch fast-forwarded to it) or pr (the branch pushed to build.remote and a pull request opened with your gh)", check: oneOf(Finishes()...)},
+		{Pattern: "build.remote", Default: json.RawMessage(`"origin"`), Doc: "the git remote build.finish pr pushes the integration branch to and opens the pull request on", check: name(64)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "history.max_mb", MachineOnly: true, Default: json.RawMessage(`2048`), Doc: "how large, in MiB, this machine's history of one repository may grow before the oldest captured sessions are removed (16 to 1048576)", check: intRange(16, 1<<20)},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},

@@ -95,6 +95,9 @@ type State struct {
 	// Changes counts every recorded change, so a reader can tell two states apart.
 	Changes int `json:"changes"`
 	Counter int `json:"counter"`
+	// Finish is how the finished run was taken where the team works (build.finish merge or pr), once
+	// it was; nil while it is not (a run that ends as its branch never has one).
+	Finish *Finished `json:"finish,omitempty"`
 }
 
 // Lane is one step of the spec (or the one lane of a review or audit run), or a spec run's
@@ -319,6 +322,11 @@ func (s State) Check() error {
 	}
 	if s.Base != "" && !isCommit(s.Base) {
 		return fmt.Errorf("base %q is not a commit id", text.Clip(s.Base))
+	}
+	if s.Finish != nil {
+		if err := s.Finish.Check(); err != nil {
+			return err
+		}
 	}
 	ids := map[string]bool{}
 	for _, l := range s.Lanes {

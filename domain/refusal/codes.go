@@ -27,6 +27,12 @@ const (
 	CodeBranchInvalid             Code = "branch_invalid"
 	CodeBudgetInvalid             Code = "budget_invalid"
 	CodeChangeTooLarge            Code = "change_too_large"
+	CodeFinishGHLoggedOut         Code = "finish_gh_logged_out"
+	CodeFinishGHMissing           Code = "finish_gh_missing"
+	CodeFinishNotFastForward      Code = "finish_not_fast_forward"
+	CodeFinishPRFailed            Code = "finish_pr_failed"
+	CodeFinishPushRefused         Code = "finish_push_refused"
+	CodeFinishRemoteUnknown       Code = "finish_remote_unknown"
 	CodeCLIInvalid                Code = "cli_invalid"
 	CodeCLIMissing                Code = "cli_missing"
 	CodeCommitFailed              Code = "commit_failed"
@@ -219,6 +225,12 @@ var declared = []Declared{
 	{CodeExecutableInvalid, "A runner's executable is not an absolute, clean path."},
 	{CodeFault, "Something unexpected broke, or a refusal could not name itself; the why says what."},
 	{CodeFileInvalid, "A path given is not a record file's path."},
+	{CodeFinishGHLoggedOut, "A run finishes as a pull request (build.finish pr), but the person's gh is not logged in to the remote's host: gh auth status failed."},
+	{CodeFinishGHMissing, "A run finishes as a pull request (build.finish pr), but no gh (the GitHub CLI) is on PATH."},
+	{CodeFinishNotFastForward, "A run finishes by a fast-forward (build.finish merge), but the branch it finishes into moved, and abcd never makes a merge commit nor forces."},
+	{CodeFinishPRFailed, "A run finishes as a pull request (build.finish pr): its integration branch was pushed, but gh could not open the pull request."},
+	{CodeFinishPushRefused, "A run finishes as a pull request (build.finish pr), but the remote refused the push of its integration branch, which is never forced."},
+	{CodeFinishRemoteUnknown, "A run finishes as a pull request (build.finish pr), but the remote it pushes to (build.remote) is absent or names no repository on a forge."},
 	{CodeGitUnavailable, "Git cannot run here, and the verb needs it."},
 	{CodeGuardAllowFileBroken, "The machine's allow file ($ABCD_HOME/guard-allowed.json) cannot be read as one, so it is not changed."},
 	{CodeGuardAllowPerson, "Allowing a weaker guard file needs the person at their own terminal: nobody can answer here (no terminal, or MCP)."},

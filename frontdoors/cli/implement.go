@@ -35,7 +35,8 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 			textFlag("base", "the commit a new run's lanes start from (default: build.base, else the repository's default branch)"), routeFlag(),
 			textFlag("budget_usd", "US dollars the run may spend in all (default: build.budget.usd, else no bound)"),
 			textFlag("budget_tokens", "input and output tokens the run may spend in all (default: build.budget.tokens)"),
-			textFlag("budget_minutes", "minutes of its steps' wall time the run may spend in all (default: build.budget.minutes)")),
+			textFlag("budget_minutes", "minutes of its steps' wall time the run may spend in all (default: build.budget.minutes)"),
+			textFlag("finish", "how the run ends once its audit passed: branch, merge (fast-forward) or pr (push, and a pull request with your gh) (default: build.finish, else branch)")),
 	)
 	rev := verbCommandExit(a, s, opts, "review", "review", renderStep, reviewExit,
 		textFlag("role", "only this reviewer: ruthless-reviewer or security-reviewer (default: both)"),
@@ -101,6 +102,11 @@ func renderRunLine(b *strings.Builder, s *IO, r loop.RunView) {
 				}
 			}
 		}
+	}
+	if f := r.Finish; f != nil && f.As == dloop.FinishPR {
+		fmt.Fprintf(b, "  pull request: %s (%s pushed to %s at %s)\n", f.URL, f.Branch, f.Remote, dloop.Short(f.Head))
+	} else if f != nil {
+		fmt.Fprintf(b, "  fast-forwarded: %s to the integration's head %s\n", f.Branch, dloop.Short(f.Head))
 	}
 	for _, u := range r.Unfenced {
 		fmt.Fprintf(b, "  sandbox off: %s ran unconfined\n", u)

@@ -102,6 +102,10 @@ type App struct {
 	// Tracer hears each implement run and its routes' steps: OpenTelemetry, only where the person
 	// configured an exporter (OTEL_EXPORTER_OTLP_*); nil is none.
 	Tracer ports.Tracer
+	// Remote pushes and fast-forwards a finished run's branch; Forge opens its pull request with the
+	// person's gh (build.finish). Nil Forge: no pull request can be opened.
+	Remote ports.Remote
+	Forge  ports.Forge
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

@@ -4,6 +4,8 @@
 package loop
 
 import (
+	"context"
+
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/guard"
 	"github.com/abcd-dev/abcd/ports/history"
@@ -40,4 +42,18 @@ type Deps struct {
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
 	RP     ports.RPDialer
 	Tracer ports.Tracer // hears each implement run and its routes' steps (OpenTelemetry where configured); nil: none
+	// Remote and Forge push a finished run's branch and open its pull request (build.finish pr);
+	// Finisher takes a finished run where the team works (ports/loop/finish); nil ends every run as
+	// its branch.
+	Remote   ports.Remote
+	Forge    ports.Forge
+	Finisher Finisher
+}
+
+// Finisher takes a finished run whose audit passed where build.finish (or --finish) says: Ready
+// refuses, before a run is driven, a finish that could not be made (run is "" for a run not yet
+// started); Finish makes it once the run is finished, recording it in the run and telling it in res.
+type Finisher interface {
+	Ready(ctx context.Context, a *Deps, in *ImplementRunInput, run string) error
+	Finish(ctx context.Context, a *Deps, in *ImplementRunInput, res *ImplementRunResult) error
 }

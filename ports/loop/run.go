@@ -33,6 +33,9 @@ type ImplementRunInput struct {
 	BudgetUSD     loop.BudgetUSD     `json:"budget_usd,omitempty"`
 	BudgetTokens  loop.BudgetTokens  `json:"budget_tokens,omitempty"`
 	BudgetMinutes loop.BudgetMinutes `json:"budget_minutes,omitempty"`
+	// Finish is how the run ends once its audit passed, for this invocation, over build.finish's:
+	// branch, merge or pr.
+	Finish loop.Finish `json:"finish,omitempty"`
 }
 
 // RunEnded is why the driver stopped.
@@ -73,7 +76,7 @@ type ImplementRunResult struct {
 }
 
 func runVerb() verb.Verb {
-	return verb.Declare(verb.Verb{Name: "implement_run", Path: []string{"implement", "run"}, Example: "abcd implement run cache-the-schema\nabcd implement run cache-the-schema --budget-usd 5",
+	return verb.Declare(verb.Verb{Name: "implement_run", Path: []string{"implement", "run"}, Example: "abcd implement run cache-the-schema\nabcd implement run cache-the-schema --budget-usd 5\nabcd implement run cache-the-schema --finish pr",
 		Summary:   "Start or go on with a spec's run and drive it unattended: every step a runner (or another route beside the host) takes, until the run is finished or only the host's work is left",
 		OpenWorld: true, Dispatches: validatorAgents, Long: true},
 		implementRun)
@@ -99,6 +102,11 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	run, err := a.runToDrive(ctx, verb, in)
 	if err != nil {
 		return ImplementRunResult{}, err
+	}
+	if a.Finisher != nil {
+		if err := a.Finisher.Ready(ctx, a, in, run); err != nil {
+			return ImplementRunResult{}, err
+		}
 	}
 	res := ImplementRunResult{Did: settled}
 	if run == "" {
@@ -131,6 +139,9 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	ctx, traced := a.TraceRun(ctx, a.Tracer, loop.RunSpan{Run: run, Spec: string(in.Spec)})
 	res, err = d.drive(ctx)
 	traced(loop.RunEnd{Ended: string(res.Ended), Routed: res.Routed, FellBack: res.FellBack, Spend: res.Run.Spend.Run}, err)
+	if err == nil && res.Ended == EndedFinished && a.Finisher != nil {
+		err = a.Finisher.Finish(ctx, a, in, &res)
+	}
 	return res, err
 }
 

@@ -90,6 +90,7 @@ func (a *Deps) runView(s loop.State) RunView {
 	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
 	v.Unfenced = s.Unfenced()
 	v.Spend = loop.SpendOf(s)
+	v.Finish = s.Finish
 	root := a.Root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,

@@ -14,6 +14,7 @@ import (
 	"github.com/abcd-dev/abcd/adapters/catalog"
 	"github.com/abcd-dev/abcd/adapters/dod"
 	"github.com/abcd-dev/abcd/adapters/files"
+	"github.com/abcd-dev/abcd/adapters/gh"
 	"github.com/abcd-dev/abcd/adapters/git"
 	"github.com/abcd-dev/abcd/adapters/history/helper"
 	"github.com/abcd-dev/abcd/adapters/history/sessions"
@@ -128,6 +129,8 @@ func wire(s *cli.IO, dir, home string, traces *otel.Tracer) *app.App {
 			Clock:     system.Clock{},
 			Random:    system.Random{},
 			Git:       git.Git{Dir: dir},
+			Remote:    git.Git{Dir: dir},
+			Forge:     gh.GH{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
 			DoD:       dod.Runner{Fence: fence},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},

@@ -72,6 +72,9 @@ type RunView struct {
 	Unfenced []string `json:"unfenced" jsonschema:"maxItems=4096"`
 	// Spend is what the run's recorded steps have cost so far: in all, per lane, role and route.
 	Spend loop.Spending `json:"spend"`
+	// Finish is how the finished run was taken where the team works (build.finish merge or pr):
+	// the branch fast-forwarded, or the pull request opened; absent while it is not.
+	Finish *loop.Finished `json:"finish,omitempty"`
 }
 
 // RecordVerdictView is one verdict in a run's story.
