@@ -602,6 +602,11 @@ type ReviewOutcome struct {
 	ModelReported  string
 	SchemaEnforced bool
 	Usage          TokenUsage
+	// CostUSD is what a provider's call cost and CostSource where that figure came from: priced from
+	// its block's prices for the model that answered, unmetered (billing: subscription), or unknown
+	// (0). Empty for rp and a runner, whose receipt holds its own.
+	CostUSD    float64
+	CostSource runner.CostSource
 	// Runner is a runner's receipt, when a runner took the step (whatever its outcome); nil for
 	// every other route. DoD is how the definition of done abcd ran on a runner implementer's commit
 	// ended (its output scrubbed), so the loop records it as that head's check and does not run it
@@ -613,6 +618,9 @@ type ReviewOutcome struct {
 // TokenUsage is what a provider reports it spent; zero when it does not say.
 type TokenUsage struct {
 	Prompt, Completion, Total int
+	// Cached is the part of Prompt the provider read from its cache (prompt_tokens_details), where
+	// it says.
+	Cached int
 }
 
 // ---- The guard (issue 16) ----

@@ -55,6 +55,11 @@ type Provider struct {
 	Tiers ProviderTiers `json:"tiers,omitempty"`
 	// Defaults are settings the provider receives unless a routing row or a --route flag gives another.
 	Defaults ProviderDefaults `json:"defaults,omitempty"`
+	// Billing is metered (unset) or subscription: a subscription's steps cost is unmetered.
+	Billing string `json:"billing,omitempty"`
+	// Prices is the provider's price table, "MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]" in US
+	// dollars per million tokens: the tokens a step reports are priced for the model that answered.
+	Prices []string `json:"prices,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
 }
 
 // ProviderTiers maps a tier to a model name.
@@ -170,4 +175,8 @@ func (Oracle) SchemaFields() map[string]contract.Rule {
 
 func (Runner) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...), "sandbox": contract.Enum(RunnerSandboxes()...), "billing": contract.Enum(Billings()...)}
+}
+
+func (Provider) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"billing": contract.Enum(Billings()...)}
 }

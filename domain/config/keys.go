@@ -52,6 +52,8 @@ func Keys() []Key {
 		{Pattern: "oracle.api.*.models", MachineOnly: true, List: true, Doc: "the provider's allowlist: a JSON array of 1 to 64 model ids it may be asked for", check: modelList},
 		{Pattern: "oracle.api.*.tiers.*", MachineOnly: true, Doc: "the model the provider serves for a tier (local, economy or frontier); it must be on the provider's models", check: modelID},
 		{Pattern: "oracle.api.*.defaults.*", MachineOnly: true, Doc: "a setting the provider receives unless the routing row or --route gives another: " + strings.Join(ProviderSettings(), ", "), check: nil},
+		{Pattern: "oracle.api.*.billing", MachineOnly: true, Doc: "metered (unset): a step costs what its tokens cost at prices; subscription: a plan's flat fee (or a server of your own), so a step's cost is unmetered", check: oneOf(Billings()...)},
+		{Pattern: "oracle.api.*.prices", MachineOnly: true, List: true, Doc: "the provider's price table, to price the tokens it reports: a JSON array of up to 32 \"MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]\" entries in US dollars per million tokens; a model it leaves out costs unknown", check: priceList},
 		{Pattern: "oracle.runner.*.cli", MachineOnly: true, Doc: "the coding-agent CLI a runner drives: " + strings.Join(RunnerCLIs(), ", "), check: oneOf(RunnerCLIs()...)},
 		{Pattern: "oracle.runner.*.executable", MachineOnly: true, Doc: "the absolute path of the runner's CLI, executed directly (no shell)", check: absPath},
 		{Pattern: "oracle.runner.*.args", MachineOnly: true, List: true, Doc: "the arguments an acp runner's executable is started with, before any of abcd's (such as --acp for Gemini CLI): at most 32, each at most 4096 bytes; only an acp runner takes them", check: argList(32)},

@@ -180,7 +180,7 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 		digest := hex.EncodeToString(sum[:])
 		s.Lanes[lane].Awaits[idx].Answered = loop.Answer{Route: o.route, SHA256: digest, ModelAsked: o.out.ModelAsked,
 			ModelReported: o.out.ModelReported, SchemaEnforced: o.out.SchemaEnforced, TokensIn: o.out.Usage.Prompt, TokensOut: o.out.Usage.Completion,
-			Settings: o.req.Settings, Runner: o.out.Runner}
+			CostUSD: o.out.CostUSD, CostSource: o.out.CostSource, Settings: o.req.Settings, Runner: o.out.Runner}
 		if err := st.recordReturn(ctx, o.ret, o.route); err != nil {
 			// The route's own answer is not written, so the host's agent writes there.
 			st.unstage(o.ret)

@@ -44,7 +44,8 @@ func TraceStep(ctx context.Context, t ports.Tracer, sc *secret.Scrubber, s loop.
 			out.FallbackReason = string(review.Failed)
 		}
 		end := s.EndOf(loop.RouteAnswer{Receipt: out.Runner, FallbackReason: out.FallbackReason,
-			ModelAsked: out.ModelAsked, ModelReported: out.ModelReported, TokensIn: out.Usage.Prompt, TokensOut: out.Usage.Completion})
+			ModelAsked: out.ModelAsked, ModelReported: out.ModelReported, TokensIn: out.Usage.Prompt, TokensOut: out.Usage.Completion,
+			CostUSD: out.CostUSD, CostSource: out.CostSource})
 		t.StepEnded(ctx, end.Scrubbed(sc.Scrub))
 	}
 }
