@@ -29,9 +29,10 @@ type dispatch struct {
 	req               ports.ReviewRequest
 	// call is the route's call: a review route's Review, or a runner's step (runnerroute.go).
 	call func(context.Context) (ports.ReviewOutcome, error)
-	// cap is what the step may spend at most, in US dollars, where its CLI enforces a bound (Claude
-	// Code's --max-budget-usd); 0 when nothing bounds it.
-	cap float64
+	// caps is what the step may spend at most of each bound its route holds it to (a runner's
+	// limits.budget_usd where its CLI enforces it, Claude Code's --max-budget-usd, and its wall
+	// clock); a review route's step is untimed, since a minutes budget counts runners' wall time.
+	caps loop.Caps
 }
 
 // Answered is a dispatch and what its route said.

@@ -295,7 +295,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	sc := a.Scrubber(ctx)
 	start := func(q queued) {
 		admitted, stopped := loop.Admit(&d.purse, q.routes, func(j dispatch) string { return j.await },
-			func(j dispatch) float64 { return j.cap }, &d.waiting)
+			func(j dispatch) loop.Caps { return j.caps }, &d.waiting)
 		for _, j := range stopped {
 			// Not started: recorded as interrupted, so the same command with a bigger budget hands
 			// it to its route again.
