@@ -506,6 +506,15 @@ type DoD interface {
 	RunFenced(ctx context.Context, run DoDRun) (DoDResult, error)
 }
 
+// Notifier runs the person's build.notify command: through the system's shell in dir, with abcd's
+// environment and event on its stdin, until it exits or timeout passes (then it and everything it
+// started are ended, after a short grace); its output is read to its end and only its last lines are
+// kept. A command that cannot start or does not exit in time is a result with its Problem; an error is
+// ctx's, or a fault of the adapter.
+type Notifier interface {
+	Notify(ctx context.Context, dir, command string, event []byte, timeout time.Duration) (DoDResult, error)
+}
+
 // DoDRun is one run of the definition of done inside the fence.
 type DoDRun struct {
 	// Dir is the checkout (absolute); Command the run's definition of done, from the configuration the

@@ -139,6 +139,9 @@ type Build struct {
 	// Base is the commit a run starts from, and a review or audit compares with, when none is given:
 	// a branch, a tag or a commit. Unset, it is the repository's default branch.
 	Base string `json:"base,omitempty" jsonschema:"minLength=1,maxLength=255"`
+	// Notify is the command abcd runs with one JSON event on its stdin when an implement run ends in
+	// a way the person wants to hear of; only the machine file may declare it.
+	Notify string `json:"notify,omitempty" jsonschema:"minLength=1,maxLength=1024"`
 	// Budget bounds what an implement run may spend in all; --budget-usd, --budget-tokens and
 	// --budget-minutes set one for one invocation.
 	Budget *Budget `json:"budget,omitempty"`

@@ -21,6 +21,9 @@ type Key struct {
 	// MachineOnly keys say where a person's own data goes (an address, a provider), so a repository
 	// file that declares one is refused.
 	MachineOnly bool
+	// Why says why a machine-only key is the machine's alone, where a repository's file declaring it
+	// would do harm ("" for one that only says where a person's own data goes).
+	Why string
 	// List keys take a JSON array (a provider's models, the denylist); every other key a scalar.
 	List bool
 	// Default is the bundled layer's value, or nil when the key has none.
@@ -40,6 +43,8 @@ func Keys() []Key {
 		{Pattern: "build.budget.usd", Doc: "US dollars an implement run may spend in all (0.01 to 100000): before each step, what is spent plus the step's own cap; over it, the run ends budget", check: numberRange(0.01, 100000)},
 		{Pattern: "build.budget.tokens", Doc: "tokens (input and output) an implement run may spend in all (1 to 10000000000)", check: intRange(1, 10_000_000_000)},
 		{Pattern: "build.budget.minutes", Doc: "minutes of steps' wall time an implement run may spend in all (1 to 100000)", check: intRange(1, 100000)},
+		{Pattern: "build.notify", MachineOnly: true, Why: "a command the repository's file named would run on the machine of everyone who clones it",
+			Doc: "the command abcd runs, through the system's shell, with one JSON event (notify_event) on its stdin when an implement run finishes, needs you, stops at its budget or fails: at most 5 s, then its process group is ended; a failing notifier never fails the run (unset: the terminal bell, when stderr is a terminal)", check: stringMax(1024)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "history.max_mb", MachineOnly: true, Default: json.RawMessage(`2048`), Doc: "how large, in MiB, this machine's history of one repository may grow before the oldest captured sessions are removed (16 to 1048576)", check: intRange(16, 1<<20)},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},
@@ -162,7 +167,11 @@ func Validate(src Source, machineFile string) error {
 			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", text.Clip(key), where, strings.Join(Claimed(ns), ", "))}
 		}
 		if k.MachineOnly && src.Layer != LayerMachine {
-			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", text.Clip(key), machineFile)}
+			why := ""
+			if k.Why != "" {
+				why = " (" + k.Why + ")"
+			}
+			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare%s: move it to %s", text.Clip(key), why, machineFile)}
 		}
 	}
 	return nil

@@ -45,6 +45,13 @@ func (p *Progress) Event(ev ports.ProgressEvent) {
 	defer p.mu.Unlock()
 	key := ev.Lane + " " + ev.Role
 	switch ev.Kind {
+	case "bell":
+		// The run ended in a way the person wants to hear of, and no build.notify is set: the bell,
+		// only on a terminal (never into a pipe or a file).
+		if p.s.ErrTTY {
+			fmt.Fprint(p.s.Err, "\a")
+		}
+		return
 	case "started", "waiting", "running":
 		s := p.steps[key]
 		if s.since.IsZero() {

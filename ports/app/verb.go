@@ -102,6 +102,8 @@ type App struct {
 	// Tracer hears each implement run and its routes' steps: OpenTelemetry, only where the person
 	// configured an exporter (OTEL_EXPORTER_OTLP_*); nil is none.
 	Tracer ports.Tracer
+	// Notifier runs the machine's build.notify when an implement run ends; nil: none.
+	Notifier ports.Notifier
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/internal/core"
+	"github.com/abcd-dev/abcd/ports/loop/notify"
 	"github.com/abcd-dev/abcd/ports/verb"
 )
 
@@ -131,7 +134,24 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	ctx, traced := a.TraceRun(ctx, a.Tracer, loop.RunSpan{Run: run, Spec: string(in.Spec)})
 	res, err = d.drive(ctx)
 	traced(loop.RunEnd{Ended: string(res.Ended), Routed: res.Routed, FellBack: res.FellBack, Spend: res.Run.Spend.Run}, err)
+	a.notifyEnd(ctx, run, string(in.Spec), res, err)
 	return res, err
+}
+
+// notifyEnd tells the person how the run ended, where it is worth telling (notify.Send); a run the
+// caller stopped is not.
+func (a *Deps) notifyEnd(ctx context.Context, run, spec string, res ImplementRunResult, err error) {
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil && err != nil {
+		return
+	}
+	end := notify.End{Run: run, Spec: cmp.Or(res.Run.Spec, spec), Ended: string(res.Ended), Err: err, Spend: res.Run.Spend.Run, Budget: res.Budget, At: a.Clock.Now()}
+	for _, l := range res.Run.Lanes {
+		end.Stages = append(end.Stages, l.Stage)
+	}
+	for _, n := range res.Next {
+		end.Next = append(end.Next, n.String())
+	}
+	notify.Send(ctx, a.Core, a.Notifier, func() { a.event(ctx, ports.ProgressEvent{Run: run, Kind: "bell"}) }, end)
 }
 
 // runToDrive is the run the input names: the run given; else the spec's one unfinished run ("" when
