@@ -65,7 +65,8 @@ type NotifyEvent struct {
 	Budget BudgetView `json:"budget"`
 	// Summary is the event in one line, for a notification's body.
 	Summary string `json:"summary" jsonschema:"maxLength=1000"`
-	// Next is what to do next, in plain words ("" when nothing is left to do).
+	// Next is what to do next with the run, in plain words: the driver's own word, after the hints of
+	// the steps left for the host ("" when nothing is left to do).
 	Next string `json:"next" jsonschema:"maxLength=2000"`
 	// At is when the run ended (RFC 3339, UTC).
 	At string `json:"at" jsonschema:"format=date-time"`

@@ -148,8 +148,8 @@ func (a *Deps) notifyEnd(ctx context.Context, run, spec string, res ImplementRun
 	for _, l := range res.Run.Lanes {
 		end.Stages = append(end.Stages, l.Stage)
 	}
-	for _, n := range res.Next {
-		end.Next = append(end.Next, n.String())
+	if len(res.Next) > 0 {
+		end.Next = res.Next[len(res.Next)-1].String() // the driver's own, after the awaits' hints
 	}
 	notify.Send(ctx, a.Core, a.Notifier, func() { a.event(ctx, ports.ProgressEvent{Run: run, Kind: "bell"}) }, end)
 }

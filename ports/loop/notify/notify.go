@@ -33,12 +33,12 @@ type End struct {
 	// Ended is the driver's word (finished, host, interrupted, budget); Err the invocation's error.
 	Ended string
 	Err   error
-	// Stages are the run's lanes' stages; Spend and Budget what it spent and ran under; Next what to do
-	// next, each line in plain words.
+	// Stages are the run's lanes' stages; Spend and Budget what it spent and ran under; Next the
+	// driver's own last word on what to do next, in plain words.
 	Stages []string
 	Spend  loop.Spend
 	Budget loop.BudgetView
-	Next   []string
+	Next   string
 	At     time.Time
 }
 
@@ -56,9 +56,10 @@ func Send(ctx context.Context, c *core.Core, n ports.Notifier, bell func(), end 
 	if end.Err != nil {
 		ev.Ended, ev.Fault = "", core.FaultCode(end.Err)
 	}
-	ev.Next = text.ClipAt(strings.Join(end.Next, " "), 2000)
+	// Clipped below the schema's bounds, which count characters: the mark a cut adds is one more.
+	ev.Next = text.ClipAt(end.Next, 1999)
 	ev.Summarise()
-	ev.Summary = text.ClipAt(ev.Summary, 1000)
+	ev.Summary = text.ClipAt(ev.Summary, 999)
 	ev = ev.Scrubbed(c.Scrubber(ctx).Scrub)
 
 	command, err := commandOf(ctx, c)
