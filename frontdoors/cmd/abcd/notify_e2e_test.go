@@ -28,15 +28,7 @@ import (
 // notifyWith sets the machine file's build.notify to command.
 func (w runnerWorld) notifyWith(t *testing.T, command string) {
 	t.Helper()
-	file := filepath.Join(w.c.home, ".abcd", "config.json")
-	data, err := os.ReadFile(file)
-	assert.NilError(t, err)
-	var machine map[string]any
-	assert.NilError(t, json.Unmarshal(data, &machine))
-	machine["build"] = map[string]any{"notify": command}
-	data, err = json.Marshal(machine)
-	assert.NilError(t, err)
-	assert.NilError(t, os.WriteFile(file, data, 0o600))
+	w.editMachine(t, func(machine map[string]any) { machine["build"] = map[string]any{"notify": command} })
 }
 
 // heard is the one event the notifier wrote to file, checked against the published schema.

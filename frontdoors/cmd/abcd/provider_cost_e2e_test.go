@@ -70,24 +70,32 @@ func usageProvider(t *testing.T, calls *atomic.Int32) *httptest.Server {
 	return srv
 }
 
-// pointReviewersAt rewrites the machine file so both reviewers go to provider "paid" (the security
-// reviewer asking for the model the table leaves out), and gives them a routing row.
-func (w runnerWorld) pointReviewersAt(t *testing.T, baseURL string, prices []string) {
+// editMachine rewrites the world's machine file as edit changes it.
+func (w runnerWorld) editMachine(t *testing.T, edit func(machine map[string]any)) {
 	t.Helper()
 	file := filepath.Join(w.c.home, ".abcd", "config.json")
 	data, err := os.ReadFile(file)
 	assert.NilError(t, err)
 	var machine map[string]any
 	assert.NilError(t, json.Unmarshal(data, &machine))
-	oracle := machine["oracle"].(map[string]any)
-	oracle["api"] = map[string]any{"paid": map[string]any{"base_url": baseURL, "models": []string{"gpt-priced", "gpt-unpriced"},
-		"tiers": map[string]any{"economy": "gpt-priced"}, "prices": prices}}
-	roles := oracle["roles"].(map[string]any)
-	roles["ruthless-reviewer"] = map[string]any{"connection": "paid"}
-	roles["security-reviewer"] = map[string]any{"connection": "paid", "model": "gpt-unpriced"}
+	edit(machine)
 	data, err = json.Marshal(machine)
 	assert.NilError(t, err)
 	assert.NilError(t, os.WriteFile(file, data, 0o600))
+}
+
+// pointReviewersAt rewrites the machine file so both reviewers go to provider "paid" (the security
+// reviewer asking for the model the table leaves out), and gives them a routing row.
+func (w runnerWorld) pointReviewersAt(t *testing.T, baseURL string, prices []string) {
+	t.Helper()
+	w.editMachine(t, func(machine map[string]any) {
+		oracle := machine["oracle"].(map[string]any)
+		oracle["api"] = map[string]any{"paid": map[string]any{"base_url": baseURL, "models": []string{"gpt-priced", "gpt-unpriced"},
+			"tiers": map[string]any{"economy": "gpt-priced"}, "prices": prices}}
+		roles := oracle["roles"].(map[string]any)
+		roles["ruthless-reviewer"] = map[string]any{"connection": "paid"}
+		roles["security-reviewer"] = map[string]any{"connection": "paid", "model": "gpt-unpriced"}
+	})
 	routing := `{"schema_version": 1, "agents": {"ruthless-reviewer": {"tier": "economy"}, "security-reviewer": {"tier": "economy"}}}`
 	assert.NilError(t, os.WriteFile(filepath.Join(w.c.home, ".abcd", "oracle-routing.json"), []byte(routing), 0o600))
 }
@@ -181,14 +189,11 @@ func TestAProvidersBillingAndPricesAreConnectedAndASubscriptionIsUnmetered(t *te
 	assert.Check(t, is.Equal(machine.Oracle.API["other"]["billing"], "subscription"))
 
 	// Both reviewers now go to the subscription's provider.
-	var m map[string]any
-	assert.NilError(t, json.Unmarshal(data, &m))
-	roles := m["oracle"].(map[string]any)["roles"].(map[string]any)
-	roles["ruthless-reviewer"] = map[string]any{"connection": "other"}
-	roles["security-reviewer"] = map[string]any{"connection": "other"}
-	data, err = json.Marshal(m)
-	assert.NilError(t, err)
-	assert.NilError(t, os.WriteFile(file, data, 0o600))
+	w.editMachine(t, func(m map[string]any) {
+		roles := m["oracle"].(map[string]any)["roles"].(map[string]any)
+		roles["ruthless-reviewer"] = map[string]any{"connection": "other"}
+		roles["security-reviewer"] = map[string]any{"connection": "other"}
+	})
 
 	res := w.abcd(t, "implement", "run", w.spec, "--json")
 	res.Assert(t, icmd.Expected{ExitCode: 0})
