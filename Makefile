@@ -119,6 +119,7 @@ bench: build tools-deps harness-deps ## side-by-side ratios against reference ru
 	$(GO) run ./tools/bench/loop | tee $(BENCH_OUT)/loop.txt
 	$(GO) run ./tools/bench/openai | tee $(BENCH_OUT)/openai.txt
 	$(GO) run ./tools/bench/runner -md $(BENCH_OUT)/runner.md
+	$(GO) run ./tools/bench/acp -md $(BENCH_OUT)/acp.md
 	$(GO) run ./tools/bench/sandbox -md $(BENCH_OUT)/sandbox.md
 	$(GO) run ./tools/bench/guard -md $(BENCH_OUT)/guard.md
 	$(GO) run ./tools/bench/rules -md $(BENCH_OUT)/rules.md

@@ -129,6 +129,12 @@ type ProgressEvent struct {
 	PGID int
 	// Done and Total count the run's lanes that are over and all its lanes, for a progress bar.
 	Done, Total int
+	// USD and Cost are what a step cost, on its answered and fell-back events: the US dollars of a
+	// runner's settled receipt and where that figure came from (runner.CostSource); Cost is "" when no
+	// runner's receipt came back (a provider or RepoPrompt route, a step the budget kept from
+	// starting), so what the step cost is not known here.
+	USD  float64
+	Cost runner.CostSource
 }
 
 type progressKey struct{}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,9 @@ type Conversation struct {
 	Policy  runner.Policy
 	Model   string
 	Catalog runner.Catalog
+	// Passed are the names of the runner's credential_env and pass_env variables the step passes the
+	// agent with a value: what an ACP agent's authentication method may rely on.
+	Passed []string
 	// Send queues one message for the agent's stdin; an error when the agent stopped reading it (the
 	// queue is bounded: an agent that does not read is never waited for).
 	Send func(msg []byte) error
@@ -395,6 +399,12 @@ func (t *talk) conversation(ctx context.Context, s *step, env []string, fenced *
 	c := Conversation{Dir: s.req.Dir, Prompt: t.prompt, Policy: s.req.Policy, Model: s.req.Model, Catalog: t.catalog, Send: send.Send,
 		Verdict: func(q Question) Verdict { return s.a.verdict(ctx, env, s.req.Dir, q) },
 		Run:     s.a.runIn(env, fenced)}
+	have := envMap(env)
+	for _, k := range append(slices.Clone(s.req.Runner.CredentialEnv), s.req.Runner.PassEnv...) {
+		if have[k] != "" && !slices.Contains(c.Passed, k) {
+			c.Passed = append(c.Passed, k)
+		}
+	}
 	if s.req.Sandbox != nil && !s.req.Sandbox.Off {
 		c.Protect = append(c.Protect, s.req.Sandbox.Protect...)
 	}

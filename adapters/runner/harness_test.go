@@ -45,6 +45,8 @@ type cli struct {
 	dialect runner.Dialect
 	bin     string
 	args    []string // an ACP agent's arguments (acp_harness_test.go)
+	// acpArgs, when set, are an ACP agent's arguments for a stand-in at url.
+	acpArgs func(url string) []string
 	model   string
 	api     func(...runnertest.Reply) *runnertest.API
 	// setup prepares the CLI's home for a stand-in at url and returns the environment and the runner's

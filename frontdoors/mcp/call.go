@@ -54,24 +54,40 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 		}
 		args = obj
 	}
-	var doc []byte
-	var isError bool
 	if m.ArgsErr != nil {
-		doc, isError = s.refusalBytes(argsRefusal(name, m.ArgsErr)), true
-	} else {
-		// A call hears its progress only when it asked for it; the process's own progress (stderr,
-		// which the person's harness may show as the server's log) hears nothing of a call.
-		var p ports.Progress = quiet{}
-		if token, ok := progressToken(m.Params); ok && t.verb.Long {
-			if n := notifierOf(ctx); n != nil {
-				cp := &callProgress{token: token, notify: n}
-				defer cp.stop()
-				p = cp
-			}
-		}
-		ctx = ports.WithProgress(ctx, p)
-		doc, isError = s.runTool(ctx, t, args)
+		return s.toolResult(s.refusalBytes(argsRefusal(name, m.ArgsErr)), true, modern)
 	}
+	// The verb's input types check every value as it is decoded, exactly as they do for the CLI, so
+	// both doors refuse the same value the same way; the published inputSchema is generated from
+	// those types and says what they say. That is the one validation path: the tests hold every
+	// verb's generated input cases and every result, through both doors, to the published schemas
+	// (docs/architecture.md, "The contract, checked in the tests").
+	in, err := t.verb.Decode(args)
+	if err != nil {
+		return s.toolResult(s.refusalBytes(err), true, modern)
+	}
+	if modern && t.verb.Long && declaresTasks(m) {
+		// A long verb runs as a task for a client that can follow one (tasks.go); its input is
+		// refused, above, before any task is made.
+		return s.startTask(ctx, t, in)
+	}
+	// A call hears its progress only when it asked for it; the process's own progress (stderr,
+	// which the person's harness may show as the server's log) hears nothing of a call.
+	var p ports.Progress = quiet{}
+	if token, ok := progressToken(m.Params); ok && t.verb.Long {
+		if n := notifierOf(ctx); n != nil {
+			cp := &callProgress{token: token, notify: n}
+			defer cp.stop()
+			p = cp
+		}
+	}
+	doc, isError := s.runDecoded(ports.WithProgress(ctx, p), t, in)
+	return s.toolResult(doc, isError, modern)
+}
+
+// toolResult is the CallToolResult carrying doc: a verb's result document, or with isError its
+// refusal or fault.
+func (s *Server) toolResult(doc []byte, isError, modern bool) (json.RawMessage, *rpcError) {
 	res := callResult{Content: []content{{Type: "text", Text: string(doc)}}, IsError: isError}
 	if !isError {
 		res.StructuredContent = doc
@@ -86,19 +102,10 @@ func (s *Server) callTool(ctx context.Context, m *message, modern bool) (json.Ra
 	return out, nil
 }
 
-// runTool decodes the arguments and runs the verb. It returns the document to send and whether it
-// is a refusal or fault.
-func (s *Server) runTool(ctx context.Context, t *tool, args map[string]any) ([]byte, bool) {
+// runDecoded runs the verb on its decoded input. It returns the document to send and whether it is
+// a refusal or fault.
+func (s *Server) runDecoded(ctx context.Context, t *tool, in any) ([]byte, bool) {
 	v := t.verb
-	// The verb's input types check every value as it is decoded, exactly as they do for the CLI, so
-	// both doors refuse the same value the same way; the published inputSchema is generated from
-	// those types and says what they say. That is the one validation path: the tests hold every
-	// verb's generated input cases and every result, through both doors, to the published schemas
-	// (docs/architecture.md, "The contract, checked in the tests").
-	in, err := v.Decode(args)
-	if err != nil {
-		return s.refusalBytes(err), true
-	}
 	if !v.Long {
 		// A long verb (implement_run) is bounded by its routes' own bounds, and ends when the client
 		// cancels the call or the server stops.

@@ -102,10 +102,17 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	case err := <-done:
 		stop()
 		h.active.wait()
+		s.tasks.stop(h, "cancelled: the server stopped")
 		return err
 	case <-ctx.Done():
 	}
 	stop() // the handlers' contexts end: running verbs stop, waiting requests give up
+	// The tasks' runs stop as at Ctrl-C, and are waited for while the answers go out.
+	tasksStopped := make(chan struct{})
+	go func() {
+		defer close(tasksStopped)
+		s.tasks.stop(h, "cancelled: the server stopped")
+	}()
 	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(grace); err != nil {
@@ -114,6 +121,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	}
 	err := <-done
 	h.active.wait()
+	<-tasksStopped
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -287,7 +295,7 @@ func (h *httpEndpoint) post(w http.ResponseWriter, r *http.Request, rc *http.Res
 	case eraLegacy:
 		h.legacy(w, r, hdr, m)
 	case eraModern:
-		res, derr := h.s.dispatch(r.Context(), m, eraModern, "")
+		res, derr := h.s.dispatch(withTaskOwner(r.Context(), h), m, eraModern, "")
 		status := http.StatusOK
 		if derr != nil {
 			status = statusOf(derr, http.StatusOK)

@@ -39,6 +39,8 @@ type Server struct {
 
 	// budget bounds the memory the messages being read, parsed and served hold at once.
 	budget *budget
+	// tasks are the runs going on for 2026-07-28 clients after their tools/call was answered.
+	tasks *taskStore
 
 	// Results that never change while the process lives, encoded once.
 	toolsLegacy, toolsModern         json.RawMessage
@@ -70,7 +72,7 @@ func New(a *app.App, opts Options) (*Server, error) {
 	}
 	core := *a
 	core.Prompter = nil
-	s := &Server{core: &core, log: opts.Log, budget: newBudget(memoryBudget)}
+	s := &Server{core: &core, log: opts.Log, budget: newBudget(memoryBudget), tasks: newTaskStore()}
 	version := a.Build.Version
 	if version == "" {
 		version = "dev"
@@ -182,6 +184,13 @@ type capabilities struct {
 	Prompts   struct{} `json:"prompts"`
 }
 
+// modernCapabilities are what server/discover advertises: the extensions too, which only the
+// 2026-07-28 revision has (tasks.go).
+type modernCapabilities struct {
+	capabilities
+	Extensions map[string]struct{} `json:"extensions"`
+}
+
 func (s *Server) encodeFixedResults() error {
 	defs := make([]json.RawMessage, len(s.tools))
 	for i, t := range s.tools {
@@ -200,9 +209,9 @@ func (s *Server) encodeFixedResults() error {
 		modernFields
 	}
 	type discoverResult struct {
-		SupportedVersions []string     `json:"supportedVersions"`
-		Capabilities      capabilities `json:"capabilities"`
-		Instructions      string       `json:"instructions"`
+		SupportedVersions []string           `json:"supportedVersions"`
+		Capabilities      modernCapabilities `json:"capabilities"`
+		Instructions      string             `json:"instructions"`
 		modernFields
 	}
 	var err error
@@ -219,7 +228,8 @@ func (s *Server) encodeFixedResults() error {
 	s.resourcesModern = enc(resourcesList{Resources: s.resources, modernFields: s.modern(true)})
 	s.templatesLegacy = enc(templatesList{ResourceTemplates: []struct{}{}})
 	s.templatesModern = enc(templatesList{ResourceTemplates: []struct{}{}, modernFields: s.modern(true)})
-	s.discover = enc(discoverResult{SupportedVersions: SupportedVersions(), Instructions: instructions, modernFields: s.modern(true)})
+	s.discover = enc(discoverResult{SupportedVersions: SupportedVersions(), Instructions: instructions,
+		Capabilities: modernCapabilities{Extensions: map[string]struct{}{tasksExtension: {}}}, modernFields: s.modern(true)})
 	return err
 }
 
@@ -361,6 +371,8 @@ func standardHeaderProblem(m *message, hdr *httpHeaders) *rpcError {
 		field = "name"
 	case "resources/read":
 		field = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		field = "taskId"
 	default:
 		return nil
 	}
@@ -425,8 +437,11 @@ func (s *Server) dispatch(ctx context.Context, m *message, e era, version string
 		return s.getPrompt(m, modern)
 	}
 	if modern {
-		if m.Method == "server/discover" {
+		switch m.Method {
+		case "server/discover":
 			return s.discover, nil
+		case "tasks/get", "tasks/update", "tasks/cancel":
+			return s.taskRequest(ctx, m)
 		}
 	} else if m.Method == "ping" {
 		return json.RawMessage(`{}`), nil

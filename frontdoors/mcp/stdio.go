@@ -64,7 +64,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// (and not only past Go's 4 MB floor), so a long session stays near the memory it started with.
 	defer debug.SetGCPercent(debug.SetGCPercent(stdioGCPercent))
 	c := &stdioConn{s: s, out: out, slots: make(chan struct{}, maxInFlight), queued: make(chan struct{}, maxQueued), running: map[string]*inflight{}}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(withTaskOwner(ctx, c))
 	defer cancel()
 	type read struct {
 		line, prefix []byte
@@ -124,6 +124,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	}
 	c.flight.Wait()
+	// Nobody is left to poll this connection's tasks: each still working stops as at Ctrl-C.
+	s.tasks.stop(c, "cancelled: the client's connection ended")
 	if readErr != nil {
 		return readErr
 	}
@@ -416,7 +418,8 @@ func isNotificationMethod(method string) bool {
 // knownMethod is a request method either era serves.
 func (s *Server) knownMethod(method string) bool {
 	switch method {
-	case "initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "prompts/list", "prompts/get":
+	case "initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "prompts/list", "prompts/get",
+		"tasks/get", "tasks/update", "tasks/cancel":
 		return true
 	}
 	return false

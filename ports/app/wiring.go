@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	dguard "github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/secret"
 
 	"github.com/abcd-dev/abcd/ports/guard"
 	"github.com/abcd-dev/abcd/ports/history"
@@ -46,6 +47,12 @@ func (a *App) forCall(ctx context.Context) *families {
 	f.setup = &setup.Deps{Core: c, Record: f.record, Loop: f.loop, Inspector: a.Inspector, Schemas: a.Schemas, Git: a.Git,
 		Prompter: a.Prompter, Providers: a.Providers, Runners: a.Runners, Build: a.Build, Self: a.Self}
 	return f
+}
+
+// Scrubber holds every credential abcd holds, for a front door that passes a route's words on where
+// no route scrubbed them for it (an MCP task's status message): the routes' one scrubber.
+func (a *App) Scrubber(ctx context.Context) *secret.Scrubber {
+	return a.forCall(ctx).loop.Scrubber(ctx)
 }
 
 // depsOf is the family struct v's use case takes.

@@ -356,7 +356,11 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 			if r.err != nil || r.out.FallbackReason != "" {
 				kind = "fell-back"
 			}
-			a.event(ctx, ports.ProgressEvent{Run: d.run, Lane: r.Lane, Role: r.role, Route: r.route, Kind: kind})
+			ev := ports.ProgressEvent{Run: d.run, Lane: r.Lane, Role: r.role, Route: r.route, Kind: kind}
+			if rc := r.out.Runner; rc != nil {
+				ev.USD, ev.Cost = rc.CostUSD, rc.SourceOf()
+			}
+			a.event(ctx, ev)
 		}
 		if placeErr != nil {
 			// Placement stopped: what still comes back is kept aside, never lost.

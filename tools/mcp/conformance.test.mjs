@@ -30,15 +30,43 @@ const runs = [
   ['caching', '2026-07-28'],
   ['http-header-validation', '2026-07-28'],
   ['dns-rebinding-protection', '2025-11-25'], ['dns-rebinding-protection', '2026-07-28'],
+  ...taskScenarios().map((scenario) => [scenario, '2026-07-28']),
 ];
+
+// The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663), which abcd serves for
+// implement_run. The suite runs an extension's scenarios only when forced (they are on no revision's
+// timeline). tasks-status-notifications is left out (see notRun).
+function taskScenarios() {
+  return ['tasks-capability-negotiation', 'tasks-dispatch-and-envelope', 'tasks-lifecycle', 'tasks-request-headers',
+    'tasks-wire-fields', 'tasks-request-state-removal'];
+}
+const forced = new Set(taskScenarios());
+
+// The tasks checks that drive the reference server's fixture tools (greet, slow_compute, failing_job,
+// protocol_error_job: a sleep of a given length, a tool error, a crash on demand): abcd's one
+// task-running tool is implement_run, a real run, proven instead by tasks.test.mjs (the SDK
+// requester to completion and cancel) and the Go tests. Each must fail for want of its fixture.
+const fixture = [/^(Unknown tool: (greet|slow_compute|failing_job|protocol_error_job)|Not testable: no task was created by the preceding step|routing-task fixture from Check 2 unavailable)/,
+  'drives a fixture tool of the reference server (greet, slow_compute, failing_job or protocol_error_job); abcd\'s implement_run task is proven by tools/mcp/tasks.test.mjs'];
+const fixtureChecks = {
+  'tasks-capability-negotiation': ['sep-2663-server-rejects-undeclared-client', 'tasks-per-request-meta-opt-in'],
+  'tasks-dispatch-and-envelope': ['tasks-server-directed-creation-no-hint', 'sep-2663-legacy-task-param-ignored', 'tasks-immediate-result-shortcut',
+    'tasks-result-type-complete-on-non-task-responses', 'sep-2663-durable-create-strong-consistency'],
+  'tasks-lifecycle': ['tasks-sync-tool-call', 'sep-2663-result-type-task-on-create', 'sep-2663-tasks-get-status-working', 'sep-2663-tasks-get-status-completed',
+    'sep-2663-tool-error-uses-completed-status', 'sep-2663-tasks-get-status-failed', 'sep-2663-cancel-ack-empty-result', 'tasks-cancel-terminal-idempotent-ack'],
+  'tasks-request-headers': ['tasks-headers-tolerate-mcp-method-on-tools-call', 'sep-2663-routing-headers-accepted-on-tasks-get', 'sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get'],
+  'tasks-wire-fields': ['tasks-wire-field-renames', 'tasks-no-early-ttl-expiry', 'tasks-no-related-task-meta-on-inlined-result'],
+  'tasks-request-state-removal': ['tasks-request-state-removal-setup'],
+};
 
 // Checks that cannot apply to abcd, with the reason and the failure message that proves it.
 const cannotApply = {
+  ...Object.fromEntries(Object.entries(fixtureChecks).map(([scenario, ids]) => [scenario, Object.fromEntries(ids.map((id) => [id, fixture]))])),
   'server-stateless': {
     'sep-2575-server-rejects-undeclared-capability': [/^Not testable: .*test_missing_capability/,
       'needs the diagnostic tool test_missing_capability, which only the suite\'s reference server carries; abcd serves its verbs only, and none needs a client capability'],
     'sep-2575-missing-capability-http-400': [/^Not testable: .*test_missing_capability/,
-      'the same diagnostic tool; abcd never returns -32021 because no verb needs a client capability'],
+      'the same diagnostic tool; no abcd tool needs a client capability (abcd answers -32021 to the tasks methods of a client that does not declare the extension: tasks-capability-negotiation)'],
     'sep-2575-http-server-no-independent-requests-on-stream': [/^Not testable: .*test_streaming_elicitation/,
       'needs the diagnostic tool test_streaming_elicitation; abcd answers every request with one JSON body and never streams'],
     'sep-2575-server-no-log-without-loglevel': [/^Not testable: .*test_logging_tool/,
@@ -54,13 +82,15 @@ const notRun = [
   ['prompts-get-simple, prompts-get-with-args, prompts-get-embedded-resource, prompts-get-with-image',
     'each gets a test_* prompt of the reference server; abcd\'s prompts/get is proven by the driver test (tools/mcp/driver.test.mjs)'],
   ['resources-* and sep-2164-resource-not-found', 'each reads a test:// resource of the reference server'],
-  ['completion-complete, logging-set-level, server-sse-*, elicitation-*, input-required-result-*, tasks-*, skills',
+  ['completion-complete, logging-set-level, server-sse-*, elicitation-*, input-required-result-*, skills',
     'features abcd does not offer: it never completes arguments, logs over the protocol, streams, or asks the client anything'],
+  ['tasks-status-notifications, tasks-mrtr-input, tasks-mrtr-composition, tasks-required-task-error',
+    'notifications/tasks ride subscriptions/listen, which abcd does not serve (it never streams; a task is polled); no abcd task asks for input; no abcd tool requires a task'],
 ];
 
 function runScenario(url, scenario, version, outDir) {
   return new Promise((resolve) => {
-    const child = spawn(node22, [suite, 'server', '--url', url, '--scenario', scenario, '--spec-version', version, '-o', outDir],
+    const child = spawn(node22, [suite, 'server', '--url', url, '--scenario', scenario, '--spec-version', version, '-o', outDir, ...(forced.has(scenario) ? ['--force'] : [])],
       { env: { PATH: process.env.PATH, HOME: outDir, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => { output += d; });

@@ -66,7 +66,7 @@ const sessionID = 'd3270867-c4f3-4be1-b218-4d97aa877406';
 
 // fillPlaceholders writes into a record what a person would: a step list, an acceptance criterion,
 // no open question, and a sentence everywhere else.
-function fillPlaceholders(dir) {
+export function fillPlaceholders(dir) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) { fillPlaceholders(p); continue; }

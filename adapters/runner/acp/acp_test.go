@@ -322,3 +322,120 @@ func TestEveryOtherEndFallsBackWithItsCause(t *testing.T) {
 		})
 	}
 }
+
+// authMethods is an initialize answer listing a login of the agent's own, an env_var method whose
+// variable the runner does not pass, and one whose variable it passes (GEMINI_API_KEY, the runner's
+// credential).
+const authMethods = `{"protocolVersion":1,"authMethods":[{"id":"login","name":"Log in"},` +
+	`{"type":"env_var","id":"other-key","name":"Other","vars":[{"name":"OTHER_API_KEY"}]},` +
+	`{"type":"env_var","id":"gemini-key","name":"Gemini key","vars":[{"name":"GEMINI_API_KEY"},{"name":"GEMINI_ORG","optional":true}]}]}`
+
+// An agent that answers session/new auth_required is authenticated with the one method whose
+// variables the runner passes, and session/new is asked again; the step completes.
+func TestAnAgentAskingForAuthenticationIsAuthenticatedWithTheRunnersKey(t *testing.T) {
+	w := newWorld(t)
+	o := w.step(domain.PolicyImplement, expect("initialize"), reply(authMethods),
+		expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+		expect("authenticate"), reply(`{}`),
+		expect("session/new"), reply(`{"sessionId":"sess-acp-1"}`), expect("session/prompt"),
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done."}}`),
+		runnertest.ACPStep{Dump: w.dumped}, reply(`{"stopReason":"end_turn"}`))
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+	assert.Check(t, is.Equal(o.Final, "Done."))
+	_, requests := w.seen()
+	var methods []string
+	for _, r := range requests {
+		var m string
+		assert.NilError(t, json.Unmarshal(r["method"], &m))
+		methods = append(methods, m)
+		if m == "authenticate" {
+			assert.Check(t, is.Equal(string(r["params"]), `{"methodId":"gemini-key"}`))
+		}
+	}
+	assert.Check(t, is.DeepEqual(methods, []string{"initialize", "session/new", "authenticate", "session/new", "session/prompt"}))
+	assert.Check(t, is.Contains(strings.Join(w.doing, "\n"), "authenticated with the agent's method gemini-key"))
+	assert.Check(t, !strings.Contains(strings.Join(w.doing, "\n"), "sk-canary-acp"), "no key in the progress")
+}
+
+// An agent that needs authentication and offers no method abcd may use, or refuses the one abcd
+// chose, or asks again after it, fails with the cause auth, saying which.
+func TestAnAgentAbcdCannotAuthenticateFallsBackWithTheCauseAuth(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		steps  []runnertest.ACPStep
+		detail string
+	}{
+		{"only logins", []runnertest.ACPStep{expect("initialize"),
+			reply(`{"protocolVersion":1,"authMethods":[{"id":"login","name":"Log in"},{"type":"terminal","id":"tty","name":"Terminal","args":["--login"]},` +
+				`{"type":"env_var","id":"other-key","name":"Other","vars":[{"name":"OTHER_API_KEY"},{"name":"GEMINI_API_KEY"}]}]}`),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"}, runnertest.ACPStep{Hang: true}},
+			"offers only login (the agent's own login); tty (an interactive login); other-key (needs OTHER_API_KEY, GEMINI_API_KEY, which the runner does not pass)"},
+		{"no method", []runnertest.ACPStep{expect("initialize"), reply(`{"protocolVersion":1}`),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"}, runnertest.ACPStep{Hang: true}},
+			"offers no method"},
+		{"authenticate refused", []runnertest.ACPStep{expect("initialize"), reply(authMethods),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+			expect("authenticate"), runnertest.ACPStep{ReplyError: "invalid key"}, runnertest.ACPStep{Hang: true}},
+			"answered authenticate with its method gemini-key with an error (-32000): invalid key"},
+		{"asked again", []runnertest.ACPStep{expect("initialize"), reply(authMethods),
+			expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+			expect("authenticate"), reply(`{}`), expect("session/new"), runnertest.ACPStep{ReplyError: "Authentication required"},
+			runnertest.ACPStep{Hang: true}},
+			"answered session/new with an error (-32000): Authentication required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			o := w.step(domain.PolicyImplement, tc.steps...)
+			assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Failed))
+			assert.Check(t, is.Equal(o.Receipt.Cause, domain.CauseAuth), "%s", o.Receipt.Detail)
+			assert.Check(t, is.Contains(o.Receipt.Detail, tc.detail))
+			assert.Check(t, !strings.Contains(o.Receipt.Detail, "sk-canary-acp"))
+		})
+	}
+}
+
+// Gemini CLI's ways, met: a file it reads that does not exist is ACP's resource_not_found (it writes
+// a new file only on that answer), and a shell call that carries no raw input is judged by its title,
+// the only place it names its command.
+func TestAMissingFileIsNotFoundAndACommandNamedInTheTitleIsJudged(t *testing.T) {
+	w := newWorld(t)
+	o := w.step(domain.PolicyImplement, append(handshake(1),
+		request("300", "fs/read_text_file", `"path":"$CWD/new.txt"`),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"g1","title":"git push --force origin main","kind":"execute","status":"pending"}`),
+		request("301", "session/request_permission", `"toolCall":{"toolCallId":"g1","title":"git push --force origin main","kind":"execute"},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"g1","status":"failed"}`),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"g2","title":"ls -la","kind":"execute","status":"pending"}`),
+		request("302", "session/request_permission", `"toolCall":{"toolCallId":"g2","title":"ls -la","kind":"execute"},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"g2","status":"completed"}`),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"g3","title":"","kind":"execute","status":"pending","rawInput":{}}`),
+		request("303", "session/request_permission", `"toolCall":{"toolCallId":"g3","title":"ls","kind":"execute"},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"g3","status":"failed"}`),
+		// Asked about before any update announced them: the allowed one is opened by the answer
+		// and closed by its update; the rejected one never began, and needs no update.
+		request("304", "session/request_permission", `"toolCall":{"toolCallId":"u1","title":"Write","kind":"edit","locations":[{"path":"$CWD/a.txt"}]},`+options),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"u1","status":"completed"}`),
+		request("305", "session/request_permission", `"toolCall":{"toolCallId":"u2","title":"git push --force","kind":"execute"},`+options),
+		// codex-acp asks first and announces the call after abcd's allow: not a second opening.
+		request("306", "session/request_permission", `"toolCall":{"toolCallId":"u3","title":"ls","kind":"execute","rawInput":{"command":["ls"]}},`+options),
+		update(`{"sessionUpdate":"tool_call","toolCallId":"u3","title":"ls","kind":"execute","status":"in_progress","rawInput":{"command":["ls","-l"]}}`),
+		update(`{"sessionUpdate":"tool_call_update","toolCallId":"u3","status":"completed"}`),
+		runnertest.ACPStep{Dump: w.dumped}, reply(`{"stopReason":"end_turn"}`))...)
+	assert.Check(t, is.Equal(o.Receipt.Outcome, domain.Completed), "%+v", o.Receipt)
+	answers, _ := w.seen()
+	var e struct{ Code int }
+	assert.NilError(t, json.Unmarshal(answers["300"]["error"], &e), "%s", answers["300"])
+	assert.Check(t, is.Equal(e.Code, -32002))
+	assert.Check(t, is.Contains(string(answers["300"]["error"]), "Resource not found"))
+	assert.Check(t, is.Contains(string(answers["301"]["result"]), `"optionId":"ro"`), "the force push named in the title is rejected")
+	assert.Check(t, is.Contains(string(answers["302"]["result"]), `"optionId":"ao"`), "ls named in the title is allowed")
+	assert.Check(t, is.Contains(string(answers["303"]["result"]), `"optionId":"ro"`), "raw input naming no command is not read past")
+	assert.Check(t, is.Contains(string(answers["304"]["result"]), `"optionId":"ao"`))
+	assert.Check(t, is.Contains(string(answers["305"]["result"]), `"optionId":"ro"`))
+	assert.Check(t, is.Contains(string(answers["306"]["result"]), `"optionId":"ao"`))
+	assert.Check(t, is.Equal(o.Receipt.ToolCalls, 5), "g1, g2, g3, u1 and u3")
+	var asks []string
+	for _, a := range o.Receipt.Asks {
+		asks = append(asks, string(a.Answer)+" "+a.What)
+	}
+	assert.Check(t, is.Contains(strings.Join(asks, "\n"), "reject_once git push --force origin main"))
+}

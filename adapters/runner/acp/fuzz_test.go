@@ -1,8 +1,10 @@
 package acp
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,5 +45,38 @@ func FuzzSession(f *testing.F) {
 			t.Fatalf("a success without end_turn: %q", line)
 		}
 		s.Close()
+	})
+}
+
+// FuzzAuthMethods feeds initialize's authMethods, whatever they hold: reading them never panics, at
+// most maxAuthMethods are kept, and a method abcd would authenticate with is always an env_var one
+// whose every required variable the runner passes.
+func FuzzAuthMethods(f *testing.F) {
+	f.Add(`[{"id":"chatgpt","name":"Login"},{"type":"env_var","id":"k","name":"K","vars":[{"name":"OPENAI_API_KEY"}]}]`)
+	f.Add(`[{"type":"terminal","id":"t","name":"T","args":["--login"]},{"type":"env_var","id":"o","vars":[{"name":"A","optional":true}]}]`)
+	f.Add(`[1,"x",{"id":""},{"id":"a\nb"}]`)
+	passed := []string{"OPENAI_API_KEY", "A"}
+	f.Fuzz(func(t *testing.T, list string) {
+		var raw []json.RawMessage
+		if json.Unmarshal([]byte(list), &raw) != nil {
+			return
+		}
+		methods := authMethods(raw)
+		if len(methods) > maxAuthMethods {
+			t.Fatalf("%d methods kept", len(methods))
+		}
+		for _, m := range methods {
+			if !m.usable(passed) {
+				continue
+			}
+			if m.Type != "env_var" {
+				t.Fatalf("a %q method is usable: %q", m.Type, list)
+			}
+			for _, v := range m.Vars {
+				if !v.Optional && !slices.Contains(passed, v.Name) {
+					t.Fatalf("a method needing %s is usable: %q", v.Name, list)
+				}
+			}
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,9 @@ import (
 
 // MaxReadBytes bounds a file the agent reads through abcd.
 const MaxReadBytes = 4 << 20
+
+// errNotFound is a file the agent asks to read that does not exist.
+var errNotFound = errors.New("no such file in the worktree")
 
 // agentRequest answers one of the agent's requests. A request abcd refuses is answered with a
 // JSON-RPC error and recorded; it never fails the step (the agent decides what to do next), but a
@@ -31,7 +35,7 @@ func (s *session) agentRequest(m message) (runner.Event, error) {
 	var err error
 	switch m.Method {
 	case "session/request_permission":
-		err = s.permission(m)
+		ev.Opened, err = s.permission(m)
 	case "fs/read_text_file":
 		err = s.readFile(m)
 	case "fs/write_text_file":
@@ -64,7 +68,10 @@ type permissionOption struct {
 
 // permission answers from abcd's verdict on the tool call (its kind and raw input): the agent's
 // allow_once or reject_once option, never an "always", so the next call is asked about again.
-func (s *session) permission(m message) error {
+//
+// A call the agent asks about before any session/update announced it (Gemini CLI's file tools) is
+// opened in the ledger by abcd's allow, as a tool_call would open it.
+func (s *session) permission(m message) ([]runner.Call, error) {
 	var p struct {
 		ToolCall struct {
 			ToolCallID string          `json:"toolCallId"`
@@ -76,10 +83,10 @@ func (s *session) permission(m message) error {
 		Options []permissionOption `json:"options"`
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil || p.ToolCall.ToolCallID == "" {
-		return s.refuse(m, "", "", "the request names no tool call abcd can read")
+		return nil, s.refuse(m, "", "", "the request names no tool call abcd can read")
 	}
 	id := p.ToolCall.ToolCallID
-	info := s.tools[id]
+	info, known := s.tools[id]
 	if p.ToolCall.Kind != nil {
 		info.Kind = *p.ToolCall.Kind
 	}
@@ -94,6 +101,21 @@ func (s *session) permission(m message) error {
 	}
 	s.tools[id] = info
 	allow, what, why := s.decide(info)
+	var opened []runner.Call
+	switch {
+	case !known && allow:
+		content, err := json.Marshal([]any{info.Kind, info.Title, info.RawInput})
+		if err != nil {
+			return nil, err
+		}
+		opened = []runner.Call{{ID: id, Content: content}}
+		s.asked[id] = true
+		s.final.Reset()
+	case !known:
+		// Rejected before it began, it never runs: not opened, and its failure, if the agent
+		// reports one, closes nothing.
+		s.unopened[id] = true
+	}
 	want, answer := "reject_once", domain.AnswerRejectOnce
 	if allow {
 		want, answer = "allow_once", domain.AnswerAllowOnce
@@ -101,11 +123,11 @@ func (s *session) permission(m message) error {
 	for _, o := range p.Options {
 		if o.Kind == want && o.OptionID != "" {
 			s.record(m.Method, id, what, answer, why)
-			return s.reply(m.ID, map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": o.OptionID}})
+			return opened, s.reply(m.ID, map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": o.OptionID}})
 		}
 	}
 	// No option says what abcd answers (an agent offering "always" alone): nothing is granted.
-	return s.refuse(m, id, what, fmt.Sprintf("the agent offered no %s option (abcd never answers always); %s", want, why))
+	return opened, s.refuse(m, id, what, fmt.Sprintf("the agent offered no %s option (abcd never answers always); %s", want, why))
 }
 
 // decide is abcd's verdict on a tool call: reading kinds are allowed (what they reach is bounded by
@@ -125,6 +147,12 @@ func (s *session) decide(t toolInfo) (allow bool, what, why string) {
 	}
 	if t.Kind == "execute" {
 		line := commandOf(t.RawInput)
+		if line == "" && t.RawInput == nil {
+			// An agent that sends no raw input names its command in the title alone (Gemini CLI's
+			// shell tool): the title is then what the guard judges, as it would the raw input,
+			// which the agent writes just as freely.
+			line = strings.TrimSpace(t.Title)
+		}
 		if line == "" {
 			return false, what, "the call names no command abcd can check"
 		}
@@ -244,6 +272,12 @@ func (s *session) readFile(m message) error {
 		return s.refuse(m, "", p.Path, why)
 	}
 	data, err := readRooted(s.c.Dir, rel)
+	if errors.Is(err, errNotFound) {
+		// ACP's resource_not_found, which an agent reads as "no such file" (Gemini CLI's write_file
+		// reads first, and writes a new file only on that answer).
+		s.record(m.Method, "", p.Path, domain.AnswerRefused, err.Error())
+		return s.replyError(m.ID, codeNotFound, "Resource not found: "+err.Error())
+	}
 	if err != nil {
 		return s.refuse(m, "", p.Path, err.Error())
 	}
@@ -276,6 +310,9 @@ func readRooted(dir, rel string) ([]byte, error) {
 	}
 	defer root.Close()
 	f, err := root.Open(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errNotFound
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the file cannot be opened: %s", pathless(err))
 	}

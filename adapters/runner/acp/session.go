@@ -20,6 +20,9 @@ const (
 	codeInvalidParams  = -32602
 	codeMethodNotFound = -32601
 	codeRefused        = -32000 // abcd's own: the request is one abcd does not grant
+	codeNotFound       = -32002 // ACP's resource_not_found: a file that does not exist
+	// codeAuthRequired is ACP's auth_required: the agent wants authenticate before the request.
+	codeAuthRequired = -32000
 )
 
 // message is one JSON-RPC 2.0 message, as read: a request (method and id), a notification (method,
@@ -36,6 +39,20 @@ type message struct {
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	// Data is what the agent adds; codex-acp says what went wrong only there ("Internal error",
+	// with the vendor's 401 in data.message).
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// words are the error's message and, when its data is an object with a message, that too.
+func (e *rpcError) words() string {
+	var d struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(e.Data, &d) == nil && d.Message != "" && d.Message != e.Message {
+		return e.Message + ": " + d.Message
+	}
+	return e.Message
 }
 
 // kind of a message read.
@@ -118,15 +135,20 @@ type stage int
 const (
 	stageInit stage = iota
 	stageNew
+	stageAuth
+	stageNewAuthed
 	stagePrompt
 	stageDone
 )
 
-// The requests abcd makes, by id.
+// The requests abcd makes, by id: session/new is asked again, under an id of its own, after
+// authenticate.
 const (
-	idInitialize = 1
-	idNew        = 2
-	idPrompt     = 3
+	idInitialize   = 1
+	idNew          = 2
+	idPrompt       = 3
+	idAuthenticate = 4
+	idNewAuthed    = 5
 )
 
 // session is one step's ACP conversation. Event runs on the step's reading goroutine; a terminal's
@@ -135,13 +157,21 @@ type session struct {
 	c         runner.Conversation
 	stage     stage
 	sessionID string
-	cancelled bool
+	// methods are the authentication methods initialize's answer listed; authMethod the one abcd
+	// authenticated with
+	methods    []authMethod
+	authMethod string
+	cancelled  bool
 	// what the agent said: its last message (reset when a tool call begins), whether a model turn is
 	// under way, and each tool call's kind and input, for the permission asked about it
 	final  strings.Builder
 	inTurn bool
 	tools  map[string]toolInfo
 	terms  *terminals
+	// unopened are the calls abcd rejected before any update announced them; asked those its allow
+	// opened, which a later tool_call announces without opening again
+	unopened map[string]bool
+	asked    map[string]bool
 
 	// said is the agent's message since its last tool call, told as one line of what it is doing
 	// when it moves on; doing the lines not yet told
@@ -154,7 +184,7 @@ type session struct {
 }
 
 func newSession(c runner.Conversation) *session {
-	return &session{c: c, tools: map[string]toolInfo{}, terms: newTerminals(c.Run)}
+	return &session{c: c, tools: map[string]toolInfo{}, unopened: map[string]bool{}, asked: map[string]bool{}, terms: newTerminals(c.Run)}
 }
 
 func (s *session) send(v any) error {
@@ -266,15 +296,18 @@ func (s *session) Event(line []byte) (runner.Event, error) {
 // never asked, or asked and already answered) fails the step closed.
 func (s *session) response(m message) (runner.Event, error) {
 	id, err := strconv.Atoi(string(m.ID))
-	want := map[int]bool{idInitialize: s.stage == stageInit, idNew: s.stage == stageNew, idPrompt: s.stage == stagePrompt}
+	want := map[int]bool{idInitialize: s.stage == stageInit, idNew: s.stage == stageNew, idPrompt: s.stage == stagePrompt,
+		idAuthenticate: s.stage == stageAuth, idNewAuthed: s.stage == stageNewAuthed}
 	if err != nil || !want[id] {
 		return runner.Event{Type: "response"}, fmt.Errorf("an answer to request %s, which abcd has not asked or was answered", text.Clip(string(m.ID)))
 	}
 	switch id {
 	case idInitialize:
 		return s.initialized(m)
-	case idNew:
+	case idNew, idNewAuthed:
 		return s.opened(m)
+	case idAuthenticate:
+		return s.authenticated(m)
 	}
 	return s.prompted(m)
 }
@@ -286,8 +319,8 @@ func failed(typ string, f *domain.Failure) runner.Event {
 
 // rpcFailure is the cause of an error the agent answered one of abcd's requests with.
 func rpcFailure(method string, e *rpcError) *domain.Failure {
-	words := text.Clip(e.Message)
-	if strings.Contains(strings.ToLower(e.Message), "auth") {
+	words := text.Clip(e.words())
+	if e.Code == codeAuthRequired || strings.Contains(strings.ToLower(e.words()), "auth") {
 		return domain.Failf(domain.CauseAuth, "the agent answered %s with an error (%d): %s", method, e.Code, words)
 	}
 	return domain.Failf(domain.CauseCLIError, "the agent answered %s with an error (%d): %s", method, e.Code, words)
@@ -298,11 +331,13 @@ func (s *session) initialized(m message) (runner.Event, error) {
 		return failed("initialize", rpcFailure("initialize", m.Error)), nil
 	}
 	var r struct {
-		ProtocolVersion *int `json:"protocolVersion"`
+		ProtocolVersion *int              `json:"protocolVersion"`
+		AuthMethods     []json.RawMessage `json:"authMethods"`
 	}
 	if err := json.Unmarshal(m.Result, &r); err != nil || r.ProtocolVersion == nil {
 		return runner.Event{Type: "initialize"}, errors.New("initialize's answer names no protocolVersion")
 	}
+	s.methods = authMethods(r.AuthMethods)
 	v := *r.ProtocolVersion
 	ev := runner.Event{Type: "initialize", Known: true, Version: fmt.Sprintf("%d.0.0", max(v, 0))}
 	if v != domain.ACPProtocol {
@@ -312,17 +347,22 @@ func (s *session) initialized(m message) (runner.Event, error) {
 		return ev, nil
 	}
 	s.stage = stageNew
+	return ev, s.newSession(idNew)
+}
+
+// newSession asks for the step's session: in its folder, handed its catalog.
+func (s *session) newSession(id int) error {
 	servers := []map[string]any{}
 	for _, sv := range s.c.Catalog.Servers {
 		servers = append(servers, map[string]any{"name": sv.Name, "command": sv.Command, "args": runner.NonNil(sv.Args), "env": []any{}})
 	}
-	if err := s.request(idNew, "session/new", map[string]any{"cwd": s.c.Dir, "mcpServers": servers}); err != nil {
-		return ev, err
-	}
-	return ev, nil
+	return s.request(id, "session/new", map[string]any{"cwd": s.c.Dir, "mcpServers": servers})
 }
 
 func (s *session) opened(m message) (runner.Event, error) {
+	if m.Error != nil && m.Error.Code == codeAuthRequired && s.stage == stageNew {
+		return s.authenticate(m.Error)
+	}
 	if m.Error != nil {
 		return failed("session/new", rpcFailure("session/new", m.Error)), nil
 	}

@@ -128,6 +128,13 @@ func (s *session) toolCall(ev runner.Event, u update) (runner.Event, error) {
 	if u.Title != nil {
 		info.Title = *u.Title
 	}
+	delete(s.unopened, u.ToolCallID) // announced after all: it is opened now, and must be ended
+	if s.asked[u.ToolCallID] {
+		// Opened by abcd's allow before the agent announced it (codex-acp asks first): the
+		// announcement adds what it says, and may end it.
+		delete(s.asked, u.ToolCallID)
+		return s.toolCallUpdate(ev, u)
+	}
 	s.tools[u.ToolCallID] = info
 	s.tell(strings.TrimSuffix(fmt.Sprintf("tool call %s (%s) %s", u.ToolCallID, strings.TrimSpace(info.Kind+" "+info.Title), status(u.Status)), " "))
 	// What a tool call is, for the ledger: its kind, title and input as the agent first gave them.
@@ -148,6 +155,14 @@ func (s *session) toolCall(ev runner.Event, u update) (runner.Event, error) {
 func (s *session) toolCallUpdate(ev runner.Event, u update) (runner.Event, error) {
 	if u.ToolCallID == "" {
 		return ev, errors.New("a tool_call_update with no toolCallId")
+	}
+	if s.unopened[u.ToolCallID] {
+		if st := status(u.Status); st == "failed" {
+			delete(s.unopened, u.ToolCallID)
+			s.tell(fmt.Sprintf("tool call %s failed", u.ToolCallID))
+			return ev, nil
+		}
+		return ev, fmt.Errorf("an update of tool call %s, which abcd rejected before it began", text.Clip(u.ToolCallID))
 	}
 	info := s.tools[u.ToolCallID]
 	if u.Kind != nil {

@@ -189,6 +189,8 @@ func TestImplementRunTakesASpecToItsEndOnARunner(t *testing.T) {
 		assert.Check(t, is.Contains(errs, want))
 	}
 	assert.Check(t, !strings.Contains(res.Stdout()+errs, rnCanary), "the canary leaked")
+	// Off a terminal the lines are plain: not one escape byte (on one, a board: board_e2e_linux_test.go).
+	assert.Check(t, !strings.ContainsRune(errs, '\x1b'), "%q", errs)
 	// The definition of done abcd ran on each runner's commit is that head's check: it is not run
 	// again before the reviews (the integration, which abcd merged itself, has its own).
 	for _, lane := range []string{"lane-1", "lane-2", "lane-3"} {

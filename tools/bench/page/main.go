@@ -16,7 +16,7 @@ import (
 )
 
 // sections are the drivers that write their part of the page, in the page's order.
-var sections = []string{"coldstart", "guard", "records", "lintchanged", "mcp", "rules", "history", "runner", "sandbox", "otel"}
+var sections = []string{"coldstart", "guard", "records", "lintchanged", "mcp", "rules", "history", "runner", "acp", "sandbox", "otel"}
 
 // printed are the drivers whose printed figures the page carries as they are.
 var printed = []struct{ file, title, driver string }{
