@@ -18,6 +18,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/config"
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/guard"
+	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/record"
@@ -68,6 +69,7 @@ func documents() []schemaDoc {
 		schemaDoc{"audit_return", contract.RoleDocument, "", "the intent-auditor's return: one verdict per acceptance criterion", reflect.TypeFor[review.AuditReturn]()},
 		schemaDoc{"review_reply", contract.RoleDocument, "", "a reviewer's reply from a provider (its response_format): summary, findings and the verdict word", reflect.TypeFor[review.ReviewReply]()},
 		schemaDoc{"fallback_receipt", contract.RoleDocument, "", "a route that did not return: the step went to the host with the same brief", reflect.TypeFor[review.FallbackReceipt]()},
+		schemaDoc{"notify_event", contract.RoleDocument, "", "the JSON event build.notify's command reads on its stdin when an implement run finishes, needs the person, stops at its budget or fails", reflect.TypeFor[loop.NotifyEvent]()},
 		schemaDoc{"runner_receipt", contract.RoleDocument, "", "what one step on a runner (a headless coding-agent CLI) did: the CLI, the models, the terminal event, the bounds met and the cause of a failure", reflect.TypeFor[runner.Receipt]()},
 		schemaDoc{"agent_front_matter", contract.RoleDocument, "", "the front matter of an agent definition (agents/<name>.md)", reflect.TypeFor[roster.FrontMatter]()},
 		schemaDoc{"guard_rules", contract.RoleDocument, "", "the guard's rules: the built-in registry and a repository's .abcd/guard.json", reflect.TypeFor[guard.File]()},

@@ -506,6 +506,15 @@ type DoD interface {
 	RunFenced(ctx context.Context, run DoDRun) (DoDResult, error)
 }
 
+// Notifier runs the person's build.notify command: through the system's shell in dir, with abcd's
+// environment and event on its stdin, until it exits or timeout passes (then it and everything it
+// started are ended, after a short grace); its output is read to its end and only its last lines are
+// kept. A command that cannot start or does not exit in time is a result with its Problem; an error is
+// ctx's, or a fault of the adapter.
+type Notifier interface {
+	Notify(ctx context.Context, dir, command string, event []byte, timeout time.Duration) (DoDResult, error)
+}
+
 // DoDRun is one run of the definition of done inside the fence.
 type DoDRun struct {
 	// Dir is the checkout (absolute); Command the run's definition of done, from the configuration the
@@ -602,6 +611,11 @@ type ReviewOutcome struct {
 	ModelReported  string
 	SchemaEnforced bool
 	Usage          TokenUsage
+	// CostUSD is what a provider's call cost and CostSource where that figure came from: priced from
+	// its block's prices for the model that answered, unmetered (billing: subscription), or unknown
+	// (0). Empty for rp and a runner, whose receipt holds its own.
+	CostUSD    float64
+	CostSource runner.CostSource
 	// Runner is a runner's receipt, when a runner took the step (whatever its outcome); nil for
 	// every other route. DoD is how the definition of done abcd ran on a runner implementer's commit
 	// ended (its output scrubbed), so the loop records it as that head's check and does not run it
@@ -613,6 +627,9 @@ type ReviewOutcome struct {
 // TokenUsage is what a provider reports it spent; zero when it does not say.
 type TokenUsage struct {
 	Prompt, Completion, Total int
+	// Cached is the part of Prompt the provider read from its cache (prompt_tokens_details), where
+	// it says.
+	Cached int
 }
 
 // ---- The guard (issue 16) ----

@@ -36,7 +36,19 @@ var _ ports.DoD = Runner{}
 // Run runs command in dir, with abcd's environment and unconfined. The output (stdout and stderr, as
 // they came) is read to its end and only its last lines are kept.
 func (r Runner) Run(ctx context.Context, dir, command string, timeout time.Duration) (ports.DoDResult, error) {
-	return r.run(ctx, dir, command, timeout, r.environ(), nil)
+	return r.run(ctx, job{dir: dir, command: command, timeout: timeout, grace: grace, env: r.environ(), what: "build.dod"})
+}
+
+var _ ports.Notifier = Runner{}
+
+// notifyGrace is how long build.notify has to exit after it is asked to, and its output to drain
+// after: a notifier is never worth holding a run's end for long.
+const notifyGrace = time.Second
+
+// Notify runs build.notify (ports.Notifier) as Run runs build.dod, with the event on its stdin and a
+// grace of a second: at most timeout and two seconds in all.
+func (r Runner) Notify(ctx context.Context, dir, command string, event []byte, timeout time.Duration) (ports.DoDResult, error) {
+	return r.run(ctx, job{dir: dir, command: command, timeout: timeout, grace: notifyGrace, env: r.environ(), stdin: event, what: "build.notify"})
 }
 
 // RunFenced runs it inside the fence the run asks for, with a runner's allowlisted environment
@@ -45,11 +57,12 @@ func (r Runner) Run(ctx context.Context, dir, command string, timeout time.Durat
 // ran. A policy without a temporary folder is given one of its own, removed after.
 func (r Runner) RunFenced(ctx context.Context, run ports.DoDRun) (ports.DoDResult, error) {
 	env, _, _ := runner.Environment(r.environ(), runner.Runner{PassEnv: run.Env}, nil)
+	j := job{dir: run.Dir, command: run.Command, timeout: run.Timeout, grace: grace, env: env, what: "build.dod"}
 	if run.Sandbox == nil {
-		return r.run(ctx, run.Dir, run.Command, run.Timeout, env, nil)
+		return r.run(ctx, j)
 	}
 	if run.Sandbox.Off {
-		res, err := r.run(ctx, run.Dir, run.Command, run.Timeout, env, nil)
+		res, err := r.run(ctx, j)
 		off := sandbox.Off()
 		res.Sandbox = &off
 		return res, err
@@ -66,7 +79,8 @@ func (r Runner) RunFenced(ctx context.Context, run ports.DoDRun) (ports.DoDResul
 		defer func() { _ = os.RemoveAll(tmp) }()
 		p.Temp = tmp
 	}
-	return r.run(ctx, run.Dir, run.Command, run.Timeout, env, &p)
+	j.policy = &p
+	return r.run(ctx, j)
 }
 
 func (r Runner) environ() []string {
@@ -83,8 +97,20 @@ func (r Runner) fence() *sandbox.Fence {
 	return sandbox.New(sandbox.Options{})
 }
 
-// run runs command in dir with env, inside the fence policy describes when it is not nil.
-func (r Runner) run(ctx context.Context, dir, command string, timeout time.Duration, env []string, policy *ports.SandboxPolicy) (ports.DoDResult, error) {
+// job is one command to run: in dir with env, for at most timeout and then grace to exit, inside the
+// fence policy describes when it is not nil, with stdin its input (none when nil); what names it.
+type job struct {
+	dir, command   string
+	timeout, grace time.Duration
+	env            []string
+	policy         *ports.SandboxPolicy
+	stdin          []byte
+	what           string
+}
+
+// run runs the job's command.
+func (r Runner) run(ctx context.Context, j job) (ports.DoDResult, error) {
+	dir, command, timeout, grace := j.dir, j.command, j.timeout, j.grace
 	if err := ctx.Err(); err != nil {
 		return ports.DoDResult{}, err
 	}
@@ -97,10 +123,10 @@ func (r Runner) run(ctx context.Context, dir, command string, timeout time.Durat
 	}
 	began := time.Now()
 	var fence *sandbox.Fence
-	if policy != nil {
+	if j.policy != nil {
 		fence = r.fence()
 	}
-	p, fenced, err := start(dir, command, w, env, fence, policy)
+	p, fenced, err := start(dir, command, w, j.stdin, j.env, fence, j.policy)
 	// Closing a pipe's end loses nothing: the child holds its own copy of the writer (the read below
 	// ends when every writer is gone), and the reader is only read.
 	_ = w.Close()
@@ -144,7 +170,7 @@ func (r Runner) run(ctx context.Context, dir, command string, timeout time.Durat
 		return ports.DoDResult{}, err
 	}
 	if readErr != nil { // its tail would be a part read as the whole: the adapter's fault
-		return ports.DoDResult{}, fmt.Errorf("reading the output of build.dod: %w", readErr)
+		return ports.DoDResult{}, fmt.Errorf("reading the output of %s: %w", j.what, readErr)
 	}
 	res := ports.DoDResult{Tail: tail.String(), Lines: tail.lines, Duration: time.Since(began), Problem: problem}
 	if fenced != nil {

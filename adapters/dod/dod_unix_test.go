@@ -129,3 +129,22 @@ func zombie(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
+
+// The notifier reads its event on stdin; one that never reads it and never exits is ended with its
+// group after its timeout and a second's grace, whatever it started; one that floods its output
+// keeps only its last lines.
+func TestTheNotifierReadsItsEventAndIsBounded(t *testing.T) {
+	res, err := Runner{}.Notify(context.Background(), t.TempDir(), `cat; echo`, []byte(`{"event":"finished"}`), time.Minute)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.ExitCode, 0))
+	assert.Check(t, is.Equal(res.Tail, "{\"event\":\"finished\"}\n"))
+
+	began := time.Now()
+	res, err = Runner{}.Notify(context.Background(), t.TempDir(), `sleep 60 & yes flood`, make([]byte, 1<<20), 200*time.Millisecond)
+	took := time.Since(began)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.ExitCode, -1))
+	assert.Check(t, is.Contains(res.Problem, "did not exit within 200ms"))
+	assert.Check(t, len(res.Tail) <= loop.CheckTailBytes)
+	assert.Check(t, took < 10*time.Second, "%s", took)
+}

@@ -3,6 +3,7 @@
 package dod
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -27,12 +28,17 @@ type process struct {
 
 // start runs the command through the shell with env, as the leader of its own process group; inside
 // the fence policy describes when it is not nil (its own session then: the same group id).
-func start(dir, command string, out *os.File, env []string, fence *sandbox.Fence, policy *ports.SandboxPolicy) (*process, *sandbox.Running, error) {
+func start(dir, command string, out *os.File, in []byte, env []string, fence *sandbox.Fence, policy *ports.SandboxPolicy) (*process, *sandbox.Running, error) {
 	sh := "/bin/sh"
 	if _, err := os.Stat(sh); err != nil {
 		return nil, nil, errNoShell
 	}
 	cmd := &exec.Cmd{Path: sh, Args: []string{sh, "-c", command}, Dir: dir, Stdout: out, Stderr: out, Env: env}
+	if in != nil {
+		// The input is handed through a pipe Wait stops copying to a second after the shell exits,
+		// so a command that never reads it holds nothing.
+		cmd.Stdin, cmd.WaitDelay = bytes.NewReader(in), time.Second
+	}
 	var fenced *sandbox.Running
 	if policy != nil {
 		var err error

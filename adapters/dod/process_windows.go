@@ -3,6 +3,7 @@
 package dod
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"time"
@@ -20,9 +21,12 @@ type process struct {
 }
 
 // start runs the command through cmd.exe with env; a fence is refused (sandbox.Fence.Start says why).
-func start(dir, command string, out *os.File, env []string, fence *sandbox.Fence, policy *ports.SandboxPolicy) (*process, *sandbox.Running, error) {
+func start(dir, command string, out *os.File, in []byte, env []string, fence *sandbox.Fence, policy *ports.SandboxPolicy) (*process, *sandbox.Running, error) {
 	cmd := exec.Command("cmd.exe", "/C", command)
 	cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.Env = dir, out, out, env
+	if in != nil {
+		cmd.Stdin, cmd.WaitDelay = bytes.NewReader(in), time.Second
+	}
 	if policy != nil {
 		_, err := fence.Start(cmd, *policy)
 		return nil, nil, err

@@ -200,6 +200,9 @@ type chunk struct {
 		Prompt     int `json:"prompt_tokens"`
 		Completion int `json:"completion_tokens"`
 		Total      int `json:"total_tokens"`
+		Details    *struct {
+			Cached int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -228,6 +231,9 @@ func (a *assembler) add(ch chunk, whole bool) *failure {
 	}
 	if u := ch.Usage; u != nil {
 		a.ans.usage = ports.TokenUsage{Prompt: u.Prompt, Completion: u.Completion, Total: u.Total}
+		if d := u.Details; d != nil && d.Cached > 0 && d.Cached <= u.Prompt {
+			a.ans.usage.Cached = d.Cached
+		}
 	}
 	for i, choice := range ch.Choices {
 		if i > 0 {

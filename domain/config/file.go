@@ -55,6 +55,11 @@ type Provider struct {
 	Tiers ProviderTiers `json:"tiers,omitempty"`
 	// Defaults are settings the provider receives unless a routing row or a --route flag gives another.
 	Defaults ProviderDefaults `json:"defaults,omitempty"`
+	// Billing is metered (unset) or subscription: a subscription's steps cost is unmetered.
+	Billing string `json:"billing,omitempty"`
+	// Prices is the provider's price table, "MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]" in US
+	// dollars per million tokens: the tokens a step reports are priced for the model that answered.
+	Prices []string `json:"prices,omitempty" jsonschema:"maxItems=32,uniqueItems=true"`
 }
 
 // ProviderTiers maps a tier to a model name.
@@ -134,6 +139,9 @@ type Build struct {
 	// Base is the commit a run starts from, and a review or audit compares with, when none is given:
 	// a branch, a tag or a commit. Unset, it is the repository's default branch.
 	Base string `json:"base,omitempty" jsonschema:"minLength=1,maxLength=255"`
+	// Notify is the command abcd runs with one JSON event on its stdin when an implement run ends in
+	// a way the person wants to hear of; only the machine file may declare it.
+	Notify string `json:"notify,omitempty" jsonschema:"minLength=1,maxLength=1024"`
 	// Budget bounds what an implement run may spend in all; --budget-usd, --budget-tokens and
 	// --budget-minutes set one for one invocation.
 	Budget *Budget `json:"budget,omitempty"`
@@ -182,4 +190,8 @@ func (Build) SchemaFields() map[string]contract.Rule {
 
 func (Runner) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"cli": contract.Enum(RunnerCLIs()...), "sandbox": contract.Enum(RunnerSandboxes()...), "billing": contract.Enum(Billings()...)}
+}
+
+func (Provider) SchemaFields() map[string]contract.Rule {
+	return map[string]contract.Rule{"billing": contract.Enum(Billings()...)}
 }

@@ -21,6 +21,9 @@ type Key struct {
 	// MachineOnly keys say where a person's own data goes (an address, a provider), so a repository
 	// file that declares one is refused.
 	MachineOnly bool
+	// Why says why a machine-only key is the machine's alone, where a repository's file declaring it
+	// would do harm ("" for one that only says where a person's own data goes).
+	Why string
 	// List keys take a JSON array (a provider's models, the denylist); every other key a scalar.
 	List bool
 	// Default is the bundled layer's value, or nil when the key has none.
@@ -42,6 +45,8 @@ func Keys() []Key {
 		{Pattern: "build.budget.minutes", Doc: "minutes of steps' wall time an implement run may spend in all (1 to 100000)", check: intRange(1, 100000)},
 		{Pattern: "build.finish", Default: json.RawMessage(`"branch"`), Doc: "how a run whose audit passed ends: branch (its integration branch, for you to merge), merge (the default branch fast-forwarded to it) or pr (the branch pushed to build.remote and a pull request opened with your gh)", check: oneOf(Finishes()...)},
 		{Pattern: "build.remote", Default: json.RawMessage(`"origin"`), Doc: "the git remote build.finish pr pushes the integration branch to and opens the pull request on", check: name(64)},
+		{Pattern: "build.notify", MachineOnly: true, Why: "a command the repository's file named would run on the machine of everyone who clones it",
+			Doc: "the command abcd runs, through the system's shell, with one JSON event (notify_event) on its stdin when an implement run finishes, needs you, stops at its budget or fails: at most 5 s, then its process group is ended; a failing notifier never fails the run (unset: the terminal bell, when stderr is a terminal)", check: stringMax(1024)},
 		{Pattern: "build.base", Doc: "the commit a run's lanes start from and a review or audit compares with, when none is given (default: the repository's default branch)", check: revision},
 		{Pattern: "history.max_mb", MachineOnly: true, Default: json.RawMessage(`2048`), Doc: "how large, in MiB, this machine's history of one repository may grow before the oldest captured sessions are removed (16 to 1048576)", check: intRange(16, 1<<20)},
 		{Pattern: "lock.wait_ms", Default: json.RawMessage(`3000`), Doc: "how long, in milliseconds, a writer waits for another abcd holding the record's or a run's lock before it gives up with exit 3 (0: try once)", check: intRange(0, 60000)},
@@ -54,6 +59,8 @@ func Keys() []Key {
 		{Pattern: "oracle.api.*.models", MachineOnly: true, List: true, Doc: "the provider's allowlist: a JSON array of 1 to 64 model ids it may be asked for", check: modelList},
 		{Pattern: "oracle.api.*.tiers.*", MachineOnly: true, Doc: "the model the provider serves for a tier (local, economy or frontier); it must be on the provider's models", check: modelID},
 		{Pattern: "oracle.api.*.defaults.*", MachineOnly: true, Doc: "a setting the provider receives unless the routing row or --route gives another: " + strings.Join(ProviderSettings(), ", "), check: nil},
+		{Pattern: "oracle.api.*.billing", MachineOnly: true, Doc: "metered (unset): a step costs what its tokens cost at prices; subscription: a plan's flat fee (or a server of your own), so a step's cost is unmetered", check: oneOf(Billings()...)},
+		{Pattern: "oracle.api.*.prices", MachineOnly: true, List: true, Doc: "the provider's price table, to price the tokens it reports: a JSON array of up to 32 \"MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]\" entries in US dollars per million tokens; a model it leaves out costs unknown", check: priceList},
 		{Pattern: "oracle.runner.*.cli", MachineOnly: true, Doc: "the coding-agent CLI a runner drives: " + strings.Join(RunnerCLIs(), ", "), check: oneOf(RunnerCLIs()...)},
 		{Pattern: "oracle.runner.*.executable", MachineOnly: true, Doc: "the absolute path of the runner's CLI, executed directly (no shell)", check: absPath},
 		{Pattern: "oracle.runner.*.args", MachineOnly: true, List: true, Doc: "the arguments an acp runner's executable is started with, before any of abcd's (such as --acp for Gemini CLI): at most 32, each at most 4096 bytes; only an acp runner takes them", check: argList(32)},
@@ -162,7 +169,11 @@ func Validate(src Source, machineFile string) error {
 			return &FileError{src.Origin, fmt.Sprintf("unknown key %q: %s %s", text.Clip(key), where, strings.Join(Claimed(ns), ", "))}
 		}
 		if k.MachineOnly && src.Layer != LayerMachine {
-			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare: move it to %s", text.Clip(key), machineFile)}
+			why := ""
+			if k.Why != "" {
+				why = " (" + k.Why + ")"
+			}
+			return &FileError{src.Origin, fmt.Sprintf("declares %s, which only the machine file may declare%s: move it to %s", text.Clip(key), why, machineFile)}
 		}
 	}
 	return nil

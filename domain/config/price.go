@@ -67,6 +67,47 @@ func priceList(v json.RawMessage) error {
 	return err
 }
 
-// Billings are oracle.runner.*.billing's values: metered (each step costs what its tokens cost) or
-// subscription (a plan's flat fee: a step's cost is unmetered, whatever the CLI estimates).
+// Billings are the billing values of a runner's and a provider's block: metered (each step costs what
+// its tokens cost) or subscription (a plan's flat fee: a step's cost is unmetered, whatever the route
+// estimates).
 func Billings() []string { return []string{"metered", "subscription"} }
+
+// Billing is how a runner's or a provider's steps are paid for: a subscription, or by use at the
+// route's own figure or the block's prices.
+type Billing struct {
+	Subscription bool
+	Prices       []Price
+}
+
+// PriceOf is the price the table declares for model ("" has none).
+func (b Billing) PriceOf(model string) (Price, bool) {
+	for _, p := range b.Prices {
+		if model != "" && p.Model == model {
+			return p, true
+		}
+	}
+	return Price{}, false
+}
+
+// ReadBilling reads a block's billing and prices (base is oracle.runner.NAME or oracle.api.NAME): the
+// one reader both kinds of block share. A table that prices a model twice across layers is the
+// prices key's *ValueError.
+func ReadBilling(s *Stack, base string) (Billing, error) {
+	billing, err := Get[string](s, base+".billing")
+	if err != nil {
+		return Billing{}, err
+	}
+	entries, err := s.Union(base + ".prices")
+	if err != nil {
+		return Billing{}, err
+	}
+	prices, err := ParsePrices(entries)
+	if err != nil {
+		e := &ValueError{Key: base + ".prices", Layer: LayerMachine, Msg: err.Error()}
+		if found := s.Lookup(e.Key); len(found) > 0 {
+			e.Layer, e.Origin = found[0].Layer, found[0].Origin
+		}
+		return Billing{}, e
+	}
+	return Billing{Subscription: billing.Set && billing.V == "subscription", Prices: prices}, nil
+}

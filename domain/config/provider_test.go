@@ -21,7 +21,7 @@ func TestListKeysTakeArraysAndNoOtherKeyDoes(t *testing.T) {
 		`{"schema_version":1,"elsewhere":{"list":[1]}}`,
 	} {
 		_, err := ParseConfig(LayerMachine, "m.json", []byte(data))
-		assert.Check(t, err != nil && strings.Contains(err.Error(), "only build.dod_env, oracle.api.*.models, oracle.runner.*.args, oracle.runner.*.credential_env, oracle.runner.*.pass_env, oracle.runner.*.endpoints, oracle.runner.*.prices and oracle.denylist take a list"), "%s: %v", data, err)
+		assert.Check(t, err != nil && strings.Contains(err.Error(), "only build.dod_env, oracle.api.*.models, oracle.api.*.prices, oracle.runner.*.args, oracle.runner.*.credential_env, oracle.runner.*.pass_env, oracle.runner.*.endpoints, oracle.runner.*.prices and oracle.denylist take a list"), "%s: %v", data, err)
 	}
 }
 

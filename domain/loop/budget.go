@@ -126,27 +126,90 @@ type Budget struct {
 // Set reports whether any bound is set.
 func (b Budget) Set() bool { return b.USD > 0 || b.Tokens > 0 || b.Minutes > 0 }
 
-// Over says why a step may not start ("" when it may): what is spent, with the step's own cap in
-// dollars (0: it has none) and what the steps still running may spend (their caps), would go over a
-// bound. A step with no cap of its own may cost anything: it starts only while nothing else is
-// running and something is left, so at most one step's cost goes past the budget.
-func (b Budget) Over(spent Spend, stepCap, running float64, uncappedRunning bool) string {
-	if b.USD > 0 {
-		committed := spent.USD + running
-		switch {
-		case committed >= b.USD:
-			return fmt.Sprintf("%.2f USD of the budget's %.2f is spent", spent.USD, b.USD)
-		case stepCap > 0 && committed+stepCap > b.USD:
-			return fmt.Sprintf("%.2f USD is spent or held by steps running, and this step may spend %.2f more: over the budget's %.2f", committed, stepCap, b.USD)
-		case stepCap == 0 && (running > 0 || uncappedRunning):
-			return "this step has no cap of its own, and other steps are still running: it waits for them"
+// Caps is what one step may spend at most of each bound, where its route holds it to one (0: no cap
+// of that bound): USD, a CLI that enforces a budget (Claude Code's --max-budget-usd); Tokens, a route
+// that bounds a step's input and output (none today: a runner's CLI reports its tokens only at the
+// step's end, and a provider's max_tokens bounds its output alone); Wall, a runner's wall clock, which
+// abcd enforces. Untimed is a step whose wall time a minutes budget does not count (a provider's,
+// RepoPrompt's): it holds none of it.
+type Caps struct {
+	USD     float64
+	Tokens  int64
+	Wall    time.Duration
+	Untimed bool
+}
+
+// Held is what the steps running may still spend: their caps summed, and which bounds one of them
+// has no cap of.
+type Held struct {
+	Caps
+	UncappedUSD, UncappedTokens, UncappedWall bool
+}
+
+// Hold adds a running step's caps to what is held.
+func (h *Held) Hold(c Caps) {
+	h.USD += c.USD
+	h.Tokens += c.Tokens
+	h.UncappedUSD = h.UncappedUSD || c.USD == 0
+	h.UncappedTokens = h.UncappedTokens || c.Tokens == 0
+	if !c.Untimed {
+		h.Wall += c.Wall
+		h.UncappedWall = h.UncappedWall || c.Wall == 0
+	}
+}
+
+// bound is one bound of a budget as Over weighs it, in its own unit.
+type bound struct {
+	budget, spent, held, step float64
+	uncapped, heldUncapped    bool
+	// spentWords says the bound is spent; overWords that what is committed and the step's cap go
+	// over it; unit names it.
+	spentWords func() string
+	overWords  func(committed, step float64) string
+	unit       string
+}
+
+// Over says why a step may not start ("" when it may): what is spent, with what the steps still
+// running may spend (held) and the step's own caps, would go over a bound. A step with no cap of a
+// bound may spend anything of it: it starts only while nothing else running holds that bound and
+// something is left, so at most one step's spending goes past the budget.
+func (b Budget) Over(spent Spend, step Caps, held Held) string {
+	minutes := func(v float64) string { return (time.Duration(v) * time.Millisecond).Round(time.Second).String() }
+	bounds := []bound{
+		{budget: b.USD, spent: spent.USD, held: held.USD, step: step.USD, uncapped: step.USD == 0, heldUncapped: held.UncappedUSD, unit: "US dollars",
+			spentWords: func() string { return fmt.Sprintf("%.2f USD of the budget's %.2f is spent", spent.USD, b.USD) },
+			overWords: func(c, s float64) string {
+				return fmt.Sprintf("%.2f USD is spent or held by steps running, and this step may spend %.2f more: over the budget's %.2f", c, s, b.USD)
+			}},
+		{budget: float64(b.Tokens), spent: float64(spent.Tokens()), held: float64(held.Tokens), step: float64(step.Tokens), uncapped: step.Tokens == 0,
+			heldUncapped: held.UncappedTokens, unit: "tokens",
+			spentWords: func() string { return fmt.Sprintf("%d tokens of the budget's %d are spent", spent.Tokens(), b.Tokens) },
+			overWords: func(c, s float64) string {
+				return fmt.Sprintf("%.0f tokens are spent or held by steps running, and this step may spend %.0f more: over the budget's %d", c, s, b.Tokens)
+			}},
+		{budget: float64(b.Minutes * 60_000), spent: float64(spent.WallMS), held: float64(held.Wall.Milliseconds()), step: float64(step.Wall.Milliseconds()),
+			uncapped: step.Wall == 0 && !step.Untimed, heldUncapped: held.UncappedWall, unit: "minutes",
+			spentWords: func() string {
+				return fmt.Sprintf("%s of the budget's %d minutes is spent", minutes(float64(spent.WallMS)), b.Minutes)
+			},
+			overWords: func(c, s float64) string {
+				return fmt.Sprintf("%s of steps' wall time is spent or held by steps running, and this step may take %s more (its runner's limits.wall_clock_s): over the budget's %d minutes",
+					minutes(c), minutes(s), b.Minutes)
+			}},
+	}
+	for _, m := range bounds {
+		if m.budget <= 0 {
+			continue
 		}
-	}
-	if b.Tokens > 0 && spent.Tokens() >= b.Tokens {
-		return fmt.Sprintf("%d tokens of the budget's %d are spent", spent.Tokens(), b.Tokens)
-	}
-	if b.Minutes > 0 && time.Duration(spent.WallMS)*time.Millisecond >= time.Duration(b.Minutes)*time.Minute {
-		return fmt.Sprintf("%s of the budget's %d minutes is spent", (time.Duration(spent.WallMS) * time.Millisecond).Round(time.Second), b.Minutes)
+		committed := m.spent + m.held
+		switch {
+		case committed >= m.budget:
+			return m.spentWords()
+		case !m.uncapped && committed+m.step > m.budget:
+			return m.overWords(committed, m.step)
+		case m.uncapped && (m.held > 0 || m.heldUncapped):
+			return "this step has no cap of its own on " + m.unit + ", and other steps are still running: it waits for them"
+		}
 	}
 	return ""
 }
@@ -191,15 +254,15 @@ type Purse struct {
 	Budget  Budget
 	Spent   Spend
 	Stopped string
-	running map[string]float64
+	running map[string]Caps
 }
 
-// Admit sorts the steps about to start, in order (each named by key, which may spend cap): those
+// Admit sorts the steps about to start, in order (each named by key, which may spend caps): those
 // that start now, and those the budget stopped; a step that must wait is kept in held, to be offered
 // again with the next steps (Waiting).
-func Admit[J any](p *Purse, jobs []J, key func(J) string, cap func(J) float64, held *[]J) (start, stopped []J) {
+func Admit[J any](p *Purse, jobs []J, key func(J) string, caps func(J) Caps, held *[]J) (start, stopped []J) {
 	for _, j := range jobs {
-		switch p.Admit(key(j), cap(j)) {
+		switch p.Admit(key(j), caps(j)) {
 		case Wait:
 			*held = append(*held, j)
 		case Stop:
@@ -211,18 +274,17 @@ func Admit[J any](p *Purse, jobs []J, key func(J) string, cap func(J) float64, h
 	return start, stopped
 }
 
-// Admit says whether the step key, which may spend cap dollars (0: unbounded), starts now.
-func (p *Purse) Admit(key string, cap float64) Admission {
+// Admit says whether the step key, which may spend caps, starts now.
+func (p *Purse) Admit(key string, caps Caps) Admission {
 	if p.Stopped == "" && p.Budget.Set() {
-		held, uncapped := 0.0, false
+		var held Held
 		for _, c := range p.running {
-			held += c
-			uncapped = uncapped || c == 0
+			held.Hold(c)
 		}
-		why := p.Budget.Over(p.Spent, cap, held, uncapped)
+		why := p.Budget.Over(p.Spent, caps, held)
 		switch {
 		case why == "":
-		case len(p.running) > 0 && p.Budget.Over(p.Spent, cap, 0, false) == "":
+		case len(p.running) > 0 && p.Budget.Over(p.Spent, caps, Held{}) == "":
 			return Wait
 		default:
 			p.Stopped = why
@@ -232,9 +294,9 @@ func (p *Purse) Admit(key string, cap float64) Admission {
 		return Stop
 	}
 	if p.running == nil {
-		p.running = map[string]float64{}
+		p.running = map[string]Caps{}
 	}
-	p.running[key] = cap
+	p.running[key] = caps
 	return Start
 }
 

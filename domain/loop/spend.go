@@ -10,7 +10,7 @@ import (
 
 // Spend is what a set of a run's steps cost: the steps counted, the US dollars of those whose cost
 // is known (reported by their route or priced), how many were unmetered (a subscription) or of
-// unknown cost (the host's harness, RepoPrompt, a provider, a CLI with no figure and no price), the
+// unknown cost (the host's harness, RepoPrompt, a provider or a CLI with no figure and no price), the
 // tokens reported, and the runners' wall time.
 type Spend struct {
 	Steps      int     `json:"steps" jsonschema:"minimum=0"`
@@ -47,6 +47,9 @@ type stepCost struct {
 	lane, role, route string
 	receipt           *runner.Receipt
 	tokensIn, tokOut  int64
+	// usd and source are a provider's call's cost and where it came from ("" for the host and rp).
+	usd    float64
+	source runner.CostSource
 }
 
 // SpendOf sums what the run's recorded steps cost: every implementation and verdict (a runner's
@@ -70,6 +73,7 @@ func SpendOf(s State) Spending {
 				if v.Answered.Route != "" {
 					c.route, c.receipt = v.Answered.Route, v.Answered.Runner
 					c.tokensIn, c.tokOut = int64(v.Answered.TokensIn), int64(v.Answered.TokensOut)
+					c.usd, c.source = v.Answered.CostUSD, v.Answered.CostSource
 				}
 				steps = append(steps, c)
 			}
@@ -104,7 +108,14 @@ func (sp *Spend) add(c stepCost) {
 	sp.Steps++
 	r := c.receipt
 	if r == nil {
-		sp.Unknown++
+		switch c.source {
+		case runner.CostPriced:
+			sp.USD += c.usd
+		case runner.CostUnmetered:
+			sp.Unmetered++
+		default:
+			sp.Unknown++
+		}
 		sp.Input += c.tokensIn
 		sp.Output += c.tokOut
 		return

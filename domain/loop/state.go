@@ -168,6 +168,10 @@ type Answer struct {
 	SchemaEnforced bool   `json:"schema_enforced"`
 	TokensIn       int    `json:"tokens_in"`
 	TokensOut      int    `json:"tokens_out"`
+	// CostUSD is what a provider's call cost and CostSource where the figure came from (its block's
+	// prices, a subscription, or unknown); "" for every other route and a state written before.
+	CostUSD    float64           `json:"cost_usd,omitempty"`
+	CostSource runner.CostSource `json:"cost_source,omitempty"`
 	// Settings are the settings sent with the call, each as its JSON text.
 	Settings map[string]string `json:"settings"`
 	// Runner is the runner's receipt when a runner took the step (the CLI and its version, the models,

@@ -66,10 +66,14 @@ type RouteAnswer struct {
 	FallbackReason            string
 	ModelAsked, ModelReported string
 	TokensIn, TokensOut       int
+	// CostUSD and CostSource are a provider's call's cost and where it came from ("" for unknown).
+	CostUSD    float64
+	CostSource runner.CostSource
 }
 
 // EndOf is the step's end as a trace tells it. A runner's receipt gives its CLI, models, tokens and
-// cost; a provider's answer its models and tokens, of a cost nobody reported; rp reports none.
+// cost; a provider's answer its models, tokens and cost (priced from its block's table, or unknown);
+// rp reports none.
 func (s StepSpan) EndOf(a RouteAnswer) StepEnd {
 	e := StepEnd{Ran: s.Route, FallbackReason: a.FallbackReason, CostSource: runner.CostUnknown}
 	if a.FallbackReason != "" {
@@ -89,6 +93,9 @@ func (s StepSpan) EndOf(a RouteAnswer) StepEnd {
 	default:
 		e.RouteKind, e.ModelAsked, e.ModelReported = RouteProvider, a.ModelAsked, a.ModelReported
 		e.UsageKnown, e.InputTokens, e.OutputTokens = a.TokensIn+a.TokensOut > 0, int64(a.TokensIn), int64(a.TokensOut)
+		if a.CostSource.Valid() {
+			e.CostUSD, e.CostSource = a.CostUSD, a.CostSource
+		}
 	}
 	return e
 }

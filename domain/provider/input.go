@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/abcd-dev/abcd/domain/config"
@@ -137,4 +138,42 @@ func (k *KeyFile) UnmarshalText(b []byte) error {
 
 func (KeyFile) SchemaRule() contract.Rule {
 	return contract.Rule{Description: "an absolute path to a file holding the key: yours, mode 0600", MinLength: 1, MaxLength: 4096, Pattern: "^/"}
+}
+
+// PriceEntry is one entry of a provider's or a runner's price table, as ahoy connect --price takes
+// it: "MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]", US dollars per million tokens.
+type PriceEntry string
+
+// UnmarshalText refuses anything config.ParsePrice refuses (config_value_invalid), naming the form.
+func (p *PriceEntry) UnmarshalText(b []byte) error {
+	if _, err := config.ParsePrice(string(b)); err != nil {
+		return refusal.New(refusal.CodeConfigValueInvalid, "", fmt.Sprintf("the price %q %s", text.Clip(string(b)), err.Error()),
+			`give --price "MODEL INPUT OUTPUT", such as --price "gpt-5 1.25 10", once per model`)
+	}
+	*p = PriceEntry(b)
+	return nil
+}
+
+func (PriceEntry) SchemaRule() contract.Rule {
+	return contract.Rule{Description: `one model's price: "MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]", US dollars per million tokens (0 to 1000 each)`,
+		MinLength: 5, MaxLength: config.MaxModelIDBytes + 4*32}
+}
+
+// BillingMode is how a connected provider's or runner's steps are paid for: metered or subscription.
+type BillingMode string
+
+// UnmarshalText refuses anything but metered and subscription (config_value_invalid).
+func (m *BillingMode) UnmarshalText(b []byte) error {
+	if !slices.Contains(config.Billings(), string(b)) {
+		return refusal.New(refusal.CodeConfigValueInvalid, "", fmt.Sprintf("%q is not a billing", text.Clip(string(b))),
+			"give metered (the default: a step costs what its tokens cost at --price) or subscription (a flat fee: every step's cost is unmetered)")
+	}
+	*m = BillingMode(b)
+	return nil
+}
+
+func (BillingMode) SchemaRule() contract.Rule {
+	r := contract.Enum(config.Billings()...)
+	r.Description = "metered (the default): a step costs what the route reports, else its tokens at the prices; subscription: a flat fee, so every step's cost is unmetered"
+	return r
 }

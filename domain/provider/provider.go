@@ -47,6 +47,9 @@ type Provider struct {
 	Tiers   map[oracle.Tier]string
 	// Defaults are its settings, under the routing row's and the flag's.
 	Defaults oracle.Settings
+	// Billing is how its calls are paid for (its block's billing and prices): what prices the tokens
+	// a call reports.
+	Billing config.Billing
 }
 
 // Role is what the machine says about one agent: the provider it is pointed at, and the model it
@@ -189,6 +192,9 @@ func (m *Machine) loadProvider(s *config.Stack, name string) (Provider, error) {
 		if set {
 			p.Defaults[setting] = oracle.Scalar(w.Raw)
 		}
+	}
+	if p.Billing, err = config.ReadBilling(s, base); err != nil {
+		return Provider{}, err
 	}
 	return p, nil
 }

@@ -226,3 +226,35 @@ func FuzzDenies(f *testing.F) {
 		}
 	})
 }
+
+// A provider's block declares its billing and price table as a runner's does, read by the one
+// reader: a priced model is found, an unpriced one is not; a repository file may declare neither.
+func TestAProviderBlockDeclaresItsPricesAndBilling(t *testing.T) {
+	m, err := Load(stack(t, "", `{"schema_version":1,"oracle":{"api":{
+	  "paid":{"base_url":"https://api.example.com/v1","models":["gpt-x","gpt-y"],"prices":["gpt-x 1.25 10 0.125 0","gpt-y 2 8"]},
+	  "own":{"base_url":"http://127.0.0.1:11434/v1","models":["qwen"],"billing":"subscription"}}}}`))
+	assert.NilError(t, err)
+	paid, ok := m.Provider("paid")
+	assert.Assert(t, ok)
+	assert.Check(t, !paid.Billing.Subscription)
+	p, ok := paid.Billing.PriceOf("gpt-x")
+	assert.Check(t, ok)
+	assert.Check(t, is.DeepEqual(p, config.Price{Model: "gpt-x", Input: 1.25, Output: 10, CacheRead: 0.125}))
+	_, ok = paid.Billing.PriceOf("gpt-z")
+	assert.Check(t, !ok, "a model the table leaves out has no price")
+	own, _ := m.Provider("own")
+	assert.Check(t, own.Billing.Subscription)
+	assert.Check(t, is.Len(own.Billing.Prices, 0))
+
+	_, err = Load(stack(t, "", `{"schema_version":1,"oracle":{"api":{"paid":{"base_url":"https://api.example.com/v1","models":["gpt-x"],"prices":["gpt-x 1 abc"]}}}}`))
+	var ve *config.ValueError
+	assert.Assert(t, errors.As(err, &ve), "%v", err)
+	assert.Check(t, is.Equal(ve.Key, "oracle.api.paid.prices"))
+	assert.Check(t, is.Contains(ve.Msg, "MODEL INPUT OUTPUT"))
+
+	src, err := config.ParseConfig(config.LayerRepo, "/work/repo/.abcd/config.json",
+		[]byte(`{"schema_version":1,"oracle":{"api":{"paid":{"prices":["gpt-x 1 2"]}}}}`))
+	assert.NilError(t, err)
+	err = config.Validate(src, machineFile)
+	assert.Check(t, is.ErrorContains(err, "which only the machine file may declare"))
+}

@@ -40,48 +40,40 @@ func (s CostSource) Valid() bool {
 	return false
 }
 
-// Billing is how a runner's steps are paid for: a subscription, or by use at the route's figure or
-// the runner's prices.
-type Billing struct {
-	Subscription bool
-	Prices       []config.Price
-}
+// Billing is how a runner's steps are paid for (config.Billing, which a provider's block shares).
+type Billing = config.Billing
 
-// Settle fixes the receipt's cost and where it came from, once the step's figures are in: a
-// subscription's step is unmetered whatever the CLI estimates; a cost the CLI reported stands; else
-// the tokens it reported are priced when the one model that answered (or, when it names none, the
-// model asked for) has a price; else the cost is unknown and 0.
+// Settle fixes the receipt's cost and where it came from, once the step's figures are in (CostOf):
+// the model priced is the one model the CLI named, or the model asked for when it named none;
+// several models share no price, since their tokens cannot be told apart.
 func (r *Receipt) Settle(b Billing) {
-	switch {
-	case b.Subscription:
-		r.CostUSD, r.CostReported, r.CostSource = 0, false, CostUnmetered
-	case r.CostReported:
-		r.CostSource = CostReported
-	default:
-		r.CostUSD, r.CostSource = 0, CostUnknown
-		if p, ok := r.priceOf(b.Prices); ok && r.Usage.Reported {
-			r.CostUSD, r.CostSource = r.Usage.At(p), CostPriced
-		}
-	}
-}
-
-// priceOf is the price of the model that answered: the one model the CLI named, or the model asked
-// for when it named none. Several models share no price: their tokens cannot be told apart.
-func (r *Receipt) priceOf(prices []config.Price) (config.Price, bool) {
-	model := r.ModelAsked
+	model, one := r.ModelAsked, true
 	switch len(r.ModelsReported) {
 	case 0:
 	case 1:
 		model = r.ModelsReported[0]
 	default:
-		return config.Price{}, false
+		one = false
 	}
-	for _, p := range prices {
-		if model != "" && p.Model == model {
-			return p, true
-		}
+	r.CostUSD, r.CostSource = CostOf(b, r.CostUSD, r.CostReported, model, one, r.Usage)
+	r.CostReported = r.CostSource == CostReported
+}
+
+// CostOf is what a step cost and where the figure came from, for a runner's step and a provider's
+// alike: a subscription's step is unmetered whatever the route estimates; a cost the route reported
+// (reported) stands; else the tokens it reported are priced when the model that answered (priced
+// false: none can be named) has a price in the table; else the cost is unknown and 0. Never a guess.
+func CostOf(b Billing, usd float64, reported bool, model string, priced bool, u Usage) (float64, CostSource) {
+	switch {
+	case b.Subscription:
+		return 0, CostUnmetered
+	case reported:
+		return usd, CostReported
 	}
-	return config.Price{}, false
+	if p, ok := b.PriceOf(model); ok && priced && u.Reported {
+		return u.At(p), CostPriced
+	}
+	return 0, CostUnknown
 }
 
 // At is what the tokens cost at p, in US dollars, rounded to a millionth of a dollar.
@@ -100,4 +92,17 @@ func (r Receipt) SourceOf() CostSource {
 		return CostReported
 	}
 	return CostUnknown
+}
+
+// ProviderCost is what a provider's call cost (CostOf): the tokens it reported, the cached part of
+// the prompt apart at the cache-read price, for the model that answered (or the model asked for,
+// when the server named none). A provider reports no cost of its own; a count below zero is no count.
+func ProviderCost(b Billing, modelAsked, modelReported string, prompt, completion, cached int) (float64, CostSource) {
+	model := modelReported
+	if model == "" {
+		model = modelAsked
+	}
+	prompt, completion, cached = max(prompt, 0), max(completion, 0), min(max(cached, 0), max(prompt, 0))
+	u := Usage{Input: int64(prompt - cached), Output: int64(completion), CachedInput: int64(cached), Reported: prompt+completion > 0}
+	return CostOf(b, 0, false, model, true, u)
 }

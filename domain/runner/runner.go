@@ -247,29 +247,10 @@ func loadRunner(s *config.Stack, name string, providers []string) (Runner, error
 	if err := loadFence(s, base, &r); err != nil {
 		return Runner{}, err
 	}
-	if err := loadBilling(s, base, &r); err != nil {
+	if r.Billing, err = config.ReadBilling(s, base); err != nil {
 		return Runner{}, err
 	}
 	return r, nil
-}
-
-// loadBilling reads how a runner's steps are paid for: its billing and its price table.
-func loadBilling(s *config.Stack, base string, r *Runner) error {
-	billing, err := config.Get[string](s, base+".billing")
-	if err != nil {
-		return err
-	}
-	r.Billing.Subscription = billing.Set && billing.V == "subscription"
-	entries, err := s.Union(base + ".prices")
-	if err != nil {
-		return err
-	}
-	prices, err := config.ParsePrices(entries)
-	if err != nil {
-		return fault(s, base+".prices", err.Error())
-	}
-	r.Billing.Prices = prices
-	return nil
 }
 
 // loadLimits reads a runner's bounds (its concurrency and each step's limits) into r.

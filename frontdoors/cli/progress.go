@@ -60,6 +60,14 @@ var _ ports.Progress = (*Progress)(nil)
 func (p *Progress) Event(ev ports.ProgressEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Kind == "bell" {
+		// The run ended in a way the person wants to hear of, and no build.notify is set: the bell,
+		// only on a terminal (never into a pipe or a file).
+		if p.s.ErrTTY {
+			p.put("\a")
+		}
+		return
+	}
 	line := ""
 	if ev.Text != "" {
 		line = "abcd: " + printable(ev.Text)

@@ -267,3 +267,12 @@ func FuzzTheBoardsLinesArePrintableAndFit(f *testing.F) {
 		}
 	})
 }
+
+// The bell rings only where stderr is a terminal: never into a pipe or a file.
+func TestTheBellRingsOnlyOnATerminal(t *testing.T) {
+	var tty, pipe strings.Builder
+	NewProgress(&IO{Err: &tty, ErrTTY: true}).Event(ports.ProgressEvent{Run: "run-1", Kind: "bell"})
+	NewProgress(&IO{Err: &pipe}).Event(ports.ProgressEvent{Run: "run-1", Kind: "bell"})
+	assert.Check(t, is.Equal(tty.String(), "\a"))
+	assert.Check(t, is.Equal(pipe.String(), ""))
+}

@@ -106,6 +106,8 @@ type App struct {
 	// person's gh (build.finish). Nil Forge: no pull request can be opened.
 	Remote ports.Remote
 	Forge  ports.Forge
+	// Notifier runs the machine's build.notify when an implement run ends; nil: none.
+	Notifier ports.Notifier
 	// Reroot is the same core over the repository containing dir (abcd mcp serve --repo); nil where
 	// the composition root offers none.
 	Reroot func(dir string) *App

@@ -45,7 +45,7 @@ func (a *App) forCall(ctx context.Context) *families {
 	f.loop = &loop.Deps{Core: c, Record: f.record, Rules: f.rules, History: f.history, Guard: f.guard,
 		Git: a.Git, Random: a.Random, Roster: a.Roster, Schemas: a.Schemas, Prompter: a.Prompter, Providers: a.Providers,
 		DoD: a.DoD, Validators: a.Validators, Runners: a.Runners, Progress: a.Progress, RP: a.RP, Tracer: a.Tracer,
-		Remote: a.Remote, Forge: a.Forge, Finisher: finish.Finisher{}}
+		Remote: a.Remote, Forge: a.Forge, Finisher: finish.Finisher{}, Notifier: a.Notifier}
 	f.setup = &setup.Deps{Core: c, Record: f.record, Loop: f.loop, Inspector: a.Inspector, Schemas: a.Schemas, Git: a.Git,
 		Prompter: a.Prompter, Providers: a.Providers, Runners: a.Runners, Build: a.Build, Self: a.Self}
 	return f

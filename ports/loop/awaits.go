@@ -137,7 +137,7 @@ func (st *step) openOne(ctx context.Context, cfg stepConfig, p loop.Plan, routes
 	if err != nil {
 		return st.fallBack(aw, lane.ID, tg.name, review.Failed, refusalWhy(err)), nil
 	}
-	st.jobs = append(st.jobs, dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: ret, route: tg.name, req: req,
+	st.jobs = append(st.jobs, dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: ret, route: tg.name, req: req, caps: loop.Caps{Untimed: true},
 		call: func(ctx context.Context) (ports.ReviewOutcome, error) { return v.Review(ctx, req) }})
 	return fmt.Sprintf("%s: sent %s's %s (round %d) to %s; until it answers, the host may take it too", lane.ID, aw.Role, aw.Kind, aw.Round, tg.name), nil
 }

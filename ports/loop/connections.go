@@ -7,6 +7,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/oracle"
 	"github.com/abcd-dev/abcd/domain/provider"
 	"github.com/abcd-dev/abcd/domain/review"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports"
 )
@@ -70,6 +71,7 @@ func (r *providerRoute) Review(ctx context.Context, req ports.ReviewRequest) (po
 	if got.ModelAsked == "" {
 		got.ModelAsked = call.Model
 	}
+	got.CostUSD, got.CostSource = runner.ProviderCost(p.Billing, got.ModelAsked, got.ModelReported, got.Usage.Prompt, got.Usage.Completion, got.Usage.Cached)
 	// The adapter discards a denied model's answer; so does the route, whatever adapter is wired.
 	if entry, denied := deny.Denies(got.ModelReported); denied && got.ModelReported != "" && got.FallbackReason == "" {
 		return r.fallback(got, review.Invalid, fmt.Sprintf("the provider answered with %s, which the denylist entry %s denies; the answer was discarded", got.ModelReported, entry)), nil

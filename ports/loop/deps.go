@@ -40,8 +40,10 @@ type Deps struct {
 	// Progress hears a long verb's events as they happen (implement run); nil is nobody.
 	Progress ports.Progress
 	// RP builds the RepoPrompt route for the server this invocation's configuration names.
-	RP     ports.RPDialer
-	Tracer ports.Tracer // hears each implement run and its routes' steps (OpenTelemetry where configured); nil: none
+	RP ports.RPDialer
+	// Notifier runs the machine's build.notify when an implement run ends; nil: none (the bell alone).
+	Notifier ports.Notifier
+	Tracer   ports.Tracer // hears each implement run and its routes' steps (OpenTelemetry where configured); nil: none
 	// Remote and Forge push a finished run's branch and open its pull request (build.finish pr);
 	// Finisher takes a finished run where the team works (ports/loop/finish); nil ends every run as
 	// its branch.

@@ -29,9 +29,10 @@ type dispatch struct {
 	req               ports.ReviewRequest
 	// call is the route's call: a review route's Review, or a runner's step (runnerroute.go).
 	call func(context.Context) (ports.ReviewOutcome, error)
-	// cap is what the step may spend at most, in US dollars, where its CLI enforces a bound (Claude
-	// Code's --max-budget-usd); 0 when nothing bounds it.
-	cap float64
+	// caps is what the step may spend at most of each bound its route holds it to (a runner's
+	// limits.budget_usd where its CLI enforces it, Claude Code's --max-budget-usd, and its wall
+	// clock); a review route's step is untimed, since a minutes budget counts runners' wall time.
+	caps loop.Caps
 }
 
 // Answered is a dispatch and what its route said.
@@ -180,7 +181,7 @@ func (st *step) place(ctx context.Context, outs []answered) []string {
 		digest := hex.EncodeToString(sum[:])
 		s.Lanes[lane].Awaits[idx].Answered = loop.Answer{Route: o.route, SHA256: digest, ModelAsked: o.out.ModelAsked,
 			ModelReported: o.out.ModelReported, SchemaEnforced: o.out.SchemaEnforced, TokensIn: o.out.Usage.Prompt, TokensOut: o.out.Usage.Completion,
-			Settings: o.req.Settings, Runner: o.out.Runner}
+			CostUSD: o.out.CostUSD, CostSource: o.out.CostSource, Settings: o.req.Settings, Runner: o.out.Runner}
 		if err := st.recordReturn(ctx, o.ret, o.route); err != nil {
 			// The route's own answer is not written, so the host's agent writes there.
 			st.unstage(o.ret)

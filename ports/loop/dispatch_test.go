@@ -10,6 +10,7 @@ import (
 
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/fake"
 	"github.com/abcd-dev/abcd/ports/internal/apptest"
@@ -279,7 +280,7 @@ func TestAProviderTakesTheTierItServes(t *testing.T) {
 				assert.Check(t, is.Equal(ruthless.Receipt.ConnectionUsed, "local"))
 				assert.Check(t, is.Equal(ruthless.Receipt.ModelReported, "qwen3-coder"))
 				assert.Check(t, is.DeepEqual(ruthless.Call, loopuc.CallView{Provider: "local", ModelAsked: "qwen3-coder", ModelReported: "qwen3-coder",
-					SchemaEnforced: true, TokensIn: 1200, TokensOut: 80}))
+					SchemaEnforced: true, TokensIn: 1200, TokensOut: 80, CostSource: runner.CostUnknown}), "no price: unknown")
 				return
 			}
 			assert.Check(t, ruthless == nil, "a denied model's answer is never recorded")

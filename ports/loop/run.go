@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/review"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/internal/core"
+	"github.com/abcd-dev/abcd/ports/loop/notify"
 	"github.com/abcd-dev/abcd/ports/verb"
 )
 
@@ -142,7 +145,24 @@ func implementRun(ctx context.Context, a *Deps, in *ImplementRunInput) (Implemen
 	if err == nil && res.Ended == EndedFinished && a.Finisher != nil {
 		err = a.Finisher.Finish(ctx, a, in, &res)
 	}
+	a.notifyEnd(ctx, run, string(in.Spec), res, err)
 	return res, err
+}
+
+// notifyEnd tells the person how the run ended, where it is worth telling (notify.Send); a run the
+// caller stopped is not.
+func (a *Deps) notifyEnd(ctx context.Context, run, spec string, res ImplementRunResult, err error) {
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil && err != nil {
+		return
+	}
+	end := notify.End{Run: run, Spec: cmp.Or(res.Run.Spec, spec), Ended: string(res.Ended), Err: err, Spend: res.Run.Spend.Run, Budget: res.Budget, At: a.Clock.Now()}
+	for _, l := range res.Run.Lanes {
+		end.Stages = append(end.Stages, l.Stage)
+	}
+	if len(res.Next) > 0 {
+		end.Next = res.Next[len(res.Next)-1].String() // the driver's own, after the awaits' hints
+	}
+	notify.Send(ctx, a.Core, a.Notifier, func() { a.event(ctx, ports.ProgressEvent{Run: run, Kind: "bell"}) }, end)
 }
 
 // runToDrive is the run the input names: the run given; else the spec's one unfinished run ("" when
@@ -306,7 +326,7 @@ func (d *driver) drive(ctx context.Context) (ImplementRunResult, error) {
 	sc := a.Scrubber(ctx)
 	start := func(q queued) {
 		admitted, stopped := loop.Admit(&d.purse, q.routes, func(j dispatch) string { return j.await },
-			func(j dispatch) float64 { return j.cap }, &d.waiting)
+			func(j dispatch) loop.Caps { return j.caps }, &d.waiting)
 		for _, j := range stopped {
 			// Not started: recorded as interrupted, so the same command with a bigger budget hands
 			// it to its route again.

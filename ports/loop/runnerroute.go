@@ -64,7 +64,7 @@ func (st *step) runnerJob(ctx context.Context, cfg stepConfig, lane loop.Lane, a
 	if lane.Worktree != "" {
 		c.dir = st.abs(lane.Worktree)
 	}
-	d := dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: aw.Return, route: name, cap: r.Limits.BudgetUSD}
+	d := dispatch{await: aw.ID, Lane: lane.ID, role: aw.Role, round: aw.Round, ret: aw.Return, route: name, caps: runnerCaps(r)}
 	a := st.Deps
 	var body string
 	if aw.Role == loop.RoleImplementer {
@@ -591,4 +591,12 @@ func (a *Deps) event(ctx context.Context, ev ports.ProgressEvent) {
 	if a.Progress != nil {
 		a.Progress.Event(ev)
 	}
+}
+
+// runnerCaps is what one step on r may spend at most: the dollars its CLI enforces (0: none), and
+// the wall time abcd holds it to (its wall clock, then the drain after its last event and the grace
+// before its process group is killed), which its receipt's duration never passes.
+func runnerCaps(r runner.Runner) loop.Caps {
+	lim := r.Limits.Or(runner.DefaultLimits())
+	return loop.Caps{USD: lim.BudgetUSD, Wall: lim.WallClock + runner.Drain + runner.Grace}
 }

@@ -111,13 +111,19 @@ func (a *Deps) runView(s loop.State) RunView {
 // nextSteps says what the harness does next for a run, every path absolute.
 func (a *Deps) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.Root()) }
 
-// callView is what a provider reported of the call a verdict came from; empty unless a provider ran.
+// callView is what a provider reported of the call a verdict came from; empty, of unknown cost, unless
+// a provider ran (a call recorded before abcd priced one reads unknown).
 func callView(v loop.Verdict) CallView {
 	if v.Answered.Runner != nil || v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
-		return CallView{}
+		return CallView{CostSource: runner.CostUnknown}
 	}
-	return CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,
-		SchemaEnforced: v.Answered.SchemaEnforced, TokensIn: v.Answered.TokensIn, TokensOut: v.Answered.TokensOut}
+	c := CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,
+		SchemaEnforced: v.Answered.SchemaEnforced, TokensIn: v.Answered.TokensIn, TokensOut: v.Answered.TokensOut,
+		CostUSD: v.Answered.CostUSD, CostSource: v.Answered.CostSource}
+	if !c.CostSource.Valid() {
+		c.CostUSD, c.CostSource = 0, runner.CostUnknown
+	}
+	return c
 }
 
 // fallbackCounts counts a run's fallbacks per route asked and per role.

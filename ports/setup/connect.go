@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -55,6 +56,10 @@ type AhoyConnectInput struct {
 	// variable names (a gateway or proxy its own configuration sets): inside abcd's sandbox its network
 	// is these, the *_BASE_URL variables it is passed, else its vendor's API.
 	Endpoints []provider.BaseURL `json:"endpoints,omitempty" jsonschema:"maxItems=8"`
+	// Prices is the block's price table, one "MODEL INPUT OUTPUT [CACHE_READ CACHE_WRITE]" entry a
+	// model, and Billing how its steps are paid for: a provider's or a runner's.
+	Prices  []provider.PriceEntry `json:"prices,omitempty" jsonschema:"maxItems=32"`
+	Billing provider.BillingMode  `json:"billing,omitempty"`
 	// Sandbox off runs the runner's steps, and its proving call, outside abcd's sandbox (written as the
 	// block's "sandbox": "off"); unset or on, they run inside it, and the proving call proves it.
 	Sandbox runner.SandboxMode `json:"sandbox,omitempty"`
@@ -294,7 +299,29 @@ func connectBlock(verb string, in *AhoyConnectInput, m *provider.Machine) (map[s
 	case in.KeyFile != "":
 		block["key_file"], res.Credential = string(in.KeyFile), credentialFile
 	}
+	billing, err := billingOf(verb, in)
+	if err != nil {
+		return nil, res, err
+	}
+	maps.Copy(block, billing)
 	return block, res, nil
+}
+
+// billingOf is a provider's or a runner's billing and price table as its block holds them: each
+// model priced once, checked by the one parser the configuration's reader uses.
+func billingOf(verb string, in *AhoyConnectInput) (map[string]any, error) {
+	entries := core.Strs(in.Prices...)
+	if _, err := config.ParsePrices(entries); err != nil {
+		return nil, refusal.New(refusal.CodeConfigValueInvalid, "", "the prices "+err.Error(), `give --price "MODEL INPUT OUTPUT" once per model`).On(verb, "prices")
+	}
+	out := map[string]any{}
+	if len(entries) > 0 {
+		out["prices"] = anyList(entries)
+	}
+	if in.Billing != "" {
+		out["billing"] = string(in.Billing)
+	}
+	return out, nil
 }
 
 // connectRefusal refuses a provider already configured (never replaced silently) or one past the

@@ -120,6 +120,10 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 		return AhoyConnectResult{}, refusal.New(refusal.CodeRunnerUnavailable, "", "this build of abcd drives no runner", "use a release build of abcd").On(verb, "")
 	}
 	r.SandboxOff = in.Sandbox == runner.SandboxModeOff
+	billing, err := billingOf(verb, in)
+	if err != nil {
+		return AhoyConnectResult{}, err
+	}
 	rep, err := a.Runners.Check(ctx, ports.RunnerCheck{Runner: r, Prove: true, Model: string(in.Model), Sandbox: a.Loop.FenceFor(r, ports.SandboxRoleConnect, "")})
 	if err != nil {
 		return AhoyConnectResult{}, err
@@ -134,6 +138,7 @@ func connectRunner(ctx context.Context, a *Deps, in *AhoyConnectInput) (AhoyConn
 	}
 	r.Executable = rep.Executable
 	block := runnerBlock(in, r, rep, tiers)
+	maps.Copy(block, billing)
 	if len(r.CredentialEnv) > 0 {
 		res.Credential = CredentialEnv
 	}

@@ -160,7 +160,8 @@ test('reviews go to the provider through abcd review and through a build-loop ro
   git(repo, 'commit', '-q', '--allow-empty', '-m', 'base');
   run('ahoy_install', 'ahoy', 'install', '--yes');
   run('ahoy_connect', 'ahoy', 'connect', 'mock', '--base-url', server.baseURL, '--model', 'strict-review',
-    '--tier', 'economy=strict-review', '--tier', 'frontier=loose-review', '--key-env', 'ABCD_INTEROP_KEY');
+    '--tier', 'economy=strict-review', '--tier', 'frontier=loose-review', '--key-env', 'ABCD_INTEROP_KEY', '--price', 'strict-review 1 2');
+  assert.deepEqual(JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')).oracle.api.mock.prices, ['strict-review 1 2']);
   writeFileSync(join(home, 'oracle-routing.json'), JSON.stringify({ schema_version: 1, agents: {
     'ruthless-reviewer': { tier: 'economy' }, 'security-reviewer': { tier: 'frontier' }, 'intent-auditor': { tier: 'host-decides' } } }), { mode: 0o600 });
   const providerVerdicts = (story) => {
@@ -172,6 +173,10 @@ test('reviews go to the provider through abcd review and through a build-loop ro
     assert.equal(byRole['security-reviewer'].ran, 'mock');
     assert.equal(byRole['security-reviewer'].call.model_reported, 'loose-review');
     assert.equal(byRole['security-reviewer'].call.schema_enforced, false, 'the server refused response_format: checked locally');
+    // mock-llm streams no usage, so even the priced model's cost is unknown: never a guess.
+    assert.equal(byRole['ruthless-reviewer'].call.cost_source, 'unknown');
+    assert.equal(byRole['ruthless-reviewer'].call.cost_usd, 0);
+    assert.equal(byRole['ruthless-reviewer'].call.tokens_in, 0);
     assert.deepEqual(story.fallbacks, []);
   };
 

@@ -133,6 +133,7 @@ func wire(s *cli.IO, dir, home string, traces *otel.Tracer) *app.App {
 			Forge:     gh.GH{Dir: dir},
 			Runs:      files.Runs{Dir: dir},
 			DoD:       dod.Runner{Fence: fence},
+			Notifier:  dod.Runner{},
 			Commands:  shell.Reader{Home: os.Getenv("HOME")},
 			Links:     files.Links{},
 			Rules:     files.ConfigSource{Dir: dir, Home: home},

@@ -22,10 +22,7 @@ func (a *Core) TraceRun(ctx context.Context, t ports.Tracer, r loop.RunSpan) (co
 	ctx = t.RunStarted(ctx, r.Scrubbed(sc.Scrub))
 	return ctx, func(end loop.RunEnd, err error) {
 		if err != nil {
-			end = loop.RunEnd{Fault: "fault"}
-			if r, ok := refusal.As(err); ok {
-				end.Fault = string(r.Code)
-			}
+			end = loop.RunEnd{Fault: FaultCode(err)}
 		}
 		t.RunEnded(ctx, end.Scrubbed(sc.Scrub))
 	}
@@ -44,7 +41,17 @@ func TraceStep(ctx context.Context, t ports.Tracer, sc *secret.Scrubber, s loop.
 			out.FallbackReason = string(review.Failed)
 		}
 		end := s.EndOf(loop.RouteAnswer{Receipt: out.Runner, FallbackReason: out.FallbackReason,
-			ModelAsked: out.ModelAsked, ModelReported: out.ModelReported, TokensIn: out.Usage.Prompt, TokensOut: out.Usage.Completion})
+			ModelAsked: out.ModelAsked, ModelReported: out.ModelReported, TokensIn: out.Usage.Prompt, TokensOut: out.Usage.Completion,
+			CostUSD: out.CostUSD, CostSource: out.CostSource})
 		t.StepEnded(ctx, end.Scrubbed(sc.Scrub))
 	}
+}
+
+// FaultCode is what an invocation's error may say outside abcd (a trace, a notification): a
+// refusal's code alone, anything else "fault". An error's words are never said there.
+func FaultCode(err error) string {
+	if r, ok := refusal.As(err); ok {
+		return string(r.Code)
+	}
+	return "fault"
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	domloop "github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/runner"
 	"github.com/abcd-dev/abcd/ports/loop"
 )
 
@@ -147,7 +148,7 @@ func (m *model) timeline() {
 		s.at, _ = time.Parse(time.RFC3339Nano, im.At)
 		if im.Runner != nil {
 			s.duration, s.known, s.measured = time.Duration(im.Runner.DurationMS)*time.Millisecond, true, true
-			s.costUSD, s.cost = im.Runner.CostUSD, im.Runner.CostReported
+			s.costUSD, s.cost = im.Runner.CostUSD, known(im.Runner.SourceOf())
 		}
 		m.steps = append(m.steps, s)
 	}
@@ -157,7 +158,9 @@ func (m *model) timeline() {
 		s.at, _ = time.Parse(time.RFC3339Nano, v.At)
 		if v.Runner != nil {
 			s.duration, s.known, s.measured = time.Duration(v.Runner.DurationMS)*time.Millisecond, true, true
-			s.costUSD, s.cost = v.Runner.CostUSD, v.Runner.CostReported
+			s.costUSD, s.cost = v.Runner.CostUSD, known(v.Runner.SourceOf())
+		} else if v.Call.Provider != "" {
+			s.costUSD, s.cost = v.Call.CostUSD, known(v.Call.CostSource)
 		}
 		m.steps = append(m.steps, s)
 	}
@@ -323,3 +326,6 @@ func count(n int, one, many string) string {
 
 // oneLine folds white space, line breaks included, to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// known reports whether a cost from src is a figure of money: reported by the route, or priced.
+func known(src runner.CostSource) bool { return src == runner.CostReported || src == runner.CostPriced }

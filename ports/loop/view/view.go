@@ -148,6 +148,11 @@ type CallView struct {
 	SchemaEnforced bool   `json:"schema_enforced"`
 	TokensIn       int    `json:"tokens_in" jsonschema:"minimum=0"`
 	TokensOut      int    `json:"tokens_out" jsonschema:"minimum=0"`
+	// CostUSD is what the call cost, and CostSource where the figure came from: priced (the
+	// provider block's prices for the model that answered), unmetered (its billing is a
+	// subscription) or unknown (0: no price, or no tokens reported).
+	CostUSD    float64           `json:"cost_usd" jsonschema:"minimum=0"`
+	CostSource runner.CostSource `json:"cost_source"`
 }
 
 // FallbackCount is how many steps asked of a route, or of a role, fell back to the host.
