@@ -131,13 +131,21 @@ func implementStart(ctx context.Context, a *Deps, in *ImplementStartInput) (Step
 			// Loud, not refused: the briefs tell each implementer what to do without one.
 			a.Diag.Warn("build.dod is not set, so no command proves a lane done: each implementer is told to run the project's own checks and say which; set build.dod in .abcd/config.json (for example \"make test\") for later runs")
 		}
-		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true,
+		carried, err := a.carryOver(ctx, spec)
+		if err != nil {
+			return StepResult{}, err
+		}
+		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true, carried: carried,
 			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: kept.baseSHA, BaseRef: kept.base, DoD: kept.dod, DoDEnv: kept.dodEnv, FixRounds: kept.fixRounds,
 				Criteria: criteria, Validators: validatorAgents},
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
 				for _, st := range spec.Steps {
-					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
+					ls := loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)}
+					if k, ok := carried.Kept[st.N]; ok {
+						ls.Kept = &k
+					}
+					lanes = append(lanes, ls)
 				}
 				return lanes
 			}}, nil) // a spec run's first step starts lanes; it calls no route
@@ -320,29 +328,12 @@ func (a *Deps) activeRuns(ctx context.Context, spec string) ([]string, error) {
 }
 
 // deliveredRun is the spec's last run when it finished with every lane delivered ("" when its last
-// run handed a lane back or was abandoned, or it has none: work is left for a new run).
+// run handed a lane back or was abandoned, or it has none: work is left for a new run). It is asked
+// only when the spec has no unfinished run, so its last run is its last finished one.
 func (a *Deps) deliveredRun(ctx context.Context, spec string) (string, error) {
-	ids, err := a.Runs.Runs(ctx)
-	if err != nil {
+	last, err := a.LastFinished(ctx, spec)
+	if err != nil || slices.ContainsFunc(last.Lanes, func(l loop.Lane) bool { return l.Stage != loop.StageDone }) {
 		return "", err
-	}
-	var last loop.State
-	for _, id := range ids {
-		s, err := a.LoadRun(ctx, id)
-		if err != nil || s.Spec != spec {
-			continue
-		}
-		if last.Run == "" || s.Created > last.Created || (s.Created == last.Created && s.Run > last.Run) {
-			last = s
-		}
-	}
-	if last.Run == "" || !last.Finished() {
-		return "", nil
-	}
-	for _, l := range last.Lanes {
-		if l.Stage != loop.StageDone {
-			return "", nil
-		}
 	}
 	return last.Run, nil
 }

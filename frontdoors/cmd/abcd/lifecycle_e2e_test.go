@@ -1,0 +1,159 @@
+//go:build unix
+
+package main
+
+// A spec's runs over their life, through the binary with the fake runners: a run that hands a lane
+// back, the next run that keeps what the first delivered and does only the rest again, and prune.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/icmd"
+
+	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
+	"github.com/abcd-dev/abcd/ports/loop"
+)
+
+// lcSteps: lane-3 builds on lane-2, which the first run's reviewer fails.
+const lcSteps = "1. Part one of the work.\n2. Part two of the work.\n3. (after 2) Part three of the work."
+
+// handBackTwo is a script in which the ruthless reviewer fails step two (one failed round hands a lane
+// back: build.fix_rounds is 1) and passes the others; everyone else does their part well.
+func (w runnerWorld) handBackTwo(t *testing.T) []runnertest.Directive {
+	impl, answer := "You run headless, as runner cc", "You run headless: how you answer"
+	ship := map[string]any{"summary": "Read the change.", "verdict": "SHIP", "findings": []any{}}
+	fix := map[string]any{"summary": "Not yet.", "verdict": "FIX FIRST", "findings": []any{map[string]any{
+		"title": "Part two is wrong", "location": "DONE-2:1", "severity": "major", "what": "it says two", "fix": "say it right"}}}
+	approve := map[string]any{"summary": "Nothing to fear.", "verdict": "APPROVE", "findings": []any{}}
+	return []runnertest.Directive{
+		{Out: rnInit},
+		{When: []string{impl, "Part one"}, Write: "DONE-1", Content: "one\n"},
+		{When: []string{impl, "Part two"}, Write: "DONE-2", Content: "two\n"},
+		{When: []string{impl}, Out: rnResult(t, "Do the part\n\nWrote the part's file.", nil)},
+		{When: []string{answer, "# ruthless-reviewer:", "The lane implements step 1 "}, Out: rnResult(t, "", ship)},
+		{When: []string{answer, "# ruthless-reviewer:", "The lane implements step 2 "}, Out: rnResult(t, "", fix)},
+		{When: []string{answer, "# security-reviewer:"}, Out: rnResult(t, "", approve)},
+	}
+}
+
+// firstRunHandsBackTwo runs the spec once with step two failed: lane-1 delivered, lane-2 handed back
+// and lane-3 with it; the record it wrote is committed, as a person does before the next run.
+func firstRunHandsBackTwo(t *testing.T) (runnerWorld, loop.RunView) {
+	t.Helper()
+	w := newRunnerWorld(t, lcSteps)
+	w.c.write(t, ".abcd/config.json", strings.Replace(w.c.read(t, ".abcd/config.json"), `"build": {`, `"build": {"fix_rounds": 1, `, 1))
+	w.c.git(t, "commit", "-q", "-am", "one failed round hands a lane back")
+	w.play(t, w.handBackTwo(t)...)
+	res := w.abcd(t, "implement", "run", w.spec, "--json")
+	res.Assert(t, icmd.Expected{ExitCode: 0})
+	var first loop.ImplementRunResult
+	decodeOne(t, res.Stdout(), &first)
+	assert.Assert(t, first.Run.Finished, "%+v", first)
+	stages := map[string]string{}
+	for _, l := range first.Run.Lanes {
+		stages[l.ID] = l.Stage
+	}
+	assert.Assert(t, is.DeepEqual(stages, map[string]string{"lane-1": "done", "lane-2": "handed-back", "lane-3": "handed-back", "integration": "handed-back"}))
+	w.c.git(t, "add", ".abcd")
+	w.c.git(t, "commit", "-q", "-m", "the first run's record")
+	return w, first.Run
+}
+
+func laneOf(r loop.RunView, id string) loop.LaneView {
+	for _, l := range r.Lanes {
+		if l.ID == id {
+			return l
+		}
+	}
+	return loop.LaneView{}
+}
+
+// TestANewRunKeepsWhatTheLastDeliveredAndRedoesWhatWasHandedBack: the second run of a spec whose
+// first handed lane-2 back keeps lane-1 (its commits, not implemented or reviewed again), does lane-2
+// and lane-3 again, says which in one line, and integrates all three.
+func TestANewRunKeepsWhatTheLastDeliveredAndRedoesWhatWasHandedBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs: in make test, not under -short")
+	}
+	w, first := firstRunHandsBackTwo(t)
+	delivered := laneOf(first, "lane-1")
+
+	w.play(t, w.agents(t)...)
+	res := w.abcd(t, "implement", "run", w.spec, "--json")
+	res.Assert(t, icmd.Expected{ExitCode: 0})
+	var second loop.ImplementRunResult
+	decodeOne(t, res.Stdout(), &second)
+	assert.Check(t, is.Equal(second.Ended, loop.EndedFinished), "%+v", second)
+	run := second.Run.Run
+	line := fmt.Sprintf("goes on from %s: keeps lane-1 (step 1) at %s, as that run delivered them (not done again); does again lane-2 (step 2: handed back in %s); lane-3 (step 3: handed back in %s)",
+		first.Run, delivered.Head[:12], first.Run, first.Run)
+	assert.Check(t, is.Contains(second.Did, line), "%q", second.Did)
+	// Two implementers, their four reviews and the audit: nothing of lane-1's.
+	assert.Check(t, is.Equal(second.Routed, 7), "%+v", second)
+	kept := laneOf(second.Run, "lane-1")
+	assert.Check(t, is.Equal(kept.Stage, "done"))
+	assert.Check(t, is.Equal(kept.KeptFrom, first.Run+"/lane-1"))
+	assert.Check(t, is.Equal(kept.Head, delivered.Head))
+	assert.Check(t, is.Equal(w.c.git(t, "rev-parse", "abcd/"+run+"/lane-1"), delivered.Head), "the kept work stands on the new run's branch")
+	for _, id := range []string{"lane-2", "lane-3", "integration"} {
+		assert.Check(t, is.Equal(laneOf(second.Run, id).Stage, "done"), id)
+		assert.Check(t, is.Equal(laneOf(second.Run, id).KeptFrom, ""), id)
+	}
+	// The integration holds the kept lane's commit and the redone lanes' work.
+	integration := laneOf(second.Run, "integration")
+	assert.Check(t, is.Equal(w.c.git(t, "merge-base", "--is-ancestor", delivered.Head, integration.Head), ""))
+	assert.Check(t, is.Equal(w.c.git(t, "show", integration.Head+":DONE-2"), "two"))
+	// The record tells no implementer's receipt or verdict of lane-1 in the second run, and the spec's
+	// Progress has lane-1's line once, from the run that delivered it.
+	var story loop.ImplementRecordResult
+	w.c.abcd(t, 0, &story, "implement", "record", "--run", run)
+	for _, im := range story.Implementations {
+		assert.Check(t, im.Lane != "lane-1", "%+v", im)
+	}
+	for _, v := range story.Verdicts {
+		assert.Check(t, v.Lane != "lane-1", "%+v", v)
+	}
+	spec := w.c.read(t, w.c.pathOf(t, w.spec))
+	assert.Check(t, is.Equal(strings.Count(spec, ", step 1 (Part one of the work.): delivered"), 1), spec)
+	assert.Check(t, is.Contains(spec, "- Run "+run+" integrated on"))
+}
+
+// TestANewRunRedoesAKeptLaneWhoseBranchWasLost: a delivered lane whose branch was deleted, or
+// rewritten so its head is no longer on it, is done again, saying why; a lane built on it with it.
+func TestANewRunRedoesAKeptLaneWhoseBranchWasLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs a case: in make test, not under -short")
+	}
+	for _, tc := range []struct {
+		name string
+		lose func(t *testing.T, w runnerWorld, branch string)
+		why  string
+	}{
+		{"deleted", func(t *testing.T, w runnerWorld, branch string) { w.c.git(t, "branch", "-D", branch) }, "its branch %s was deleted since %s delivered it"},
+		{"rewritten", func(t *testing.T, w runnerWorld, branch string) { w.c.git(t, "branch", "-f", branch, "main") }, "its branch %s was rewritten since %s delivered it: %s is no longer on it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, first := firstRunHandsBackTwo(t)
+			delivered := laneOf(first, "lane-1")
+			tc.lose(t, w, delivered.Branch)
+			w.play(t, w.agents(t)...)
+			var second loop.StepResult
+			w.c.abcd(t, 0, &second, "implement", "start", w.spec)
+			why := fmt.Sprintf(tc.why, delivered.Branch, first.Run, delivered.Head[:12])
+			if tc.name == "deleted" {
+				why = fmt.Sprintf(tc.why, delivered.Branch, first.Run)
+			}
+			line := fmt.Sprintf("goes on from %s, which delivered no lane this run can keep: every lane is done again: lane-1 (step 1: %s); lane-2 (step 2: handed back in %s); lane-3 (step 3: handed back in %s)",
+				first.Run, why, first.Run, first.Run)
+			assert.Check(t, is.Contains(second.Did, line), "%q", second.Did)
+			for _, l := range second.Run.Lanes {
+				assert.Check(t, is.Equal(l.KeptFrom, ""), l.ID)
+				assert.Check(t, is.Equal(l.Stage, "waiting"), l.ID)
+			}
+		})
+	}
+}

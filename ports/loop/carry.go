@@ -1,0 +1,64 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/abcd-dev/abcd/domain/loop"
+	"github.com/abcd-dev/abcd/domain/record"
+	"github.com/abcd-dev/abcd/domain/refusal"
+)
+
+// carryOver is what a new run of the spec takes over from the spec's newest finished run (Carry):
+// git says, for each lane that run delivered, whether its head still stands on its branch.
+func (a *Deps) carryOver(ctx context.Context, spec record.Spec) (loop.Carried, error) {
+	prev, err := a.LastFinished(ctx, spec.Front.ID)
+	if err != nil || prev.Run == "" {
+		return loop.Carried{}, err
+	}
+	var steps []loop.LaneSpec
+	for _, st := range spec.Steps {
+		steps = append(steps, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After})
+	}
+	lost := map[string]string{}
+	for _, l := range prev.Lanes {
+		if l.Integration || l.Stage != loop.StageDone {
+			continue
+		}
+		tip, err := a.Git.Resolve(ctx, "refs/heads/"+l.Branch)
+		if _, refused := refusal.As(err); refused {
+			lost[l.ID] = fmt.Sprintf("its branch %s was deleted since %s delivered it", l.Branch, prev.Run)
+			continue
+		} else if err != nil {
+			return loop.Carried{}, err
+		}
+		// A head no longer on its branch (the branch rewritten, or the commit gone) is not kept: the
+		// record says it passed review, but git no longer holds that work where the run left it.
+		if on, err := a.Git.IsAncestor(ctx, l.Head, tip); err != nil {
+			return loop.Carried{}, err
+		} else if !on {
+			lost[l.ID] = fmt.Sprintf("its branch %s was rewritten since %s delivered it: %s is no longer on it", l.Branch, prev.Run, loop.Short(l.Head))
+		}
+	}
+	return loop.Carry(prev, steps, lost), nil
+}
+
+// LastFinished is the spec's newest finished run (a zero state when it has none); a run whose
+// state cannot be read is passed over, as the spec's other verbs pass it.
+func (a *Deps) LastFinished(ctx context.Context, spec string) (loop.State, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return loop.State{}, err
+	}
+	var last loop.State
+	for _, id := range ids {
+		s, err := a.LoadRun(ctx, id)
+		if err != nil || s.Spec != spec || s.Kind != loop.KindSpec || !s.Finished() {
+			continue
+		}
+		if last.Run == "" || s.Created > last.Created || (s.Created == last.Created && s.Run > last.Run) {
+			last = s
+		}
+	}
+	return last, nil
+}
