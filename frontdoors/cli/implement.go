@@ -24,7 +24,8 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 			textFlag("run", "the run (default: the newest unfinished one)"), routeFlag()),
 		verbCommand(a, s, opts, "implement_receipt", "receipt PATH", renderStep, arg("path"),
 			textFlag("run", "the run (default: the one the path is under)")),
-		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run")),
+		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run"),
+			boolFlag("open", "", "only the runs not finished")),
 		withOut(s, verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)"),
 			boolFlag("markdown", "", "the story as markdown for a pull request or an issue, the lane graph as a Mermaid block"),
 			boolFlag("html", "", "the story as one self-contained HTML page (no script, nothing fetched), the lane graph drawn as SVG"))),
@@ -91,6 +92,9 @@ func renderRunLine(b *strings.Builder, s *IO, r loop.RunView) {
 		}
 		if l.Text != "" {
 			fmt.Fprintf(b, "  %s", l.Text)
+		}
+		if l.KeptFrom != "" {
+			fmt.Fprintf(b, "  (kept from %s)", l.KeptFrom)
 		}
 		b.WriteString("\n")
 		if l.Stage == "handed-back" || l.Stage == "waiting" && l.Findings != "" {

@@ -37,9 +37,11 @@ type AbandonInput struct {
 	DeleteBranches bool `json:"delete_branches,omitempty"`
 }
 
-// RunInput optionally names a run; the newest unfinished one otherwise.
+// RunInput optionally names a run (the newest unfinished one otherwise); Open asks implement status
+// for the unfinished runs alone (with any whose state cannot be read: it is not known to be over).
 type RunInput struct {
-	Run loop.RunID `json:"run,omitempty"`
+	Run  loop.RunID `json:"run,omitempty"`
+	Open bool       `json:"open,omitempty"`
 }
 
 // StepInput names a run and the --route overrides for the agents it dispatches.
@@ -91,8 +93,8 @@ func ImplementVerbs() []verb.Verb {
 			Summary:   "Verify what an agent wrote at an await's return path, record it, and advance the run",
 			OpenWorld: true},
 			implementReceipt),
-		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"}, Example: "abcd implement status\nabcd implement status --run <run-id> --json",
-			Summary: "Show every run (or one): lanes, stages and open awaits", ReadOnly: true, Idempotent: true},
+		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"}, Example: "abcd implement status\nabcd implement status --open\nabcd implement status --run <run-id> --json",
+			Summary: "Show every run (or one, or the unfinished ones): lanes, stages and open awaits", ReadOnly: true, Idempotent: true},
 			implementStatus),
 		// implement_record is declared by ports/loop/story, which tells its result as markdown and HTML.
 		verb.Declare(verb.Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"}, Example: "abcd implement abandon\nabcd implement abandon --run <run-id> --delete-branches",
@@ -462,7 +464,9 @@ func implementStatus(ctx context.Context, a *Deps, in *RunInput) (ImplementStatu
 				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}, Unfenced: []string{}, Spend: loop.SpendOf(loop.State{})})
 			continue
 		}
-		res.Runs = append(res.Runs, a.runView(s))
+		if !in.Open || !s.Finished() {
+			res.Runs = append(res.Runs, a.runView(s))
+		}
 	}
 	return res, nil
 }

@@ -103,6 +103,9 @@ func TestANewRunKeepsWhatTheLastDeliveredAndRedoesWhatWasHandedBack(t *testing.T
 		assert.Check(t, is.Equal(laneOf(second.Run, id).Stage, "done"), id)
 		assert.Check(t, is.Equal(laneOf(second.Run, id).KeptFrom, ""), id)
 	}
+	text := w.c.cmd(binary, "implement", "status", "--run", run)
+	text.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(text.Stdout(), "Part one of the work.  (kept from "+first.Run+"/lane-1)\n"))
 	// The integration holds the kept lane's commit and the redone lanes' work.
 	integration := laneOf(second.Run, "integration")
 	assert.Check(t, is.Equal(w.c.git(t, "merge-base", "--is-ancestor", delivered.Head, integration.Head), ""))
@@ -154,6 +157,17 @@ func TestANewRunRedoesAKeptLaneWhoseBranchWasLost(t *testing.T) {
 				assert.Check(t, is.Equal(l.KeptFrom, ""), l.ID)
 				assert.Check(t, is.Equal(l.Stage, "waiting"), l.ID)
 			}
+			// The second run is the one unfinished: implement status --open shows it alone.
+			var all, open loop.ImplementStatusResult
+			w.c.abcd(t, 0, &all, "implement", "status")
+			w.c.abcd(t, 0, &open, "implement", "status", "--open")
+			assert.Check(t, is.Len(all.Runs, 2))
+			assert.Assert(t, is.Len(open.Runs, 1))
+			assert.Check(t, is.Equal(open.Runs[0].Run, second.Run.Run))
+			text := w.c.cmd(binary, "implement", "status", "--open")
+			text.Assert(t, icmd.Success)
+			assert.Check(t, is.Contains(text.Stdout(), "run "+second.Run.Run+" (spec, in progress)"))
+			assert.Check(t, !strings.Contains(text.Stdout(), first.Run), text.Stdout())
 		})
 	}
 }
