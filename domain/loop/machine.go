@@ -225,6 +225,10 @@ func (s *State) handBackFor(lane int, findings, root string) {
 	}
 }
 
+// AbandonedFindings is what implement abandon hands each moving lane back with: how a run that was
+// abandoned is told from one its reviews ended.
+const AbandonedFindings = "The run was abandoned.\n"
+
 // Abandon ends a run that is not finished: every lane still moving is handed back saying so, and
 // its open awaits are dropped. What the run recorded stays.
 func (s *State) Abandon(why string) {

@@ -9,8 +9,8 @@ import (
 	"github.com/abcd-dev/abcd/domain/refusal"
 )
 
-// carryOver is what a new run of the spec takes over from the spec's newest finished run (Carry):
-// git says, for each lane that run delivered, whether its head still stands on its branch.
+// carryOver is what a new run of the spec takes over from its newest finished run (Carry), git
+// asked whether each delivered lane's head still stands on its branch.
 func (a *Deps) carryOver(ctx context.Context, spec record.Spec) (loop.Carried, error) {
 	prev, err := a.LastFinished(ctx, spec.Front.ID)
 	if err != nil || prev.Run == "" {
@@ -32,8 +32,7 @@ func (a *Deps) carryOver(ctx context.Context, spec record.Spec) (loop.Carried, e
 		} else if err != nil {
 			return loop.Carried{}, err
 		}
-		// A head no longer on its branch (the branch rewritten, or the commit gone) is not kept: the
-		// record says it passed review, but git no longer holds that work where the run left it.
+		// A head no longer on its branch (rewritten, or the commit gone) is work git no longer holds.
 		if on, err := a.Git.IsAncestor(ctx, l.Head, tip); err != nil {
 			return loop.Carried{}, err
 		} else if !on {
@@ -43,8 +42,7 @@ func (a *Deps) carryOver(ctx context.Context, spec record.Spec) (loop.Carried, e
 	return loop.Carry(prev, steps, lost), nil
 }
 
-// LastFinished is the spec's newest finished run (a zero state when it has none); a run whose
-// state cannot be read is passed over, as the spec's other verbs pass it.
+// LastFinished is the spec's newest finished run (zero for none); an unreadable run is passed over.
 func (a *Deps) LastFinished(ctx context.Context, spec string) (loop.State, error) {
 	ids, err := a.Runs.Runs(ctx)
 	if err != nil {
@@ -61,4 +59,9 @@ func (a *Deps) LastFinished(ctx context.Context, spec string) (loop.State, error
 		}
 	}
 	return last, nil
+}
+
+// Abandon ends an unfinished run as implement abandon does, its branches kept (prune --unfinished).
+func Abandon(ctx context.Context, a *Deps, run string) (StepResult, error) {
+	return implementAbandon(ctx, a, &AbandonInput{Run: loop.RunID(run)})
 }

@@ -329,9 +329,8 @@ func (a *Deps) activeRuns(ctx context.Context, spec string) ([]string, error) {
 	return out, nil
 }
 
-// deliveredRun is the spec's last run when it finished with every lane delivered ("" when its last
-// run handed a lane back or was abandoned, or it has none: work is left for a new run). It is asked
-// only when the spec has no unfinished run, so its last run is its last finished one.
+// deliveredRun is the spec's last run when every lane of it was delivered ("" otherwise: work is left
+// for a new run); asked when the spec has no unfinished run, so its last run is its last finished.
 func (a *Deps) deliveredRun(ctx context.Context, spec string) (string, error) {
 	last, err := a.LastFinished(ctx, spec)
 	if err != nil || slices.ContainsFunc(last.Lanes, func(l loop.Lane) bool { return l.Stage != loop.StageDone }) {
@@ -355,7 +354,7 @@ func implementAbandon(ctx context.Context, a *Deps, in *AbandonInput) (StepResul
 		s := &st.state
 		var did []string
 		if !s.Finished() {
-			s.Abandon("The run was abandoned.\n")
+			s.Abandon(loop.AbandonedFindings)
 			did = append(did, "abandoned the run: every lane still moving is handed back and its awaits are dropped")
 		}
 		did = append(did, st.clearWorktrees(ctx)...)

@@ -26,8 +26,7 @@ type newRun struct {
 	// branches: create each lane's branch at the base (a spec run); a review or audit run works on
 	// the branch that is checked out.
 	branches bool
-	// carried is what a spec run takes over from the spec's last run: its kept lanes' branches are
-	// made at their heads when the run is created.
+	// carried is what a spec run takes over from the spec's last run (its kept lanes made done).
 	carried loop.Carried
 }
 

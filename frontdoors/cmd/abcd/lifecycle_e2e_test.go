@@ -7,6 +7,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/abcd-dev/abcd/adapters/runner/runnertest"
 	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/loop/prune"
 )
 
 // lcSteps: lane-3 builds on lane-2, which the first run's reviewer fails.
@@ -170,4 +173,98 @@ func TestANewRunRedoesAKeptLaneWhoseBranchWasLost(t *testing.T) {
 			assert.Check(t, !strings.Contains(text.Stdout(), first.Run), text.Stdout())
 		})
 	}
+}
+
+// pruneOf runs implement prune --json with args and returns what it did to each run, by run.
+func pruneOf(t *testing.T, w runnerWorld, args ...string) map[string]prune.RunDone {
+	t.Helper()
+	var res prune.Result
+	w.c.abcd(t, 0, &res, append([]string{"implement", "prune"}, args...)...)
+	out := map[string]prune.RunDone{}
+	for _, r := range res.Runs {
+		out[r.Run] = r
+	}
+	return out
+}
+
+func abcdBranches(t *testing.T, w runnerWorld) string {
+	t.Helper()
+	return w.c.git(t, "for-each-ref", "--format=%(refname:short)", "refs/heads/abcd/")
+}
+
+// TestImplementPruneRemovesWhatRunsLeftAndKeepsTheirRecord: prune removes the branches and worktree
+// folders of runs that are over and keeps their record (implement record still tells them); it keeps
+// delivered work found nowhere else (the lane the spec's next run keeps, an integration not merged),
+// leaves an unfinished run whole unless --unfinished, and a run another invocation holds whole
+// always; --dry-run says the same and changes nothing.
+func TestImplementPruneRemovesWhatRunsLeftAndKeepsTheirRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs: in make test, not under -short")
+	}
+	w, first := firstRunHandsBackTwo(t)
+	one := first.Run
+	// The first run handed lane-2 back: its branch goes; lane-1's stays, since the next run keeps it.
+	before := tree(t, w.c.dir, w.c.home)
+	dry := w.c.cmd(binary, "implement", "prune", "--dry-run")
+	dry.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(dry.Stdout(), "run "+one+" (finished)\n  would remove: branch abcd/"+one+"/lane-2\n  kept: abcd/"+one+"/lane-1: delivered, and the spec's next run keeps it"), dry.Stdout())
+	assert.Check(t, is.Contains(dry.Stdout(), "(dry run: nothing was removed)"))
+	assert.Check(t, is.DeepEqual(tree(t, w.c.dir, w.c.home), before), "a dry run writes nothing")
+
+	// The second run keeps lane-1 and delivers the rest; a third is started and left unfinished.
+	w.play(t, w.agents(t)...)
+	var second loop.ImplementRunResult
+	ran := w.abcd(t, "implement", "run", w.spec, "--json")
+	ran.Assert(t, icmd.Success)
+	decodeOne(t, ran.Stdout(), &second)
+	two := second.Run.Run
+	assert.Assert(t, is.Equal(second.Ended, loop.EndedFinished))
+	w.c.git(t, "add", ".abcd")
+	w.c.git(t, "commit", "-q", "-m", "the second run's record")
+	var third loop.StepResult
+	w.c.abcd(t, 0, &third, "implement", "start", w.spec)
+	three := third.Run.Run
+
+	// The first run's lock held by another invocation: it is left whole, and said so.
+	release := holdFolderLock(t, filepath.Join(w.c.dir, ".abcd", ".work.local", "run", one))
+	held := pruneOf(t, w, "--run", one)
+	release()
+	assert.Check(t, is.Equal(held[one].Standing, prune.StandingInUse))
+	assert.Check(t, is.Contains(abcdBranches(t, w), "abcd/"+one+"/lane-2"), "nothing of a held run is removed")
+
+	got := pruneOf(t, w)
+	assert.Check(t, is.DeepEqual(got[one].Removed, []string{"branch abcd/" + one + "/lane-1", "branch abcd/" + one + "/lane-2"}))
+	assert.Check(t, is.Len(got[one].Kept, 0), "a newer run made its own branch at what it kept")
+	assert.Check(t, is.DeepEqual(got[two].Removed, []string{"branch abcd/" + two + "/lane-1", "branch abcd/" + two + "/lane-2", "branch abcd/" + two + "/lane-3"}), "%+v", got[two])
+	assert.Check(t, is.DeepEqual(got[two].Kept, []string{"abcd/" + two + "/integration: the run's delivered work, not in main yet: merge it (or delete it with git branch -D)"}))
+	assert.Check(t, is.Equal(got[three].Standing, prune.StandingUnfinished))
+	assert.Check(t, is.Contains(got[three].Left, "give --unfinished"))
+	assert.Check(t, is.Equal(abcdBranches(t, w), "abcd/"+two+"/integration"))
+	// Their record stays, and tells them.
+	for _, run := range []string{one, two} {
+		var story loop.ImplementRecordResult
+		w.c.abcd(t, 0, &story, "implement", "record", "--run", run)
+		assert.Check(t, is.Equal(story.Run.Run, run))
+		assert.Check(t, len(story.Implementations) > 0, run)
+		md := w.c.cmd(binary, "implement", "record", "--run", run, "--markdown")
+		md.Assert(t, icmd.Success)
+		_, err := os.Stat(filepath.Join(w.c.dir, ".abcd", ".work.local", "run", run, "worktrees"))
+		assert.Check(t, os.IsNotExist(err), "%s's worktree folder: %v", run, err)
+	}
+
+	// Once the integration is merged into main, it goes too; pruning again otherwise changes nothing.
+	w.c.git(t, "merge", "-q", "--no-edit", "abcd/"+two+"/integration")
+	got = pruneOf(t, w)
+	assert.Check(t, is.DeepEqual(got[two].Removed, []string{"branch abcd/" + two + "/integration"}))
+	assert.Check(t, is.Len(got[one].Removed, 0))
+	assert.Check(t, is.Equal(abcdBranches(t, w), ""))
+
+	// Asked, the unfinished run is abandoned and pruned; its record says it was abandoned.
+	got = pruneOf(t, w, "--run", three, "--unfinished")
+	assert.Check(t, got[three].Abandoned)
+	var status loop.ImplementStatusResult
+	w.c.abcd(t, 0, &status, "implement", "status", "--open")
+	assert.Check(t, is.Len(status.Runs, 0))
+	got = pruneOf(t, w, "--run", three)
+	assert.Check(t, is.Equal(got[three].Standing, prune.StandingAbandoned))
 }
