@@ -268,3 +268,69 @@ func TestImplementPruneRemovesWhatRunsLeftAndKeepsTheirRecord(t *testing.T) {
 	got = pruneOf(t, w, "--run", three)
 	assert.Check(t, is.Equal(got[three].Standing, prune.StandingAbandoned))
 }
+
+// completeWith runs cobra's hidden __complete through the binary and returns the candidates and the
+// directive line it ends with.
+func completeWith(t *testing.T, w runnerWorld, args ...string) ([]string, string) {
+	t.Helper()
+	res := w.c.cmd(binary, append([]string{"__complete"}, args...)...)
+	res.Assert(t, icmd.Success)
+	lines := strings.Split(strings.TrimSuffix(res.Stdout(), "\n"), "\n")
+	assert.Assert(t, len(lines) > 0, res.Stdout())
+	return lines[:len(lines)-1], lines[len(lines)-1]
+}
+
+// TestCompletionOffersTheRecordsRunsAndReturns: the shell's Tab offers, read from the record and the
+// runs and writing nothing, the ids and slugs of records where a REF is taken, the open specs where
+// a run starts, run ids for --run and the return paths of open awaits for a receipt.
+func TestCompletionOffersTheRecordsRunsAndReturns(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	// No runner: the step's awaits are the host's, with return paths to hand in.
+	assert.NilError(t, os.Remove(filepath.Join(w.c.home, ".abcd", "config.json")))
+	var started loop.StepResult
+	w.c.abcd(t, 0, &started, "implement", "start", w.spec)
+	run := started.Run.Run
+	var stepped loop.StepResult
+	w.c.abcd(t, 0, &stepped, "implement", "step")
+	assert.Assert(t, is.Len(stepped.Run.Awaits, 1))
+	ret := stepped.Run.Awaits[0].Return
+
+	noFiles := ":4" // cobra.ShellCompDirectiveNoFileComp
+	before := tree(t, w.c.dir, w.c.home)
+	specPath := w.c.pathOf(t, w.spec)
+	slug := strings.TrimPrefix(strings.TrimSuffix(filepath.Base(specPath), ".md"), w.spec+"-")
+	got, directive := completeWith(t, w, "spec", "show", "")
+	assert.Check(t, is.Equal(directive, noFiles))
+	assert.Check(t, is.Contains(got, w.spec+"\tFaster cold start"), "%q", got)
+	assert.Check(t, is.Contains(got, slug+"\t"+w.spec), "%q", got)
+	got, _ = completeWith(t, w, "intent", "show", slug[:4])
+	assert.Check(t, is.DeepEqual(got, []string{slug + "\t" + w.intent}), "only what starts with what was typed")
+	got, _ = completeWith(t, w, "implement", "start", "spc-")
+	assert.Check(t, is.DeepEqual(got, []string{w.spec + "\tFaster cold start"}))
+	got, _ = completeWith(t, w, "spec", "new", "A title", "--intent", "itd-")
+	assert.Check(t, is.DeepEqual(got, []string{w.intent + "\tFaster cold start"}))
+	got, directive = completeWith(t, w, "implement", "record", "--run", "")
+	assert.Check(t, is.Equal(directive, noFiles))
+	assert.Check(t, is.DeepEqual(got, []string{run + "\tspec " + w.spec + ", in progress"}))
+	got, _ = completeWith(t, w, "implement", "step", "--run", "run-")
+	assert.Check(t, is.DeepEqual(got, []string{run + "\tspec " + w.spec + ", in progress"}))
+	got, _ = completeWith(t, w, "implement", "receipt", "")
+	assert.Check(t, is.DeepEqual(got, []string{ret + "\tlane-1 implementer"}))
+	// After the one argument a command takes, nothing; a field abcd cannot list keeps the shell's own.
+	got, directive = completeWith(t, w, "implement", "receipt", ret, "")
+	assert.Check(t, is.Len(got, 0))
+	assert.Check(t, is.Equal(directive, noFiles))
+	_, directive = completeWith(t, w, "history", "capture", "")
+	assert.Check(t, directive != noFiles, "a transcript is a file: %s", directive)
+	assert.Check(t, is.DeepEqual(tree(t, w.c.dir, w.c.home), before), "completing writes nothing")
+
+	// Once the run is abandoned, the verbs that go on with a run offer it no more; record still does.
+	w.c.abcd(t, 0, nil, "implement", "abandon")
+	got, _ = completeWith(t, w, "implement", "step", "--run", "")
+	assert.Check(t, is.Len(got, 0))
+	got, _ = completeWith(t, w, "implement", "prune", "--run", "")
+	assert.Check(t, is.DeepEqual(got, []string{run + "\tspec " + w.spec + ", finished"}))
+	script := w.c.cmd(binary, "completion", "zsh")
+	script.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(script.Stdout(), "#compdef abcd"))
+}
