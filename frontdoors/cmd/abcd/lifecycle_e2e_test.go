@@ -334,3 +334,24 @@ func TestCompletionOffersTheRecordsRunsAndReturns(t *testing.T) {
 	script.Assert(t, icmd.Success)
 	assert.Check(t, is.Contains(script.Stdout(), "#compdef abcd"))
 }
+
+// TestImplementPruneRefusesWhatItCannotRead: a run whose state cannot be read is told beside the
+// others and left whole; named, it is refused (exit 2), as an unknown run is, and nothing is written.
+func TestImplementPruneRefusesWhatItCannotRead(t *testing.T) {
+	w := newRunnerWorld(t, "1. Part one of the work.")
+	var started loop.StepResult
+	w.c.abcd(t, 0, &started, "implement", "start", w.spec)
+	run := started.Run.Run
+	state := filepath.Join(w.c.dir, ".abcd", ".work.local", "run", run, "state.json")
+	assert.NilError(t, os.WriteFile(state, []byte("{\"schema_version\": 2, \"surprise\": 1}\n"), 0o600))
+	before := tree(t, w.c.dir, w.c.home)
+	got := pruneOf(t, w)
+	assert.Check(t, is.Equal(got[run].Standing, prune.StandingUnreadable))
+	assert.Check(t, is.Contains(got[run].Left, "its state cannot be read"))
+	for _, args := range [][]string{{"--run", run}, {"--run", "run-2612010000000000"}, {"--run", "not-a-run"}} {
+		res := w.c.cmd(binary, append([]string{"implement", "prune", "--json"}, args...)...)
+		res.Assert(t, icmd.Expected{ExitCode: 2})
+		assert.Check(t, is.Contains(res.Stdout(), `"kind":"refused"`), res.Stdout())
+	}
+	assert.Check(t, is.DeepEqual(tree(t, w.c.dir, w.c.home), before), "nothing written")
+}
