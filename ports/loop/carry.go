@@ -42,25 +42,6 @@ func (a *Deps) carryOver(ctx context.Context, spec record.Spec) (loop.Carried, e
 	return loop.Carry(prev, steps, lost), nil
 }
 
-// LastFinished is the spec's newest finished run (zero for none); an unreadable run is passed over.
-func (a *Deps) LastFinished(ctx context.Context, spec string) (loop.State, error) {
-	ids, err := a.Runs.Runs(ctx)
-	if err != nil {
-		return loop.State{}, err
-	}
-	var last loop.State
-	for _, id := range ids {
-		s, err := a.LoadRun(ctx, id)
-		if err != nil || s.Spec != spec || s.Kind != loop.KindSpec || !s.Finished() {
-			continue
-		}
-		if last.Run == "" || s.Created > last.Created || (s.Created == last.Created && s.Run > last.Run) {
-			last = s
-		}
-	}
-	return last, nil
-}
-
 // Abandon ends an unfinished run as implement abandon does, its branches kept (prune --unfinished).
 func Abandon(ctx context.Context, a *Deps, run string) (StepResult, error) {
 	return implementAbandon(ctx, a, &AbandonInput{Run: loop.RunID(run)})
