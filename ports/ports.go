@@ -370,6 +370,9 @@ type Git interface {
 	DefaultBranch(ctx context.Context) (string, error)
 	// DeleteBranch deletes a branch abcd made, whatever it holds; an absent one is not an error.
 	DeleteBranch(ctx context.Context, name string) error
+	// BranchesUnder lists the branches whose names start with prefix/ (a run's, abcd/<run>), sorted;
+	// more than max is a refusal.
+	BranchesUnder(ctx context.Context, prefix string, max int) ([]string, error)
 	// ClearRefLock removes the lock file a killed git left on the ref of a branch abcd made, so the
 	// branch can be made again; absent is not an error. The caller holds the run's lock.
 	ClearRefLock(ctx context.Context, name string) error

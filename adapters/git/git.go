@@ -535,6 +535,28 @@ func (g Git) ClearRefLock(ctx context.Context, name string) error {
 	return nil
 }
 
+// BranchesUnder lists the branches named prefix/..., sorted: git's own listing of refs/heads/prefix,
+// bounded; more than max is refused.
+func (g Git) BranchesUnder(ctx context.Context, prefix string, max int) ([]string, error) {
+	if prefix == "" || strings.HasPrefix(prefix, "-") || strings.ContainsAny(prefix, " \t\n\x00*?[") {
+		return nil, refusal.New(refusal.CodeRefInvalid, "git ref", fmt.Sprintf("%q is not a branch prefix", text.Clip(prefix)), "give a branch folder, such as abcd/run-1")
+	}
+	out, cut, err := g.run(ctx, (max+1)*300, "for-each-ref", "--format=%(refname)", "--sort=refname", "refs/heads/"+strings.TrimSuffix(prefix, "/")+"/")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, ok := strings.CutPrefix(line, "refs/heads/"); ok {
+			names = append(names, name)
+		}
+	}
+	if cut || len(names) > max {
+		return nil, refusal.New(refusal.CodeInputInvalid, prefix, fmt.Sprintf("has more than %d branches", max), "delete the ones you no longer need with git branch -D")
+	}
+	return names, nil
+}
+
 // DeleteBranch deletes a branch abcd made; an absent one is not an error.
 //
 // A git killed while it deleted a branch leaves packed-refs.lock, and git then refuses every deletion

@@ -314,6 +314,30 @@ func TestDeleteBranch(t *testing.T) {
 	assert.NilError(t, g.DeleteBranch(ctx, "abcd/run-1/lane-1"), "deleting it again is not an error")
 }
 
+// TestBranchesUnder lists a run's branches, not another run's whose id starts the same, and refuses
+// a prefix that is not a branch folder, or more branches than asked for.
+func TestBranchesUnder(t *testing.T) {
+	t.Parallel() // its own repository
+	dir, commits := repo(t)
+	g := Git{Dir: dir.Path()}
+	ctx := context.Background()
+	for _, b := range []string{"abcd/run-1/lane-1", "abcd/run-1/attempts/lane-1-await-1-x", "abcd/run-10/lane-1", "abcd/run-1x"} {
+		assert.NilError(t, g.CreateBranch(ctx, b, commits[1]))
+	}
+	got, err := g.BranchesUnder(ctx, "abcd/run-1", 8)
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(got, []string{"abcd/run-1/attempts/lane-1-await-1-x", "abcd/run-1/lane-1"}))
+	none, err := g.BranchesUnder(ctx, "abcd/run-2", 8)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(none, 0))
+	_, err = g.BranchesUnder(ctx, "abcd/run-1", 1)
+	assert.Check(t, is.ErrorContains(err, "has more than 1 branches"))
+	for _, bad := range []string{"", "-x", "abcd/*", "a b"} {
+		_, err = g.BranchesUnder(ctx, bad, 8)
+		assert.Check(t, is.ErrorContains(err, "is not a branch prefix"), bad)
+	}
+}
+
 // TestDeleteBranchPastPackedRefsLocks: a packed-refs.lock a killed git left (stale) is removed and
 // the branch deleted; one a live git still holds past git's own wait (the killed abcd's git, which
 // runs on) is waited out, and the branch deleted once it lets go.

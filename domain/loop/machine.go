@@ -21,6 +21,9 @@ type LaneSpec struct {
 	// Head is the commit a review or audit run validates; empty for a spec lane, whose head comes
 	// from its implementer's receipt.
 	Head string
+	// Kept is set when the step was delivered by an earlier run of the spec and is taken over as it
+	// stood: the lane starts done at its head (Carry).
+	Kept *Kept
 }
 
 // Options are a new run's settings.
@@ -59,6 +62,9 @@ func New(kind Kind, o Options, lanes []LaneSpec) State {
 		}
 		if kind != KindSpec {
 			l.Stage, l.Head, l.Round, l.Start = StageValidate, ls.Head, 1, o.Base
+		} else if k := ls.Kept; k != nil {
+			// Its Progress line is in the spec already, from the run that delivered it.
+			l.Stage, l.Start, l.Head, l.Delivered, l.KeptFrom = StageDone, k.Start, k.Head, true, k.From()
 		}
 		s.Lanes = append(s.Lanes, l)
 	}
@@ -218,6 +224,10 @@ func (s *State) handBackFor(lane int, findings, root string) {
 		}
 	}
 }
+
+// AbandonedFindings is what implement abandon hands each moving lane back with: how a run that was
+// abandoned is told from one its reviews ended.
+const AbandonedFindings = "The run was abandoned.\n"
 
 // Abandon ends a run that is not finished: every lane still moving is handed back saying so, and
 // its open awaits are dropped. What the run recorded stays.

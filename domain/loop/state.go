@@ -118,7 +118,10 @@ type Lane struct {
 	// starts and once the run is over.
 	Worktree string `json:"worktree"`
 	// Delivered is set once the lane's line is in the spec's Progress section.
-	Delivered       bool              `json:"delivered"`
+	Delivered bool `json:"delivered"`
+	// KeptFrom is <run>/<lane> when the lane was delivered by an earlier run of the spec and this run
+	// took it over as it stood (Carry): it starts done at that lane's head; "" otherwise.
+	KeptFrom        string            `json:"kept_from,omitempty"`
 	Head            string            `json:"head"`
 	Round           int               `json:"round"`
 	Failed          int               `json:"failed"`
@@ -352,6 +355,8 @@ func (s State) Check() error {
 			return fmt.Errorf("%s has worktree %q; a lane's worktree is %s", what, text.Clip(l.Worktree), WorktreeDir(s.Run, l.ID))
 		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head), l.Conflict.Head != "" && !isCommit(l.Conflict.Head):
 			return fmt.Errorf("%s names a start or head that is not a commit id", what)
+		case l.KeptFrom != "" && (l.Stage != StageDone || l.Integration || !keptFrom(l.KeptFrom)):
+			return fmt.Errorf("%s is kept from %q, which is no <run>/<lane> of an earlier run, or the lane is not done", what, text.Clip(l.KeptFrom))
 		case l.Conflict.With != "" && (!ids[l.Conflict.With] || l.Stage != StageWaiting || l.Worktree == ""):
 			return fmt.Errorf("%s waits for a merge of %q by hand, which is no lane of the run, or the lane is not waiting in its worktree", what, text.Clip(l.Conflict.With))
 		}

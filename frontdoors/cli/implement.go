@@ -11,6 +11,7 @@ import (
 	"github.com/abcd-dev/abcd/domain/text"
 	"github.com/abcd-dev/abcd/ports/app"
 	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/loop/prune"
 )
 
 // implementCommands are the build loop's verbs: implement start|step|receipt|status|record, and review.
@@ -24,12 +25,16 @@ func implementCommands(a *app.App, s *IO, opts *options) []*cobra.Command {
 			textFlag("run", "the run (default: the newest unfinished one)"), routeFlag()),
 		verbCommand(a, s, opts, "implement_receipt", "receipt PATH", renderStep, arg("path"),
 			textFlag("run", "the run (default: the one the path is under)")),
-		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run")),
+		verbCommand(a, s, opts, "implement_status", "status", renderImplementStatus, textFlag("run", "only this run"),
+			boolFlag("open", "", "only the runs not finished")),
 		withOut(s, verbCommand(a, s, opts, "implement_record", "record", renderRecord, textFlag("run", "the run (default: the newest)"),
 			boolFlag("markdown", "", "the story as markdown for a pull request or an issue, the lane graph as a Mermaid block"),
 			boolFlag("html", "", "the story as one self-contained HTML page (no script, nothing fetched), the lane graph drawn as SVG"))),
 		verbCommand(a, s, opts, "implement_abandon", "abandon", renderStep, textFlag("run", "the run (default: the one unfinished run)"),
 			boolFlag("delete_branches", "", "delete the run's lane and integration branches too")),
+		verbCommand(a, s, opts, "implement_prune", "prune", renderPrune, textFlag("run", "only this run (default: every run)"),
+			boolFlag("unfinished", "", "abandon each unfinished run no invocation holds, then prune it too"),
+			boolFlag("dry_run", "", "say what would be removed, and remove nothing")),
 		verbCommandExit(a, s, opts, "implement_run", "run [SPEC]", renderRun, runExit, optArg("spec"),
 			textFlag("run", "the run to go on with (default: the spec's unfinished run, else the one unfinished run)"),
 			textFlag("base", "the commit a new run's lanes start from (default: build.base, else the repository's default branch)"), routeFlag(),
@@ -92,6 +97,9 @@ func renderRunLine(b *strings.Builder, s *IO, r loop.RunView) {
 		}
 		if l.Text != "" {
 			fmt.Fprintf(b, "  %s", l.Text)
+		}
+		if l.KeptFrom != "" {
+			fmt.Fprintf(b, "  (kept from %s)", l.KeptFrom)
 		}
 		b.WriteString("\n")
 		if l.Stage == "handed-back" || l.Stage == "waiting" && l.Findings != "" {
@@ -252,4 +260,41 @@ func runExit(r loop.ImplementRunResult) error {
 		return exitCode(3)
 	}
 	return nil
+}
+
+func renderPrune(s *IO, r prune.Result) string {
+	var b strings.Builder
+	if len(r.Runs) == 0 {
+		b.WriteString("no runs\n")
+	}
+	removed, would := "removed", ""
+	if r.DryRun {
+		removed, would = "would remove", " (dry run: nothing was removed)"
+	}
+	for _, run := range r.Runs {
+		fmt.Fprintf(&b, "%s %s (%s)\n", s.bold("run"), run.Run, run.Standing)
+		if run.Left != "" {
+			fmt.Fprintf(&b, "  left whole: %s\n", run.Left)
+			continue
+		}
+		if run.Abandoned {
+			fmt.Fprintf(&b, "  %s\n", map[bool]string{true: "would abandon it first", false: "abandoned it first"}[r.DryRun])
+		}
+		for _, what := range run.Removed {
+			fmt.Fprintf(&b, "  %s: %s\n", removed, what)
+		}
+		for _, why := range run.Kept {
+			fmt.Fprintf(&b, "  kept: %s\n", why)
+		}
+		if len(run.Removed)+len(run.Kept) == 0 {
+			b.WriteString("  nothing left to remove; its record stays\n")
+		} else {
+			b.WriteString("  its record stays (abcd implement record --run " + run.Run + ")\n")
+		}
+	}
+	b.WriteString(would)
+	if would != "" {
+		b.WriteString("\n")
+	}
+	return b.String()
 }

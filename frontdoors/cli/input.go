@@ -111,6 +111,7 @@ func verbCommandExit[R any](a *app.App, s *IO, opts *options, verb, use string, 
 	cmd.Annotations[annotationArgs] = strings.Join(positional, ",")
 	cmd.Annotations[annotationFlags] = strings.Join(flagPairs, ",")
 	cmd.Args = argCount(required, len(positional))
+	completeFields(cmd, a, verb, fields)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		in := map[string]any{}
 		for i, a := range args {

@@ -50,6 +50,7 @@ var verbArgs = map[string][]string{
 	"decision_show":       {"a-decision"},
 	"implement_start":     {"open-spec", "--again"},
 	"implement_abandon":   nil,
+	"implement_prune":     nil,
 	"implement_step":      nil,
 	"implement_run":       {"open-spec"},
 	"implement_receipt":   {seedReceiptPath()},

@@ -16,6 +16,7 @@ import (
 	"github.com/abcd-dev/abcd/ports/guard"
 	"github.com/abcd-dev/abcd/ports/history"
 	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/loop/prune"
 	"github.com/abcd-dev/abcd/ports/loop/story"
 	"github.com/abcd-dev/abcd/ports/record"
 	"github.com/abcd-dev/abcd/ports/rules"
@@ -40,7 +41,7 @@ func buildTable() []verb.Verb {
 	verbs = append(verbs, record.DecisionVerbs()...)
 	verbs = append(verbs, record.RecordVerbs()...)
 	verbs = append(verbs, loop.ImplementVerbs()...)
-	verbs = append(verbs, story.RecordVerb())
+	verbs = append(verbs, story.RecordVerb(), prune.Verb())
 	verbs = append(verbs, loop.ReviewVerbs()...)
 	verbs = append(verbs, guard.GuardVerbs()...)
 	verbs = append(verbs, rules.RulesVerbs()...)

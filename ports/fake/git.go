@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/domain/runner"
@@ -264,6 +265,20 @@ func (g *Git) ClearStaleLocks(_ context.Context, _, branch string) ([]string, er
 	}
 	delete(g.LockedRefs, branch)
 	return []string{"refs/heads/" + branch + ".lock"}, nil
+}
+
+func (g *Git) BranchesUnder(_ context.Context, prefix string, max int) ([]string, error) {
+	var out []string
+	for b := range g.Branches {
+		if strings.HasPrefix(b, prefix+"/") {
+			out = append(out, b)
+		}
+	}
+	if len(out) > max {
+		return nil, fmt.Errorf("more than %d branches under %s", max, prefix)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 func (g *Git) DeleteBranch(_ context.Context, name string) error {

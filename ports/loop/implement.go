@@ -37,9 +37,11 @@ type AbandonInput struct {
 	DeleteBranches bool `json:"delete_branches,omitempty"`
 }
 
-// RunInput optionally names a run; the newest unfinished one otherwise.
+// RunInput optionally names a run (the newest unfinished one otherwise); Open asks implement status
+// for the unfinished runs alone (with any whose state cannot be read: it is not known to be over).
 type RunInput struct {
-	Run loop.RunID `json:"run,omitempty"`
+	Run  loop.RunID `json:"run,omitempty"`
+	Open bool       `json:"open,omitempty"`
 }
 
 // StepInput names a run and the --route overrides for the agents it dispatches.
@@ -91,8 +93,8 @@ func ImplementVerbs() []verb.Verb {
 			Summary:   "Verify what an agent wrote at an await's return path, record it, and advance the run",
 			OpenWorld: true},
 			implementReceipt),
-		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"}, Example: "abcd implement status\nabcd implement status --run <run-id> --json",
-			Summary: "Show every run (or one): lanes, stages and open awaits", ReadOnly: true, Idempotent: true},
+		verb.Declare(verb.Verb{Name: "implement_status", Path: []string{"implement", "status"}, Example: "abcd implement status\nabcd implement status --open\nabcd implement status --run <run-id> --json",
+			Summary: "Show every run (or one, or the unfinished ones): lanes, stages and open awaits", ReadOnly: true, Idempotent: true},
 			implementStatus),
 		// implement_record is declared by ports/loop/story, which tells its result as markdown and HTML.
 		verb.Declare(verb.Verb{Name: "implement_abandon", Path: []string{"implement", "abandon"}, Example: "abcd implement abandon\nabcd implement abandon --run <run-id> --delete-branches",
@@ -131,13 +133,21 @@ func implementStart(ctx context.Context, a *Deps, in *ImplementStartInput) (Step
 			// Loud, not refused: the briefs tell each implementer what to do without one.
 			a.Diag.Warn("build.dod is not set, so no command proves a lane done: each implementer is told to run the project's own checks and say which; set build.dod in .abcd/config.json (for example \"make test\") for later runs")
 		}
-		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true,
+		carried, err := a.carryOver(ctx, spec)
+		if err != nil {
+			return StepResult{}, err
+		}
+		res, _, err := a.createRun(ctx, rec, newRun{kind: loop.KindSpec, branches: true, carried: carried,
 			opts: loop.Options{Spec: spec.Front.ID, Intent: it.Front.ID, Base: kept.baseSHA, BaseRef: kept.base, DoD: kept.dod, DoDEnv: kept.dodEnv, FixRounds: kept.fixRounds,
 				Criteria: criteria, Validators: validatorAgents},
 			lanes: func(run string) []loop.LaneSpec {
 				var lanes []loop.LaneSpec
 				for _, st := range spec.Steps {
-					lanes = append(lanes, loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)})
+					ls := loop.LaneSpec{Step: st.N, Text: st.Text, After: st.After, Branch: fmt.Sprintf("abcd/%s/lane-%d", run, st.N)}
+					if k, ok := carried.Kept[st.N]; ok {
+						ls.Kept = &k
+					}
+					lanes = append(lanes, ls)
 				}
 				return lanes
 			}}, nil) // a spec run's first step starts lanes; it calls no route
@@ -319,30 +329,12 @@ func (a *Deps) activeRuns(ctx context.Context, spec string) ([]string, error) {
 	return out, nil
 }
 
-// deliveredRun is the spec's last run when it finished with every lane delivered ("" when its last
-// run handed a lane back or was abandoned, or it has none: work is left for a new run).
+// deliveredRun is the spec's last run when every lane of it was delivered ("" otherwise: work is left
+// for a new run); asked when the spec has no unfinished run, so its last run is its last finished.
 func (a *Deps) deliveredRun(ctx context.Context, spec string) (string, error) {
-	ids, err := a.Runs.Runs(ctx)
-	if err != nil {
+	last, err := a.LastFinished(ctx, spec)
+	if err != nil || slices.ContainsFunc(last.Lanes, func(l loop.Lane) bool { return l.Stage != loop.StageDone }) {
 		return "", err
-	}
-	var last loop.State
-	for _, id := range ids {
-		s, err := a.LoadRun(ctx, id)
-		if err != nil || s.Spec != spec {
-			continue
-		}
-		if last.Run == "" || s.Created > last.Created || (s.Created == last.Created && s.Run > last.Run) {
-			last = s
-		}
-	}
-	if last.Run == "" || !last.Finished() {
-		return "", nil
-	}
-	for _, l := range last.Lanes {
-		if l.Stage != loop.StageDone {
-			return "", nil
-		}
 	}
 	return last.Run, nil
 }
@@ -362,7 +354,7 @@ func implementAbandon(ctx context.Context, a *Deps, in *AbandonInput) (StepResul
 		s := &st.state
 		var did []string
 		if !s.Finished() {
-			s.Abandon("The run was abandoned.\n")
+			s.Abandon(loop.AbandonedFindings)
 			did = append(did, "abandoned the run: every lane still moving is handed back and its awaits are dropped")
 		}
 		did = append(did, st.clearWorktrees(ctx)...)
@@ -471,7 +463,9 @@ func implementStatus(ctx context.Context, a *Deps, in *RunInput) (ImplementStatu
 				FallbacksByRoute: []FallbackCount{}, FallbacksByRole: []FallbackCount{}, Unfenced: []string{}, Spend: loop.SpendOf(loop.State{})})
 			continue
 		}
-		res.Runs = append(res.Runs, a.runView(s))
+		if !in.Open || !s.Finished() {
+			res.Runs = append(res.Runs, a.runView(s))
+		}
 	}
 	return res, nil
 }

@@ -26,6 +26,8 @@ type newRun struct {
 	// branches: create each lane's branch at the base (a spec run); a review or audit run works on
 	// the branch that is checked out.
 	branches bool
+	// carried is what a spec run takes over from the spec's last run (its kept lanes made done).
+	carried loop.Carried
 }
 
 // createRun writes a new run under the record lock rec: its folder, then its state, with the first
@@ -79,6 +81,13 @@ func (st *step) start(ctx context.Context, n newRun) (StepResult, error) {
 		}
 	}
 	did := []string{created(st.state)}
+	if words := n.carried.Words(st.state.Lanes); words != "" {
+		did = append(did, words)
+	}
+	made, err := st.keptBranches(ctx)
+	if err != nil {
+		return StepResult{}, err
+	}
 	if n.kind != loop.KindSpec {
 		opened, err := st.advance(ctx, nil)
 		if err != nil {
@@ -87,9 +96,32 @@ func (st *step) start(ctx context.Context, n newRun) (StepResult, error) {
 		did = append(did, opened...)
 	}
 	if err := st.save(ctx); err != nil {
+		// The run is not made: neither are its kept lanes' branches.
+		for _, b := range made {
+			err = errors.Join(err, st.Git.DeleteBranch(ctx, b))
+		}
 		return StepResult{}, err
 	}
 	return st.result(StepResult{Did: did}), nil
+}
+
+// keptBranches makes each kept lane's branch at its head, so the work the run took over stands on a
+// branch of the run (the earlier run's may be pruned); it returns the branches it made.
+func (st *step) keptBranches(ctx context.Context) ([]string, error) {
+	var made []string
+	for _, ln := range st.state.Lanes {
+		if ln.KeptFrom == "" {
+			continue
+		}
+		if err := st.Git.CreateBranch(ctx, ln.Branch, ln.Head); err != nil {
+			for _, b := range made {
+				err = errors.Join(err, st.Git.DeleteBranch(ctx, b))
+			}
+			return nil, err
+		}
+		made = append(made, ln.Branch)
+	}
+	return made, nil
 }
 
 // created says what a new run is.

@@ -94,7 +94,7 @@ func (a *Deps) runView(s loop.State) RunView {
 	root := a.Root()
 	for _, l := range s.Lanes {
 		lv := LaneView{ID: l.ID, Step: l.Step, Text: l.Text, Branch: l.Branch, Stage: string(l.Stage), Round: l.Round, Failed: l.Failed, Head: l.Head,
-			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings}
+			After: append([]string{}, l.After...), Integration: l.Integration, Start: l.Start, Findings: l.Findings, KeptFrom: l.KeptFrom}
 		if l.Worktree != "" {
 			lv.Worktree = loop.Abs(root, l.Worktree)
 		}

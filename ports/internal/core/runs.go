@@ -31,6 +31,25 @@ func (a *Core) LoadRun(ctx context.Context, run string) (loop.State, error) {
 	return s, nil
 }
 
+// LastFinished is the spec's newest finished run (zero for none); an unreadable run is passed over.
+func (a *Core) LastFinished(ctx context.Context, spec string) (loop.State, error) {
+	ids, err := a.Runs.Runs(ctx)
+	if err != nil {
+		return loop.State{}, err
+	}
+	var last loop.State
+	for _, id := range ids {
+		s, err := a.LoadRun(ctx, id)
+		if err != nil || s.Spec != spec || s.Kind != loop.KindSpec || !s.Finished() {
+			continue
+		}
+		if last.Run == "" || s.Created > last.Created || (s.Created == last.Created && s.Run > last.Run) {
+			last = s
+		}
+	}
+	return last, nil
+}
+
 // IntegrationOf is a spec run's integration lane.
 func IntegrationOf(s loop.State) (loop.Lane, bool) {
 	for _, l := range s.Lanes {

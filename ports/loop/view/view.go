@@ -50,6 +50,9 @@ type LaneView struct {
 	// Findings is why a lane was handed back, what its failed round found, or the merge by hand it
 	// waits for.
 	Findings string `json:"findings"`
+	// KeptFrom is <run>/<lane> when an earlier run of the spec delivered the lane and this run took
+	// it over at that head, not doing it again; "" otherwise.
+	KeptFrom string `json:"kept_from"`
 }
 
 // RunView is one run's standing.
