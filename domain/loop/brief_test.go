@@ -249,7 +249,7 @@ func TestDiffCannotLeaveItsFence(t *testing.T) {
 		t.Fatalf("the diff is not fenced:\n%s", rest)
 	}
 	fence := open[:len(open)-len(strings.TrimLeft(open, open[:1]))]
-	if longest := longestRun(ctx.Diff, fence[0]); len(fence) <= longest {
+	if longest := longestRunIn(ctx.Diff, fence[0]); len(fence) <= longest {
 		t.Errorf("the diff's fence %q is no longer than the diff's own run of %d: the diff can close it and write its own \"## Your return\":\n%s",
 			fence, longest, rest)
 	}
@@ -326,4 +326,13 @@ func TestALaterRoundsReviewerSeesTheEarlierFindings(t *testing.T) {
 			t.Errorf("%s's example is not in its own shape", role)
 		}
 	}
+}
+
+// longestRunIn is the longest run of c in s, counted here apart from the code that fences.
+func longestRunIn(s string, c byte) int {
+	best := 0
+	for _, run := range strings.FieldsFunc(s, func(r rune) bool { return r != rune(c) }) {
+		best = max(best, len(run))
+	}
+	return best
 }

@@ -434,3 +434,26 @@ func StepOrderProblem(steps []Step) (problem string, line int) {
 	}
 	return "", 0
 }
+
+// CriteriaLines is the run's criteria (their ids, kept from its start), each verbatim as the intent
+// holds it now ("ac-1: Given ..."), in the run's order: the ids an auditor's return is checked
+// against. An id the intent no longer holds says so; a run that kept no ids takes the intent's.
+func CriteriaLines(ids []string, now []Criterion) []string {
+	var out []string
+	if len(ids) == 0 {
+		for _, cr := range now {
+			out = append(out, cr.ID+": "+cr.Text)
+		}
+		return out
+	}
+	for _, id := range ids {
+		line := id + ": (the intent file no longer holds this criterion; it was there when the run started)"
+		for _, cr := range now {
+			if cr.ID == id {
+				line = cr.ID + ": " + cr.Text
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}

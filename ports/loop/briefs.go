@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"github.com/abcd-dev/abcd/domain/text"
 	"path"
 	"strings"
 
@@ -86,23 +87,10 @@ func (st *step) conventionsContext(ctx context.Context, c *loop.BriefContext) er
 			diff = string(d)
 		}
 	}
-	prompt := lane.Text + "\n" + strings.Join(diffFiles(diff), "\n")
+	prompt := lane.Text + "\n" + strings.Join(loop.DiffFiles(diff), "\n")
 	inj := set.Handed(set.Match(prompt))
 	c.Conventions = strings.TrimPrefix(inj.Text, rules.InjectionHeader)
 	return nil
-}
-
-// diffFiles are the files a git diff changes, as its headers name them.
-func diffFiles(diff string) []string {
-	var out []string
-	for _, line := range strings.Split(diff, "\n") {
-		if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
-			if i := strings.Index(rest, " b/"); i > 0 {
-				out = append(out, rest[:i])
-			}
-		}
-	}
-	return out
 }
 
 // validatorContext is what a validator's brief adds: the agent's definition, the verdict words, and
@@ -145,7 +133,7 @@ func (st *step) recordContext(ctx context.Context, c *loop.BriefContext) error {
 			return err
 		}
 		c.IntentID, c.IntentTitle, c.IntentPath = it.Front.ID, it.Front.Title, st.abs(l.File.Path)
-		c.Criteria = criteriaOf(s.Criteria, it.Criteria)
+		c.Criteria = record.CriteriaLines(s.Criteria, it.Criteria)
 	}
 	if s.Spec != "" {
 		if l, err := st.Record.Resolve(ctx, record.Specs, verb, "", record.Ref(s.Spec)); err == nil {
@@ -153,29 +141,6 @@ func (st *step) recordContext(ctx context.Context, c *loop.BriefContext) error {
 		}
 	}
 	return nil
-}
-
-// criteriaOf is the run's criteria (their ids, kept from its start), each verbatim as the intent
-// holds it now ("ac-1: Given ..."), in the run's order: the ids an auditor's return is checked
-// against. An id the intent no longer holds says so; a run that kept no ids takes the intent's.
-func criteriaOf(ids []string, now []record.Criterion) []string {
-	var out []string
-	if len(ids) == 0 {
-		for _, cr := range now {
-			out = append(out, cr.ID+": "+cr.Text)
-		}
-		return out
-	}
-	for _, id := range ids {
-		line := id + ": (the intent file no longer holds this criterion; it was there when the run started)"
-		for _, cr := range now {
-			if cr.ID == id {
-				line = cr.ID + ": " + cr.Text
-			}
-		}
-		out = append(out, line)
-	}
-	return out
 }
 
 // reportRel is the implementer's report file of one round (repository-relative), as its receipt
@@ -254,7 +219,7 @@ func (st *step) requestText(ctx context.Context, brief string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "\n## The record: %s (%s)\n\n%s\n", ref.id, l.File.Path, fence(string(data)))
+		fmt.Fprintf(&b, "\n## The record: %s (%s)\n\n%s\n", ref.id, l.File.Path, text.Fenced(string(data)))
 	}
 	text := b.String()
 	if len(text) > maxRequestBytes {
@@ -263,26 +228,11 @@ func (st *step) requestText(ctx context.Context, brief string) (string, error) {
 	return text, nil
 }
 
-// fence quotes text so no line of it can close the fence and read as the request's own.
-func fence(text string) string {
-	n := 3
-	for run, i := 0, 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			n = max(n, run+1)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", n)
-	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f
-}
-
 // diff is git's diff between two commits, at most maxDiffBytes, asked once a step: the briefs of a
 // lane's reviewers show the same diff. Two commit ids name the same trees for good, so the diff read
 // once stands for the step; anything else (a name that could move) is asked each time.
 func (st *step) diff(ctx context.Context, from, to string) ([]byte, bool, error) {
-	if !commitID(from) || !commitID(to) {
+	if !loop.CommitID(from) || !loop.CommitID(to) {
 		return st.Git.Diff(ctx, from, to, maxDiffBytes)
 	}
 	key := [2]string{from, to}
@@ -303,9 +253,4 @@ func (st *step) diff(ctx context.Context, from, to string) ([]byte, bool, error)
 type stepDiff struct {
 	data []byte
 	cut  bool
-}
-
-// commitID is a full commit id (SHA-1 or SHA-256), lower-case hex.
-func commitID(s string) bool {
-	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }

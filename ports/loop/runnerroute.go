@@ -131,7 +131,7 @@ func validatorHeadless(aw loop.Await, schema []byte) string {
 	}
 	return fmt.Sprintf("\n\n## You run headless: how you answer\n\nThis supersedes the brief's return instructions. Do not write any file: your final answer is "+
 		"your return, and abcd places it at the return path for you. Answer with exactly one JSON object in the published %s shape, "+
-		"and nothing else (no prose around it). Its schema:\n\n%s\n", name, fence(strings.TrimSpace(string(schema))))
+		"and nothing else (no prose around it). Its schema:\n\n%s\n", name, text.Fenced(strings.TrimSpace(string(schema))))
 }
 
 // validateOnRunner runs a reviewer's or the auditor's step: read-only, in the lane's worktree (or an
@@ -566,7 +566,7 @@ func runnerReport(c runnerCall, o runner.Outcome, sha string, res ports.DoDResul
 	if strings.TrimSpace(o.Final) == "" {
 		b.WriteString("(the agent ended with no summary)\n")
 	} else {
-		b.WriteString(fence(text.Prefix(o.Final, 64<<10)) + "\n")
+		b.WriteString(text.Fenced(text.Prefix(o.Final, 64<<10)) + "\n")
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"github.com/abcd-dev/abcd/ports/loop/view"
 	"sort"
 
 	"github.com/abcd-dev/abcd/domain/hint"
@@ -60,7 +61,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 			for _, v := range r.Verdicts {
 				view := RecordVerdictView{Lane: l.ID, Round: r.N, Role: v.Role, Word: v.Word, Pass: v.Pass,
 					Tier: v.Routing.Tier, Route: v.Routing.Route, Ran: v.Routing.Ran, Return: v.Return, SHA256: v.SHA256, Findings: v.Findings,
-					Receipt: s.RouteReceipt(l.ID, r.N, v), Call: callView(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return),
+					Receipt: s.RouteReceipt(l.ID, r.N, v), Call: view.CallOf(v), Runner: v.Answered.Runner, Sessions: history.StepSessions(res.History, l.ID, v.Return),
 					At: v.At, Criteria: []review.CriterionVerdict{}}
 				res.Verdicts = append(res.Verdicts, view)
 				bump(routes, v.Routing.Ran, v.Pass)
@@ -87,7 +88,7 @@ func ImplementRecord(ctx context.Context, a *Deps, in *RunInput) (ImplementRecor
 // runView is a run's standing, every path in it absolute so an agent in any folder can follow it.
 func (a *Deps) runView(s loop.State) RunView {
 	v := RunView{Run: s.Run, Kind: string(s.Kind), Spec: s.Spec, Intent: s.Intent, Base: s.Base, Finished: s.Finished(), Lanes: []LaneView{}, Awaits: []AwaitView{}}
-	v.FallbacksByRoute, v.FallbacksByRole = fallbackCounts(s)
+	v.FallbacksByRoute, v.FallbacksByRole = view.FallbackCounts(s)
 	v.Unfenced = s.Unfenced()
 	v.Spend = loop.SpendOf(s)
 	v.Finish = s.Finish
@@ -110,35 +111,3 @@ func (a *Deps) runView(s loop.State) RunView {
 
 // nextSteps says what the harness does next for a run, every path absolute.
 func (a *Deps) nextSteps(s loop.State) []hint.Next { return loop.NextSteps(s, a.Root()) }
-
-// callView is what a provider reported of the call a verdict came from; empty, of unknown cost, unless
-// a provider ran (a call recorded before abcd priced one reads unknown).
-func callView(v loop.Verdict) CallView {
-	if v.Answered.Runner != nil || v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
-		return CallView{CostSource: runner.CostUnknown}
-	}
-	c := CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,
-		SchemaEnforced: v.Answered.SchemaEnforced, TokensIn: v.Answered.TokensIn, TokensOut: v.Answered.TokensOut,
-		CostUSD: v.Answered.CostUSD, CostSource: v.Answered.CostSource}
-	if !c.CostSource.Valid() {
-		c.CostUSD, c.CostSource = 0, runner.CostUnknown
-	}
-	return c
-}
-
-// fallbackCounts counts a run's fallbacks per route asked and per role.
-func fallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
-	count := func(key func(loop.Fallback) string) []FallbackCount {
-		m := map[string]int{}
-		for _, f := range s.Fallbacks {
-			m[key(f)]++
-		}
-		out := []FallbackCount{}
-		for name, n := range m {
-			out = append(out, FallbackCount{Name: name, Total: n})
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		return out
-	}
-	return count(func(f loop.Fallback) string { return f.Asked }), count(func(f loop.Fallback) string { return f.Role })
-}

@@ -2,6 +2,7 @@ package story
 
 import (
 	"fmt"
+	"github.com/abcd-dev/abcd/domain/text"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -153,16 +154,7 @@ func (m model) mdSessions(b *strings.Builder) {
 // quote writes text as a fenced block, indented by indent, with a fence longer than any run of
 // backticks in it, so no line of it closes the quote or renders as markup.
 func quote(b *strings.Builder, indent, t string) {
-	longest, run := 0, 0
-	for _, r := range t {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
+	fence := text.FenceFor(t)
 	fmt.Fprintf(b, "%s%stext\n", indent, fence)
 	for _, line := range strings.Split(strings.TrimRight(t, "\n"), "\n") {
 		fmt.Fprintf(b, "%s%s\n", indent, strings.TrimRight(line, "\r"))

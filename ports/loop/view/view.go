@@ -3,6 +3,8 @@
 package view
 
 import (
+	"sort"
+
 	"github.com/abcd-dev/abcd/domain/contract"
 	"github.com/abcd-dev/abcd/domain/hint"
 	"github.com/abcd-dev/abcd/domain/loop"
@@ -200,4 +202,36 @@ func (LaneView) SchemaFields() map[string]contract.Rule {
 
 func (RunView) SchemaFields() map[string]contract.Rule {
 	return map[string]contract.Rule{"kind": contract.Enum(append(core.Strs(loop.Kinds()...), RunUnknown)...)}
+}
+
+// CallOf is what a provider reported of the call a verdict came from; empty, of unknown cost, unless
+// a provider ran (a call recorded before abcd priced one reads unknown).
+func CallOf(v loop.Verdict) CallView {
+	if v.Answered.Runner != nil || v.Answered.ModelAsked == "" && v.Answered.ModelReported == "" {
+		return CallView{CostSource: runner.CostUnknown}
+	}
+	c := CallView{Provider: v.Answered.Route, ModelAsked: v.Answered.ModelAsked, ModelReported: v.Answered.ModelReported,
+		SchemaEnforced: v.Answered.SchemaEnforced, TokensIn: v.Answered.TokensIn, TokensOut: v.Answered.TokensOut,
+		CostUSD: v.Answered.CostUSD, CostSource: v.Answered.CostSource}
+	if !c.CostSource.Valid() {
+		c.CostUSD, c.CostSource = 0, runner.CostUnknown
+	}
+	return c
+}
+
+// FallbackCounts counts a run's fallbacks per route asked and per role.
+func FallbackCounts(s loop.State) (byRoute, byRole []FallbackCount) {
+	count := func(key func(loop.Fallback) string) []FallbackCount {
+		m := map[string]int{}
+		for _, f := range s.Fallbacks {
+			m[key(f)]++
+		}
+		out := []FallbackCount{}
+		for name, n := range m {
+			out = append(out, FallbackCount{Name: name, Total: n})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		return out
+	}
+	return count(func(f loop.Fallback) string { return f.Asked }), count(func(f loop.Fallback) string { return f.Role })
 }
