@@ -196,6 +196,9 @@ type Setup interface {
 	Exists(rel string) (bool, error)
 	// RemoveEmptyDir removes rel only when it is an empty folder.
 	RemoveEmptyDir(rel string) (removed bool, err error)
+	// Names are the names in the folder rel, sorted: none when nothing, or a file, stands there; a
+	// link or a file on the way is refused, and so is a folder holding more than max names.
+	Names(rel string, max int) ([]string, error)
 	// RemoveFileIf removes rel only when its content is exactly data (what install wrote).
 	RemoveFileIf(rel string, data []byte) (removed bool, err error)
 	// ReadFile reads rel through the guarded reader (absent: nil, false). ReplaceFile is the one

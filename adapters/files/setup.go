@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
@@ -131,6 +132,37 @@ func holdsAnything(root *os.Root, name string) (bool, error) {
 		return false, nil
 	}
 	return len(names) > 0, err
+}
+
+// Names are the names in the folder rel, sorted, read through the folder itself (never a link on the
+// way); nothing when nothing, or a file, stands at rel; a folder holding more than max is refused.
+func (s Setup) Names(rel string, max int) ([]string, error) {
+	f, name, err := s.parent(rel, false)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.lstat(name)
+	if err != nil || st == nil || !st.IsDir() {
+		return nil, err
+	}
+	d, err := f.root.Open(name)
+	if err != nil {
+		return nil, f.fault(name, err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(max + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, f.fault(name, err)
+	}
+	if len(names) > max {
+		return nil, fmt.Errorf("%s holds more than %d names, more than abcd makes there", rel, max)
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // RemoveFileIf removes rel only when it holds exactly data, so a file the person edited stays.

@@ -435,3 +435,31 @@ func TestAhoyInstallRefusesASymlinkedAbcd(t *testing.T) {
 	_, err = os.Lstat(s.Home)
 	assert.Check(t, os.IsNotExist(err))
 }
+
+func TestSetupNamesListsAFolderSortedAndNothingElse(t *testing.T) {
+	elsewhere := fs.NewDir(t, "setup-elsewhere", fs.WithFile("secret", "x"))
+	repo, s := setupRepo(t, fs.WithDir(".abcd",
+		fs.WithFile("b.json", "{}"), fs.WithFile("a.md", "x"), fs.WithDir("run", fs.WithDir("run-1")),
+		fs.WithSymlink("linked", elsewhere.Path())))
+	names, err := s.Names(".abcd", 10)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, names, []string{"a.md", "b.json", "linked", "run"})
+	names, err = s.Names(".abcd/run", 10)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, names, []string{"run-1"})
+	// Absent, and a file where a folder would be: nothing.
+	for _, rel := range []string{".abcd/absent", ".abcd/absent/deeper", ".abcd/a.md"} {
+		names, err = s.Names(rel, 10)
+		assert.NilError(t, err, rel)
+		assert.Check(t, is.Len(names, 0), rel)
+	}
+	// A file on the way is refused, as every other read of the setup refuses it.
+	_, err = s.Names(".abcd/a.md/under", 10)
+	assert.ErrorContains(t, err, "is not a folder")
+	// A link is never listed through.
+	_, err = s.Names(".abcd/linked", 10)
+	assertSetupRefused(t, err, "symlink_refused", repo.Join(".abcd", "linked"))
+	// More names than the bound is refused, not listed in part.
+	_, err = s.Names(".abcd", 3)
+	assert.ErrorContains(t, err, "more than 3 names")
+}

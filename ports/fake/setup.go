@@ -3,7 +3,9 @@ package fake
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path"
+	"sort"
 	"strings"
 	"time"
 )
@@ -79,6 +81,41 @@ func (s *Setup) RemoveEmptyDir(rel string) (bool, error) {
 	}
 	delete(s.Dirs, rel)
 	return true, s.Err
+}
+
+// Names lists what Files and Dirs hold directly in rel.
+func (s *Setup) Names(rel string, max int) ([]string, error) {
+	if s.Err != nil {
+		return nil, s.Err
+	}
+	if err := s.Faults[rel]; err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, m := range []map[string]bool{s.Dirs, keysOf(s.Files)} {
+		for p := range m {
+			if rest, ok := strings.CutPrefix(p, rel+"/"); ok {
+				seen[strings.SplitN(rest, "/", 2)[0]] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	if len(names) > max {
+		return nil, fmt.Errorf("%s holds more than %d names", rel, max)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func keysOf(m map[string][]byte) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 func (s *Setup) RemoveFileIf(rel string, data []byte) (bool, error) {

@@ -166,7 +166,12 @@ func (st *step) save(ctx context.Context) error {
 			"shorten the return (its findings) and hand it in again; nothing was recorded")
 	}
 	if !st.edited() {
-		return st.Runs.Write(ctx, core.StatePath(s.Run), data)
+		if err := st.Runs.Write(ctx, core.StatePath(s.Run), data); err != nil {
+			return err
+		}
+		// The run as it now stands (its folder, its lanes' worktrees and folders of briefs) is denied to
+		// Claude Code's sandbox, where abcd turned it on, before any agent works in it.
+		return st.RefreshHarnessSandbox(ctx)
 	}
 	rec := st.rec
 	if rec == nil {
@@ -182,7 +187,10 @@ func (st *step) save(ctx context.Context) error {
 		return err
 	}
 	files := append(append(records, st.files...), recorduc.Write(core.StatePath(s.Run), data))
-	return st.Record.Commit(ctx, rec, s.Run, files...)
+	if err := st.Record.Commit(ctx, rec, s.Run, files...); err != nil {
+		return err
+	}
+	return st.RefreshHarnessSandbox(ctx)
 }
 
 // recordChanges applies the step's record edits, in order, to the record as it stands; the record

@@ -1,12 +1,8 @@
 package setup
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"path"
-	"reflect"
 
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports/internal/core"
@@ -15,99 +11,29 @@ import (
 
 // ClaudeSettingsRel is the repository's Claude Code settings file that is the person's own and never
 // committed: where ahoy install turns Claude Code's sandbox on, with consent.
-const ClaudeSettingsRel = ".claude/settings.local.json"
+const ClaudeSettingsRel = core.ClaudeSettingsRel
 
 // claudeSettingsDir is the folder holding it.
-const claudeSettingsDir = ".claude"
+const claudeSettingsDir = core.ClaudeSettingsDir
 
 // HarnessSandboxCategory is the consent category of the harness's own sandbox.
 const HarnessSandboxCategory = "harness-sandbox"
 
-// credentialFolders are the person's credential files and folders under HOME that a sandboxed
-// command may not read: the same list abcd's own sandbox hides from a runner.
-var credentialFolders = []string{
-	"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.netrc", "~/.docker", "~/.kube", "~/.gnupg", "~/.config/gh",
-	"~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.password-store", "~/.local/share/keyrings", "~/.azure",
-	"~/.vault-token", "~/.terraform.d", "~/.config/hub",
-}
-
 // ClaudeSandboxBlock is the settings' sandbox block ahoy install writes, for a machine whose
-// $ABCD_HOME is abcdHome (absolute). Relative paths are the project's (Claude Code resolves them
-// against the folder holding .claude/), so the block holds for the repository wherever it moves.
+// $ABCD_HOME is abcdHome (absolute), denying writes to denyWrite (core.SandboxDenyWrite: the
+// repository's .abcd/ but the lanes' worktrees, .git and .claude, as they stand when it is written;
+// a run's start writes it again). Relative paths are the project's (Claude Code resolves them against
+// the folder holding .claude/), so the block holds for the repository wherever it moves.
 //
 // What it asks of Claude Code's sandbox (each Bash command inside bubblewrap on Linux, Seatbelt on
 // macOS):
 //   - on, and failing loudly where it cannot start rather than running commands unsandboxed;
-//   - no write under .abcd/ (the record, the configuration, the run's folder: its state, briefs and
-//     receipts) nor .git/: Claude Code's Linux sandbox cannot open a folder again inside one it
-//     denies, nor read a pattern, so the lanes' worktrees (inside the run's folder) are denied with
-//     it, and a command that must write there (a build, a commit, which Claude Code's own rules
-//     already refuse in a linked worktree) is one the person approves to run outside the sandbox;
+//   - no write to the record, the configuration, the guard file, any run's state, briefs and
+//     returns, nor .git/ (a commit in a lane is one the person approves outside the sandbox) nor
+//     .claude/; the lanes' worktrees are writable;
 //   - no read of the person's credentials nor of $ABCD_HOME (abcd's keys, history, allowances).
-func ClaudeSandboxBlock(abcdHome string) map[string]any {
-	denyRead := make([]any, 0, len(credentialFolders)+1)
-	for _, p := range credentialFolders {
-		denyRead = append(denyRead, p)
-	}
-	denyRead = append(denyRead, path.Clean(abcdHome))
-	return map[string]any{
-		"enabled":           true,
-		"failIfUnavailable": true,
-		"filesystem": map[string]any{
-			"denyWrite": []any{core.AbcdDir, ".git"},
-			"denyRead":  denyRead,
-		},
-	}
-}
-
-// claudeSettings reads the repository's Claude Code local settings as a JSON object (absent: an
-// empty one). A file that is not one JSON object is refused: abcd never rewrites what it cannot read.
-func (a *Deps) claudeSettings(verb string) (doc map[string]any, present bool, err error) {
-	data, present, err := a.Setup.ReadFile(ClaudeSettingsRel)
-	if err != nil || !present {
-		return map[string]any{}, present, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil || doc == nil || dec.More() {
-		return nil, true, refusal.New(refusal.CodeFileInvalid, "",
-			ClaudeSettingsRel+" is not one JSON object, so abcd cannot add its sandbox block beside what it holds; nothing was written",
-			"fix or remove the file, then run ", refusal.Run(verb)).On(verb, "")
-	}
-	return doc, true, nil
-}
-
-// sandboxBlockIs says whether got is the block want, read back from JSON.
-func sandboxBlockIs(got any, want map[string]any) bool {
-	data, err := json.Marshal(want)
-	if err != nil {
-		return false
-	}
-	var back any
-	if json.Unmarshal(data, &back) != nil {
-		return false
-	}
-	gotData, err := json.Marshal(got)
-	if err != nil {
-		return false
-	}
-	var gotBack any
-	if json.Unmarshal(gotData, &gotBack) != nil {
-		return false
-	}
-	return reflect.DeepEqual(gotBack, back)
-}
-
-// encodeSettings writes the settings object as Claude Code does: two-space indent, a final newline.
-func encodeSettings(doc map[string]any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+func ClaudeSandboxBlock(abcdHome string, denyWrite []string) map[string]any {
+	return core.ClaudeSandboxBlock(abcdHome, denyWrite)
 }
 
 // lookHarnessSandbox finds whether the block is there already, refusing a settings file abcd cannot
@@ -117,7 +43,7 @@ func (st *installation) lookHarnessSandbox() error {
 	if st.sandboxAsked {
 		verb = "ahoy_sandbox"
 	}
-	doc, _, err := st.a.claudeSettings(verb)
+	doc, _, err := st.a.ReadClaudeSettings(verb)
 	if _, isRefusal := refusal.As(err); isRefusal && !st.sandboxAsked {
 		// A settings file abcd cannot read is not offered a block: install goes on without it, and
 		// ahoy sandbox says why.
@@ -131,7 +57,7 @@ func (st *installation) lookHarnessSandbox() error {
 	switch {
 	case !ok:
 		st.sandboxHas = false
-	case sandboxBlockIs(have, st.sandboxBlock()):
+	case core.IsAbcdSandboxBlock(have, st.a.SandboxHome()):
 		st.sandboxHas = true
 	default:
 		if !st.sandboxAsked {
@@ -146,8 +72,12 @@ func (st *installation) lookHarnessSandbox() error {
 	return nil
 }
 
-func (st *installation) sandboxBlock() map[string]any {
-	return ClaudeSandboxBlock(path.Dir(st.a.Setup.MachinePath(core.MachineRouting)))
+func (st *installation) sandboxBlock() (map[string]any, error) {
+	deny, err := st.a.SandboxDenyWrite()
+	if err != nil {
+		return nil, err
+	}
+	return ClaudeSandboxBlock(st.a.SandboxHome(), deny), nil
 }
 
 // askHarnessSandbox offers the harness's sandbox: ahoy sandbox is the consent, --yes skips it (it
@@ -163,8 +93,8 @@ func (st *installation) askHarnessSandbox(ctx context.Context) error {
 	case st.yes:
 		st.sandboxStatus = "skipped"
 	default:
-		ok, err := st.a.Prompter.Confirm(ctx, fmt.Sprintf("Turn Claude Code's own sandbox on for this repository (%s: its Bash commands may not write .abcd/ or .git/, nor read your credentials or %s; docs/security.md says what it adds)?",
-			ClaudeSettingsRel, path.Dir(st.a.Setup.MachinePath(core.MachineRouting))))
+		ok, err := st.a.Prompter.Confirm(ctx, fmt.Sprintf("Turn Claude Code's own sandbox on for this repository (%s: its Bash commands may write the lanes' worktrees but nothing else of .abcd/, nor .git/ or .claude/, nor read your credentials or %s; docs/security.md says what it adds)?",
+			ClaudeSettingsRel, st.a.SandboxHome()))
 		if err != nil {
 			return err
 		}
@@ -174,17 +104,25 @@ func (st *installation) askHarnessSandbox(ctx context.Context) error {
 }
 
 // writeHarnessSandbox adds the sandbox block to the settings, keeping every other member.
-func (st *installation) writeHarnessSandbox(context.Context) (AhoyStep, error) {
+func (st *installation) writeHarnessSandbox(ctx context.Context) (AhoyStep, error) {
 	step := AhoyStep{Category: HarnessSandboxCategory, Status: st.sandboxStatus, Paths: []string{ClaudeSettingsRel}}
+	if st.sandboxStatus == "present" && !st.sandboxUnreadable {
+		// abcd's block, written for the runs that stood then: written again for those that stand now.
+		return step, st.a.RefreshHarnessSandbox(ctx)
+	}
 	if st.sandboxStatus != "created" {
 		return step, nil
 	}
-	doc, _, err := st.a.claudeSettings("ahoy_install")
+	doc, _, err := st.a.ReadClaudeSettings("ahoy_install")
 	if err != nil {
 		return step, err
 	}
-	doc["sandbox"] = st.sandboxBlock()
-	data, err := encodeSettings(doc)
+	block, err := st.sandboxBlock()
+	if err != nil {
+		return step, err
+	}
+	doc["sandbox"] = block
+	data, err := core.EncodeClaudeSettings(doc)
 	if err != nil {
 		return step, err
 	}
@@ -201,7 +139,7 @@ func (st *installation) writeHarnessSandbox(context.Context) (AhoyStep, error) {
 // removeHarnessSandbox takes out the block install wrote, and only it: a block the person changed is
 // theirs and kept; a settings file left empty goes, and its folder when that is left empty.
 func (a *Deps) removeHarnessSandbox(res *AhoyUninstallResult) error {
-	doc, present, err := a.claudeSettings("ahoy_uninstall")
+	doc, present, err := a.ReadClaudeSettings("ahoy_uninstall")
 	if err != nil || !present {
 		return err
 	}
@@ -209,7 +147,7 @@ func (a *Deps) removeHarnessSandbox(res *AhoyUninstallResult) error {
 	if !ok {
 		return nil
 	}
-	if !sandboxBlockIs(have, ClaudeSandboxBlock(path.Dir(a.Setup.MachinePath(core.MachineRouting)))) {
+	if !core.IsAbcdSandboxBlock(have, a.SandboxHome()) {
 		res.Kept = append(res.Kept, ClaudeSettingsRel+" (sandbox)")
 		res.Notes = append(res.Notes, ClaudeSettingsRel+"'s sandbox block is not the one install wrote, so it is yours now and stays")
 		return nil
@@ -227,7 +165,7 @@ func (a *Deps) removeHarnessSandbox(res *AhoyUninstallResult) error {
 			return err
 		}
 	} else {
-		data, err := encodeSettings(doc)
+		data, err := core.EncodeClaudeSettings(doc)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package setup_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -167,4 +168,130 @@ func TestHarnessSandboxInstallGoesOnBesideAnUnreadableSettingsFile(t *testing.T)
 	assert.Check(t, is.Len(p.Questions, 4), "the sandbox was offered: %v", p.Questions)
 	assert.Equal(t, string(s.Files[setup.ClaudeSettingsRel]), "{not json")
 	assert.Check(t, is.Contains(res.OptionalSkipped, "harness-sandbox"))
+}
+
+// withRuns puts two runs in s as abcd lays them out: one whose lanes have started (a folder of briefs
+// and a worktree each), one with its state alone, and a file of the person's in .abcd/.
+func withRuns(s *fake.Setup) {
+	for _, f := range []string{
+		".abcd/.work.local/run/run-1/state.json",
+		".abcd/.work.local/run/run-1/lane-1/step-1/brief.md",
+		".abcd/.work.local/run/run-1/worktrees/lane-1/.git",
+		".abcd/.work.local/run/run-1/worktrees/lane-1/main.go",
+		".abcd/.work.local/run/run-1/worktrees/lane-2/.git",
+		".abcd/.work.local/run/run-1/workers/w-1.lock",
+		".abcd/.work.local/run/run-2/state.json",
+		".abcd/notes.txt",
+	} {
+		s.Files[f] = []byte("x")
+	}
+	s.Dirs[".abcd/.work.local/run/run-2/worktrees"] = true
+}
+
+func denyWriteOf(t *testing.T, s *fake.Setup) []any {
+	t.Helper()
+	doc := decodeObject(t, s.Files[setup.ClaudeSettingsRel])
+	return doc["sandbox"].(map[string]any)["filesystem"].(map[string]any)["denyWrite"].([]any)
+}
+
+// The block names every entry on the way to the worktrees but the folders holding them, the names
+// abcd keeps whether they stand or not, and each worktree's .git file: never a worktree, nor .abcd.
+func TestHarnessSandboxDeniesEachRunButItsWorktrees(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	withRuns(s)
+	_, err := installSandbox(t, s, true)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, denyWriteOf(t, s), []any{
+		".git", ".claude",
+		".abcd/.gitignore",
+		".abcd/.work.local/journal.json",
+		".abcd/.work.local/run/run-1/lane-1",
+		".abcd/.work.local/run/run-1/state.json",
+		".abcd/.work.local/run/run-1/workers",
+		".abcd/.work.local/run/run-1/worktrees/lane-1/.git",
+		".abcd/.work.local/run/run-1/worktrees/lane-2/.git",
+		".abcd/.work.local/run/run-2/state.json",
+		".abcd/.work.local/tmp",
+		".abcd/config",
+		".abcd/config.json",
+		".abcd/development",
+		".abcd/guard.json",
+		".abcd/notes.txt",
+		".abcd/work",
+	})
+}
+
+// A run that appears after the block was written is added by ahoy sandbox run again (as a run's
+// save does); the same runs again change nothing.
+func TestHarnessSandboxWrittenAgainForNewRunsAndOnlyThen(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	_, err := installSandbox(t, s, true)
+	assert.NilError(t, err)
+	assert.Check(t, !is.Contains(denyWriteOf(t, s), ".abcd/.work.local/run/run-2/state.json")().Success())
+	withRuns(s)
+	res, err := installSandbox(t, s, true)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.sandbox.Status, "present"))
+	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd/.work.local/run/run-2/state.json"))
+	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd/.work.local/run/run-1/worktrees/lane-2/.git"))
+	before := apptest.SetupStateOf(s)
+	_, err = installSandbox(t, s, true)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, apptest.SetupStateOf(s), before)
+
+	un, err := apptest.Uninstall(t, apptest.BareApp(s))
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(un.Removed, setup.ClaudeSettingsRel+" (sandbox)"))
+	_, still := s.Files[setup.ClaudeSettingsRel]
+	assert.Check(t, !still, "uninstall left the block the runs rewrote")
+}
+
+// The block earlier versions wrote (.abcd whole) is abcd's: brought up to date, and taken out by
+// uninstall; a block whose denyWrite names anything beyond .git, .claude and .abcd/ is the person's.
+func TestHarnessSandboxRecognisesItsEarlierBlockAndNoOther(t *testing.T) {
+	old := func(deny ...any) []byte {
+		block := setup.ClaudeSandboxBlock(apptest.AhoyHome, nil)
+		block["filesystem"].(map[string]any)["denyWrite"] = deny
+		data, err := json.Marshal(map[string]any{"sandbox": block})
+		assert.NilError(t, err)
+		return data
+	}
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	a, _ := apptest.AhoyApp(s, &fake.Prompter{})
+	_, err := apptest.Install(t, a, true)
+	assert.NilError(t, err)
+	s.Dirs[".claude"] = true
+	s.Files[setup.ClaudeSettingsRel] = old(".abcd", ".git")
+	got, err := a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(got.(setup.AhoySandboxResult).Status, "present"))
+	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd/guard.json"), "brought up to date")
+	assert.Check(t, !is.Contains(denyWriteOf(t, s), ".abcd")().Success())
+
+	for _, theirs := range [][]any{{".abcd", ".git", "secrets"}, {".abcd/../src", ".git"}, {".git", ".abcd/x/../../y"}} {
+		s.Files[setup.ClaudeSettingsRel] = old(theirs...)
+		before := apptest.SetupStateOf(s)
+		_, err := a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
+		apptest.AssertRefusal(t, err, "file_invalid")
+		assert.DeepEqual(t, apptest.SetupStateOf(s), before)
+		un, err := apptest.Uninstall(t, apptest.BareApp(s))
+		assert.NilError(t, err)
+		assert.Check(t, is.Contains(un.Kept, setup.ClaudeSettingsRel+" (sandbox)"), "%v", theirs)
+		assert.Equal(t, string(s.Files[setup.ClaudeSettingsRel]), string(old(theirs...)))
+	}
+}
+
+// A run folder abcd cannot list is an error, never a block written in part.
+func TestHarnessSandboxFolderItCannotListIsAnError(t *testing.T) {
+	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
+	withRuns(s)
+	boom := errors.New("permission denied")
+	s.Faults = map[string]error{".abcd/.work.local/run/run-1": boom}
+	a, _ := apptest.AhoyApp(s, &fake.Prompter{})
+	_, err := apptest.Install(t, a, true)
+	assert.NilError(t, err)
+	before := apptest.SetupStateOf(s)
+	_, err = a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
+	assert.Check(t, errors.Is(err, boom), "%v", err)
+	assert.DeepEqual(t, apptest.SetupStateOf(s), before)
 }

@@ -1,19 +1,24 @@
 // Claude Code's own sandbox as `abcd ahoy sandbox` turns it on (docs/security.md, "Your harness's own
 // sandbox"), through the real Claude Code pinned in tools/harness/package.json, headless against the
-// loopback stand-in of Anthropic's API, in a repository with a run whose lanes have started. The
-// scripted model asks for Bash commands from a lane's worktree; Claude Code runs each inside its
-// sandbox (bubblewrap on Linux), and the test reads what each did:
+// loopback stand-in of Anthropic's API, in a repository with a run whose lanes have started and a
+// second run beside it. The scripted model asks for Bash commands from a lane's worktree; Claude Code
+// runs each inside its sandbox (bubblewrap on Linux), and the test reads what each did:
 //
-//   - writing the run's state (../../state.json from the lane) is refused, and state.json is unchanged;
-//   - writing .git's internals, and reading the person's SSH key and $ABCD_HOME, are refused;
-//   - a write in the repository outside .abcd/ and .git/ goes through, so the refusals are the rules'.
+//   - writing inside the lane's worktree goes through, so the refusals are the rules';
+//   - writing the run's state (../../state.json from the lane), a lane's folder of briefs and returns,
+//     the other run's state, the record, the guard file abcd has not written yet, the lane's .git file
+//     and the settings file are refused, and each is unchanged byte for byte (or still absent);
+//   - writing .git's internals, and reading the person's SSH key and $ABCD_HOME, are refused.
+//
+// The block is written before the lanes start: the step that makes their worktrees writes it again,
+// so what is denied is the run as it stands when the agent works in it.
 //
 // Claude Code's sandbox needs bubblewrap and socat on Linux; `.ci/run` installs them where missing.
 // Where they are absent this test fails, naming them: a sandbox that cannot start proves nothing.
 import { suite, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bin, makeWorld, runCLI, toolsDir } from '../mcp/lib.mjs';
 import { anthropicBash } from './standins.mjs';
@@ -51,7 +56,7 @@ function toolResults(stdout) {
 }
 
 suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
-  test('a Bash command writing the run\'s state from a lane is refused; so are .git, the SSH key and $ABCD_HOME', async () => {
+  test('from a lane, a Bash write in its worktree goes through; the run\'s state, another run, the record and .git are refused', async () => {
     assert.ok(process.platform !== 'linux' || (onPath('bwrap') && onPath('socat')),
       "Claude Code's sandbox needs bubblewrap and socat on Linux: apt-get install -y bubblewrap socat (.ci/run does)");
     const w = makeWorld();
@@ -66,11 +71,8 @@ suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
       // The world holds an implement run and a review run: the implement run's step starts its lanes.
       const runID = readdirSync(runs).find((r) => JSON.parse(readFileSync(join(runs, r, 'state.json'), 'utf8')).kind === 'spec');
       assert.ok(runID, `an implement run among ${readdirSync(runs)}`);
-      const step = runCLI(w, ['implement', 'step', '--run', runID, '--json']);
-      assert.equal(step.status, 0, step.stdout + step.stderr);
-      const lane = join(runs, runID, 'worktrees', readdirSync(join(runs, runID, 'worktrees'))[0]);
-      const statePath = join(runs, runID, 'state.json');
-      const stateBefore = readFileSync(statePath);
+      const otherID = readdirSync(runs).find((r) => r !== runID);
+      assert.ok(otherID, `another run beside ${runID}`);
 
       mkdirSync(join(w.userHome, '.ssh'), { recursive: true });
       writeFileSync(join(w.userHome, '.ssh', 'id_ed25519'), 'SSH-KEY-CANARY\n', { mode: 0o600 });
@@ -79,15 +81,49 @@ suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
       const on = runCLI(w, ['ahoy', 'sandbox', '--json']);
       assert.equal(on.status, 0, on.stdout + on.stderr);
       assert.equal(JSON.parse(on.stdout).status, 'created');
+      const settingsPath = join(w.repo, '.claude', 'settings.local.json');
+      const blockBefore = readFileSync(settingsPath, 'utf8');
 
+      const step = runCLI(w, ['implement', 'step', '--run', runID, '--json']);
+      assert.equal(step.status, 0, step.stdout + step.stderr);
+      const laneID = readdirSync(join(runs, runID, 'worktrees'))[0];
+      const lane = join(runs, runID, 'worktrees', laneID);
+      const laneFolder = join(runs, runID, laneID);
+      assert.ok(readdirSync(laneFolder).length > 0, `the lane's folder of briefs holds something: ${laneFolder}`);
+      const deny = JSON.parse(readFileSync(settingsPath, 'utf8')).sandbox.filesystem.denyWrite;
+      assert.notEqual(readFileSync(settingsPath, 'utf8'), blockBefore, 'the step that made the worktrees wrote the block again');
+      for (const want of ['.git', '.claude', `.abcd/.work.local/run/${runID}/state.json`, `.abcd/.work.local/run/${runID}/${laneID}`,
+        `.abcd/.work.local/run/${runID}/worktrees/${laneID}/.git`, `.abcd/.work.local/run/${otherID}/state.json`, '.abcd/development']) {
+        assert.ok(deny.includes(want), `the block denies ${want}: ${deny}`);
+      }
+
+      const files = {
+        state: join(runs, runID, 'state.json'),
+        other: join(runs, otherID, 'state.json'),
+        record: join(w.repo, '.abcd', 'config.json'),
+        laneGit: join(lane, '.git'),
+        settings: settingsPath,
+      };
+      const before = Object.fromEntries(Object.entries(files).map(([k, p]) => [k, readFileSync(p)]));
+      const briefs = readdirSync(laneFolder).sort();
+      const guardPath = join(w.repo, '.abcd', 'guard.json');
+      const guardBefore = existsSync(guardPath) ? readFileSync(guardPath) : null;
+
+      // Each is spelled so Claude Code's own check of the command line does not see the path it
+      // writes (it asks before a write to .git/... or a settings file written directly): what
+      // refuses it is the sandbox.
       const commands = [
+        `cd ${lane} && echo work > lane-work.txt && mkdir -p src && echo more > src/x.txt && echo WROTE-LANE`,
         `cd ${lane} && printf '{"forged":true}' > ../../state.json && echo WROTE-STATE`,
-        // Spelled so Claude Code's own check of the command line does not see the path (it asks for
-        // .git/... written directly): what refuses it is the sandbox.
+        `cd ${lane} && echo forged > ../../${laneID}/forged-return.json && echo WROTE-BRIEFS`,
+        `cd ${lane} && cd ../../../${otherID} && printf '{"forged":true}' > state.json && echo WROTE-OTHER-RUN`,
+        `cd ${lane} && cd ../../../../.. && printf '{}' > config.json && echo WROTE-RECORD`,
+        `cd ${lane} && cd ../../../../.. && printf '{"rules":[]}' > guard.json && echo WROTE-GUARD`,
+        `cd ${lane} && echo "gitdir: /tmp/forged" > .gi? && echo WROTE-LANE-GIT`,
+        `cd ${w.repo} && cd .claude && printf "{}" > settings.local.j?on && echo WROTE-SETTINGS`,
         `cd ${join(w.repo, '.git', 'refs')} && cd heads && echo x > forged && echo WROTE-GIT`,
         `cat ${join(w.userHome, '.ssh', 'id_ed25519')}`,
         `cat ${join(w.home, 'sandbox-canary')}`,
-        `echo fine > ${join(w.repo, 'scratch.txt')} && echo WROTE-SCRATCH`,
       ];
       standin = await anthropicBash(commands);
       // Bash is allowed outright, so what refuses a command is the sandbox, not a permission prompt.
@@ -97,14 +133,24 @@ suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
       const got = toolResults(res.stdout);
       assert.equal(got.length, commands.length, res.stdout.slice(-3000));
 
-      assert.ok(got[0].error && /Read-only file system/.test(got[0].text) && !got[0].text.includes('WROTE-STATE'), `the state write: ${got[0].text}`);
-      assert.deepEqual(readFileSync(statePath), stateBefore, "the run's state is unchanged");
-      assert.ok(got[1].error && /Read-only file system|Permission denied/.test(got[1].text) && !got[1].text.includes('WROTE-GIT'), `the .git write: ${got[1].text}`);
+      assert.ok(!got[0].error && got[0].text.includes('WROTE-LANE'), `the write in the lane's worktree: ${got[0].text}`);
+      assert.equal(readFileSync(join(lane, 'src', 'x.txt'), 'utf8'), 'more\n');
+      const refused = (i, what, marker) => assert.ok(got[i].error && /Read-only file system|Permission denied|Device or resource busy/.test(got[i].text) && !got[i].text.includes(marker),
+        `${what}: ${got[i].text}`);
+      refused(1, "the run's state", 'WROTE-STATE');
+      refused(2, "the lane's folder of briefs and returns", 'WROTE-BRIEFS');
+      refused(3, "the other run's state", 'WROTE-OTHER-RUN');
+      refused(4, 'the record', 'WROTE-RECORD');
+      refused(5, 'the guard file', 'WROTE-GUARD');
+      refused(6, "the lane's .git file", 'WROTE-LANE-GIT');
+      refused(7, 'the settings file', 'WROTE-SETTINGS');
+      refused(8, 'the .git write', 'WROTE-GIT');
+      for (const [k, p] of Object.entries(files)) assert.deepEqual(readFileSync(p), before[k], `${k} (${p}) is unchanged`);
+      assert.deepEqual(readdirSync(laneFolder).sort(), briefs, "the lane's folder holds what it held");
+      assert.deepEqual(existsSync(guardPath) ? readFileSync(guardPath) : null, guardBefore, 'the guard file is as it was');
       assert.throws(() => readFileSync(join(w.repo, '.git', 'refs', 'heads', 'forged')), { code: 'ENOENT' });
-      assert.ok(got[2].error && !got[2].text.includes('SSH-KEY-CANARY'), `the SSH key read: ${got[2].text}`);
-      assert.ok(got[3].error && !got[3].text.includes('ABCD-HOME-CANARY'), `the $ABCD_HOME read: ${got[3].text}`);
-      assert.ok(!got[4].error && got[4].text.includes('WROTE-SCRATCH'), `the write outside .abcd/ and .git/: ${got[4].text}`);
-      assert.equal(readFileSync(join(w.repo, 'scratch.txt'), 'utf8'), 'fine\n');
+      assert.ok(got[9].error && !got[9].text.includes('SSH-KEY-CANARY'), `the SSH key read: ${got[9].text}`);
+      assert.ok(got[10].error && !got[10].text.includes('ABCD-HOME-CANARY'), `the $ABCD_HOME read: ${got[10].text}`);
     } finally {
       await standin.close();
       w.cleanup();

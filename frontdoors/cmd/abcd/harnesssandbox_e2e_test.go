@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/abcd-dev/abcd/ports/loop"
+	"github.com/abcd-dev/abcd/ports/record"
+	"github.com/abcd-dev/abcd/ports/setup"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// sandboxDeny is the denyWrite list of the repository's Claude Code settings.
+func sandboxDeny(t *testing.T, c teamClone) []string {
+	t.Helper()
+	var doc struct {
+		Sandbox struct {
+			Filesystem struct {
+				DenyWrite []string `json:"denyWrite"`
+			} `json:"filesystem"`
+		} `json:"sandbox"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(c.read(t, setup.ClaudeSettingsRel)), &doc))
+	return doc.Sandbox.Filesystem.DenyWrite
+}
+
+// A run's start, and the step that makes its lanes' worktrees, write abcd's sandbox block again so
+// it denies the run as it stands: its state, each lane's folder of briefs (before it stands), each
+// worktree's .git file; never the worktrees. Run again, nothing changes; a block of the person's own
+// is never touched; uninstall takes out the block as the runs left it.
+func TestHarnessSandboxBlockFollowsTheRuns(t *testing.T) {
+	root := realDir(t)
+	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
+	assert.NilError(t, os.MkdirAll(c.home, 0o700))
+	assert.NilError(t, os.MkdirAll(c.dir, 0o755))
+	c.git(t, "init", "-q", "-b", "main")
+	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
+	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
+	var it record.RecordCreated
+	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
+	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
+	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
+	var plan record.IntentPlanResult
+	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
+	c.fill(t, plan.Spec.Path, "Steps", "1. Part one.\n2. Part two.")
+	c.git(t, "add", "-A")
+	c.git(t, "commit", "-q", "-m", "the record")
+
+	var on setup.AhoySandboxResult
+	c.abcd(t, 0, &on, "ahoy", "sandbox")
+	assert.Check(t, is.Equal(on.Status, "created"))
+	fresh := sandboxDeny(t, c)
+	assert.Check(t, is.Contains(fresh, ".abcd/guard.json"), "the guard file is denied before it stands")
+	assert.Check(t, !is.Contains(fresh, ".abcd")().Success(), "no longer .abcd whole")
+
+	var started loop.StepResult
+	c.abcd(t, 0, &started, "implement", "start", plan.Spec.ID)
+	run := started.Run.Run
+	dir := ".abcd/.work.local/run/" + run
+	afterStart := sandboxDeny(t, c)
+	for _, want := range []string{dir + "/state.json", dir + "/lane-1", dir + "/lane-2"} {
+		assert.Check(t, is.Contains(afterStart, want), "after the start")
+	}
+
+	var stepped loop.StepResult
+	c.abcd(t, 0, &stepped, "implement", "step", "--run", run)
+	afterStep := sandboxDeny(t, c)
+	worktrees, err := os.ReadDir(filepath.Join(c.dir, filepath.FromSlash(dir), "worktrees"))
+	assert.NilError(t, err)
+	assert.Assert(t, len(worktrees) > 0)
+	for _, wt := range worktrees {
+		lane := dir + "/worktrees/" + wt.Name()
+		assert.Check(t, is.Contains(afterStep, lane+"/.git"))
+		assert.Check(t, !is.Contains(afterStep, lane)().Success(), "the worktree itself stays writable")
+	}
+	assert.Check(t, !is.Contains(afterStep, dir+"/worktrees")().Success())
+	assert.Check(t, !is.Contains(afterStep, dir)().Success())
+	want := []string{".git", ".claude", ".abcd/.gitignore", ".abcd/.work.local/journal.json", dir + "/integration", dir + "/lane-1", dir + "/lane-2", dir + "/state.json"}
+	for _, wt := range worktrees {
+		want = append(want, dir+"/worktrees/"+wt.Name()+"/.git")
+	}
+	want = append(want, ".abcd/.work.local/tmp", ".abcd/config", ".abcd/config.json", ".abcd/development", ".abcd/guard.json", ".abcd/work")
+	assert.DeepEqual(t, afterStep, want)
+
+	// Run again, abcd's block is found and left as it is.
+	settings := c.read(t, setup.ClaudeSettingsRel)
+	var again setup.AhoySandboxResult
+	c.abcd(t, 0, &again, "ahoy", "sandbox")
+	assert.Check(t, is.Equal(again.Status, "present"))
+	assert.Check(t, is.Equal(c.read(t, setup.ClaudeSettingsRel), settings))
+
+	// Uninstall takes out the block as the runs left it, and the file it made.
+	c.abcd(t, 0, nil, "ahoy", "uninstall")
+	_, err = os.Stat(filepath.Join(c.dir, filepath.FromSlash(setup.ClaudeSettingsRel)))
+	assert.Check(t, os.IsNotExist(err), "uninstall left the settings file")
+}
+
+// A sandbox block of the person's own is never rewritten when a run starts.
+func TestHarnessSandboxBlockOfThePersonsOwnIsNotRewrittenByARun(t *testing.T) {
+	root := realDir(t)
+	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
+	assert.NilError(t, os.MkdirAll(c.home, 0o700))
+	assert.NilError(t, os.MkdirAll(filepath.Join(c.dir, ".claude"), 0o755))
+	c.git(t, "init", "-q", "-b", "main")
+	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
+	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
+	var it record.RecordCreated
+	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
+	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
+	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
+	var plan record.IntentPlanResult
+	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
+	c.fill(t, plan.Spec.Path, "Steps", "1. Part one.")
+	c.git(t, "add", "-A")
+	c.git(t, "commit", "-q", "-m", "the record")
+	mine := "{\n  \"sandbox\": {\"enabled\": true, \"filesystem\": {\"denyWrite\": [\".abcd/x\", \"secrets\"]}}\n}\n"
+	c.write(t, setup.ClaudeSettingsRel, mine)
+
+	var started loop.StepResult
+	c.abcd(t, 0, &started, "implement", "start", plan.Spec.ID)
+	c.abcd(t, 0, nil, "implement", "step", "--run", started.Run.Run)
+	assert.Equal(t, c.read(t, setup.ClaudeSettingsRel), mine)
+}
