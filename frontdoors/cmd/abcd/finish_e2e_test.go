@@ -247,6 +247,19 @@ func TestImplementRunFinishesAsAPullRequestWithTheRealGH(t *testing.T) {
 	for _, r := range []*icmd.Result{missing, out, done, refused, opened, status, told, again} {
 		assert.Check(t, !strings.Contains(r.Stdout()+r.Stderr(), ghCanary), "the token leaked")
 	}
+
+	// Then prune: the run's branches go, the integration too (the remote holds it, as the pull
+	// request's head); its record stays and still tells the pull request.
+	pruned := w.run(t, nil, "implement", "prune", "--run", run)
+	pruned.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(pruned.Stdout(), "branch "+branch), "%s", pruned.Stdout())
+	assert.Check(t, is.Equal(w.c.git(t, "for-each-ref", "--format=%(refname:short)", "refs/heads/abcd/"), ""))
+	pushed, err = exec.Command("git", "-C", bare, "rev-parse", branch).Output()
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(strings.TrimSpace(string(pushed)), head), "the pull request's head stays on the remote")
+	after := w.run(t, nil, "implement", "record", "--run", run)
+	after.Assert(t, icmd.Success)
+	assert.Check(t, is.Contains(after.Stdout(), "  pull request: "+url))
 }
 
 // build.finish merge fast-forwards the branch the run started from, checked out in the person's

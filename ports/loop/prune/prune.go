@@ -209,7 +209,8 @@ func removeWorktrees(ctx context.Context, a *loopuc.Deps, s loop.State, dry bool
 
 // deliveredWork is the branches of a run that hold delivered work found nowhere else, by branch with
 // why they stay: the integration of a run that delivered every lane, until its head is in the base;
-// and the lanes delivered by the spec's newest run when it handed others back, which the spec's
+// a run finished as a pull request leaves its integration to the remote it was pushed to; and the
+// lanes delivered by the spec's newest run when it handed others back, which the spec's
 // next run keeps (implement start goes on from them), until their heads are in the base. A newer
 // run of the spec made branches of its own at what it kept, so an older run's go.
 func deliveredWork(ctx context.Context, a *loopuc.Deps, s loop.State, all []string) (map[string]string, error) {
@@ -235,6 +236,12 @@ func deliveredWork(ctx context.Context, a *loopuc.Deps, s loop.State, all []stri
 		case l.Stage != loop.StageDone || l.Head == "":
 			continue
 		case l.Integration:
+			pushed, err := pushedAsPR(ctx, a, s, l)
+			if err != nil {
+				return nil, err
+			} else if pushed {
+				continue
+			}
 			why = "the run's delivered work, not in " + baseName(s) + " yet: merge it (or delete it with git branch -D)"
 		case !integrated && newest:
 			why = "delivered, and the spec's next run keeps it (implement start goes on from it)"
@@ -251,6 +258,20 @@ func deliveredWork(ctx context.Context, a *loopuc.Deps, s loop.State, all []stri
 		keep[l.Branch] = why
 	}
 	return keep, nil
+}
+
+// pushedAsPR reports whether the run finished as a pull request of lane's branch and the branch
+// still stands where it was pushed: the remote holds that work, so the local branch may go.
+func pushedAsPR(ctx context.Context, a *loopuc.Deps, s loop.State, l loop.Lane) (bool, error) {
+	f := s.Finish
+	if f == nil || f.As != loop.FinishPR || f.Branch != l.Branch || f.Head == "" {
+		return false, nil
+	}
+	tip, err := a.Git.Resolve(ctx, "refs/heads/"+l.Branch)
+	if _, refused := refusal.As(err); refused {
+		return false, nil
+	}
+	return err == nil && tip == f.Head, err
 }
 
 // baseTip is the commit the run's base branch names now ("" when it names none any more).
