@@ -39,10 +39,10 @@ type ghStandIn struct {
 	// refuse makes the create-pull-request mutation answer a GraphQL error, as GitHub does for a
 	// pull request it will not open.
 	refuse bool
-	cert string // the PEM file gh trusts (SSL_CERT_FILE)
-	mu   sync.Mutex
-	prs  []map[string]any
-	auth []string
+	cert   string // the PEM file gh trusts (SSL_CERT_FILE)
+	mu     sync.Mutex
+	prs    []map[string]any
+	auth   []string
 }
 
 func newGHStandIn(t *testing.T) *ghStandIn {
