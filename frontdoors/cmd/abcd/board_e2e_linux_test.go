@@ -78,7 +78,9 @@ func TestImplementRunKeepsABoardOfTheLanesOnATerminal(t *testing.T) {
 	assert.Check(t, regexp.MustCompile(`\nintegration  (starting|running) +\d+s +\$0\.00  intent-auditor on rv · `).MatchString(errs), "%q", errs)
 	// The event lines scroll above it, and the run's last line stands where the board stood.
 	assert.Check(t, is.Contains(errs, "abcd: lane-1 implementer: cc takes the step (round 0)\x1b[K\r\n"))
-	assert.Check(t, strings.HasSuffix(errs, "abcd: run "+out.Run.Run+": finished\x1b[K\r\n\x1b[J"), "%q", errs[max(len(errs)-200, 0):])
+	// Then the bell (no build.notify is set, and stderr is a terminal): the run is over.
+	assert.Check(t, strings.HasSuffix(errs, "abcd: run "+out.Run.Run+": finished\x1b[K\r\n\x1b[J\a"), "%q", errs[max(len(errs)-200, 0):])
+	assert.Check(t, is.Equal(strings.Count(errs, "\a"), 1), "one bell")
 	escape := regexp.MustCompile(`\r|\x1b\[[0-9?;]*[A-Za-z]`)
 	for _, l := range strings.Split(errs, "\r\n") {
 		if shown := escape.ReplaceAllString(l, ""); !strings.HasPrefix(shown, "abcd: ") {
