@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -30,6 +31,53 @@ func runPath(rel string) error {
 	if filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) != rel || !strings.HasPrefix(rel+"/", runRoot+"/") {
 		return refusal.New(refusal.CodeRunPathInvalid, rel, "is not a path under "+runRoot+"/", "give the path an await names (abcd implement status lists them)")
 	}
+	return nil
+}
+
+// lanesPath checks the form of a path in the lanes' folder: slash-separated, canonical, and a run's
+// folder of worktrees or below it (never the lanes' folder itself, nor its .gitignore).
+func lanesPath(rel string) bool {
+	run, _, _ := strings.Cut(strings.TrimPrefix(rel, layout.Lanes+"/"), "/")
+	return filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) == rel && strings.HasPrefix(rel, layout.Lanes+"/") &&
+		strings.HasPrefix(run, "run-")
+}
+
+// MakeLanes makes the run's folder of worktrees in the lanes' folder, each 0700 and never through a
+// link; the lanes' folder holds its .gitignore ("*"), written when it is missing, so git status of
+// the repository never shows the worktrees and the person's own ignore files stay untouched.
+func (r Runs) MakeLanes(ctx context.Context, run string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !lanesPath(layout.LanesDir(run)) || strings.Contains(run, "/") {
+		return refusal.New(refusal.CodeRunPathInvalid, run, "is not a run id", "name a run abcd implement status lists")
+	}
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	lanes, _, err := repo.walk(layout.Lanes, 0o700)
+	if err != nil {
+		return err
+	}
+	defer lanes.Close()
+	ignore := path.Base(layout.LanesIgnore)
+	st, err := lanes.noLink(ignore)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		// Create-only: a .gitignore another abcd wrote meanwhile stands as it is.
+		if _, err := lanes.writeFile(ignore, []byte(layout.LanesIgnoreText), 0o600, false); err != nil {
+			return err
+		}
+	}
+	dir, _, err := lanes.walk(run, 0o700)
+	if err != nil {
+		return err
+	}
+	dir.Close()
 	return nil
 }
 
@@ -225,13 +273,22 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 	return ""
 }
 
-// RemoveAll deletes a folder under the run folder whole; the root removes a link inside as a link,
-// never what it points at.
+// RemoveAll deletes a folder under the run folder, or a run's folder of worktrees or one of them in
+// the lanes' folder, whole; the root removes a link inside as a link, never what it points at.
 func (r Runs) RemoveAll(ctx context.Context, rel string) error {
 	if rel == runRoot {
 		return refusal.New(refusal.CodeRunPathInvalid, rel, "is the folder of every run", "name one run's folder")
 	}
-	dir, name, err := r.parent(rel, false)
+	var dir *folder
+	var name string
+	var err error
+	if lanesPath(rel) {
+		i := strings.LastIndexByte(rel, '/')
+		dir, err = openPrivate(r.Dir, rel[:i], false)
+		name = rel[i+1:]
+	} else {
+		dir, name, err = r.parent(rel, false)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

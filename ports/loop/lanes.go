@@ -3,8 +3,10 @@ package loop
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -23,8 +25,12 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 	ln := s.Lanes[act.Lane]
 	wt := loop.WorktreeDir(s.Run, ln.ID)
 	// A waiting lane that has a worktree in the state had a merge made by hand there: its branch is
-	// the person's work, never made again.
+	// the person's work, never made again, in the worktree the state names (an earlier abcd's inside
+	// the run's folder included).
 	byHand := ln.Worktree != ""
+	if byHand {
+		wt = ln.Worktree
+	}
 	if !byHand {
 		if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
 			return "", err
@@ -115,7 +121,22 @@ func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
 	if err := a.Git.CreateBranch(ctx, branch, from); err != nil {
 		return err
 	}
+	if err := a.makeLanes(ctx, wt); err != nil {
+		return err
+	}
 	return a.Git.AddWorktree(ctx, wt, branch)
+}
+
+// makeLanes makes the folder a worktree wt is added in, when it is the lanes' folder's (a state of an
+// earlier abcd records its worktrees inside the run's folder, which stands): abcd's, 0700 and
+// self-ignoring, never left to git, which would make it with the person's umask and no .gitignore.
+func (a *Deps) makeLanes(ctx context.Context, wt string) error {
+	rest, ok := strings.CutPrefix(wt, layout.Lanes+"/")
+	if !ok {
+		return nil
+	}
+	run, _, _ := strings.Cut(rest, "/")
+	return a.Runs.MakeLanes(ctx, run)
 }
 
 // clearWorktrees removes a finished run's worktrees; its branches stay. The folder goes first, then
@@ -139,6 +160,13 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		did = append(did, fmt.Sprintf("%s: removed its worktree; %s stays", ln.ID, ln.Branch))
 		ln.Worktree = ""
 		st.state.Changes++
+	}
+	if !slices.ContainsFunc(st.state.Lanes, func(l loop.Lane) bool { return l.Worktree != "" }) {
+		// The run's folder in the lanes' folder, empty now, goes too (a kill before this leaves it for
+		// the next step of the finished run, or prune).
+		if err := st.Runs.RemoveAll(ctx, layout.LanesDir(st.state.Run)); err != nil {
+			did = append(did, fmt.Sprintf("could not remove the run's folder of worktrees %s (%s)", st.abs(layout.LanesDir(st.state.Run)), refusalWhy(err)))
+		}
 	}
 	return did
 }
@@ -175,6 +203,9 @@ func (st *step) restoreWorktrees(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		if err := st.Git.ClearRefLock(ctx, ln.Branch); err != nil {
+			return nil, err
+		}
+		if err := st.makeLanes(ctx, ln.Worktree); err != nil {
 			return nil, err
 		}
 		if err := st.Git.AddWorktree(ctx, ln.Worktree, ln.Branch); err != nil {
