@@ -32,6 +32,11 @@ func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 		wt = ln.Worktree
 	}
 	if !byHand {
+		// A start an earlier abcd's kill interrupted left its worktree inside the run's folder, the
+		// branch checked out there: cleared as the one here is, or git refuses the branch a new one.
+		if err := st.clearWorktree(ctx, loop.OldWorktreeDir(s.Run, ln.ID)); err != nil {
+			return "", err
+		}
 		if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
 			return "", err
 		}
@@ -101,15 +106,19 @@ func (st *step) mergedByHand(ctx context.Context) ([]string, error) {
 	return did, nil
 }
 
-// freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a
-// start a kill interrupted left of either.
-func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
-	// The folder first: a worktree git half made may not be one it can remove, and once the folder
-	// is gone git forgets it.
+// clearWorktree removes the folder wt and git's worktree there, the folder first: a worktree git half
+// made may not be one it can remove, and once the folder is gone git forgets it.
+func (a *Deps) clearWorktree(ctx context.Context, wt string) error {
 	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
 		return err
 	}
-	if err := a.Git.RemoveWorktree(ctx, wt); err != nil {
+	return a.Git.RemoveWorktree(ctx, wt)
+}
+
+// freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a
+// start a kill interrupted left of either.
+func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
+	if err := a.clearWorktree(ctx, wt); err != nil {
 		return err
 	}
 	if err := a.Git.ClearRefLock(ctx, branch); err != nil {
