@@ -484,11 +484,13 @@ type RunStore interface {
 	Remove(ctx context.Context, path string) error
 	// RemoveAll deletes a folder under the run folder, or a run's folder of worktrees or a worktree in
 	// the lanes' folder (layout.Lanes), and everything in it, links as links (a run a killed start left
-	// with no state, a worktree a killed step left half made); an absent one is not an error.
+	// with no state, a worktree a killed step left half made); an absent one is not an error. The
+	// run's folder of worktrees goes with its last worktree.
 	RemoveAll(ctx context.Context, path string) error
-	// MakeLanes makes the run's folder of worktrees (layout.LanesDir), and the lanes' folder with its
-	// .gitignore, 0700 and never through a link, before git makes a worktree in it.
-	MakeLanes(ctx context.Context, run string) error
+	// MakeLanes makes the folders the worktree wt is added in when it lies in the lanes' folder (the
+	// run's, and the lanes' folder with its .gitignore), 0700 and never through a link, before git
+	// makes the worktree; a worktree elsewhere (an earlier abcd's, in the run's folder) needs none.
+	MakeLanes(ctx context.Context, wt string) error
 	// Unstarted lists the run folders that hold no state: a start killed before it wrote one.
 	Unstarted(ctx context.Context) ([]string, error)
 	// HoldWorker takes a lock in the run's folder that this process holds while it calls routes for

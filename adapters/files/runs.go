@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/layout"
@@ -42,15 +43,22 @@ func lanesPath(rel string) bool {
 		strings.HasPrefix(run, "run-")
 }
 
-// MakeLanes makes the run's folder of worktrees in the lanes' folder, each 0700 and never through a
-// link; the lanes' folder holds its .gitignore ("*"), written when it is missing, so git status of
-// the repository never shows the worktrees and the person's own ignore files stay untouched.
-func (r Runs) MakeLanes(ctx context.Context, run string) error {
+// MakeLanes makes the folders a worktree wt in the lanes' folder is added in: the lanes' folder and
+// the run's in it, each 0700 and never through a link. The lanes' folder holds its .gitignore ("*"),
+// written when it is missing, so git status of the repository never shows the worktrees and the
+// person's own ignore files stay untouched. A worktree an earlier abcd made inside its run's folder
+// needs none; any other path is refused.
+func (r Runs) MakeLanes(ctx context.Context, wt string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !lanesPath(layout.LanesDir(run)) || strings.Contains(run, "/") {
-		return refusal.New(refusal.CodeRunPathInvalid, run, "is not a run id", "name a run abcd implement status lists")
+	if runPath(wt) == nil && path.Base(path.Dir(wt)) == "worktrees" {
+		return nil // an earlier abcd's worktree: its run's folder stands
+	}
+	rest, _ := strings.CutPrefix(wt, layout.Lanes+"/")
+	run, lane, _ := strings.Cut(rest, "/")
+	if !lanesPath(wt) || lane == "" || strings.Contains(lane, "/") {
+		return refusal.New(refusal.CodeRunPathInvalid, wt, "is not a lane's worktree in "+layout.Lanes+"/", "run the step again")
 	}
 	repo, err := openRepo(r.Dir)
 	if err != nil {
@@ -300,6 +308,28 @@ func (r Runs) RemoveAll(ctx context.Context, rel string) error {
 		return dir.fault(name, err)
 	}
 	dir.sync()
+	if lanesPath(rel) && path.Dir(rel) != layout.Lanes {
+		// A worktree: the run's folder of worktrees goes with the last of them.
+		return r.dropEmpty(path.Dir(rel))
+	}
+	return nil
+}
+
+// dropEmpty removes the run's folder of worktrees rel when it holds nothing more; one that does
+// stays.
+func (r Runs) dropEmpty(rel string) error {
+	dir, err := openPrivate(r.Dir, path.Dir(rel), false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	name := path.Base(rel)
+	if err := dir.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) && !errors.Is(err, syscall.ENOTEMPTY) {
+		return dir.fault(name, err)
+	}
 	return nil
 }
 

@@ -23,7 +23,7 @@ type Runs struct {
 	// Workers are the worker locks held, by run and name; a test drops one to play a process killed
 	// while a route worked.
 	Workers map[string]bool
-	// Lanes are the runs whose folder of worktrees MakeLanes made.
+	// Lanes are the worktrees MakeLanes made folders for.
 	Lanes   map[string]bool
 	workerN int
 }
@@ -135,11 +135,11 @@ func (r *Runs) RemoveAll(_ context.Context, p string) error {
 	return nil
 }
 
-func (r *Runs) MakeLanes(_ context.Context, run string) error {
+func (r *Runs) MakeLanes(_ context.Context, wt string) error {
 	if r.Lanes == nil {
 		r.Lanes = map[string]bool{}
 	}
-	r.Lanes[run] = true
+	r.Lanes[wt] = true
 	return nil
 }
 

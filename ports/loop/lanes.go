@@ -1,12 +1,12 @@
 package loop
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/text"
 )
@@ -23,21 +23,12 @@ import (
 func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 	s := &st.state
 	ln := s.Lanes[act.Lane]
-	wt := loop.WorktreeDir(s.Run, ln.ID)
-	// A waiting lane that has a worktree in the state had a merge made by hand there: its branch is
-	// the person's work, never made again, in the worktree the state names (an earlier abcd's inside
-	// the run's folder included).
+	// A waiting lane that has a worktree in the state (an earlier abcd's, inside the run's folder, too)
+	// had a merge made by hand there: its branch is the person's work, never made again.
 	byHand := ln.Worktree != ""
-	if byHand {
-		wt = ln.Worktree
-	}
+	wt := cmp.Or(ln.Worktree, loop.WorktreeDir(s.Run, ln.ID))
 	if !byHand {
-		// A start an earlier abcd's kill interrupted left its worktree inside the run's folder, the
-		// branch checked out there: cleared as the one here is, or git refuses the branch a new one.
-		if err := st.clearWorktree(ctx, loop.OldWorktreeDir(s.Run, ln.ID)); err != nil {
-			return "", err
-		}
-		if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
+		if err := st.freshBranch(ctx, wt, ln.Branch, act.From, loop.OldWorktreeDir(s.Run, ln.ID)); err != nil {
 			return "", err
 		}
 	}
@@ -106,20 +97,15 @@ func (st *step) mergedByHand(ctx context.Context) ([]string, error) {
 	return did, nil
 }
 
-// clearWorktree removes the folder wt and git's worktree there, the folder first: a worktree git half
-// made may not be one it can remove, and once the folder is gone git forgets it.
-func (a *Deps) clearWorktree(ctx context.Context, wt string) error {
-	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
-		return err
-	}
-	return a.Git.RemoveWorktree(ctx, wt)
-}
-
 // freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a
-// start a kill interrupted left of either.
-func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
-	if err := a.clearWorktree(ctx, wt); err != nil {
-		return err
+// start a kill interrupted left of either, at wt and at stale (an earlier abcd's worktree).
+func (a *Deps) freshBranch(ctx context.Context, wt, branch, from, stale string) error {
+	// The folder first: a worktree git half made may not be one it can remove, and once the folder
+	// is gone git forgets it.
+	for _, dir := range []string{stale, wt} {
+		if err := errors.Join(a.Runs.RemoveAll(ctx, dir), a.Git.RemoveWorktree(ctx, dir)); err != nil {
+			return err
+		}
 	}
 	if err := a.Git.ClearRefLock(ctx, branch); err != nil {
 		return err
@@ -130,22 +116,10 @@ func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
 	if err := a.Git.CreateBranch(ctx, branch, from); err != nil {
 		return err
 	}
-	if err := a.makeLanes(ctx, wt); err != nil {
+	if err := a.Runs.MakeLanes(ctx, wt); err != nil {
 		return err
 	}
 	return a.Git.AddWorktree(ctx, wt, branch)
-}
-
-// makeLanes makes the folder a worktree wt is added in, when it is the lanes' folder's (a state of an
-// earlier abcd records its worktrees inside the run's folder, which stands): abcd's, 0700 and
-// self-ignoring, never left to git, which would make it with the person's umask and no .gitignore.
-func (a *Deps) makeLanes(ctx context.Context, wt string) error {
-	rest, ok := strings.CutPrefix(wt, layout.Lanes+"/")
-	if !ok {
-		return nil
-	}
-	run, _, _ := strings.Cut(rest, "/")
-	return a.Runs.MakeLanes(ctx, run)
 }
 
 // clearWorktrees removes a finished run's worktrees; its branches stay. The folder goes first, then
@@ -158,24 +132,13 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		if ln.Worktree == "" {
 			continue
 		}
-		err := st.Runs.RemoveAll(ctx, ln.Worktree)
-		if err == nil {
-			err = st.Git.RemoveWorktree(ctx, ln.Worktree)
-		}
-		if err != nil {
+		if err := errors.Join(st.Runs.RemoveAll(ctx, ln.Worktree), st.Git.RemoveWorktree(ctx, ln.Worktree)); err != nil {
 			did = append(did, fmt.Sprintf("%s: could not remove its worktree %s (%s); remove it with git worktree remove", ln.ID, st.abs(ln.Worktree), refusalWhy(err)))
 			continue
 		}
 		did = append(did, fmt.Sprintf("%s: removed its worktree; %s stays", ln.ID, ln.Branch))
 		ln.Worktree = ""
 		st.state.Changes++
-	}
-	if !slices.ContainsFunc(st.state.Lanes, func(l loop.Lane) bool { return l.Worktree != "" }) {
-		// The run's folder in the lanes' folder, empty now, goes too (a kill before this leaves it for
-		// the next step of the finished run, or prune).
-		if err := st.Runs.RemoveAll(ctx, layout.LanesDir(st.state.Run)); err != nil {
-			did = append(did, fmt.Sprintf("could not remove the run's folder of worktrees %s (%s)", st.abs(layout.LanesDir(st.state.Run)), refusalWhy(err)))
-		}
 	}
 	return did
 }
@@ -205,16 +168,13 @@ func (st *step) restoreWorktrees(ctx context.Context) ([]string, error) {
 		if checked[ln.Worktree] == ln.Branch {
 			continue
 		}
-		if err := st.Runs.RemoveAll(ctx, ln.Worktree); err != nil {
-			return nil, err
-		}
-		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+		if err := errors.Join(st.Runs.RemoveAll(ctx, ln.Worktree), st.Git.RemoveWorktree(ctx, ln.Worktree)); err != nil {
 			return nil, err
 		}
 		if err := st.Git.ClearRefLock(ctx, ln.Branch); err != nil {
 			return nil, err
 		}
-		if err := st.makeLanes(ctx, ln.Worktree); err != nil {
+		if err := st.Runs.MakeLanes(ctx, ln.Worktree); err != nil {
 			return nil, err
 		}
 		if err := st.Git.AddWorktree(ctx, ln.Worktree, ln.Branch); err != nil {
