@@ -457,7 +457,8 @@ type Git interface {
 // without it; one that needs git says so.
 var ErrNoGit = errors.New("git cannot run here")
 
-// RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
+// RunStore keeps the build loop's runs under .abcd/.work.local/run/, and the lanes' worktrees' folders
+// in .abcd-lanes/ (layout.Lanes): files 0600 in 0700 folders,
 // atomic writes, bounded reads. Paths are repository-relative with forward slashes.
 type RunStore interface {
 	// Lock takes a run's lock, waiting at most wait (0: one try; ctx ends the wait); still held is
