@@ -457,9 +457,9 @@ type Git interface {
 // without it; one that needs git says so.
 var ErrNoGit = errors.New("git cannot run here")
 
-// RunStore keeps the build loop's runs under .abcd/.work.local/run/, and the lanes' worktrees' folders
-// in .abcd-lanes/ (layout.Lanes): files 0600 in 0700 folders,
-// atomic writes, bounded reads. Paths are repository-relative with forward slashes.
+// RunStore keeps the build loop's runs under .abcd/.work.local/run/, and the folders of the lanes'
+// worktrees in .abcd-lanes/ (layout.Lanes): files 0600 in 0700 folders, atomic writes, bounded
+// reads. Paths are repository-relative with forward slashes.
 type RunStore interface {
 	// Lock takes a run's lock, waiting at most wait (0: one try; ctx ends the wait); still held is
 	// contention (exit 3). A run that does not exist is loop.UnknownRun's refusal, before anything
