@@ -213,10 +213,10 @@ func EncodeClaudeSettings(doc map[string]any) ([]byte, error) {
 // SandboxHome is $ABCD_HOME, as the block denies reading it.
 func (a *Core) SandboxHome() string { return path.Dir(a.Setup.MachinePath(MachineRouting)) }
 
-// RefreshHarnessSandbox writes abcd's sandbox block again for the runs and worktrees that stand now,
+// RefreshHarnessSandbox writes abcd's sandbox block again for the runs and lanes the states name now,
 // when the settings hold abcd's block (and only then: a person's own block, a file abcd cannot read,
-// or none at all is left as it is). A run's start and a lane's new worktree call it once their folder
-// stands, so the new run's state is denied before any agent works in it. The write is atomic.
+// or none at all is left as it is) and it differs: each save of a run's state calls it, so a new
+// lane's .git file is denied before its worktree stands. The write is atomic.
 func (a *Core) RefreshHarnessSandbox(context.Context) error {
 	if a.Setup == nil {
 		return nil // a core wired without the repository's files (the loop's own tests) has no settings
