@@ -457,8 +457,9 @@ type Git interface {
 // without it; one that needs git says so.
 var ErrNoGit = errors.New("git cannot run here")
 
-// RunStore keeps the build loop's runs under .abcd/.work.local/run/: files 0600 in 0700 folders,
-// atomic writes, bounded reads. Paths are repository-relative with forward slashes.
+// RunStore keeps the build loop's runs under .abcd/.work.local/run/, and the folders of the lanes'
+// worktrees in .abcd-lanes/ (layout.Lanes): files 0600 in 0700 folders, atomic writes, bounded
+// reads. Paths are repository-relative with forward slashes.
 type RunStore interface {
 	// Lock takes a run's lock, waiting at most wait (0: one try; ctx ends the wait); still held is
 	// contention (exit 3). A run that does not exist is loop.UnknownRun's refusal, before anything
@@ -482,10 +483,15 @@ type RunStore interface {
 	CheckFile(ctx context.Context, dir, path string) string
 	// Remove deletes a run file; an absent one is not an error.
 	Remove(ctx context.Context, path string) error
-	// RemoveAll deletes a folder under the run folder and everything in it, links as links (a run a
-	// killed start left with no state, a worktree a killed step left half made); an absent one is not
-	// an error.
+	// RemoveAll deletes a folder under the run folder, or a run's folder of worktrees or a worktree in
+	// the lanes' folder (layout.Lanes), and everything in it, links as links (a run a killed start left
+	// with no state, a worktree a killed step left half made); an absent one is not an error. The
+	// run's folder of worktrees goes with its last worktree.
 	RemoveAll(ctx context.Context, path string) error
+	// MakeLanes makes the folders the worktree wt is added in when it lies in the lanes' folder (the
+	// run's, and the lanes' folder with its .gitignore), 0700 and never through a link, before git
+	// makes the worktree; a worktree elsewhere (an earlier abcd's, in the run's folder) needs none.
+	MakeLanes(ctx context.Context, wt string) error
 	// Unstarted lists the run folders that hold no state: a start killed before it wrote one.
 	Unstarted(ctx context.Context) ([]string, error)
 	// HoldWorker takes a lock in the run's folder that this process holds while it calls routes for

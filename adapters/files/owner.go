@@ -7,9 +7,13 @@ import (
 	"github.com/abcd-dev/abcd/domain/layout"
 )
 
-// workMarker is where abcd keeps its machine files inside a repository; a lane's worktree lives
-// under it (<repo>/.abcd/.work.local/run/<run>/worktrees/<lane>).
-var workMarker = string(filepath.Separator) + filepath.FromSlash(layout.Local) + string(filepath.Separator)
+// workMarkers are the folders of abcd's own inside a repository a lane's worktree lives under:
+// the lanes' folder (<repo>/.abcd-lanes/<run>/<lane>), and the machine files' folder where an
+// earlier abcd made them (<repo>/.abcd/.work.local/run/<run>/worktrees/<lane>).
+var workMarkers = []string{
+	string(filepath.Separator) + filepath.FromSlash(layout.Lanes) + string(filepath.Separator),
+	string(filepath.Separator) + filepath.FromSlash(layout.Local) + string(filepath.Separator),
+}
 
 // OwnerDir is the folder abcd acts in for dir: dir itself, or, inside one of abcd's own folders (a
 // lane's worktree, where the briefs send the agents), the repository that holds them. A worktree is
@@ -20,8 +24,14 @@ func OwnerDir(dir string) string {
 	if err != nil {
 		return dir
 	}
-	if i := strings.Index(abs+string(filepath.Separator), workMarker); i > 0 {
-		return abs[:i]
+	at := -1
+	for _, m := range workMarkers {
+		if i := strings.Index(abs+string(filepath.Separator), m); i > 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at > 0 {
+		return abs[:at]
 	}
 	return abs
 }

@@ -13,6 +13,10 @@ func TestOwnerDirIsTheRepositoryHoldingALanesWorktree(t *testing.T) {
 		"/work/repo/.abcd/.work.local/run/run-2611300000001234/worktrees/lane-1":       "/work/repo",
 		"/work/repo/.abcd/.work.local/run/run-2611300000001234/worktrees/lane-1/src/x": "/work/repo",
 		"/work/repo/.abcd/.work.local":                                                 "/work/repo",
+		"/work/repo/.abcd-lanes/run-2611300000001234/lane-1":                           "/work/repo",
+		"/work/repo/.abcd-lanes/run-2611300000001234/lane-1/src/.abcd-lanes/x":         "/work/repo",
+		"/work/repo/.abcd-lanes":                                                       "/work/repo",
+		"/work/repo/.abcd-lanesnot/x":                                                  "/work/repo/.abcd-lanesnot/x",
 		"/work/repo/.abcd/development":                                                 "/work/repo/.abcd/development",
 		"/work/repo/.abcd/.work.localnot/x":                                            "/work/repo/.abcd/.work.localnot/x",
 	} {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/abcd-dev/abcd/domain/layout"
@@ -30,6 +32,60 @@ func runPath(rel string) error {
 	if filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) != rel || !strings.HasPrefix(rel+"/", runRoot+"/") {
 		return refusal.New(refusal.CodeRunPathInvalid, rel, "is not a path under "+runRoot+"/", "give the path an await names (abcd implement status lists them)")
 	}
+	return nil
+}
+
+// lanesPath checks the form of a path in the lanes' folder: slash-separated, canonical, and a run's
+// folder of worktrees or below it (never the lanes' folder itself, nor its .gitignore).
+func lanesPath(rel string) bool {
+	run, _, _ := strings.Cut(strings.TrimPrefix(rel, layout.Lanes+"/"), "/")
+	return filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))) == rel && strings.HasPrefix(rel, layout.Lanes+"/") &&
+		strings.HasPrefix(run, "run-")
+}
+
+// MakeLanes makes the folders a worktree wt in the lanes' folder is added in: the lanes' folder and
+// the run's in it, each 0700 and never through a link. The lanes' folder holds its .gitignore ("*"),
+// written when it is missing, so git status of the repository never shows the worktrees and the
+// person's own ignore files stay untouched. A worktree an earlier abcd made inside its run's folder
+// needs none; any other path is refused.
+func (r Runs) MakeLanes(ctx context.Context, wt string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if runPath(wt) == nil && path.Base(path.Dir(wt)) == "worktrees" {
+		return nil // an earlier abcd's worktree: its run's folder stands
+	}
+	rest, _ := strings.CutPrefix(wt, layout.Lanes+"/")
+	run, lane, _ := strings.Cut(rest, "/")
+	if !lanesPath(wt) || lane == "" || strings.Contains(lane, "/") {
+		return refusal.New(refusal.CodeRunPathInvalid, wt, "is not a lane's worktree in "+layout.Lanes+"/", "run the step again")
+	}
+	repo, err := openRepo(r.Dir)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	lanes, _, err := repo.walk(layout.Lanes, 0o700)
+	if err != nil {
+		return err
+	}
+	defer lanes.Close()
+	ignore := path.Base(layout.LanesIgnore)
+	st, err := lanes.noLink(ignore)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		// Create-only: a .gitignore another abcd wrote meanwhile stands as it is.
+		if _, err := lanes.writeFile(ignore, []byte(layout.LanesIgnoreText), 0o600, false); err != nil {
+			return err
+		}
+	}
+	dir, _, err := lanes.walk(run, 0o700)
+	if err != nil {
+		return err
+	}
+	dir.Close()
 	return nil
 }
 
@@ -225,13 +281,22 @@ func (r Runs) CheckFile(ctx context.Context, dir, path string) string {
 	return ""
 }
 
-// RemoveAll deletes a folder under the run folder whole; the root removes a link inside as a link,
-// never what it points at.
+// RemoveAll deletes a folder under the run folder, or a run's folder of worktrees or one of them in
+// the lanes' folder, whole; the root removes a link inside as a link, never what it points at.
 func (r Runs) RemoveAll(ctx context.Context, rel string) error {
 	if rel == runRoot {
 		return refusal.New(refusal.CodeRunPathInvalid, rel, "is the folder of every run", "name one run's folder")
 	}
-	dir, name, err := r.parent(rel, false)
+	var dir *folder
+	var name string
+	var err error
+	if lanesPath(rel) {
+		i := strings.LastIndexByte(rel, '/')
+		dir, err = openPrivate(r.Dir, rel[:i], false)
+		name = rel[i+1:]
+	} else {
+		dir, name, err = r.parent(rel, false)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -243,6 +308,28 @@ func (r Runs) RemoveAll(ctx context.Context, rel string) error {
 		return dir.fault(name, err)
 	}
 	dir.sync()
+	if lanesPath(rel) && path.Dir(rel) != layout.Lanes {
+		// A worktree: the run's folder of worktrees goes with the last of them.
+		return r.dropEmpty(path.Dir(rel))
+	}
+	return nil
+}
+
+// dropEmpty removes the run's folder of worktrees rel when it holds nothing more; one that does
+// stays.
+func (r Runs) dropEmpty(rel string) error {
+	dir, err := openPrivate(r.Dir, path.Dir(rel), false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	name := path.Base(rel)
+	if err := dir.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) && !errors.Is(err, syscall.ENOTEMPTY) {
+		return dir.fault(name, err)
+	}
 	return nil
 }
 

@@ -240,7 +240,7 @@ func (r Records) StrayTemps(_ context.Context) ([]ports.StrayTemp, error) {
 			return
 		}
 		for _, e := range entries {
-			// .work.local is git-ignored and holds the runs (and their worktrees): not walked.
+			// .work.local is git-ignored and holds the runs: not walked (the worktrees are in .abcd-lanes/).
 			if !e.IsDir() || e.Name() == layout.LocalName || e.Name() == ".git" {
 				continue
 			}

@@ -369,7 +369,7 @@ func (g Git) RemoveWorktree(ctx context.Context, dir string) error {
 // forgetMissing removes git's entries for a worktree at dir when dir is gone: an entry whose gitdir
 // names dir, or one whose gitdir was never written and whose name is dir's (git names an entry after
 // the folder, with digits added when the name is taken). A half-written entry (no commondir) of any
-// worktree in the folder of folders dir's lies in (every run's lanes, .../run/<run>/worktrees/<lane>)
+// worktree in the folder of folders dir's lies in (every run's lanes, .abcd-lanes/<run>/<lane>)
 // goes too: git refuses every branch and worktree command while one stands, and only a killed abcd
 // makes worktrees there.
 func (g Git) forgetMissing(ctx context.Context, dir string) error {
@@ -401,7 +401,7 @@ func (g Git) forgetMissing(ctx context.Context, dir string) error {
 		target := small(filepath.Join(admin, e.Name(), "gitdir"))
 		ours := target != "" && samePath(filepath.Dir(target), want)
 		if target != "" && small(filepath.Join(admin, e.Name(), "commondir")) == "" {
-			runs := filepath.Dir(filepath.Dir(filepath.Dir(want)))
+			runs := lanesRoot(want)
 			ours = ours || strings.HasPrefix(resolved(filepath.Dir(target)), resolved(runs)+string(filepath.Separator))
 		}
 		if target == "" {
@@ -415,6 +415,16 @@ func (g Git) forgetMissing(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// lanesRoot is the folder of every run's worktrees a lane's worktree want lies in: the lanes' folder
+// (.abcd-lanes/<run>/<lane>), or, for a worktree an earlier abcd made inside its run's folder
+// (.../run/<run>/worktrees/<lane>), the folder of runs.
+func lanesRoot(want string) string {
+	if filepath.Base(filepath.Dir(want)) == "worktrees" {
+		return filepath.Dir(filepath.Dir(filepath.Dir(want)))
+	}
+	return filepath.Dir(filepath.Dir(want))
 }
 
 // small is a small file's trimmed content; "" when it cannot be read.

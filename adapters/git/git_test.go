@@ -172,7 +172,7 @@ func TestWorktreesAndMerges(t *testing.T) {
 	for _, b := range []string{"lane-1", "lane-2", "integration"} {
 		assert.NilError(t, g.CreateBranch(ctx, b, commits[1]))
 	}
-	wt := func(name string) string { return ".abcd/.work.local/run/run-1/worktrees/" + name }
+	wt := func(name string) string { return ".abcd-lanes/run-1/" + name }
 	for _, b := range []string{"lane-1", "lane-2", "integration"} {
 		assert.NilError(t, g.AddWorktree(ctx, wt(b), b))
 		assert.NilError(t, g.AddWorktree(ctx, wt(b), b), "adding it again (a step run again) is not an error")
@@ -385,18 +385,29 @@ func TestDeleteBranchPastPackedRefsLocks(t *testing.T) {
 // other lane, killed at the same moment, and another run's), a half-made entry with no gitdir, and a branch ref lock. With the folder gone, RemoveWorktree forgets both entries and ClearRefLock the lock, so
 // the branch and worktree are made again.
 func TestAKilledWorktreeAddIsForgotten(t *testing.T) {
-	t.Parallel() // its own repository
+	t.Parallel()
+	// The lanes' folder abcd makes worktrees in, and the run's folder an earlier abcd made them in.
+	t.Run("lanes folder", func(t *testing.T) {
+		t.Parallel() // its own repository
+		killedWorktreeAdd(t, ".abcd-lanes/run-1/lane-1", ".abcd-lanes/run-2/lane-3")
+	})
+	t.Run("earlier run folder", func(t *testing.T) {
+		t.Parallel() // its own repository
+		killedWorktreeAdd(t, ".abcd/.work.local/run/run-1/worktrees/lane-1", ".abcd/.work.local/run/run-2/worktrees/lane-3")
+	})
+}
+
+func killedWorktreeAdd(t *testing.T, wt, otherRun string) {
 	dir, commits := repo(t)
 	g := Git{Dir: dir.Path()}
 	ctx := context.Background()
-	wt := ".abcd/.work.local/run/run-1/worktrees/lane-1"
 	abs, err := filepath.Abs(dir.Join(wt))
 	assert.NilError(t, err)
 	for name, files := range map[string]map[string]string{
 		"lane-1":  {"gitdir": abs + "/.git\n", "commondir": "", "HEAD": strings.Repeat("0", 40) + "\n", "locked": "initializing\n"},
 		"lane-12": {"locked": "initializing\n"},
 		"lane-2":  {"gitdir": filepath.Join(filepath.Dir(abs), "lane-2") + "/.git\n", "commondir": "", "locked": "initializing\n"},
-		"lane-3":  {"gitdir": dir.Join(".abcd/.work.local/run/run-2/worktrees/lane-3") + "/.git\n", "commondir": "", "locked": "initializing\n"},
+		"lane-3":  {"gitdir": dir.Join(otherRun) + "/.git\n", "commondir": "", "locked": "initializing\n"},
 		"other":   {"locked": "mine\n"},
 	} {
 		assert.NilError(t, os.MkdirAll(dir.Join(".git/worktrees", name), 0o755))

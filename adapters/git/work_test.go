@@ -36,7 +36,7 @@ func laneWorktree(t *testing.T) (string, string, func(dir string, args ...string
 	head, err := g.Resolve(ctx, "main")
 	assert.NilError(t, err)
 	assert.NilError(t, g.CreateBranch(ctx, "abcd/run-1/lane-1", head))
-	wt := ".abcd/.work.local/run/run-1/worktrees/lane-1"
+	wt := ".abcd-lanes/run-1/lane-1"
 	assert.NilError(t, g.AddWorktree(ctx, wt, "abcd/run-1/lane-1"))
 	return dir.Path(), wt, run
 }

@@ -30,7 +30,7 @@ import (
 // in .ssh), $ABCD_HOME, an abcd binary, their checkout (its git config, its .abcd) and, inside it, the
 // run's folder (its state, the lane's worktree, another lane's worktree).
 type world struct {
-	root, home, abcdHome, bin, repo, run, worktree, other, temp string
+	root, home, abcdHome, bin, repo, run, lanes, worktree, other, temp string
 }
 
 func newWorld(t *testing.T) world {
@@ -39,8 +39,9 @@ func newWorld(t *testing.T) world {
 	w := world{root: root, home: filepath.Join(root, "home"), abcdHome: filepath.Join(root, "abcd-home"), bin: filepath.Join(root, "bin"),
 		repo: filepath.Join(root, "repo"), temp: filepath.Join(root, "step-tmp")}
 	w.run = filepath.Join(w.repo, ".abcd", ".work.local", "run", "r1")
-	w.worktree = filepath.Join(w.run, "worktrees", "lane-1")
-	w.other = filepath.Join(w.run, "worktrees", "lane-2")
+	w.lanes = filepath.Join(w.repo, ".abcd-lanes")
+	w.worktree = filepath.Join(w.lanes, "r1", "lane-1")
+	w.other = filepath.Join(w.lanes, "r1", "lane-2")
 	files := map[string]string{
 		"home/.ssh/id_ed25519":                     "-----BEGIN OPENSSH PRIVATE KEY----- canary\n",
 		"home/.bashrc":                             "# the person's\n",
@@ -51,9 +52,10 @@ func newWorld(t *testing.T) world {
 		"repo/.git/config":                         "[core]\n\tbare = false\n",
 		"repo/.abcd/config.json":                   `{"schema_version": 1, "build": {"dod": "true"}}` + "\n",
 		"repo/.abcd/.work.local/run/r1/state.json": `{"run": "r1"}` + "\n",
-		"repo/.abcd/.work.local/run/r1/worktrees/lane-1/.git":       "gitdir: " + filepath.Join(root, "repo/.git/worktrees/lane-1") + "\n",
-		"repo/.abcd/.work.local/run/r1/worktrees/lane-1/main.go":    "package main\n",
-		"repo/.abcd/.work.local/run/r1/worktrees/lane-2/secret.txt": "another lane's work\n",
+		"repo/.abcd-lanes/.gitignore":              "*\n",
+		"repo/.abcd-lanes/r1/lane-1/.git":          "gitdir: " + filepath.Join(root, "repo/.git/worktrees/lane-1") + "\n",
+		"repo/.abcd-lanes/r1/lane-1/main.go":       "package main\n",
+		"repo/.abcd-lanes/r1/lane-2/secret.txt":    "another lane's work\n",
 	}
 	for rel, data := range files {
 		p := filepath.Join(root, rel)
@@ -96,7 +98,7 @@ func (w world) snapshot(t *testing.T) map[string]string {
 // they live outside /tmp); what the policy hides inside it stays hidden.
 func (w world) policy(endpoints ...runner.Endpoint) ports.SandboxPolicy {
 	return ports.SandboxPolicy{Role: ports.SandboxRoleImplementer, Write: []string{w.worktree}, Protect: []string{filepath.Join(w.worktree, ".git")},
-		Hide: []string{w.run, w.abcdHome}, Show: []string{w.root}, Endpoints: endpoints, Temp: w.temp}
+		Hide: []string{w.run, w.lanes, w.abcdHome}, Show: []string{w.root}, Endpoints: endpoints, Temp: w.temp}
 }
 
 // standin is a loopback HTTP server answering "standin" to any request: a runner's vendor API.
@@ -162,7 +164,10 @@ func runImplementer(t *testing.T, w world, fence *sandbox.Fence, p ports.Sandbox
 // two things it must still do.
 func attacks(w world, allowed, other runner.Endpoint) []map[string]any {
 	return []map[string]any{
-		{"name": "write the run's state", "do": "write", "path": "../../state.json"},
+		{"name": "write the run's state", "do": "write", "path": filepath.Join(w.run, "state.json")},
+		{"name": "plant a file among the runs", "do": "write", "path": filepath.Join(w.repo, ".abcd", ".work.local", "run", "run-forged.json")},
+		{"name": "write another lane", "do": "write", "path": "../lane-2/secret.txt"},
+		{"name": "write the lanes' .gitignore", "do": "write", "path": "../../.gitignore"},
 		{"name": "replace the run's state", "do": "replace", "path": filepath.Join(w.run, "state.json")},
 		{"name": "write the checkout", "do": "write", "path": filepath.Join(w.repo, "README.md")},
 		{"name": "write the repository's git config", "do": "write", "path": filepath.Join(w.repo, ".git", "config")},
@@ -233,7 +238,7 @@ func TestTheFenceDeniesAnImplementersAttacks(t *testing.T) {
 		assert.Check(t, rc.LandlockABI >= sandbox.DefaultMinABI)
 		assert.Check(t, is.DeepEqual(rc.Writable, []string{w.worktree, w.temp}))
 		assert.Check(t, is.DeepEqual(rc.Network, []string{allowed.String()}))
-		for _, h := range []string{w.run, w.abcdHome, filepath.Join(w.home, ".ssh"), "/tmp"} {
+		for _, h := range []string{w.run, w.lanes, w.abcdHome, filepath.Join(w.home, ".ssh"), "/tmp"} {
 			assert.Check(t, is.Contains(rc.Hidden, h))
 		}
 	})

@@ -14,6 +14,9 @@ import (
 // RunDir is a run's folder, relative to the repository root.
 func RunDir(run string) string { return layout.RunDir(run) }
 
+// LanesDir is a run's folder of worktrees, relative to the repository root.
+func LanesDir(run string) string { return layout.LanesDir(run) }
+
 // LaneDir is a lane's folder: where its briefs, receipts, outputs and reports live.
 func LaneDir(run, lane string) string { return RunDir(run) + "/" + lane }
 

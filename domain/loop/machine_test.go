@@ -826,7 +826,7 @@ func TestDependentLanesStartFromWhatTheyBuildOn(t *testing.T) {
 	wantStage(t, h.s, 0, StageBrief)
 	wantStage(t, h.s, 1, StageBrief)
 	wantStage(t, h.s, 2, StageWaiting)
-	if h.s.Lanes[0].Worktree != ".abcd/.work.local/run/run-1/worktrees/lane-1" || h.s.Lanes[0].Start != "base000" {
+	if h.s.Lanes[0].Worktree != ".abcd-lanes/run-1/lane-1" || h.s.Lanes[0].Start != "base000" {
 		t.Fatalf("lane-1 started as %+v", h.s.Lanes[0])
 	}
 	h.openPending()

@@ -351,7 +351,7 @@ func (s State) Check() error {
 			return fmt.Errorf("%s has branch %q, which is not a branch name", what, text.Clip(l.Branch))
 		case s.Kind == KindSpec && l.Branch != "" && !strings.HasPrefix(l.Branch, "abcd/"+s.Run+"/"):
 			return fmt.Errorf("%s has branch %q, not one of run %s", what, text.Clip(l.Branch), s.Run)
-		case l.Worktree != "" && l.Worktree != WorktreeDir(s.Run, l.ID):
+		case l.Worktree != "" && l.Worktree != WorktreeDir(s.Run, l.ID) && l.Worktree != OldWorktreeDir(s.Run, l.ID):
 			return fmt.Errorf("%s has worktree %q; a lane's worktree is %s", what, text.Clip(l.Worktree), WorktreeDir(s.Run, l.ID))
 		case l.Start != "" && !isCommit(l.Start), l.Head != "" && !isCommit(l.Head), l.Conflict.Head != "" && !isCommit(l.Conflict.Head):
 			return fmt.Errorf("%s names a start or head that is not a commit id", what)
@@ -379,8 +379,13 @@ func (s State) Check() error {
 	return nil
 }
 
-// WorktreeDir is a lane's worktree, relative to the repository root.
-func WorktreeDir(run, lane string) string { return RunDir(run) + "/worktrees/" + lane }
+// WorktreeDir is a lane's worktree, relative to the repository root: in the lanes' folder beside
+// .abcd/, never inside it (layout.Lanes says why).
+func WorktreeDir(run, lane string) string { return LanesDir(run) + "/" + lane }
+
+// OldWorktreeDir is where an earlier abcd made a lane's worktree, inside the run's folder. A state
+// that records it is read and stepped as it stands: the path is the state's, not recomputed.
+func OldWorktreeDir(run, lane string) string { return RunDir(run) + "/worktrees/" + lane }
 
 func validStage(st Stage) bool {
 	switch st {

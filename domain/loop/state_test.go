@@ -260,3 +260,32 @@ func TestDecodeReadsWhatEncodeWroteAndNoOtherCase(t *testing.T) {
 		t.Errorf("a key in another case: %v, want the case-sensitive refusal", err)
 	}
 }
+
+// A lane's worktree is where abcd makes it, in the lanes' folder, or where an earlier abcd made it,
+// inside the run's folder (a state it wrote is stepped as it stands): nowhere else.
+func TestCheckTakesALanesWorktreeWhereAbcdMakesItOrMadeIt(t *testing.T) {
+	for wt, ok := range map[string]bool{
+		"":                         true,
+		".abcd-lanes/run-1/lane-1": true,
+		".abcd/.work.local/run/run-1/worktrees/lane-1": true,
+		".abcd-lanes/run-1/lane-2":                     false,
+		".abcd-lanes/run-2/lane-1":                     false,
+		".abcd/.work.local/run/run-2/worktrees/lane-1": false,
+		".abcd/.work.local/run/run-1/lane-1":           false,
+		"../elsewhere":                                 false,
+		".abcd-lanes/run-1/lane-1/..":                  false,
+	} {
+		s := newSpec(t, 1, 3).s
+		if s.Run != "run-1" || s.Lanes[0].ID != "lane-1" {
+			t.Fatalf("the spec's run is %s, its lane %s", s.Run, s.Lanes[0].ID)
+		}
+		s.Base, s.Lanes[0].Worktree = strings.Repeat("b", 40), wt
+		err := s.Check()
+		if ok && err != nil {
+			t.Errorf("%q refused: %v", wt, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "worktree")) {
+			t.Errorf("%q not refused for its worktree: %v", wt, err)
+		}
+	}
+}

@@ -23,6 +23,8 @@ type Runs struct {
 	// Workers are the worker locks held, by run and name; a test drops one to play a process killed
 	// while a route worked.
 	Workers map[string]bool
+	// Lanes are the worktrees MakeLanes made folders for.
+	Lanes   map[string]bool
 	workerN int
 }
 
@@ -130,6 +132,14 @@ func (r *Runs) RemoveAll(_ context.Context, p string) error {
 	if run, ok := strings.CutPrefix(p, runRoot); ok && !strings.Contains(run, "/") {
 		delete(r.Dirs, run)
 	}
+	return nil
+}
+
+func (r *Runs) MakeLanes(_ context.Context, wt string) error {
+	if r.Lanes == nil {
+		r.Lanes = map[string]bool{}
+	}
+	r.Lanes[wt] = true
 	return nil
 }
 

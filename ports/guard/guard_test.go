@@ -241,7 +241,7 @@ func TestARunnersChangesAreCheckedAsWrites(t *testing.T) {
 	a.Commands = fake.Commands{Read: writeLines}
 	w, err := app.DepsOf[*guarduc.Deps](context.Background(), a).WriteGuard(context.Background())
 	assert.NilError(t, err)
-	dir := "/work/repo/.abcd/.work.local/run/run-1/worktrees/lane-1"
+	dir := "/work/repo/.abcd-lanes/run-1/lane-1"
 	got, err := w.Guarded(dir, []runner.Entry{
 		{Path: "src/main.go", Kind: runner.EntryFile},
 		{Path: ".abcd/guard.json", Kind: runner.EntryFile},

@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,12 +23,12 @@ import (
 func (st *step) act(ctx context.Context, act loop.Action) (string, error) {
 	s := &st.state
 	ln := s.Lanes[act.Lane]
-	wt := loop.WorktreeDir(s.Run, ln.ID)
-	// A waiting lane that has a worktree in the state had a merge made by hand there: its branch is
-	// the person's work, never made again.
+	// A waiting lane that has a worktree in the state (an earlier abcd's, inside the run's folder, too)
+	// had a merge made by hand there: its branch is the person's work, never made again.
 	byHand := ln.Worktree != ""
+	wt := cmp.Or(ln.Worktree, loop.WorktreeDir(s.Run, ln.ID))
 	if !byHand {
-		if err := st.freshBranch(ctx, wt, ln.Branch, act.From); err != nil {
+		if err := st.freshBranch(ctx, wt, ln.Branch, act.From, loop.OldWorktreeDir(s.Run, ln.ID)); err != nil {
 			return "", err
 		}
 	}
@@ -96,15 +98,14 @@ func (st *step) mergedByHand(ctx context.Context) ([]string, error) {
 }
 
 // freshBranch makes branch anew at from, checked out in its own worktree wt, clearing whatever a
-// start a kill interrupted left of either.
-func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
+// start a kill interrupted left of either, at wt and at stale (an earlier abcd's worktree).
+func (a *Deps) freshBranch(ctx context.Context, wt, branch, from, stale string) error {
 	// The folder first: a worktree git half made may not be one it can remove, and once the folder
 	// is gone git forgets it.
-	if err := a.Runs.RemoveAll(ctx, wt); err != nil {
-		return err
-	}
-	if err := a.Git.RemoveWorktree(ctx, wt); err != nil {
-		return err
+	for _, dir := range []string{stale, wt} {
+		if err := errors.Join(a.Runs.RemoveAll(ctx, dir), a.Git.RemoveWorktree(ctx, dir)); err != nil {
+			return err
+		}
 	}
 	if err := a.Git.ClearRefLock(ctx, branch); err != nil {
 		return err
@@ -113,6 +114,9 @@ func (a *Deps) freshBranch(ctx context.Context, wt, branch, from string) error {
 		return err
 	}
 	if err := a.Git.CreateBranch(ctx, branch, from); err != nil {
+		return err
+	}
+	if err := a.Runs.MakeLanes(ctx, wt); err != nil {
 		return err
 	}
 	return a.Git.AddWorktree(ctx, wt, branch)
@@ -128,11 +132,7 @@ func (st *step) clearWorktrees(ctx context.Context) []string {
 		if ln.Worktree == "" {
 			continue
 		}
-		err := st.Runs.RemoveAll(ctx, ln.Worktree)
-		if err == nil {
-			err = st.Git.RemoveWorktree(ctx, ln.Worktree)
-		}
-		if err != nil {
+		if err := errors.Join(st.Runs.RemoveAll(ctx, ln.Worktree), st.Git.RemoveWorktree(ctx, ln.Worktree)); err != nil {
 			did = append(did, fmt.Sprintf("%s: could not remove its worktree %s (%s); remove it with git worktree remove", ln.ID, st.abs(ln.Worktree), refusalWhy(err)))
 			continue
 		}
@@ -168,13 +168,13 @@ func (st *step) restoreWorktrees(ctx context.Context) ([]string, error) {
 		if checked[ln.Worktree] == ln.Branch {
 			continue
 		}
-		if err := st.Runs.RemoveAll(ctx, ln.Worktree); err != nil {
-			return nil, err
-		}
-		if err := st.Git.RemoveWorktree(ctx, ln.Worktree); err != nil {
+		if err := errors.Join(st.Runs.RemoveAll(ctx, ln.Worktree), st.Git.RemoveWorktree(ctx, ln.Worktree)); err != nil {
 			return nil, err
 		}
 		if err := st.Git.ClearRefLock(ctx, ln.Branch); err != nil {
+			return nil, err
+		}
+		if err := st.Runs.MakeLanes(ctx, ln.Worktree); err != nil {
 			return nil, err
 		}
 		if err := st.Git.AddWorktree(ctx, ln.Worktree, ln.Branch); err != nil {

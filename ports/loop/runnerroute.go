@@ -395,14 +395,14 @@ func (a *Deps) proveCommitted(ctx context.Context, c runnerCall, o runner.Outcom
 // on the implementer's work) in dir: the implementer and the definition of done may write the lane's
 // worktree and nothing else (its .git read-only: abcd commits); reviewers and the auditor write
 // nothing and read their lane's worktree. Every one of them is kept from abcd's local state (every
-// run's state, briefs and the other lanes' worktrees) and from $ABCD_HOME but for the files abcd's
-// guard hook reads there. A runner whose block says "sandbox": "off" runs unconfined.
+// run's state and briefs; the lanes' folder, the other lanes' worktrees) and from $ABCD_HOME but for
+// the files abcd's guard hook reads there. A runner whose block says "sandbox": "off" runs unconfined.
 func (a *Deps) FenceFor(r runner.Runner, role, dir string) *ports.SandboxPolicy {
 	if r.SandboxOff {
 		return &ports.SandboxPolicy{Off: true}
 	}
 	home := filepath.Dir(a.Setup.MachinePath("config.json"))
-	p := &ports.SandboxPolicy{Role: role, Hide: []string{a.Abs(layout.Local), home},
+	p := &ports.SandboxPolicy{Role: role, Hide: []string{a.Abs(layout.Local), a.Abs(layout.Lanes), home},
 		Show: []string{filepath.Join(home, "config.json"), filepath.Join(home, guard.AllowFileName)}}
 	if dir == "" {
 		return p

@@ -169,8 +169,8 @@ func (st *step) save(ctx context.Context) error {
 		if err := st.Runs.Write(ctx, core.StatePath(s.Run), data); err != nil {
 			return err
 		}
-		// The run as it now stands (its folder, its lanes' worktrees and folders of briefs) is denied to
-		// Claude Code's sandbox, where abcd turned it on, before any agent works in it.
+		// Each lane's .git file the state names is denied to Claude Code's sandbox, where abcd turned it
+		// on, before the worktree stands and any agent works in it.
 		return st.RefreshHarnessSandbox(ctx)
 	}
 	rec := st.rec

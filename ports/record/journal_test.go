@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	domloop "github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports"
 	"github.com/abcd-dev/abcd/ports/app"
@@ -178,6 +179,12 @@ func TestAStartKilledBeforeItsStateIsCleanedByTheNext(t *testing.T) {
 // (and merging part way) but before its state said the lane started leaves them; the step run again
 // makes the start again from the lane's base, so the lane starts where it should.
 func TestALaneStartKilledPartWayIsMadeAgain(t *testing.T) {
+	// Its worktree where abcd makes it, and where an earlier abcd killed so made it.
+	t.Run("lanes folder", func(t *testing.T) { laneStartKilled(t, domloop.WorktreeDir) })
+	t.Run("earlier run folder", func(t *testing.T) { laneStartKilled(t, domloop.OldWorktreeDir) })
+}
+
+func laneStartKilled(t *testing.T, at func(run, lane string) string) {
 	r := fake.NewRecords()
 	a := apptest.RecApp(r)
 	intent := apptest.RecNewIntent(t, a, r, "Faster cold start", true).ID
@@ -194,7 +201,7 @@ func TestALaneStartKilledPartWayIsMadeAgain(t *testing.T) {
 	// What the killed step left: the branch moved on by a merge it made, its worktree registered.
 	g.Branches[lane.Branch] = apptest.VWork
 	g.Parents[apptest.VWork] = apptest.VBase
-	g.Worktrees = map[string]string{".abcd/.work.local/run/" + start.Run.Run + "/worktrees/" + lane.ID: lane.Branch}
+	g.Worktrees = map[string]string{at(start.Run.Run, lane.ID): lane.Branch}
 	step := apptest.RecRun[loop.StepResult](t, a, "implement_step", map[string]any{"run": start.Run.Run})
 	assert.Equal(t, g.Branches[lane.Branch], apptest.VBase, "the lane starts from its base, not from what the killed step left")
 	for _, l := range step.Run.Lanes {

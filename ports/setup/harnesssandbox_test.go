@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/abcd-dev/abcd/ports/fake"
@@ -170,22 +171,40 @@ func TestHarnessSandboxInstallGoesOnBesideAnUnreadableSettingsFile(t *testing.T)
 	assert.Check(t, is.Contains(res.OptionalSkipped, "harness-sandbox"))
 }
 
-// withRuns puts two runs in s as abcd lays them out: one whose lanes have started (a folder of briefs
-// and a worktree each), one with its state alone, and a file of the person's in .abcd/.
+// withRuns puts three runs in s as abcd lays them out: one whose lanes have started (a folder of
+// briefs and a worktree each in the lanes' folder), one with its state alone, one an earlier abcd
+// started (its worktree inside its run's folder), a state that does not decode, and a file of the
+// person's in .abcd/.
 func withRuns(s *fake.Setup) {
+	runs := fake.NewRuns()
+	state := func(run string, lanes ...string) {
+		var ls []string
+		for _, l := range lanes {
+			ls = append(ls, `{"id": "`+l+`"}`)
+		}
+		data := []byte(`{"run": "` + run + `", "lanes": [` + strings.Join(ls, ", ") + `]}`)
+		s.Files[".abcd/.work.local/run/"+run+"/state.json"] = data
+		runs.Files[".abcd/.work.local/run/"+run+"/state.json"] = data
+	}
+	state("run-1", "lane-1", "lane-2", "integration")
+	state("run-2", "lane-1")
+	state("run-3", "lane-1")
 	for _, f := range []string{
-		".abcd/.work.local/run/run-1/state.json",
 		".abcd/.work.local/run/run-1/lane-1/step-1/brief.md",
-		".abcd/.work.local/run/run-1/worktrees/lane-1/.git",
-		".abcd/.work.local/run/run-1/worktrees/lane-1/main.go",
-		".abcd/.work.local/run/run-1/worktrees/lane-2/.git",
+		".abcd-lanes/.gitignore",
+		".abcd-lanes/run-1/lane-1/.git",
+		".abcd-lanes/run-1/lane-1/main.go",
+		".abcd-lanes/run-1/lane-2/.git",
 		".abcd/.work.local/run/run-1/workers/w-1.lock",
-		".abcd/.work.local/run/run-2/state.json",
+		".abcd/.work.local/run/run-3/worktrees/lane-1/.git",
+		".abcd/.work.local/run/not-a-run/state.json",
 		".abcd/notes.txt",
 	} {
 		s.Files[f] = []byte("x")
 	}
-	s.Dirs[".abcd/.work.local/run/run-2/worktrees"] = true
+	s.Files[".abcd/.work.local/run/run-4/state.json"] = []byte("x")
+	runs.Files[".abcd/.work.local/run/run-4/state.json"] = []byte("x")
+	apptest.AhoyRuns[s] = runs
 }
 
 func denyWriteOf(t *testing.T, s *fake.Setup) []any {
@@ -194,30 +213,20 @@ func denyWriteOf(t *testing.T, s *fake.Setup) []any {
 	return doc["sandbox"].(map[string]any)["filesystem"].(map[string]any)["denyWrite"].([]any)
 }
 
-// The block names every entry on the way to the worktrees but the folders holding them, the names
-// abcd keeps whether they stand or not, and each worktree's .git file: never a worktree, nor .abcd.
-func TestHarnessSandboxDeniesEachRunButItsWorktrees(t *testing.T) {
+// The block denies .abcd whole, .git, .claude, the lanes' folder's .gitignore and the .git file of
+// every lane a run's state names, made yet or not: never a worktree nor the lanes' folder.
+func TestHarnessSandboxDeniesAbcdWholeAndEachLanesGitFile(t *testing.T) {
 	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
 	withRuns(s)
 	_, err := installSandbox(t, s, true)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, denyWriteOf(t, s), []any{
-		".git", ".claude",
-		".abcd/.gitignore",
-		".abcd/.work.local/journal.json",
-		".abcd/.work.local/run/run-1/lane-1",
-		".abcd/.work.local/run/run-1/state.json",
-		".abcd/.work.local/run/run-1/workers",
-		".abcd/.work.local/run/run-1/worktrees/lane-1/.git",
-		".abcd/.work.local/run/run-1/worktrees/lane-2/.git",
-		".abcd/.work.local/run/run-2/state.json",
-		".abcd/.work.local/tmp",
-		".abcd/config",
-		".abcd/config.json",
-		".abcd/development",
-		".abcd/guard.json",
-		".abcd/notes.txt",
-		".abcd/work",
+		".git", ".claude", ".abcd", ".abcd-lanes/.gitignore",
+		".abcd-lanes/run-1/integration/.git",
+		".abcd-lanes/run-1/lane-1/.git",
+		".abcd-lanes/run-1/lane-2/.git",
+		".abcd-lanes/run-2/lane-1/.git",
+		".abcd-lanes/run-3/lane-1/.git",
 	})
 }
 
@@ -227,13 +236,13 @@ func TestHarnessSandboxWrittenAgainForNewRunsAndOnlyThen(t *testing.T) {
 	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
 	_, err := installSandbox(t, s, true)
 	assert.NilError(t, err)
-	assert.Check(t, !is.Contains(denyWriteOf(t, s), ".abcd/.work.local/run/run-2/state.json")().Success())
+	assert.DeepEqual(t, denyWriteOf(t, s), []any{".git", ".claude", ".abcd", ".abcd-lanes/.gitignore"})
 	withRuns(s)
 	res, err := installSandbox(t, s, true)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(res.sandbox.Status, "present"))
-	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd/.work.local/run/run-2/state.json"))
-	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd/.work.local/run/run-1/worktrees/lane-2/.git"))
+	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd-lanes/run-2/lane-1/.git"))
+	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd-lanes/run-1/lane-2/.git"))
 	before := apptest.SetupStateOf(s)
 	_, err = installSandbox(t, s, true)
 	assert.NilError(t, err)
@@ -246,8 +255,9 @@ func TestHarnessSandboxWrittenAgainForNewRunsAndOnlyThen(t *testing.T) {
 	assert.Check(t, !still, "uninstall left the block the runs rewrote")
 }
 
-// The block earlier versions wrote (.abcd whole) is abcd's: brought up to date, and taken out by
-// uninstall; a block whose denyWrite names anything beyond .git, .claude and .abcd/ is the person's.
+// The blocks earlier versions wrote (.abcd whole; then each entry of .abcd/ on the way to the
+// worktrees inside it) are abcd's: brought up to date, and taken out by uninstall; a block whose
+// denyWrite names anything beyond .git, .claude, .abcd/ and the lanes' folder is the person's.
 func TestHarnessSandboxRecognisesItsEarlierBlockAndNoOther(t *testing.T) {
 	old := func(deny ...any) []byte {
 		block := setup.ClaudeSandboxBlock(apptest.AhoyHome, nil)
@@ -261,14 +271,16 @@ func TestHarnessSandboxRecognisesItsEarlierBlockAndNoOther(t *testing.T) {
 	_, err := apptest.Install(t, a, true)
 	assert.NilError(t, err)
 	s.Dirs[".claude"] = true
-	s.Files[setup.ClaudeSettingsRel] = old(".abcd", ".git")
-	got, err := a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
-	assert.NilError(t, err)
-	assert.Check(t, is.Equal(got.(setup.AhoySandboxResult).Status, "present"))
-	assert.Check(t, is.Contains(denyWriteOf(t, s), ".abcd/guard.json"), "brought up to date")
-	assert.Check(t, !is.Contains(denyWriteOf(t, s), ".abcd")().Success())
+	for _, earlier := range [][]any{{".abcd", ".git"}, {".git", ".claude", ".abcd/.gitignore", ".abcd/.work.local/journal.json",
+		".abcd/.work.local/run/run-1/state.json", ".abcd/.work.local/run/run-1/worktrees/lane-1/.git", ".abcd/guard.json"}} {
+		s.Files[setup.ClaudeSettingsRel] = old(earlier...)
+		got, err := a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(got.(setup.AhoySandboxResult).Status, "present"))
+		assert.Check(t, is.DeepEqual(denyWriteOf(t, s), []any{".git", ".claude", ".abcd", ".abcd-lanes/.gitignore"}), "brought up to date: %v", earlier)
+	}
 
-	for _, theirs := range [][]any{{".abcd", ".git", "secrets"}, {".abcd/../src", ".git"}, {".git", ".abcd/x/../../y"}} {
+	for _, theirs := range [][]any{{".abcd", ".git", "secrets"}, {".abcd/../src", ".git"}, {".git", ".abcd/x/../../y"}, {".git", ".abcd-lanes/../src"}, {".git", ".abcd-lanes2/x"}} {
 		s.Files[setup.ClaudeSettingsRel] = old(theirs...)
 		before := apptest.SetupStateOf(s)
 		_, err := a.Call(context.Background(), "ahoy_sandbox", map[string]any{})
@@ -281,12 +293,12 @@ func TestHarnessSandboxRecognisesItsEarlierBlockAndNoOther(t *testing.T) {
 	}
 }
 
-// A run folder abcd cannot list is an error, never a block written in part.
+// A folder of runs abcd cannot list is an error, never a block written in part.
 func TestHarnessSandboxFolderItCannotListIsAnError(t *testing.T) {
 	s := fake.NewSetup(apptest.AhoyRoot, apptest.AhoyHome)
 	withRuns(s)
 	boom := errors.New("permission denied")
-	s.Faults = map[string]error{".abcd/.work.local/run/run-1": boom}
+	s.Faults = map[string]error{".abcd/.work.local/run": boom}
 	a, _ := apptest.AhoyApp(s, &fake.Prompter{})
 	_, err := apptest.Install(t, a, true)
 	assert.NilError(t, err)

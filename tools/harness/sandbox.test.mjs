@@ -4,14 +4,17 @@
 // second run beside it. The scripted model asks for Bash commands from a lane's worktree; Claude Code
 // runs each inside its sandbox (bubblewrap on Linux), and the test reads what each did:
 //
-//   - writing inside the lane's worktree goes through, so the refusals are the rules';
-//   - writing the run's state (../../state.json from the lane), a lane's folder of briefs and returns,
-//     the other run's state, the record, the guard file abcd has not written yet, the lane's .git file
-//     and the settings file are refused, and each is unchanged byte for byte (or still absent);
+//   - writing inside the lane's worktree (in the lanes' folder, .abcd-lanes/<run>/<lane>) goes
+//     through, so the refusals are the rules';
+//   - writing the run's state, a lane's folder of briefs and returns, the other run's state, the
+//     record, the guard file abcd has not written yet, the lane's .git file, the lanes' folder's
+//     .gitignore and the settings file are refused, and each is unchanged byte for byte (or still
+//     absent); so is a new name anywhere under .abcd/ (a forged run's state.json): .abcd is denied
+//     whole, so nothing is made there and abcd lists no new run;
 //   - writing .git's internals, and reading the person's SSH key and $ABCD_HOME, are refused.
 //
-// The block is written before the lanes start: the step that makes their worktrees writes it again,
-// so what is denied is the run as it stands when the agent works in it.
+// The block is written after the runs start and before their lanes' worktrees stand: it denies each
+// lane's .git file ahead, so the step that makes the worktrees leaves it as it is.
 //
 // Claude Code's sandbox needs bubblewrap and socat on Linux; `.ci/run` installs them where missing.
 // Where they are absent this test fails, naming them: a sandbox that cannot start proves nothing.
@@ -56,7 +59,7 @@ function toolResults(stdout) {
 }
 
 suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
-  test('from a lane, a Bash write in its worktree goes through; the run\'s state, another run, the record and .git are refused', async () => {
+  test('from a lane, a Bash write in its worktree goes through; the run\'s state, a forged run, another run, the record and .git are refused', async () => {
     assert.ok(process.platform !== 'linux' || (onPath('bwrap') && onPath('socat')),
       "Claude Code's sandbox needs bubblewrap and socat on Linux: apt-get install -y bubblewrap socat (.ci/run does)");
     const w = makeWorld();
@@ -86,22 +89,27 @@ suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
 
       const step = runCLI(w, ['implement', 'step', '--run', runID, '--json']);
       assert.equal(step.status, 0, step.stdout + step.stderr);
-      const laneID = readdirSync(join(runs, runID, 'worktrees'))[0];
-      const lane = join(runs, runID, 'worktrees', laneID);
+      const lanes = join(w.repo, '.abcd-lanes');
+      const laneID = readdirSync(join(lanes, runID))[0];
+      const lane = join(lanes, runID, laneID);
       const laneFolder = join(runs, runID, laneID);
       assert.ok(readdirSync(laneFolder).length > 0, `the lane's folder of briefs holds something: ${laneFolder}`);
       const deny = JSON.parse(readFileSync(settingsPath, 'utf8')).sandbox.filesystem.denyWrite;
-      assert.notEqual(readFileSync(settingsPath, 'utf8'), blockBefore, 'the step that made the worktrees wrote the block again');
-      for (const want of ['.git', '.claude', `.abcd/.work.local/run/${runID}/state.json`, `.abcd/.work.local/run/${runID}/${laneID}`,
-        `.abcd/.work.local/run/${runID}/worktrees/${laneID}/.git`, `.abcd/.work.local/run/${otherID}/state.json`, '.abcd/development']) {
+      assert.equal(readFileSync(settingsPath, 'utf8'), blockBefore, "the block denied the lane's .git file before the step made the worktree");
+      for (const want of ['.git', '.claude', '.abcd', '.abcd-lanes/.gitignore', `.abcd-lanes/${runID}/${laneID}/.git`]) {
         assert.ok(deny.includes(want), `the block denies ${want}: ${deny}`);
       }
+      assert.ok(!deny.some((d) => d.startsWith('.abcd/') || d === '.abcd-lanes' || d === `.abcd-lanes/${runID}` || d === `.abcd-lanes/${runID}/${laneID}`),
+        `nothing on the way to the worktrees, nor under .abcd/, is listed: ${deny}`);
+      const runsBefore = readdirSync(runs).sort();
+      const abcdBefore = readdirSync(join(w.repo, '.abcd')).sort();
 
       const files = {
         state: join(runs, runID, 'state.json'),
         other: join(runs, otherID, 'state.json'),
         record: join(w.repo, '.abcd', 'config.json'),
         laneGit: join(lane, '.git'),
+        lanesIgnore: join(lanes, '.gitignore'),
         settings: settingsPath,
       };
       const before = Object.fromEntries(Object.entries(files).map(([k, p]) => [k, readFileSync(p)]));
@@ -112,14 +120,18 @@ suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
       // Each is spelled so Claude Code's own check of the command line does not see the path it
       // writes (it asks before a write to .git/... or a settings file written directly): what
       // refuses it is the sandbox.
+      const abcd = '../../../.abcd';
       const commands = [
         `cd ${lane} && echo work > lane-work.txt && mkdir -p src && echo more > src/x.txt && echo WROTE-LANE`,
-        `cd ${lane} && printf '{"forged":true}' > ../../state.json && echo WROTE-STATE`,
-        `cd ${lane} && echo forged > ../../${laneID}/forged-return.json && echo WROTE-BRIEFS`,
-        `cd ${lane} && cd ../../../${otherID} && printf '{"forged":true}' > state.json && echo WROTE-OTHER-RUN`,
-        `cd ${lane} && cd ../../../../.. && printf '{}' > config.json && echo WROTE-RECORD`,
-        `cd ${lane} && cd ../../../../.. && printf '{"rules":[]}' > guard.json && echo WROTE-GUARD`,
+        `cd ${lane} && printf '{"forged":true}' > ${abcd}/.work.local/run/${runID}/state.json && echo WROTE-STATE`,
+        `cd ${lane} && echo forged > ${abcd}/.work.local/run/${runID}/${laneID}/forged-return.json && echo WROTE-BRIEFS`,
+        `cd ${lane} && cd ${abcd}/.work.local/run/${otherID} && printf '{"forged":true}' > state.json && echo WROTE-OTHER-RUN`,
+        `cd ${lane} && cd ${abcd} && printf '{}' > config.json && echo WROTE-RECORD`,
+        `cd ${lane} && cd ${abcd} && printf '{"rules":[]}' > guard.json && echo WROTE-GUARD`,
         `cd ${lane} && echo "gitdir: /tmp/forged" > .gi? && echo WROTE-LANE-GIT`,
+        `cd ${lane} && mkdir ${abcd}/.work.local/run/run-2612310000009999 && printf '{"schema_version":2,"run":"run-2612310000009999"}' > ${abcd}/.work.local/run/run-2612310000009999/state.json; ls ${abcd}/.work.local/run/run-2612310000009999/state.json && echo WROTE-FORGED-RUN`,
+        `cd ${lane} && echo x > ${abcd}/newfile && echo WROTE-NEW-ABCD`,
+        `cd ${lane} && echo x > ../../.gitign?re && echo WROTE-LANES-IGNORE`,
         `cd ${w.repo} && cd .claude && printf "{}" > settings.local.j?on && echo WROTE-SETTINGS`,
         `cd ${join(w.repo, '.git', 'refs')} && cd heads && echo x > forged && echo WROTE-GIT`,
         `cat ${join(w.userHome, '.ssh', 'id_ed25519')}`,
@@ -143,14 +155,22 @@ suite("Claude Code's own sandbox, as abcd ahoy sandbox turns it on", () => {
       refused(4, 'the record', 'WROTE-RECORD');
       refused(5, 'the guard file', 'WROTE-GUARD');
       refused(6, "the lane's .git file", 'WROTE-LANE-GIT');
-      refused(7, 'the settings file', 'WROTE-SETTINGS');
-      refused(8, 'the .git write', 'WROTE-GIT');
+      refused(7, "a forged run's state", 'WROTE-FORGED-RUN');
+      refused(8, 'a new file under .abcd/', 'WROTE-NEW-ABCD');
+      refused(9, "the lanes' folder's .gitignore", 'WROTE-LANES-IGNORE');
+      refused(10, 'the settings file', 'WROTE-SETTINGS');
+      refused(11, 'the .git write', 'WROTE-GIT');
+      assert.deepEqual(readdirSync(runs).sort(), runsBefore, 'no run folder was made');
+      assert.deepEqual(readdirSync(join(w.repo, '.abcd')).sort(), abcdBefore, 'nothing new under .abcd/');
+      const status = runCLI(w, ['implement', 'status', '--json']);
+      assert.equal(status.status, 0, status.stdout + status.stderr);
+      assert.ok(!status.stdout.includes('run-2612310000009999'), `abcd lists no forged run: ${status.stdout}`);
       for (const [k, p] of Object.entries(files)) assert.deepEqual(readFileSync(p), before[k], `${k} (${p}) is unchanged`);
       assert.deepEqual(readdirSync(laneFolder).sort(), briefs, "the lane's folder holds what it held");
       assert.deepEqual(existsSync(guardPath) ? readFileSync(guardPath) : null, guardBefore, 'the guard file is as it was');
       assert.throws(() => readFileSync(join(w.repo, '.git', 'refs', 'heads', 'forged')), { code: 'ENOENT' });
-      assert.ok(got[9].error && !got[9].text.includes('SSH-KEY-CANARY'), `the SSH key read: ${got[9].text}`);
-      assert.ok(got[10].error && !got[10].text.includes('ABCD-HOME-CANARY'), `the $ABCD_HOME read: ${got[10].text}`);
+      assert.ok(got[12].error && !got[12].text.includes('SSH-KEY-CANARY'), `the SSH key read: ${got[12].text}`);
+      assert.ok(got[13].error && !got[13].text.includes('ABCD-HOME-CANARY'), `the $ABCD_HOME read: ${got[13].text}`);
     } finally {
       await standin.close();
       w.cleanup();

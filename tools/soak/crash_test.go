@@ -71,7 +71,7 @@ func worktreeLeftovers(r *repo) []string {
 	if strings.Contains(listed, "prunable") {
 		out = append(out, "a prunable worktree entry")
 	}
-	folders, _ := filepath.Glob(r.path(layout.Runs + "/*/worktrees/*"))
+	folders, _ := filepath.Glob(r.path(layout.Lanes + "/*/*"))
 	for _, f := range folders {
 		if _, err := os.Stat(filepath.Join(f, ".git")); err != nil {
 			out = append(out, "a half-removed worktree folder")
@@ -202,7 +202,7 @@ func (r *repo) clone(t *testing.T) *repo {
 	// The copy's worktrees and git's entries for them name the original's folders: point each at
 	// the copy's (git worktree repair, run in the copy, would follow them to the original's).
 	links, _ := filepath.Glob(filepath.Join(c.root, ".git/worktrees/*/gitdir"))
-	wts, _ := filepath.Glob(filepath.Join(c.root, layout.Runs+"/*/worktrees/*/.git"))
+	wts, _ := filepath.Glob(filepath.Join(c.root, layout.Lanes+"/*/*/.git"))
 	for _, p := range append(links, wts...) {
 		if data, err := os.ReadFile(p); err == nil {
 			assert.NilError(t, os.WriteFile(p, []byte(strings.ReplaceAll(string(data), from, to)), 0o644))
@@ -264,7 +264,7 @@ func (r *repo) whole(t *testing.T) {
 
 // onlyLiveWorktrees is what git must hold of worktrees: the main checkout and the worktree of each
 // lane a run still works in, each whole where the run's state says; nothing prunable, no folder
-// under a run's worktrees that git does not list.
+// in the lanes' folder that git does not list.
 func (r *repo) onlyLiveWorktrees(t *testing.T) {
 	t.Helper()
 	live := map[string]bool{}
@@ -292,7 +292,7 @@ func (r *repo) onlyLiveWorktrees(t *testing.T) {
 		assert.Check(t, err == nil, "%s is listed but not whole", path)
 	}
 	assert.Check(t, is.Equal(seen, len(live)), "every live lane's worktree is listed")
-	folders, _ := filepath.Glob(r.path(layout.Runs + "/*/worktrees/*"))
+	folders, _ := filepath.Glob(r.path(layout.Lanes + "/*/*"))
 	for _, f := range folders {
 		assert.Check(t, live[f], "a worktree folder no live lane has: %s", f)
 	}

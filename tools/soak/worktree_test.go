@@ -74,8 +74,8 @@ func TestAbcdInASubfolderPutsTheLanesWorktreesInTheRepository(t *testing.T) {
 	}
 	run := runOf(r, inSrc("implement", "start", "spc-2611300000000002")).Run
 	v := runOf(r, inSrc("implement", "step", "--run", run))
-	assert.Check(t, is.Equal(v.Lanes[0].Worktree, filepath.Join(r.root, layout.Runs, run, "worktrees/lane-1")))
-	assert.Check(t, r.exists(layout.RunDir(run)+"/worktrees/lane-1/src"), "the worktree is checked out where it says")
+	assert.Check(t, is.Equal(v.Lanes[0].Worktree, filepath.Join(r.root, layout.LanesDir(run), "lane-1")))
+	assert.Check(t, r.exists(layout.LanesDir(run)+"/lane-1/src"), "the worktree is checked out where it says")
 	assert.Check(t, !r.exists("src/.abcd"), "nothing is made inside the subfolder")
 	assert.Check(t, is.Equal(r.git(r.root, "status", "--porcelain", "--untracked-files=all", "src"), ""))
 }

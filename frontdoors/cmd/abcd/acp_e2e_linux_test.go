@@ -226,7 +226,7 @@ func TestAnACPAgentImplementsThroughTheBinaryInsideTheSandbox(t *testing.T) {
 	}
 	assert.NilError(t, json.Unmarshal(requests[1]["params"], &opened))
 	work := opened.Cwd
-	assert.Check(t, is.Equal(work, filepath.Join(w.c.dir, ".abcd", ".work.local", "run", out.Run.Run, "worktrees", "lane-1")))
+	assert.Check(t, is.Equal(work, filepath.Join(w.c.dir, ".abcd-lanes", out.Run.Run, "lane-1")))
 	assert.Assert(t, is.Len(opened.McpServers, 1))
 	assert.Check(t, is.Equal(opened.McpServers[0].Name, "abcd"))
 	assert.Check(t, is.Equal(opened.McpServers[0].Command, binary))

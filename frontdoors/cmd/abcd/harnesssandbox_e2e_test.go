@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/abcd-dev/abcd/ports/loop"
@@ -27,10 +29,11 @@ func sandboxDeny(t *testing.T, c teamClone) []string {
 	return doc.Sandbox.Filesystem.DenyWrite
 }
 
-// A run's start, and the step that makes its lanes' worktrees, write abcd's sandbox block again so
-// it denies the run as it stands: its state, each lane's folder of briefs (before it stands), each
-// worktree's .git file; never the worktrees. Run again, nothing changes; a block of the person's own
-// is never touched; uninstall takes out the block as the runs left it.
+// A run's start writes abcd's sandbox block again so it denies each lane's .git file in the lanes'
+// folder before the worktree stands; .abcd is denied whole, the worktrees never. The step that makes
+// the worktrees finds the block as the start left it, the worktrees self-ignored in git status. Run
+// again, nothing changes; a block of the person's own is never touched; uninstall takes out the block
+// as the runs left it.
 func TestHarnessSandboxBlockFollowsTheRuns(t *testing.T) {
 	root := realDir(t)
 	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
@@ -52,38 +55,39 @@ func TestHarnessSandboxBlockFollowsTheRuns(t *testing.T) {
 	var on setup.AhoySandboxResult
 	c.abcd(t, 0, &on, "ahoy", "sandbox")
 	assert.Check(t, is.Equal(on.Status, "created"))
-	fresh := sandboxDeny(t, c)
-	assert.Check(t, is.Contains(fresh, ".abcd/guard.json"), "the guard file is denied before it stands")
-	assert.Check(t, !is.Contains(fresh, ".abcd")().Success(), "no longer .abcd whole")
+	assert.DeepEqual(t, sandboxDeny(t, c), []string{".git", ".claude", ".abcd", ".abcd-lanes/.gitignore"})
 
 	var started loop.StepResult
 	c.abcd(t, 0, &started, "implement", "start", plan.Spec.ID)
 	run := started.Run.Run
-	dir := ".abcd/.work.local/run/" + run
+	lanes := ".abcd-lanes/" + run
 	afterStart := sandboxDeny(t, c)
-	for _, want := range []string{dir + "/state.json", dir + "/lane-1", dir + "/lane-2"} {
-		assert.Check(t, is.Contains(afterStart, want), "after the start")
+	want := []string{".git", ".claude", ".abcd", ".abcd-lanes/.gitignore"}
+	for _, l := range started.Run.Lanes {
+		want = append(want, lanes+"/"+l.ID+"/.git")
 	}
+	slices.Sort(want[4:])
+	assert.DeepEqual(t, afterStart, want)
 
 	var stepped loop.StepResult
 	c.abcd(t, 0, &stepped, "implement", "step", "--run", run)
-	afterStep := sandboxDeny(t, c)
-	worktrees, err := os.ReadDir(filepath.Join(c.dir, filepath.FromSlash(dir), "worktrees"))
+	assert.DeepEqual(t, sandboxDeny(t, c), afterStart)
+	worktrees, err := os.ReadDir(filepath.Join(c.dir, filepath.FromSlash(lanes)))
 	assert.NilError(t, err)
 	assert.Assert(t, len(worktrees) > 0)
 	for _, wt := range worktrees {
-		lane := dir + "/worktrees/" + wt.Name()
-		assert.Check(t, is.Contains(afterStep, lane+"/.git"))
-		assert.Check(t, !is.Contains(afterStep, lane)().Success(), "the worktree itself stays writable")
+		assert.Check(t, is.Contains(afterStart, lanes+"/"+wt.Name()+"/.git"))
+		_, err := os.Stat(filepath.Join(c.dir, filepath.FromSlash(lanes), wt.Name(), ".git"))
+		assert.Check(t, err, "a worktree stands")
 	}
-	assert.Check(t, !is.Contains(afterStep, dir+"/worktrees")().Success())
-	assert.Check(t, !is.Contains(afterStep, dir)().Success())
-	want := []string{".git", ".claude", ".abcd/.gitignore", ".abcd/.work.local/journal.json", dir + "/integration", dir + "/lane-1", dir + "/lane-2", dir + "/state.json"}
-	for _, wt := range worktrees {
-		want = append(want, dir+"/worktrees/"+wt.Name()+"/.git")
+	for _, d := range []string{".abcd-lanes", lanes} {
+		st, err := os.Lstat(filepath.Join(c.dir, d))
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(st.Mode().Perm(), os.FileMode(0o700)), d)
 	}
-	want = append(want, ".abcd/.work.local/tmp", ".abcd/config", ".abcd/config.json", ".abcd/development", ".abcd/guard.json", ".abcd/work")
-	assert.DeepEqual(t, afterStep, want)
+	status := c.git(t, "status", "--porcelain", "--untracked-files=all", "--ignored=no")
+	assert.Check(t, !strings.Contains(status, ".abcd-lanes"), "git status shows nothing of the worktrees:\n%s", status)
+	c.git(t, "-C", filepath.Join(c.dir, ".abcd-lanes"), "check-ignore", "-q", "--no-index", "x")
 
 	// Run again, abcd's block is found and left as it is.
 	settings := c.read(t, setup.ClaudeSettingsRel)

@@ -248,7 +248,7 @@ func TestImplementPruneRemovesWhatRunsLeftAndKeepsTheirRecord(t *testing.T) {
 		assert.Check(t, len(story.Implementations) > 0, run)
 		md := w.c.cmd(binary, "implement", "record", "--run", run, "--markdown")
 		md.Assert(t, icmd.Success)
-		_, err := os.Stat(filepath.Join(w.c.dir, ".abcd", ".work.local", "run", run, "worktrees"))
+		_, err := os.Stat(filepath.Join(w.c.dir, ".abcd-lanes", run))
 		assert.Check(t, os.IsNotExist(err), "%s's worktree folder: %v", run, err)
 	}
 

@@ -46,14 +46,22 @@ func AhoyApp(s *fake.Setup, p *fake.Prompter) (*app.App, *ahoyLog) {
 // AhoyGits keeps each fake repository's git config across the apps a test makes over it.
 var AhoyGits = map[*fake.Setup]*fake.Git{}
 
-// BareApp is an App over s with no prompter: its git (config) and how git runs abcd again.
+// AhoyRuns are the runs' states a test puts beside a fake repository, read by the sandbox block.
+var AhoyRuns = map[*fake.Setup]*fake.Runs{}
+
+// BareApp is an App over s with no prompter: its git (config), its runs when a test gave some, and
+// how git runs abcd again.
 func BareApp(s *fake.Setup) *app.App {
 	g, ok := AhoyGits[s]
 	if !ok {
 		g = fake.NewGit("c0")
 		AhoyGits[s] = g
 	}
-	return &app.App{Setup: s, Git: g, Config: fake.Config{}, Self: func() string { return "abcd" }}
+	a := &app.App{Setup: s, Git: g, Config: fake.Config{}, Self: func() string { return "abcd" }}
+	if r, ok := AhoyRuns[s]; ok {
+		a.Runs = r
+	}
+	return a
 }
 
 func Install(t *testing.T, a *app.App, yes bool) (setup.AhoyInstallResult, error) {

@@ -29,14 +29,6 @@ var credentialFolders = []string{
 	"~/.vault-token", "~/.terraform.d", "~/.config/hub",
 }
 
-// abcdNames are the names abcd keeps in .abcd/ and .abcd/.work.local/, denied whether they stand yet
-// or not: Claude Code's sandbox refuses to create a denied path that is absent (measured on 2.1.332),
-// so an agent cannot plant a guard.json or a journal abcd would read next.
-var abcdNames = []string{
-	GitignoreRel, RepoConfigRel, layout.Root + "/guard.json", RepoRoutingDir, layout.Root + "/development", layout.Root + "/work",
-	layout.Journal, layout.Staging,
-}
-
 // maxSandboxNames bounds each folder listing the block is built from: a folder holding more is not
 // one abcd made, and is refused rather than listed in part.
 const maxSandboxNames = 4096
@@ -65,75 +57,41 @@ func ClaudeSandboxBlock(abcdHome string, denyWrite []string) map[string]any {
 }
 
 // SandboxDenyWrite is what a Bash command in Claude Code's sandbox may not write in this repository,
-// as it stands now: everything under .abcd/ but the lanes' worktrees, each worktree's .git file, .git
-// and .claude.
+// as it stands now: .git, .claude, .abcd whole (the record, the configuration, guard.json, every
+// run's state, briefs and returns, the journal; a new name anywhere under it too), the lanes' folder's
+// .gitignore and each lane's .git file in it. The lanes' worktrees live beside .abcd/ (layout.Lanes),
+// so they stay writable: Claude Code's Linux sandbox (bubblewrap) mounts each denied path read-only
+// and cannot open a folder again inside a denied one, nor read a pattern.
 //
-// Claude Code's Linux sandbox (bubblewrap) mounts each denied path read-only and cannot open a folder
-// again inside a denied one, nor read a pattern, so the list names, instead of .abcd whole, every entry
-// on the way to the worktrees but the one holding them: each entry of .abcd/ but .work.local, of
-// .work.local/ but run, of each run's folder but worktrees; and the names abcd keeps there even when
-// they do not stand yet. The folders on the way stay open to a new name (measured): a file an agent
-// adds there is one abcd never reads, but for a forged run's folder, which docs/security.md names.
+// A lane's .git file names the folder git keeps the lane in: rewritten, the next git abcd runs there
+// (outside any sandbox) would take its hooks and configuration from the agent's folder. It is denied
+// for every lane a run's state names, before abcd makes the worktree (Claude Code's sandbox refuses to
+// create a denied path that is absent, measured on 2.1.332); that list is why a save of a run's state
+// writes the block again when a run or a lane is new (RefreshHarnessSandbox). A run an earlier abcd
+// started keeps its worktrees inside .abcd/, read-only to the sandbox.
 func (a *Core) SandboxDenyWrite() ([]string, error) {
-	deny := []string{".git", ClaudeSettingsDir}
-	add := func(p string) {
-		if !slices.Contains(deny, p) {
-			deny = append(deny, p)
-		}
-	}
-	for _, p := range abcdNames {
-		add(p)
-	}
-	list := func(dir string, except string, each func(name string) error) error {
-		names, err := a.Setup.Names(dir, maxSandboxNames)
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			if n == except {
-				continue
-			}
-			if err := each(n); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	err := list(layout.Root, layout.LocalName, func(n string) error { add(layout.Root + "/" + n); return nil })
-	if err == nil {
-		err = list(layout.Local, "run", func(n string) error { add(layout.Local + "/" + n); return nil })
-	}
-	if err == nil {
-		err = list(layout.Runs, "", func(run string) error {
-			dir := layout.RunDir(run)
-			add(dir + "/state.json")
-			// A lane's folder of briefs and returns is denied before abcd makes it: an agent in another
-			// lane cannot plant a return there first.
-			lanes, err := a.runLanes(run)
-			if err != nil {
-				return err
-			}
-			for _, l := range lanes {
-				if l != "worktrees" && l != "state.json" && path.Base(l) == l && l != "." && l != ".." {
-					add(dir + "/" + l)
-				}
-			}
-			return list(dir, "worktrees", func(n string) error { add(dir + "/" + n); return nil })
-		})
-	}
-	if err == nil {
-		// A lane's .git file names the folder git keeps the lane in: rewritten, the next git abcd runs
-		// there (outside any sandbox) would take its hooks and configuration from the agent's folder.
-		err = list(layout.Runs, "", func(run string) error {
-			wts := layout.RunDir(run) + "/worktrees"
-			return list(wts, "", func(lane string) error { add(wts + "/" + lane + "/.git"); return nil })
-		})
-	}
+	deny := []string{".git", ClaudeSettingsDir, layout.Root, layout.LanesIgnore}
+	runs, err := a.Setup.Names(layout.Runs, maxSandboxNames)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(deny[2:])
-	return deny, nil
+	var gits []string
+	for _, run := range runs {
+		if !strings.HasPrefix(run, "run-") || path.Base(run) != run {
+			continue // not a run's folder abcd made: nothing of it has a worktree
+		}
+		lanes, err := a.runLanes(run)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range lanes {
+			if path.Base(l) == l && l != "." && l != ".." && !strings.ContainsAny(l, "\\") {
+				gits = append(gits, layout.LanesDir(run)+"/"+l+"/.git")
+			}
+		}
+	}
+	slices.Sort(gits)
+	return append(deny, slices.Compact(gits)...), nil
 }
 
 // runLanes are the ids of a run's lanes, as its state names them (none when it has no state yet).
@@ -170,8 +128,10 @@ func (a *Core) runLanes(run string) ([]string, error) {
 }
 
 // IsAbcdSandboxBlock says whether got is a block abcd wrote: the block it writes now but for its
-// denyWrite list, which is abcd's when it names only .git, .claude, .abcd and paths under .abcd/
-// (abcd's earlier blocks, and one whose runs have come and gone since, included).
+// denyWrite list, which is abcd's when it names only .git, .claude, .abcd and paths under .abcd/ or
+// the lanes' folder (abcd's earlier blocks, which listed each entry of .abcd/ on the way to the
+// worktrees, and one whose runs have come and gone since, included: ahoy sandbox and the next save of
+// a run write them as they are now).
 func IsAbcdSandboxBlock(got any, abcdHome string) bool {
 	back, ok := jsonBack(got).(map[string]any)
 	if !ok {
@@ -196,13 +156,15 @@ func IsAbcdSandboxBlock(got any, abcdHome string) bool {
 	return reflect.DeepEqual(back, jsonBack(ClaudeSandboxBlock(abcdHome, names)))
 }
 
-// abcdDeny is a denyWrite entry abcd writes: .git, .claude, .abcd, or a clean path under .abcd/.
+// abcdDeny is a denyWrite entry abcd writes: .git, .claude, .abcd, or a clean path under .abcd/ (its
+// earlier blocks') or the lanes' folder.
 func abcdDeny(p string) bool {
 	switch p {
 	case ".git", ClaudeSettingsDir, layout.Root:
 		return true
 	}
-	return strings.HasPrefix(p, layout.Root+"/") && path.Clean(p) == p && !slices.Contains(strings.Split(p, "/"), "..")
+	under := strings.HasPrefix(p, layout.Root+"/") || strings.HasPrefix(p, layout.Lanes+"/")
+	return under && path.Clean(p) == p && !slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // jsonBack is v as it reads back from JSON (nil when it does not encode).
@@ -251,10 +213,10 @@ func EncodeClaudeSettings(doc map[string]any) ([]byte, error) {
 // SandboxHome is $ABCD_HOME, as the block denies reading it.
 func (a *Core) SandboxHome() string { return path.Dir(a.Setup.MachinePath(MachineRouting)) }
 
-// RefreshHarnessSandbox writes abcd's sandbox block again for the runs and worktrees that stand now,
+// RefreshHarnessSandbox writes abcd's sandbox block again for the runs and lanes the states name now,
 // when the settings hold abcd's block (and only then: a person's own block, a file abcd cannot read,
-// or none at all is left as it is). A run's start and a lane's new worktree call it once their folder
-// stands, so the new run's state is denied before any agent works in it. The write is atomic.
+// or none at all is left as it is) and it differs: each save of a run's state calls it, so a new
+// lane's .git file is denied before its worktree stands. The write is atomic.
 func (a *Core) RefreshHarnessSandbox(context.Context) error {
 	if a.Setup == nil {
 		return nil // a core wired without the repository's files (the loop's own tests) has no settings

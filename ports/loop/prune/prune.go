@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/abcd-dev/abcd/domain/contract"
+	"github.com/abcd-dev/abcd/domain/layout"
 	"github.com/abcd-dev/abcd/domain/loop"
 	"github.com/abcd-dev/abcd/domain/refusal"
 	"github.com/abcd-dev/abcd/ports/internal/core"
@@ -181,16 +182,20 @@ func standing(s loop.State) Standing {
 // removeWorktrees removes every lane's worktree folder and git's entry for it: the folder first, as
 // the loop clears them, so a half-removed one goes too. Each one git had checked out is said.
 func removeWorktrees(ctx context.Context, a *loopuc.Deps, s loop.State, dry bool, done *RunDone) error {
+	// Each lane's worktree where abcd makes it, and where an earlier abcd made it (inside the run's
+	// folder): a run's state may name either.
 	var dirs []string
+	recorded := map[string]bool{}
 	for _, l := range s.Lanes {
-		dirs = append(dirs, loop.WorktreeDir(s.Run, l.ID))
+		dirs = append(dirs, loop.WorktreeDir(s.Run, l.ID), loop.OldWorktreeDir(s.Run, l.ID))
+		recorded[l.Worktree] = l.Worktree != ""
 	}
 	checked, err := a.Git.CheckedOut(ctx, dirs)
 	if err != nil {
 		return err
 	}
-	for i, dir := range dirs {
-		if checked[dir] == "" && s.Lanes[i].Worktree == "" {
+	for _, dir := range dirs {
+		if checked[dir] == "" && !recorded[dir] {
 			continue
 		}
 		done.Removed = append(done.Removed, "worktree "+loop.Abs(a.Root(), dir))
@@ -204,7 +209,7 @@ func removeWorktrees(ctx context.Context, a *loopuc.Deps, s loop.State, dry bool
 	if dry {
 		return nil
 	}
-	return a.Runs.RemoveAll(ctx, loop.RunDir(s.Run)+"/worktrees")
+	return errors.Join(a.Runs.RemoveAll(ctx, layout.LanesDir(s.Run)), a.Runs.RemoveAll(ctx, loop.RunDir(s.Run)+"/worktrees"))
 }
 
 // deliveredWork is the branches of a run that hold delivered work found nowhere else, by branch with

@@ -103,7 +103,7 @@ func run(runs int) (err error) {
 	receipts := make([]string, lanes)
 	for i := 1; i <= lanes; i++ {
 		branch := fmt.Sprintf("abcd/%s/lane-%d", runID, i)
-		wt := filepath.Join(repo, filepath.FromSlash(layout.RunDir(runID)), "worktrees", fmt.Sprintf("lane-%d", i))
+		wt := filepath.Join(repo, filepath.FromSlash(layout.LanesDir(runID)), fmt.Sprintf("lane-%d", i))
 		if err := os.WriteFile(filepath.Join(wt, fmt.Sprintf("lane-%d.txt", i)), []byte("work\n"), 0o644); err != nil {
 			return err
 		}

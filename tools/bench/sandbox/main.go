@@ -42,17 +42,18 @@ func main() {
 	}
 }
 
-// world is an implementer's step's surroundings: a checkout with a run's folder holding the lane's
-// worktree, a machine folder, a home.
+// world is an implementer's step's surroundings: a checkout with a run's folder and the lanes'
+// folder holding the lane's worktree, a machine folder, a home.
 type world struct {
-	dir, worktree, run, abcdHome, home, temp string
+	dir, worktree, run, lanes, abcdHome, home, temp string
 }
 
 func newWorld(dir string) (world, error) {
 	w := world{dir: dir, abcdHome: filepath.Join(dir, "abcd-home"), home: filepath.Join(dir, "home"), temp: filepath.Join(dir, "tmp")}
 	w.run = filepath.Join(dir, "repo", ".abcd", ".work.local", "run", "r1")
-	w.worktree = filepath.Join(w.run, "worktrees", "lane-1")
-	for _, d := range []string{w.worktree, w.abcdHome, filepath.Join(w.home, ".ssh"), w.temp} {
+	w.lanes = filepath.Join(dir, "repo", ".abcd-lanes")
+	w.worktree = filepath.Join(w.lanes, "r1", "lane-1")
+	for _, d := range []string{w.run, w.worktree, w.abcdHome, filepath.Join(w.home, ".ssh"), w.temp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return w, err
 		}
@@ -62,7 +63,7 @@ func newWorld(dir string) (world, error) {
 
 func (w world) policy(endpoints ...runner.Endpoint) ports.SandboxPolicy {
 	return ports.SandboxPolicy{Role: ports.SandboxRoleImplementer, Write: []string{w.worktree}, Protect: []string{filepath.Join(w.worktree, ".git")},
-		Hide: []string{w.run, w.abcdHome}, Show: []string{w.dir}, Endpoints: endpoints, Temp: w.temp}
+		Hide: []string{w.run, w.lanes, w.abcdHome}, Show: []string{w.dir}, Endpoints: endpoints, Temp: w.temp}
 }
 
 func (w world) command() *exec.Cmd {
