@@ -10,18 +10,14 @@ package cli
 // machine running the tests may lack.
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 	"io"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -43,7 +39,7 @@ func TestBoardHelperProcess(t *testing.T) {
 	p.every = time.Hour // the frames are the script's alone
 	for i, ev := range boardScript() {
 		if i == 12 && p.s.ErrLive {
-			assert.NilError(t, setSize(os.Stderr, 60, 20))
+			assert.NilError(t, abcdtest.SetSize(os.Stderr, 60, 20))
 		}
 		now = now.Add(ev.after)
 		p.Event(ev.ProgressEvent)
@@ -76,11 +72,11 @@ func helperStreams(t *testing.T, env []string, outFile *os.File, outRead io.Read
 	// Only the helper holds the writing ends now, so the readers end when it exits.
 	assert.NilError(t, errFile.Close())
 	assert.NilError(t, outFile.Close())
-	gotErr, gotOut := drain(read), drain(outRead)
+	gotErr, gotOut := abcdtest.ReadToEnd(read), abcdtest.ReadToEnd(outRead)
 	assert.NilError(t, cmd.Wait())
 	var b, out []byte
 	for _, c := range []struct {
-		ch  chan []byte
+		ch  <-chan []byte
 		got *[]byte
 	}{{gotErr, &b}, {gotOut, &out}} {
 		select {
@@ -91,21 +87,6 @@ func helperStreams(t *testing.T, env []string, outFile *os.File, outRead io.Read
 	}
 	assert.Check(t, is.Equal(string(out), ""), "stdout holds the result alone, and the helper has none")
 	return b
-}
-
-// drain reads r to its end in the background.
-func drain(r io.Reader) chan []byte {
-	got := make(chan []byte, 1)
-	go func() {
-		var b bytes.Buffer
-		_, err := io.Copy(&b, r)
-		// The terminal's reading end says EIO once no process holds its other end: that is its end.
-		if err != nil && !errors.Is(err, syscall.EIO) {
-			b.WriteString("\nread: " + err.Error())
-		}
-		got <- b.Bytes()
-	}()
-	return got
 }
 
 // On a terminal the board is redrawn in place, frame after frame: the cursor moves up over it and
@@ -157,28 +138,8 @@ func TestProgressIsPlainLinesOffATerminalOrWhenAsked(t *testing.T) {
 // a process writes to.
 func openPTY(t *testing.T, cols, rows uint16) (master, slave *os.File) {
 	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	master, slave, err := abcdtest.OpenPTY(cols, rows)
 	assert.NilError(t, err)
 	t.Cleanup(func() { assert.Check(t, master.Close()) })
-	unlock := int32(0)
-	assert.NilError(t, ioctl(master, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock)))
-	var n uint32
-	assert.NilError(t, ioctl(master, syscall.TIOCGPTN, unsafe.Pointer(&n)))
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	assert.NilError(t, err)
-	assert.NilError(t, setSize(master, cols, rows))
 	return master, slave
-}
-
-func setSize(f *os.File, cols, rows uint16) error {
-	ws := struct{ Row, Col, X, Y uint16 }{Row: rows, Col: cols}
-	return ioctl(f, syscall.TIOCSWINSZ, unsafe.Pointer(&ws))
-}
-
-func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg))
-	if errno != 0 {
-		return errno
-	}
-	return nil
 }

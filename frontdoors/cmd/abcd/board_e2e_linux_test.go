@@ -7,18 +7,13 @@ package main
 // taking a three-lane spec to its end on the fake runners.
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
+	"github.com/abcd-dev/abcd/frontdoors/abcdtest"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -48,13 +43,13 @@ func TestImplementRunKeepsABoardOfTheLanesOnATerminal(t *testing.T) {
 	assert.NilError(t, cmd.Start())
 	assert.NilError(t, slave.Close())
 	assert.NilError(t, outSlave.Close())
-	gotErr, gotOut := readToEnd(master), readToEnd(outMaster)
+	gotErr, gotOut := abcdtest.ReadToEnd(master), abcdtest.ReadToEnd(outMaster)
 	assert.NilError(t, cmd.Wait())
-	var errs, outs string
+	var errb, outb []byte
 	for _, c := range []struct {
-		ch  chan string
-		got *string
-	}{{gotErr, &errs}, {gotOut, &outs}} {
+		ch  <-chan []byte
+		got *[]byte
+	}{{gotErr, &errb}, {gotOut, &outb}} {
 		select {
 		case *c.got = <-c.ch:
 		case <-time.After(60 * time.Second):
@@ -62,7 +57,7 @@ func TestImplementRunKeepsABoardOfTheLanesOnATerminal(t *testing.T) {
 		}
 	}
 	// The terminal's line discipline turns each newline into a carriage return and a newline.
-	stdout := strings.ReplaceAll(outs, "\r\n", "\n")
+	errs, stdout := string(errb), strings.ReplaceAll(string(outb), "\r\n", "\n")
 	var out loop.ImplementRunResult
 	decodeOne(t, stdout, &out)
 	assert.Check(t, is.Equal(out.Ended, loop.EndedFinished), "%+v", out)
@@ -91,39 +86,12 @@ func TestImplementRunKeepsABoardOfTheLanesOnATerminal(t *testing.T) {
 	assert.Check(t, !strings.ContainsRune(stdout, '\x1b'), "stdout holds the result alone")
 }
 
-// readToEnd reads a terminal's reading end in the background until no process holds its other end.
-func readToEnd(r io.Reader) chan string {
-	got := make(chan string, 1)
-	go func() {
-		var b bytes.Buffer
-		_, err := io.Copy(&b, r)
-		// The terminal's reading end says EIO once no process holds its other end: that is its end.
-		if err != nil && !errors.Is(err, syscall.EIO) {
-			b.WriteString("\nread: " + err.Error())
-		}
-		got <- b.String()
-	}()
-	return got
-}
-
 // ptyPair opens a pseudo-terminal cols wide and rows high: the end the test reads, and the terminal
 // abcd writes to.
 func ptyPair(t *testing.T, cols, rows uint16) (master, slave *os.File) {
 	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	master, slave, err := abcdtest.OpenPTY(cols, rows)
 	assert.NilError(t, err)
 	t.Cleanup(func() { assert.Check(t, master.Close()) })
-	ioctl := func(f *os.File, req uintptr, arg unsafe.Pointer) {
-		_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg))
-		assert.Assert(t, errno == 0, "ioctl %#x: %v", req, errno)
-	}
-	unlock := int32(0)
-	ioctl(master, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock))
-	var n uint32
-	ioctl(master, syscall.TIOCGPTN, unsafe.Pointer(&n))
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	assert.NilError(t, err)
-	ws := struct{ Row, Col, X, Y uint16 }{Row: rows, Col: cols}
-	ioctl(master, syscall.TIOCSWINSZ, unsafe.Pointer(&ws))
 	return master, slave
 }
