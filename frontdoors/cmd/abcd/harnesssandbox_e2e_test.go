@@ -15,6 +15,29 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
+// plannedRepo is a repository with abcd installed and one planned spec of steps, its record
+// committed: ready for implement start of the spec it returns.
+func plannedRepo(t *testing.T, steps string) (teamClone, string) {
+	t.Helper()
+	root := realDir(t)
+	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
+	assert.NilError(t, os.MkdirAll(c.home, 0o700))
+	assert.NilError(t, os.MkdirAll(c.dir, 0o755))
+	c.git(t, "init", "-q", "-b", "main")
+	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
+	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
+	var it record.RecordCreated
+	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
+	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
+	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
+	var plan record.IntentPlanResult
+	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
+	c.fill(t, plan.Spec.Path, "Steps", steps)
+	c.git(t, "add", "-A")
+	c.git(t, "commit", "-q", "-m", "the record")
+	return c, plan.Spec.ID
+}
+
 // sandboxDeny is the denyWrite list of the repository's Claude Code settings.
 func sandboxDeny(t *testing.T, c teamClone) []string {
 	t.Helper()
@@ -35,22 +58,7 @@ func sandboxDeny(t *testing.T, c teamClone) []string {
 // again, nothing changes; a block of the person's own is never touched; uninstall takes out the block
 // as the runs left it.
 func TestHarnessSandboxBlockFollowsTheRuns(t *testing.T) {
-	root := realDir(t)
-	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
-	assert.NilError(t, os.MkdirAll(c.home, 0o700))
-	assert.NilError(t, os.MkdirAll(c.dir, 0o755))
-	c.git(t, "init", "-q", "-b", "main")
-	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
-	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
-	var it record.RecordCreated
-	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
-	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
-	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
-	var plan record.IntentPlanResult
-	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
-	c.fill(t, plan.Spec.Path, "Steps", "1. Part one.\n2. Part two.")
-	c.git(t, "add", "-A")
-	c.git(t, "commit", "-q", "-m", "the record")
+	c, spec := plannedRepo(t, "1. Part one.\n2. Part two.")
 
 	var on setup.AhoySandboxResult
 	c.abcd(t, 0, &on, "ahoy", "sandbox")
@@ -58,7 +66,7 @@ func TestHarnessSandboxBlockFollowsTheRuns(t *testing.T) {
 	assert.DeepEqual(t, sandboxDeny(t, c), []string{".git", ".claude", ".abcd", ".abcd-lanes/.gitignore"})
 
 	var started loop.StepResult
-	c.abcd(t, 0, &started, "implement", "start", plan.Spec.ID)
+	c.abcd(t, 0, &started, "implement", "start", spec)
 	run := started.Run.Run
 	lanes := ".abcd-lanes/" + run
 	afterStart := sandboxDeny(t, c)
@@ -104,27 +112,13 @@ func TestHarnessSandboxBlockFollowsTheRuns(t *testing.T) {
 
 // A sandbox block of the person's own is never rewritten when a run starts.
 func TestHarnessSandboxBlockOfThePersonsOwnIsNotRewrittenByARun(t *testing.T) {
-	root := realDir(t)
-	c := teamClone{name: "ada", dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
-	assert.NilError(t, os.MkdirAll(c.home, 0o700))
+	c, spec := plannedRepo(t, "1. Part one.")
 	assert.NilError(t, os.MkdirAll(filepath.Join(c.dir, ".claude"), 0o755))
-	c.git(t, "init", "-q", "-b", "main")
-	c.git(t, "commit", "-q", "--allow-empty", "-m", "base")
-	c.abcd(t, 0, nil, "ahoy", "install", "--yes")
-	var it record.RecordCreated
-	c.abcd(t, 0, &it, "intent", "new", "Faster cold start")
-	c.fill(t, it.Record.Path, "Press Release", "abcd starts fast.")
-	c.fill(t, it.Record.Path, "Acceptance Criteria", "- ac-1: Given a binary, when I run it, then it answers quickly.")
-	var plan record.IntentPlanResult
-	c.abcd(t, 0, &plan, "intent", "plan", it.Record.ID)
-	c.fill(t, plan.Spec.Path, "Steps", "1. Part one.")
-	c.git(t, "add", "-A")
-	c.git(t, "commit", "-q", "-m", "the record")
 	mine := "{\n  \"sandbox\": {\"enabled\": true, \"filesystem\": {\"denyWrite\": [\".abcd/x\", \"secrets\"]}}\n}\n"
 	c.write(t, setup.ClaudeSettingsRel, mine)
 
 	var started loop.StepResult
-	c.abcd(t, 0, &started, "implement", "start", plan.Spec.ID)
+	c.abcd(t, 0, &started, "implement", "start", spec)
 	c.abcd(t, 0, nil, "implement", "step", "--run", started.Run.Run)
 	assert.Equal(t, c.read(t, setup.ClaudeSettingsRel), mine)
 }
